@@ -1,0 +1,322 @@
+"""Typed run configuration: YAML files with `_base_` inheritance plus `--set` overrides.
+
+Every default lives in `configs/_base_/default.yaml` *and* in the models below; the YAML
+is what users read, the models are what the engine trusts. Unknown keys, wrong types and
+unknown enum values are errors that name the key, the file that set it and what is allowed:
+a typo in a config must never silently fall back to a default.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.errors import UserError
+
+BASE_KEY = "_base_"
+
+BackendName = Literal["auto", "openai", "azure", "anthropic", "local", "scripted"]
+Role = Literal["target", "optimizer", "judge", "miner"]
+ROLES: tuple[Role, ...] = ("target", "optimizer", "judge", "miner")
+
+
+class ConfigError(UserError):
+    """A configuration problem: names the key, the file that set it and what is allowed."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, validate_assignment=True)
+
+
+class RoleConfig(_Strict):
+    """One model role. `backend: auto` means: an API backend if its key is set, else local."""
+
+    backend: BackendName = "auto"
+    model: str | None = None
+    base_url: str | None = None
+    # Name of the environment variable holding the key (never the key itself).
+    api_key_env: str | None = None
+    api_version: str | None = None  # Azure OpenAI only
+    temperature: float = 0.0
+    max_tokens: int = Field(default=512, ge=1)
+    top_p: float | None = None
+    seed: int | None = None
+    stop: list[str] | None = None
+    concurrency: int = Field(default=4, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    cache: bool = True
+
+
+class Price(_Strict):
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
+class LocalModelConfig(_Strict):
+    """The embedded llama.cpp server (EMBEDDED.md)."""
+
+    parallel: int = Field(default=4, ge=1)
+    ctx_per_slot: int = Field(default=4096, ge=256)
+    threads: int | None = Field(default=None, ge=1)
+
+
+class ModelsConfig(_Strict):
+    target: RoleConfig = RoleConfig()
+    optimizer: RoleConfig = RoleConfig()
+    judge: RoleConfig = RoleConfig()
+    miner: RoleConfig = RoleConfig()
+    local: LocalModelConfig = LocalModelConfig()
+    # Price table, USD per million tokens, keyed by model name.
+    prices: dict[str, Price] = {}
+    # Optional .env file to read secrets from (values never copied anywhere).
+    env_file: str | None = None
+
+    def role(self, name: Role) -> RoleConfig:
+        return getattr(self, name)
+
+
+class BudgetConfig(_Strict):
+    max_tokens: int | None = Field(default=None, ge=0)
+    max_cost_usd: float | None = Field(default=None, ge=0)
+
+
+class CacheConfig(_Strict):
+    # SQLite response cache; null = `<runs_dir>/.cache/responses.sqlite`.
+    path: str | None = None
+    enabled: bool = True
+
+
+class EnvConfig(_Strict):
+    name: str = "capitals"
+    manifest_dir: str | None = None  # null = manifests/<name>
+    data_dir: str | None = None  # null = the environment's own default
+    options: dict[str, Any] = {}  # environment-specific, validated by the environment
+
+
+class ScheduleConfig(_Strict):
+    """The textual learning rate: how many edits a step may apply."""
+
+    kind: Literal["constant", "linear", "cosine"] = "cosine"
+    start: int = Field(default=4, ge=0)
+    end: int = Field(default=2, ge=0)
+
+
+class GateConfig(_Strict):
+    metric: Literal["hard", "soft", "mixed"] = "hard"
+    soft_weight: float = Field(default=0.5, ge=0, le=1)  # weight of soft in "mixed"
+    early_decide: bool = True
+
+
+class SlowUpdateConfig(_Strict):
+    enabled: bool = True
+    sample_size: int = Field(default=20, ge=1)
+    gated: bool = True
+
+
+class MetaSkillConfig(_Strict):
+    enabled: bool = True
+
+
+class TrainConfig(_Strict):
+    initial_skill: str | None = None  # path; null = an empty skill
+    epochs: int = Field(default=2, ge=1)
+    steps_per_epoch: int | None = Field(default=None, ge=1)  # null = ceil(train / batch)
+    batch_size: int = Field(default=40, ge=1)
+    minibatch_size: int = Field(default=8, ge=1)
+    merge_batch_size: int = Field(default=4, ge=2)
+    edit_budget: int = Field(default=4, ge=0)  # most edits one analyst call may propose
+    schedule: ScheduleConfig = ScheduleConfig()
+    strategy: Literal["auto", "llm", "fewshot"] = "auto"
+    gate: GateConfig = GateConfig()
+    slow_update: SlowUpdateConfig = SlowUpdateConfig()
+    meta_skill: MetaSkillConfig = MetaSkillConfig()
+    max_skill_chars: int = Field(default=20_000, ge=100)
+    val_limit: int | None = Field(default=None, ge=1)
+    test_limit: int | None = Field(default=None, ge=1)
+    final_test: bool = True
+    shuffle: bool = True
+
+
+class RunConfig(_Strict):
+    name: str | None = None
+    seed: int = 0
+    runs_dir: str = "runs"
+
+
+class Config(_Strict):
+    run: RunConfig = RunConfig()
+    env: EnvConfig = EnvConfig()
+    models: ModelsConfig = ModelsConfig()
+    budget: BudgetConfig = BudgetConfig()
+    cache: CacheConfig = CacheConfig()
+    train: TrainConfig = TrainConfig()
+
+    def to_public_dict(self) -> dict[str, Any]:
+        """The resolved config as written to a run directory. It holds no secrets by
+        construction (keys are referenced by variable name only)."""
+        return self.model_dump(mode="json")
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}:{where.strip() or ''} malformed YAML: {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a config must be a mapping, got {type(data).__name__}")
+    return data
+
+
+def _merge(
+    base: dict[str, Any], over: dict[str, Any], origin: dict[str, str], source: str, prefix=""
+) -> dict[str, Any]:
+    """Deep-merge `over` into a copy of `base`, recording which file set each leaf."""
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and value:
+            out[key] = _merge(out[key], value, origin, source, dotted + ".")
+        else:
+            out[key] = copy.deepcopy(value)
+            origin[dotted] = source
+            if isinstance(value, dict):
+                for leaf in _leaves(value, dotted + "."):
+                    origin[leaf] = source
+    return out
+
+
+def _leaves(d: dict[str, Any], prefix: str) -> list[str]:
+    keys = []
+    for k, v in d.items():
+        keys.append(prefix + str(k))
+        if isinstance(v, dict):
+            keys.extend(_leaves(v, prefix + str(k) + "."))
+    return keys
+
+
+def _load_tree(path: Path, origin: dict[str, str], seen: tuple[Path, ...]) -> dict[str, Any]:
+    path = path.resolve()
+    if path in seen:
+        chain = " -> ".join(str(p) for p in (*seen, path))
+        raise ConfigError(f"{path}: _base_ inheritance loops: {chain}")
+    data = _read_yaml(path)
+    bases = data.pop(BASE_KEY, [])
+    if isinstance(bases, str):
+        bases = [bases]
+    if not isinstance(bases, list) or not all(isinstance(b, str) for b in bases):
+        raise ConfigError(f"{path}: _base_ must be a file name or a list of file names")
+    merged: dict[str, Any] = {}
+    for base in bases:
+        base_path = (path.parent / base).resolve()
+        merged = _merge(merged, _load_tree(base_path, origin, (*seen, path)), {}, "")
+    # Re-record origins: bases first, then this file wins.
+    return _merge(merged, data, origin, str(path))
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """`section.key=value`, the value parsed as a YAML scalar (so `8` is an int)."""
+    if "=" not in text:
+        raise ConfigError(f"--set {text!r}: expected section.key=value")
+    key, raw = text.split("=", 1)
+    key = key.strip()
+    if not key or any(not part for part in key.split(".")):
+        raise ConfigError(f"--set {text!r}: expected section.key=value")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key, value
+
+
+def _set_dotted(tree: dict[str, Any], key: str, value: Any) -> None:
+    node = tree
+    parts = key.split(".")
+    for part in parts[:-1]:
+        child = node.get(part)
+        if child is None:
+            child = node[part] = {}
+        if not isinstance(child, dict):
+            raise ConfigError(f"--set {key}: {part!r} is not a section")
+        node = child
+    node[parts[-1]] = value
+
+
+def _describe_error(err: dict[str, Any], origin: dict[str, str]) -> str:
+    loc = [str(p) for p in err.get("loc", ()) if not str(p).startswith("function-")]
+    dotted = ".".join(loc)
+    source = _find_origin(dotted, origin)
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        msg = f"unknown key {dotted!r}"
+        parent = dotted.rsplit(".", 1)[0] if "." in dotted else ""
+        allowed = _allowed_keys(parent)
+        if allowed:
+            msg += f" (allowed: {', '.join(allowed)})"
+    elif kind == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        msg = f"{dotted}: {err.get('input')!r} is not allowed (allowed: {expected})"
+    else:
+        msg = f"{dotted}: {err.get('msg', 'invalid value')} (got {err.get('input')!r})"
+    return f"{source}: {msg}" if source else msg
+
+
+def _find_origin(dotted: str, origin: dict[str, str]) -> str:
+    key = dotted
+    while key:
+        if key in origin:
+            return origin[key]
+        key = key.rsplit(".", 1)[0] if "." in key else ""
+    return ""
+
+
+def _allowed_keys(dotted_parent: str) -> list[str]:
+    model: type[BaseModel] = Config
+    for part in [p for p in dotted_parent.split(".") if p]:
+        field = model.model_fields.get(part)
+        ann = field.annotation if field else None
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            model = ann
+        else:
+            return []
+    return sorted(model.model_fields)
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None) -> Config:
+    """Load a config file (with its bases) and apply `--set` overrides, or raise
+    ConfigError with a one-line message."""
+    origin: dict[str, str] = {}
+    tree = _load_tree(Path(path), origin, ()) if path is not None else {}
+    for text in overrides or []:
+        key, value = parse_override(text)
+        _set_dotted(tree, key, value)
+        origin[key] = f"--set {key}"
+    return config_from_dict(tree, origin)
+
+
+def config_from_dict(tree: dict[str, Any], origin: dict[str, str] | None = None) -> Config:
+    try:
+        return Config.model_validate(tree)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        more = len(exc.errors()) - 1
+        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        raise ConfigError(_describe_error(first, origin or {}) + suffix) from None

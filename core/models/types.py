@@ -1,0 +1,81 @@
+"""The one model interface every role and backend shares.
+
+`complete(messages, *, role, **settings) -> Completion` is the whole contract the engine
+sees. Backends differ only below this line; exec targets (`claude -p`, `codex exec`) will
+be further `Backend` implementations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from core.errors import UserError
+
+# OpenAI-style chat messages: {"role": "system"|"user"|"assistant", "content": str | list}.
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    usage: Usage
+    finish_reason: str  # "stop", "length", "content_filter", ... as the backend reports
+    latency_s: float
+    model: str
+    cached: bool = False
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+@dataclass(frozen=True)
+class Request:
+    """A fully resolved request: what a backend sends and what the response cache keys on."""
+
+    backend: str
+    model: str
+    messages: list[Message]
+    settings: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+
+
+class Backend(Protocol):
+    """A way to reach one model server or agent. Retries, caching, the ledger and the
+    concurrency limit live around it (in the client), not inside it."""
+
+    name: str
+
+    async def send(self, request: Request, *, timeout_s: float) -> Completion: ...
+
+    async def aclose(self) -> None: ...
+
+
+class ModelError(UserError):
+    """A model call failed for good; the message says what to do next."""
+
+
+class AuthError(ModelError):
+    """Bad or missing credential: never retried."""
+
+
+class BadRequestError(ModelError):
+    """The request itself is wrong (unknown model, bad parameter): never retried."""
+
+
+class TransientError(ModelError):
+    """Worth retrying (429, 5xx, timeout, broken connection)."""
+
+    def __init__(self, message: str, retry_after_s: float | None = None):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class BudgetExceeded(ModelError):
+    """The usage ledger's cap is reached; the engine stops cleanly at a step boundary."""

@@ -1,0 +1,32 @@
+"""How the engine hands an accepted candidate to whatever keeps it for review.
+
+The trainer calls `stager.stage(candidate)` once per accepted candidate. Without a skills
+repository the run directory keeps it as a plain file; with one, it becomes a commit on
+`staged/<run-id>` (core.skills_repo). Both return a reference the events can carry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class StagedCandidate:
+    run_id: str
+    step: int
+    skill_text: str
+    val_before: float
+    val_after: float
+    items_improved: int
+    items_regressed: int
+    edits: list[dict[str, Any]] = field(default_factory=list)  # with their rationales
+    summary: str = ""  # one line for the commit subject
+    source_sessions: list[str] = field(default_factory=list)  # Sleep only
+
+
+class Stager(Protocol):
+    def stage(self, candidate: StagedCandidate) -> str:
+        """Keep the candidate; return a reference (commit sha or file path). Must be
+        idempotent per (run_id, step): a resumed run may stage the same step again."""
+        ...

@@ -1,0 +1,1 @@
+"""Sleep: the nightly cycle over agent transcripts (a later issue)."""
