@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from core.errors import UserError
 
@@ -65,16 +65,34 @@ class LocalModelConfig(_Strict):
     threads: int | None = Field(default=None, ge=1)
 
 
+# Where a role's defaults differ from RoleConfig's. The optimizer and miner write analyses
+# and JSON edit lists: longer outputs, slower calls. Applied whether or not the user's
+# file mentions the role, so a partial `optimizer:` section keeps these defaults.
+ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "optimizer": {"max_tokens": 2048, "timeout_s": 120.0},
+    "miner": {"max_tokens": 2048},
+}
+
+
 class ModelsConfig(_Strict):
     target: RoleConfig = RoleConfig()
-    optimizer: RoleConfig = RoleConfig()
+    optimizer: RoleConfig = RoleConfig(**ROLE_DEFAULTS["optimizer"])
     judge: RoleConfig = RoleConfig()
-    miner: RoleConfig = RoleConfig()
+    miner: RoleConfig = RoleConfig(**ROLE_DEFAULTS["miner"])
     local: LocalModelConfig = LocalModelConfig()
     # Price table, USD per million tokens, keyed by model name.
     prices: dict[str, Price] = {}
     # Optional .env file to read secrets from (values never copied anywhere).
     env_file: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _role_defaults(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for role, defaults in ROLE_DEFAULTS.items():
+                if isinstance(data.get(role), dict):
+                    data = {**data, role: {**defaults, **data[role]}}
+        return data
 
     def role(self, name: Role) -> RoleConfig:
         return getattr(self, name)

@@ -60,6 +60,7 @@ class EpochContext:
     current_guidance: str  # text of the protected slow-update block ("" if none)
     meta_notes: str
     emit: Callable[[Event], None]
+    step: int = -1  # the step the epoch's events belong to (its last step); -1 = unknown
 
 
 class OptimizerStrategy(Protocol):

@@ -1,0 +1,146 @@
+"""Pure answer scorers shared by the short-answer environments (capitals, later searchqa and
+officeqa): normalised exact match (hard), token F1 (soft), and the explanation the
+optimizer reads.
+
+Normalisation (`normalise_answer`), in this order: Unicode accents folded (NFKD, combining
+marks dropped: "Brasília" -> "brasilia"); lowercased; hyphens, dashes and slashes become
+spaces ("Port-au-Prince" == "Port au Prince"); every other punctuation character is
+removed ("N'Djamena" == "Ndjamena", "Washington, D.C." == "Washington DC"); the English
+articles "a", "an", "the" are dropped as whole words; whitespace is collapsed.
+
+The explanation has one stable shape, so that the optimizer (and the non-LLM `fewshot`
+strategy, which derives a format rule from it) can rely on it:
+
+    expected "<reference>"[ (also accepted: "<alias>", ...)]; got "<prediction>" —
+    verdict: <VERDICT>[ (<detail>)]; exact match <0|1>; token F1 <0.00>
+
+(one line; the prediction is whitespace-collapsed and cut at 200 characters). <VERDICT> is
+exactly one of the phrases below; `verdict_of(explanation)` reads it back.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+
+from envs.base import Score
+
+# The verdict phrases: part of the explanation contract, change them only with a version bump.
+VERDICT_CORRECT = "correct"
+VERDICT_EXTRA_WORDS = "contains the reference with extra words"
+VERDICT_WRONG = "wrong answer"
+VERDICT_EMPTY = "empty answer"
+VERDICT_MODEL_ERROR = "model error"
+VERDICTS = (VERDICT_CORRECT, VERDICT_EXTRA_WORDS, VERDICT_WRONG, VERDICT_EMPTY, VERDICT_MODEL_ERROR)
+
+# Details that may follow a verdict in parentheses (informative, not part of the verdict).
+DETAIL_SENTENCE = "the answer is a sentence"
+DETAIL_NORMALISED = "matches only after normalising case, accents or punctuation"
+
+ARTICLES = frozenset({"a", "an", "the"})
+_SPACE_PUNCT = re.compile(r"[-\u2010-\u2015/\\_]")
+_VERDICT_RE = re.compile(r" — verdict: (" + "|".join(re.escape(v) for v in VERDICTS) + r")[ ;]")
+MAX_SHOWN_CHARS = 200
+
+
+def _fold_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def normalise_answer(text: str) -> str:
+    """The canonical comparison form of a short answer (see the module docstring)."""
+    text = _fold_accents(text).lower()
+    text = _SPACE_PUNCT.sub(" ", text)
+    text = "".join(ch for ch in text if not unicodedata.category(ch).startswith("P"))
+    # Symbols (e.g. "+", "$") are kept: they can carry meaning in other environments.
+    words = [w for w in text.split() if w not in ARTICLES]
+    return " ".join(words)
+
+
+def answer_tokens(text: str) -> list[str]:
+    return normalise_answer(text).split()
+
+
+def exact_match(prediction: str, reference: str) -> float:
+    """1.0 if the normalised forms are equal, else 0.0."""
+    return 1.0 if normalise_answer(prediction) == normalise_answer(reference) else 0.0
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    """Harmonic mean of token precision and recall over normalised tokens (bag of words).
+    Two empty answers agree (1.0); one empty answer scores 0.0."""
+    pred, ref = answer_tokens(prediction), answer_tokens(reference)
+    if not pred or not ref:
+        return 1.0 if pred == ref else 0.0
+    common = sum((Counter(pred) & Counter(ref)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+def _contains(haystack: list[str], needle: list[str]) -> bool:
+    n = len(needle)
+    return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def _looks_like_sentence(prediction: str) -> bool:
+    return len(prediction.split()) >= 3 and prediction.rstrip().endswith((".", "!", "?"))
+
+
+def _shown(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_SHOWN_CHARS else text[: MAX_SHOWN_CHARS - 1] + "…"
+
+
+def _expected(reference: str, aliases: Sequence[str]) -> str:
+    out = f'expected "{_shown(reference)}"'
+    if aliases:
+        out += " (also accepted: " + ", ".join(f'"{_shown(a)}"' for a in aliases) + ")"
+    return out
+
+
+def score_answer(prediction: str, reference: str, aliases: Sequence[str] = ()) -> Score:
+    """Hard = best exact match over reference and aliases; soft = best token F1 over them;
+    explanation in the documented shape, with the verdict for the best-matching answer."""
+    accepted = [reference, *aliases]
+    hard = max(exact_match(prediction, a) for a in accepted)
+    soft = max(token_f1(prediction, a) for a in accepted)
+    pred_tokens = answer_tokens(prediction)
+    detail = ""
+    if hard == 1.0:
+        verdict = VERDICT_CORRECT
+        if prediction.strip() not in accepted:
+            detail = DETAIL_NORMALISED
+    elif not pred_tokens:
+        verdict = VERDICT_EMPTY
+    elif any(_contains(pred_tokens, answer_tokens(a)) for a in accepted):
+        verdict = VERDICT_EXTRA_WORDS
+        if _looks_like_sentence(prediction):
+            detail = DETAIL_SENTENCE
+    else:
+        verdict = VERDICT_WRONG
+    shown_verdict = f"{verdict} ({detail})" if detail else verdict
+    explanation = (
+        f'{_expected(reference, aliases)}; got "{_shown(prediction)}" — '
+        f"verdict: {shown_verdict}; exact match {int(hard)}; token F1 {soft:.2f}"
+    )
+    return Score(hard=hard, soft=soft, explanation=explanation)
+
+
+def explain_model_error(reference: str, aliases: Sequence[str], error: str) -> str:
+    """The explanation of a rollout that scored zero because the model call failed."""
+    return (
+        f"{_expected(reference, aliases)}; got no answer — verdict: {VERDICT_MODEL_ERROR}; "
+        f"{_shown(error)}"
+    )
+
+
+def verdict_of(explanation: str) -> str | None:
+    """The verdict phrase in an explanation of the documented shape, else None."""
+    # The last match: a prediction quoted earlier in the line cannot forge the verdict.
+    matches = _VERDICT_RE.findall(explanation + " ")
+    return matches[-1] if matches else None

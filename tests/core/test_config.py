@@ -1,0 +1,126 @@
+"""Config loading: inheritance, overrides and every kind of bad input."""
+
+from pathlib import Path
+
+import pytest
+
+from core.config import Config, ConfigError, load_config, parse_override
+
+REPO = Path(__file__).resolve().parents[2]
+BASE = REPO / "configs" / "_base_" / "default.yaml"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_base_file_matches_model_defaults():
+    # The YAML is what users read, the models what the engine trusts: they must agree.
+    assert load_config(BASE) == Config()
+
+
+def test_every_shipped_config_loads():
+    for path in (REPO / "configs").glob("*.yaml"):
+        load_config(path)
+
+
+def test_inheritance_chain_and_override_order(tmp_path):
+    write(tmp_path / "a.yaml", "train:\n  epochs: 5\n  batch_size: 10\n")
+    write(tmp_path / "b.yaml", "_base_: a.yaml\ntrain:\n  batch_size: 12\n")
+    cfg = load_config(write(tmp_path / "c.yaml", "_base_: [b.yaml]\nrun:\n  seed: 7\n"))
+    assert (cfg.train.epochs, cfg.train.batch_size, cfg.run.seed) == (5, 12, 7)
+    cfg = load_config(tmp_path / "c.yaml", ["train.batch_size=3", "train.schedule.kind=linear"])
+    assert cfg.train.batch_size == 3 and cfg.train.schedule.kind == "linear"
+
+
+def test_nested_sections_merge_instead_of_replacing(tmp_path):
+    write(tmp_path / "a.yaml", "models:\n  target:\n    temperature: 0.7\n    max_tokens: 99\n")
+    cfg = load_config(
+        write(tmp_path / "b.yaml", "_base_: a.yaml\nmodels:\n  target:\n    max_tokens: 5\n")
+    )
+    assert cfg.models.target.temperature == 0.7 and cfg.models.target.max_tokens == 5
+
+
+def test_override_values_are_yaml_scalars():
+    assert parse_override("train.epochs=3") == ("train.epochs", 3)
+    assert parse_override("train.gate.early_decide=false") == ("train.gate.early_decide", False)
+    assert parse_override("run.name=a=b") == ("run.name", "a=b")
+    assert parse_override("budget.max_tokens=null") == ("budget.max_tokens", None)
+
+
+@pytest.mark.parametrize(
+    "yaml_text, expected",
+    [
+        ("train:\n  batch_sze: 8\n", "unknown key 'train.batch_sze' (allowed: batch_size"),
+        ("train:\n  schedule:\n    kind: exp\n", "'exp' is not allowed (allowed: 'constant'"),
+        ("models:\n  target:\n    backend: gpt\n", "'gpt' is not allowed (allowed: 'auto'"),
+        ("train:\n  gate:\n    metric: f1\n", "'f1' is not allowed"),
+        ("train:\n  epochs: two\n", "train.epochs: Input should be a valid integer"),
+        ("train:\n  epochs: 0\n", "train.epochs: Input should be greater than or equal to 1"),
+        ("bogus: 1\n", "unknown key 'bogus'"),
+    ],
+)
+def test_bad_values_name_key_file_and_allowed_values(tmp_path, yaml_text, expected):
+    path = write(tmp_path / "bad.yaml", yaml_text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    message = str(err.value)
+    assert expected in message
+    assert str(path) in message
+    assert "\n" not in message
+
+
+def test_error_names_the_file_that_set_the_key(tmp_path):
+    base = write(tmp_path / "base.yaml", "train:\n  strategy: genetic\n")
+    write(tmp_path / "child.yaml", "_base_: base.yaml\nrun:\n  seed: 1\n")
+    with pytest.raises(ConfigError, match=str(base)):
+        load_config(tmp_path / "child.yaml")
+
+
+def test_override_errors_name_the_override():
+    with pytest.raises(ConfigError, match=r"--set train.nope.*unknown key"):
+        load_config(BASE, ["train.nope=1"])
+    with pytest.raises(ConfigError, match="expected section.key=value"):
+        load_config(BASE, ["train.epochs"])
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("train: [unclosed\n", "malformed YAML"),
+        ("- a\n- b\n", "a config must be a mapping"),
+        ("_base_: 3\n", "_base_ must be a file name"),
+    ],
+)
+def test_malformed_files(tmp_path, text, expected):
+    with pytest.raises(ConfigError, match=expected):
+        load_config(write(tmp_path / "x.yaml", text))
+
+
+def test_missing_file_and_missing_base(tmp_path):
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "absent.yaml")
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(write(tmp_path / "x.yaml", "_base_: nowhere.yaml\n"))
+
+
+def test_inheritance_loop_is_an_error(tmp_path):
+    write(tmp_path / "a.yaml", "_base_: b.yaml\n")
+    write(tmp_path / "b.yaml", "_base_: a.yaml\n")
+    with pytest.raises(ConfigError, match="inheritance loops"):
+        load_config(tmp_path / "a.yaml")
+
+
+def test_public_dict_holds_variable_names_not_secrets(tmp_path, monkeypatch):
+    monkeypatch.setenv("MY_KEY", "sk-secret-value-123")
+    cfg = load_config(write(tmp_path / "x.yaml", "models:\n  target:\n    api_key_env: MY_KEY\n"))
+    dumped = str(cfg.to_public_dict())
+    assert "MY_KEY" in dumped and "sk-secret-value-123" not in dumped
+
+
+def test_partial_role_section_keeps_that_roles_defaults(tmp_path):
+    cfg = load_config(write(tmp_path / "x.yaml", "models:\n  optimizer:\n    backend: openai\n"))
+    assert cfg.models.optimizer.max_tokens == Config().models.optimizer.max_tokens == 2048
+    assert cfg.models.target.max_tokens == 512

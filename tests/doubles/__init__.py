@@ -1,0 +1,1 @@
+"""Test doubles, named as such: deterministic stand-ins for real parts (DESIGN §11)."""

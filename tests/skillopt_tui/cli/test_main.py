@@ -1,0 +1,47 @@
+"""The `skillopt` entry point: version, help, and a fast start (heavy imports are lazy)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from skillopt_tui import __version__
+
+SKILLOPT = Path(sys.executable).parent / "skillopt"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SKILLOPT), *args], capture_output=True, text=True, timeout=60)
+
+
+def test_version():
+    result = run("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"skillopt {__version__}"
+
+
+def test_help_lists_the_command_groups():
+    result = run("--help")
+    assert result.returncode == 0
+    for command in ("train", "eval", "runs", "init", "skills", "tui"):
+        assert command in result.stdout
+
+
+def test_registering_all_commands_imports_no_heavy_library():
+    probe = (
+        "import sys\n"
+        "from skillopt_tui.cli.main import _register\n"
+        "_register()\n"
+        "heavy = ('textual', 'openai', 'anthropic', 'git', 'xllamacpp', 'unidiff', 'httpx')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+def test_user_errors_are_one_line_with_exit_code_2(tmp_path):
+    result = run("train", "--config", str(tmp_path / "missing.yaml"))
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("skillopt: error:")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
