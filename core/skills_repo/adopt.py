@@ -1,0 +1,120 @@
+"""Reviewing a staged branch (its net diff as numbered hunks, with the evidence of each
+staged commit), adopting chosen hunks onto main, and rejecting a branch.
+
+Adopt commits once on main with `Adopted-From: staged/<id> <head sha>` and `Hunks:`
+trailers. When every hunk was adopted the branch has nothing left to review, so it is
+archived as `adopted/<id>` in the same ref transaction (kept, never deleted).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.skills_repo import history, manifest, messages
+from core.skills_repo.deploy import check_target
+from core.skills_repo.errors import SkillsRepoError
+from core.skills_repo.hunks import adopted_text, merge3, net_hunks
+from core.skills_repo.repo import PlannedDeploy
+from core.skills_repo.staging import ADOPTED, REJECTED, branch_base, resolve
+from core.skills_repo.types import AdoptResult, SkillEntry, StagedDiff
+
+if TYPE_CHECKING:
+    from core.skills_repo.repository import SkillsRepo
+
+
+def staged_diff(repo: SkillsRepo, staged: str) -> StagedDiff:
+    return _review(repo, staged, evidence=True)[0]
+
+
+def _review(
+    repo: SkillsRepo, staged: str, *, evidence: bool
+) -> tuple[StagedDiff, SkillEntry, history.Commit]:
+    """The diff, the skill's manifest entry on main, and the branch head's commit."""
+    ref, run_id, head = resolve(repo, staged)
+    base = branch_base(repo, head)
+    head_commit = history.commit(repo.git, head)
+    skill = head_commit.trailers.get("Skill")
+    if not skill:
+        raise SkillsRepoError(f"staged commit {head[:12]} has no Skill trailer")
+    try:
+        entry = repo.entry(skill)
+    except SkillsRepoError:
+        entry = repo.entry(skill, head)  # skill not on main (any more): the branch's view
+    hunks = net_hunks(repo.git, base, head, entry.path)
+    commits = history.commits(repo.git, f"{base}..{head}") if evidence else []
+    proof = [c.evidence() for c in reversed(commits)]
+    return StagedDiff("staged/" + run_id, skill, hunks, proof, base, head), entry, head_commit
+
+
+def free_ref(repo: SkillsRepo, prefix: str, run_id: str) -> str:
+    name, n = run_id, 1
+    while repo.git.rev(prefix + name):
+        n += 1
+        name = f"{run_id}-{n}"
+    return prefix + name
+
+
+def adopt(
+    repo: SkillsRepo, staged: str, hunks: list[int] | None = None, *, force: bool = False
+) -> AdoptResult:
+    with repo.operation():
+        diff, entry, head_commit = _review(repo, staged, evidence=False)
+        if entry.name not in {e.name for e in repo.list_skills()}:
+            raise SkillsRepoError(
+                f"skill {diff.skill!r} is no longer on main; add it again before adopting"
+            )
+        if not diff.hunks:
+            raise SkillsRepoError(f"{diff.branch} changes nothing; reject it instead")
+        every = {h.index for h in diff.hunks}
+        chosen = set(every) if hunks is None else set(hunks)
+        unknown = sorted(chosen - every)
+        if not chosen or unknown:
+            raise SkillsRepoError(
+                f"no hunk {', '.join(map(str, unknown)) or '(none chosen)'} in {diff.branch}; "
+                f"it has hunks 1-{len(every)}"
+            )
+        git, main = repo.git, repo.main_sha()
+        base_text = git.blob(diff.base, entry.path) or b""
+        head_text = git.blob(diff.head, entry.path) or b""
+        main_text = git.blob(main, entry.path) or b""
+        new = adopted_text(git, base_text, head_text, main_text, diff.hunks, chosen)
+        if new == main_text:
+            raise SkillsRepoError("nothing to adopt: the chosen hunks are already on main")
+        target = manifest.deploy_path(entry)
+        if target and not force:
+            check_target(git, repo.records, entry.name, target, main_before=main_text, new=new)
+        numbers = ",".join(str(i) for i in sorted(chosen))
+        trailers = {
+            "Skillopt-Op": "adopt",
+            "Skill": diff.skill,
+            "Adopted-From": f"{diff.branch} {diff.head}",
+            "Hunks": numbers,
+            "Run-Id": diff.branch.removeprefix("staged/"),
+        }
+        body = (
+            f"Adopted hunks {numbers} of {len(every)} from {diff.branch} "
+            f"(staged head: {head_commit.subject})."
+        )
+        extra: list[tuple[str, str | None, str | None]] = []
+        archived = None
+        # Nothing left to review once main holds the whole staged text: archive the branch.
+        if chosen == every or merge3(git, new, base_text, head_text) == (new, 0):
+            archive = free_ref(repo, ADOPTED, diff.branch.removeprefix("staged/"))
+            extra = [(archive, None, diff.head), ("refs/heads/" + diff.branch, diff.head, None)]
+            archived = archive.removeprefix("refs/heads/")
+        sha = repo.commit_main(
+            {entry.path: new},
+            messages.build(f"Adopt {diff.skill} from {diff.branch}", trailers, body),
+            op="adopt",
+            extra_refs=extra,
+            deploy=PlannedDeploy(entry.name, target, new) if target else None,
+        )
+        return AdoptResult(sha, str(target) if target else None, sorted(chosen), archived)
+
+
+def reject(repo: SkillsRepo, staged: str) -> str:
+    with repo.operation(touches_main=False):
+        ref, run_id, head = resolve(repo, staged)
+        archive = free_ref(repo, REJECTED, run_id)
+        repo.move_refs([(archive, None, head), (ref, head, None)])
+        return archive.removeprefix("refs/heads/")

@@ -1,0 +1,118 @@
+"""A small intent journal so an interrupted operation can be undone at the next start.
+
+Before a multi-step change (move refs, update the work tree, write a deploy target), the
+operation writes what it is about to do to `.git/skillopt/journal.json`; it removes the
+journal when everything is done. If a journal is found later, the operation died part-way
+and `recover` puts back the "before" state: refs that we moved are set back, work-tree files
+and the deploy target that hold our new content get their old content again. Each step only
+undoes what is recognisably ours, so recovery never clobbers someone else's later change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.skills_repo.deploy import DeployRecords, read_bytes, write_file
+
+CRASH_ENV = "SKILLOPT_CRASH_AT"
+
+
+def crash_point(name: str) -> None:
+    """Fault injection for the crash-safety tests: die here, abruptly, if asked to."""
+    if os.environ.get(CRASH_ENV) == name:
+        os._exit(86)
+
+
+@dataclass
+class Journal:
+    path: Path
+
+    @classmethod
+    def in_git_dir(cls, git_dir: Path) -> Journal:
+        return cls(git_dir / "skillopt" / "journal.json")
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def write(self, data: dict[str, Any]) -> None:
+        write_file(self.path, json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
+
+    def read(self) -> dict[str, Any] | None:
+        try:
+            return json.loads(self.path.read_text("utf-8"))
+        except FileNotFoundError:
+            return None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return {}  # torn journal: the rename never happened, so nothing was changed
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def recover(repo: Any, journal: Journal) -> str | None:
+    """Undo a half-done operation; return a one-line note of what was undone."""
+    data = journal.read()
+    if data is None:
+        return None
+    git = repo.git
+    undone: list[str] = []
+    lines = []
+    for ref, old, new in data.get("refs", []):
+        current = git.rev(ref) if ref.startswith("refs/") else None
+        if current is not None and current == new:
+            lines.append(f"update {ref} {old}\n" if old else f"delete {ref} {new}\n")
+        elif current is None and new is None and old:
+            lines.append(f"create {ref} {old}\n")
+        else:
+            continue
+        undone.append(ref.removeprefix("refs/heads/"))
+    if lines:
+        git.run("update-ref", "--stdin", stdin="".join(lines).encode("utf-8"))
+
+    new_main = data.get("new_main")
+    paths = data.get("paths", [])
+    if paths and repo.head_is_main():
+        head = git.rev("HEAD")
+        for path in paths:
+            ours = git.blob(new_main, path) if new_main else None
+            before = git.blob(head, path) if head else None
+            file = repo.path / path
+            current = read_bytes(file)
+            if current == before or current != ours:
+                continue
+            if before is None:
+                file.unlink()
+                _prune_empty_dirs(file.parent, repo.path)  # git keeps no empty directories
+            else:
+                write_file(file, before)
+            undone.append(path)
+        git.call("reset", "-q", "--", *paths)
+
+    deploy = data.get("deploy")
+    if deploy:
+        target = Path(deploy["target"])
+        current = read_bytes(target)
+        new = git.run("cat-file", "blob", deploy["new_blob"])
+        if current == new:
+            if deploy.get("old_blob"):
+                write_file(target, git.run("cat-file", "blob", deploy["old_blob"]))
+            else:
+                target.unlink()
+            undone.append(str(target))
+        DeployRecords(repo.git_dir).save(data.get("records_old") or {})
+    journal.clear()
+    what = ", ".join(undone) or "nothing had changed yet"
+    return f"recovered from an interrupted {data.get('op', 'operation')}: restored {what}"
+
+
+def _prune_empty_dirs(directory: Path, stop: Path) -> None:
+    while directory != stop and stop in directory.parents:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+        directory = directory.parent

@@ -1,0 +1,46 @@
+"""Commit messages: a subject, a free body, and a final paragraph of `Key: value` trailers.
+
+We write trailers ourselves and read them back with the same rule (the last paragraph, every
+line `Key: value`), so parsing never depends on the user's `trailer.*` git config.
+"""
+
+from __future__ import annotations
+
+import re
+
+_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
+_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*): ?(.*)$")
+
+
+def one_line(value: object) -> str:
+    return " ".join(str(value).split())
+
+
+def build(subject: str, trailers: dict[str, str], body: str = "") -> str:
+    subject = one_line(subject) or "(no summary)"
+    parts = [subject]
+    body = body.strip("\n")
+    if body.strip():
+        parts.append(body)
+    if trailers:
+        for key in trailers:
+            if not _KEY.match(key):
+                raise ValueError(f"bad trailer key {key!r}")
+        parts.append("\n".join(f"{k}: {one_line(v)}" for k, v in trailers.items()))
+    return "\n\n".join(parts) + "\n"
+
+
+def parse(message: str) -> tuple[str, str, dict[str, str]]:
+    """(subject, body, trailers) of a commit message."""
+    text = message.replace("\r\n", "\n").strip("\n")
+    paragraphs = re.split(r"\n\s*\n", text)
+    subject = paragraphs[0].strip() if paragraphs else ""
+    rest = paragraphs[1:]
+    trailers: dict[str, str] = {}
+    if rest:
+        lines = rest[-1].split("\n")
+        matches = [_LINE.match(ln) for ln in lines]
+        if all(matches):
+            trailers = {m.group(1): m.group(2) for m in matches if m}
+            rest = rest[:-1]
+    return subject, "\n\n".join(rest), trailers

@@ -1,0 +1,265 @@
+"""`skillopt init` and `skillopt skills ...`: the skills repository from the shell.
+
+Data goes to stdout (`--json` for scripts); errors are UserErrors (one line, exit 2). The
+one exception is a hand-edited deploy target: its difference is printed to stderr before
+the one-line error, since the person needs to see what they would lose.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from core.errors import UserError
+
+if TYPE_CHECKING:
+    from core.skills_repo import SkillsRepo
+
+REPO_ENV = "SKILLOPT_SKILLS_REPO"
+
+
+class SkillsUsageError(UserError):
+    """Bad command-line input for a skills command."""
+
+
+def _default_repo() -> Path:
+    return Path(os.environ.get(REPO_ENV) or "skills")
+
+
+RepoOption = Annotated[
+    Path | None,
+    typer.Option("--repo", help=f"Skills repository (default: ${REPO_ENV} or ./skills)."),
+]
+
+
+def _open(repo: Path | None) -> SkillsRepo:
+    from core.skills_repo import SkillsRepo
+
+    opened = SkillsRepo.open(repo or _default_repo())
+    if opened.recovered:
+        typer.echo(f"skillopt: {opened.recovered}", err=True)
+    return opened
+
+
+def _emit_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _read_file(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError as exc:
+        raise SkillsUsageError(f"no such file: {path}") from exc
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        raise SkillsUsageError(
+            f"cannot read {path} as UTF-8 text ({exc.__class__.__name__})"
+        ) from exc
+
+
+def parse_hunks(spec: str) -> list[int]:
+    """'1,3,5-7' → [1, 3, 5, 6, 7]."""
+    numbers: set[int] = set()
+    try:
+        for part in spec.split(","):
+            part = part.strip()
+            if "-" in part:
+                lo, hi = (int(x) for x in part.split("-", 1))
+                if lo > hi:
+                    raise ValueError(part)
+                numbers.update(range(lo, hi + 1))
+            elif part:
+                numbers.add(int(part))
+    except ValueError as exc:
+        raise SkillsUsageError(f"bad --hunks {spec!r}: give numbers like 1,3,4 or 2-5") from exc
+    if not numbers:
+        raise SkillsUsageError("--hunks is empty: give numbers like 1,3,4, or use --all")
+    return sorted(numbers)
+
+
+def _with_difference(fn, *args, **kwargs):
+    from core.skills_repo import DeployTargetChanged
+
+    try:
+        return fn(*args, **kwargs)
+    except DeployTargetChanged as exc:
+        if exc.difference:
+            sys.stderr.write(exc.difference)
+        raise
+
+
+skills_app = typer.Typer(help="Skills repository: stage, review, adopt, reject, roll back.")
+
+
+def init_cmd(
+    path: Annotated[
+        Path | None, typer.Argument(help=f"Directory (default: ${REPO_ENV} or ./skills).")
+    ] = None,
+    author: Annotated[
+        str | None, typer.Option("--author", help='Commit identity, "Name <email>".')
+    ] = None,
+) -> None:
+    """Create a skills repository (or make an existing git repo one)."""
+    from core.skills_repo import SkillsRepo
+
+    identity = None
+    if author:
+        name, _, email = author.partition("<")
+        if not name.strip() or not email.endswith(">"):
+            raise SkillsUsageError(f'bad --author {author!r}: use "Name <email>"')
+        identity = (name.strip(), email[:-1].strip())
+    repo = SkillsRepo.init(path or _default_repo(), identity=identity)
+    typer.echo(f"skills repository ready: {repo.path}")
+
+
+@skills_app.command("list")
+def list_cmd(repo: RepoOption = None, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Skills with their deploy targets, and staged branches with commit counts."""
+    r = _open(repo)
+    skills, staged = r.list_skills(), r.staged_branches()
+    if as_json:
+        _emit_json({"skills": [asdict(s) for s in skills], "staged": [asdict(b) for b in staged]})
+        return
+    for s in skills:
+        typer.echo(f"{s.name}\t{s.path}\t{s.deploy_to or '-'}")
+    for b in staged:
+        typer.echo(f"{b.name}\t{b.skill}\t{b.commits} commit{'s' * (b.commits != 1)}")
+
+
+@skills_app.command("add")
+def add_cmd(
+    name: Annotated[str, typer.Argument()],
+    from_file: Annotated[Path, typer.Option("--from", help="The skill file to import.")],
+    deploy_to: Annotated[
+        str | None, typer.Option("--deploy-to", help="Where adopt/rollback write it.")
+    ] = None,
+    path: Annotated[
+        str | None, typer.Option("--path", help="File inside the repo (default NAME/SKILL.md).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite a different deploy target.")
+    ] = False,
+    repo: RepoOption = None,
+) -> None:
+    """Import an existing skill onto main."""
+    text = _read_file(from_file)
+    sha = _open(repo).add_skill(name, text, path=path, deploy_to=deploy_to, force=force)
+    typer.echo(sha)
+
+
+@skills_app.command("stage")
+def stage_cmd(
+    name: Annotated[str, typer.Argument()],
+    from_file: Annotated[Path, typer.Option("--from", help="The candidate skill text.")],
+    message: Annotated[str, typer.Option("--message", "-m", help="One-line summary.")],
+    run_id: Annotated[
+        str | None, typer.Option("--run-id", help="Default: manual-<timestamp>.")
+    ] = None,
+    repo: RepoOption = None,
+) -> None:
+    """Stage a hand-made candidate as a commit on staged/<run-id>."""
+    import time
+
+    text = _read_file(from_file)
+    r = _open(repo)
+    run = run_id or time.strftime("manual-%Y%m%d-%H%M%S")
+    step = next((b.commits + 1 for b in r.staged_branches() if b.run_id == run), 1)
+    sha = r.stage(name, run, text, subject=message, trailers={"Step": str(step)}, body="")
+    typer.echo(f"staged/{run}\t{sha}")
+
+
+@skills_app.command("log")
+def log_cmd(
+    name: Annotated[str | None, typer.Argument(help="Only commits touching this skill.")] = None,
+    repo: RepoOption = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """History of main: init, add, adopt, rollback."""
+    entries = _open(repo).log(name)
+    if as_json:
+        _emit_json([asdict(e) for e in entries])
+        return
+    for e in entries:
+        typer.echo(f"{e.sha[:12]}  {e.date_iso}  {e.kind:<8}  {e.subject}")
+
+
+@skills_app.command("diff")
+def diff_cmd(
+    staged: Annotated[str, typer.Argument(help="staged/<run-id> or <run-id>.")],
+    repo: RepoOption = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """The staged branch's net diff as numbered hunks, with each commit's evidence."""
+    d = _open(repo).diff(staged)
+    if as_json:
+        _emit_json(d.to_dict())
+        return
+    for c in d.evidence:
+        facts = ", ".join(f"{k} {v}" for k, v in c.trailers.items() if k not in ("Skill",))
+        typer.echo(f"# {c.sha[:12]} {c.subject} ({facts})")
+    for h in d.hunks:
+        typer.echo(f"[{h.index}] {h.file} {h.header}")
+        for line in h.lines:
+            typer.echo(line)
+
+
+@skills_app.command("adopt")
+def adopt_cmd(
+    staged: Annotated[str, typer.Argument()],
+    hunks: Annotated[
+        str | None, typer.Option("--hunks", help="Hunk numbers, e.g. 1,3,4 (default: all).")
+    ] = None,
+    all_hunks: Annotated[bool, typer.Option("--all", help="Adopt every hunk.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite a hand-edited deploy target.")
+    ] = False,
+    repo: RepoOption = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Apply chosen hunks to the skill on main (one commit), then deploy."""
+    if hunks and all_hunks:
+        raise SkillsUsageError("give either --hunks or --all, not both")
+    chosen = parse_hunks(hunks) if hunks else None
+    result = _with_difference(_open(repo).adopt, staged, chosen, force=force)
+    if as_json:
+        _emit_json(asdict(result))
+        return
+    typer.echo(result.commit)
+    if result.deployed_to:
+        typer.echo(f"deployed to {result.deployed_to}")
+
+
+@skills_app.command("reject")
+def reject_cmd(staged: str = typer.Argument(...), repo: RepoOption = None) -> None:
+    """Archive a staged branch as rejected/<run-id> (kept, not deleted)."""
+    typer.echo(_open(repo).reject(staged))
+
+
+@skills_app.command("rollback")
+def rollback_cmd(
+    target: Annotated[
+        str | None, typer.Argument(help="Adoption commit, or skill name (its last adoption).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite a hand-edited deploy target.")
+    ] = False,
+    repo: RepoOption = None,
+) -> None:
+    """Revert an adoption on main, then redeploy."""
+    typer.echo(_with_difference(_open(repo).rollback, target, force=force))
+
+
+@skills_app.command("show")
+def show_cmd(commit: str = typer.Argument(...), repo: RepoOption = None) -> None:
+    """The unified diff of one commit."""
+    typer.echo(_open(repo).show(commit), nl=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init_cmd)
+    app.add_typer(skills_app, name="skills")
