@@ -1,0 +1,193 @@
+"""How the Run screen copes with a busy event log.
+
+A separate feeder process appends events to a run's events.jsonl at N events/s (mostly
+rollouts, with reflections, gate decisions, steps and budget updates mixed in) while the
+app follows the run headless. Every ~0.2 s the bench presses a key (switching tabs) and
+records how long until the screen's action ran. It prints, per rate, the key latency (p50
+and max) and how many events the screen had shown when the feed stopped; then the highest
+rate whose slowest key press was handled within 100 ms, and the start-up time to first
+paint (imports + mounting the home screen and painting it).
+
+    .venv/bin/python bench/tui_events.py [--rates 100,1000,...] [--seconds 3]
+"""
+
+from __future__ import annotations
+
+import time
+
+T0 = time.perf_counter()  # before textual and the app are imported: start-up includes them
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+LIMIT_MS = 100.0
+
+
+def _event_lines(n: int) -> list[str]:
+    """A repeating pattern of realistic events, serialised once."""
+    from core.events import (
+        BudgetUpdated,
+        GateDecided,
+        ReflectionText,
+        RolloutFinished,
+        StepFinished,
+    )
+
+    lines = []
+    step = 1
+    for i in range(n):
+        if i % 50 == 49:
+            event = StepFinished(step=step, epoch=1, train_hard=0.5, train_soft=0.5,
+                                 best_val=0.5 + (step % 10) / 20, accepted=step % 2 == 0,
+                                 edit_budget=2)
+            step += 1
+        elif i % 50 == 48:
+            event = GateDecided(step=step, accepted=step % 2 == 0, best_before=0.5,
+                                candidate_score=0.6, items_scored=5, items_total=5,
+                                rollouts_saved=0)
+        elif i % 25 == 0:
+            event = ReflectionText(step=step, kind="failure", group=0,
+                                   text="The answers were long; the skill has no format rule. "
+                                        * 3)
+        elif i % 10 == 0:
+            event = BudgetUpdated(calls=i, cache_hits=0, input_tokens=i * 300,
+                                  output_tokens=i * 20, cost_usd=i * 0.0001, cap_tokens=10**9)
+        else:
+            event = RolloutFinished(phase="train", step=step, split="train", skill_hash="h",
+                                    item_id=f"item-{i % 97:03d}", task_type="qa",
+                                    hard=float(i % 2), soft=float(i % 2), latency_s=0.3,
+                                    input_tokens=300, output_tokens=20,
+                                    prediction="an answer " * 5)
+        lines.append(json.dumps(event.to_dict()) + "\n")
+    return lines
+
+
+def feed(path: Path, rate: int, seconds: float) -> None:
+    """Feeder process: append `rate` events/s for `seconds`, in 10 ms slices."""
+    lines = _event_lines(int(rate * seconds) + 1)  # serialised before the clock starts
+    written = 0
+    start = time.perf_counter()
+    with path.open("a", encoding="utf-8") as fh:
+        while (elapsed := time.perf_counter() - start) < seconds:
+            due = int(elapsed * rate)
+            if due > written:
+                fh.write("".join(lines[written:due]))
+                fh.flush()
+                written = due
+            time.sleep(0.01)
+    print(written)
+
+
+async def measure_rate(rate: int, seconds: float) -> dict:
+    from textual import events
+
+    from core.events import RunStarted
+    from skillopt_tui.app.app import SkillOptApp
+    from skillopt_tui.app.screens.run import RunScreen
+
+    run_dir = Path(tempfile.mkdtemp(prefix="skillopt-bench-")) / "bench-run"
+    run_dir.mkdir()
+    start = RunStarted(run_id="bench-run", env="bench", strategy="s", target_model="t",
+                       optimizer_model="o", epochs=1, steps_per_epoch=10**6, train_items=100,
+                       val_items=10, test_items=0)
+    (run_dir / "events.jsonl").write_text(json.dumps(start.to_dict()) + "\n")
+
+    handled: list[float] = []
+    original = RunScreen.action_tab
+
+    def timed_tab(self, tab: str) -> None:
+        original(self, tab)
+        handled.append(time.perf_counter())
+
+    RunScreen.action_tab = timed_tab
+    latencies: list[float] = []
+    try:
+        app = SkillOptApp(run_dir.parent, run=run_dir, refresh_runs=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            while not isinstance(app.screen, RunScreen) or app.screen.updates == 0:
+                await pilot.pause(0.01)
+            feeder = subprocess.Popen(
+                [sys.executable, __file__, "--feed", str(run_dir / "events.jsonl"), str(rate),
+                 str(seconds)], stdout=subprocess.PIPE, text=True)
+            await pilot.pause(0.3)
+            keys = ["2", "1"]
+            while feeder.poll() is None:
+                before = len(handled)
+                key = keys[len(latencies) % 2]
+                sent = time.perf_counter()
+                app.post_message(events.Key(key, key))  # as the terminal driver does
+                while len(handled) == before:
+                    await asyncio.sleep(0.001)
+                latencies.append((handled[-1] - sent) * 1000)
+                await asyncio.sleep(0.1)
+            written = int(feeder.communicate()[0].strip() or 0)
+            screen = app.screen
+            await pilot.pause(1.0)  # let the follower catch up
+            steps_shown = screen.steps_done
+    finally:
+        RunScreen.action_tab = original
+    return {
+        "rate": rate, "written": written, "steps_shown": steps_shown,
+        "steps_written": written // 50,
+        "p50_ms": statistics.median(latencies) if latencies else float("nan"),
+        "p95_ms": _p95(latencies),
+        "max_ms": max(latencies) if latencies else float("nan"), "presses": len(latencies),
+    }
+
+
+def _p95(values: list[float]) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+async def measure_startup() -> float:
+    """Seconds from the start of this process to the home screen's first paint."""
+    from skillopt_tui.app.app import SkillOptApp
+    from skillopt_tui.app.screens.home import HomeScreen
+
+    app = SkillOptApp(Path(tempfile.mkdtemp()), refresh_runs=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        while not isinstance(app.screen, HomeScreen):
+            await pilot.pause(0.001)
+        await pilot.pause(0)  # one frame: the compositor has painted the screen
+        return time.perf_counter() - T0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rates", default="100,300,1000,3000,10000,30000")
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--feed", nargs=3, metavar=("PATH", "RATE", "SECONDS"))
+    args = parser.parse_args()
+    if args.feed:
+        feed(Path(args.feed[0]), int(args.feed[1]), float(args.feed[2]))
+        return
+    startup = asyncio.run(measure_startup())
+    print(f"start-up to first paint (imports included): {startup * 1000:.0f} ms")
+    print(f"{'events/s':>9} {'written':>8} {'steps shown':>11} {'key p50':>8} {'key p95':>8}"
+          f" {'key max':>8} presses")
+    best, failed = None, False
+    for rate in (int(r) for r in args.rates.split(",")):
+        r = asyncio.run(measure_rate(rate, args.seconds))
+        print(f"{r['rate']:>9} {r['written']:>8} {r['steps_shown']:>5}/{r['steps_written']:<5}"
+              f" {r['p50_ms']:>6.1f}ms {r['p95_ms']:>6.1f}ms {r['max_ms']:>6.1f}ms"
+              f" {r['presses']:>4}")
+        if r["p95_ms"] > LIMIT_MS:
+            failed = True
+        elif not failed:
+            best = rate
+    print(f"highest rate (and every rate below it) with 95% of key presses handled within"
+          f" {LIMIT_MS:.0f} ms: "
+          f"{best if best is not None else 'none of those tried'} events/s")
+
+
+if __name__ == "__main__":
+    main()

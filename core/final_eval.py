@@ -1,0 +1,136 @@
+"""The end of a run (DESIGN §4): promote the final skill if it beats the best, evaluate
+initial / best / final on the test split, write summary.json. Also `evaluate_skill`, the
+engine side of `skillopt eval`.
+
+Everything here goes through the rollout runner, so the best skill's val buckets (scored
+in full when it was accepted) and a rerun of a finished-but-killed finish cost nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.config import Config
+from core.events import EventBus, RunFinished
+from core.rollout_cache import RolloutCache
+from core.rollout_runner import RolloutRunner
+from core.run_summary import EvalResult, RunSummary
+from core.skill_document import skill_hash
+from core.skill_validation import validate_candidate
+from core.staging import StagedCandidate
+from envs.base import SPLITS, EnvError
+
+if TYPE_CHECKING:
+    from core.trainer import Training
+
+
+def summary_of(tr: Training, *, status: str, reason: str = "", final_val: float | None = None,
+               val: EvalResult | None = None, test: dict | None = None) -> RunSummary:
+    s = tr.state
+    snap = tr.client.ledger.snapshot()
+    return RunSummary(
+        run_id=s.run_id,
+        status=status,
+        env=tr.env.name,
+        strategy=tr.strategy.name,
+        metric=tr.cfg.gate.metric,
+        baseline_val=s.baseline_score,
+        best_val=s.best_score,
+        final_val=final_val,
+        best_version=s.best_version,
+        steps_done=s.next_step,
+        total_steps=s.total_steps,
+        accepted_steps=[r["step"] for r in s.staged_refs],
+        val=val.to_dict() if val else {},
+        test=test or {},
+        rollouts_saved=s.rollouts_saved,
+        usage=snap.to_dict(),
+        cost_usd=snap.cost_usd,
+        wall_time_s=round(s.wall_time_s, 3),
+        reason=reason,
+    )
+
+
+async def finish(tr: Training) -> RunSummary:
+    s = tr.state
+    final_text = tr.current
+    final_val = s.best_score
+    if skill_hash(final_text) != skill_hash(tr.best):
+        final_val = None
+        if not validate_candidate(final_text, max_chars=tr.cfg.max_skill_chars, original=tr.best):
+            results = await tr.runner.run(
+                tr.val_items, final_text, split="val", phase="final_val", step=s.total_steps
+            )
+            metrics = tr.metric_of(results)
+            final_val = sum(metrics.values()) / len(metrics) if metrics else 0.0
+            if final_val > (s.best_score or 0.0) and metrics:
+                before = s.best_score or 0.0
+                s.best_version = s.current_version
+                s.best_score = final_val
+                s.best_items = metrics
+                tr.rd.write_best_skill(final_text)
+                ref = tr.stager.stage(
+                    StagedCandidate(
+                        run_id=s.run_id, step=s.total_steps, skill_text=final_text,
+                        val_before=before, val_after=final_val, items_improved=0,
+                        items_regressed=0, summary=f"final skill: val {before:.3f} -> {final_val:.3f}",
+                    )
+                )
+                s.staged_refs.append({"step": s.total_steps, "source": "final", "ref": ref})
+    best_text = tr.best
+    val_results = await tr.runner.run(
+        tr.val_items, best_text, split="val", phase="final_val", step=s.total_steps
+    )
+    val = EvalResult.from_results("val", val_results, skill_hash(best_text))
+    test: dict = {}
+    if tr.cfg.final_test and tr.test_items:
+        for label, text in (("initial", tr.skill_text(0)), ("best", best_text), ("final", final_text)):
+            results = await tr.runner.run(
+                tr.test_items, text, split="test", phase="test", step=s.total_steps
+            )
+            test[label] = EvalResult.from_results("test", results, skill_hash(text)).to_dict()
+    s.finished = True
+    s.status = "finished"
+    tr.persist()
+    summary = summary_of(tr, status="finished", final_val=final_val, val=val, test=test)
+    tr.rd.write_summary(summary.to_dict())
+    tr.budget_event()
+    tr.emit(
+        RunFinished(
+            status="finished",
+            baseline_val=s.baseline_score or 0.0,
+            best_val=s.best_score or 0.0,
+            final_val=final_val,
+            test={k: v["hard"] for k, v in test.items()},
+        )
+    )
+    return summary
+
+
+async def evaluate_skill(config: Config, skill_text: str, split: str, *, client=None, env=None,
+                         bus: EventBus | None = None) -> EvalResult:
+    """Score one skill on one split (val/test limits from the config apply)."""
+    if split not in SPLITS:
+        raise EnvError(f"unknown split {split!r}; allowed: {', '.join(SPLITS)}")
+    from core.training_setup import build_client, build_environment
+
+    own_client = client is None
+    if client is None:
+        client = build_client(config)
+    try:
+        env = env or build_environment(config)
+        items = env.load_split(split)
+        limit = {"val": config.train.val_limit, "test": config.train.test_limit}.get(split)
+        items = items[:limit] if limit else items
+        cache = RolloutCache(None, target_key=client.settings_key("target"),
+                             env_key=f"{env.name}:{env.version}")
+        runner = RolloutRunner(env, client.bind("target"), cache,
+                               bus.emit if bus else (lambda _e: None),
+                               concurrency=config.models.target.concurrency)
+        results = await runner.run(items, skill_text, split=split, phase="eval", step=-1)
+        cache.close()
+        result = EvalResult.from_results(split, results, skill_hash(skill_text))
+        return result
+    finally:
+        if own_client:
+            await client.aclose()

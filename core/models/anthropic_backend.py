@@ -1,0 +1,139 @@
+"""Anthropic Messages API through the official SDK (its retries off; ours apply).
+
+Requests arrive in the OpenAI message shape every role uses. Here they become a Messages
+call: system messages join into `system`, `stop` becomes `stop_sequences`, a JSON-schema
+`response_format` becomes `output_config.format` (structured outputs) and a plain JSON
+`response_format` an instruction in the system prompt. `temperature`, `top_p` and `seed`
+are not sent: the pinned SDK's Messages API no longer takes sampling parameters (they stay
+in the request, so they still key the response cache).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from core.models.openai_backend import PerLoop, _cause, _detail
+from core.models.retry import error_for_status, parse_retry_after
+from core.models.types import BadRequestError, Completion, Message, Request, TransientError, Usage
+
+ANTHROPIC_SETTINGS = frozenset(
+    {"temperature", "max_tokens", "top_p", "seed", "stop", "response_format"}
+)
+_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+
+
+class AnthropicBackend:
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        credential: str = "ANTHROPIC_API_KEY",
+        base_url: str | None = None,
+    ):
+        self.credential = credential
+        self.base_url = base_url
+        self._api_key = api_key
+        self._sdk: PerLoop[Any] = PerLoop(self._make_sdk)
+
+    def _make_sdk(self) -> Any:
+        import anthropic  # lazy: the CLI must start fast
+
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key, base_url=self.base_url, max_retries=0
+        )
+
+    def sdk_kwargs(self, request: Request) -> dict[str, Any]:
+        settings = request.settings
+        unknown = set(settings) - ANTHROPIC_SETTINGS
+        if unknown:
+            raise BadRequestError(f"unknown model setting(s): {', '.join(sorted(unknown))}")
+        system, messages = split_system(request.messages)
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "messages": messages,
+            "max_tokens": settings.get("max_tokens") or 1024,
+        }
+        response_format = settings.get("response_format")
+        schema = _json_schema(response_format)
+        if schema is not None:
+            kwargs["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
+        elif response_format:
+            note = "Reply with one JSON object only, no prose and no code fence."
+            system = f"{system}\n\n{note}" if system else note
+        if system:
+            kwargs["system"] = system
+        stop = settings.get("stop")
+        if stop:
+            kwargs["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
+        return kwargs
+
+    async def send(self, request: Request, *, timeout_s: float) -> Completion:
+        import anthropic
+
+        kwargs = self.sdk_kwargs(request)
+        started = time.monotonic()
+        try:
+            response = await self._sdk.get().messages.create(**kwargs, timeout=timeout_s)
+        except anthropic.APIStatusError as exc:
+            raise error_for_status(
+                exc.status_code,
+                _detail(exc),
+                retry_after_s=parse_retry_after(exc.response.headers),
+                credential=self.credential,
+                model=request.model,
+            ) from None
+        except anthropic.APITimeoutError:
+            raise TransientError(f"no answer within {timeout_s:g}s") from None
+        except anthropic.APIConnectionError as exc:
+            raise TransientError(f"connection failed: {_cause(exc)}") from None
+        except (ValueError, anthropic.APIResponseValidationError) as exc:
+            raise TransientError(f"malformed response body: {type(exc).__name__}") from None
+        latency = time.monotonic() - started
+        blocks = getattr(response, "content", None)
+        if blocks is None:
+            raise TransientError("malformed response body: no content")
+        text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
+        usage = getattr(response, "usage", None)
+        reason = str(getattr(response, "stop_reason", None) or "end_turn")
+        return Completion(
+            text=text,
+            usage=Usage(
+                input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+                output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            ),
+            finish_reason=_FINISH.get(reason, reason),
+            latency_s=latency,
+            model=str(getattr(response, "model", None) or request.model),
+        )
+
+    async def aclose(self) -> None:
+        await self._sdk.aclose()
+
+
+def split_system(messages: list[Message]) -> tuple[str, list[Message]]:
+    """OpenAI-shaped messages -> (system text, user/assistant turns)."""
+    system_parts: list[str] = []
+    turns: list[Message] = []
+    for message in messages:
+        role = message.get("role")
+        content = message.get("content", "")
+        if role in ("system", "developer"):
+            system_parts.append(content if isinstance(content, str) else json.dumps(content))
+        elif role in ("user", "assistant"):
+            turns.append({"role": role, "content": content})
+        else:
+            raise BadRequestError(f"the anthropic backend cannot send a {role!r} message")
+    return "\n\n".join(p for p in system_parts if p), turns
+
+
+def _json_schema(response_format: Any) -> dict[str, Any] | None:
+    """The schema of an OpenAI-style `{"type": "json_schema", "json_schema": {...}}`."""
+    if isinstance(response_format, dict) and response_format.get("type") == "json_schema":
+        schema = (response_format.get("json_schema") or {}).get("schema")
+        if isinstance(schema, dict):
+            return schema
+    return None

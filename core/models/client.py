@@ -1,0 +1,210 @@
+"""`ModelClient`: the one door every role's model calls go through.
+
+Order of a call: merge settings → response cache → budget check → concurrency slot →
+backend (with the retry policy and a per-call timeout) → ledger → cache → `on_usage`.
+Backends only translate requests; everything that must behave the same for every model
+(caching, budget, retries, limits) lives here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.models.ledger import LedgerSnapshot, UsageLedger
+from core.models.response_cache import ResponseCache, canonical_json, request_key
+from core.models.retry import RetryPolicy
+from core.models.types import (
+    Backend,
+    BadRequestError,
+    BudgetExceeded,
+    Completion,
+    Message,
+    ModelError,
+    Request,
+    TransientError,
+    Usage,
+)
+from core.secrets import redact
+
+UsageCallback = Callable[[LedgerSnapshot], None]
+
+
+@dataclass
+class RoleRuntime:
+    """Everything resolved for one role. `error` is a configuration problem (missing key,
+    missing model name) raised on the role's first call, so unused roles never block a run."""
+
+    role: str
+    kind: str  # "openai" | "azure" | "anthropic" | "local" | "scripted"
+    model: str
+    backend: Backend | None
+    endpoint: str = ""  # cache identity of the server (no secrets, no random ports)
+    settings: dict[str, Any] = field(default_factory=dict)
+    timeout_s: float = 60.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    cache: bool = True
+    concurrency: int = 4
+    label: str = ""  # what describe() shows
+    error: ModelError | None = None
+    _loop: asyncio.AbstractEventLoop | None = None
+    _semaphore: asyncio.Semaphore | None = None
+
+    def semaphore(self) -> asyncio.Semaphore:
+        """The concurrency limit, one per running event loop (see PerLoop for why)."""
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._loop is not loop:
+            self._semaphore = asyncio.Semaphore(self.concurrency)
+            self._loop = loop
+        return self._semaphore
+
+
+class ModelClient:
+    def __init__(
+        self,
+        roles: Mapping[str, RoleRuntime],
+        *,
+        ledger: UsageLedger | None = None,
+        cache: ResponseCache | None = None,
+        notices: list[str] | None = None,
+        on_usage: UsageCallback | None = None,
+    ):
+        self._roles = dict(roles)
+        self.ledger = ledger or UsageLedger()
+        self.cache = cache
+        self.notices = list(notices or [])
+        self.on_usage = on_usage
+
+    # ------------------------------------------------------------------ introspection
+    def runtime(self, role: str) -> RoleRuntime:
+        try:
+            return self._roles[role]
+        except KeyError:
+            raise BadRequestError(
+                f"unknown model role {role!r} (configured: {', '.join(self._roles)})"
+            ) from None
+
+    def describe(self, role: str) -> str:
+        rt = self.runtime(role)
+        return rt.label or f"{rt.kind}:{rt.model}"
+
+    def is_local(self, role: str) -> bool:
+        return self.runtime(role).kind == "local"
+
+    def settings_key(self, role: str) -> str:
+        rt = self.runtime(role)
+        return canonical_json(
+            {
+                "backend": rt.kind,
+                "endpoint": rt.endpoint,
+                "model": rt.model,
+                "settings": rt.settings,
+            }
+        )
+
+    def bind(self, role: str) -> Callable[..., Any]:
+        self.runtime(role)  # fail now on an unknown role
+
+        async def complete(messages: list[Message], **settings: Any) -> Completion:
+            return await self.complete(messages, role=role, **settings)
+
+        complete.__qualname__ = f"ModelClient.bind({role!r})"
+        return complete
+
+    # ------------------------------------------------------------------ the call
+    async def complete(self, messages: list[Message], *, role: str, **settings: Any) -> Completion:
+        """One completion for `role`. Settings override the role's config for this call
+        (a value of None removes the setting); `timeout_s` overrides the call timeout."""
+        rt = self.runtime(role)
+        if rt.error is not None:
+            raise rt.error
+        _check_messages(messages)
+        timeout_s = float(settings.pop("timeout_s", None) or rt.timeout_s)
+        merged = dict(rt.settings)
+        for key, value in settings.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = list(value) if isinstance(value, tuple) else value
+        request = Request(backend=rt.kind, model=rt.model, messages=list(messages), settings=merged)
+
+        use_cache = self.cache is not None and rt.cache
+        key = request_key(request, rt.endpoint) if use_cache else ""
+        if use_cache:
+            started = time.monotonic()
+            hit = self.cache.get(key)  # type: ignore[union-attr]
+            if hit is not None:
+                self.ledger.record(role, rt.model, Usage(), cached=True)
+                self._notify()
+                return Completion(
+                    text=hit.text,
+                    usage=hit.usage,
+                    finish_reason=hit.finish_reason,
+                    latency_s=time.monotonic() - started,
+                    model=hit.model,
+                    cached=True,
+                )
+
+        self.ledger.check_budget()
+        try:
+            completion = await rt.retry.run(lambda: self._send_once(rt, request, timeout_s))
+        except BudgetExceeded:
+            raise
+        except ModelError as exc:
+            raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
+        self.ledger.record(role, rt.model, completion.usage, cached=False)
+        if use_cache:
+            self.cache.put(key, request, completion)  # type: ignore[union-attr]
+        self._notify()
+        return completion
+
+    async def _send_once(self, rt: RoleRuntime, request: Request, timeout_s: float) -> Completion:
+        assert rt.backend is not None
+        async with rt.semaphore():
+            try:
+                async with asyncio.timeout(timeout_s):
+                    return await rt.backend.send(request, timeout_s=timeout_s)
+            except TimeoutError:
+                raise TransientError(f"no answer within {timeout_s:g}s") from None
+
+    def _notify(self) -> None:
+        if self.on_usage is not None:
+            self.on_usage(self.ledger.snapshot())
+
+    # ------------------------------------------------------------------ lifecycle
+    async def aclose(self) -> None:
+        """Close HTTP clients, stop the embedded server if we started it, close the cache."""
+        seen: set[int] = set()
+        for rt in self._roles.values():
+            if rt.backend is not None and id(rt.backend) not in seen:
+                seen.add(id(rt.backend))
+                await rt.backend.aclose()
+        if self.cache is not None:
+            self.cache.close()
+
+    async def __aenter__(self) -> ModelClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _check_messages(messages: Any) -> None:
+    if not isinstance(messages, list) or not messages:
+        raise BadRequestError("a model call needs a non-empty list of messages")
+    for message in messages:
+        if not isinstance(message, dict) or "role" not in message or "content" not in message:
+            raise BadRequestError("each message must be a dict with 'role' and 'content'")
+
+
+def _with_context(exc: ModelError, where: str) -> ModelError:
+    """The same error type, its message prefixed with the role and model that made the call."""
+    message = redact(f"{where}: {exc}")
+    cls = type(exc) if not isinstance(exc, TransientError) else ModelError
+    try:
+        return cls(message)
+    except TypeError:
+        return ModelError(message)

@@ -1,0 +1,224 @@
+"""Build a `ModelClient` from the config: resolve each role's backend, credentials,
+model name and sampling settings.
+
+Resolution of `backend: auto` (in order): a `base_url` set → the OpenAI-compatible
+backend; `OPENAI_API_KEY` set → openai; `ANTHROPIC_API_KEY` set → anthropic; otherwise the
+embedded local demonstration model, with a notice saying so.
+
+Default model names when `model` is null: openai → `gpt-4.1-mini`, anthropic →
+`claude-sonnet-4-5`; the embedded model is always `smollm2`. Azure and custom `base_url`
+servers need an explicit `model` (the deployment / served model name).
+
+A custom `base_url` only receives the key named by `api_key_env`, never `OPENAI_API_KEY`
+implicitly: a third-party server must not get the user's OpenAI key by accident.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from core.config import ROLES, Config, RoleConfig
+from core.models.anthropic_backend import AnthropicBackend
+from core.models.client import ModelClient, RoleRuntime, UsageCallback
+from core.models.ledger import UsageLedger
+from core.models.local_server import CACHE_IDENTITY, LOCAL_MODEL_NAME, LocalBackend
+from core.models.openai_backend import OpenAIBackend
+from core.models.response_cache import ResponseCache
+from core.models.retry import RetryPolicy, Sleep
+from core.models.scripted import SCRIPTED_MODEL, ScriptedBackend, ScriptedResponder
+from core.models.types import AuthError, BadRequestError, ModelError
+from core.secrets import Secrets
+
+DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-5"}
+EMBEDDED_NOTICE = (
+    "using the embedded SmolLM2-135M demonstration model; real optimization wants an API "
+    "model (set OPENAI_API_KEY or ANTHROPIC_API_KEY, or point models.<role>.base_url at an "
+    "OpenAI-compatible server)"
+)
+_ZERO_PRICE = {"input_per_mtok": 0.0, "output_per_mtok": 0.0}
+
+
+def default_cache_path(config: Config) -> Path:
+    return Path(config.cache.path or Path(config.run.runs_dir) / ".cache" / "responses.sqlite")
+
+
+def build_model_client(
+    config: Config,
+    *,
+    scripted: Mapping[str, ScriptedResponder] | None = None,
+    cache_path: str | Path | None = None,
+    on_usage: UsageCallback | None = None,
+    environ: Mapping[str, str] | None = None,
+    retry_sleep: Sleep | None = None,
+) -> ModelClient:
+    """`scripted[role]` makes that role use the scripted TEST DOUBLE whatever its config
+    says. `environ` replaces os.environ for key lookup and `retry_sleep` the retry policy's
+    sleep (both for tests). Configuration problems of a role surface on its first call."""
+    secrets = Secrets(config.models.env_file, dict(environ) if environ is not None else None)
+    scripted = dict(scripted or {})
+    roles = {
+        role: _resolve_role(role, config, secrets, scripted.get(role), retry_sleep)
+        for role in ROLES
+    }
+    notices = [EMBEDDED_NOTICE] if any(rt.kind == "local" for rt in roles.values()) else []
+
+    prices: dict[str, object] = {LOCAL_MODEL_NAME: _ZERO_PRICE, SCRIPTED_MODEL: _ZERO_PRICE}
+    prices.update(config.models.prices)
+    ledger = UsageLedger(
+        prices, cap_tokens=config.budget.max_tokens, cap_cost_usd=config.budget.max_cost_usd
+    )
+    cache = None
+    if config.cache.enabled:
+        cache = ResponseCache(cache_path if cache_path is not None else default_cache_path(config))
+    return ModelClient(roles, ledger=ledger, cache=cache, notices=notices, on_usage=on_usage)
+
+
+def resolve_backend_name(rc: RoleConfig, secrets: Secrets) -> str:
+    if rc.backend != "auto":
+        return rc.backend
+    if rc.base_url:
+        return "openai"
+    if secrets.has("OPENAI_API_KEY"):
+        return "openai"
+    if secrets.has("ANTHROPIC_API_KEY"):
+        return "anthropic"
+    return "local"
+
+
+def _resolve_role(
+    role: str,
+    config: Config,
+    secrets: Secrets,
+    responder: ScriptedResponder | None,
+    retry_sleep: Sleep | None,
+) -> RoleRuntime:
+    rc = config.models.role(role)  # type: ignore[arg-type]
+    kind = "scripted" if responder is not None else resolve_backend_name(rc, secrets)
+    settings: dict[str, object] = {"temperature": rc.temperature, "max_tokens": rc.max_tokens}
+    for key in ("top_p", "seed", "stop"):
+        value = getattr(rc, key)
+        if value is not None:
+            settings[key] = list(value) if isinstance(value, list) else value
+    retry = RetryPolicy(max_retries=rc.max_retries)
+    if retry_sleep is not None:
+        retry.sleep = retry_sleep
+    rt = RoleRuntime(
+        role=role,
+        kind=kind,
+        model=rc.model or "",
+        backend=None,
+        settings=settings,
+        timeout_s=rc.timeout_s,
+        retry=retry,
+        cache=rc.cache,
+        concurrency=rc.concurrency,
+    )
+    where = f"models.{role}"
+    try:
+        if kind == "scripted":
+            _scripted(rt, rc, responder, where)
+        elif kind == "local":
+            _local(rt, config)
+        elif kind == "anthropic":
+            _anthropic(rt, rc, secrets, where)
+        elif kind == "azure":
+            _azure(rt, rc, secrets, where)
+        else:
+            _openai(rt, rc, secrets, where)
+    except ModelError as exc:
+        rt.error = exc
+    if not rt.label:
+        rt.label = f"{rt.kind}:{rt.model or '?'}"
+    return rt
+
+
+def _scripted(rt: RoleRuntime, rc: RoleConfig, responder: ScriptedResponder | None, where: str):
+    rt.model = rc.model or SCRIPTED_MODEL
+    rt.endpoint = "scripted"
+    # The test double's answers come from code that changes between runs: never cache them.
+    rt.cache = False
+    if responder is None:
+        raise BadRequestError(
+            f"{where}.backend is scripted (a test double) but no scripted responder was given"
+        )
+    rt.backend = ScriptedBackend(responder)
+
+
+def _local(rt: RoleRuntime, config: Config) -> None:
+    rt.model = LOCAL_MODEL_NAME
+    rt.endpoint = CACHE_IDENTITY
+    rt.label = f"local:{LOCAL_MODEL_NAME}"
+    rt.settings.setdefault("stop", ["\n"])  # the plain-text Q/A template ends answers at a newline
+    rt.backend = LocalBackend(config.models.local)
+
+
+def _openai(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:
+    if rc.base_url:
+        rt.model = rc.model or ""
+        rt.endpoint = _public_url(rc.base_url)
+        rt.label = f"openai:{rt.model or '?'}@{urlsplit(rc.base_url).netloc.rsplit('@', 1)[-1]}"
+        if not rc.model:
+            raise BadRequestError(f"{where}.model must name the model served at {rt.endpoint}")
+        key = secrets.get(rc.api_key_env) if rc.api_key_env else None
+        if rc.api_key_env and key is None:
+            raise AuthError(
+                f"{where}.api_key_env names {rc.api_key_env}, which is not set in {secrets.where()}"
+            )
+        rt.backend = OpenAIBackend(
+            api_key=key, credential=rc.api_key_env or "(no key)", base_url=rc.base_url
+        )
+        return
+    rt.model = rc.model or DEFAULT_MODELS["openai"]
+    rt.endpoint = "api.openai.com"
+    var = rc.api_key_env or "OPENAI_API_KEY"
+    key = secrets.get(var)
+    if key is None:
+        raise AuthError(
+            f"{where} uses the openai backend but {var} is not set in {secrets.where()}"
+        )
+    rt.backend = OpenAIBackend(api_key=key, credential=var)
+
+
+def _azure(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:
+    rt.model = rc.model or ""
+    if not rc.base_url:
+        raise BadRequestError(
+            f"{where}.base_url must be the Azure OpenAI endpoint (https://<resource>.openai.azure.com)"
+        )
+    rt.endpoint = _public_url(rc.base_url)
+    if not rc.model:
+        raise BadRequestError(f"{where}.model must name the Azure OpenAI deployment")
+    if not rc.api_version:
+        raise BadRequestError(f"{where}.api_version must be set for Azure OpenAI (e.g. 2024-10-21)")
+    var = rc.api_key_env or "AZURE_OPENAI_API_KEY"
+    key = secrets.get(var)
+    if key is None:
+        raise AuthError(f"{where} uses the azure backend but {var} is not set in {secrets.where()}")
+    rt.backend = OpenAIBackend(
+        name="azure",
+        api_key=key,
+        credential=var,
+        base_url=rc.base_url,
+        azure_api_version=rc.api_version,
+    )
+
+
+def _anthropic(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:
+    rt.model = rc.model or DEFAULT_MODELS["anthropic"]
+    rt.endpoint = _public_url(rc.base_url) if rc.base_url else "api.anthropic.com"
+    var = rc.api_key_env or "ANTHROPIC_API_KEY"
+    key = secrets.get(var)
+    if key is None:
+        raise AuthError(
+            f"{where} uses the anthropic backend but {var} is not set in {secrets.where()}"
+        )
+    rt.backend = AnthropicBackend(api_key=key, credential=var, base_url=rc.base_url)
+
+
+def _public_url(url: str) -> str:
+    """The URL without user:password@ (it becomes part of cache keys and labels)."""
+    parts = urlsplit(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))

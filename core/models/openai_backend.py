@@ -1,0 +1,187 @@
+"""OpenAI chat completions through the official SDK: OpenAI itself, Azure OpenAI, and any
+OpenAI-compatible server (vLLM, Ollama, llama.cpp — including our embedded one).
+
+The SDK's own retries are off (`max_retries=0`): `RetryPolicy` in the client is the only
+retry loop. This module only translates a `Request` into one HTTP call and the answer (or
+the failure) into a `Completion` or a typed error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from core.models.retry import error_for_status, parse_retry_after
+from core.models.types import BadRequestError, Completion, Request, TransientError, Usage
+from core.secrets import redact
+
+SDK = TypeVar("SDK")
+
+# Settings a caller may pass; anything else is a typo and is refused before any call.
+OPENAI_SETTINGS = frozenset(
+    {
+        "temperature",
+        "max_tokens",
+        "top_p",
+        "seed",
+        "stop",
+        "response_format",
+        "logprobs",
+        "top_logprobs",
+        "presence_penalty",
+        "frequency_penalty",
+    }
+)
+
+
+class PerLoop(Generic[SDK]):
+    """One SDK client per running event loop.
+
+    Why: an async HTTP client belongs to the loop it first ran on. A model client built once
+    and used from several `asyncio.run` calls (CLI commands, tests) must not reuse a pool
+    bound to a closed loop.
+    """
+
+    def __init__(self, make: Callable[[], SDK]):
+        self._make = make
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client: SDK | None = None
+
+    def get(self) -> SDK:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client = self._make()
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None and self._loop is asyncio.get_running_loop():
+            await client.close()  # type: ignore[attr-defined]
+
+
+class OpenAIBackend:
+    """`name` is "openai", "azure" or "local"; `credential` names the variable the key
+    came from, for error messages."""
+
+    def __init__(
+        self,
+        *,
+        name: str = "openai",
+        api_key: str | None,
+        credential: str = "OPENAI_API_KEY",
+        base_url: str | None = None,
+        azure_api_version: str | None = None,
+    ):
+        self.name = name
+        self.credential = credential
+        self.base_url = base_url
+        self._api_key = api_key
+        self._azure_api_version = azure_api_version
+        self._sdk: PerLoop[Any] = PerLoop(self._make_sdk)
+
+    def _make_sdk(self) -> Any:
+        import openai  # lazy: the CLI must start fast
+
+        if self.name == "azure":
+            return openai.AsyncAzureOpenAI(
+                api_key=self._api_key,
+                azure_endpoint=self.base_url,
+                api_version=self._azure_api_version,
+                max_retries=0,
+            )
+        return openai.AsyncOpenAI(
+            # OpenAI-compatible servers often need no key; the SDK insists on one.
+            api_key=self._api_key or "not-needed",
+            base_url=self.base_url,
+            max_retries=0,
+        )
+
+    def sdk_kwargs(self, request: Request) -> dict[str, Any]:
+        unknown = set(request.settings) - OPENAI_SETTINGS
+        if unknown:
+            raise BadRequestError(f"unknown model setting(s): {', '.join(sorted(unknown))}")
+        kwargs: dict[str, Any] = {"model": request.model, "messages": request.messages}
+        for key, value in request.settings.items():
+            if value is None:
+                continue
+            if key == "max_tokens" and self.name == "openai" and self.base_url is None:
+                # api.openai.com: reasoning models refuse max_tokens; all accept this one.
+                kwargs["max_completion_tokens"] = value
+            else:
+                kwargs[key] = value
+        return kwargs
+
+    async def send(self, request: Request, *, timeout_s: float) -> Completion:
+        import openai
+
+        kwargs = self.sdk_kwargs(request)
+        started = time.monotonic()
+        try:
+            response = await self._sdk.get().chat.completions.create(**kwargs, timeout=timeout_s)
+        except openai.APIStatusError as exc:
+            raise error_for_status(
+                exc.status_code,
+                _detail(exc),
+                retry_after_s=parse_retry_after(exc.response.headers),
+                credential=self.credential,
+                model=request.model,
+            ) from None
+        except openai.APITimeoutError:
+            raise TransientError(f"no answer within {timeout_s:g}s") from None
+        except openai.APIConnectionError as exc:
+            raise TransientError(f"connection failed: {_cause(exc)}") from None
+        except (ValueError, openai.APIResponseValidationError) as exc:
+            # json.JSONDecodeError is a ValueError: a malformed or cut-off body.
+            raise TransientError(f"malformed response body: {type(exc).__name__}") from None
+        latency = time.monotonic() - started
+        return _to_completion(response, request, latency)
+
+    async def aclose(self) -> None:
+        await self._sdk.aclose()
+
+
+def _to_completion(response: Any, request: Request, latency: float) -> Completion:
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise TransientError("malformed response body: no choices")
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    text = getattr(message, "content", None) or ""
+    if not isinstance(text, str):
+        raise TransientError("malformed response body: content is not text")
+    usage = getattr(response, "usage", None)
+    return Completion(
+        text=text,
+        usage=Usage(
+            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        ),
+        finish_reason=str(getattr(choice, "finish_reason", None) or "stop"),
+        latency_s=latency,
+        model=str(getattr(response, "model", None) or request.model),
+    )
+
+
+def _detail(exc: Any) -> str:
+    """The server's error message, without echoing request contents."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    try:
+        return json.dumps(body)[:300] if body is not None else redact(str(exc))
+    except (TypeError, ValueError):
+        return redact(str(exc))
+
+
+def _cause(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc.__context__
+    return f"{type(cause).__name__}" if cause is not None else str(exc)
+
+
+__all__ = ["OPENAI_SETTINGS", "OpenAIBackend", "PerLoop"]

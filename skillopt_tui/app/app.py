@@ -1,0 +1,168 @@
+"""SkillOptApp: a thin shell that owns the sources of state (runs directory, skills repo,
+a launched training process) and moves between screens. Screens do their own work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from skillopt_tui.app.messages import ActionFailed, TrainExited, TrainLaunched
+from skillopt_tui.app.screens.history import HistoryScreen
+from skillopt_tui.app.screens.home import HomeScreen
+from skillopt_tui.app.screens.review import ReviewScreen
+from skillopt_tui.app.screens.run import RunScreen
+from skillopt_tui.app.skills_data import SkillsSource
+from skillopt_tui.app.train_launcher import TrainLauncher
+from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
+from skillopt_tui.app.widgets.help_screen import HelpScreen
+from skillopt_tui.app.widgets.new_run_dialog import NewRunDialog, find_configs
+
+STYLES = Path(__file__).parent / "styles"
+STOPPED_EXIT = 3  # `skillopt train`: stopped at a step boundary, resumable
+
+
+class SkillOptApp(App[None]):
+    TITLE = "SkillOpt"
+    CSS_PATH = [STYLES / "app.tcss", STYLES / "run.tcss", STYLES / "review.tcss",
+                STYLES / "dialogs.tcss"]
+    BINDINGS = [
+        Binding("q", "quit", "Quit", show=False),
+        Binding("ctrl+p", "command_palette", "Commands", show=False),
+    ]
+
+    def __init__(self, runs_dir: Path, skills_repo: Path | None = None,
+                 run: Path | None = None, *,
+                 repo_factory: Callable[[Path], Any] | None = None,
+                 poll_interval: float = 0.3, refresh_runs: bool = True,
+                 config_root: Path | None = None) -> None:
+        super().__init__()
+        self.runs_dir = Path(runs_dir)
+        self.skills = SkillsSource(Path(skills_repo) if skills_repo else None, repo_factory)
+        self.initial_run = Path(run) if run else None
+        self.poll_interval = poll_interval
+        self.refresh_runs = refresh_runs  # off in snapshot tests: no timers
+        self.config_root = config_root or Path.cwd()
+        self.launcher = TrainLauncher()
+        self.theme = "textual-dark"
+
+    def on_mount(self) -> None:
+        self.push_screen(HomeScreen())
+        if self.initial_run is not None:
+            self.open_run(self.initial_run)
+
+    # navigation
+
+    def open_run(self, run_dir: Path) -> None:
+        self.push_screen(RunScreen(run_dir))
+
+    def open_review(self, skill: str | None = None) -> None:
+        self.push_screen(ReviewScreen(skill))
+
+    def open_history(self, skill: str | None = None) -> None:
+        self.push_screen(HistoryScreen(skill))
+
+    def show_help(self, intro: str = "") -> None:
+        self.push_screen(HelpScreen(self.screen, intro))
+
+    # command palette: every binding of the current screen is a command too
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        seen: set[str] = {"quit", "command_palette"}
+        for key, active in screen.active_bindings.items():
+            binding = active.binding
+            if not isinstance(active.node, Screen) or not binding.description \
+                    or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            yield SystemCommand(f"{binding.description} ({self.get_key_display(binding) or key})",
+                                f"{type(active.node).__name__}: {binding.action}",
+                                partial(active.node.run_action, binding.action))
+
+    # errors from workers
+
+    def on_action_failed(self, message: ActionFailed) -> None:
+        self.notify(message.error, title=f"Could not {message.action}", severity="error",
+                    timeout=8)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker died of an unexpected error (a bug, or git failing in a way we did not
+        foresee): say so in one notification and keep the app usable."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            error = event.worker.error
+            self.notify(f"{type(error).__name__}: {error}", title="Unexpected error",
+                        severity="error", timeout=12)
+
+    # training runs started from the TUI
+
+    def action_new_run(self) -> None:
+        if self.launcher.alive:
+            self.notify("A run started here is still going; stop it (s) first.",
+                        severity="warning")
+            return
+
+        def picked(config: Path | None) -> None:
+            if config is not None:
+                self._launch(config)
+
+        self.push_screen(NewRunDialog(find_configs(self.config_root)), picked)
+
+    @work(thread=True, exclusive=True, group="train", exit_on_error=False)
+    def _launch(self, config: Path) -> None:
+        try:
+            process = self.launcher.start(config, self.runs_dir)
+        except OSError as exc:
+            self.post_message(ActionFailed("start the run", str(exc)))
+            return
+        run_dir = self.launcher.wait_for_events()
+        if run_dir is not None:
+            self.post_message(TrainLaunched(run_dir))
+        code = process.wait()
+        self.post_message(TrainExited(code, self.launcher.log_tail()))
+
+    def on_train_launched(self, message: TrainLaunched) -> None:
+        self.open_run(message.run_dir)
+
+    def on_train_exited(self, message: TrainExited) -> None:
+        if message.returncode == 0:
+            self.notify("The training run finished.", title="Run finished")
+        elif message.returncode == STOPPED_EXIT:
+            self.notify("The training run stopped; run the same command to resume.",
+                        title="Run stopped", severity="warning")
+        else:
+            self.notify(message.log_tail or f"exit code {message.returncode}",
+                        title="The training run stopped", severity="error", timeout=10)
+
+    def stop_launched_run(self) -> None:
+        if not self.launcher.alive:
+            self.notify("No run started from this window is running.", severity="warning")
+            return
+        self.launcher.stop()
+        self.notify("Stopping at the next step boundary (resumable).")
+
+    async def action_quit(self) -> None:
+        if not self.launcher.alive:
+            self.exit()
+            return
+
+        def answered(choice: str | None) -> None:
+            if choice == "stop":
+                self.launcher.stop()
+                self.exit()
+            elif choice == "detach":
+                self.exit()
+
+        self.push_screen(ConfirmDialog(
+            "A training run started here is still running",
+            "Detach: it keeps running; follow it later with `skillopt tui`.\n"
+            "Stop: it stops at the next step boundary and can be resumed.",
+            (Choice("d", "Detach", "detach", "primary"), Choice("s", "Stop", "stop", "warning"),
+             Choice("c", "Cancel", "cancel"))), answered)

@@ -1,0 +1,98 @@
+"""Every message the app's workers send back to the UI thread.
+
+Workers never touch widgets: they post one of these, and the screen that owns the widgets
+updates them in its handler (`on_<snake_case_name>`). Keeping them in one module makes the
+data flow of the whole app readable in one place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+
+from skillopt_tui.app.run_feed import FeedUpdate
+
+
+class RunsLoaded(Message):
+    def __init__(self, rows: list[Any]) -> None:
+        super().__init__()
+        self.rows = rows
+
+
+class SkillsLoaded(Message):
+    def __init__(self, overview: Any) -> None:
+        super().__init__()
+        self.overview = overview
+
+
+class RunFeedUpdated(Message):
+    """A coalesced batch of a run's new events (one per poll, however many events)."""
+
+    def __init__(self, update: FeedUpdate) -> None:
+        super().__init__()
+        self.update = update
+
+
+class StagedDiffLoaded(Message):
+    def __init__(self, diff: Any, deploy_to: str | None) -> None:
+        super().__init__()
+        self.diff = diff
+        self.deploy_to = deploy_to
+
+
+class AdoptFinished(Message):
+    def __init__(self, result: Any, hunks: list[int] | None) -> None:
+        super().__init__()
+        self.result = result
+        self.hunks = hunks
+
+
+class RejectFinished(Message):
+    def __init__(self, archived_as: str) -> None:
+        super().__init__()
+        self.archived_as = archived_as
+
+
+class LogLoaded(Message):
+    def __init__(self, skill: str, entries: list[Any]) -> None:
+        super().__init__()
+        self.skill = skill
+        self.entries = entries
+
+
+class CommitDiffLoaded(Message):
+    def __init__(self, sha: str, diff: str) -> None:
+        super().__init__()
+        self.sha = sha
+        self.diff = diff
+
+
+class RollbackFinished(Message):
+    def __init__(self, commit: str, target: str) -> None:
+        super().__init__()
+        self.commit = commit
+        self.target = target
+
+
+class ActionFailed(Message):
+    """A user-fixable error from a worker; shown as a notification, never a traceback."""
+
+    def __init__(self, action: str, error: str) -> None:
+        super().__init__()
+        self.action = action
+        self.error = error
+
+
+class TrainLaunched(Message):
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__()
+        self.run_dir = run_dir
+
+
+class TrainExited(Message):
+    def __init__(self, returncode: int, log_tail: str) -> None:
+        super().__init__()
+        self.returncode = returncode
+        self.log_tail = log_tail

@@ -1,0 +1,282 @@
+"""A run directory's event log turned into what the Run screen shows.
+
+The TUI follows `events.jsonl` and nothing else, so a run started in another terminal, a
+run started by the TUI and a finished run (replay) look the same. `RunFeed.apply` folds a
+batch of events into a `FeedUpdate`: the new rows and the few summary values that changed.
+A whole burst becomes one update, which is what keeps the screen responsive when a run
+writes hundreds of rollouts at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from core.events import (
+    BudgetUpdated,
+    CandidateProposed,
+    EditApplied,
+    EpochFinished,
+    Event,
+    EventTail,
+    GateDecided,
+    ReflectionText,
+    RolloutFinished,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+)
+
+EVENTS_FILE = "events.jsonl"
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    run_id: str = ""
+    env: str = ""
+    strategy: str = ""
+    target_model: str = ""
+    optimizer_model: str = ""
+    epochs: int = 0
+    steps_per_epoch: int = 0
+    start_step: int = 0
+
+    @property
+    def total_steps(self) -> int:
+        return self.epochs * self.steps_per_epoch
+
+
+@dataclass(frozen=True)
+class StepPoint:
+    """One point of the score timeline: the gate's view of a step."""
+
+    step: int
+    epoch: int
+    best_val: float
+    candidate_score: float | None
+    accepted: bool
+    train_hard: float
+    ts: float
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    status: str = "live"  # live | finished | failed | stopped
+    baseline_val: float | None = None
+    best_val: float | None = None
+    final_val: float | None = None
+    reason: str = ""
+
+
+@dataclass
+class FeedUpdate:
+    """What one batch of events changed. Lists hold only new items; the other fields are
+    None when unchanged."""
+
+    header: RunHeader | None = None
+    rollouts: list[RolloutFinished] = field(default_factory=list)
+    reflections: list[ReflectionText] = field(default_factory=list)
+    gates: list[GateDecided] = field(default_factory=list)
+    edits: list[EditApplied] = field(default_factory=list)
+    candidate: CandidateProposed | None = None
+    steps: list[StepPoint] | None = None  # the whole timeline, when it changed
+    budget: BudgetUpdated | None = None
+    status: RunStatus | None = None
+    eta_s: float | None = None
+    events: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return self.events == 0
+
+    def merge(self, newer: FeedUpdate) -> FeedUpdate:
+        """This update followed by `newer`, as one (new rows appended, newer values win)."""
+        def pick(old, new):
+            return old if new is None else new
+
+        return FeedUpdate(
+            header=pick(self.header, newer.header),
+            rollouts=self.rollouts + newer.rollouts,
+            reflections=self.reflections + newer.reflections,
+            gates=self.gates + newer.gates, edits=self.edits + newer.edits,
+            candidate=pick(self.candidate, newer.candidate), steps=pick(self.steps, newer.steps),
+            budget=pick(self.budget, newer.budget), status=pick(self.status, newer.status),
+            eta_s=newer.eta_s if newer.status is not None or newer.steps is not None
+            else self.eta_s,
+            events=self.events + newer.events)
+
+
+class RunFeed:
+    """Folds events into run state. Not thread-safe: one owner (the follower thread)."""
+
+    def __init__(self) -> None:
+        self.header = RunHeader()
+        self.steps: list[StepPoint] = []
+        self.status = RunStatus()
+        self.budget: BudgetUpdated | None = None
+        self.candidate: CandidateProposed | None = None
+        self._pending_scores: dict[int, float | None] = {}
+        self._baseline: list[float] = []
+        self._step_times: list[float] = []
+        self._started_ts: float | None = None
+
+    def apply(self, events: Iterable[Event]) -> FeedUpdate:
+        update = FeedUpdate()
+        steps_changed = status_changed = False
+        for event in events:
+            update.events += 1
+            if isinstance(event, RolloutFinished):
+                update.rollouts.append(event)
+                if event.phase == "baseline":
+                    self._baseline.append(event.hard)
+                    status_changed = True
+            elif isinstance(event, ReflectionText):
+                update.reflections.append(event)
+            elif isinstance(event, CandidateProposed):
+                self.candidate = update.candidate = event
+            elif isinstance(event, EditApplied):
+                update.edits.append(event)
+            elif isinstance(event, GateDecided):
+                update.gates.append(event)
+                self._pending_scores[event.step] = event.candidate_score
+                if not self._baseline:
+                    self._baseline.append(event.best_before)
+                    status_changed = True
+            elif isinstance(event, StepFinished):
+                self._on_step(event)
+                steps_changed = status_changed = True
+            elif isinstance(event, EpochFinished):
+                self.status = replace(self.status, best_val=event.best_val)
+                status_changed = True
+            elif isinstance(event, BudgetUpdated):
+                self.budget = update.budget = event
+            elif isinstance(event, RunStarted):
+                self._on_start(event)
+                update.header = self.header
+                status_changed = True
+            elif isinstance(event, RunFinished):
+                self.status = RunStatus(event.status, event.baseline_val, event.best_val,
+                                        event.final_val, event.reason)
+                status_changed = True
+            elif isinstance(event, RunFailed):
+                self.status = replace(self.status, status="failed", reason=event.error)
+                status_changed = True
+        if steps_changed:
+            update.steps = list(self.steps)
+        if status_changed:
+            if self.status.status == "live" and self._baseline:
+                self.status = replace(self.status, baseline_val=self._baseline_value())
+            update.status = self.status
+        if steps_changed or status_changed:
+            update.eta_s = self.eta_s()
+        return update
+
+    def _on_start(self, event: RunStarted) -> None:
+        self.header = RunHeader(event.run_id, event.env, event.strategy, event.target_model,
+                                event.optimizer_model, event.epochs, event.steps_per_epoch,
+                                event.start_step)
+        if self.status.status != "live":
+            self.status = replace(self.status, status="live", reason="")  # resumed
+        self._started_ts = event.ts
+        self._step_times = []
+
+    def _on_step(self, event: StepFinished) -> None:
+        point = StepPoint(event.step, event.epoch, event.best_val,
+                          self._pending_scores.pop(event.step, None), event.accepted,
+                          event.train_hard, event.ts)
+        self.steps = [p for p in self.steps if p.step != event.step] + [point]
+        self.steps.sort(key=lambda p: p.step)
+        self.status = replace(self.status, best_val=event.best_val)
+        self._step_times.append(event.ts)
+
+    def _baseline_value(self) -> float | None:
+        return sum(self._baseline) / len(self._baseline) if self._baseline else None
+
+    def eta_s(self) -> float | None:
+        """Seconds left, from the event timestamps (never the wall clock, so a replay shows
+        the same ETA every time): mean step duration of this process times steps left."""
+        if self.status.status != "live" or not self.header.total_steps:
+            return None
+        if self._started_ts is None or not self._step_times:
+            return None
+        done_here = len(self._step_times)
+        per_step = (self._step_times[-1] - self._started_ts) / done_here
+        left = max(self.header.total_steps - len(self.steps), 0)
+        return per_step * left
+
+
+def _process_alive(run_dir: Path) -> bool:
+    """Whether a process holds the run directory's lock (the trainer's own test)."""
+    try:
+        from core.run_dir import lock_owner
+    except ImportError:
+        return True
+    return lock_owner(run_dir) is not None
+
+
+class RunFollower:
+    """Polls a run's `events.jsonl` until stopped, handing each non-empty batch (already
+    folded by a private RunFeed) to `deliver`. Meant to run in a thread worker.
+
+    While `ready()` says the UI is still busy with the last batch, new batches are merged
+    into one pending batch instead of queueing up: however fast a run writes, at most one
+    update waits for the UI.
+
+    A log without a terminal event is "live" only while a process holds the run's lock;
+    otherwise the run was interrupted (killed, machine off) and is shown so."""
+
+    def __init__(self, run_dir: Path, deliver: Callable[[FeedUpdate], None],
+                 interval_s: float = 0.3,
+                 alive: Callable[[Path], bool] = _process_alive,
+                 ready: Callable[[], bool] = lambda: True) -> None:
+        self.run_dir = Path(run_dir)
+        self.tail = EventTail(self.run_dir / EVENTS_FILE)
+        self.feed = RunFeed()
+        self.deliver = deliver
+        self.interval_s = interval_s
+        self.alive = alive
+        self.ready = ready
+        self._pending: FeedUpdate | None = None
+        self._shown: RunStatus | None = None
+        self._stop = threading.Event()
+
+    def poll_once(self) -> FeedUpdate:
+        update = self.feed.apply(self.tail.poll())
+        shown = self.feed.status
+        if shown.status == "live" and not self.alive(self.run_dir):
+            shown = replace(shown, status="interrupted")
+        if shown != self._shown or update.status is not None:
+            self._shown = update.status = shown
+            update.eta_s = self.feed.eta_s() if shown.status == "live" else None
+            update.events = max(update.events, 1)
+        if not update.empty:
+            self._pending = update if self._pending is None else self._pending.merge(update)
+        if self._pending is not None and self.ready():
+            pending, self._pending = self._pending, None
+            self.deliver(pending)
+        return update
+
+    def run(self, cancelled: Callable[[], bool] = lambda: False) -> None:
+        """Polls until `stop()` or until `cancelled()` (the worker's flag) says so."""
+        while not self._stop.is_set() and not cancelled():
+            self.poll_once()
+            self._stop.wait(self.interval_s)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    if minutes:
+        return f"{minutes}m{secs:02d}s"
+    return f"{secs}s"

@@ -1,0 +1,178 @@
+"""History: a skill's log on main (adoptions, rollbacks); a commit's diff; roll back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label, OptionList
+from textual.widgets.option_list import Option
+
+from core.errors import UserError
+from skillopt_tui.app.messages import (
+    ActionFailed,
+    CommitDiffLoaded,
+    LogLoaded,
+    RollbackFinished,
+    SkillsLoaded,
+)
+from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
+from skillopt_tui.app.widgets.diff_view import DiffView
+from skillopt_tui.app.widgets.table_fill import fill_table
+
+KIND_STYLE = {"adopt": "bold green", "rollback": "yellow", "init": "cyan", "add": "cyan"}
+
+
+class HistoryScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("d", "diff", "Diff"),
+        Binding("R", "rollback", "Roll back"),
+        Binding("left_square_bracket", "skill(-1)", "Prev skill", show=False),
+        Binding("right_square_bracket", "skill(1)", "Next skill", show=False),
+        Binding("question_mark", "help", "Help"),
+    ]
+
+    def __init__(self, skill: str | None = None) -> None:
+        super().__init__()
+        self.skill = skill
+        self.skills: list[str] = []
+        self.entries: list[Any] = []
+        self.loaded = 0  # logs shown; tests wait on it
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="history"):
+            with Vertical(id="history-side"):
+                yield Label("Skills", classes="section-title")
+                yield OptionList(id="skill-list")
+            with Vertical(id="history-main"):
+                yield Label("Log on main", classes="section-title", id="log-title")
+                yield DataTable(id="log", cursor_type="row", zebra_stripes=True)
+                yield DiffView("Press d to show the selected commit's diff.", id="commit-diff")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#log", DataTable).focus()
+        self._load_skills()
+
+    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    def _load_skills(self) -> None:
+        self.post_message(SkillsLoaded(self.app.skills.overview()))
+
+    def on_skills_loaded(self, message: SkillsLoaded) -> None:
+        self.skills = [row.name for row in message.overview.skills]
+        options = self.query_one("#skill-list", OptionList)
+        options.clear_options()
+        options.add_options([Option(name, id=name) for name in self.skills])
+        if not self.skills:
+            self.query_one(DiffView).show("", "")
+            self.query_one(DiffView).placeholder = message.overview.problem or "No skills."
+            self.loaded += 1
+            return
+        if self.skill not in self.skills:
+            self.skill = self.skills[0]
+        options.highlighted = self.skills.index(self.skill)
+        self._load_log(self.skill)
+
+    @on(OptionList.OptionSelected, "#skill-list")
+    def _skill_selected(self, event: OptionList.OptionSelected) -> None:
+        self.skill = self.skills[event.option_index]
+        self._load_log(self.skill)
+
+    def action_skill(self, delta: int) -> None:
+        if self.skills:
+            pos = (self.skills.index(self.skill) + delta) % len(self.skills)
+            self.skill = self.skills[pos]
+            self.query_one("#skill-list", OptionList).highlighted = pos
+            self._load_log(self.skill)
+
+    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    def _load_log(self, skill: str) -> None:
+        try:
+            entries = list(self.app.skills.repo().log(skill))
+        except UserError as exc:
+            self.post_message(ActionFailed("read log", str(exc)))
+            return
+        self.post_message(LogLoaded(skill, entries))
+
+    def on_log_loaded(self, message: LogLoaded) -> None:
+        self.entries = message.entries
+        self.query_one("#log-title", Label).update(f"Log on main · {message.skill}")
+        fill_table(self.query_one("#log", DataTable), ("date", "kind", "commit", "subject"), [
+            (e.date_iso[:10], Text(e.kind, style=KIND_STYLE.get(e.kind, "")), e.sha[:7],
+             e.subject) for e in self.entries])
+        self.query_one(DiffView).show("")
+        self.loaded += 1
+
+    def _selected(self) -> Any | None:
+        table = self.query_one("#log", DataTable)
+        if self.entries and 0 <= table.cursor_row < len(self.entries):
+            return self.entries[table.cursor_row]
+        return None
+
+    @on(DataTable.RowSelected, "#log")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_diff()
+
+    def action_diff(self) -> None:
+        entry = self._selected()
+        if entry is not None:
+            self._load_commit(entry.sha)
+
+    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    def _load_commit(self, sha: str) -> None:
+        try:
+            diff = self.app.skills.repo().show(sha)
+        except UserError as exc:
+            self.post_message(ActionFailed("show commit", str(exc)))
+            return
+        self.post_message(CommitDiffLoaded(sha, diff))
+
+    def on_commit_diff_loaded(self, message: CommitDiffLoaded) -> None:
+        self.query_one(DiffView).show(message.diff, f"commit {message.sha[:7]}")
+
+    def action_rollback(self) -> None:
+        entry = self._selected()
+        if entry is None:
+            return
+        if entry.kind != "adopt":
+            self.notify("Only an adoption can be rolled back; pick an 'adopt' row.",
+                        severity="warning")
+            return
+        trailers = "\n".join(f"  {k}: {v}" for k, v in entry.trailers.items())
+        body = Text.assemble(
+            "Revert ", (entry.sha[:7], "bold"), f" “{entry.subject}” with a new commit on main",
+            " and redeploy the skill.\n", (trailers, "dim"))
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes":
+                self._rollback(entry.sha)
+
+        self.app.push_screen(ConfirmDialog("Roll back this adoption?", body), answered)
+
+    @work(thread=True, group="git-write", exit_on_error=False)
+    def _rollback(self, sha: str) -> None:
+        try:
+            commit = self.app.skills.repo().rollback(sha)
+        except UserError as exc:
+            self.post_message(ActionFailed("roll back", str(exc)))
+            return
+        self.post_message(RollbackFinished(commit, sha))
+
+    def on_rollback_finished(self, message: RollbackFinished) -> None:
+        self.notify(f"Rolled back {message.target[:7]} as {message.commit[:7]}",
+                    title="Rolled back")
+        if self.skill:
+            self._load_log(self.skill)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_help(self) -> None:
+        self.app.show_help()

@@ -1,0 +1,258 @@
+"""Review: a staged branch's diff hunk by hunk, with its evidence; approve, reject, adopt.
+
+Keys follow `git add -p` / lazygit. Decisions are only in memory until `A` adopts them
+through `SkillsRepo.adopt(staged, hunks)`: the same call `skillopt skills adopt --hunks`
+makes, so the commit on main is the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Label, OptionList
+from textual.widgets.option_list import Option
+
+from core.errors import UserError
+from skillopt_tui.app.messages import (
+    ActionFailed,
+    AdoptFinished,
+    RejectFinished,
+    SkillsLoaded,
+    StagedDiffLoaded,
+)
+from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
+from skillopt_tui.app.widgets.evidence_panel import EvidencePanel
+from skillopt_tui.app.widgets.hunk_list import HunkList, hunk_text
+
+HELP = ("j/k move between hunks · y approve · n reject (both move on) · a approve all · "
+        "A adopt the approved hunks (asks first) · r reject the whole branch (asks first) · "
+        "[ ] previous/next staged branch")
+
+
+def adopt_summary(diff: Any, hunks: list[int], deploy_to: str | None) -> Text:
+    """Exactly what `A` will do, for the confirmation dialog."""
+    chosen = [h for h in diff.hunks if h.index in hunks]
+    files = sorted({h.file for h in chosen})
+    lines = [
+        Text.assemble("Commit on ", ("main", "bold"), f": {len(chosen)} of {len(diff.hunks)} "
+                      f"hunks from ", (diff.branch, "bold"), f" (skill {diff.skill})"),
+        Text.assemble("Files: ", ", ".join(files)),
+        Text.assemble("Deploy to: ", (deploy_to or "nothing (no deploy target)", "bold")),
+        Text(""),
+    ]
+    lines += [hunk_text(h, "approved", show_file=len(files) > 1) for h in chosen]
+    return Text("\n").join(lines)
+
+
+class ReviewScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("j,down", "move(1)", "Move", key_display="j/k", priority=True),
+        Binding("k,up", "move(-1)", "Previous hunk", show=False, priority=True,
+                key_display="k"),
+        Binding("y", "decide('approved')", "Approve"),
+        Binding("n", "decide('rejected')", "Reject"),
+        Binding("a", "approve_all", "All"),
+        Binding("A", "adopt", "Adopt"),
+        Binding("r", "reject_branch", "Reject branch"),
+        Binding("right_square_bracket", "branch(1)", "Next branch", show=False),
+        Binding("left_square_bracket", "branch(-1)", "Prev branch", show=False),
+        Binding("question_mark", "help", "Help"),
+    ]
+
+    def __init__(self, skill: str | None = None) -> None:
+        super().__init__()
+        self.skill = skill
+        self.branches: list[Any] = []
+        self.branch_pos = 0
+        self.diff: Any = None
+        self.deploy_to: str | None = None
+        self.decisions: dict[int, str] = {}
+        self.current = 0
+        self.busy = False
+        self.loaded = 0  # diffs shown; tests wait on it
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="review"):
+            with Vertical(id="review-side"):
+                yield Label("Staged branches", classes="section-title")
+                yield OptionList(id="branches")
+                yield Label("Evidence", classes="section-title")
+                yield EvidencePanel(id="evidence")
+            yield HunkList(id="hunks")
+        yield Footer(compact=True, show_command_palette=False)  # room for keys at 80 cols
+
+    def on_mount(self) -> None:
+        self.query_one(HunkList).focus()
+        self._load_branches()
+
+    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    def _load_branches(self) -> None:
+        self.post_message(SkillsLoaded(self.app.skills.overview()))
+
+    async def on_skills_loaded(self, message: SkillsLoaded) -> None:
+        overview = message.overview
+        staged = list(overview.staged)
+        if self.skill is not None and any(b.skill == self.skill for b in staged):
+            staged.sort(key=lambda b: b.skill != self.skill)  # this skill's branches first
+        self.branches = staged
+        options = self.query_one("#branches", OptionList)
+        options.clear_options()
+        options.add_options([Option(f"{b.run_id} · {b.skill}", id=b.name)
+                             for b in staged])
+        if not staged:
+            self.diff = None
+            await self.query_one(HunkList).set_hunks([], overview.problem or
+                                                     "Nothing staged: no branch awaits review.")
+            self.query_one(EvidencePanel).clear(overview.problem or "Nothing to review.")
+            self.loaded += 1
+            return
+        self.branch_pos = min(self.branch_pos, len(staged) - 1)
+        options.highlighted = self.branch_pos
+        self._load_diff(staged[self.branch_pos])
+
+    @on(OptionList.OptionSelected, "#branches")
+    def _branch_selected(self, event: OptionList.OptionSelected) -> None:
+        self.branch_pos = event.option_index
+        self._load_diff(self.branches[self.branch_pos])
+        self.query_one(HunkList).focus()
+
+    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    def _load_diff(self, staged: Any) -> None:
+        try:
+            repo = self.app.skills.repo()
+            diff = repo.diff(staged.name)
+            deploy_to = self.app.skills.deploy_target(diff.skill)
+        except UserError as exc:
+            self.post_message(ActionFailed("load staged diff", str(exc)))
+            return
+        self.post_message(StagedDiffLoaded(diff, deploy_to))
+
+    async def on_staged_diff_loaded(self, message: StagedDiffLoaded) -> None:
+        self.diff = message.diff
+        self.deploy_to = message.deploy_to
+        self.decisions = {h.index: "pending" for h in self.diff.hunks}
+        self.current = 0
+        await self.query_one(HunkList).set_hunks(list(self.diff.hunks))
+        self.query_one(HunkList).set_current(0)
+        self._show_evidence()
+        self.loaded += 1
+
+    def _show_evidence(self) -> None:
+        if self.diff is not None:
+            self.query_one(EvidencePanel).show(self.diff, self.deploy_to, self.decisions)
+
+    # hunk navigation and decisions
+
+    def action_move(self, delta: int) -> None:
+        if self.diff is None or not self.diff.hunks:
+            return
+        self.current = max(0, min(len(self.diff.hunks) - 1, self.current + delta))
+        self.query_one(HunkList).set_current(self.current)
+
+    def action_decide(self, decision: str) -> None:
+        if self.diff is None or not self.diff.hunks:
+            return
+        hunk = self.diff.hunks[self.current]
+        self.decisions[hunk.index] = decision
+        self.query_one(HunkList).show_decision(self.current, decision)
+        self._show_evidence()
+        self.action_move(1)
+
+    def action_approve_all(self) -> None:
+        if self.diff is None:
+            return
+        hunks = self.query_one(HunkList)
+        for pos, hunk in enumerate(self.diff.hunks):
+            self.decisions[hunk.index] = "approved"
+            hunks.show_decision(pos, "approved")
+        self._show_evidence()
+
+    def approved(self) -> list[int]:
+        return sorted(i for i, d in self.decisions.items() if d == "approved")
+
+    def action_adopt(self) -> None:
+        if self.diff is None or self.busy:
+            return
+        hunks = self.approved()
+        if not hunks:
+            self.notify("No hunk approved yet: press y on a hunk, or a for all.",
+                        severity="warning")
+            return
+        every = len(hunks) == len(self.diff.hunks)
+        diff = self.diff
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes" and not self.busy:
+                self.busy = True  # one write at a time; cleared when the worker ends
+                self._adopt(diff, None if every else hunks)
+
+        self.app.push_screen(
+            ConfirmDialog("Adopt these hunks?", adopt_summary(diff, hunks, self.deploy_to)),
+            answered)
+
+    @work(thread=True, group="git-write", exit_on_error=False)
+    def _adopt(self, diff: Any, hunks: list[int] | None) -> None:
+        try:
+            staged = self.branches[self.branch_pos]
+            result = self.app.skills.repo().adopt(staged.name, hunks)
+        except UserError as exc:
+            self.post_message(ActionFailed("adopt", str(exc)))
+            return
+        finally:
+            self.busy = False
+        self.post_message(AdoptFinished(result, hunks))
+
+    def on_adopt_finished(self, message: AdoptFinished) -> None:
+        result = message.result
+        where = f"; deployed to {result.deployed_to}" if result.deployed_to else ""
+        self.notify(f"Adopted as {result.commit[:7]} on main{where}", title="Adopted")
+        self._load_branches()
+
+    def action_reject_branch(self) -> None:
+        if self.diff is None or self.busy:
+            return
+        staged = self.branches[self.branch_pos]
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes" and not self.busy:
+                self.busy = True
+                self._reject(staged)
+
+        body = Text.assemble("Archive ", (staged.name, "bold"),
+                             " under rejected/… (kept, not deleted). Nothing reaches main.")
+        self.app.push_screen(ConfirmDialog("Reject the whole branch?", body), answered)
+
+    @work(thread=True, group="git-write", exit_on_error=False)
+    def _reject(self, staged: Any) -> None:
+        try:
+            archived = self.app.skills.repo().reject(staged.name)
+        except UserError as exc:
+            self.post_message(ActionFailed("reject", str(exc)))
+            return
+        finally:
+            self.busy = False
+        self.post_message(RejectFinished(archived))
+
+    def on_reject_finished(self, message: RejectFinished) -> None:
+        self.notify(f"Rejected; archived as {message.archived_as}", title="Rejected")
+        self._load_branches()
+
+    def action_branch(self, delta: int) -> None:
+        if not self.branches:
+            return
+        self.branch_pos = (self.branch_pos + delta) % len(self.branches)
+        self.query_one("#branches", OptionList).highlighted = self.branch_pos
+        self._load_diff(self.branches[self.branch_pos])
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_help(self) -> None:
+        self.app.show_help(HELP)

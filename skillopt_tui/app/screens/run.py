@@ -1,0 +1,179 @@
+"""Run: one run, live or replayed, from its `events.jsonl` alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from skillopt_tui.app.messages import RunFeedUpdated
+from skillopt_tui.app.run_feed import FeedUpdate, RunFollower, RunHeader, RunStatus
+from skillopt_tui.app.widgets.budget_footer import BudgetFooter
+from skillopt_tui.app.widgets.diff_view import DiffView
+from skillopt_tui.app.widgets.gate_log import GateLog
+from skillopt_tui.app.widgets.reflection_log import ReflectionLog
+from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
+from skillopt_tui.app.widgets.score_chart import ScoreChart
+from skillopt_tui.app.widgets.trajectory_screen import TrajectoryScreen, find_record
+
+STATUS_STYLE = {"live": "bold green", "finished": "cyan", "failed": "bold red",
+                "stopped": "yellow"}
+
+
+def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
+    run_id = header.run_id or run_dir.name
+    parts: list = [(run_id, "bold"), "  ", (status.status, STATUS_STYLE.get(status.status, ""))]
+    if status.baseline_val is not None:
+        best = "—" if status.best_val is None else f"{status.best_val:.2f}"
+        parts.append(f"  val {status.baseline_val:.2f} → {best}")
+    if status.reason:
+        parts.append((f"  {status.reason}", "red" if status.status == "failed" else "dim"))
+    if header.env:
+        parts += ["  ", (header.env, "cyan"), f" · {header.strategy} · target "
+                  f"{header.target_model} · optimizer {header.optimizer_model}"]
+    return Text.assemble(*parts)
+
+
+class RunScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("1", "tab('rollouts')", "Rollouts"),
+        Binding("2", "tab('reflection')", "Reflect"),
+        Binding("3", "tab('candidate')", "Diff"),
+        Binding("t", "trajectory", "Trajectory"),
+        Binding("s", "stop_run", "Stop run"),
+        Binding("question_mark", "help", "Help"),
+    ]
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__()
+        self.run_dir = Path(run_dir)
+        self.header = RunHeader()
+        self.status = RunStatus()
+        self.steps_done = 0
+        self.budget = None
+        self.eta_s: float | None = None
+        self.updates = 0  # batches handled; tests wait on it
+        self._stoppable = False
+        self._in_flight = False  # an update is posted and not yet handled
+        self.follower = RunFollower(self.run_dir, self._deliver,
+                                    ready=lambda: not self._in_flight)
+
+    def compose(self) -> ComposeResult:
+        yield Static(header_text(self.run_dir, self.header, self.status), id="run-header")
+        with Horizontal(id="run-top"):
+            yield ScoreChart(id="chart")
+            with Vertical(id="gates-box"):
+                yield GateLog(id="gates")
+        with TabbedContent(id="run-tabs", initial="rollouts"):
+            with TabPane("Rollouts (1)", id="rollouts"):
+                yield RolloutsTable(id="rollouts-table")
+            with TabPane("Reflection (2)", id="reflection"):
+                yield ReflectionLog(id="reflection-log")
+            with TabPane("Candidate (3)", id="candidate"):
+                yield DiffView("No candidate proposed yet.", id="candidate-diff")
+        yield BudgetFooter(id="budget")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.follower.interval_s = self.app.poll_interval
+        self.query_one(BudgetFooter).show(None, 0, 0, self.status.status, None)
+        self._follow()
+
+    def on_unmount(self) -> None:
+        self.follower.stop()
+
+    def _deliver(self, update: FeedUpdate) -> None:
+        self._in_flight = True
+        self.post_message(RunFeedUpdated(update))
+
+    @work(thread=True, exclusive=True, group="run-follow", exit_on_error=False)
+    def _follow(self) -> None:
+        worker = get_current_worker()
+        self.follower.run(lambda: worker.is_cancelled)
+
+    def on_run_feed_updated(self, message: RunFeedUpdated) -> None:
+        try:
+            self._show(message.update)
+        finally:
+            self._in_flight = False
+
+    def _show(self, u: FeedUpdate) -> None:
+        if u.header is not None:
+            self.header = u.header
+        if u.status is not None:
+            self.status = u.status
+        if u.budget is not None:
+            self.budget = u.budget
+        if u.status is not None or u.steps is not None:
+            self.eta_s = u.eta_s
+        if u.steps is not None:
+            self.steps_done = len(u.steps)  # step numbers may start at 0 or 1
+            self.query_one(ScoreChart).set_data(self.status.baseline_val, u.steps)
+        elif u.status is not None:
+            chart = self.query_one(ScoreChart)
+            chart.set_data(self.status.baseline_val, chart.points)
+        if u.header is not None or u.status is not None:
+            self.query_one("#run-header", Static).update(
+                header_text(self.run_dir, self.header, self.status))
+        self.query_one(RolloutsTable).add_rollouts(u.rollouts)
+        self.query_one(ReflectionLog).add_reflections(u.reflections)
+        self.query_one(GateLog).add_gates(u.gates)
+        if u.candidate is not None:
+            c = u.candidate
+            title = f"step {c.step} · candidate {c.candidate_hash[:8]} ← {c.parent_hash[:8]}"
+            if not c.valid:
+                title += "  INVALID: " + "; ".join(c.problems)
+            self.query_one(DiffView).show(c.diff, title)
+        self.query_one(BudgetFooter).show(self.budget, self.steps_done,
+                                          self.header.total_steps, self.status.status,
+                                          self.eta_s)
+        self.updates += 1
+        stoppable = bool(self.check_action("stop_run", ()))
+        if stoppable != self._stoppable:  # `s` comes and goes with the launched process
+            self._stoppable = stoppable
+            self.refresh_bindings()
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    @on(DataTable.RowSelected, "#rollouts-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_trajectory()
+
+    def action_trajectory(self) -> None:
+        table = self.query_one(RolloutsTable)
+        rollout = table.rollout_at(table.cursor_row)
+        if rollout is None:
+            self.notify("No rollout selected.", severity="warning")
+            return
+        self._open_trajectory(rollout)
+
+    @work(thread=True, group="trajectory", exit_on_error=False)
+    def _open_trajectory(self, rollout) -> None:
+        record = find_record(self.run_dir, rollout)
+        self.app.call_from_thread(self.app.push_screen, TrajectoryScreen(rollout, record))
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """`s` exists only for a run this window started and that is still running."""
+        if action == "stop_run":
+            launcher = self.app.launcher
+            return launcher.alive and launcher.run_dir == self.run_dir
+        return True
+
+    def action_stop_run(self) -> None:
+        self.app.stop_launched_run()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_help(self) -> None:
+        self.app.show_help()

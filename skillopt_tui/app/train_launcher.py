@@ -1,0 +1,82 @@
+"""Starts `skillopt train` as a child process and finds the run directory it creates.
+
+The run is an ordinary headless run: the TUI follows its `events.jsonl` like any other,
+so detaching (quitting the TUI) leaves it running, and stopping it is a SIGINT, which the
+trainer turns into a clean stop at the next step boundary (resumable).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from skillopt_tui.app.run_feed import EVENTS_FILE
+
+
+def skillopt_command() -> list[str]:
+    """The installed console script next to this interpreter, else the module entry."""
+    script = Path(sys.executable).with_name("skillopt")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("skillopt")
+    if found:
+        return [found]
+    return [sys.executable, "-c", "from skillopt_tui.cli.main import main; main()"]
+
+
+class TrainLauncher:
+    def __init__(self) -> None:
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path: Path | None = None
+        self.run_dir: Path | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self, config: Path, runs_dir: Path) -> subprocess.Popen[bytes]:
+        """Starts a fresh run in a new directory `<runs_dir>/<config stem>-<time>`."""
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        name = f"{config.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+        run_dir = runs_dir / name
+        n = 1
+        while run_dir.exists():
+            n += 1
+            run_dir = runs_dir / f"{name}-{n}"
+        self.run_dir = run_dir
+        fd, log = tempfile.mkstemp(prefix="skillopt-train-", suffix=".log")
+        self.log_path = Path(log)
+        cmd = [*skillopt_command(), "train", "--config", str(config), "--out", str(run_dir)]
+        # own session: a terminal ^C in the TUI does not reach it; detach keeps it alive
+        self.process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd,
+                                        start_new_session=True)
+        os.close(fd)
+        return self.process
+
+    def wait_for_events(self, timeout_s: float = 60.0) -> Path | None:
+        """The run directory once its events log exists; None if the process ended first."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and self.run_dir is not None:
+            if (self.run_dir / EVENTS_FILE).exists():
+                return self.run_dir
+            if not self.alive:
+                return self.run_dir if (self.run_dir / EVENTS_FILE).exists() else None
+            time.sleep(0.1)
+        return None
+
+    def stop(self) -> None:
+        """Ask for a stop at the next step boundary."""
+        if self.alive and self.process is not None:
+            self.process.send_signal(signal.SIGINT)
+
+    def log_tail(self, lines: int = 5) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        return "\n".join(text.strip().splitlines()[-lines:])

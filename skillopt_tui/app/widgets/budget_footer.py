@@ -1,0 +1,53 @@
+"""One line above the key footer: tokens and cost against their caps, progress, ETA."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from core.events import BudgetUpdated
+from skillopt_tui.app.run_feed import format_eta
+
+BAR = 10
+
+
+def _tokens(n: float) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(int(n))
+
+
+def _bar(fraction: float) -> Text:
+    filled = max(0, min(BAR, round(fraction * BAR)))
+    style = "red" if fraction >= 0.9 else "yellow" if fraction >= 0.7 else "green"
+    return Text.assemble(("█" * filled, style), ("░" * (BAR - filled), "dim"))
+
+
+def budget_line(budget: BudgetUpdated | None, steps_done: int, total_steps: int,
+                status: str, eta_s: float | None) -> Text:
+    parts: list[Text | str] = []
+    if budget is None:
+        parts.append(Text("budget: no calls yet", style="dim"))
+    else:
+        used = budget.input_tokens + budget.output_tokens
+        cap = f"/{_tokens(budget.cap_tokens)}" if budget.cap_tokens else ""
+        parts.append(f"tok {_tokens(used)}{cap}")
+        cost_cap = f"/${budget.cap_cost_usd:.2f}" if budget.cap_cost_usd else ""
+        fraction = max(used / budget.cap_tokens if budget.cap_tokens else 0.0,
+                       budget.cost_usd / budget.cap_cost_usd if budget.cap_cost_usd else 0.0)
+        if budget.cap_tokens or budget.cap_cost_usd:
+            parts.append(" ")
+            parts.append(_bar(fraction))
+            parts.append(f" {fraction:.0%}")
+        parts.append(f" · ${budget.cost_usd:.3f}{cost_cap}")
+    total = f"/{total_steps}" if total_steps else ""
+    parts.append(f" · step {steps_done}{total}")
+    if status == "live":
+        parts.append(f" · ETA {format_eta(eta_s)}")
+    return Text.assemble(*parts)
+
+
+class BudgetFooter(Static):
+    DEFAULT_CSS = "BudgetFooter { height: 1; padding: 0 1; }"
+
+    def show(self, budget: BudgetUpdated | None, steps_done: int, total_steps: int,
+             status: str, eta_s: float | None) -> None:
+        self.update(budget_line(budget, steps_done, total_steps, status, eta_s))

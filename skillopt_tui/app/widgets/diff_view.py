@@ -1,0 +1,36 @@
+"""A scrollable unified diff with word-level highlighting (see word_diff)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from skillopt_tui.app.widgets.word_diff import styled_diff
+
+
+class DiffView(VerticalScroll):
+    """Shows one diff; `show(diff, title)` replaces it. An empty diff shows `placeholder`."""
+
+    DEFAULT_CSS = """
+    DiffView { height: 1fr; }
+    DiffView > Static { width: auto; min-width: 100%; }
+    """
+
+    def __init__(self, placeholder: str = "No diff yet.", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.placeholder = placeholder
+        self._body = Static(Text(placeholder, style="dim"), classes="diff-body")
+
+    def compose(self):
+        yield self._body
+
+    def show(self, diff: str, title: str = "") -> None:
+        if not diff.strip():
+            self._body.update(Text(self.placeholder, style="dim"))
+            return
+        text = styled_diff(diff)
+        if title:
+            text = Text.assemble((title, "bold"), "\n", text)
+        self._body.update(text)
+        self.scroll_home(animate=False)

@@ -1,0 +1,43 @@
+"""What the staged commits say for themselves: scores before/after, items, rationales and
+(for Sleep) source sessions, read from the commit trailers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+
+def evidence_text(diff: Any, deploy_to: str | None, decisions: dict[int, str]) -> Text:
+    parts: list[Text] = []
+    total = len(diff.hunks)
+    approved = sum(1 for v in decisions.values() if v == "approved")
+    rejected = sum(1 for v in decisions.values() if v == "rejected")
+    parts.append(Text.assemble(("skill ", "dim"), (diff.skill, "bold")))
+    parts.append(Text.assemble(("deploy ", "dim"), deploy_to or "— (repo only)"))
+    parts.append(Text.assemble(("hunks ", "dim"), f"{total}  ",
+                               (f"y {approved}", "green"), "  ", (f"n {rejected}", "red"),
+                               f"  ? {total - approved - rejected}"))
+    for ev in diff.evidence:
+        parts.append(Text(""))
+        parts.append(Text.assemble((ev.sha[:7], "yellow"), " ", (ev.subject, "bold")))
+        for key, value in ev.trailers.items():
+            parts.append(Text.assemble((f"  {key}: ", "cyan"), str(value)))
+    return Text("\n").join(parts)
+
+
+class EvidencePanel(VerticalScroll):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._body = Static(Text("Select a staged branch.", style="dim"))
+
+    def compose(self):
+        yield self._body
+
+    def show(self, diff: Any, deploy_to: str | None, decisions: dict[int, str]) -> None:
+        self._body.update(evidence_text(diff, deploy_to, decisions))
+
+    def clear(self, text: str) -> None:
+        self._body.update(Text(text, style="dim"))

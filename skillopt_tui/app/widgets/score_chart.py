@@ -1,0 +1,67 @@
+"""The step timeline: best val score per step (cyan), the baseline (gray dashes) and each
+gate's candidate score, marked kept (green ●) or rejected (red x)."""
+
+from __future__ import annotations
+
+from time import monotonic
+
+from textual_plotext import PlotextPlot
+
+from skillopt_tui.app.run_feed import StepPoint
+
+REDRAW_S = 0.5  # at most two redraws a second: a plot costs tens of milliseconds
+
+
+class ScoreChart(PlotextPlot):
+    """Redrawn from the whole timeline; plotext output depends only on the data and the
+    size, so snapshots are stable. A change right after a redraw waits (REDRAW_S) and is
+    drawn together with whatever follows it, so a fast run cannot make the chart the
+    bottleneck."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.baseline: float | None = None
+        self.points: list[StepPoint] = []
+        self._last_draw = float("-inf")
+        self._draw_pending = False
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._draw()
+        self._last_draw = float("-inf")  # the empty frame does not delay the first data
+
+    def set_data(self, baseline: float | None, points: list[StepPoint]) -> None:
+        self.baseline = baseline
+        self.points = points
+        wait = self._last_draw + REDRAW_S - monotonic()
+        if wait <= 0:
+            self._draw()
+        elif not self._draw_pending:
+            self._draw_pending = True
+            self.set_timer(wait, self._draw)
+
+    def _draw(self) -> None:
+        self._draw_pending = False
+        self._last_draw = monotonic()
+        plt = self.plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.title("val per step · ● kept · x rejected")
+        plt.ylim(0, 1)
+        plt.yticks([0, 0.25, 0.5, 0.75, 1])
+        steps = [p.step for p in self.points]
+        xs = steps or [0, 1]
+        if self.baseline is not None:
+            plt.plot(xs, [self.baseline] * len(xs), color="gray", marker="-")
+        if steps:
+            plt.plot(steps, [p.best_val for p in self.points], color="cyan", marker="braille")
+            accepted = [p for p in self.points if p.accepted and p.candidate_score is not None]
+            rejected = [p for p in self.points if not p.accepted and p.candidate_score is not None]
+            if accepted:
+                plt.scatter([p.step for p in accepted], [p.candidate_score for p in accepted],
+                            marker="●", color="green")
+            if rejected:
+                plt.scatter([p.step for p in rejected], [p.candidate_score for p in rejected],
+                            marker="x", color="red")
+            plt.xticks(steps if len(steps) <= 12 else steps[:: len(steps) // 12 + 1])
+        self.refresh()

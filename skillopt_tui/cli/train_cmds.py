@@ -1,0 +1,248 @@
+"""`skillopt train`, `skillopt eval`, `skillopt runs`.
+
+Progress and errors go to stderr, data (`--json`) to stdout. Exit codes: 0 finished,
+1 the run failed, 2 bad input (config, files, out dir in use), 3 stopped before the end
+(budget cap reached or interrupted): the run is resumable by running the same command.
+Heavy modules are imported inside the commands so `skillopt --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from core.errors import UserError
+
+EXIT_STOPPED = 3
+
+
+class TrainUsageError(UserError):
+    """Bad command-line input for train / eval / runs."""
+
+
+ConfigOption = Annotated[Path, typer.Option("--config", "-c", help="Config YAML file.")]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="Override a config key: section.key=value (repeatable)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
+
+
+def _emit_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise TrainUsageError(f"{what} not found: {path}") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        raise TrainUsageError(f"cannot read {what} {path} as UTF-8 text ({type(exc).__name__})") from None
+
+
+def _default_run_name(config) -> str:
+    return config.run.name or f"{config.env.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def _install_stop_handlers(loop: asyncio.AbstractEventLoop, stop: asyncio.Event, log) -> None:
+    def request_stop(signame: str) -> None:
+        if stop.is_set():  # a second signal: stop now (the run stays resumable)
+            raise KeyboardInterrupt
+        log(f"{signame} received: stopping at the next step boundary (the run stays resumable)")
+        stop.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        # Not available off the main thread or on some platforms: Ctrl-C then just raises.
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, request_stop, sig.name)
+
+
+def train(
+    config: ConfigOption,
+    set_: SetOption = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Run directory (default: <runs_dir>/<run.name or env-time>). "
+                     "Rerunning with the same --out resumes."),
+    ] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Start over instead of resuming.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="With --fresh: delete the existing run.")] = False,
+    skills_repo: Annotated[
+        Path | None, typer.Option("--skills-repo", help="Skills repository to stage into.")
+    ] = None,
+    skill: Annotated[str | None, typer.Option("--skill", help="Skill name in --skills-repo.")] = None,
+    estimate: Annotated[
+        bool, typer.Option("--estimate", help="Print the pre-run estimate of calls, tokens "
+                           "and cost, then exit without training.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Train a skill (resumes when --out already holds the run). Exit 3 = stopped, resumable."""
+    from core.config import load_config
+    from core.events import EventBus
+    from core.run_dir import RunDirectory
+    from skillopt_tui.console import ConsoleLogger
+
+    cfg = load_config(config, set_ or [])
+    if (skills_repo is None) != (skill is None):
+        raise TrainUsageError("--skills-repo and --skill go together: give both or neither")
+    from core.training_setup import build_environment
+
+    # Everything that can be wrong with the input is checked before the run directory is
+    # touched, so a typo never leaves an empty run behind.
+    env = build_environment(cfg)
+    repo = None
+    if skills_repo is not None and skill is not None:
+        from core.skills_repo import SkillsRepo
+
+        repo = SkillsRepo.open(skills_repo)
+        initial_skill = repo.read_skill(skill)
+    elif cfg.train.initial_skill:
+        initial_skill = _read_text(Path(cfg.train.initial_skill), "initial skill")
+    else:
+        initial_skill = ""
+    if estimate:
+        typer.echo(asyncio.run(_estimate(cfg, env, initial_skill)))
+        return
+    run_path = out or Path(cfg.run.runs_dir) / _default_run_name(cfg)
+    run_dir = RunDirectory(run_path)
+    run_dir.acquire()
+    try:
+        if fresh and not run_dir.is_empty():
+            if not force:
+                raise TrainUsageError(
+                    f"{run_path} already holds a run; add --force to delete it and start over"
+                )
+            run_dir.clear()
+        stager = None
+        if repo is not None:
+            from core.skills_repo.staging import GitStager
+
+            state = run_dir.read_state()
+            base = state.stager_base if state is not None else None
+            stager = GitStager(repo, skill, run_dir.run_id, base=base)
+        logger = ConsoleLogger(quiet=False)
+        bus = EventBus()
+        bus.subscribe(logger)
+        summary = asyncio.run(_train(cfg, run_dir, bus, logger, env, initial_skill, stager))
+    finally:
+        run_dir.release()
+    if as_json:
+        _emit_json({"run_dir": str(run_path), **summary.to_dict()})
+    else:
+        typer.echo(str(run_path))
+    if summary.status != "finished":
+        print(f"skillopt: stopped: {summary.reason}", file=sys.stderr)
+        raise typer.Exit(EXIT_STOPPED)
+
+
+async def _estimate(cfg, env, initial_skill) -> str:
+    from core.run_estimate import estimate_for
+    from core.training_setup import build_client, choose_strategy
+
+    client = build_client(cfg)
+    try:
+        uses_llm = choose_strategy(cfg, client).name == "llm"
+        return estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
+    finally:
+        await client.aclose()
+
+
+async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
+    from core.trainer import run_training
+
+    stop = asyncio.Event()
+    _install_stop_handlers(asyncio.get_running_loop(), stop, logger.line)
+    state = run_dir.read_state()
+    if state is not None and state.finished:
+        logger.line(f"run {run_dir.path} already finished; use --fresh --force to start over")
+    from core.training_setup import build_client_with_budget_events
+
+    client = build_client_with_budget_events(cfg, bus)
+    try:
+        from core.models.factory import EMBEDDED_NOTICE
+
+        uses_local = client.is_local("target") or (
+            cfg.train.strategy != "fewshot" and client.is_local("optimizer")
+        )
+        for notice in client.notices:
+            if notice != EMBEDDED_NOTICE or uses_local:
+                logger.notice(notice)
+        if state is None:
+            from core.run_estimate import estimate_for
+            from core.training_setup import choose_strategy
+
+            uses_llm = choose_strategy(cfg, client).name == "llm"
+            logger.line(estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm))
+        return await run_training(
+            cfg, run_dir=run_dir, bus=bus, client=client, env=env, stager=stager,
+            initial_skill=initial_skill, stop=stop,
+        )
+    finally:
+        logger.close()
+        await client.aclose()
+
+
+def eval_(
+    config: ConfigOption,
+    skill: Annotated[Path, typer.Option("--skill", help="Skill file to evaluate.")],
+    split: Annotated[str, typer.Option("--split", help="val or test.")] = "val",
+    set_: SetOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Score one skill on the val or test split."""
+    from core.config import load_config
+    from core.final_eval import evaluate_skill
+
+    if split not in ("val", "test"):
+        raise TrainUsageError(f"--split must be val or test, got {split!r}")
+    cfg = load_config(config, set_ or [])
+    text = _read_text(skill, "skill file")
+    from core.training_setup import build_environment
+
+    env = build_environment(cfg)
+    result = asyncio.run(evaluate_skill(cfg, text, split, env=env))
+    if as_json:
+        _emit_json(result.to_dict())
+        return
+    typer.echo(f"{split}: hard {result.hard:.3f} · soft {result.soft:.3f} · n {result.n}")
+    for task_type, b in result.buckets.items():
+        typer.echo(f"  {task_type}: hard {b['hard']:.3f} · soft {b['soft']:.3f} · n {int(b['n'])}")
+
+
+def runs(
+    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Folder holding run directories.")] = Path("runs"),
+    as_json: JsonOption = False,
+) -> None:
+    """List runs with their status and scores."""
+    from core.run_dir import list_runs
+
+    infos = list_runs(runs_dir)
+    if as_json:
+        _emit_json([i.to_dict() for i in infos])
+        return
+    if not infos:
+        typer.echo(f"no runs in {runs_dir}")
+        return
+    for i in infos:
+        base = "—" if i.baseline_val is None else f"{i.baseline_val:.3f}"
+        best = "—" if i.best_val is None else f"{i.best_val:.3f}"
+        typer.echo(
+            f"{i.run_id}  {i.status:<11} {i.env:<10} val {base} → {best}  "
+            f"steps {i.steps_done}/{i.total_steps}  ${i.cost_usd:.4f}"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("train")(train)
+    app.command("eval")(eval_)
+    app.command("runs")(runs)

