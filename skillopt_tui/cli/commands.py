@@ -1,5 +1,5 @@
 """Which command modules make up the CLI. Each module owns one group of commands and
-exposes `register(app)`."""
+exposes `register(app)`; none imports a heavy library at module level."""
 
 from __future__ import annotations
 
@@ -16,10 +16,4 @@ COMMAND_MODULES = (
 
 def register(app: typer.Typer) -> None:
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue  # a command group not built yet
-        module.register(app)
+        importlib.import_module(name).register(app)
