@@ -10,10 +10,18 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from core.errors import UserError
 
@@ -50,6 +58,28 @@ class RoleConfig(_Strict):
     timeout_s: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
     cache: bool = True
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, url: str | None) -> str | None:
+        """Catch a bad server address here, with a clear message, rather than as a
+        transport error mid-run; and keep credentials out of it, since the resolved config
+        is written to every run directory."""
+        if url is None:
+            return url
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{url!r} is not an http(s) URL like http://127.0.0.1:8000/v1")
+        try:
+            parts.port  # noqa: B018 - raises on a port out of range
+        except ValueError:
+            raise ValueError(f"{url!r} has an invalid port") from None
+        if parts.username or parts.password or parts.query:
+            raise ValueError(
+                "must not carry credentials or a query string; put the key in an "
+                "environment variable and name it with api_key_env"
+            )
+        return url
 
 
 class Price(_Strict):
@@ -188,6 +218,8 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; save the config as UTF-8") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
     try:
@@ -292,8 +324,13 @@ def _describe_error(err: dict[str, Any], origin: dict[str, str]) -> str:
     elif kind == "literal_error":
         expected = err.get("ctx", {}).get("expected", "")
         msg = f"{dotted}: {err.get('input')!r} is not allowed (allowed: {expected})"
+    elif kind == "value_error":
+        # Our own validators: their message says it all, and the input may hold a secret.
+        msg = f"{dotted}: {err.get('msg', 'invalid value').removeprefix('Value error, ')}"
     else:
         msg = f"{dotted}: {err.get('msg', 'invalid value')} (got {err.get('input')!r})"
+    if source.startswith("--set ") and msg.startswith(dotted):
+        return f"--set {msg}"  # the override already names the key
     return f"{source}: {msg}" if source else msg
 
 

@@ -15,15 +15,16 @@
   summary.json        the run's result (written when it finishes)
 ```
 
-One process owns a run directory at a time: the owner lock is a pid file; a lock left by
-a dead process (kill -9, power loss) is taken over, a live one is refused with the pid.
+One process owns a run directory at a time: the owner lock is an flock on `.owner.pid`
+(core.file_lock), which also holds the owner's pid for messages. The kernel drops the lock
+when its owner dies (kill -9, power loss), so a run is "live" exactly while some process
+holds it; the file is removed when the owner releases it and left behind if it dies.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import socket
+import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ import yaml
 from core.atomic import write_json, write_text
 from core.errors import UserError
 from core.events import EventBus, JsonlEventLog, RunFailed, RunFinished, RunStarted
+from core.file_lock import FileLock, holder_pid
 from core.train_state import TrainState
 
 LOCK_NAME = ".owner.pid"
@@ -43,50 +45,36 @@ STATE_NAME = "state.json"
 SUMMARY_NAME = "summary.json"
 ROLLOUT_CACHE_NAME = "rollouts.sqlite"
 
-# Locks held by this process, so two RunDirectory objects in one process (the TUI could
-# start two trainers) cannot share a directory either.
-_HELD: set[str] = set()
+# How long `acquire` waits for a holder by default: `lock_owner` probes (the TUI, `skillopt
+# runs`) hold the lock for an instant, and a start that collides with one must not fail.
+PROBE_GRACE_S = 0.25
 
 
 class RunDirectoryInUse(UserError):
     """Another live process owns the run directory."""
 
 
-def pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    return True
+class NotARunDirectory(UserError):
+    """The run directory's path names a file."""
 
 
-def _read_lock(path: Path) -> tuple[int, str] | None:
-    try:
-        text = path.read_text(encoding="utf-8").strip()
-    except (FileNotFoundError, OSError):
-        return None
-    pid_text, _, host = text.partition(" ")
-    try:
-        return int(pid_text), host
-    except ValueError:
-        return None
+class RunDirectoryCorrupt(UserError):
+    """state.json or config.yaml cannot be read back. Both are written atomically, so this
+    means something outside skillopt changed them."""
 
 
-def lock_owner(run_path: Path) -> int | None:
-    """The pid of the live process owning the run directory, or None."""
-    found = _read_lock(run_path / LOCK_NAME)
-    if found is None:
-        return None
-    pid, host = found
-    if host and host != socket.gethostname():
-        return pid  # another machine's process: we cannot tell, assume alive
-    if pid == os.getpid():
-        return pid if str((run_path / LOCK_NAME).resolve()) in _HELD else None
-    return pid if pid_alive(pid) else None
+def lock_owner(run_path: str | Path) -> int | None:
+    """The pid of the process owning the run directory, or None when no process does
+    (0: one does but has not written its pid yet). Asks the lock, never whether a pid is
+    alive: pids are reused, and another host's cannot be checked."""
+    return holder_pid(Path(run_path) / LOCK_NAME)
+
+
+def _first_line(exc: Exception) -> str:
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        return f"{exc.problem} at line {exc.problem_mark.line + 1}"
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 class RunDirectory:
@@ -96,13 +84,13 @@ class RunDirectory:
         self.path = Path(path)
         self._log: JsonlEventLog | None = None
         self._unsubscribe = None
-        self._locked = False
+        self._lock = FileLock(self.path / LOCK_NAME, remove_on_release=True)
 
     # ----------------------------------------------------------------- lifecycle
     @property
     def locked(self) -> bool:
         """Whether this object holds the owner lock."""
-        return self._locked
+        return self._lock.held
 
     @property
     def run_id(self) -> str:
@@ -113,48 +101,42 @@ class RunDirectory:
             return True
         return not any(p.name != LOCK_NAME for p in self.path.iterdir())
 
-    def acquire(self) -> None:
-        """Take the owner lock, or raise RunDirectoryInUse naming the live owner."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        lock = self.path / LOCK_NAME
-        key = str(lock.resolve())
-        owner = lock_owner(self.path)
-        if owner is not None:
-            raise RunDirectoryInUse(
-                f"run directory {self.path} is in use by process {owner}; wait for it to "
-                f"finish or stop it, or use another --out"
-            )
-        # O_EXCL closes the race with another process taking a stale lock at the same time.
-        lock.unlink(missing_ok=True)
+    def acquire(self, wait: float = PROBE_GRACE_S) -> None:
+        """Take the owner lock (waiting up to `wait` seconds for a holder to let go), or
+        raise RunDirectoryInUse naming the owner."""
+        self._make_directory()
+        if self._lock.acquire(timeout=wait):
+            return
+        owner = self._lock.holder_pid() or "unknown"
+        raise RunDirectoryInUse(
+            f"run directory {self.path} is in use by process {owner}; wait for it to "
+            f"finish or stop it, or use another --out"
+        )
+
+    def _make_directory(self) -> None:
+        not_a_dir = NotARunDirectory(
+            f"--out {self.path} is a file, not a run directory; choose another --out"
+        )
+        if self.path.exists() and not self.path.is_dir():
+            raise not_a_dir
         try:
-            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            found = _read_lock(lock)
-            pid = found[0] if found else "unknown"
-            raise RunDirectoryInUse(
-                f"run directory {self.path} is in use by process {pid}; use another --out"
-            ) from None
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(f"{os.getpid()} {socket.gethostname()}\n")
-        _HELD.add(key)
-        self._locked = True
+            self.path.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):  # a file took its place, or a parent's
+            chain = (self.path, *self.path.parents)
+            file = next((p for p in chain if p.exists() and not p.is_dir()), self.path)
+            if file != self.path:
+                not_a_dir = NotARunDirectory(
+                    f"--out {self.path} is inside {file}, which is a file, not a directory; "
+                    "choose another --out"
+                )
+            raise not_a_dir from None
 
     def release(self) -> None:
         self.detach()
-        if not self._locked:
-            return
-        lock = self.path / LOCK_NAME
-        key = str(lock.resolve())
-        found = _read_lock(lock)
-        if found and found[0] == os.getpid():
-            lock.unlink(missing_ok=True)
-        _HELD.discard(key)
-        self._locked = False
+        self._lock.release()
 
     def clear(self) -> None:
         """Delete everything but the lock (for --fresh --force)."""
-        import shutil
-
         for p in self.path.iterdir():
             if p.name == LOCK_NAME:
                 continue
@@ -198,11 +180,20 @@ class RunDirectory:
         write_text(self.config_path, yaml.safe_dump(public_config, sort_keys=False))
 
     def read_config(self) -> dict[str, Any] | None:
+        """The config the run was started with; None before the first start."""
         try:
-            data = yaml.safe_load(self.config_path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, yaml.YAMLError):
+            text = self.config_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
             return None
-        return data if isinstance(data, dict) else None
+        except (OSError, ValueError) as exc:
+            raise self._corrupt(self.config_path, exc) from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise self._corrupt(self.config_path, exc) from None
+        if not isinstance(data, dict):
+            raise self._corrupt(self.config_path, ValueError("not a mapping"))
+        return data
 
     # ----------------------------------------------------------------- state
     @property
@@ -210,12 +201,24 @@ class RunDirectory:
         return self.path / STATE_NAME
 
     def read_state(self) -> TrainState | None:
-        if not self.state_path.exists():
+        """The saved state; None before the run first saved one."""
+        try:
+            return TrainState.load(self.state_path)
+        except FileNotFoundError:
             return None
-        return TrainState.load(self.state_path)
+        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            # ValueError covers bad JSON and bad UTF-8; the others, JSON of the wrong shape.
+            raise self._corrupt(self.state_path, exc) from None
 
     def write_state(self, state: TrainState) -> None:
         state.save(self.state_path)
+
+    def _corrupt(self, path: Path, exc: Exception) -> RunDirectoryCorrupt:
+        return RunDirectoryCorrupt(
+            f"{path} is unreadable ({_first_line(exc)}); skillopt writes it atomically, so "
+            "something else changed it: restore it, or rerun with --fresh --force to start "
+            "the run over"
+        )
 
     # ----------------------------------------------------------------- skills
     def skill_path(self, version: int) -> Path:
@@ -336,10 +339,13 @@ def run_info(path: Path) -> RunInfo | None:
         return None
     try:
         state = rd.read_state()
-    except (json.JSONDecodeError, TypeError, KeyError, OSError):
+    except RunDirectoryCorrupt:
         state = None
     summary = rd.read_summary() or {}
-    config = rd.read_config() or {}
+    try:
+        config = rd.read_config() or {}
+    except RunDirectoryCorrupt:
+        config = {}
     env = (config.get("env") or {}).get("name", "") if isinstance(config.get("env"), dict) else ""
     if lock_owner(path) is not None:
         status = "live"

@@ -1,5 +1,6 @@
 """Config loading: inheritance, overrides and every kind of bad input."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,30 @@ def test_partial_role_section_keeps_that_roles_defaults(tmp_path):
     cfg = load_config(write(tmp_path / "x.yaml", "models:\n  optimizer:\n    backend: openai\n"))
     assert cfg.models.optimizer.max_tokens == Config().models.optimizer.max_tokens == 2048
     assert cfg.models.target.max_tokens == 512
+
+
+def test_non_utf8_config_is_a_one_line_error(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("run:\n  name: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("127.0.0.1:8000/v1", "is not an http(s) URL"),
+        ("http://127.0.0.1:99999/v1", "invalid port"),
+        ("http://user:sk-secret@host/v1", "must not carry credentials"),
+        ("http://host/v1?api-key=sk-secret", "must not carry credentials"),
+    ],
+)
+def test_bad_base_urls_are_refused_before_any_call(url, expected):
+    with pytest.raises(ConfigError, match=re.escape(expected)) as err:
+        load_config(BASE, [f"models.target.base_url={url}"])
+    assert "sk-secret" not in str(err.value)
+
+
+def test_good_base_url_is_kept():
+    cfg = load_config(BASE, ["models.target.base_url=http://127.0.0.1:8000/v1"])
+    assert cfg.models.target.base_url == "http://127.0.0.1:8000/v1"

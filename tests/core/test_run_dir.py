@@ -1,9 +1,12 @@
-"""The run directory: layout, owner lock (live owner refused, dead owner taken over),
-state round trip, and `list_runs` statuses."""
+"""The run directory: layout, owner lock (live owner refused, dead owner taken over, one
+winner among simultaneous starters), state round trip, unreadable files, and `list_runs`
+statuses."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -11,8 +14,18 @@ import time
 
 import pytest
 
+from core import file_lock
+from core.errors import UserError
 from core.events import EventBus, RunFailed, RunFinished, RunStarted
-from core.run_dir import LOCK_NAME, RunDirectory, RunDirectoryInUse, list_runs
+from core.run_dir import (
+    LOCK_NAME,
+    NotARunDirectory,
+    RunDirectory,
+    RunDirectoryCorrupt,
+    RunDirectoryInUse,
+    list_runs,
+    lock_owner,
+)
 from core.train_state import SkillVersion, TrainState
 
 
@@ -43,13 +56,17 @@ def test_second_owner_is_refused_with_the_pid(tmp_path):
     )
     try:
         assert holder.stdout.readline().strip() == "locked"
+        assert lock_owner(tmp_path / "run") == holder.pid
         with pytest.raises(RunDirectoryInUse) as err:
             RunDirectory(tmp_path / "run").acquire()
-        assert f"in use by process {holder.pid}" in str(err.value)
+        assert f"run directory {tmp_path / 'run'} is in use by process {holder.pid}" in str(err.value)
     finally:
         holder.kill()
         holder.wait()
-    # The owner is dead now: its stale lock is taken over.
+    # The owner is dead now: its lock file remains, naming it, but the run is not live and
+    # the lock is taken over.
+    assert (tmp_path / "run" / LOCK_NAME).read_text().split()[0] == str(holder.pid)
+    assert lock_owner(tmp_path / "run") is None
     rd = RunDirectory(tmp_path / "run")
     rd.acquire()
     assert (tmp_path / "run" / LOCK_NAME).read_text().split()[0] == str(os.getpid())
@@ -65,6 +82,155 @@ def test_same_process_cannot_own_a_directory_twice(tmp_path):
             RunDirectory(tmp_path / "run").acquire()
     finally:
         first.release()
+
+
+def _contend(path, wait, start, tried, results) -> None:
+    """One of several processes starting on the same run directory at once."""
+    rd = RunDirectory(path)
+    start.wait()
+    try:
+        rd.acquire(wait=wait)
+        results.put(("ok", os.getpid()))
+    except RunDirectoryInUse as exc:
+        results.put(("busy", str(exc)))
+    tried.wait()  # the winner holds the lock until every contender has tried
+    rd.release()
+
+
+# What an earlier owner may have left: nothing, a lock file whose pid was never written,
+# or the pid of a process that died (another host's pid looks the same to this host).
+LEFTOVERS = {"none": None, "empty": "", "dead": "{dead} otherhost\n"}
+
+
+@pytest.mark.parametrize("leftover", sorted(LEFTOVERS))
+def test_exactly_one_of_several_simultaneous_starters_wins(tmp_path, leftover):
+    ctx = multiprocessing.get_context("fork")
+    contenders = 3
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    for trial in range(7):  # 21 trials over the three leftovers
+        path = tmp_path / f"run{trial}"
+        path.mkdir()
+        if LEFTOVERS[leftover] is not None:
+            (path / LOCK_NAME).write_text(LEFTOVERS[leftover].format(dead=dead.pid))
+        start, tried = ctx.Barrier(contenders), ctx.Barrier(contenders)
+        results = ctx.Queue()
+        procs = [ctx.Process(target=_contend, args=(path, 0.0, start, tried, results))
+                 for _ in range(contenders)]
+        for p in procs:
+            p.start()
+        outcome = [results.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(timeout=60)
+        winners = [pid for kind, pid in outcome if kind == "ok"]
+        assert len(winners) == 1, (trial, outcome)
+        for kind, message in outcome:
+            if kind == "busy":
+                assert f"is in use by process {winners[0]};" in message
+        assert not (path / LOCK_NAME).exists()  # the winner removed it on release
+
+
+class _ProbeEndsAfterFirstTry:
+    """fcntl stand-in: a liveness probe holds the lock (shared) when the owner lock is first
+    tried, and lets go right after that try fails."""
+
+    def __init__(self, probe_fd: int) -> None:
+        self.probe_fd = probe_fd
+        self.tries = 0
+
+    def flock(self, fd: int, op: int) -> None:
+        if op & fcntl.LOCK_EX:
+            self.tries += 1
+            if self.probe_fd >= 0:
+                try:
+                    fcntl.flock(fd, op)
+                finally:
+                    os.close(self.probe_fd)  # the probe is over
+                    self.probe_fd = -1
+        fcntl.flock(fd, op)
+
+    def __getattr__(self, name: str):
+        return getattr(fcntl, name)
+
+
+@pytest.mark.parametrize("wait", [None, 0.0])
+def test_a_start_colliding_with_a_liveness_probe_is_not_refused(tmp_path, monkeypatch, wait):
+    """`skillopt runs` and the TUI probe the lock by taking it for an instant; `acquire`
+    waits a moment for that by default."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / LOCK_NAME).write_text("")
+    probe_fd = os.open(tmp_path / "run" / LOCK_NAME, os.O_RDONLY)
+    fcntl.flock(probe_fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    stand_in = _ProbeEndsAfterFirstTry(probe_fd)
+    monkeypatch.setattr(file_lock, "fcntl", stand_in)
+    rd = RunDirectory(tmp_path / "run")
+    if wait is None:
+        rd.acquire()
+        assert rd.locked and stand_in.tries == 2
+        rd.release()
+    else:  # without the wait, the probe would have refused the start
+        with pytest.raises(RunDirectoryInUse, match="in use by process unknown"):
+            rd.acquire(wait=wait)
+        assert stand_in.tries == 1
+
+
+def test_a_pid_file_nobody_holds_is_not_an_owner(tmp_path):
+    """Liveness is the lock, not the pid: a leftover naming a running process (or one on
+    another host) does not make the run live forever."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / LOCK_NAME).write_text(f"{os.getppid()} some-other-host\n")
+    assert lock_owner(tmp_path / "run") is None
+    rd = RunDirectory(tmp_path / "run")
+    rd.acquire()
+    assert rd.locked and lock_owner(tmp_path / "run") == os.getpid()
+    rd.release()
+    assert not rd.locked and lock_owner(tmp_path / "run") is None
+
+
+def test_out_naming_a_file_is_a_user_error(tmp_path):
+    (tmp_path / "file").write_text("mine\n")
+    with pytest.raises(NotARunDirectory) as err:
+        RunDirectory(tmp_path / "file").acquire()
+    assert isinstance(err.value, UserError)
+    assert f"--out {tmp_path / 'file'} is a file, not a run directory" in str(err.value)
+    with pytest.raises(NotARunDirectory, match="which is a file, not a directory"):
+        RunDirectory(tmp_path / "file" / "run").acquire()
+    assert (tmp_path / "file").read_text() == "mine\n"  # nothing lost
+
+
+@pytest.mark.parametrize("content", [b"{\"run_id\": ", b"[]", b"{}", b"\xff\xfe", b""])
+def test_unreadable_state_is_a_user_error_naming_the_file(tmp_path, content):
+    rd = RunDirectory(tmp_path / "run")
+    rd.write_state(state())
+    rd.state_path.write_bytes(content)
+    with pytest.raises(RunDirectoryCorrupt) as err:
+        rd.read_state()
+    message = str(err.value)
+    assert isinstance(err.value, UserError) and "\n" not in message
+    assert str(rd.state_path) in message and "--fresh --force" in message
+    assert rd.state_path.read_bytes() == content  # left for the user to inspect
+
+
+@pytest.mark.parametrize("content", ["env: [unclosed\n", "- a list\n", "just text\n", ""])
+def test_malformed_saved_config_is_a_user_error_naming_the_file(tmp_path, content):
+    rd = RunDirectory(tmp_path / "run")
+    assert rd.read_config() is None  # not written yet: nothing to compare with
+    rd.write_config({"env": {"name": "capitals"}})
+    assert rd.read_config() == {"env": {"name": "capitals"}}
+    rd.config_path.write_text(content)
+    with pytest.raises(RunDirectoryCorrupt) as err:
+        rd.read_config()
+    message = str(err.value)
+    assert "\n" not in message
+    assert str(rd.config_path) in message and "--fresh --force" in message
+
+
+def test_list_runs_shows_a_run_with_unreadable_files(tmp_path):
+    rd = _run(tmp_path, "broken", status="running")
+    rd.state_path.write_text("{")
+    rd.config_path.write_text("env: [")
+    (info,) = list_runs(tmp_path)
+    assert (info.run_id, info.status) == ("broken", "interrupted")
 
 
 def test_skill_versions_and_steps_are_written_atomically_where_documented(tmp_path):
