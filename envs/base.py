@@ -76,9 +76,14 @@ class Environment(Protocol):
     def load_split(self, split: str) -> list[TaskItem]: ...
 
     async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
-        """Run one item with the skill in the target's prompt and score it. Model errors
-        after retries become a scored-zero result with `error` set, not an exception,
-        except BudgetExceeded, which propagates."""
+        """Run one item with the skill in the target's prompt and score it.
+
+        Only transient model failures that outlast the retries (`RetriesExhausted`, or a
+        `TransientError` from a caller without retries) become a zero-scored result with
+        `error` set. Every other error propagates: `BudgetExceeded` (the engine stops
+        cleanly), `AuthError` / `BadRequestError` (a wrong key, model or base_url: fail fast
+        with the message naming it, instead of a run of zeros that exits 0), and any other
+        `ModelError` (e.g. the embedded model is not installed)."""
         ...
 
     def score(self, item: TaskItem, prediction: str) -> Score: ...

@@ -44,6 +44,7 @@ class ConsoleLogger:
         self.progress: Progress | None = None
         self.task = None
         self.step = 0
+        self.gated_step: int | None = None  # last step with a gate decision
         self.total = 0
         self.rollouts = 0
         self.phase = ""
@@ -75,7 +76,7 @@ class ConsoleLogger:
     def _on_RunStarted(self, e: RunStarted) -> None:
         self.total = e.epochs * e.steps_per_epoch
         self.step = e.start_step
-        verb = f"resuming at step {e.start_step + 1}" if e.resumed else "starting"
+        verb = f"resuming at step {e.start_step}" if e.resumed else "starting"
         self.line(
             f"run {e.run_id}: {verb} · env {e.env} ({e.train_items} train / {e.val_items} val / "
             f"{e.test_items} test) · strategy {e.strategy} · target {e.target_model} · "
@@ -103,16 +104,17 @@ class ConsoleLogger:
         self._refresh()
 
     def _on_GateDecided(self, e: GateDecided) -> None:
+        self.gated_step = e.step
         if e.accepted:
             text = (
-                f"step {e.step + 1}: accepted · val {_fmt(e.best_before)} → {_fmt(e.candidate_score)}"
+                f"step {e.step}: accepted · val {_fmt(e.best_before)} → {_fmt(e.candidate_score)}"
                 f" · items +{e.items_improved}/−{e.items_regressed}"
             )
             if e.staged_ref:
                 text += f" · staged {e.staged_ref}"
         else:
             score = _fmt(e.candidate_score) if e.candidate_score is not None else "—"
-            text = f"step {e.step + 1}: rejected · val {score} vs best {_fmt(e.best_before)}"
+            text = f"step {e.step}: rejected · val {score} vs best {_fmt(e.best_before)}"
             if e.rollouts_saved:
                 text += f" · early after {e.items_scored}/{e.items_total} items (saved {e.rollouts_saved})"
             elif e.items_scored == 0:
@@ -124,8 +126,10 @@ class ConsoleLogger:
         self.phase = ""
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, completed=self.step, description=self._describe())
-        if not e.accepted and e.edit_budget == 0:
-            self.line(f"step {e.step + 1}: edit budget 0, no edits")
+        if e.edit_budget == 0:
+            self.line(f"step {e.step}: edit budget 0, no edits")
+        elif self.gated_step != e.step:
+            self.line(f"step {e.step}: no candidate (no usable edits; see steps/{e.step:04d}/)")
 
     def _on_EpochFinished(self, e: EpochFinished) -> None:
         text = f"epoch {e.epoch + 1} done · best val {_fmt(e.best_val)}"
@@ -152,7 +156,7 @@ class ConsoleLogger:
 
     def _on_RunFailed(self, e: RunFailed) -> None:
         self.close()
-        self.line(f"failed at step {(e.step or 0) + 1}: {e.error}")
+        self.line(f"failed at step {e.step}: {e.error}" if e.step is not None else f"failed: {e.error}")
 
     def close(self) -> None:
         if self.progress is not None:

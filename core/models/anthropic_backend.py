@@ -11,11 +11,13 @@ in the request, so they still key the response cache).
 from __future__ import annotations
 
 import json
+import os
 import time
 from typing import Any
 
 from core.models.openai_backend import PerLoop, _cause, _detail
 from core.models.retry import error_for_status, parse_retry_after
+from core.models.transport_errors import connection_error, unexpected_error
 from core.models.types import BadRequestError, Completion, Message, Request, TransientError, Usage
 
 ANTHROPIC_SETTINGS = frozenset(
@@ -25,6 +27,9 @@ _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 
 
 class AnthropicBackend:
+    """`credential` names the variable the key came from and `base_url_setting` the config
+    key the URL came from, for error messages."""
+
     name = "anthropic"
 
     def __init__(
@@ -33,17 +38,23 @@ class AnthropicBackend:
         api_key: str | None,
         credential: str = "ANTHROPIC_API_KEY",
         base_url: str | None = None,
+        base_url_setting: str = "base_url",
     ):
         self.credential = credential
         self.base_url = base_url
+        self.base_url_setting = base_url_setting
         self._api_key = api_key
         self._sdk: PerLoop[Any] = PerLoop(self._make_sdk)
 
     def _make_sdk(self) -> Any:
         import anthropic  # lazy: the CLI must start fast
 
+        # Always an explicit key: given none, the SDK would fall back to ANTHROPIC_API_KEY,
+        # ANTHROPIC_AUTH_TOKEN or a credentials profile and send it to whatever server
+        # base_url names. A server that needs no key gets a placeholder, as in the openai
+        # backend.
         return anthropic.AsyncAnthropic(
-            api_key=self._api_key, base_url=self.base_url, max_retries=0
+            api_key=self._api_key or "not-needed", base_url=self.base_url, max_retries=0
         )
 
     def sdk_kwargs(self, request: Request) -> dict[str, Any]:
@@ -89,9 +100,22 @@ class AnthropicBackend:
         except anthropic.APITimeoutError:
             raise TransientError(f"no answer within {timeout_s:g}s") from None
         except anthropic.APIConnectionError as exc:
-            raise TransientError(f"connection failed: {_cause(exc)}") from None
-        except (ValueError, anthropic.APIResponseValidationError) as exc:
+            raise connection_error(_cause(exc), **self._where()) from None
+        except (
+            json.JSONDecodeError,
+            UnicodeDecodeError,
+            anthropic.APIResponseValidationError,
+        ) as exc:
+            # Only a body that does not parse: any other ValueError is not the server's fault.
             raise TransientError(f"malformed response body: {type(exc).__name__}") from None
+        except anthropic.AnthropicError:
+            raise  # the SDK's other errors stay as they are (with their traceback)
+        except Exception as exc:
+            # Leaked from the HTTP stack (see core/models/transport_errors.py).
+            mapped = unexpected_error(exc, **self._where())
+            if mapped is None:
+                raise
+            raise mapped from exc
         latency = time.monotonic() - started
         blocks = getattr(response, "content", None)
         if blocks is None:
@@ -109,6 +133,16 @@ class AnthropicBackend:
             latency_s=latency,
             model=str(getattr(response, "model", None) or request.model),
         )
+
+    def _where(self) -> dict[str, str]:
+        """The URL in use and the setting to fix, for transport error messages."""
+        if self.base_url:
+            return {"url": self.base_url, "setting": self.base_url_setting}
+        # No base_url configured: the SDK took ANTHROPIC_BASE_URL from the environment, if set.
+        return {
+            "url": os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com",
+            "setting": f"ANTHROPIC_BASE_URL (or {self.base_url_setting})",
+        }
 
     async def aclose(self) -> None:
         await self._sdk.aclose()

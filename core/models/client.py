@@ -135,7 +135,13 @@ class ModelClient:
         key = request_key(request, rt.endpoint) if cache is not None else ""
         if cache is not None:
             started = time.monotonic()
-            hit = cache.get(key)
+            try:
+                hit = cache.get(key)
+            except ModelError as exc:
+                # A corrupt or unreadable cache file must not stop the run: the call
+                # goes to the model uncached.
+                self._disable_cache(cache, exc)
+                cache = hit = None
             if hit is not None:
                 self.ledger.record(role, rt.model, Usage(), cached=True)
                 self._notify()
@@ -156,18 +162,24 @@ class ModelClient:
         except ModelError as exc:
             raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
         self.ledger.record(role, rt.model, completion.usage, cached=False)
-        if cache is not None:
+        if cache is not None and self.cache is cache:  # not disabled meanwhile
             try:
                 cache.put(key, request, completion)
             except ModelError as exc:
                 # The answer is paid for and recorded: losing it to a cache problem would be
-                # worse than not caching it. Say so once and carry on.
-                message = f"response cache disabled for this run: {exc}"
-                if message not in self.notices:
-                    self.notices.append(message)
-                self.cache = None
+                # worse than not caching it.
+                self._disable_cache(cache, exc)
         self._notify()
         return completion
+
+    def _disable_cache(self, cache: ResponseCache, exc: ModelError) -> None:
+        """Turn caching off for the rest of this client's life, saying so once (calls in
+        flight may fail on the same cache: the first one reports it)."""
+        if self.cache is not cache:
+            return
+        self.cache = None
+        self.notices.append(f"response cache disabled for this run: {exc}")
+        cache.close()
 
     async def _send_once(self, rt: RoleRuntime, request: Request, timeout_s: float) -> Completion:
         assert rt.backend is not None

@@ -9,15 +9,15 @@ Default model names when `model` is null: openai â†’ `gpt-4.1-mini`, anthropic â
 `claude-sonnet-4-5`; the embedded model is always `smollm2`. Azure and custom `base_url`
 servers need an explicit `model` (the deployment / served model name).
 
-A custom `base_url` only receives the key named by `api_key_env`, never `OPENAI_API_KEY`
-implicitly: a third-party server must not get the user's OpenAI key by accident.
+A custom `base_url` (openai or anthropic backend) only receives the key named by
+`api_key_env`, never `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` implicitly: a third-party
+server must not get the user's key by accident.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 from core.config import ROLES, Config, RoleConfig
 from core.models.anthropic_backend import AnthropicBackend
@@ -28,6 +28,7 @@ from core.models.openai_backend import OpenAIBackend
 from core.models.response_cache import ResponseCache
 from core.models.retry import RetryPolicy, Sleep
 from core.models.scripted import SCRIPTED_MODEL, ScriptedBackend, ScriptedResponder
+from core.models.transport_errors import public_url
 from core.models.types import AuthError, BadRequestError, ModelError
 from core.secrets import Secrets
 
@@ -157,17 +158,16 @@ def _local(rt: RoleRuntime, config: Config) -> None:
 def _openai(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:
     if rc.base_url:
         rt.model = rc.model or ""
-        rt.endpoint = _public_url(rc.base_url)
-        rt.label = f"openai:{rt.model or '?'}@{urlsplit(rc.base_url).netloc.rsplit('@', 1)[-1]}"
+        rt.endpoint = public_url(rc.base_url)
+        rt.label = f"openai:{rt.model or '?'}@{_host(rt.endpoint)}"
         if not rc.model:
             raise BadRequestError(f"{where}.model must name the model served at {rt.endpoint}")
-        key = secrets.get(rc.api_key_env) if rc.api_key_env else None
-        if rc.api_key_env and key is None:
-            raise AuthError(
-                f"{where}.api_key_env names {rc.api_key_env}, which is not set in {secrets.where()}"
-            )
+        key, credential = _custom_server_key(rc, secrets, where)
         rt.backend = OpenAIBackend(
-            api_key=key, credential=rc.api_key_env or "(no key)", base_url=rc.base_url
+            api_key=key,
+            credential=credential,
+            base_url=rc.base_url,
+            base_url_setting=f"{where}.base_url",
         )
         return
     rt.model = rc.model or DEFAULT_MODELS["openai"]
@@ -178,7 +178,7 @@ def _openai(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> No
         raise AuthError(
             f"{where} uses the openai backend but {var} is not set in {secrets.where()}"
         )
-    rt.backend = OpenAIBackend(api_key=key, credential=var)
+    rt.backend = OpenAIBackend(api_key=key, credential=var, base_url_setting=f"{where}.base_url")
 
 
 def _azure(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:
@@ -187,7 +187,7 @@ def _azure(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> Non
         raise BadRequestError(
             f"{where}.base_url must be the Azure OpenAI endpoint (https://<resource>.openai.azure.com)"
         )
-    rt.endpoint = _public_url(rc.base_url)
+    rt.endpoint = public_url(rc.base_url)
     if not rc.model:
         raise BadRequestError(f"{where}.model must name the Azure OpenAI deployment")
     if not rc.api_version:
@@ -202,23 +202,43 @@ def _azure(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> Non
         credential=var,
         base_url=rc.base_url,
         azure_api_version=rc.api_version,
+        base_url_setting=f"{where}.base_url",
     )
 
 
 def _anthropic(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:
     rt.model = rc.model or DEFAULT_MODELS["anthropic"]
-    rt.endpoint = _public_url(rc.base_url) if rc.base_url else "api.anthropic.com"
+    setting = f"{where}.base_url"
+    if rc.base_url:
+        rt.endpoint = public_url(rc.base_url)
+        key, credential = _custom_server_key(rc, secrets, where)
+        rt.backend = AnthropicBackend(
+            api_key=key, credential=credential, base_url=rc.base_url, base_url_setting=setting
+        )
+        return
+    rt.endpoint = "api.anthropic.com"
     var = rc.api_key_env or "ANTHROPIC_API_KEY"
     key = secrets.get(var)
     if key is None:
         raise AuthError(
             f"{where} uses the anthropic backend but {var} is not set in {secrets.where()}"
         )
-    rt.backend = AnthropicBackend(api_key=key, credential=var, base_url=rc.base_url)
+    rt.backend = AnthropicBackend(api_key=key, credential=var, base_url_setting=setting)
 
 
-def _public_url(url: str) -> str:
-    """The URL without user:password@ (it becomes part of cache keys and labels)."""
-    parts = urlsplit(url)
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+def _custom_server_key(rc: RoleConfig, secrets: Secrets, where: str) -> tuple[str | None, str]:
+    """(key, where it came from) for a server at a custom base_url: only the variable
+    `api_key_env` names, or no key at all."""
+    if not rc.api_key_env:
+        return None, f"{where}.api_key_env (unset, so no key was sent)"
+    key = secrets.get(rc.api_key_env)
+    if key is None:
+        raise AuthError(
+            f"{where}.api_key_env names {rc.api_key_env}, which is not set in {secrets.where()}"
+        )
+    return key, rc.api_key_env
+
+
+def _host(endpoint: str) -> str:
+    """host[:port] of a public URL, for labels."""
+    return endpoint.partition("://")[2].split("/", 1)[0] or endpoint

@@ -181,7 +181,12 @@ class LocalBackend(OpenAIBackend):
     worker thread: loading takes ~0.3–2 s and must not block the event loop)."""
 
     def __init__(self, config: LocalModelConfig | None = None):
-        super().__init__(name="local", api_key=None, credential="(none: embedded model)")
+        super().__init__(
+            name="local",
+            api_key=None,
+            credential="(none: embedded model)",
+            base_url_setting="the embedded model server's address",
+        )
         self.server = LocalModelServer(config)
 
     async def send(self, request: Request, *, timeout_s: float) -> Completion:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from core.models.retry import error_for_status, parse_retry_after
+from core.models.transport_errors import connection_error, unexpected_error
 from core.models.types import BadRequestError, Completion, Request, TransientError, Usage
 from core.secrets import redact
 
@@ -65,7 +67,7 @@ class PerLoop(Generic[SDK]):
 
 class OpenAIBackend:
     """`name` is "openai", "azure" or "local"; `credential` names the variable the key
-    came from, for error messages."""
+    came from and `base_url_setting` the config key the URL came from, for error messages."""
 
     def __init__(
         self,
@@ -75,10 +77,12 @@ class OpenAIBackend:
         credential: str = "OPENAI_API_KEY",
         base_url: str | None = None,
         azure_api_version: str | None = None,
+        base_url_setting: str = "base_url",
     ):
         self.name = name
         self.credential = credential
         self.base_url = base_url
+        self.base_url_setting = base_url_setting
         self._api_key = api_key
         self._azure_api_version = azure_api_version
         self._sdk: PerLoop[Any] = PerLoop(self._make_sdk)
@@ -138,12 +142,31 @@ class OpenAIBackend:
         except openai.APITimeoutError:
             raise TransientError(f"no answer within {timeout_s:g}s") from None
         except openai.APIConnectionError as exc:
-            raise TransientError(f"connection failed: {_cause(exc)}") from None
-        except (ValueError, openai.APIResponseValidationError) as exc:
-            # json.JSONDecodeError is a ValueError: a malformed or cut-off body.
+            raise connection_error(_cause(exc), **self._where()) from None
+        except (json.JSONDecodeError, UnicodeDecodeError, openai.APIResponseValidationError) as exc:
+            # Only a body that does not parse: any other ValueError is not the server's fault.
             raise TransientError(f"malformed response body: {type(exc).__name__}") from None
+        except openai.OpenAIError:
+            raise  # the SDK's other errors stay as they are (with their traceback)
+        except Exception as exc:
+            # Leaked from the HTTP stack (anyio's ExceptionGroup for a port out of range,
+            # httpx's InvalidURL): a bad base_url, never a reason to retry or a traceback.
+            mapped = unexpected_error(exc, **self._where())
+            if mapped is None:
+                raise
+            raise mapped from exc
         latency = time.monotonic() - started
         return _to_completion(response, request, latency)
+
+    def _where(self) -> dict[str, str]:
+        """The URL in use and the setting to fix, for transport error messages."""
+        if self.base_url:
+            return {"url": self.base_url, "setting": self.base_url_setting}
+        # No base_url configured: the SDK took OPENAI_BASE_URL from the environment, if set.
+        return {
+            "url": os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
+            "setting": f"OPENAI_BASE_URL (or {self.base_url_setting})",
+        }
 
     async def aclose(self) -> None:
         await self._sdk.aclose()
@@ -184,9 +207,9 @@ def _detail(exc: Any) -> str:
         return redact(str(exc))
 
 
-def _cause(exc: BaseException) -> str:
-    cause = exc.__cause__ or exc.__context__
-    return f"{type(cause).__name__}" if cause is not None else str(exc)
+def _cause(exc: BaseException) -> BaseException:
+    """What an SDK connection error was raised from (itself if nothing)."""
+    return exc.__cause__ or exc.__context__ or exc
 
 
 __all__ = ["OPENAI_SETTINGS", "OpenAIBackend", "PerLoop"]

@@ -8,6 +8,7 @@ guarded by a lock serves all threads of this process.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -122,10 +123,14 @@ class ResponseCache:
 
     def __len__(self) -> int:
         with self._lock:
-            return int(self._db().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+            try:
+                return int(self._db().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+            except sqlite3.Error as exc:
+                raise self._unusable(exc) from None
 
     def close(self) -> None:
         with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            conn, self._conn = self._conn, None
+            if conn is not None:
+                with contextlib.suppress(sqlite3.Error):  # a broken database: nothing to save
+                    conn.close()

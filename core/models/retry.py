@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from core.models.types import ModelError, TransientError
+from core.models.types import ModelError, RetriesExhausted, TransientError
 from core.secrets import redact
 
 T = TypeVar("T")
@@ -45,7 +45,7 @@ class RetryPolicy:
 
     async def run(self, call: Callable[[], Awaitable[T]], *, what: str = "") -> T:
         """`call()` until it succeeds, raises a non-transient error, or retries run out;
-        then a ModelError naming `what` (e.g. "openai:gpt-4.1-mini") and the last cause."""
+        then a RetriesExhausted naming `what` (e.g. "openai:gpt-4.1-mini") and the last cause."""
         attempt = 0
         while True:
             try:
@@ -55,7 +55,7 @@ class RetryPolicy:
                     tries = attempt + 1
                     prefix = f"{what}: " if what else ""
                     plural = "s" if tries > 1 else ""
-                    raise ModelError(
+                    raise RetriesExhausted(
                         redact(f"{prefix}gave up after {tries} attempt{plural}: {exc}")
                     ) from exc
                 await self.sleep(self.delay_for(attempt, exc.retry_after_s))

@@ -77,5 +77,12 @@ class TransientError(ModelError):
         self.retry_after_s = retry_after_s
 
 
+class RetriesExhausted(ModelError):
+    """Transient failures outlasted the retry policy. The one model failure an environment
+    may turn into a zero-scored rollout: the server was reachable in principle, this item
+    was unlucky. Every other ModelError means the configuration is wrong and must stop the
+    run."""
+
+
 class BudgetExceeded(ModelError):
     """The usage ledger's cap is reached; the engine stops cleanly at a step boundary."""

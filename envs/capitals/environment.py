@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core.models.types import BudgetExceeded, Message, ModelError
+from core.models.types import Message, RetriesExhausted, TransientError
 from envs.base import SPLITS, CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from envs.scoring import explain_model_error, score_answer
 
@@ -150,9 +150,10 @@ class CapitalsEnvironment:
         messages = build_messages(item, skill_text)
         try:
             completion = await complete(messages)
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:
+        except (TransientError, RetriesExhausted) as exc:
+            # Only a server that kept failing scores this item zero. Anything else — a
+            # rejected key, an unknown model, a bad base_url, the budget — propagates: it
+            # would fail every item the same way, and a run of zeros that "finishes" hides it.
             aliases = item.data.get("aliases", ())
             return RolloutResult(
                 item_id=item.id,

@@ -8,7 +8,16 @@ import pytest
 
 from core.config import EnvConfig
 from core.errors import UserError
-from core.models.types import BudgetExceeded, Completion, TransientError, Usage
+from core.models.types import (
+    AuthError,
+    BadRequestError,
+    BudgetExceeded,
+    Completion,
+    ModelError,
+    RetriesExhausted,
+    TransientError,
+    Usage,
+)
 from envs import get_environment
 from envs.base import SPLITS, EnvError, TaskItem
 from envs.capitals.environment import (
@@ -242,13 +251,30 @@ async def test_reference_never_reaches_the_target(env, splits):
     assert checked > 60
 
 
-async def test_model_error_scores_zero_and_budget_propagates(env):
-    result = await env.rollout(FRANCE, "", FakeComplete(error=TransientError("server said 503")))
+@pytest.mark.parametrize(
+    "error", [TransientError("server said 503"), RetriesExhausted("gave up: server said 503")]
+)
+async def test_transient_model_error_scores_zero(env, error):
+    result = await env.rollout(FRANCE, "", FakeComplete(error=error))
     assert (result.hard, result.soft, result.prediction) == (0.0, 0.0, "")
-    assert result.error == "server said 503"
+    assert result.error == str(error)
     assert verdict_of(result.explanation) == VERDICT_MODEL_ERROR
-    with pytest.raises(BudgetExceeded):
-        await env.rollout(FRANCE, "", FakeComplete(error=BudgetExceeded("cap reached")))
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        BudgetExceeded("cap reached"),
+        AuthError("the key in OPENAI_API_KEY was rejected"),
+        BadRequestError("model 'gpt-9' not found"),
+        ModelError("the embedded model's weights are not installed"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+async def test_other_model_errors_propagate(env, error):
+    with pytest.raises(type(error)) as info:
+        await env.rollout(FRANCE, "", FakeComplete(error=error))
+    assert info.value is error
 
 
 def test_version_and_name(env):

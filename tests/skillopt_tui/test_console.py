@@ -38,9 +38,9 @@ def test_one_line_per_decision_and_a_final_line():
     log(EpochFinished(epoch=0, best_val=0.6))
     log(RunFinished(status="finished", baseline_val=0.2, best_val=0.6, test={"best": 0.5}))
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("run r1: resuming at step 2")
-    assert "step 2: accepted · val 0.200 → 0.600 · items +2/−0 · staged staged/step-0001.md" in lines
-    assert "step 3: rejected · val — vs best 0.600 · early after 2/5 items (saved 3)" in lines
+    assert lines[0].startswith("run r1: resuming at step 1")
+    assert "step 1: accepted · val 0.200 → 0.600 · items +2/−0 · staged staged/step-0001.md" in lines
+    assert "step 2: rejected · val — vs best 0.600 · early after 2/5 items (saved 3)" in lines
     assert "epoch 1 done · best val 0.600" in lines
     assert lines[-1] == "finished · val baseline 0.200 → best 0.600 · test best 0.500"
 
@@ -52,5 +52,5 @@ def test_stopped_and_failed_runs_say_why():
     log(RunFailed(error="RuntimeError: boom", step=2))
     assert out.getvalue().splitlines() == [
         "stopped · best val 0.300 · token budget reached",
-        "failed at step 3: RuntimeError: boom",
+        "failed at step 2: RuntimeError: boom",
     ]

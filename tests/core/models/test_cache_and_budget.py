@@ -90,3 +90,25 @@ async def test_cost_cap_uses_the_price_table(server, tmp_path):
         with pytest.raises(BudgetExceeded, match="cost budget"):
             await client.complete([{"role": "user", "content": "more"}], role="target")
     assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("damage", ["corrupt_file", "directory"])
+async def test_unusable_cache_on_read_degrades_to_no_cache(server, tmp_path, damage):
+    config = loopback_config(server.base_url, tmp_path)
+    cache_path = tmp_path / "cache.sqlite"
+    if damage == "corrupt_file":
+        cache_path.write_bytes(b"this is not an SQLite database\n" * 200)
+    else:
+        cache_path.mkdir()
+    server.queue(Reply("Paris"), Reply("Paris"))
+    async with build_model_client(config, environ=ENV) as client:
+        first = await client.complete(USER, role="target")
+        second = await client.complete(USER, role="target")
+    assert first.text == second.text == "Paris"
+    assert not second.cached and len(server.requests) == 2  # caching is off, calls proceed
+    [notice] = [n for n in client.notices if "response cache" in n]
+    assert notice.startswith("response cache disabled for this run:")
+    assert str(cache_path) in notice and "delete the file or set cache.enabled false" in notice
+    assert client.cache is None
+    if damage == "corrupt_file":  # the damaged file is left for the user to inspect
+        assert cache_path.read_bytes().startswith(b"this is not an SQLite database")
