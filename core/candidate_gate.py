@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from core.trainer import Training
 
 
-def _mean(values: list[float]) -> float:
+def mean(values: list[float]) -> float:
+    """The mean, 0.0 for no values. Every val score of a run is this sum-then-divide (in
+    item order), so equal item scores always give bit-identical means."""
     return sum(values) / len(values) if values else 0.0
 
 
@@ -32,8 +34,6 @@ def unified_diff(before: str, after: str, name: str = "SKILL.md") -> str:
             tofile=f"b/{name}",
         )
     )
-
-
 
 
 async def judge_candidate(
@@ -69,18 +69,12 @@ async def judge_candidate(
     gated = await tr.runner.score_with_gate(
         tr.val_items, candidate, best=best_before, gate_cfg=tr.cfg.gate, step=step
     )
+    # EarlyGate decides early only to reject: an accepted candidate was scored on every
+    # item, so its score is exact (it becomes the bar every later candidate must clear).
     decision = gated.decision
-    if decision.accepted and not gated.complete:
-        # The gate may accept before the last item; the score must still be exact,
-        # because it becomes the bar every later candidate has to clear.
-        rest = [i for i in tr.val_items if i.id not in gated.results]
-        more = await tr.runner.run(rest, candidate, split="val", phase="gate", step=step)
-        gated.results.update({r.item_id: r for r in more})
-        gated.item_metrics.update(tr.metric_of(more))
-        gated.rollouts_saved = 0
     s.rollouts_saved += gated.rollouts_saved
     scored = [gated.item_metrics[i.id] for i in tr.val_items if i.id in gated.item_metrics]
-    full_score = _mean(scored) if len(scored) == len(tr.val_items) else None
+    full_score = mean(scored) if len(scored) == len(tr.val_items) else None
     improved, regressed = compare_items(s.best_items, gated.item_metrics)
     info: dict[str, Any] = {
         "step": step,
@@ -108,6 +102,11 @@ async def judge_candidate(
         s.best_score = full_score
         s.best_items = dict(gated.item_metrics)
         tr.rd.write_best_skill(candidate)
+        # Staged before the state that records the acceptance is persisted (the ref goes
+        # into that state, gate.json and GateDecided). If the step is then abandoned (kill,
+        # budget cap, failure), the resumed run redoes it with the same cached results,
+        # accepts the same candidate and stages it again: both stagers dedupe on
+        # (run, step, source), so the staged candidate is the one the state will record.
         staged_ref = tr.stager.stage(
             StagedCandidate(
                 run_id=s.run_id,
@@ -119,6 +118,7 @@ async def judge_candidate(
                 items_regressed=regressed,
                 edits=[e.to_dict() for e in edits],
                 summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}",
+                source=source,
             )
         )
         s.staged_refs.append({"step": step, "source": source, "ref": staged_ref})

@@ -1,6 +1,8 @@
 """Staging without a skills repository: each accepted candidate becomes two plain files
-in the run directory's `staged/` folder, the skill and its evidence. Writing the same step
-again (a resumed run redoing it) overwrites identical content, so staging is idempotent."""
+in the run directory's `staged/` folder, the skill and its evidence, named by source and
+step (`step-0003`, `slow_update-0003`, `final-0004`) so candidates of one step never
+overwrite each other. Writing the same candidate again (a resumed run redoing it)
+overwrites identical content, so staging is idempotent."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ class FileStager:
         self.staged_dir = Path(staged_dir)
 
     def stage(self, candidate: StagedCandidate) -> str:
-        stem = f"step-{candidate.step:04d}" if candidate.step >= 0 else "final"
+        source = candidate.source or "step"
+        stem = f"{source}-{candidate.step:04d}" if candidate.step >= 0 else source
         skill_path = self.staged_dir / f"{stem}.md"
         write_text(skill_path, candidate.skill_text)
         evidence = dataclasses.asdict(candidate)

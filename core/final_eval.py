@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.candidate_gate import mean
 from core.config import Config
 from core.events import EventBus, RunFinished
+from core.gate import EarlyGate, compare_items
 from core.rollout_cache import RolloutCache
 from core.rollout_runner import RolloutRunner
 from core.run_summary import EvalResult, RunSummary
@@ -40,7 +42,8 @@ def summary_of(tr: Training, *, status: str, reason: str = "", final_val: float 
         best_version=s.best_version,
         steps_done=s.next_step,
         total_steps=s.total_steps,
-        accepted_steps=[r["step"] for r in s.staged_refs],
+        accepted_steps=[r["step"] for r in s.staged_refs if r.get("source", "step") == "step"],
+        staged=[dict(r) for r in s.staged_refs],
         val=val.to_dict() if val else {},
         test=test or {},
         rollouts_saved=s.rollouts_saved,
@@ -62,18 +65,28 @@ async def finish(tr: Training) -> RunSummary:
                 tr.val_items, final_text, split="val", phase="final_val", step=s.total_steps
             )
             metrics = tr.metric_of(results)
-            final_val = sum(metrics.values()) / len(metrics) if metrics else 0.0
-            if final_val > (s.best_score or 0.0) and metrics:
-                before = s.best_score or 0.0
+            final_val = mean(list(metrics.values()))
+            # The same gate as every candidate (ties, float noise included, reject), scored
+            # in full: the final skill was rolled out on every val item anyway.
+            before = s.best_score or 0.0
+            gate = EarlyGate(before, len(metrics), early_decide=False)
+            for value in metrics.values():
+                gate.add(value)
+            if gate.finish().accepted:
+                improved, regressed = compare_items(s.best_items, metrics)
                 s.best_version = s.current_version
                 s.best_score = final_val
                 s.best_items = metrics
                 tr.rd.write_best_skill(final_text)
+                # Staged before the finished state is persisted: a finish killed after this
+                # line is redone from the last step's state and stages the same ("final",
+                # total_steps) candidate again, which the stagers dedupe.
                 ref = tr.stager.stage(
                     StagedCandidate(
                         run_id=s.run_id, step=s.total_steps, skill_text=final_text,
-                        val_before=before, val_after=final_val, items_improved=0,
-                        items_regressed=0, summary=f"final skill: val {before:.3f} -> {final_val:.3f}",
+                        val_before=before, val_after=final_val, items_improved=improved,
+                        items_regressed=regressed, source="final",
+                        summary=f"final skill: val {before:.3f} -> {final_val:.3f}",
                     )
                 )
                 s.staged_refs.append({"step": s.total_steps, "source": "final", "ref": ref})

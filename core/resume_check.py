@@ -13,6 +13,7 @@ from typing import Any
 
 from core.config import Config
 from core.errors import UserError
+from core.train_state import TrainState
 
 HARMLESS_PREFIXES = (
     "budget.",
@@ -70,3 +71,29 @@ def check_resume_config(saved: dict[str, Any] | None, new: Config, run_path: str
         f"{old!r}, now {cur!r}{more}; rerun with the same config to resume, or with "
         f"--fresh --force to start over"
     )
+
+
+def check_resume_models(state: TrainState, resolved: dict[str, str], run_path: str) -> None:
+    """The same config can resolve to other models in another environment (`backend: auto`
+    picks the API model when OPENAI_API_KEY is set, else the embedded one; `strategy: auto`
+    follows): refuse a resume that would continue the run on different models. `resolved`
+    holds the TrainState fields target_key, target_model, optimizer_model and strategy;
+    a field the state never recorded (an older run) is not compared."""
+    checks = (
+        ("target model", "target_key", "target_model"),
+        ("optimizer model", "optimizer_model", "optimizer_model"),
+        ("strategy", "strategy", "strategy"),
+    )
+    for what, key, shown in checks:
+        saved = getattr(state, key, None)
+        if saved is None or saved == resolved[key]:
+            continue
+        before = getattr(state, shown, None) or saved
+        now = resolved[shown]
+        if before == now:  # same label, other settings (endpoint, sampling)
+            before, now = saved, resolved[key]
+        raise ConfigChanged(
+            f"run {run_path} was started with {what} {before}, this environment resolves "
+            f"it to {now} (backend/strategy auto follow API keys such as OPENAI_API_KEY); "
+            f"restore that environment to resume, or rerun with --fresh --force to start over"
+        )

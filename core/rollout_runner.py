@@ -16,9 +16,41 @@ from dataclasses import dataclass
 from core.config import GateConfig
 from core.events import Event, RolloutFinished
 from core.gate import EarlyGate, GateDecision, item_metric
+from core.models.types import ModelError
 from core.rollout_cache import RolloutCache
 from core.skill_document import skill_hash
 from envs.base import CompleteFn, Environment, RolloutResult, TaskItem
+
+# Phases whose scores drive a decision (baseline, gate, slow update pairs) or are reported
+# (final val, test, `skillopt eval`): a rollout that failed with a model error would count
+# as a wrong answer there, so any failure abandons the phase instead.
+SCORING_PHASES = frozenset({"baseline", "gate", "final_val", "slow_update", "test", "eval"})
+
+
+class RolloutsFailed(ModelError):
+    """Target rollouts failed with model errors where a score of 0 would be a lie. The step
+    is abandoned (nothing failed is cached or persisted), so the run stays resumable."""
+
+    exit_code = 1  # the run failed; the input was fine
+
+
+def check_failures(results: Sequence[RolloutResult], *, total: int, split: str, phase: str,
+                   step: int) -> None:
+    """Raise RolloutsFailed if a scoring phase has any errored result, or if every result
+    of a train phase errored (a batch with no answer at all teaches the optimizer nothing)."""
+    failed = [r for r in results if r.error]
+    if not failed:
+        return
+    if phase not in SCORING_PHASES and len(failed) < len(results):
+        return
+    first = failed[0]
+    error = " ".join(str(first.error).split())[:300]
+    where = f"{phase}, step {step}" if step >= 0 else phase
+    then = "" if phase == "eval" else "the run is resumable: "
+    raise RolloutsFailed(
+        f"{len(failed)} of {total} {split} rollouts failed ({where}); first, item "
+        f"{first.item_id}: {error}; {then}rerun the same command once the target model answers"
+    )
 
 
 @dataclass
@@ -28,10 +60,6 @@ class GatedScore:
     item_metrics: dict[str, float]
     rollouts_saved: int  # items never rolled out because the gate had decided
     items_total: int
-
-    @property
-    def complete(self) -> bool:
-        return len(self.results) == self.items_total
 
 
 class RolloutRunner:
@@ -49,16 +77,18 @@ class RolloutRunner:
         self.cache = cache
         self.emit = emit
         self.concurrency = max(1, concurrency)
-        self.rollouts_run = 0  # rollouts that reached the environment (not cache hits)
 
     async def run(
         self, items: Sequence[TaskItem], skill_text: str, *, split: str, phase: str, step: int
     ) -> list[RolloutResult]:
-        """Every item's result, in item order."""
+        """Every item's result, in item order. Raises RolloutsFailed on model errors (see
+        `check_failures`)."""
         results: dict[str, RolloutResult] = {}
         async for result in self._stream(items, skill_text, split=split, phase=phase, step=step):
             results[result.item_id] = result
-        return [results[item.id] for item in items]
+        ordered = [results[item.id] for item in items]
+        check_failures(ordered, total=len(items), split=split, phase=phase, step=step)
+        return ordered
 
     async def score_with_gate(
         self,
@@ -72,7 +102,8 @@ class RolloutRunner:
         step: int,
     ) -> GatedScore:
         """Score a candidate against `best`, feeding the early gate as results arrive and
-        cancelling the remaining rollouts once the gate has decided."""
+        cancelling the remaining rollouts once the gate has decided. The first errored
+        rollout raises RolloutsFailed (the gate must never judge a model outage)."""
         gate = EarlyGate(best, len(items), gate_cfg.early_decide)
         results: dict[str, RolloutResult] = {}
         metrics: dict[str, float] = {}
@@ -81,6 +112,9 @@ class RolloutRunner:
         try:
             async for result in stream:
                 results[result.item_id] = result
+                if result.error:
+                    check_failures(list(results.values()), total=len(items), split=split,
+                                   phase=phase, step=step)
                 metrics[result.item_id] = item_metric(result.hard, result.soft, gate_cfg)
                 gate.add(metrics[result.item_id])
                 if gate.decided() is not None and len(results) < len(items):
@@ -131,9 +165,8 @@ class RolloutRunner:
                 except BaseException as exc:  # noqa: BLE001 - handed to the consumer
                     await queue.put(exc)
                     return
-                self.rollouts_run += 1
                 tally[0] += 1
-                self.cache.put(shash, split, result)
+                self.cache.put(shash, split, result)  # errored results are never stored
                 await queue.put(result)
                 # Let the consumer (the early gate) look at it before the next item starts:
                 # with a zero-latency backend a worker would otherwise never yield.

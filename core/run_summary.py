@@ -59,7 +59,10 @@ class RunSummary:
     best_version: int
     steps_done: int
     total_steps: int
-    accepted_steps: list[int] = field(default_factory=list)
+    accepted_steps: list[int] = field(default_factory=list)  # steps whose candidate won
+    # Every staged candidate, {"step", "source", "ref"}: also accepted slow updates
+    # ("slow_update", at their epoch's last step) and the finish's promotion ("final").
+    staged: list[dict[str, Any]] = field(default_factory=list)
     val: dict[str, Any] = field(default_factory=dict)  # best skill's EvalResult on val
     test: dict[str, dict[str, Any]] = field(default_factory=dict)  # initial/best/final
     rollouts_saved: int = 0  # by the early gate

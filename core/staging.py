@@ -23,10 +23,15 @@ class StagedCandidate:
     edits: list[dict[str, Any]] = field(default_factory=list)  # with their rationales
     summary: str = ""  # one line for the commit subject
     source_sessions: list[str] = field(default_factory=list)  # Sleep only
+    # What produced it: "step" (a step's candidate), "slow_update" (an epoch end's gated
+    # guidance, staged at the epoch's last step) or "final" (the finish's promotion). One
+    # step can stage both a "step" and a "slow_update" candidate.
+    source: str = "step"
 
 
 class Stager(Protocol):
     def stage(self, candidate: StagedCandidate) -> str:
         """Keep the candidate; return a reference (commit sha or file path). Must be
-        idempotent per (run_id, step): a resumed run may stage the same step again."""
+        idempotent per (run_id, step, source): a resumed run may stage the same candidate
+        again."""
         ...

@@ -51,8 +51,19 @@ class TrainState:
     meta_notes: str = ""
     last_apply_report: list[dict[str, Any]] | None = None
     ledger: dict[str, Any] | None = None  # UsageLedger.to_dict()
-    staged_refs: list[dict[str, Any]] = field(default_factory=list)  # {"step", "ref"}
+    # One entry per staged candidate: {"step", "source", "ref"}; source is "step",
+    # "slow_update" or "final", so a step's candidate and its epoch's slow update (same
+    # step number) are two entries.
+    staged_refs: list[dict[str, Any]] = field(default_factory=list)
     stager_base: str | None = None  # the skills-repo commit staging branches from
+    # Restarted with --fresh over an archived staged branch of the same run id (GitStager).
+    stager_reuses_run_id: bool = False
+    # What the run resolved its models and strategy to when it started (`backend: auto`
+    # and `strategy: auto` follow the environment): a resume must resolve the same.
+    target_key: str | None = None  # ModelClient.settings_key("target")
+    target_model: str | None = None  # ModelClient.describe("target"), for messages
+    optimizer_model: str | None = None  # as RunStarted shows it
+    strategy: str | None = None
     rollouts_saved: int = 0  # by the early gate, over the whole run
     wall_time_s: float = 0.0  # summed over the processes that worked on the run
     finished: bool = False

@@ -19,18 +19,18 @@ import math
 import time
 from typing import Any
 
-from core.candidate_gate import judge_candidate
+from core.candidate_gate import judge_candidate, mean
 from core.config import Config
 from core.edits import Edit, apply_edits
 from core.epoch_review import review_epoch
 from core.events import EditApplied, EventBus, RunFailed, RunFinished, RunStarted, StepFinished
 from core.file_stager import FileStager
-from core.final_eval import evaluate_skill, finish, summary_of
+from core.final_eval import finish, summary_of
 from core.gate import item_metric
 from core.minibatch import batch_for_step
 from core.models.types import BudgetExceeded
 from core.rejected_buffer import RejectedEditBuffer
-from core.resume_check import ConfigChanged, check_resume_config
+from core.resume_check import ConfigChanged, check_resume_config, check_resume_models
 from core.rollout_cache import RolloutCache
 from core.rollout_runner import RolloutRunner
 from core.run_dir import RunDirectory
@@ -48,7 +48,7 @@ from core.training_setup import (
 )
 from envs.base import Environment, RolloutResult
 
-__all__ = ["RunSummary", "Training", "batch_for_step", "evaluate_skill", "run_training"]
+__all__ = ["Training", "batch_for_step", "run_training"]
 
 
 def failure_patterns(results: list[RolloutResult], shown: int = 3) -> str:
@@ -61,10 +61,6 @@ def failure_patterns(results: list[RolloutResult], shown: int = 3) -> str:
     for r in failures[:shown]:
         lines.append(f"- {' '.join(r.question.split())[:100]}: {r.explanation[:200]}")
     return "\n".join(lines)
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
 
 
 class Training:
@@ -146,11 +142,15 @@ class Training:
     def abandon_step(self, status: str, reason: str) -> None:
         """Stop mid-step (budget cap, error): keep the state of the last boundary, so a
         resumed run redoes the step exactly as an uninterrupted run does it; only the
-        status and the money spent (the ledger) move on."""
+        status and the money spent (the ledger) move on. best_skill.md goes back with the
+        state (the abandoned step may have accepted a candidate). A candidate the step
+        already staged stays staged: the redone step reaches the same acceptance (response
+        and rollout caches) and re-stages it, which the stagers dedupe on (step, source)."""
         if self._committed is not None:
             self.state = copy.deepcopy(self._committed)
             saved = self.state.rejected_buffer
             self.buffer = RejectedEditBuffer.from_dict(saved) if saved else RejectedEditBuffer()
+            self.rd.write_best_skill(self.skill_text(self.state.best_version))
         self.state.status = status
         self.state.stop_reason = reason
         self.persist()
@@ -182,6 +182,11 @@ class Training:
                     f"run {self.rd.path} was planned for {state.total_steps} steps, the "
                     f"environment now gives {self.total_steps}; rerun with --fresh --force"
                 )
+            resolved = self.resolved_models()
+            check_resume_models(state, resolved, str(self.rd.path))
+            for key, value in resolved.items():  # a run started before they were recorded
+                if getattr(state, key) is None:
+                    setattr(state, key, value)
             self.state = state
             self._wall_base = state.wall_time_s
             state.status = "running"
@@ -199,10 +204,27 @@ class Training:
             steps_per_epoch=self.steps_per_epoch,
         )
         self.state.stager_base = getattr(self.stager, "base", None)
+        self.state.stager_reuses_run_id = bool(getattr(self.stager, "reuse_run_id", False))
+        for key, value in self.resolved_models().items():
+            setattr(self.state, key, value)
         self.add_version(initial_skill or "", step=None, source="initial")
         self.rd.write_best_skill(self.best)
         self.persist()
         return False
+
+    def resolved_models(self) -> dict[str, str]:
+        """What `backend: auto` / `strategy: auto` resolved to in this process (TrainState
+        fields): a resume that resolves differently would silently change the run."""
+        return {
+            "target_key": self.client.settings_key("target"),
+            "target_model": self.client.describe("target"),
+            "optimizer_model": (
+                "none (deterministic fewshot strategy)"
+                if self.strategy.name == "fewshot"
+                else self.client.describe("optimizer")
+            ),
+            "strategy": self.strategy.name,
+        }
 
     # ------------------------------------------------------------------ the run
     async def run(self, initial_skill: str | None) -> RunSummary:
@@ -215,11 +237,7 @@ class Training:
                 env=self.env.name,
                 strategy=self.strategy.name,
                 target_model=self.client.describe("target"),
-                optimizer_model=(
-                    "none (deterministic fewshot strategy)"
-                    if self.strategy.name == "fewshot"
-                    else self.client.describe("optimizer")
-                ),
+                optimizer_model=self.resolved_models()["optimizer_model"],
                 epochs=self.cfg.epochs,
                 steps_per_epoch=self.steps_per_epoch,
                 train_items=len(self.train_items),
@@ -273,7 +291,7 @@ class Training:
         )
         metrics = self.metric_of(results)
         s = self.state
-        s.baseline_score = s.best_score = _mean(list(metrics.values()))
+        s.baseline_score = s.best_score = mean(list(metrics.values()))
         s.baseline_items = dict(metrics)
         s.best_items = dict(metrics)
         self.persist()
@@ -331,8 +349,8 @@ class Training:
             StepFinished(
                 step=step,
                 epoch=epoch,
-                train_hard=_mean([r.hard for r in results]),
-                train_soft=_mean([r.soft for r in results]),
+                train_hard=mean([r.hard for r in results]),
+                train_soft=mean([r.soft for r in results]),
                 best_val=s.best_score or 0.0,
                 accepted=bool(gate_info.get("accepted")),
                 edit_budget=budget,

@@ -1,7 +1,9 @@
 """Staging candidates as commits on `staged/<run-id>`, without touching the checkout.
 
 Each staged commit carries `Run-Id`, `Skill` and the evidence trailers; staging the same
-`Step` of a run twice returns the first commit (a resumed run re-stages its last step).
+(`Step`, `Source`) of a run twice returns the first commit (a resumed run re-stages its
+last step). `Source` tells a step's candidate from the slow update of the same step; a
+commit without it counts as `step` (commits staged before the trailer existed).
 """
 
 from __future__ import annotations
@@ -85,7 +87,11 @@ def stage(
     trailers: dict[str, str],
     body: str = "",
     base: str | None = None,
+    reuse_run_id: bool = False,
 ) -> str:
+    """Commit `text` as skill `skill` on staged/<run_id>. A run id whose branch was
+    already adopted or rejected is refused (its review is over), unless `reuse_run_id`:
+    a run restarted with --fresh archived its old branch and stages anew."""
     check_run_id(repo, run_id)
     ref = STAGED + run_id
     with repo.operation(touches_main=False, wait=STAGE_LOCK_WAIT_S):
@@ -98,12 +104,13 @@ def stage(
                     f"staged/{run_id} holds skill {owner!r}, not {skill!r}; use another run id"
                 )
             if step is not None:
-                done = _staged_step(repo, branch_base(repo, head), head, run_id, str(step))
+                done = _staged_step(repo, branch_base(repo, head), head, run_id, str(step),
+                                    trailers.get("Source"))
                 if done:
                     return done
             parent = head
         else:
-            for prefix in (REJECTED, ADOPTED):
+            for prefix in () if reuse_run_id else (REJECTED, ADOPTED):
                 if repo.git.rev(prefix + run_id):
                     raise SkillsRepoError(
                         f"run id {run_id!r} was already {prefix.split('/')[2]}; use another run id"
@@ -120,27 +127,42 @@ def stage(
         return sha
 
 
-def _staged_step(repo: SkillsRepo, base: str, head: str, run_id: str, step: str) -> str | None:
-    """The commit on base..head that staged this Step of this run, if any. git filters the
-    (possibly thousands of) commits by a grep on the trailer line; we confirm the match."""
+def _source(value: str | None) -> str:
+    return value or "step"
+
+
+def _staged_step(
+    repo: SkillsRepo, base: str, head: str, run_id: str, step: str, source: str | None
+) -> str | None:
+    """The commit on base..head that staged this (Step, Source) of this run, if any. git
+    filters the (possibly thousands of) commits by a grep on the Step trailer line; we
+    confirm the match."""
     args = ["log", "-z", "--format=%H", f"{base}..{head}"]
     if step.isdigit():
         args[1:1] = ["--basic-regexp", "--regexp-ignore-case", f"--grep=^Step: {step}$"]
     for sha in repo.git.run(*args).decode().split("\0"):
         if sha.strip():
             trailers = history.commit(repo.git, sha.strip()).trailers
-            if trailers.get("Step") == step and trailers.get("Run-Id") == run_id:
+            if (
+                trailers.get("Step") == step
+                and trailers.get("Run-Id") == run_id
+                and _source(trailers.get("Source")) == _source(source)
+            ):
                 return sha.strip()
     return None
 
 
 class GitStager:
     """The trainer's Stager for a run started with a skills repo: one commit per accepted
-    candidate on staged/<run-id>, branched from the main commit the run started from."""
+    candidate on staged/<run-id>, branched from the main commit the run started from.
+    `reuse_run_id`: the run was restarted with --fresh, so an archived (rejected/adopted)
+    branch of the same run id belongs to the discarded run and does not block staging."""
 
-    def __init__(self, repo: SkillsRepo, skill: str, run_id: str, base: str | None = None):
+    def __init__(self, repo: SkillsRepo, skill: str, run_id: str, base: str | None = None,
+                 *, reuse_run_id: bool = False):
         self.repo = repo
         self.skill = skill
+        self.reuse_run_id = reuse_run_id
         self.run_id = check_run_id(repo, run_id)
         manifest.find(repo.list_skills(), skill)
         self.base = repo.git.rev(base) if base else repo.main_sha()
@@ -152,6 +174,7 @@ class GitStager:
         trailers = {
             "Run-Id": self.run_id,
             "Step": str(c.step),
+            "Source": c.source or "step",
             "Val-Before": f"{c.val_before:.4f}",
             "Val-After": f"{c.val_after:.4f}",
             "Items-Improved": str(c.items_improved),
@@ -167,7 +190,8 @@ class GitStager:
         subject = c.summary or (
             f"{self.skill}: step {c.step}, val {c.val_before:.3f} -> {c.val_after:.3f}"
         )
-        return self.repo.stage(
+        return stage(
+            self.repo,
             self.skill,
             self.run_id,
             c.skill_text,
@@ -175,4 +199,5 @@ class GitStager:
             trailers=trailers,
             body="\n".join(rationales),
             base=self.base,
+            reuse_run_id=self.reuse_run_id,
         )

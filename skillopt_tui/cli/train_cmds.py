@@ -117,11 +117,18 @@ def train(
     run_dir = RunDirectory(run_path)
     run_dir.acquire()
     try:
+        if fresh and not run_dir.is_empty() and not force:
+            raise TrainUsageError(
+                f"{run_path} already holds a run; add --force to delete it and start over"
+            )
+        if fresh and repo is not None:
+            # The discarded run's commits must not be reused (same run id, same branch: the
+            # stager would dedupe onto them) nor lost: archive them as a rejected branch.
+            archived = _archive_staged_branch(repo, run_dir.run_id)
+            if archived:
+                print(f"skillopt: archived staged/{run_dir.run_id} of the discarded run as "
+                      f"{archived}", file=sys.stderr)
         if fresh and not run_dir.is_empty():
-            if not force:
-                raise TrainUsageError(
-                    f"{run_path} already holds a run; add --force to delete it and start over"
-                )
             run_dir.clear()
         stager = None
         if repo is not None:
@@ -129,7 +136,8 @@ def train(
 
             state = run_dir.read_state()
             base = state.stager_base if state is not None else None
-            stager = GitStager(repo, skill, run_dir.run_id, base=base)
+            reuse = fresh or (state is not None and state.stager_reuses_run_id)
+            stager = GitStager(repo, skill, run_dir.run_id, base=base, reuse_run_id=reuse)
         logger = ConsoleLogger(quiet=False)
         bus = EventBus()
         bus.subscribe(logger)
@@ -143,6 +151,14 @@ def train(
     if summary.status != "finished":
         print(f"skillopt: stopped: {summary.reason}", file=sys.stderr)
         raise typer.Exit(EXIT_STOPPED)
+
+
+def _archive_staged_branch(repo, run_id: str) -> str | None:
+    """Reject staged/<run_id> if it exists; the archive's name (rejected/<run_id>, or with a
+    numeric suffix when that name is taken), else None."""
+    if not any(b.run_id == run_id for b in repo.staged_branches()):
+        return None
+    return repo.reject(f"staged/{run_id}")
 
 
 async def _estimate(cfg, env, initial_skill) -> str:

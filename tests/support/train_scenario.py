@@ -28,6 +28,7 @@ $SKILLOPT_TEST_HANG_AT_CALL=N, blocks forever at the N-th call *before* answerin
 logging it (after touching "<call log>.hanging"), so a test can kill -9 the process at a
 known point with nothing half-done. $SKILLOPT_TEST_DELAY_S slows every call down (a
 blocking sleep: the double stands in for a slow model), for tests that signal a live run.
+$SKILLOPT_TEST_DOWN=1 makes every call fail as a connection error would (a target outage).
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ class LoggingTarget:
         self.log = os.environ.get("SKILLOPT_TEST_CALL_LOG")
         self.hang_at = int(os.environ.get("SKILLOPT_TEST_HANG_AT_CALL", "0") or 0)
         self.delay_s = float(os.environ.get("SKILLOPT_TEST_DELAY_S", "0") or 0)
+        self.down = os.environ.get("SKILLOPT_TEST_DOWN") == "1"
         self.calls = 0
 
     def __call__(self, request) -> str:
@@ -137,6 +139,10 @@ class LoggingTarget:
                 Path(self.log + ".hanging").touch()
             while True:
                 time.sleep(60)
+        if self.down:
+            from core.models.types import TransientError
+
+            raise TransientError("connection refused (SKILLOPT_TEST_DOWN outage)")
         if self.delay_s:
             time.sleep(self.delay_s)
         answer = self.double(request)

@@ -94,6 +94,7 @@ def test_git_stager_writes_evidence_trailers_and_rationales(repo: SkillsRepo):
     assert evidence.trailers == {
         "Run-Id": "run-7",
         "Step": "3",
+        "Source": "step",
         "Val-Before": "0.5000",
         "Val-After": "0.6250",
         "Items-Improved": "4",
@@ -105,6 +106,42 @@ def test_git_stager_writes_evidence_trailers_and_rationales(repo: SkillsRepo):
     assert "2. append: (no rationale given)" in evidence.body
     assert repo.staged_branches()[0].base == base
     assert plain_git(repo.path, "rev-parse", f"{sha}~1").strip() == base
+
+
+def test_git_stager_dedupes_on_step_and_source(repo: SkillsRepo):
+    """A step's candidate and the slow update staged at the same step are two commits;
+    staging either again (a resumed run) returns its own commit."""
+    stager = GitStager(repo, SKILL, "run-8")
+    legacy = repo.stage(SKILL, "run-8", BASE_TEXT + "legacy\n", subject="before Source",
+                        trailers={"Step": "2"})  # staged before the Source trailer existed
+
+    def candidate(step: int, text: str, source: str) -> StagedCandidate:
+        return StagedCandidate(run_id="run-8", step=step, skill_text=text, val_before=0.5,
+                               val_after=0.75, items_improved=1, items_regressed=0,
+                               source=source)
+
+    step = stager.stage(candidate(3, TOP_AND_BOTTOM, "step"))
+    slow = stager.stage(candidate(3, TOP_AND_BOTTOM + "guidance\n", "slow_update"))
+    assert slow != step
+    assert stager.stage(candidate(3, TOP_AND_BOTTOM, "step")) == step
+    assert stager.stage(candidate(3, TOP_AND_BOTTOM + "guidance\n", "slow_update")) == slow
+    assert stager.stage(candidate(2, BASE_TEXT + "legacy\n", "step")) == legacy
+    assert repo.staged_branches()[0].commits == 3
+    [*_, evidence] = repo.diff("staged/run-8").evidence
+    assert evidence.trailers["Source"] == "slow_update"
+
+
+def test_git_stager_reuses_an_archived_run_id_only_when_told(repo: SkillsRepo):
+    first = stage(repo, TOP_AND_BOTTOM, run="run-9", step=0)
+    assert repo.reject("staged/run-9") == "rejected/run-9"
+    candidate = StagedCandidate(run_id="run-9", step=0, skill_text=TOP_AND_BOTTOM,
+                                val_before=0.0, val_after=0.5, items_improved=1,
+                                items_regressed=0)
+    with pytest.raises(SkillsRepoError, match="already rejected"):
+        GitStager(repo, SKILL, "run-9").stage(candidate)
+    fresh = GitStager(repo, SKILL, "run-9", reuse_run_id=True).stage(candidate)
+    assert fresh != first and repo.staged_branches()[0].head == fresh
+    assert repo.reject("staged/run-9") == "rejected/run-9-2"
 
 
 def test_reject_moves_branch_and_keeps_it(repo: SkillsRepo):

@@ -24,7 +24,7 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = str(REPO)
     env["SKILLOPT_TEST_CALL_LOG"] = str(tmp_path / "calls.jsonl")
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SKILLOPT_TEST_HANG_AT_CALL",
-                "SKILLOPT_TEST_DELAY_S"):
+                "SKILLOPT_TEST_DELAY_S", "SKILLOPT_TEST_DOWN"):
         env.pop(key, None)
     env.update(extra)
     return env
@@ -51,7 +51,7 @@ def test_train_then_runs_then_eval(tmp_path):
     summary = json.loads(done.stdout)
     assert summary["status"] == "finished" and summary["run_dir"] == str(out)
     assert (summary["baseline_val"], summary["best_val"]) == (0.0, pytest.approx(0.6))
-    assert "step 1: accepted" in done.stderr and "step 2: rejected" in done.stderr
+    assert "step 0: accepted" in done.stderr and "step 1: rejected" in done.stderr
 
     listed = skillopt(tmp_path, "runs", "--runs-dir", str(tmp_path / "runs"), "--json")
     assert listed.returncode == 0
@@ -198,3 +198,65 @@ def test_skills_repo_gives_the_initial_skill_and_stages_accepted_candidates(tmp_
     assert gate["staged_ref"] == branch.head
     half = skillopt(tmp_path, "train", "--config", str(config), "--skills-repo", str(tmp_path))
     assert half.returncode == 2 and "go together" in one_line_error(half)
+
+
+def test_target_outage_is_a_one_line_failure_and_the_run_resumes(tmp_path):
+    config = write_config(tmp_path)
+    out = str(tmp_path / "run")
+    no_retries = ("--set", "models.target.max_retries=0")
+    down = skillopt(tmp_path, "train", "--config", str(config), "--out", out, *no_retries,
+                    SKILLOPT_TEST_DOWN="1")
+    assert down.returncode == 1, down.stderr
+    assert "Traceback" not in down.stderr
+    last = down.stderr.strip().splitlines()[-1]
+    assert last.startswith("skillopt: error: 5 of 5 val rollouts failed (baseline)")
+    assert "SKILLOPT_TEST_DOWN outage" in last and "resumable" in last
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    assert state["status"] == "failed" and state["baseline_score"] is None
+    back = skillopt(tmp_path, "train", "--config", str(config), "--out", out, *no_retries,
+                    "--json")
+    assert back.returncode == 0, back.stderr
+    assert "resuming" in back.stderr
+    summary = json.loads(back.stdout)
+    assert (summary["baseline_val"], summary["best_val"]) == (0.0, pytest.approx(0.6))
+
+
+def test_fresh_force_archives_the_discarded_runs_staged_branch(tmp_path):
+    from core.skills_repo import SkillsRepo
+    from tests.support.skills_git import plain_git
+    from tests.support.train_scenario import INITIAL_SKILL
+
+    SkillsRepo.init(tmp_path / "skills", identity=("Test", "test@example.com")).add_skill(
+        "capitals", INITIAL_SKILL
+    )
+    config = write_config(tmp_path, initial_skill=None)
+    out = tmp_path / "runs" / "repo-run"
+    repo_args = ("--config", str(config), "--out", str(out), "--skills-repo",
+                 str(tmp_path / "skills"), "--skill", "capitals")
+    first = skillopt(tmp_path, "train", *repo_args)
+    assert first.returncode == 0, first.stderr
+    old_head = SkillsRepo.open(tmp_path / "skills").staged_branches()[0].head
+
+    # Start over with another batch size: its step-0 candidate differs from the old one.
+    # Stopped by the budget cap before anything is accepted, then resumed without --fresh.
+    fresh = skillopt(tmp_path, "train", *repo_args, "--fresh", "--force",
+                     "--set", "train.batch_size=2", "--set", "budget.max_tokens=300")
+    assert fresh.returncode == 3, fresh.stderr
+    assert "archived staged/repo-run of the discarded run as rejected/repo-run" in fresh.stderr
+    repo = SkillsRepo.open(tmp_path / "skills")
+    assert repo.staged_branches() == []
+    assert plain_git(repo.path, "rev-parse", "rejected/repo-run").strip() == old_head
+    resumed = skillopt(tmp_path, "train", *repo_args, "--set", "train.batch_size=2",
+                       "--set", "budget.max_tokens=100000")
+    assert resumed.returncode == 0, resumed.stderr
+    (branch,) = SkillsRepo.open(tmp_path / "skills").staged_branches()
+    state = json.loads((out / "state.json").read_text())
+    refs = [r["ref"] for r in state["staged_refs"]]
+    assert refs and old_head not in refs and refs[-1] == branch.head
+    staged_text = plain_git(repo.path, "show", f"{branch.head}:capitals/SKILL.md")
+    assert staged_text == (out / "best_skill.md").read_text()
+
+    again = skillopt(tmp_path, "train", *repo_args, "--fresh", "--force")
+    assert again.returncode == 0, again.stderr
+    assert "as rejected/repo-run-2" in again.stderr
+    assert plain_git(repo.path, "rev-parse", "rejected/repo-run-2").strip() == branch.head
