@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from urllib.parse import urlsplit
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import (
