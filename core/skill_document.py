@@ -147,6 +147,18 @@ def read_skill(path: str | Path) -> str:
         ) from None
 
 
+def load_skill(path: str | Path) -> str:
+    """A skill file's exact text, refused with a one-line SkillError if it cannot be read
+    or is corrupt (frontmatter that does not parse): caught before any rollout is spent on
+    it or it is committed to a skills repository."""
+    text = read_skill(path)
+    try:
+        SkillDocument.parse(text)
+    except SkillError as exc:
+        raise SkillError(f"{path}: {exc}") from None
+    return text
+
+
 def write_skill(path: str | Path, text: str) -> None:
     """Write the exact text atomically (a crash leaves the old file or the new one)."""
     try:

@@ -7,16 +7,17 @@ the one-line error, since the person needs to see what they would lose.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from core.errors import UserError
+from core.skill_document import load_skill
+from skillopt_tui.cli.output import emit_json
 
 if TYPE_CHECKING:
     from core.skills_repo import SkillsRepo
@@ -46,20 +47,6 @@ def _open(repo: Path | None) -> SkillsRepo:
         typer.echo(f"skillopt: {opened.recovered}", err=True)
     return opened
 
-
-def _emit_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
-
-
-def _read_file(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError as exc:
-        raise SkillsUsageError(f"no such file: {path}") from exc
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
-        raise SkillsUsageError(
-            f"cannot read {path} as UTF-8 text ({exc.__class__.__name__})"
-        ) from exc
 
 
 def parse_hunks(spec: str) -> list[int]:
@@ -123,7 +110,7 @@ def list_cmd(repo: RepoOption = None, as_json: bool = typer.Option(False, "--jso
     r = _open(repo)
     skills, staged = r.list_skills(), r.staged_branches()
     if as_json:
-        _emit_json({"skills": [asdict(s) for s in skills], "staged": [asdict(b) for b in staged]})
+        emit_json({"skills": [asdict(s) for s in skills], "staged": [asdict(b) for b in staged]})
         return
     for s in skills:
         typer.echo(f"{s.name}\t{s.path}\t{s.deploy_to or '-'}")
@@ -147,7 +134,7 @@ def add_cmd(
     repo: RepoOption = None,
 ) -> None:
     """Import an existing skill onto main."""
-    text = _read_file(from_file)
+    text = load_skill(from_file)
     sha = _open(repo).add_skill(name, text, path=path, deploy_to=deploy_to, force=force)
     typer.echo(sha)
 
@@ -165,7 +152,7 @@ def stage_cmd(
     """Stage a hand-made candidate as a commit on staged/<run-id>."""
     import time
 
-    text = _read_file(from_file)
+    text = load_skill(from_file)
     r = _open(repo)
     run = run_id or time.strftime("manual-%Y%m%d-%H%M%S")
     step = next((b.commits + 1 for b in r.staged_branches() if b.run_id == run), 1)
@@ -182,7 +169,7 @@ def log_cmd(
     """History of main: init, add, adopt, rollback."""
     entries = _open(repo).log(name)
     if as_json:
-        _emit_json([asdict(e) for e in entries])
+        emit_json([asdict(e) for e in entries])
         return
     for e in entries:
         typer.echo(f"{e.sha[:12]}  {e.date_iso}  {e.kind:<8}  {e.subject}")
@@ -197,7 +184,7 @@ def diff_cmd(
     """The staged branch's net diff as numbered hunks, with each commit's evidence."""
     d = _open(repo).diff(staged)
     if as_json:
-        _emit_json(d.to_dict())
+        emit_json(d.to_dict())
         return
     for c in d.evidence:
         facts = ", ".join(f"{k} {v}" for k, v in c.trailers.items() if k not in ("Skill",))
@@ -227,7 +214,7 @@ def adopt_cmd(
     chosen = parse_hunks(hunks) if hunks else None
     result = _with_difference(_open(repo).adopt, staged, chosen, force=force)
     if as_json:
-        _emit_json(asdict(result))
+        emit_json(asdict(result))
         return
     typer.echo(result.commit)
     if result.deployed_to:

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from core.errors import UserError
+from core.skill_document import load_skill
+from skillopt_tui.cli.output import emit_json
 
 EXIT_STOPPED = 3
 
@@ -35,18 +36,6 @@ SetOption = Annotated[
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
-
-def _emit_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
-
-
-def _read_text(path: Path, what: str) -> str:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise TrainUsageError(f"{what} not found: {path}") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
-        raise TrainUsageError(f"cannot read {what} {path} as UTF-8 text ({type(exc).__name__})") from None
 
 
 def _default_run_name(config) -> str:
@@ -107,7 +96,7 @@ def train(
         repo = SkillsRepo.open(skills_repo)
         initial_skill = repo.read_skill(skill)
     elif cfg.train.initial_skill:
-        initial_skill = _read_text(Path(cfg.train.initial_skill), "initial skill")
+        initial_skill = load_skill(cfg.train.initial_skill)
     else:
         initial_skill = ""
     if estimate:
@@ -145,7 +134,7 @@ def train(
     finally:
         run_dir.release()
     if as_json:
-        _emit_json({"run_dir": str(run_path), **summary.to_dict()})
+        emit_json({"run_dir": str(run_path), **summary.to_dict()})
     else:
         typer.echo(str(run_path))
     if summary.status != "finished":
@@ -222,13 +211,13 @@ def eval_(
     if split not in ("val", "test"):
         raise TrainUsageError(f"--split must be val or test, got {split!r}")
     cfg = load_config(config, set_ or [])
-    text = _read_text(skill, "skill file")
+    text = load_skill(skill)
     from core.training_setup import build_environment
 
     env = build_environment(cfg)
     result = asyncio.run(evaluate_skill(cfg, text, split, env=env))
     if as_json:
-        _emit_json(result.to_dict())
+        emit_json(result.to_dict())
         return
     typer.echo(f"{split}: hard {result.hard:.3f} · soft {result.soft:.3f} · n {result.n}")
     for task_type, b in result.buckets.items():
@@ -244,7 +233,7 @@ def runs(
 
     infos = list_runs(runs_dir)
     if as_json:
-        _emit_json([i.to_dict() for i in infos])
+        emit_json([i.to_dict() for i in infos])
         return
     if not infos:
         typer.echo(f"no runs in {runs_dir}")

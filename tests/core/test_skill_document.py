@@ -184,3 +184,16 @@ def test_write_into_a_file_path_fails_cleanly(tmp_path):
     with pytest.raises(SkillError, match="cannot write"):
         write_skill(blocker / "SKILL.md", "text")
     assert blocker.read_text() == "x"
+
+
+def test_load_skill_refuses_a_corrupt_skill_with_its_path(tmp_path):
+    from core.skill_document import load_skill
+
+    good = tmp_path / "good.md"
+    good.write_bytes(b"---\r\nname: x\r\ndescription: y\r\n---\r\nBody")
+    assert load_skill(good) == "---\r\nname: x\r\ndescription: y\r\n---\r\nBody"
+    bad = tmp_path / "bad.md"
+    bad.write_text("---\nname: [unclosed\n---\nBody\n", encoding="utf-8")
+    with pytest.raises(SkillError) as err:
+        load_skill(bad)
+    assert str(bad) in str(err.value) and "\n" not in str(err.value)

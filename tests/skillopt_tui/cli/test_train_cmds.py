@@ -80,6 +80,8 @@ def test_default_out_dir_is_under_runs_dir(tmp_path):
 def test_bad_input_is_a_one_line_error_with_exit_2(tmp_path):
     config = write_config(tmp_path)
     out = str(tmp_path / "out")
+    corrupt = tmp_path / "corrupt.md"
+    corrupt.write_text("---\nname: [unclosed\n---\nAnswer.\n", encoding="utf-8")
     cases = [
         (("train", "--config", str(tmp_path / "missing.yaml"), "--out", out), "not found"),
         (("train", "--config", str(config), "--set", "env.name=nosuchenv", "--out", out),
@@ -87,9 +89,10 @@ def test_bad_input_is_a_one_line_error_with_exit_2(tmp_path):
         (("train", "--config", str(config), "--set", "train.bogus=1", "--out", out), "unknown key"),
         (("eval", "--config", str(config), "--skill", str(tmp_path / "nope.md")), "not found"),
         (("eval", "--config", str(config), "--skill", str(tmp_path), "--split", "val"),
-         "cannot read"),
+         "directory, not a file"),
         (("eval", "--config", str(config), "--skill", str(config), "--split", "train"),
          "--split must be val or test"),
+        (("eval", "--config", str(config), "--skill", str(corrupt)), str(corrupt)),
     ]
     for args, expected in cases:
         result = skillopt(tmp_path, *args)
