@@ -122,6 +122,11 @@ def stage(
         all_trailers = {"Run-Id": run_id, **{k: str(v) for k, v in trailers.items()}}
         all_trailers["Skill"] = skill
         tree = repo.tree_with(parent, {entry.path: text.encode("utf-8")})
+        if tree == repo.git.line("rev-parse", f"{parent}^{{tree}}"):
+            where = f"staged/{run_id}" if head else "main"
+            raise SkillsRepoError(
+                f"nothing to stage: the candidate for {skill!r} is identical to {where}"
+            )
         sha = repo.commit_tree(tree, [parent], messages.build(subject, all_trailers, body))
         repo.move_refs([(ref, head, sha)])
         return sha

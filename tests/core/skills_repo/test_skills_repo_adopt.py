@@ -225,3 +225,16 @@ def test_show_gives_the_commit_diff(repo: SkillsRepo):
     sha = repo.adopt("run-1").commit
     text = repo.show(sha)
     assert text.startswith("diff --git") and "+line 12, sharper" in text
+
+
+def test_staging_a_candidate_identical_to_its_parent_is_refused(tmp_path):
+    from core.skills_repo import SkillsRepo, SkillsRepoError
+
+    repo = SkillsRepo.init(tmp_path / "repo")
+    repo.add_skill("s", "Answer.\n")
+    with pytest.raises(SkillsRepoError, match="nothing to stage.*identical to main"):
+        repo.stage("s", "r1", "Answer.\n", subject="same", trailers={"Step": "0"})
+    assert repo.staged_branches() == []
+    repo.stage("s", "r1", "Answer briefly.\n", subject="new", trailers={"Step": "0"})
+    with pytest.raises(SkillsRepoError, match="identical to staged/r1"):
+        repo.stage("s", "r1", "Answer briefly.\n", subject="same", trailers={"Step": "1"})
