@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from core.skills_repo import history, manifest, messages
 from core.skills_repo.deploy import check_target
 from core.skills_repo.errors import SkillsRepoError
-from core.skills_repo.hunks import adopted_text, merge3, net_hunks
+from core.skills_repo.hunks import adopted_text, mark_on_main, merge3, net_hunks
 from core.skills_repo.repo import PlannedDeploy
 from core.skills_repo.staging import ADOPTED, REJECTED, branch_base, resolve
 from core.skills_repo.types import AdoptResult, SkillEntry, StagedDiff
@@ -41,6 +41,15 @@ def _review(
     except SkillsRepoError:
         entry = repo.entry(skill, head)  # skill not on main (any more): the branch's view
     hunks = net_hunks(repo.git, base, head, entry.path)
+    if evidence and hunks:  # for review: which hunks an earlier adopt already put on main
+        git = repo.git
+        hunks = mark_on_main(
+            git,
+            git.blob(base, entry.path) or b"",
+            git.blob(head, entry.path) or b"",
+            git.blob(repo.main_sha(), entry.path) or b"",
+            hunks,
+        )
     commits = history.commits(repo.git, f"{base}..{head}") if evidence else []
     proof = [c.evidence() for c in reversed(commits)]
     return StagedDiff("staged/" + run_id, skill, hunks, proof, base, head), entry, head_commit

@@ -9,6 +9,7 @@ missing final newline survive exactly, whatever the diff parser does with line e
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from unidiff import PatchSet
@@ -137,3 +138,18 @@ def adopted_text(
         "adopt the other hunks (--hunks) or re-stage from the current main",
         bad,
     )
+
+
+def mark_on_main(
+    git: GitRunner, base: bytes, head: bytes, main: bytes, hunks: list[Hunk]
+) -> list[Hunk]:
+    """`hunks` with `on_main` set where adopting that hunk alone onto `main` would leave it
+    unchanged: the same test `adopt` uses to refuse ("already on main"), so what review
+    shows as adopted is exactly what adopt would call a no-op."""
+    if main == base:
+        return hunks  # main has not moved since the branch was staged: nothing is on it
+    marked = []
+    for h in hunks:
+        merged, conflicts = merge3(git, main, base, apply_hunks(base, head, hunks, {h.index}))
+        marked.append(replace(h, on_main=not conflicts and merged == main))
+    return marked

@@ -37,6 +37,9 @@ class Hunk:
     source_length: int = 0
     target_start: int = 0
     target_length: int = 0
+    # main already holds this hunk's change (an earlier partial adopt, or the same edit made
+    # on main): adopting it alone would change nothing
+    on_main: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -12,8 +12,9 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
+from core.errors import UserError
 from skillopt_tui.app.messages import ActionFailed, TrainExited, TrainLaunched
 from skillopt_tui.app.screens.history import HistoryScreen
 from skillopt_tui.app.screens.home import HomeScreen
@@ -23,7 +24,8 @@ from skillopt_tui.app.skills_data import SkillsSource
 from skillopt_tui.app.train_launcher import TrainLauncher
 from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
 from skillopt_tui.app.widgets.help_screen import HelpScreen
-from skillopt_tui.app.widgets.new_run_dialog import NewRunDialog, find_configs
+from skillopt_tui.app.widgets.new_run_dialog import NewRunChoice, NewRunDialog, find_configs
+from skillopt_tui.app.worker_errors import report_worker_error
 
 STYLES = Path(__file__).parent / "styles"
 STOPPED_EXIT = 3  # `skillopt train`: stopped at a step boundary, resumable
@@ -83,8 +85,9 @@ class SkillOptApp(App[None]):
                     or binding.action in seen:
                 continue
             seen.add(binding.action)
+            where = type(active.node).__name__.removesuffix("Screen")
             yield SystemCommand(f"{binding.description} ({self.get_key_display(binding) or key})",
-                                f"{type(active.node).__name__}: {binding.action}",
+                                binding.tooltip or f"{binding.description} ({where} screen)",
                                 partial(active.node.run_action, binding.action))
 
     # errors from workers
@@ -94,12 +97,9 @@ class SkillOptApp(App[None]):
                     timeout=8)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A worker died of an unexpected error (a bug, or git failing in a way we did not
-        foresee): say so in one notification and keep the app usable."""
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            error = event.worker.error
-            self.notify(f"{type(error).__name__}: {error}", title="Unexpected error",
-                        severity="error", timeout=12)
+        """An App worker died (a bug, or git failing in a way we did not foresee): say so in
+        one notification and keep the app usable. Screens do the same for their own."""
+        report_worker_error(self, event)
 
     # training runs started from the TUI
 
@@ -109,16 +109,31 @@ class SkillOptApp(App[None]):
                         severity="warning")
             return
 
-        def picked(config: Path | None) -> None:
-            if config is not None:
-                self._launch(config)
+        self._open_new_run_dialog()
 
-        self.push_screen(NewRunDialog(find_configs(self.config_root)), picked)
+    @work(thread=True, exclusive=True, group="new-run", exit_on_error=False)
+    def _open_new_run_dialog(self) -> None:
+        """Reads the configs and the skills repo's skills (blocking) for the dialog."""
+        skills: list[str] = []
+        if self.skills.path is not None:
+            try:
+                skills = [entry.name for entry in self.skills.repo().list_skills()]
+            except UserError as exc:
+                self.post_message(ActionFailed("list the skills to stage into", str(exc)))
+        configs = find_configs(self.config_root)
+
+        def picked(choice: NewRunChoice | None) -> None:
+            if choice is not None:
+                self._launch(choice.config, choice.skill)
+
+        self.call_from_thread(self.push_screen,
+                              NewRunDialog(configs, skills, self.config_root), picked)
 
     @work(thread=True, exclusive=True, group="train", exit_on_error=False)
-    def _launch(self, config: Path) -> None:
+    def _launch(self, config: Path, skill: str | None = None) -> None:
         try:
-            process = self.launcher.start(config, self.runs_dir)
+            process = self.launcher.start(config, self.runs_dir,
+                                          self.skills.path if skill else None, skill)
         except OSError as exc:
             self.post_message(ActionFailed("start the run", str(exc)))
             return
@@ -132,6 +147,8 @@ class SkillOptApp(App[None]):
         self.open_run(message.run_dir)
 
     def on_train_exited(self, message: TrainExited) -> None:
+        for screen in self.screen_stack:  # `s Stop run` leaves the footer with the process
+            screen.refresh_bindings()
         if message.returncode == 0:
             self.notify("The training run finished.", title="Run finished")
         elif message.returncode == STOPPED_EXIT:

@@ -96,3 +96,14 @@ class TrainExited(Message):
         super().__init__()
         self.returncode = returncode
         self.log_tail = log_tail
+
+
+class DeployConflict(Message):
+    """The deploy target was edited by hand since we last wrote it: the screen asks whether
+    to overwrite it (`retry(force=True)`) or leave everything as it is."""
+
+    def __init__(self, action: str, error: Any, retry: Any) -> None:
+        super().__init__()
+        self.action = action
+        self.error = error  # core.skills_repo.DeployTargetChanged: .target, .difference
+        self.retry = retry  # called with no arguments to redo the action with force=True

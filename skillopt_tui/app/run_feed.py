@@ -167,7 +167,10 @@ class RunFeed:
         if steps_changed:
             update.steps = list(self.steps)
         if status_changed:
-            if self.status.status == "live" and self._baseline:
+            # live runs follow the baseline rollouts; an ended run keeps its RunFinished
+            # value, and one that failed (RunFailed has none) keeps the rollouts' mean
+            if self._baseline and (self.status.status == "live"
+                                   or self.status.baseline_val is None):
                 self.status = replace(self.status, baseline_val=self._baseline_value())
             update.status = self.status
         if steps_changed or status_changed:

@@ -63,16 +63,18 @@ class SkillsSource:
             return self._repo
 
     def overview(self) -> SkillsOverview:
+        """Never raises a UserError: a repo that cannot be read (absent, or a malformed
+        committed skills.yaml) is a `problem` the screens show instead of the tables."""
         try:
             repo = self.repo()
+            staged = list(repo.staged_branches())
+            rows = []
+            for entry in repo.list_skills():
+                count = sum(1 for b in staged if b.skill == entry.name)
+                rows.append(SkillRow(entry.name, _str(entry.deploy_to), count,
+                                     _last_adoption(repo, entry.name)))
         except UserError as exc:
             return SkillsOverview(problem=str(exc))
-        staged = list(repo.staged_branches())
-        rows = []
-        for entry in repo.list_skills():
-            count = sum(1 for b in staged if b.skill == entry.name)
-            rows.append(SkillRow(entry.name, _str(entry.deploy_to), count,
-                                 _last_adoption(repo, entry.name)))
         return SkillsOverview(rows, staged)
 
     def deploy_target(self, skill: str) -> str | None:

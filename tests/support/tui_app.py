@@ -3,8 +3,10 @@ of three hunks, a fixed-data double of the skills repo (for snapshots), bounded 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from core.skills_repo import (
     AdoptResult,
@@ -63,6 +65,37 @@ def make_skills_repo(path: Path, deploy_to: Path | None = None) -> SkillsRepo:
                body="1. replace: answers were too long\n2. append: facts the target lacked\n"
                     "3. replace: it guessed instead of saying it did not know")
     return repo
+
+
+# a second staged branch of the same skill: one hunk, far from the first branch's hunk 1
+SKILL_V3 = SKILL_V1.replace("- Use plain text.\n", "- Use plain text.\n- No emoji.\n")
+
+
+def stage_second_branch(repo: SkillsRepo) -> None:
+    """`staged/demo-second` (sorted after demo-finished): one hunk adding "- No emoji."."""
+    repo.stage("quiz", "demo-second", SKILL_V3, subject="quiz: step 1 candidate",
+               trailers={"Run-Id": "demo-second", "Step": "1"}, body="1. append: no emoji")
+
+
+class GatedRepo:
+    """The real SkillsRepo with a gate on `diff`: while `gate` is clear, loading a staged
+    diff waits, so a test can press keys while a diff is on its way (as a fast typist
+    does on a slow disk). Everything else goes straight to the real repo."""
+
+    def __init__(self, path: Path) -> None:
+        self.repo = SkillsRepo.open(path, identity=IDENTITY)
+        self.gate = threading.Event()
+        self.gate.set()
+        self.diffs_started = 0
+
+    def diff(self, staged: str) -> Any:
+        self.diffs_started += 1
+        if not self.gate.wait(timeout=20):
+            raise TimeoutError("test gate never opened")
+        return self.repo.diff(staged)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.repo, name)
 
 
 class SkillsRepoDouble:

@@ -9,26 +9,42 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
 from core.errors import UserError
+from core.skills_repo.errors import DeployTargetChanged
 from skillopt_tui.app.messages import (
     ActionFailed,
     CommitDiffLoaded,
+    DeployConflict,
     LogLoaded,
     RollbackFinished,
     SkillsLoaded,
 )
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
+from skillopt_tui.app.widgets.deploy_conflict import ask_overwrite
 from skillopt_tui.app.widgets.diff_view import DiffView
 from skillopt_tui.app.widgets.table_fill import fill_table
+from skillopt_tui.app.worker_errors import AppScreen
 
 KIND_STYLE = {"adopt": "bold green", "rollback": "yellow", "init": "cyan", "add": "cyan"}
 
 
-class HistoryScreen(Screen):
+def commit_message(entry: Any) -> Text:
+    """Subject, body and trailers: the why of an adoption or rollback, above its diff."""
+    parts = [Text(entry.subject, style="bold")]
+    body = (getattr(entry, "body", "") or "").strip()
+    if body:
+        parts += [Text(""), Text(body)]
+    if entry.trailers:
+        parts.append(Text(""))
+        parts += [Text.assemble((f"{key}: ", "cyan"), str(value))
+                  for key, value in entry.trailers.items()]
+    return Text("\n").join(parts)
+
+
+class HistoryScreen(AppScreen):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("d", "diff", "Diff"),
@@ -135,7 +151,9 @@ class HistoryScreen(Screen):
         self.post_message(CommitDiffLoaded(sha, diff))
 
     def on_commit_diff_loaded(self, message: CommitDiffLoaded) -> None:
-        self.query_one(DiffView).show(message.diff, f"commit {message.sha[:7]}")
+        entry = next((e for e in self.entries if e.sha == message.sha), None)
+        preamble = commit_message(entry) if entry is not None else None
+        self.query_one(DiffView).show(message.diff, f"commit {message.sha[:7]}", preamble)
 
     def action_rollback(self) -> None:
         entry = self._selected()
@@ -157,13 +175,20 @@ class HistoryScreen(Screen):
         self.app.push_screen(ConfirmDialog("Roll back this adoption?", body), answered)
 
     @work(thread=True, group="git-write", exit_on_error=False)
-    def _rollback(self, sha: str) -> None:
+    def _rollback(self, sha: str, force: bool = False) -> None:
         try:
-            commit = self.app.skills.repo().rollback(sha)
+            commit = self.app.skills.repo().rollback(sha, force=force)
+        except DeployTargetChanged as exc:
+            self.post_message(DeployConflict("roll back", exc,
+                                             lambda: self._rollback(sha, force=True)))
+            return
         except UserError as exc:
             self.post_message(ActionFailed("roll back", str(exc)))
             return
         self.post_message(RollbackFinished(commit, sha))
+
+    def on_deploy_conflict(self, message: DeployConflict) -> None:
+        ask_overwrite(self, message)
 
     def on_rollback_finished(self, message: RollbackFinished) -> None:
         self.notify(f"Rolled back {message.target[:7]} as {message.commit[:7]}",

@@ -7,13 +7,13 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
 from skillopt_tui.app.messages import RunsLoaded, SkillsLoaded
 from skillopt_tui.app.run_index import RunRow, list_run_rows
 from skillopt_tui.app.skills_data import SkillsOverview
 from skillopt_tui.app.widgets.table_fill import fill_table
+from skillopt_tui.app.worker_errors import AppScreen
 
 STATUS_STYLE = {"live": "bold green", "finished": "cyan", "failed": "bold red",
                 "stopped": "yellow", "interrupted": "yellow"}
@@ -33,7 +33,7 @@ def run_cells(row: RunRow) -> tuple:
             f"${row.cost_usd:.2f}")
 
 
-class HomeScreen(Screen):
+class HomeScreen(AppScreen):
     BINDINGS = [
         Binding("enter", "open", "Open", priority=True),
         Binding("n", "new_run", "New run"),

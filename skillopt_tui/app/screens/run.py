@@ -9,7 +9,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
@@ -22,6 +21,7 @@ from skillopt_tui.app.widgets.reflection_log import ReflectionLog
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
 from skillopt_tui.app.widgets.score_chart import ScoreChart
 from skillopt_tui.app.widgets.trajectory_screen import TrajectoryScreen, find_record
+from skillopt_tui.app.worker_errors import AppScreen
 
 STATUS_STYLE = {"live": "bold green", "finished": "cyan", "failed": "bold red",
                 "stopped": "yellow"}
@@ -41,7 +41,8 @@ def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
     return Text.assemble(*parts)
 
 
-class RunScreen(Screen):
+class RunScreen(AppScreen):
+    AUTO_FOCUS = "#rollouts-table"  # Enter/↑/↓/t act on the rollouts from the start
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("1", "tab('rollouts')", "Rollouts"),

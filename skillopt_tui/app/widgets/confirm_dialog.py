@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,9 @@ class ConfirmDialog(ModalScreen[str | None]):
         self.title_text = title
         self.body = body
         self.choices = choices
+        if any(choice.value == "cancel" for choice in choices):  # one "Cancel" in the footer
+            self._bindings.key_to_bindings["escape"] = [
+                Binding("escape", "choose('')", "Cancel", show=False)]
         # each choice's letter works as a key, and is shown in the footer
         for choice in choices:
             self._bindings.bind(choice.key, f"choose('{choice.value}')", choice.label)
@@ -47,6 +50,8 @@ class ConfirmDialog(ModalScreen[str | None]):
                 for choice in self.choices:
                     yield Button(f"{choice.label} ({choice.key})", id=f"choice-{choice.value}",
                                  variant=choice.variant)
+        # its own keys, covering the screen below's footer (whose y/n mean something else)
+        yield Footer(compact=True, show_command_palette=False)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -25,11 +25,14 @@ class DiffView(VerticalScroll):
     def compose(self):
         yield self._body
 
-    def show(self, diff: str, title: str = "") -> None:
-        if not diff.strip():
+    def show(self, diff: str, title: str = "", preamble: Text | None = None) -> None:
+        """`preamble` (a commit's message, say) goes between the title and the diff."""
+        if not diff.strip() and preamble is None:
             self._body.update(Text(self.placeholder, style="dim"))
             return
-        text = styled_diff(diff)
+        text = styled_diff(diff) if diff.strip() else Text("(no changes)", style="dim")
+        if preamble is not None:
+            text = Text.assemble(preamble, "\n\n", text)
         if title:
             text = Text.assemble((title, "bold"), "\n", text)
         self._body.update(text)

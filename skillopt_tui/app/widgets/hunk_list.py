@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -15,6 +16,7 @@ MARKS = {
     "pending": ("[ ]", "dim"),
     "approved": ("[y]", "bold green"),
     "rejected": ("[n]", "bold red"),
+    "adopted": ("[=]", "cyan"),  # already on main (an earlier partial adopt)
 }
 
 
@@ -22,7 +24,8 @@ def hunk_text(hunk: Any, decision: str, show_file: bool = False) -> Text:
     mark, style = MARKS[decision]
     head = Text.assemble((mark, style), " ", (f"#{hunk.index}", "bold"), " ",
                          (f"{hunk.file} " if show_file else "", "bold"),
-                         (hunk.header, "cyan"), (f"  +{hunk.added} -{hunk.removed}", "dim"))
+                         (hunk.header, "cyan"), (f"  +{hunk.added} -{hunk.removed}", "dim"),
+                         ("  adopted (on main)" if decision == "adopted" else "", "cyan"))
     return Text("\n").join([head, *styled_lines(list(hunk.lines))])
 
 
@@ -36,10 +39,14 @@ class HunkView(Static):
         self.update(hunk_text(self.hunk, decision, self.show_file))
         self.set_class(decision == "approved", "-approved")
         self.set_class(decision == "rejected", "-rejected")
+        self.set_class(decision == "adopted", "-adopted")
 
 
 class HunkList(VerticalScroll):
     can_focus = True
+    # ↑/↓ move between hunks (the screen's move), not scroll a line
+    BINDINGS = [Binding("down", "screen.move(1)", show=False),
+                Binding("up", "screen.move(-1)", show=False)]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -16,7 +16,8 @@ KEEP_ON_TRIM = 200
 
 
 def _cells(r: RolloutFinished) -> tuple[str, ...]:
-    return (str(r.step), r.phase, r.item_id, f"{r.hard:.2f}", f"{r.latency_s:.1f}s",
+    step = "base" if r.phase == "baseline" else str(r.step)  # baseline runs before step 1
+    return (step, r.phase, r.item_id, f"{r.hard:.2f}", f"{r.latency_s:.1f}s",
             f"{r.input_tokens}+{r.output_tokens}")
 
 

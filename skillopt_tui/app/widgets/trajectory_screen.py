@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Label, Static
+from textual.widgets import Footer, Label, Static
 
 from core.events import RolloutFinished
 
@@ -76,7 +76,9 @@ class TrajectoryScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="wide"):
-            yield Label(f"Trajectory · step {self.rollout.step} · {self.rollout.item_id}",
+            step = "base" if self.rollout.phase == "baseline" else self.rollout.step
+            yield Label(f"Trajectory · step {step} · {self.rollout.item_id}",
                         id="dialog-title")
             with VerticalScroll(id="dialog-body"):
                 yield Static(trajectory_text(self.rollout, self.record))
+        yield Footer(compact=True, show_command_palette=False)  # hides the screen's keys

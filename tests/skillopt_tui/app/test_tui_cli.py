@@ -20,3 +20,22 @@ def test_bad_paths_are_one_line_errors(args, message):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_skills_repo_falls_back_to_env_then_local_skills(tmp_path, monkeypatch):
+    from skillopt_tui.cli.tui_cmd import REPO_ENV, TuiUsageError, resolve_skills_repo
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(REPO_ENV, raising=False)
+    assert resolve_skills_repo(None) is None  # nothing anywhere: runs only
+    (tmp_path / "skills").mkdir()
+    assert resolve_skills_repo(None) is None  # ./skills is not a skills repo
+    (tmp_path / "skills" / "skills.yaml").write_text("version: 1\nskills: []\n")
+    assert resolve_skills_repo(None) == Path("skills")
+    (tmp_path / "other").mkdir()
+    monkeypatch.setenv(REPO_ENV, str(tmp_path / "other"))
+    assert resolve_skills_repo(None) == tmp_path / "other"
+    assert resolve_skills_repo(tmp_path / "skills") == tmp_path / "skills"  # option wins
+    monkeypatch.setenv(REPO_ENV, str(tmp_path / "missing"))
+    with pytest.raises(TuiUsageError, match=REPO_ENV):
+        resolve_skills_repo(None)

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 async def test_run_started_from_the_tui_is_followed_live(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(REPO))  # the child imports the target double
-    monkeypatch.setenv("SKILLOPT_TEST_DELAY_S", "0.03")
+    monkeypatch.setenv("SKILLOPT_TEST_DELAY_S", "0.08")  # slow enough to see steps
     monkeypatch.setenv("SKILLOPT_TEST_CALL_LOG", str(tmp_path / "calls.jsonl"))
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SKILLOPT_TEST_HANG_AT_CALL"):
         monkeypatch.delenv(key, raising=False)

@@ -105,3 +105,10 @@ def test_batches_wait_merged_while_the_ui_is_busy(tmp_path: Path):
     merged = got[0]
     assert merged.header.run_id == "r" and [r.hard for r in merged.rollouts] == [1.0, 0.0]
     assert [p.step for p in merged.steps] == [0] and merged.events == 4
+
+
+def test_a_failed_run_replayed_in_one_batch_keeps_its_baseline():
+    feed = RunFeed()
+    update = feed.apply([_start(), _rollout("baseline", 1.0), _rollout("baseline", 0.0),
+                         RunFailed(error="boom", step=1)])
+    assert update.status.status == "failed" and update.status.baseline_val == 0.5
