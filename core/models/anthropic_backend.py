@@ -15,9 +15,8 @@ import os
 import time
 from typing import Any
 
-from core.models.openai_backend import PerLoop, _cause, _detail
-from core.models.retry import error_for_status, parse_retry_after
-from core.models.transport_errors import connection_error, unexpected_error
+from core.models.openai_backend import PerLoop
+from core.models.sdk_errors import call_sdk
 from core.models.types import BadRequestError, Completion, Message, Request, TransientError, Usage
 
 ANTHROPIC_SETTINGS = frozenset(
@@ -87,35 +86,15 @@ class AnthropicBackend:
 
         kwargs = self.sdk_kwargs(request)
         started = time.monotonic()
-        try:
-            response = await self._sdk.get().messages.create(**kwargs, timeout=timeout_s)
-        except anthropic.APIStatusError as exc:
-            raise error_for_status(
-                exc.status_code,
-                _detail(exc),
-                retry_after_s=parse_retry_after(exc.response.headers),
-                credential=self.credential,
-                model=request.model,
-            ) from None
-        except anthropic.APITimeoutError:
-            raise TransientError(f"no answer within {timeout_s:g}s") from None
-        except anthropic.APIConnectionError as exc:
-            raise connection_error(_cause(exc), **self._where()) from None
-        except (
-            json.JSONDecodeError,
-            UnicodeDecodeError,
-            anthropic.APIResponseValidationError,
-        ) as exc:
-            # Only a body that does not parse: any other ValueError is not the server's fault.
-            raise TransientError(f"malformed response body: {type(exc).__name__}") from None
-        except anthropic.AnthropicError:
-            raise  # the SDK's other errors stay as they are (with their traceback)
-        except Exception as exc:
-            # Leaked from the HTTP stack (see core/models/transport_errors.py).
-            mapped = unexpected_error(exc, **self._where())
-            if mapped is None:
-                raise
-            raise mapped from exc
+        response = await call_sdk(
+            anthropic,
+            anthropic.AnthropicError,
+            lambda: self._sdk.get().messages.create(**kwargs, timeout=timeout_s),
+            timeout_s=timeout_s,
+            credential=self.credential,
+            model=request.model,
+            where=self._where(),
+        )
         latency = time.monotonic() - started
         blocks = getattr(response, "content", None)
         if blocks is None:

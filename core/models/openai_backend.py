@@ -9,16 +9,13 @@ the failure) into a `Completion` or a typed error.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from core.models.retry import error_for_status, parse_retry_after
-from core.models.transport_errors import connection_error, unexpected_error
+from core.models.sdk_errors import call_sdk
 from core.models.types import BadRequestError, Completion, Request, TransientError, Usage
-from core.secrets import redact
 
 SDK = TypeVar("SDK")
 
@@ -129,32 +126,15 @@ class OpenAIBackend:
 
         kwargs = self.sdk_kwargs(request)
         started = time.monotonic()
-        try:
-            response = await self._sdk.get().chat.completions.create(**kwargs, timeout=timeout_s)
-        except openai.APIStatusError as exc:
-            raise error_for_status(
-                exc.status_code,
-                _detail(exc),
-                retry_after_s=parse_retry_after(exc.response.headers),
-                credential=self.credential,
-                model=request.model,
-            ) from None
-        except openai.APITimeoutError:
-            raise TransientError(f"no answer within {timeout_s:g}s") from None
-        except openai.APIConnectionError as exc:
-            raise connection_error(_cause(exc), **self._where()) from None
-        except (json.JSONDecodeError, UnicodeDecodeError, openai.APIResponseValidationError) as exc:
-            # Only a body that does not parse: any other ValueError is not the server's fault.
-            raise TransientError(f"malformed response body: {type(exc).__name__}") from None
-        except openai.OpenAIError:
-            raise  # the SDK's other errors stay as they are (with their traceback)
-        except Exception as exc:
-            # Leaked from the HTTP stack (anyio's ExceptionGroup for a port out of range,
-            # httpx's InvalidURL): a bad base_url, never a reason to retry or a traceback.
-            mapped = unexpected_error(exc, **self._where())
-            if mapped is None:
-                raise
-            raise mapped from exc
+        response = await call_sdk(
+            openai,
+            openai.OpenAIError,
+            lambda: self._sdk.get().chat.completions.create(**kwargs, timeout=timeout_s),
+            timeout_s=timeout_s,
+            credential=self.credential,
+            model=request.model,
+            where=self._where(),
+        )
         latency = time.monotonic() - started
         return _to_completion(response, request, latency)
 
@@ -194,22 +174,6 @@ def _to_completion(response: Any, request: Request, latency: float) -> Completio
     )
 
 
-def _detail(exc: Any) -> str:
-    """The server's error message, without echoing request contents."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-    try:
-        return json.dumps(body)[:300] if body is not None else redact(str(exc))
-    except (TypeError, ValueError):
-        return redact(str(exc))
-
-
-def _cause(exc: BaseException) -> BaseException:
-    """What an SDK connection error was raised from (itself if nothing)."""
-    return exc.__cause__ or exc.__context__ or exc
 
 
 __all__ = ["OPENAI_SETTINGS", "OpenAIBackend", "PerLoop"]
