@@ -9,12 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from enum import Enum
-from typing import Any, Literal
+from typing import Any
 
 from core.protected_blocks import MARKER, find_blocks, find_markers, span_touches_block
 from core.skill_document import SkillDocument, SkillError, detect_newline
 
-EditOp = Literal["insert_after", "append", "replace", "delete"]
 EDIT_OPS: tuple[str, ...] = ("insert_after", "append", "replace", "delete")
 
 

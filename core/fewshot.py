@@ -33,34 +33,23 @@ from __future__ import annotations
 
 import math
 import random
-import re
 
 from core.edits import Edit, apply_edits
 from core.events import ReflectionText
 from core.strategy import EpochContext, Proposal, ProposalContext
 from envs.base import RolloutResult
+from envs.scoring import VERDICT_EMPTY, VERDICT_EXTRA_WORDS, verdict_of
 
 EXAMPLES_HEADING = "## Examples"
 FORMAT_HEADING = "## Answer format"
 RULE_MIN_SHARE = 0.25
 
-# verdict phrase (envs/scoring.py) -> rule line
+# verdict phrase -> rule line. The phrases are the explanation vocabulary every
+# environment shares (envs/scoring.py), not a concrete environment's.
 RULES: dict[str, str] = {
-    "contains the reference with extra words": (
-        "Answer with the answer only: no sentence, no punctuation."
-    ),
-    "empty answer": "Always give an answer; never leave it empty.",
+    VERDICT_EXTRA_WORDS: "Answer with the answer only: no sentence, no punctuation.",
+    VERDICT_EMPTY: "Always give an answer; never leave it empty.",
 }
-
-_VERDICT = re.compile(r" — verdict: ([a-z ]+?)(?: \(|;|$)")
-_QA_BLOCK = re.compile(r"^Q: .*\nA: .*$", re.MULTILINE)
-
-
-def verdict(explanation: str) -> str | None:
-    """The last `— verdict: <phrase>` of an explanation (a quoted prediction cannot forge
-    it because the evaluator's own verdict comes after the prediction)."""
-    found = _VERDICT.findall(explanation)
-    return found[-1].strip() if found else None
 
 
 def one_line(text: str) -> str:
@@ -73,7 +62,7 @@ def fired_rules(failures: list[RolloutResult], skill_text: str) -> list[tuple[st
         return []
     counts: dict[str, int] = {}
     for r in failures:
-        v = verdict(r.explanation)
+        v = verdict_of(r.explanation)
         if v in RULES:
             counts[v] = counts.get(v, 0) + 1
     needed = max(1, math.ceil(RULE_MIN_SHARE * len(failures)))
@@ -178,7 +167,3 @@ class FewshotStrategy:
         ]
         return f"epoch {ctx.epoch + 1}: " + ", ".join(parts) + f" of {len(ctx.pairs)} sampled items"
 
-
-def examples_in(skill_text: str) -> int:
-    """How many `Q:`/`A:` worked examples a skill holds (for reports)."""
-    return len(_QA_BLOCK.findall(skill_text))

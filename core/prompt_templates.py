@@ -28,9 +28,6 @@ def load_prompt(name: str) -> str:
     return resources.files(PROMPT_PACKAGE).joinpath(f"{name}.md").read_text(encoding="utf-8")
 
 
-def placeholders(template: str) -> set[str]:
-    return set(PLACEHOLDER.findall(template))
-
 
 def render(template: str, values: dict[str, object]) -> str:
     def fill(match: re.Match[str]) -> str:

@@ -49,8 +49,6 @@ class RolloutCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
         self._db.commit()
-        self.hits = 0
-        self.misses = 0
 
     def _key(self, skill_hash: str, item_id: str, split: str) -> str:
         return rollout_key(skill_hash, item_id, split, self.target_key, self.env_key)
@@ -60,9 +58,7 @@ class RolloutCache:
             "SELECT result FROM rollouts WHERE key = ?", (self._key(skill_hash, item_id, split),)
         ).fetchone()
         if row is None:
-            self.misses += 1
             return None
-        self.hits += 1
         result = RolloutResult.from_dict(json.loads(row[0]))
         result.cached = True
         return result

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +95,6 @@ class SkillDocument:
             return len(self.bom)
         return len(self.bom) + len(self.fence_open + self.frontmatter_raw + self.fence_close)
 
-    def with_body(self, body: str) -> SkillDocument:
-        return replace(self, body=body)
 
 
 def _load_frontmatter(raw: str) -> dict[str, Any]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 
 from core.edits import apply_edits
-from core.fewshot import EXAMPLES_HEADING, RULES, FewshotStrategy, fired_rules, verdict
+from core.fewshot import EXAMPLES_HEADING, RULES, FewshotStrategy, fired_rules
 from core.strategy import EpochContext, EpochPair, ProposalContext
 from envs import scoring
 from envs.base import RolloutResult
+from envs.scoring import verdict_of as verdict
 from tests.doubles.skill_sensitive_target import has_format_rule
 
 EXTRA_RULE = RULES[scoring.VERDICT_EXTRA_WORDS]

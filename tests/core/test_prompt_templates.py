@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.prompt_templates import TemplateError, load_prompt, placeholders, render
+from core.prompt_templates import TemplateError, load_prompt, render
 
 PROMPTS = {
     "analyst_failures": '{"analysis":',
@@ -34,6 +34,3 @@ def test_missing_value_is_an_error():
         render("{skill}", {})
 
 
-def test_placeholders():
-    assert placeholders(load_prompt("rank")) == {"skill", "edits", "budget"}
-    assert placeholders('{"order": [0]} {x_1}') == {"x_1"}

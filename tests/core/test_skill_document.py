@@ -63,11 +63,6 @@ def test_yaml_dots_close_frontmatter():
     assert doc.frontmatter == {"name": "a"} and doc.body == "body\n"
 
 
-def test_with_body_keeps_frontmatter_bytes():
-    doc = SkillDocument.parse("---\nname:   spaced  # comment\n---\nold\n")
-    assert doc.with_body("new\n").to_text() == "---\nname:   spaced  # comment\n---\nnew\n"
-
-
 @pytest.mark.parametrize(
     "text, fragment",
     [
