@@ -90,8 +90,6 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
     return LLMOptimizer(client)
 
 
-
-
 def build_client_with_budget_events(config: Config, bus: EventBus):
     """A client whose usage callback emits BudgetUpdated at most once a second."""
     holder: dict[str, Any] = {"client": None, "last": 0.0}
