@@ -4,6 +4,7 @@ import json
 
 from core.events import (
     EVENT_TYPES,
+    Event,
     EventBus,
     EventTail,
     GateDecided,
@@ -54,8 +55,8 @@ def test_round_trip_through_the_log(tmp_path):
 
 
 def test_every_event_type_is_registered_under_its_name():
-    for name, cls in EVENT_TYPES.items():
-        assert cls.type == name
+    assert set(EVENT_TYPES) == {cls.__name__ for cls in Event.__subclasses__()}
+    assert all(cls.type == cls.__name__ for cls in EVENT_TYPES.values())
 
 
 def test_unknown_types_and_fields_are_tolerated():

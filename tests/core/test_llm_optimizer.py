@@ -504,6 +504,7 @@ async def test_slow_update_returns_new_guidance():
 async def test_slow_update_none_when_same_or_unusable(answer):
     fake = FakeOptimizer(slow_update=lambda m: answer)
     assert await LLMOptimizer(fake.client).slow_update(epoch_ctx()) is None
+    assert "slow_update" in fake.kinds()  # the model was asked: None came from its reply
 
 
 async def test_epoch_calls_skip_without_pairs():

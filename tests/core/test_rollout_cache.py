@@ -44,5 +44,7 @@ def test_model_errors_are_not_cached(tmp_path):
 
 def test_in_memory_cache_for_one_off_evaluations():
     cache = RolloutCache(None, target_key="T", env_key="e")
-    cache.put("s", "val", result())
-    assert cache.get("s", "i1", "val") is not None
+    cache.put("s", "val", result(hard=0.5))
+    hit = cache.get("s", "i1", "val")
+    assert hit is not None and hit.cached
+    assert (hit.item_id, hit.hard, hit.prediction) == ("i1", 0.5, "a")

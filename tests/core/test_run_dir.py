@@ -124,6 +124,7 @@ def test_exactly_one_of_several_simultaneous_starters_wins(tmp_path, leftover):
             p.join(timeout=60)
         winners = [pid for kind, pid in outcome if kind == "ok"]
         assert len(winners) == 1, (trial, outcome)
+        assert sorted(kind for kind, _ in outcome) == ["busy"] * (contenders - 1) + ["ok"]
         for kind, message in outcome:
             if kind == "busy":
                 assert f"is in use by process {winners[0]};" in message

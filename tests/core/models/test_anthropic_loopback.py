@@ -82,4 +82,5 @@ async def test_sampling_settings_are_not_sent(server, tmp_path):
     async with make_client(server, tmp_path) as client:
         await client.complete(MESSAGES, role="target", temperature=0.5, seed=3)
     body = server.requests[0].body
+    assert body["messages"] and "max_tokens" in body
     assert not {"temperature", "top_p", "seed"} & set(body)

@@ -35,7 +35,7 @@ def test_auto_prefers_openai_then_anthropic(tmp_path):
     assert only_anthropic.describe("optimizer") == "anthropic:claude-sonnet-4-5"
 
 
-def test_auto_with_base_url_uses_the_openai_compatible_server(tmp_path):
+def test_auto_with_base_url_resolves_to_the_openai_compatible_backend(tmp_path):
     # (A base_url carrying user:password@ is refused by the config; public_url's own test
     # covers stripping it.)
     client = client_for(
@@ -76,7 +76,7 @@ def test_settings_key_is_stable_and_changes_with_sampling(tmp_path):
 )
 async def test_role_problems_surface_on_first_call_only(tmp_path, models, error, needle):
     client = client_for(tmp_path, models=models)
-    client.describe("optimizer")  # other roles are unaffected
+    assert client.describe("optimizer") == "local:smollm2"  # other roles are unaffected
     with pytest.raises(error, match=needle):
         await client.complete([{"role": "user", "content": "hi"}], role="target")
     assert client.ledger.snapshot().calls == 0

@@ -31,8 +31,10 @@ async def test_backoff_grows_and_is_jittered():
     call, calls = flaky([TransientError("x") for _ in range(4)])
     assert await policy.run(call) == "done"
     assert len(calls) == 5
+    assert len(sleep.delays) == 4
     for attempt, delay in enumerate(sleep.delays):
         assert 0.5 * 2**attempt <= delay <= 2**attempt
+    assert any(delay != 2**attempt for attempt, delay in enumerate(sleep.delays))  # jittered
 
 
 async def test_retry_after_is_a_floor():
