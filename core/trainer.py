@@ -17,13 +17,11 @@ import contextlib
 import copy
 import math
 import time
-from typing import Any
 
-from core.candidate_gate import judge_candidate, mean
+from core.candidate_gate import mean
 from core.config import Config
-from core.edits import Edit, apply_edits
 from core.epoch_review import review_epoch
-from core.events import EditApplied, EventBus, RunFailed, RunFinished, RunStarted, StepFinished
+from core.events import EventBus, RunFailed, RunFinished, RunStarted
 from core.file_stager import FileStager
 from core.final_eval import finish, summary_of
 from core.gate import item_metric
@@ -35,11 +33,11 @@ from core.rollout_cache import RolloutCache
 from core.rollout_runner import RolloutRunner
 from core.run_dir import RunDirectory
 from core.run_summary import RunSummary
-from core.schedule import edit_budget_for_step
 from core.skill_document import skill_hash
 from core.staging import Stager
-from core.strategy import OptimizerStrategy, Proposal, ProposalContext
+from core.strategy import OptimizerStrategy
 from core.train_state import SkillVersion, TrainState
+from core.train_step import run_step
 from core.training_setup import (
     budget_event,
     build_client_with_budget_events,
@@ -49,18 +47,6 @@ from core.training_setup import (
 from envs.base import Environment, RolloutResult
 
 __all__ = ["Training", "batch_for_step", "run_training"]
-
-
-def failure_patterns(results: list[RolloutResult], shown: int = 3) -> str:
-    """One short paragraph for the rejected-edit buffer: how many train items failed and
-    a few of the evaluator's explanations (which name the reference: optimizer-only)."""
-    failures = [r for r in results if r.hard == 0]
-    if not failures:
-        return ""
-    lines = [f"{len(failures)} of {len(results)} train items failed, e.g.:"]
-    for r in failures[:shown]:
-        lines.append(f"- {' '.join(r.question.split())[:100]}: {r.explanation[:200]}")
-    return "\n".join(lines)
 
 
 class Training:
@@ -261,7 +247,7 @@ class Training:
                     break
                 if self.stop_requested():
                     return self.stopped("stopped on request; rerun the same command to resume")
-                await self.step(s.next_step)
+                await run_step(self, s.next_step)
             if self.stop_requested():
                 return self.stopped("stopped on request; rerun the same command to resume")
             return await finish(self)
@@ -297,94 +283,6 @@ class Training:
         self.persist()
         self.budget_event()
 
-    # ------------------------------------------------------------------ one step
-    async def step(self, step: int) -> None:
-        s = self.state
-        epoch = step // self.steps_per_epoch
-        current = self.current
-        batch = batch_for_step(
-            self.train_items, step, self.steps_per_epoch, self.cfg.batch_size,
-            self.config.run.seed, self.cfg.shuffle,
-        )
-        results = await self.runner.run(batch, current, split="train", phase="train", step=step)
-        self.rd.write_step_rollouts(step, [r.to_dict() for r in results])
-        budget = edit_budget_for_step(self.cfg.schedule, step, self.total_steps)
-        proposal = Proposal(edits=[])
-        if budget > 0:
-            proposal = await self.strategy.propose(self.proposal_context(step, epoch, current, results, budget))
-        proposal.edits = proposal.edits[:budget]
-        self.rd.write_step_json(step, "reflections.json", proposal.reflections)
-        self.rd.write_step_json(
-            step,
-            "proposal.json",
-            {
-                "budget": budget,
-                "merged": [e.to_dict() for e in proposal.merged],
-                "edits": [e.to_dict() for e in proposal.edits],
-            },
-        )
-        gate_info: dict[str, Any] = {"step": step, "accepted": False, "reason": "no edits proposed"}
-        new_report: list[dict[str, Any]] | None = None
-        if proposal.edits:
-            candidate, report = apply_edits(current, proposal.edits)
-            for i, outcome in enumerate(report.outcomes):
-                self.emit(
-                    EditApplied(step=step, index=i, op=outcome.edit.op,
-                                status=outcome.status.value, reason=outcome.reason)
-                )
-            self.rd.write_step_text(step, "candidate.md", candidate)
-            self.rd.write_step_json(step, "apply_report.json", report.to_dict())
-            new_report = report.to_dict()
-            if candidate == current:
-                gate_info["reason"] = "no edit applied (see apply_report.json)"
-            else:
-                gate_info = await judge_candidate(
-                    self, candidate, step=step, edits=proposal.edits, source="step"
-                )
-        self.rd.write_step_json(step, "gate.json", gate_info)
-        s.last_apply_report = new_report
-        self.buffer.add_failure_patterns(step, failure_patterns(results))
-        s.next_step = step + 1
-        self.emit(
-            StepFinished(
-                step=step,
-                epoch=epoch,
-                train_hard=mean([r.hard for r in results]),
-                train_soft=mean([r.soft for r in results]),
-                best_val=s.best_score or 0.0,
-                accepted=bool(gate_info.get("accepted")),
-                edit_budget=budget,
-            )
-        )
-        self.persist()
-        self.budget_event()
-
-    def proposal_context(self, step, epoch, current, results, budget) -> ProposalContext:
-        from core.edits import ApplyReport, EditOutcome, EditStatus
-
-        last = None
-        if self.state.last_apply_report:
-            last = ApplyReport(
-                tuple(
-                    EditOutcome(Edit.from_dict(o), EditStatus(o["status"]), o.get("reason", ""))
-                    for o in self.state.last_apply_report
-                )
-            )
-        return ProposalContext(
-            step=step,
-            epoch=epoch,
-            seed=self.config.run.seed + step,
-            skill_text=current,
-            results=results,
-            budget=budget,
-            edit_budget=self.cfg.edit_budget,
-            minibatch_size=self.cfg.minibatch_size,
-            merge_batch_size=self.cfg.merge_batch_size,
-            rejected_buffer=self.buffer.render(),
-            meta_notes=self.state.meta_notes,
-            last_apply_report=last,
-            emit=self.emit,
-        )
 
 # --------------------------------------------------------------------------- entry point
 
