@@ -125,11 +125,12 @@ async def evaluate_skill(config: Config, skill_text: str, split: str, *, client=
     """Score one skill on one split (val/test limits from the config apply)."""
     if split not in SPLITS:
         raise EnvError(f"unknown split {split!r}; allowed: {', '.join(SPLITS)}")
-    from core.training_setup import build_client, build_environment
+    from core.models.factory import build_model_client
+    from core.training_setup import build_environment
 
     own_client = client is None
     if client is None:
-        client = build_client(config)
+        client = build_model_client(config)
     try:
         env = env or build_environment(config)
         items = env.load_split(split)

@@ -1,5 +1,5 @@
-"""Building what a training run needs from its config: the model client (with the
-scripted TEST DOUBLE hook for subprocess tests), the environment, the optimizer strategy.
+"""Building what a training run needs from its config: the model client (emitting
+budget events), the environment, the optimizer strategy.
 
 Kept apart from the loop so faces can build these up front (and fail on bad input before
 a run directory is touched) and hand them to `run_training`.
@@ -8,7 +8,6 @@ a run directory is touched) and hand them to `run_training`.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from core.config import Config
 from core.events import BudgetUpdated, EventBus
@@ -29,43 +28,6 @@ def budget_event(snap) -> BudgetUpdated:
         cap_tokens=snap.cap_tokens,
         cap_cost_usd=snap.cap_cost_usd,
         per_role=snap.per_role,
-    )
-
-
-def scripted_responders(config: Config) -> dict[str, Any]:
-    """Roles configured as `backend: scripted` with `model: "package.module:callable"`: the
-    callable is a factory returning the responder (a TEST DOUBLE hook, so subprocess tests
-    can run `skillopt train` deterministically). Other scripted roles get nothing here."""
-    import importlib
-
-    from core.config import ROLES
-    from core.errors import UserError
-
-    out: dict[str, Any] = {}
-    factories: dict[str, Any] = {}
-    for role in ROLES:
-        rc = config.models.role(role)
-        if rc.backend != "scripted" or not rc.model or ":" not in rc.model:
-            continue
-        if rc.model not in factories:
-            module_name, _, attr = rc.model.partition(":")
-            try:
-                factories[rc.model] = getattr(importlib.import_module(module_name), attr)()
-            except (ImportError, AttributeError) as exc:
-                raise UserError(
-                    f"models.{role}.model {rc.model!r}: cannot load the scripted responder ({exc})"
-                ) from None
-        out[role] = factories[rc.model]
-    return out
-
-
-def build_client(config: Config, on_usage=None):
-    from core.models.factory import build_model_client
-
-    return build_model_client(
-        config,
-        scripted=scripted_responders(config) or None,
-        on_usage=on_usage,
     )
 
 
@@ -92,16 +54,14 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
 
 def build_client_with_budget_events(config: Config, bus: EventBus):
     """A client whose usage callback emits BudgetUpdated at most once a second."""
-    holder: dict[str, Any] = {"client": None, "last": 0.0}
+    from core.models.factory import build_model_client
 
-    def on_usage(*_args: Any, **_kwargs: Any) -> None:
-        client = holder["client"]
+    last = [0.0]
+
+    def on_usage(snap) -> None:
         now = time.monotonic()
-        if client is None or now - holder["last"] < BUDGET_THROTTLE_S:
-            return
-        holder["last"] = now
-        bus.emit(budget_event(client.ledger.snapshot()))
+        if now - last[0] >= BUDGET_THROTTLE_S:
+            last[0] = now
+            bus.emit(budget_event(snap))
 
-    client = build_client(config, on_usage=on_usage)
-    holder["client"] = client
-    return client
+    return build_model_client(config, on_usage=on_usage)

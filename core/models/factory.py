@@ -16,6 +16,7 @@ server must not get the user's key by accident.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -58,7 +59,7 @@ def build_model_client(
     says. `environ` replaces os.environ for key lookup and `retry_sleep` the retry policy's
     sleep (both for tests). Configuration problems of a role surface on its first call."""
     secrets = Secrets(config.models.env_file, dict(environ) if environ is not None else None)
-    scripted = dict(scripted or {})
+    scripted = {**named_responders(config), **(scripted or {})}
     roles = {
         role: _resolve_role(role, config, secrets, scripted.get(role), retry_sleep)
         for role in ROLES
@@ -74,6 +75,28 @@ def build_model_client(
     if config.cache.enabled:
         cache = ResponseCache(cache_path if cache_path is not None else default_cache_path(config))
     return ModelClient(roles, ledger=ledger, cache=cache, notices=notices, on_usage=on_usage)
+
+
+def named_responders(config: Config) -> dict[str, ScriptedResponder]:
+    """Scripted roles whose `model` is `package.module:factory`: the factory builds the
+    responder (a TEST DOUBLE hook, so subprocess tests can run `skillopt train`
+    deterministically). Roles naming the same factory share one responder."""
+    built: dict[str, ScriptedResponder] = {}
+    out: dict[str, ScriptedResponder] = {}
+    for role in ROLES:
+        rc = config.models.role(role)
+        if rc.backend != "scripted" or not rc.model or ":" not in rc.model:
+            continue
+        if rc.model not in built:
+            module_name, _, attr = rc.model.partition(":")
+            try:
+                built[rc.model] = getattr(importlib.import_module(module_name), attr)()
+            except (ImportError, AttributeError) as exc:
+                raise BadRequestError(
+                    f"models.{role}.model {rc.model!r}: cannot load the scripted responder ({exc})"
+                ) from None
+        out[role] = built[rc.model]
+    return out
 
 
 def resolve_backend_name(rc: RoleConfig, secrets: Secrets) -> str:
@@ -173,12 +196,17 @@ def _openai(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> No
     rt.model = rc.model or DEFAULT_MODELS["openai"]
     rt.endpoint = "api.openai.com"
     var = rc.api_key_env or "OPENAI_API_KEY"
+    key = _required_key(secrets, var, where, "openai")
+    rt.backend = OpenAIBackend(api_key=key, credential=var, base_url_setting=f"{where}.base_url")
+
+
+def _required_key(secrets: Secrets, var: str, where: str, backend: str) -> str:
     key = secrets.get(var)
     if key is None:
         raise AuthError(
-            f"{where} uses the openai backend but {var} is not set in {secrets.where()}"
+            f"{where} uses the {backend} backend but {var} is not set in {secrets.where()}"
         )
-    rt.backend = OpenAIBackend(api_key=key, credential=var, base_url_setting=f"{where}.base_url")
+    return key
 
 
 def _azure(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:
@@ -193,9 +221,7 @@ def _azure(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> Non
     if not rc.api_version:
         raise BadRequestError(f"{where}.api_version must be set for Azure OpenAI (e.g. 2024-10-21)")
     var = rc.api_key_env or "AZURE_OPENAI_API_KEY"
-    key = secrets.get(var)
-    if key is None:
-        raise AuthError(f"{where} uses the azure backend but {var} is not set in {secrets.where()}")
+    key = _required_key(secrets, var, where, "azure")
     rt.backend = OpenAIBackend(
         name="azure",
         api_key=key,
@@ -218,11 +244,7 @@ def _anthropic(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) ->
         return
     rt.endpoint = "api.anthropic.com"
     var = rc.api_key_env or "ANTHROPIC_API_KEY"
-    key = secrets.get(var)
-    if key is None:
-        raise AuthError(
-            f"{where} uses the anthropic backend but {var} is not set in {secrets.where()}"
-        )
+    key = _required_key(secrets, var, where, "anthropic")
     rt.backend = AnthropicBackend(api_key=key, credential=var, base_url_setting=setting)
 
 

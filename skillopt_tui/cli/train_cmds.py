@@ -151,10 +151,11 @@ def _archive_staged_branch(repo, run_id: str) -> str | None:
 
 
 async def _estimate(cfg, env, initial_skill) -> str:
+    from core.models.factory import build_model_client
     from core.run_estimate import estimate_for
-    from core.training_setup import build_client, choose_strategy
+    from core.training_setup import choose_strategy
 
-    client = build_client(cfg)
+    client = build_model_client(cfg)
     try:
         uses_llm = choose_strategy(cfg, client).name == "llm"
         return estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
@@ -170,27 +171,23 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
     state = run_dir.read_state()
     if state is not None and state.finished:
         logger.line(f"run {run_dir.path} already finished; use --fresh --force to start over")
-    from core.training_setup import build_client_with_budget_events
+    from core.models.factory import EMBEDDED_NOTICE
+    from core.run_estimate import estimate_for
+    from core.training_setup import build_client_with_budget_events, choose_strategy
 
     client = build_client_with_budget_events(cfg, bus)
     try:
-        from core.models.factory import EMBEDDED_NOTICE
-
-        uses_local = client.is_local("target") or (
-            cfg.train.strategy != "fewshot" and client.is_local("optimizer")
-        )
+        strategy = choose_strategy(cfg, client)
+        uses_llm = strategy.name == "llm"
+        uses_local = client.is_local("target") or (uses_llm and client.is_local("optimizer"))
         for notice in client.notices:
             if notice != EMBEDDED_NOTICE or uses_local:
                 logger.notice(notice)
         if state is None:
-            from core.run_estimate import estimate_for
-            from core.training_setup import choose_strategy
-
-            uses_llm = choose_strategy(cfg, client).name == "llm"
             logger.line(estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm))
         return await run_training(
-            cfg, run_dir=run_dir, bus=bus, client=client, env=env, stager=stager,
-            initial_skill=initial_skill, stop=stop,
+            cfg, run_dir=run_dir, bus=bus, client=client, env=env, strategy=strategy,
+            stager=stager, initial_skill=initial_skill, stop=stop,
         )
     finally:
         logger.close()
