@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -212,8 +213,6 @@ class EventBus:
                 fn(event)
             except Exception as exc:  # noqa: BLE001 - isolation is the point
                 self._subscribers.remove(fn)
-                import sys
-
                 print(f"skillopt: event subscriber {fn!r} failed and was removed: {exc}",
                       file=sys.stderr)
 

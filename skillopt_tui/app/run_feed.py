@@ -213,10 +213,8 @@ class RunFeed:
 
 def _process_alive(run_dir: Path) -> bool:
     """Whether a process holds the run directory's lock (the trainer's own test)."""
-    try:
-        from core.run_dir import lock_owner
-    except ImportError:
-        return True
+    from core.run_dir import lock_owner
+
     return lock_owner(run_dir) is not None
 
 

@@ -55,11 +55,7 @@ class SkillsSource:
                 "no skills repository: start with `skillopt tui --skills-repo PATH`")
         with self._lock:
             if self._repo is None:
-                try:
-                    self._repo = self._factory(self.path)
-                except ImportError as exc:
-                    raise SkillsRepoUnavailable(
-                        f"skills repository support is not available: {exc}") from exc
+                self._repo = self._factory(self.path)
             return self._repo
 
     def overview(self) -> SkillsOverview:

@@ -9,8 +9,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Label
 
+from core.run_dir import RunInfo, list_runs
 from skillopt_tui.app.messages import RunsLoaded, SkillsLoaded
-from skillopt_tui.app.run_index import RunRow, list_run_rows
 from skillopt_tui.app.skills_data import SkillsOverview
 from skillopt_tui.app.widgets.table_fill import fill_table
 from skillopt_tui.app.worker_errors import AppScreen
@@ -26,7 +26,7 @@ def _score(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def run_cells(row: RunRow) -> tuple:
+def run_cells(row: RunInfo) -> tuple:
     total = f"/{row.total_steps}" if row.total_steps else ""
     return (row.run_id, row.env, Text(row.status, style=STATUS_STYLE.get(row.status, "")),
             f"{_score(row.baseline_val)} → {_score(row.best_val)}", f"{row.steps_done}{total}",
@@ -46,7 +46,7 @@ class HomeScreen(AppScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.runs: list[RunRow] = []
+        self.runs: list[RunInfo] = []
         self.overview = SkillsOverview()
 
     def compose(self) -> ComposeResult:
@@ -69,7 +69,7 @@ class HomeScreen(AppScreen):
 
     @work(thread=True, exclusive=True, group="home-runs", exit_on_error=False)
     def _load_runs(self) -> None:
-        self.post_message(RunsLoaded(list_run_rows(self.app.runs_dir)))
+        self.post_message(RunsLoaded(list_runs(self.app.runs_dir)))
 
     @work(thread=True, exclusive=True, group="home-skills", exit_on_error=False)
     def _load_skills(self) -> None:
@@ -101,7 +101,7 @@ class HomeScreen(AppScreen):
                             style="dim") if not self.overview.skills else "")
         problem.display = not self.overview.skills
 
-    def _selected_run(self) -> RunRow | None:
+    def _selected_run(self) -> RunInfo | None:
         table = self.query_one("#runs", DataTable)
         if self.runs and 0 <= table.cursor_row < len(self.runs):
             return self.runs[table.cursor_row]
