@@ -26,10 +26,12 @@ demo: $(VENV)/.installed-embedded
 
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 bench: $(VENV)/.installed-test
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done

@@ -30,12 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core.config import config_from_dict  # noqa: E402
-from core.events import EventBus, GateDecided, JsonlEventLog, RolloutFinished, StepFinished  # noqa: E402
 from core.models.factory import build_model_client  # noqa: E402
-from core.rollout_cache import RolloutCache  # noqa: E402
-from core.rollout_runner import RolloutRunner  # noqa: E402
-from core.run_dir import RunDirectory  # noqa: E402
-from core.trainer import run_training  # noqa: E402
+from core.run.directory import RunDirectory  # noqa: E402
+from core.run.events import EventBus, GateDecided, JsonlEventLog, RolloutFinished, StepFinished  # noqa: E402
+from core.training.rollout_cache import RolloutCache  # noqa: E402
+from core.training.rollout_runner import RolloutRunner  # noqa: E402
+from core.training.trainer import run_training  # noqa: E402
 from envs import get_environment  # noqa: E402
 from tests.doubles.skill_sensitive_target import SkillSensitiveTarget  # noqa: E402
 from tests.support.loopback_openai import LoopbackOpenAI, Reply  # noqa: E402
@@ -67,12 +67,17 @@ def facts_skill(env, share: float = 0.5, seed: int = 0, rule: bool = False) -> s
 
 
 async def overhead_per_rollout(n_skills: int = 3) -> None:
-    base = {"env": {"name": "capitals"}, "models": {"target": {"backend": "scripted", "concurrency": 4}},
-            "cache": {"enabled": False}}
+    base = {
+        "env": {"name": "capitals"},
+        "models": {"target": {"backend": "scripted", "concurrency": 4}},
+        "cache": {"enabled": False},
+    }
     config = config_from_dict(base)
     env = get_environment(config.env)
     items = all_items(env)
-    skills = [f"# Skill {k}\n\nAnswer with only the name.\n- France: Paris\n" for k in range(n_skills)]
+    skills = [
+        f"# Skill {k}\n\nAnswer with only the name.\n- France: Paris\n" for k in range(n_skills)
+    ]
     double = SkillSensitiveTarget()
 
     t0 = time.perf_counter()
@@ -88,8 +93,11 @@ async def overhead_per_rollout(n_skills: int = 3) -> None:
         bus = EventBus()
         log = JsonlEventLog(Path(tmp) / "events.jsonl")
         bus.subscribe(log)
-        cache = RolloutCache(Path(tmp) / "rollouts.sqlite", target_key=client.settings_key("target"),
-                             env_key=f"{env.name}:{env.version}")
+        cache = RolloutCache(
+            Path(tmp) / "rollouts.sqlite",
+            target_key=client.settings_key("target"),
+            env_key=f"{env.name}:{env.version}",
+        )
         runner = RolloutRunner(env, client.bind("target"), cache, bus.emit, concurrency=4)
         t0 = time.perf_counter()
         full = 0
@@ -121,19 +129,35 @@ async def step_vs_critical_path(latency: float, batch: int, val: int, concurrenc
     def handler(record):
         return Reply(double.reply(record.messages))
 
-    with LoopbackOpenAI(handler=handler, latency_s=latency) as server, tempfile.TemporaryDirectory() as tmp:
+    with (
+        LoopbackOpenAI(handler=handler, latency_s=latency) as server,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         env_tree = {"name": "capitals"}
         probe = get_environment(config_from_dict({"env": env_tree}).env)
         skill = facts_skill(probe)
         tree = {
             "run": {"runs_dir": tmp},
             "env": env_tree,
-            "models": {"target": {"backend": "openai", "base_url": server.base_url,
-                                  "model": "double", "concurrency": concurrency, "max_retries": 0}},
+            "models": {
+                "target": {
+                    "backend": "openai",
+                    "base_url": server.base_url,
+                    "model": "double",
+                    "concurrency": concurrency,
+                    "max_retries": 0,
+                }
+            },
             "cache": {"enabled": False},
-            "train": {"strategy": "fewshot", "epochs": 1, "steps_per_epoch": 1, "batch_size": batch,
-                      "val_limit": val, "final_test": False,
-                      "schedule": {"kind": "constant", "start": 4, "end": 4}},
+            "train": {
+                "strategy": "fewshot",
+                "epochs": 1,
+                "steps_per_epoch": 1,
+                "batch_size": batch,
+                "val_limit": val,
+                "final_test": False,
+                "schedule": {"kind": "constant", "start": 4, "end": 4},
+            },
         }
         config = config_from_dict(tree)
         bus = EventBus()
@@ -150,8 +174,14 @@ async def step_vs_critical_path(latency: float, batch: int, val: int, concurrenc
 
         bus.subscribe(watch)
         client = build_model_client(config)
-        await run_training(config, run_dir=RunDirectory(Path(tmp) / "run"), bus=bus, client=client,
-                           initial_skill=skill)
+        await run_training(
+            config,
+            run_dir=RunDirectory(Path(tmp) / "run"),
+            bus=bus,
+            client=client,
+            env=get_environment(config.env),
+            initial_skill=skill,
+        )
         # The same number of calls through the model client alone (no engine), `concurrency`
         # at a time: what the HTTP client and server cost on this machine.
         complete = client.bind("target")
@@ -168,13 +198,23 @@ async def step_vs_critical_path(latency: float, batch: int, val: int, concurrenc
         client_only = time.perf_counter() - t0
         await client.aclose()
     wall = marks["step_end"] - marks["step_start"]
-    rounds = math.ceil(counts["train"] / concurrency) + math.ceil(counts.get("gate", 0) / concurrency)
+    rounds = math.ceil(counts["train"] / concurrency) + math.ceil(
+        counts.get("gate", 0) / concurrency
+    )
     bound = rounds * latency
-    print(f"2. one step against a loopback server with {latency * 1e3:.0f} ms latency, concurrency {concurrency}:")
-    print(f"   calls: {counts['train']} train + {counts.get('gate', 0)} gate -> {rounds} sequential rounds")
-    print(f"   step wall {wall:.3f} s vs critical-path lower bound {bound:.3f} s -> ratio {wall / bound:.3f}")
-    print(f"   the same {n_calls} calls through the model client alone: {client_only:.3f} s "
-          f"-> ratio {client_only / bound:.3f} (engine share of the step: {wall - client_only:+.3f} s)")
+    print(
+        f"2. one step against a loopback server with {latency * 1e3:.0f} ms latency, concurrency {concurrency}:"
+    )
+    print(
+        f"   calls: {counts['train']} train + {counts.get('gate', 0)} gate -> {rounds} sequential rounds"
+    )
+    print(
+        f"   step wall {wall:.3f} s vs critical-path lower bound {bound:.3f} s -> ratio {wall / bound:.3f}"
+    )
+    print(
+        f"   the same {n_calls} calls through the model client alone: {client_only:.3f} s "
+        f"-> ratio {client_only / bound:.3f} (engine share of the step: {wall - client_only:+.3f} s)"
+    )
 
 
 # --------------------------------------------------------------------------- 3
@@ -188,13 +228,16 @@ class RegressingStrategy:
     name = "regressing"
 
     async def propose(self, ctx):
-        from core.edits import Edit
-        from core.strategy import Proposal
+        from core.optimizer.strategy import Proposal
+        from core.skill.edits import Edit
 
         facts = sorted(line for line in ctx.skill_text.splitlines() if line.startswith("- "))
         edits = [
-            Edit(op="replace", target="Answer with only the name.",
-                 content="Answer in a full sentence."),
+            Edit(
+                op="replace",
+                target="Answer with only the name.",
+                content="Answer in a full sentence.",
+            ),
             Edit(op="delete", target=random.Random(ctx.seed).choice(facts)),
         ]
         return Proposal(edits=edits[: ctx.budget], merged=edits)
@@ -215,9 +258,15 @@ async def early_gate_saving(strategy_name: str = "fewshot") -> None:
                 "env": {"name": "capitals"},
                 "models": {"target": {"backend": "scripted", "concurrency": 4}},
                 "cache": {"enabled": False},
-                "train": {"strategy": "fewshot", "epochs": 2, "steps_per_epoch": 4, "batch_size": 20,
-                          "final_test": False, "gate": {"early_decide": early},
-                          "slow_update": {"sample_size": 10}},
+                "train": {
+                    "strategy": "fewshot",
+                    "epochs": 2,
+                    "steps_per_epoch": 4,
+                    "batch_size": 20,
+                    "final_test": False,
+                    "gate": {"early_decide": early},
+                    "slow_update": {"sample_size": 10},
+                },
             }
             config = config_from_dict(tree)
             target = SkillSensitiveTarget()
@@ -225,21 +274,34 @@ async def early_gate_saving(strategy_name: str = "fewshot") -> None:
             probe = get_environment(config.env)
             bus = EventBus()
             gates = []
-            bus.subscribe(lambda e, g=gates: g.append((e.step, e.accepted)) if isinstance(e, GateDecided) else None)
+            bus.subscribe(
+                lambda e, g=gates: (
+                    g.append((e.step, e.accepted)) if isinstance(e, GateDecided) else None
+                )
+            )
             strategy = RegressingStrategy() if strategy_name == "regressing" else None
-            summary = await run_training(config, run_dir=RunDirectory(Path(tmp) / "run"), bus=bus,
-                                         client=client,
-                                         initial_skill=facts_skill(probe, rule=strategy is not None),
-                                         strategy=strategy)
+            summary = await run_training(
+                config,
+                run_dir=RunDirectory(Path(tmp) / "run"),
+                bus=bus,
+                client=client,
+                env=probe,
+                initial_skill=facts_skill(probe, rule=strategy is not None),
+                strategy=strategy,
+            )
             await client.aclose()
             results[early] = (summary, target.calls, gates)
     (on, on_calls, on_gates), (off, off_calls, off_gates) = results[True], results[False]
     val_n = on.val.get("n", 0)
-    print(f"3. early gate over a whole run, {strategy_name} strategy ({len(on_gates)} gate "
-          f"decisions, {val_n} val items):")
+    print(
+        f"3. early gate over a whole run, {strategy_name} strategy ({len(on_gates)} gate "
+        f"decisions, {val_n} val items):"
+    )
     print(f"   early_decide on : {on.rollouts_saved} val rollouts saved, {on_calls} target calls")
     print(f"   early_decide off: {off.rollouts_saved} val rollouts saved, {off_calls} target calls")
-    print(f"   identical decisions: {on_gates == off_gates}; best val {on.best_val:.3f} vs {off.best_val:.3f}")
+    print(
+        f"   identical decisions: {on_gates == off_gates}; best val {on.best_val:.3f} vs {off.best_val:.3f}"
+    )
     gate_calls_off = len(on_gates) * val_n
     if gate_calls_off:
         print(f"   saving: {on.rollouts_saved / gate_calls_off:.1%} of the gates' val rollouts")
@@ -251,7 +313,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=40)
     parser.add_argument("--val", type=int, default=40)
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--repeat", type=int, default=3, help="repeats of figure 1 (noisy machines)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="repeats of figure 1 (noisy machines)"
+    )
     args = parser.parse_args()
     for _ in range(args.repeat):
         asyncio.run(overhead_per_rollout())

@@ -31,7 +31,7 @@ LIMIT_MS = 100.0
 
 def _event_lines(n: int) -> list[str]:
     """A repeating pattern of realistic events, serialised once."""
-    from core.events import (
+    from core.run.events import (
         BudgetUpdated,
         GateDecided,
         ReflectionText,
@@ -43,27 +43,57 @@ def _event_lines(n: int) -> list[str]:
     step = 1
     for i in range(n):
         if i % 50 == 49:
-            event = StepFinished(step=step, epoch=1, train_hard=0.5, train_soft=0.5,
-                                 best_val=0.5 + (step % 10) / 20, accepted=step % 2 == 0,
-                                 edit_budget=2)
+            event = StepFinished(
+                step=step,
+                epoch=1,
+                train_hard=0.5,
+                train_soft=0.5,
+                best_val=0.5 + (step % 10) / 20,
+                accepted=step % 2 == 0,
+                edit_budget=2,
+            )
             step += 1
         elif i % 50 == 48:
-            event = GateDecided(step=step, accepted=step % 2 == 0, best_before=0.5,
-                                candidate_score=0.6, items_scored=5, items_total=5,
-                                rollouts_saved=0)
+            event = GateDecided(
+                step=step,
+                accepted=step % 2 == 0,
+                best_before=0.5,
+                candidate_score=0.6,
+                items_scored=5,
+                items_total=5,
+                rollouts_saved=0,
+            )
         elif i % 25 == 0:
-            event = ReflectionText(step=step, kind="failure", group=0,
-                                   text="The answers were long; the skill has no format rule. "
-                                        * 3)
+            event = ReflectionText(
+                step=step,
+                kind="failure",
+                group=0,
+                text="The answers were long; the skill has no format rule. " * 3,
+            )
         elif i % 10 == 0:
-            event = BudgetUpdated(calls=i, cache_hits=0, input_tokens=i * 300,
-                                  output_tokens=i * 20, cost_usd=i * 0.0001, cap_tokens=10**9)
+            event = BudgetUpdated(
+                calls=i,
+                cache_hits=0,
+                input_tokens=i * 300,
+                output_tokens=i * 20,
+                cost_usd=i * 0.0001,
+                cap_tokens=10**9,
+            )
         else:
-            event = RolloutFinished(phase="train", step=step, split="train", skill_hash="h",
-                                    item_id=f"item-{i % 97:03d}", task_type="qa",
-                                    hard=float(i % 2), soft=float(i % 2), latency_s=0.3,
-                                    input_tokens=300, output_tokens=20,
-                                    prediction="an answer " * 5)
+            event = RolloutFinished(
+                phase="train",
+                step=step,
+                split="train",
+                skill_hash="h",
+                item_id=f"item-{i % 97:03d}",
+                task_type="qa",
+                hard=float(i % 2),
+                soft=float(i % 2),
+                latency_s=0.3,
+                input_tokens=300,
+                output_tokens=20,
+                prediction="an answer " * 5,
+            )
         lines.append(json.dumps(event.to_dict()) + "\n")
     return lines
 
@@ -87,15 +117,24 @@ def feed(path: Path, rate: int, seconds: float) -> None:
 async def measure_rate(rate: int, seconds: float) -> dict:
     from textual import events
 
-    from core.events import RunStarted
+    from core.run.events import RunStarted
     from skillopt_tui.app.app import SkillOptApp
     from skillopt_tui.app.screens.run import RunScreen
 
     run_dir = Path(tempfile.mkdtemp(prefix="skillopt-bench-")) / "bench-run"
     run_dir.mkdir()
-    start = RunStarted(run_id="bench-run", env="bench", strategy="s", target_model="t",
-                       optimizer_model="o", epochs=1, steps_per_epoch=10**6, train_items=100,
-                       val_items=10, test_items=0)
+    start = RunStarted(
+        run_id="bench-run",
+        env="bench",
+        strategy="s",
+        target_model="t",
+        optimizer_model="o",
+        epochs=1,
+        steps_per_epoch=10**6,
+        train_items=100,
+        val_items=10,
+        test_items=0,
+    )
     (run_dir / "events.jsonl").write_text(json.dumps(start.to_dict()) + "\n")
 
     handled: list[float] = []
@@ -113,8 +152,17 @@ async def measure_rate(rate: int, seconds: float) -> dict:
             while not isinstance(app.screen, RunScreen) or app.screen.updates == 0:
                 await pilot.pause(0.01)
             feeder = subprocess.Popen(
-                [sys.executable, __file__, "--feed", str(run_dir / "events.jsonl"), str(rate),
-                 str(seconds)], stdout=subprocess.PIPE, text=True)
+                [
+                    sys.executable,
+                    __file__,
+                    "--feed",
+                    str(run_dir / "events.jsonl"),
+                    str(rate),
+                    str(seconds),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
             await pilot.pause(0.3)
             keys = ["2", "1"]
             while feeder.poll() is None:
@@ -133,11 +181,14 @@ async def measure_rate(rate: int, seconds: float) -> dict:
     finally:
         RunScreen.action_tab = original
     return {
-        "rate": rate, "written": written, "steps_shown": steps_shown,
+        "rate": rate,
+        "written": written,
+        "steps_shown": steps_shown,
         "steps_written": written // 50,
         "p50_ms": statistics.median(latencies) if latencies else float("nan"),
         "p95_ms": _p95(latencies),
-        "max_ms": max(latencies) if latencies else float("nan"), "presses": len(latencies),
+        "max_ms": max(latencies) if latencies else float("nan"),
+        "presses": len(latencies),
     }
 
 
@@ -172,21 +223,27 @@ def main() -> None:
         return
     startup = asyncio.run(measure_startup())
     print(f"start-up to first paint (imports included): {startup * 1000:.0f} ms")
-    print(f"{'events/s':>9} {'written':>8} {'steps shown':>11} {'key p50':>8} {'key p95':>8}"
-          f" {'key max':>8} presses")
+    print(
+        f"{'events/s':>9} {'written':>8} {'steps shown':>11} {'key p50':>8} {'key p95':>8}"
+        f" {'key max':>8} presses"
+    )
     best, failed = None, False
     for rate in (int(r) for r in args.rates.split(",")):
         r = asyncio.run(measure_rate(rate, args.seconds))
-        print(f"{r['rate']:>9} {r['written']:>8} {r['steps_shown']:>5}/{r['steps_written']:<5}"
-              f" {r['p50_ms']:>6.1f}ms {r['p95_ms']:>6.1f}ms {r['max_ms']:>6.1f}ms"
-              f" {r['presses']:>4}")
+        print(
+            f"{r['rate']:>9} {r['written']:>8} {r['steps_shown']:>5}/{r['steps_written']:<5}"
+            f" {r['p50_ms']:>6.1f}ms {r['p95_ms']:>6.1f}ms {r['max_ms']:>6.1f}ms"
+            f" {r['presses']:>4}"
+        )
         if r["p95_ms"] > LIMIT_MS:
             failed = True
         elif not failed:
             best = rate
-    print(f"highest rate (and every rate below it) with 95% of key presses handled within"
-          f" {LIMIT_MS:.0f} ms: "
-          f"{best if best is not None else 'none of those tried'} events/s")
+    print(
+        f"highest rate (and every rate below it) with 95% of key presses handled within"
+        f" {LIMIT_MS:.0f} ms: "
+        f"{best if best is not None else 'none of those tried'} events/s"
+    )
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import importlib
 from pathlib import Path
 
 from core.config import EnvConfig
-from envs.base import EnvError, Environment
+from core.environment.contract import EnvError, Environment
 
 # name -> "module:class"; the class takes (manifest_dir, data_dir, options).
 _FACTORIES = {

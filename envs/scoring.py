@@ -15,7 +15,7 @@ strategy, which derives a format rule from it) can rely on it:
     verdict: <VERDICT>[ (<detail>)]; exact match <0|1>; token F1 <0.00>
 
 (one line; the prediction is whitespace-collapsed and cut at 200 characters). <VERDICT> is
-exactly one of the phrases below; `verdict_of(explanation)` reads it back.
+exactly one of the phrases of `core.environment.verdicts`, whose `verdict_of` reads it back.
 """
 
 from __future__ import annotations
@@ -25,23 +25,19 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
-from envs.base import Score
-
-# The verdict phrases: part of the explanation contract, change them only with a version bump.
-VERDICT_CORRECT = "correct"
-VERDICT_EXTRA_WORDS = "contains the reference with extra words"
-VERDICT_WRONG = "wrong answer"
-VERDICT_EMPTY = "empty answer"
-VERDICT_MODEL_ERROR = "model error"
-VERDICTS = (VERDICT_CORRECT, VERDICT_EXTRA_WORDS, VERDICT_WRONG, VERDICT_EMPTY, VERDICT_MODEL_ERROR)
-
-# Details that may follow a verdict in parentheses (informative, not part of the verdict).
-DETAIL_SENTENCE = "the answer is a sentence"
-DETAIL_NORMALISED = "matches only after normalising case, accents or punctuation"
+from core.environment.contract import Score
+from core.environment.verdicts import (
+    DETAIL_NORMALISED,
+    DETAIL_SENTENCE,
+    VERDICT_CORRECT,
+    VERDICT_EMPTY,
+    VERDICT_EXTRA_WORDS,
+    VERDICT_MODEL_ERROR,
+    VERDICT_WRONG,
+)
 
 ARTICLES = frozenset({"a", "an", "the"})
 _SPACE_PUNCT = re.compile(r"[-\u2010-\u2015/\\_]")
-_VERDICT_RE = re.compile(r" — verdict: (" + "|".join(re.escape(v) for v in VERDICTS) + r")[ ;]")
 MAX_SHOWN_CHARS = 200
 
 
@@ -137,10 +133,3 @@ def explain_model_error(reference: str, aliases: Sequence[str], error: str) -> s
         f"{_expected(reference, aliases)}; got no answer — verdict: {VERDICT_MODEL_ERROR}; "
         f"{_shown(error)}"
     )
-
-
-def verdict_of(explanation: str) -> str | None:
-    """The verdict phrase in an explanation of the documented shape, else None."""
-    # The last match: a prediction quoted earlier in the line cannot forge the verdict.
-    matches = _VERDICT_RE.findall(explanation + " ")
-    return matches[-1] if matches else None

@@ -18,7 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from core.events import (
+from core.run.events import (
     BudgetUpdated,
     EpochFinished,
     Event,
@@ -156,7 +156,9 @@ class ConsoleLogger:
 
     def _on_RunFailed(self, e: RunFailed) -> None:
         self.close()
-        self.line(f"failed at step {e.step}: {e.error}" if e.step is not None else f"failed: {e.error}")
+        self.line(
+            f"failed at step {e.step}: {e.error}" if e.step is not None else f"failed: {e.error}"
+        )
 
     def close(self) -> None:
         if self.progress is not None:

@@ -1,10 +1,13 @@
-"""The engine is headless (DESIGN §2): core/, envs/ and sleep/ never import textual, typer
-or skillopt_tui, at module level or inside a function. Checked on the source with ast, so
-a lazy import cannot hide."""
+"""The rules of the house (DESIGN §2), checked on the source with ast so a lazy import
+cannot hide: core/, envs/ and sleep/ never import textual, typer or skillopt_tui; core/
+never imports envs/ or sleep/ (they implement contracts the engine defines); and no module
+of core/, envs/ or sleep/ takes part in an import circle (imports at module level,
+those under `if TYPE_CHECKING:` included)."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,7 +25,8 @@ def imported_modules(tree: ast.AST) -> list[tuple[int, str]]:
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute | ast.Name)
-            and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__")
+            and getattr(node.func, "attr", getattr(node.func, "id", ""))
+            in ("import_module", "__import__")
             and node.args
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
@@ -51,3 +55,117 @@ def test_the_scanner_sees_lazy_and_dynamic_imports():
     )
     modules = [m for _, m in imported_modules(ast.parse(source))]
     assert {"textual.app", "typer", "skillopt_tui.cli"} <= set(modules)
+
+
+def test_core_never_imports_envs_or_sleep():
+    offenders = []
+    files = list((ROOT / "core").rglob("*.py"))
+    assert len(files) > 30
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for line, module in imported_modules(tree):
+            if module.split(".")[0] in ("envs", "sleep"):
+                offenders.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert offenders == []
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def module_level_imports(tree: ast.Module, name: str, known: set[str]) -> set[str]:
+    """Engine modules imported by the statements that run at import time: the module body,
+    descending into if/try/with blocks (so `if TYPE_CHECKING:` counts) but not into
+    functions or classes. `from pkg import sub` names the submodule when it is one."""
+    found: set[str] = set()
+    package = (
+        name
+        if name in known and any(k.startswith(name + ".") for k in known)
+        else name.rpartition(".")[0]
+    )
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in known else base)
+        elif isinstance(node, ast.If | ast.Try | ast.With):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                for child in getattr(node, field, []):
+                    stack.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
+    return {m for m in found if m in known and m != name}
+
+
+def import_graph(root: Path, packages: tuple[str, ...]) -> dict[str, set[str]]:
+    files = {module_name(root, p): p for pkg in packages for p in (root / pkg).rglob("*.py")}
+    known = set(files)
+    return {
+        name: module_level_imports(ast.parse(path.read_text(encoding="utf-8")), name, known)
+        for name, path in files.items()
+    }
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), sorted."""
+    sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(cycles)
+
+
+def test_no_import_cycles_in_the_engine():
+    graph = import_graph(ROOT, ENGINE)
+    assert len(graph) > 40
+    assert find_cycles(graph) == []
+
+
+def test_the_cycle_finder_sees_type_checking_and_package_imports(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg import b\n")
+    (pkg / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import X\n"
+    )
+    (pkg / "c.py").write_text("def f():\n    from pkg import a\n")  # lazy: not a cycle edge
+    graph = import_graph(tmp_path, ("pkg",))
+    assert graph["pkg.a"] == {"pkg.b"} and graph["pkg.b"] == {"pkg.a"} and graph["pkg.c"] == set()
+    assert find_cycles(graph) == [["pkg.a", "pkg.b"]]

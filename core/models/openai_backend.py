@@ -174,6 +174,4 @@ def _to_completion(response: Any, request: Request, latency: float) -> Completio
     )
 
 
-
-
 __all__ = ["OPENAI_SETTINGS", "OpenAIBackend", "PerLoop"]

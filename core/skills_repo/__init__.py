@@ -15,8 +15,8 @@ from core.skills_repo.errors import (
     SkillsRepoBusy,
     SkillsRepoError,
 )
-from core.skills_repo.repository import SkillsRepo
-from core.skills_repo.staging import GitStager
+from core.skills_repo.operations import SkillsRepo
+from core.skills_repo.repo_stager import SkillsRepoStager
 from core.skills_repo.types import (
     AdoptResult,
     CommitEvidence,
@@ -34,7 +34,7 @@ __all__ = [
     "DeployTargetChanged",
     "DirtyTree",
     "GitFailed",
-    "GitStager",
+    "SkillsRepoStager",
     "Hunk",
     "LogEntry",
     "SkillEntry",

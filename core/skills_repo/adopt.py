@@ -8,26 +8,21 @@ archived as `adopted/<id>` in the same ref transaction (kept, never deleted).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from core.skills_repo import history, manifest, messages
 from core.skills_repo.deploy import check_target
 from core.skills_repo.errors import SkillsRepoError
 from core.skills_repo.hunks import adopted_text, mark_on_main, merge3, net_hunks
-from core.skills_repo.repo import PlannedDeploy
-from core.skills_repo.staging import ADOPTED, REJECTED, branch_base, resolve
+from core.skills_repo.plumbing import PlannedDeploy, RepoCore
+from core.skills_repo.repo_stager import ADOPTED, REJECTED, branch_base, resolve
 from core.skills_repo.types import AdoptResult, SkillEntry, StagedDiff
 
-if TYPE_CHECKING:
-    from core.skills_repo.repository import SkillsRepo
 
-
-def staged_diff(repo: SkillsRepo, staged: str) -> StagedDiff:
+def staged_diff(repo: RepoCore, staged: str) -> StagedDiff:
     return _review(repo, staged, evidence=True)[0]
 
 
 def _review(
-    repo: SkillsRepo, staged: str, *, evidence: bool
+    repo: RepoCore, staged: str, *, evidence: bool
 ) -> tuple[StagedDiff, SkillEntry, history.Commit]:
     """The diff, the skill's manifest entry on main, and the branch head's commit."""
     ref, run_id, head = resolve(repo, staged)
@@ -55,7 +50,7 @@ def _review(
     return StagedDiff("staged/" + run_id, skill, hunks, proof, base, head), entry, head_commit
 
 
-def free_ref(repo: SkillsRepo, prefix: str, run_id: str) -> str:
+def free_ref(repo: RepoCore, prefix: str, run_id: str) -> str:
     name, n = run_id, 1
     while repo.git.rev(prefix + name):
         n += 1
@@ -64,11 +59,11 @@ def free_ref(repo: SkillsRepo, prefix: str, run_id: str) -> str:
 
 
 def adopt(
-    repo: SkillsRepo, staged: str, hunks: list[int] | None = None, *, force: bool = False
+    repo: RepoCore, staged: str, hunks: list[int] | None = None, *, force: bool = False
 ) -> AdoptResult:
     with repo.operation():
         diff, entry, head_commit = _review(repo, staged, evidence=False)
-        if entry.name not in {e.name for e in repo.list_skills()}:
+        if entry.name not in {e.name for e in repo.manifest_at("main")}:
             raise SkillsRepoError(
                 f"skill {diff.skill!r} is no longer on main; add it again before adopting"
             )
@@ -121,7 +116,7 @@ def adopt(
         return AdoptResult(sha, str(target) if target else None, sorted(chosen), archived)
 
 
-def reject(repo: SkillsRepo, staged: str) -> str:
+def reject(repo: RepoCore, staged: str) -> str:
     with repo.operation(touches_main=False):
         ref, run_id, head = resolve(repo, staged)
         archive = free_ref(repo, REJECTED, run_id)

@@ -6,29 +6,24 @@ commit ...") plus our trailers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from core.skills_repo import history, manifest, messages
 from core.skills_repo.deploy import check_target
 from core.skills_repo.errors import SkillsRepoError
 from core.skills_repo.hunks import merge3
-from core.skills_repo.repo import PlannedDeploy
-
-if TYPE_CHECKING:
-    from core.skills_repo.repository import SkillsRepo
+from core.skills_repo.plumbing import PlannedDeploy, RepoCore
 
 
-def _adoptions(repo: SkillsRepo) -> tuple[list[history.Commit], set[str]]:
+def _adoptions(repo: RepoCore) -> tuple[list[history.Commit], set[str]]:
     main = history.commits(repo.git, "refs/heads/main")
     adoptions = [c for c in main if c.kind == "adopt"]
     reverted = {c.trailers.get("Reverts", "") for c in main if c.kind == "rollback"}
     return adoptions, reverted
 
 
-def find_adoption(repo: SkillsRepo, target: str | None) -> history.Commit:
+def find_adoption(repo: RepoCore, target: str | None) -> history.Commit:
     adoptions, reverted = _adoptions(repo)
     live = [c for c in adoptions if c.sha not in reverted]
-    names = {e.name for e in repo.list_skills()}
+    names = {e.name for e in repo.manifest_at("main")}
     if target is None or target in names:
         picked = [c for c in live if target is None or c.trailers.get("Skill") == target]
         if not picked:
@@ -48,7 +43,7 @@ def find_adoption(repo: SkillsRepo, target: str | None) -> history.Commit:
     return match[0]
 
 
-def rollback(repo: SkillsRepo, target: str | None, *, force: bool = False) -> str:
+def rollback(repo: RepoCore, target: str | None, *, force: bool = False) -> str:
     with repo.operation():
         adoption = find_adoption(repo, target)
         skill = adoption.trailers.get("Skill", "")

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from core.environment.contract import SPLITS, CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.models.types import Message, RetriesExhausted, TransientError
-from envs.base import SPLITS, CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from envs.scoring import explain_model_error, score_answer
 
 NAME = "capitals"

@@ -33,18 +33,28 @@ STOPPED_EXIT = 3  # `skillopt train`: stopped at a step boundary, resumable
 
 class SkillOptApp(App[None]):
     TITLE = "SkillOpt"
-    CSS_PATH = [STYLES / "app.tcss", STYLES / "run.tcss", STYLES / "review.tcss",
-                STYLES / "dialogs.tcss"]
+    CSS_PATH = [
+        STYLES / "app.tcss",
+        STYLES / "run.tcss",
+        STYLES / "review.tcss",
+        STYLES / "dialogs.tcss",
+    ]
     BINDINGS = [
         Binding("q", "quit", "Quit", show=False),
         Binding("ctrl+p", "command_palette", "Commands", show=False),
     ]
 
-    def __init__(self, runs_dir: Path, skills_repo: Path | None = None,
-                 run: Path | None = None, *,
-                 repo_factory: Callable[[Path], Any] | None = None,
-                 poll_interval: float = 0.3, refresh_runs: bool = True,
-                 config_root: Path | None = None) -> None:
+    def __init__(
+        self,
+        runs_dir: Path,
+        skills_repo: Path | None = None,
+        run: Path | None = None,
+        *,
+        repo_factory: Callable[[Path], Any] | None = None,
+        poll_interval: float = 0.3,
+        refresh_runs: bool = True,
+        config_root: Path | None = None,
+    ) -> None:
         super().__init__()
         self.runs_dir = Path(runs_dir)
         self.skills = SkillsSource(Path(skills_repo) if skills_repo else None, repo_factory)
@@ -81,20 +91,24 @@ class SkillOptApp(App[None]):
         seen: set[str] = {"quit", "command_palette"}
         for key, active in screen.active_bindings.items():
             binding = active.binding
-            if not isinstance(active.node, Screen) or not binding.description \
-                    or binding.action in seen:
+            if (
+                not isinstance(active.node, Screen)
+                or not binding.description
+                or binding.action in seen
+            ):
                 continue
             seen.add(binding.action)
             where = type(active.node).__name__.removesuffix("Screen")
-            yield SystemCommand(f"{binding.description} ({self.get_key_display(binding) or key})",
-                                binding.tooltip or f"{binding.description} ({where} screen)",
-                                partial(active.node.run_action, binding.action))
+            yield SystemCommand(
+                f"{binding.description} ({self.get_key_display(binding) or key})",
+                binding.tooltip or f"{binding.description} ({where} screen)",
+                partial(active.node.run_action, binding.action),
+            )
 
     # errors from workers
 
     def on_action_failed(self, message: ActionFailed) -> None:
-        self.notify(message.error, title=f"Could not {message.action}", severity="error",
-                    timeout=8)
+        self.notify(message.error, title=f"Could not {message.action}", severity="error", timeout=8)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """An App worker died (a bug, or git failing in a way we did not foresee): say so in
@@ -105,8 +119,7 @@ class SkillOptApp(App[None]):
 
     def action_new_run(self) -> None:
         if self.launcher.alive:
-            self.notify("A run started here is still going; stop it (s) first.",
-                        severity="warning")
+            self.notify("A run started here is still going; stop it (s) first.", severity="warning")
             return
 
         self._open_new_run_dialog()
@@ -126,14 +139,16 @@ class SkillOptApp(App[None]):
             if choice is not None:
                 self._launch(choice.config, choice.skill)
 
-        self.call_from_thread(self.push_screen,
-                              NewRunDialog(configs, skills, self.config_root), picked)
+        self.call_from_thread(
+            self.push_screen, NewRunDialog(configs, skills, self.config_root), picked
+        )
 
     @work(thread=True, exclusive=True, group="train", exit_on_error=False)
     def _launch(self, config: Path, skill: str | None = None) -> None:
         try:
-            process = self.launcher.start(config, self.runs_dir,
-                                          self.skills.path if skill else None, skill)
+            process = self.launcher.start(
+                config, self.runs_dir, self.skills.path if skill else None, skill
+            )
         except OSError as exc:
             self.post_message(ActionFailed("start the run", str(exc)))
             return
@@ -152,11 +167,18 @@ class SkillOptApp(App[None]):
         if message.returncode == 0:
             self.notify("The training run finished.", title="Run finished")
         elif message.returncode == STOPPED_EXIT:
-            self.notify("The training run stopped; run the same command to resume.",
-                        title="Run stopped", severity="warning")
+            self.notify(
+                "The training run stopped; run the same command to resume.",
+                title="Run stopped",
+                severity="warning",
+            )
         else:
-            self.notify(message.log_tail or f"exit code {message.returncode}",
-                        title="The training run stopped", severity="error", timeout=10)
+            self.notify(
+                message.log_tail or f"exit code {message.returncode}",
+                title="The training run stopped",
+                severity="error",
+                timeout=10,
+            )
 
     def stop_launched_run(self) -> None:
         if not self.launcher.alive:
@@ -177,9 +199,16 @@ class SkillOptApp(App[None]):
             elif choice == "detach":
                 self.exit()
 
-        self.push_screen(ConfirmDialog(
-            "A training run started here is still running",
-            "Detach: it keeps running; follow it later with `skillopt tui`.\n"
-            "Stop: it stops at the next step boundary and can be resumed.",
-            (Choice("d", "Detach", "detach", "primary"), Choice("s", "Stop", "stop", "warning"),
-             Choice("c", "Cancel", "cancel"))), answered)
+        self.push_screen(
+            ConfirmDialog(
+                "A training run started here is still running",
+                "Detach: it keeps running; follow it later with `skillopt tui`.\n"
+                "Stop: it stops at the next step boundary and can be resumed.",
+                (
+                    Choice("d", "Detach", "detach", "primary"),
+                    Choice("s", "Stop", "stop", "warning"),
+                    Choice("c", "Cancel", "cancel"),
+                ),
+            ),
+            answered,
+        )

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from core.events import (
+from core.run.events import (
     BudgetUpdated,
     CandidateProposed,
     EditApplied,
@@ -94,6 +94,7 @@ class FeedUpdate:
 
     def merge(self, newer: FeedUpdate) -> FeedUpdate:
         """This update followed by `newer`, as one (new rows appended, newer values win)."""
+
         def pick(old, new):
             return old if new is None else new
 
@@ -101,12 +102,17 @@ class FeedUpdate:
             header=pick(self.header, newer.header),
             rollouts=self.rollouts + newer.rollouts,
             reflections=self.reflections + newer.reflections,
-            gates=self.gates + newer.gates, edits=self.edits + newer.edits,
-            candidate=pick(self.candidate, newer.candidate), steps=pick(self.steps, newer.steps),
-            budget=pick(self.budget, newer.budget), status=pick(self.status, newer.status),
-            eta_s=newer.eta_s if newer.status is not None or newer.steps is not None
+            gates=self.gates + newer.gates,
+            edits=self.edits + newer.edits,
+            candidate=pick(self.candidate, newer.candidate),
+            steps=pick(self.steps, newer.steps),
+            budget=pick(self.budget, newer.budget),
+            status=pick(self.status, newer.status),
+            eta_s=newer.eta_s
+            if newer.status is not None or newer.steps is not None
             else self.eta_s,
-            events=self.events + newer.events)
+            events=self.events + newer.events,
+        )
 
 
 class RunFeed:
@@ -158,8 +164,9 @@ class RunFeed:
                 update.header = self.header
                 status_changed = True
             elif isinstance(event, RunFinished):
-                self.status = RunStatus(event.status, event.baseline_val, event.best_val,
-                                        event.final_val, event.reason)
+                self.status = RunStatus(
+                    event.status, event.baseline_val, event.best_val, event.final_val, event.reason
+                )
                 status_changed = True
             elif isinstance(event, RunFailed):
                 self.status = replace(self.status, status="failed", reason=event.error)
@@ -169,8 +176,9 @@ class RunFeed:
         if status_changed:
             # live runs follow the baseline rollouts; an ended run keeps its RunFinished
             # value, and one that failed (RunFailed has none) keeps the rollouts' mean
-            if self._baseline and (self.status.status == "live"
-                                   or self.status.baseline_val is None):
+            if self._baseline and (
+                self.status.status == "live" or self.status.baseline_val is None
+            ):
                 self.status = replace(self.status, baseline_val=self._baseline_value())
             update.status = self.status
         if steps_changed or status_changed:
@@ -178,18 +186,31 @@ class RunFeed:
         return update
 
     def _on_start(self, event: RunStarted) -> None:
-        self.header = RunHeader(event.run_id, event.env, event.strategy, event.target_model,
-                                event.optimizer_model, event.epochs, event.steps_per_epoch,
-                                event.start_step)
+        self.header = RunHeader(
+            event.run_id,
+            event.env,
+            event.strategy,
+            event.target_model,
+            event.optimizer_model,
+            event.epochs,
+            event.steps_per_epoch,
+            event.start_step,
+        )
         if self.status.status != "live":
             self.status = replace(self.status, status="live", reason="")  # resumed
         self._started_ts = event.ts
         self._step_times = []
 
     def _on_step(self, event: StepFinished) -> None:
-        point = StepPoint(event.step, event.epoch, event.best_val,
-                          self._pending_scores.pop(event.step, None), event.accepted,
-                          event.train_hard, event.ts)
+        point = StepPoint(
+            event.step,
+            event.epoch,
+            event.best_val,
+            self._pending_scores.pop(event.step, None),
+            event.accepted,
+            event.train_hard,
+            event.ts,
+        )
         self.steps = [p for p in self.steps if p.step != event.step] + [point]
         self.steps.sort(key=lambda p: p.step)
         self.status = replace(self.status, best_val=event.best_val)
@@ -213,7 +234,7 @@ class RunFeed:
 
 def _process_alive(run_dir: Path) -> bool:
     """Whether a process holds the run directory's lock (the trainer's own test)."""
-    from core.run_dir import lock_owner
+    from core.run.directory import lock_owner
 
     return lock_owner(run_dir) is not None
 
@@ -229,10 +250,14 @@ class RunFollower:
     A log without a terminal event is "live" only while a process holds the run's lock;
     otherwise the run was interrupted (killed, machine off) and is shown so."""
 
-    def __init__(self, run_dir: Path, deliver: Callable[[FeedUpdate], None],
-                 interval_s: float = 0.3,
-                 alive: Callable[[Path], bool] = _process_alive,
-                 ready: Callable[[], bool] = lambda: True) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        deliver: Callable[[FeedUpdate], None],
+        interval_s: float = 0.3,
+        alive: Callable[[Path], bool] = _process_alive,
+        ready: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.run_dir = Path(run_dir)
         self.tail = EventTail(self.run_dir / EVENTS_FILE)
         self.feed = RunFeed()

@@ -42,8 +42,9 @@ def _open_real(path: Path) -> Any:
 
 
 class SkillsSource:
-    def __init__(self, path: Path | None,
-                 repo_factory: Callable[[Path], Any] | None = None) -> None:
+    def __init__(
+        self, path: Path | None, repo_factory: Callable[[Path], Any] | None = None
+    ) -> None:
         self.path = path
         self._factory = repo_factory or _open_real
         self._repo: Any = None
@@ -52,7 +53,8 @@ class SkillsSource:
     def repo(self) -> Any:
         if self.path is None:
             raise SkillsRepoUnavailable(
-                "no skills repository: start with `skillopt tui --skills-repo PATH`")
+                "no skills repository: start with `skillopt tui --skills-repo PATH`"
+            )
         with self._lock:
             if self._repo is None:
                 self._repo = self._factory(self.path)
@@ -67,8 +69,11 @@ class SkillsSource:
             rows = []
             for entry in repo.list_skills():
                 count = sum(1 for b in staged if b.skill == entry.name)
-                rows.append(SkillRow(entry.name, _str(entry.deploy_to), count,
-                                     _last_adoption(repo, entry.name)))
+                rows.append(
+                    SkillRow(
+                        entry.name, _str(entry.deploy_to), count, _last_adoption(repo, entry.name)
+                    )
+                )
         except UserError as exc:
             return SkillsOverview(problem=str(exc))
         return SkillsOverview(rows, staged)

@@ -30,8 +30,9 @@ def skillopt_command() -> list[str]:
     return [sys.executable, "-c", "from skillopt_tui.cli.main import main; main()"]
 
 
-def train_command(config: Path, run_dir: Path, skills_repo: Path | None = None,
-                  skill: str | None = None) -> list[str]:
+def train_command(
+    config: Path, run_dir: Path, skills_repo: Path | None = None, skill: str | None = None
+) -> list[str]:
     cmd = [*skillopt_command(), "train", "--config", str(config), "--out", str(run_dir)]
     if skills_repo is not None and skill:
         cmd += ["--skills-repo", str(skills_repo), "--skill", skill]
@@ -48,8 +49,13 @@ class TrainLauncher:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    def start(self, config: Path, runs_dir: Path, skills_repo: Path | None = None,
-              skill: str | None = None) -> subprocess.Popen[bytes]:
+    def start(
+        self,
+        config: Path,
+        runs_dir: Path,
+        skills_repo: Path | None = None,
+        skill: str | None = None,
+    ) -> subprocess.Popen[bytes]:
         """Starts a fresh run in a new directory `<runs_dir>/<config stem>-<time>`; with a
         skills repo and skill, the run stages its accepted candidates there for review."""
         runs_dir.mkdir(parents=True, exist_ok=True)
@@ -64,8 +70,9 @@ class TrainLauncher:
         self.log_path = Path(log)
         cmd = train_command(config, run_dir, skills_repo, skill)
         # own session: a terminal ^C in the TUI does not reach it; detach keeps it alive
-        self.process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True
+        )
         os.close(fd)
         return self.process
 

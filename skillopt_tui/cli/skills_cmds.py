@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from core.errors import UserError
-from core.skill_document import load_skill
+from core.skill.document import load_skill
 from skillopt_tui.cli.output import emit_json
 
 if TYPE_CHECKING:
@@ -46,7 +46,6 @@ def _open(repo: Path | None) -> SkillsRepo:
     if opened.recovered:
         typer.echo(f"skillopt: {opened.recovered}", err=True)
     return opened
-
 
 
 def parse_hunks(spec: str) -> list[int]:

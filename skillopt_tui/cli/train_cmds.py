@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 
 from core.errors import UserError
-from core.skill_document import load_skill
+from core.skill.document import load_skill
 from skillopt_tui.cli.output import emit_json
 
 EXIT_STOPPED = 3
@@ -35,7 +35,6 @@ SetOption = Annotated[
     typer.Option("--set", help="Override a config key: section.key=value (repeatable)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
-
 
 
 def _default_run_name(config) -> str:
@@ -60,35 +59,46 @@ def train(
     set_: SetOption = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Run directory (default: <runs_dir>/<run.name or env-time>). "
-                     "Rerunning with the same --out resumes."),
+        typer.Option(
+            "--out",
+            help="Run directory (default: <runs_dir>/<run.name or env-time>). "
+            "Rerunning with the same --out resumes.",
+        ),
     ] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Start over instead of resuming.")] = False,
-    force: Annotated[bool, typer.Option("--force", help="With --fresh: delete the existing run.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="With --fresh: delete the existing run.")
+    ] = False,
     skills_repo: Annotated[
         Path | None, typer.Option("--skills-repo", help="Skills repository to stage into.")
     ] = None,
-    skill: Annotated[str | None, typer.Option("--skill", help="Skill name in --skills-repo.")] = None,
+    skill: Annotated[
+        str | None, typer.Option("--skill", help="Skill name in --skills-repo.")
+    ] = None,
     estimate: Annotated[
-        bool, typer.Option("--estimate", help="Print the pre-run estimate of calls, tokens "
-                           "and cost, then exit without training.")
+        bool,
+        typer.Option(
+            "--estimate",
+            help="Print the pre-run estimate of calls, tokens "
+            "and cost, then exit without training.",
+        ),
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Train a skill (resumes when --out already holds the run). Exit 3 = stopped, resumable."""
     from core.config import load_config
-    from core.events import EventBus
-    from core.run_dir import RunDirectory
+    from core.run.directory import RunDirectory
+    from core.run.events import EventBus
     from skillopt_tui.console import ConsoleLogger
 
     cfg = load_config(config, set_ or [])
     if (skills_repo is None) != (skill is None):
         raise TrainUsageError("--skills-repo and --skill go together: give both or neither")
-    from core.training_setup import build_environment
+    from envs import get_environment
 
     # Everything that can be wrong with the input is checked before the run directory is
     # touched, so a typo never leaves an empty run behind.
-    env = build_environment(cfg)
+    env = get_environment(cfg.env)
     repo = None
     if skills_repo is not None and skill is not None:
         from core.skills_repo import SkillsRepo
@@ -115,18 +125,21 @@ def train(
             # stager would dedupe onto them) nor lost: archive them as a rejected branch.
             archived = _archive_staged_branch(repo, run_dir.run_id)
             if archived:
-                print(f"skillopt: archived staged/{run_dir.run_id} of the discarded run as "
-                      f"{archived}", file=sys.stderr)
+                print(
+                    f"skillopt: archived staged/{run_dir.run_id} of the discarded run as "
+                    f"{archived}",
+                    file=sys.stderr,
+                )
         if fresh and not run_dir.is_empty():
             run_dir.clear()
         stager = None
         if repo is not None:
-            from core.skills_repo.staging import GitStager
+            from core.skills_repo.repo_stager import SkillsRepoStager
 
             state = run_dir.read_state()
             base = state.stager_base if state is not None else None
             reuse = fresh or (state is not None and state.stager_reuses_run_id)
-            stager = GitStager(repo, skill, run_dir.run_id, base=base, reuse_run_id=reuse)
+            stager = SkillsRepoStager(repo, skill, run_dir.run_id, base=base, reuse_run_id=reuse)
         logger = ConsoleLogger(quiet=False)
         bus = EventBus()
         bus.subscribe(logger)
@@ -152,8 +165,8 @@ def _archive_staged_branch(repo, run_id: str) -> str | None:
 
 async def _estimate(cfg, env, initial_skill) -> str:
     from core.models.factory import build_model_client
-    from core.run_estimate import estimate_for
-    from core.training_setup import choose_strategy
+    from core.run.estimate import estimate_for
+    from core.training.setup import choose_strategy
 
     client = build_model_client(cfg)
     try:
@@ -164,7 +177,7 @@ async def _estimate(cfg, env, initial_skill) -> str:
 
 
 async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
-    from core.trainer import run_training
+    from core.training.trainer import run_training
 
     stop = asyncio.Event()
     _install_stop_handlers(asyncio.get_running_loop(), stop, logger.line)
@@ -172,8 +185,8 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
     if state is not None and state.finished:
         logger.line(f"run {run_dir.path} already finished; use --fresh --force to start over")
     from core.models.factory import EMBEDDED_NOTICE
-    from core.run_estimate import estimate_for
-    from core.training_setup import build_client_with_budget_events, choose_strategy
+    from core.run.estimate import estimate_for
+    from core.training.setup import build_client_with_budget_events, choose_strategy
 
     client = build_client_with_budget_events(cfg, bus)
     try:
@@ -186,8 +199,15 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
         if state is None:
             logger.line(estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm))
         return await run_training(
-            cfg, run_dir=run_dir, bus=bus, client=client, env=env, strategy=strategy,
-            stager=stager, initial_skill=initial_skill, stop=stop,
+            cfg,
+            run_dir=run_dir,
+            bus=bus,
+            client=client,
+            env=env,
+            strategy=strategy,
+            stager=stager,
+            initial_skill=initial_skill,
+            stop=stop,
         )
     finally:
         logger.close()
@@ -203,15 +223,15 @@ def eval_(
 ) -> None:
     """Score one skill on the val or test split."""
     from core.config import load_config
-    from core.final_eval import evaluate_skill
+    from core.training.evaluate import evaluate_skill
 
     if split not in ("val", "test"):
         raise TrainUsageError(f"--split must be val or test, got {split!r}")
     cfg = load_config(config, set_ or [])
     text = load_skill(skill)
-    from core.training_setup import build_environment
+    from envs import get_environment
 
-    env = build_environment(cfg)
+    env = get_environment(cfg.env)
     result = asyncio.run(evaluate_skill(cfg, text, split, env=env))
     if as_json:
         emit_json(result.to_dict())
@@ -222,11 +242,13 @@ def eval_(
 
 
 def runs(
-    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Folder holding run directories.")] = Path("runs"),
+    runs_dir: Annotated[
+        Path, typer.Option("--runs-dir", help="Folder holding run directories.")
+    ] = Path("runs"),
     as_json: JsonOption = False,
 ) -> None:
     """List runs with their status and scores."""
-    from core.run_dir import list_runs
+    from core.run.directory import list_runs
 
     infos = list_runs(runs_dir)
     if as_json:

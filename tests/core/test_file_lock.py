@@ -56,12 +56,18 @@ def test_acquire_waits_for_the_holder_within_its_timeout(tmp_path):
 def test_lock_of_a_killed_holder_clears_itself(tmp_path):
     path = tmp_path / "x.lock"
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys; sys.path.insert(0, sys.argv[1]);"
-         "from core.file_lock import FileLock; FileLock(sys.argv[2]).try_acquire();"
-         "print('locked', flush=True); sys.stdin.read()",
-         os.getcwd(), str(path)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]);"
+            "from core.file_lock import FileLock; FileLock(sys.argv[2]).try_acquire();"
+            "print('locked', flush=True); sys.stdin.read()",
+            os.getcwd(),
+            str(path),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "locked"

@@ -137,7 +137,7 @@ class SkillSensitiveTarget:
         return self.reply(request.messages)
 
     async def complete(self, messages: list[Message], **settings: Any) -> Completion:
-        """The environment `complete` form (envs.base.CompleteFn); tokens = words."""
+        """The environment `complete` form (core.environment.contract.CompleteFn); tokens = words."""
         text = self.reply(messages)
         prompt_words = sum(len(_text(m.get("content")).split()) for m in messages)
         return Completion(

@@ -3,10 +3,15 @@
 import pytest
 
 from core.config import EnvConfig
+from core.environment.contract import TaskItem
+from core.environment.verdicts import (
+    VERDICT_CORRECT,
+    VERDICT_EXTRA_WORDS,
+    VERDICT_WRONG,
+    verdict_of,
+)
 from core.models.types import Request
 from envs import get_environment
-from envs.base import TaskItem
-from envs.scoring import VERDICT_CORRECT, VERDICT_EXTRA_WORDS, VERDICT_WRONG, verdict_of
 from tests.doubles.skill_sensitive_target import (
     UNKNOWN,
     WRONG_ANSWER,

@@ -18,16 +18,28 @@ pytestmark = pytest.mark.embedded
 REPO = Path(__file__).resolve().parents[2]
 SKILLOPT = Path(sys.executable).parent / "skillopt"
 SMALL = [
-    "train.epochs=1", "train.steps_per_epoch=2", "train.batch_size=8",
-    "train.val_limit=10", "train.test_limit=8",
+    "train.epochs=1",
+    "train.steps_per_epoch=2",
+    "train.batch_size=8",
+    "train.val_limit=10",
+    "train.test_limit=8",
 ]
 
 
 def test_demo_config_trains_with_the_embedded_model(tmp_path):
     pytest.importorskip("xllamacpp")
     out = tmp_path / "demo"
-    args = [str(SKILLOPT), "train", "--config", str(REPO / "configs" / "demo.yaml"),
-            "--out", str(out), "--json", "--set", f"run.runs_dir={tmp_path}"]
+    args = [
+        str(SKILLOPT),
+        "train",
+        "--config",
+        str(REPO / "configs" / "demo.yaml"),
+        "--out",
+        str(out),
+        "--json",
+        "--set",
+        f"run.runs_dir={tmp_path}",
+    ]
     for item in SMALL:
         args += ["--set", item]
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
@@ -36,8 +48,16 @@ def test_demo_config_trains_with_the_embedded_model(tmp_path):
     assert "embedded SmolLM2-135M demonstration model" in done.stderr
     summary = json.loads(done.stdout)
     assert summary["status"] == "finished" and summary["strategy"] == "fewshot"
-    for name in ("config.yaml", "events.jsonl", "state.json", "summary.json", "best_skill.md",
-                 "skills/v0000.md", "steps/0000/rollouts.jsonl", "steps/0001/gate.json"):
+    for name in (
+        "config.yaml",
+        "events.jsonl",
+        "state.json",
+        "summary.json",
+        "best_skill.md",
+        "skills/v0000.md",
+        "steps/0000/rollouts.jsonl",
+        "steps/0001/gate.json",
+    ):
         assert (out / name).exists(), name
     assert summary["best_val"] >= summary["baseline_val"]
     assert set(summary["test"]) == {"initial", "best", "final"}

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.environment.verdicts import verdict_of
 from envs.scoring import (
     DETAIL_NORMALISED,
     DETAIL_SENTENCE,
@@ -17,7 +18,6 @@ from envs.scoring import (
     normalise_answer,
     score_answer,
     token_f1,
-    verdict_of,
 )
 
 

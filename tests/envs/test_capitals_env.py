@@ -7,6 +7,14 @@ from pathlib import Path
 import pytest
 
 from core.config import EnvConfig
+from core.environment.contract import SPLITS, EnvError, TaskItem
+from core.environment.verdicts import (
+    VERDICT_CORRECT,
+    VERDICT_EXTRA_WORDS,
+    VERDICT_MODEL_ERROR,
+    VERDICT_WRONG,
+    verdict_of,
+)
 from core.errors import UserError
 from core.models.types import (
     AuthError,
@@ -19,7 +27,6 @@ from core.models.types import (
     Usage,
 )
 from envs import get_environment
-from envs.base import SPLITS, EnvError, TaskItem
 from envs.capitals.environment import (
     DEFAULT_DATA_DIR,
     TASK_TYPES,
@@ -28,14 +35,7 @@ from envs.capitals.environment import (
     read_items,
 )
 from envs.capitals.make_manifests import DEFAULT_OUT, write_manifests
-from envs.scoring import (
-    VERDICT_CORRECT,
-    VERDICT_EXTRA_WORDS,
-    VERDICT_MODEL_ERROR,
-    VERDICT_WRONG,
-    normalise_answer,
-    verdict_of,
-)
+from envs.scoring import normalise_answer
 
 # The shipped split sizes. A change here means the data or the split changed: bump VERSION.
 EXPECTED_COUNTS = {"train": 227, "val": 78, "test": 84}

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from core.config import EnvConfig
+from core.environment.verdicts import VERDICT_MODEL_ERROR, verdict_of
 from core.models.factory import build_model_client
 from core.models.types import AuthError, BadRequestError
 from envs import get_environment
-from envs.scoring import VERDICT_MODEL_ERROR, verdict_of
 from tests.core.models.helpers import ENV, TEST_KEY, TEST_KEY_VAR, FakeSleep, loopback_config
 from tests.support.loopback_openai import Fault, LoopbackOpenAI, Reply
 

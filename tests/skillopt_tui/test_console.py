@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from core.events import (
+from core.run.events import (
     BudgetUpdated,
     EpochFinished,
     GateDecided,
@@ -21,25 +21,83 @@ from skillopt_tui.console import ConsoleLogger
 def test_one_line_per_decision_and_a_final_line():
     out = io.StringIO()
     log = ConsoleLogger(out)
-    log(RunStarted(run_id="r1", env="capitals", strategy="fewshot", target_model="local:smollm2",
-                   optimizer_model="none", epochs=1, steps_per_epoch=2, train_items=6,
-                   val_items=5, test_items=3, resumed=True, start_step=1))
-    log(RolloutFinished(phase="train", step=1, split="train", skill_hash="h", item_id="a",
-                        task_type="t", hard=1.0, soft=1.0, latency_s=0.1))
-    log(BudgetUpdated(calls=3, cache_hits=0, input_tokens=100, output_tokens=5, cost_usd=0.0,
-                      cap_tokens=1000))
-    log(GateDecided(step=1, accepted=True, best_before=0.2, candidate_score=0.6, items_scored=5,
-                    items_total=5, rollouts_saved=0, items_improved=2, items_regressed=0,
-                    staged_ref="staged/step-0001.md"))
-    log(StepFinished(step=1, epoch=0, train_hard=0.5, train_soft=0.5, best_val=0.6,
-                     accepted=True, edit_budget=4))
-    log(GateDecided(step=2, accepted=False, best_before=0.6, candidate_score=None, items_scored=2,
-                    items_total=5, rollouts_saved=3))
+    log(
+        RunStarted(
+            run_id="r1",
+            env="capitals",
+            strategy="fewshot",
+            target_model="local:smollm2",
+            optimizer_model="none",
+            epochs=1,
+            steps_per_epoch=2,
+            train_items=6,
+            val_items=5,
+            test_items=3,
+            resumed=True,
+            start_step=1,
+        )
+    )
+    log(
+        RolloutFinished(
+            phase="train",
+            step=1,
+            split="train",
+            skill_hash="h",
+            item_id="a",
+            task_type="t",
+            hard=1.0,
+            soft=1.0,
+            latency_s=0.1,
+        )
+    )
+    log(
+        BudgetUpdated(
+            calls=3, cache_hits=0, input_tokens=100, output_tokens=5, cost_usd=0.0, cap_tokens=1000
+        )
+    )
+    log(
+        GateDecided(
+            step=1,
+            accepted=True,
+            best_before=0.2,
+            candidate_score=0.6,
+            items_scored=5,
+            items_total=5,
+            rollouts_saved=0,
+            items_improved=2,
+            items_regressed=0,
+            staged_ref="staged/step-0001.md",
+        )
+    )
+    log(
+        StepFinished(
+            step=1,
+            epoch=0,
+            train_hard=0.5,
+            train_soft=0.5,
+            best_val=0.6,
+            accepted=True,
+            edit_budget=4,
+        )
+    )
+    log(
+        GateDecided(
+            step=2,
+            accepted=False,
+            best_before=0.6,
+            candidate_score=None,
+            items_scored=2,
+            items_total=5,
+            rollouts_saved=3,
+        )
+    )
     log(EpochFinished(epoch=0, best_val=0.6))
     log(RunFinished(status="finished", baseline_val=0.2, best_val=0.6, test={"best": 0.5}))
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("run r1: resuming at step 1")
-    assert "step 1: accepted · val 0.200 → 0.600 · items +2/−0 · staged staged/step-0001.md" in lines
+    assert (
+        "step 1: accepted · val 0.200 → 0.600 · items +2/−0 · staged staged/step-0001.md" in lines
+    )
     assert "step 2: rejected · val — vs best 0.600 · early after 2/5 items (saved 3)" in lines
     assert "epoch 1 done · best val 0.600" in lines
     assert lines[-1] == "finished · val baseline 0.200 → best 0.600 · test best 0.500"
@@ -48,7 +106,9 @@ def test_one_line_per_decision_and_a_final_line():
 def test_stopped_and_failed_runs_say_why():
     out = io.StringIO()
     log = ConsoleLogger(out)
-    log(RunFinished(status="stopped", baseline_val=0.1, best_val=0.3, reason="token budget reached"))
+    log(
+        RunFinished(status="stopped", baseline_val=0.1, best_val=0.3, reason="token budget reached")
+    )
     log(RunFailed(error="RuntimeError: boom", step=2))
     assert out.getvalue().splitlines() == [
         "stopped · best val 0.300 · token budget reached",

@@ -76,8 +76,14 @@ def write_fixture(root: Path) -> tuple[Path, Path]:
     for split, items in (("train", TRAIN), ("val", VAL), ("test", TEST)):
         for item_id, question, answer, country in items:
             rows.append(
-                {"id": item_id, "task_type": "country_to_capital", "question": question,
-                 "answer": answer, "aliases": [], "country": country}
+                {
+                    "id": item_id,
+                    "task_type": "country_to_capital",
+                    "question": question,
+                    "answer": answer,
+                    "aliases": [],
+                    "country": country,
+                }
             )
         (manifest_dir / f"{split}.json").write_text(json.dumps([i[0] for i in items]))
     (data_dir / "capitals.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))

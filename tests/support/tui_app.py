@@ -46,11 +46,14 @@ Answer the question asked.
 """
 
 # three separate changes -> three hunks (with the default 3 lines of context)
-SKILL_V2 = (SKILL_V1
-            .replace("Answer the question asked.", "Answer exactly the question asked.")
-            .replace("- boiling point of water: 100 C\n",
-                     "- boiling point of water: 100 C\n- largest ocean: Pacific\n")
-            .replace("- Do not guess.\n", "- Do not guess; say you do not know.\n"))
+SKILL_V2 = (
+    SKILL_V1.replace("Answer the question asked.", "Answer exactly the question asked.")
+    .replace(
+        "- boiling point of water: 100 C\n",
+        "- boiling point of water: 100 C\n- largest ocean: Pacific\n",
+    )
+    .replace("- Do not guess.\n", "- Do not guess; say you do not know.\n")
+)
 
 
 def make_skills_repo(path: Path, deploy_to: Path | None = None) -> SkillsRepo:
@@ -58,12 +61,23 @@ def make_skills_repo(path: Path, deploy_to: Path | None = None) -> SkillsRepo:
     three places (hunks 1, 2, 3 in file order)."""
     repo = SkillsRepo.init(path, identity=IDENTITY)
     repo.add_skill("quiz", SKILL_V1, deploy_to=str(deploy_to) if deploy_to else None)
-    repo.stage("quiz", "demo-finished", SKILL_V2, subject="quiz: step 3 candidate (val 0.40→0.80)",
-               trailers={"Run-Id": "demo-finished", "Step": "3",
-                         "Val-Before": "0.40", "Val-After": "0.80", "Items-Improved": "2",
-                         "Items-Regressed": "0", "Edits": "3"},
-               body="1. replace: answers were too long\n2. append: facts the target lacked\n"
-                    "3. replace: it guessed instead of saying it did not know")
+    repo.stage(
+        "quiz",
+        "demo-finished",
+        SKILL_V2,
+        subject="quiz: step 3 candidate (val 0.40→0.80)",
+        trailers={
+            "Run-Id": "demo-finished",
+            "Step": "3",
+            "Val-Before": "0.40",
+            "Val-After": "0.80",
+            "Items-Improved": "2",
+            "Items-Regressed": "0",
+            "Edits": "3",
+        },
+        body="1. replace: answers were too long\n2. append: facts the target lacked\n"
+        "3. replace: it guessed instead of saying it did not know",
+    )
     return repo
 
 
@@ -73,8 +87,14 @@ SKILL_V3 = SKILL_V1.replace("- Use plain text.\n", "- Use plain text.\n- No emoj
 
 def stage_second_branch(repo: SkillsRepo) -> None:
     """`staged/demo-second` (sorted after demo-finished): one hunk adding "- No emoji."."""
-    repo.stage("quiz", "demo-second", SKILL_V3, subject="quiz: step 1 candidate",
-               trailers={"Run-Id": "demo-second", "Step": "1"}, body="1. append: no emoji")
+    repo.stage(
+        "quiz",
+        "demo-second",
+        SKILL_V3,
+        subject="quiz: step 1 candidate",
+        trailers={"Run-Id": "demo-second", "Step": "1"},
+        body="1. append: no emoji",
+    )
 
 
 class GatedRepo:
@@ -105,41 +125,106 @@ class SkillsRepoDouble:
     def __init__(self, _path: Path | None = None) -> None:
         self.calls: list[tuple] = []
         self.hunks = [
-            Hunk(1, "quiz/SKILL.md", "@@ -1,6 +1,6 @@", [
-                " # Quiz skill", " ", "-Answer the question asked.",
-                "+Answer exactly the question asked.", " ", " ## Format"], 1, 1),
-            Hunk(2, "quiz/SKILL.md", "@@ -10,6 +10,7 @@ ## Facts", [
-                " - capital of France: Paris", " - boiling point of water: 100 C",
-                "+- largest ocean: Pacific", " ", " ## Style"], 1, 0),
-            Hunk(3, "quiz/SKILL.md", "@@ -14,3 +15,3 @@ ## Style", [
-                " - Be polite.", "-- Do not guess.", "+- Do not guess; say you do not know."],
-                1, 1),
+            Hunk(
+                1,
+                "quiz/SKILL.md",
+                "@@ -1,6 +1,6 @@",
+                [
+                    " # Quiz skill",
+                    " ",
+                    "-Answer the question asked.",
+                    "+Answer exactly the question asked.",
+                    " ",
+                    " ## Format",
+                ],
+                1,
+                1,
+            ),
+            Hunk(
+                2,
+                "quiz/SKILL.md",
+                "@@ -10,6 +10,7 @@ ## Facts",
+                [
+                    " - capital of France: Paris",
+                    " - boiling point of water: 100 C",
+                    "+- largest ocean: Pacific",
+                    " ",
+                    " ## Style",
+                ],
+                1,
+                0,
+            ),
+            Hunk(
+                3,
+                "quiz/SKILL.md",
+                "@@ -14,3 +15,3 @@ ## Style",
+                [" - Be polite.", "-- Do not guess.", "+- Do not guess; say you do not know."],
+                1,
+                1,
+            ),
         ]
 
     def list_skills(self):
-        return [SkillEntry("quiz", "quiz/SKILL.md", "~/.claude/skills/quiz/SKILL.md"),
-                SkillEntry("review-notes", "review-notes/SKILL.md", None)]
+        return [
+            SkillEntry("quiz", "quiz/SKILL.md", "~/.claude/skills/quiz/SKILL.md"),
+            SkillEntry("review-notes", "review-notes/SKILL.md", None),
+        ]
 
     def staged_branches(self):
-        return [StagedBranch("staged/demo-finished", "demo-finished", "quiz", 2,
-                             "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
-                             "0f1e2d3c4b5a69788796a5b4c3d2e1f001234567")]
+        return [
+            StagedBranch(
+                "staged/demo-finished",
+                "demo-finished",
+                "quiz",
+                2,
+                "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+                "0f1e2d3c4b5a69788796a5b4c3d2e1f001234567",
+            )
+        ]
 
     def diff(self, staged: str):
         self.calls.append(("diff", staged))
-        return StagedDiff(staged, "quiz", self.hunks, [
-            CommitEvidence("a1b2c3d4e5f6", "quiz: step 3 candidate", {
-                "Run-Id": "demo-finished", "Step": "3", "Val-Before": "0.40",
-                "Val-After": "0.80", "Items-Improved": "2", "Items-Regressed": "0",
-                "Edits": "1"}, "1. replace: answers were too long"),
-            CommitEvidence("b2c3d4e5f6a7", "quiz: step 5 candidate", {
-                "Run-Id": "demo-finished", "Step": "5", "Val-Before": "0.80",
-                "Val-After": "1.00", "Edits": "1"}, "1. append: facts the target lacked")])
+        return StagedDiff(
+            staged,
+            "quiz",
+            self.hunks,
+            [
+                CommitEvidence(
+                    "a1b2c3d4e5f6",
+                    "quiz: step 3 candidate",
+                    {
+                        "Run-Id": "demo-finished",
+                        "Step": "3",
+                        "Val-Before": "0.40",
+                        "Val-After": "0.80",
+                        "Items-Improved": "2",
+                        "Items-Regressed": "0",
+                        "Edits": "1",
+                    },
+                    "1. replace: answers were too long",
+                ),
+                CommitEvidence(
+                    "b2c3d4e5f6a7",
+                    "quiz: step 5 candidate",
+                    {
+                        "Run-Id": "demo-finished",
+                        "Step": "5",
+                        "Val-Before": "0.80",
+                        "Val-After": "1.00",
+                        "Edits": "1",
+                    },
+                    "1. append: facts the target lacked",
+                ),
+            ],
+        )
 
     def adopt(self, staged: str, hunks=None, force: bool = False):
         self.calls.append(("adopt", staged, hunks))
-        return AdoptResult("c0ffee0000000000000000000000000000000000",
-                           "~/.claude/skills/quiz/SKILL.md", hunks or [1, 2, 3])
+        return AdoptResult(
+            "c0ffee0000000000000000000000000000000000",
+            "~/.claude/skills/quiz/SKILL.md",
+            hunks or [1, 2, 3],
+        )
 
     def reject(self, staged: str) -> str:
         self.calls.append(("reject", staged))
@@ -147,25 +232,43 @@ class SkillsRepoDouble:
 
     def log(self, skill=None):
         return [
-            LogEntry("d00d000000000000000000000000000000000001", "Adopt 2 hunks of staged/demo-1",
-                     "adopt", {"Skillopt-Op": "adopt", "Skill": "quiz",
-                               "Adopted-From": "staged/demo-1 a1b2c3d", "Hunks": "1,3"},
-                     "2026-11-20T10:00:00+00:00", "SkillOpt Test"),
-            LogEntry("e1e1e1e000000000000000000000000000000002", "Add skill quiz", "add",
-                     {"Skill": "quiz"}, "2026-11-19T09:00:00+00:00", "SkillOpt Test"),
+            LogEntry(
+                "d00d000000000000000000000000000000000001",
+                "Adopt 2 hunks of staged/demo-1",
+                "adopt",
+                {
+                    "Skillopt-Op": "adopt",
+                    "Skill": "quiz",
+                    "Adopted-From": "staged/demo-1 a1b2c3d",
+                    "Hunks": "1,3",
+                },
+                "2026-11-20T10:00:00+00:00",
+                "SkillOpt Test",
+            ),
+            LogEntry(
+                "e1e1e1e000000000000000000000000000000002",
+                "Add skill quiz",
+                "add",
+                {"Skill": "quiz"},
+                "2026-11-19T09:00:00+00:00",
+                "SkillOpt Test",
+            ),
         ]
 
     def show(self, commit: str) -> str:
-        return ("--- a/quiz/SKILL.md\n+++ b/quiz/SKILL.md\n@@ -1,3 +1,3 @@\n # Quiz skill\n"
-                "-Answer the question asked.\n+Answer exactly the question asked.\n")
+        return (
+            "--- a/quiz/SKILL.md\n+++ b/quiz/SKILL.md\n@@ -1,3 +1,3 @@\n # Quiz skill\n"
+            "-Answer the question asked.\n+Answer exactly the question asked.\n"
+        )
 
     def rollback(self, target=None, force: bool = False) -> str:
         self.calls.append(("rollback", target))
         return "beef000000000000000000000000000000000000"
 
 
-async def wait_until(pilot, condition: Callable[[], bool], limit: int = 100,
-                     step: float = 0.02) -> bool:
+async def wait_until(
+    pilot, condition: Callable[[], bool], limit: int = 100, step: float = 0.02
+) -> bool:
     """Polls `condition` between short pauses, at most `limit` times: a broken app fails
     the test instead of hanging it, and nothing asserts on elapsed time."""
     for _ in range(limit):

@@ -39,8 +39,9 @@ def commit_message(entry: Any) -> Text:
         parts += [Text(""), Text(body)]
     if entry.trailers:
         parts.append(Text(""))
-        parts += [Text.assemble((f"{key}: ", "cyan"), str(value))
-                  for key, value in entry.trailers.items()]
+        parts += [
+            Text.assemble((f"{key}: ", "cyan"), str(value)) for key, value in entry.trailers.items()
+        ]
     return Text("\n").join(parts)
 
 
@@ -119,9 +120,19 @@ class HistoryScreen(AppScreen):
     def on_log_loaded(self, message: LogLoaded) -> None:
         self.entries = message.entries
         self.query_one("#log-title", Label).update(f"Log on main · {message.skill}")
-        fill_table(self.query_one("#log", DataTable), ("date", "kind", "commit", "subject"), [
-            (e.date_iso[:10], Text(e.kind, style=KIND_STYLE.get(e.kind, "")), e.sha[:7],
-             e.subject) for e in self.entries])
+        fill_table(
+            self.query_one("#log", DataTable),
+            ("date", "kind", "commit", "subject"),
+            [
+                (
+                    e.date_iso[:10],
+                    Text(e.kind, style=KIND_STYLE.get(e.kind, "")),
+                    e.sha[:7],
+                    e.subject,
+                )
+                for e in self.entries
+            ],
+        )
         self.query_one(DiffView).show("")
         self.loaded += 1
 
@@ -160,13 +171,18 @@ class HistoryScreen(AppScreen):
         if entry is None:
             return
         if entry.kind != "adopt":
-            self.notify("Only an adoption can be rolled back; pick an 'adopt' row.",
-                        severity="warning")
+            self.notify(
+                "Only an adoption can be rolled back; pick an 'adopt' row.", severity="warning"
+            )
             return
         trailers = "\n".join(f"  {k}: {v}" for k, v in entry.trailers.items())
         body = Text.assemble(
-            "Revert ", (entry.sha[:7], "bold"), f" “{entry.subject}” with a new commit on main",
-            " and redeploy the skill.\n", (trailers, "dim"))
+            "Revert ",
+            (entry.sha[:7], "bold"),
+            f" “{entry.subject}” with a new commit on main",
+            " and redeploy the skill.\n",
+            (trailers, "dim"),
+        )
 
         def answered(choice: str | None) -> None:
             if choice == "yes":
@@ -179,8 +195,9 @@ class HistoryScreen(AppScreen):
         try:
             commit = self.app.skills.repo().rollback(sha, force=force)
         except DeployTargetChanged as exc:
-            self.post_message(DeployConflict("roll back", exc,
-                                             lambda: self._rollback(sha, force=True)))
+            self.post_message(
+                DeployConflict("roll back", exc, lambda: self._rollback(sha, force=True))
+            )
             return
         except UserError as exc:
             self.post_message(ActionFailed("roll back", str(exc)))
@@ -191,8 +208,9 @@ class HistoryScreen(AppScreen):
         ask_overwrite(self, message)
 
     def on_rollback_finished(self, message: RollbackFinished) -> None:
-        self.notify(f"Rolled back {message.target[:7]} as {message.commit[:7]}",
-                    title="Rolled back")
+        self.notify(
+            f"Rolled back {message.target[:7]} as {message.commit[:7]}", title="Rolled back"
+        )
         if self.skill:
             self._load_log(self.skill)
 

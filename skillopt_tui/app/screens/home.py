@@ -9,14 +9,19 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Label
 
-from core.run_dir import RunInfo, list_runs
+from core.run.directory import RunInfo, list_runs
 from skillopt_tui.app.messages import RunsLoaded, SkillsLoaded
 from skillopt_tui.app.skills_data import SkillsOverview
 from skillopt_tui.app.widgets.table_fill import fill_table
 from skillopt_tui.app.worker_errors import AppScreen
 
-STATUS_STYLE = {"live": "bold green", "finished": "cyan", "failed": "bold red",
-                "stopped": "yellow", "interrupted": "yellow"}
+STATUS_STYLE = {
+    "live": "bold green",
+    "finished": "cyan",
+    "failed": "bold red",
+    "stopped": "yellow",
+    "interrupted": "yellow",
+}
 REFRESH_S = 2.0
 RUN_COLUMNS = ("run", "env", "status", "base → best", "steps", "cost")
 SKILL_COLUMNS = ("skill", "staged", "last adoption", "deploys to")
@@ -28,9 +33,14 @@ def _score(value: float | None) -> str:
 
 def run_cells(row: RunInfo) -> tuple:
     total = f"/{row.total_steps}" if row.total_steps else ""
-    return (row.run_id, row.env, Text(row.status, style=STATUS_STYLE.get(row.status, "")),
-            f"{_score(row.baseline_val)} → {_score(row.best_val)}", f"{row.steps_done}{total}",
-            f"${row.cost_usd:.2f}")
+    return (
+        row.run_id,
+        row.env,
+        Text(row.status, style=STATUS_STYLE.get(row.status, "")),
+        f"{_score(row.baseline_val)} → {_score(row.best_val)}",
+        f"{row.steps_done}{total}",
+        f"${row.cost_usd:.2f}",
+    )
 
 
 class HomeScreen(AppScreen):
@@ -81,8 +91,9 @@ class HomeScreen(AppScreen):
         self.runs = message.rows
         table = self.query_one("#runs", DataTable)
         cursor = table.cursor_row
-        fill_table(table, RUN_COLUMNS, [run_cells(r) for r in self.runs],
-                   [str(r.path) for r in self.runs])
+        fill_table(
+            table, RUN_COLUMNS, [run_cells(r) for r in self.runs], [str(r.path) for r in self.runs]
+        )
         if 0 < cursor < table.row_count:
             table.move_cursor(row=cursor, animate=False)
         if not self.runs:
@@ -94,11 +105,18 @@ class HomeScreen(AppScreen):
         for row in self.overview.skills:
             staged = Text(str(row.staged), style="bold yellow") if row.staged else "0"
             rows.append((row.name, staged, row.last_adoption or "—", row.deploy_to or "—"))
-        fill_table(self.query_one("#skills", DataTable), SKILL_COLUMNS, rows,
-                   [r.name for r in self.overview.skills])
+        fill_table(
+            self.query_one("#skills", DataTable),
+            SKILL_COLUMNS,
+            rows,
+            [r.name for r in self.overview.skills],
+        )
         problem = self.query_one("#skills-problem", Label)
-        problem.update(Text(self.overview.problem or "no skills yet — `skillopt init`",
-                            style="dim") if not self.overview.skills else "")
+        problem.update(
+            Text(self.overview.problem or "no skills yet — `skillopt init`", style="dim")
+            if not self.overview.skills
+            else ""
+        )
         problem.display = not self.overview.skills
 
     def _selected_run(self) -> RunInfo | None:

@@ -34,9 +34,11 @@ from skillopt_tui.app.widgets.evidence_panel import EvidencePanel
 from skillopt_tui.app.widgets.hunk_list import HunkList, hunk_text
 from skillopt_tui.app.worker_errors import AppScreen
 
-HELP = ("j/k move between hunks · y approve · n reject (both move on) · a approve all · "
-        "A adopt the approved hunks (asks first) · r reject the whole branch (asks first) · "
-        "[ ] previous/next staged branch")
+HELP = (
+    "j/k move between hunks · y approve · n reject (both move on) · a approve all · "
+    "A adopt the approved hunks (asks first) · r reject the whole branch (asks first) · "
+    "[ ] previous/next staged branch"
+)
 
 
 DIFF_ACTIONS = {"decide", "approve_all", "adopt", "reject_branch"}  # need a shown diff
@@ -53,8 +55,13 @@ def adopt_summary(diff: Any, hunks: list[int], deploy_to: str | None) -> Text:
     done = sum(1 for h in diff.hunks if on_main(h))
     already = f"; {done} already on main" if done else ""
     lines = [
-        Text.assemble("Commit on ", ("main", "bold"), f": {len(chosen)} of {len(diff.hunks)} "
-                      f"hunks from ", (diff.branch, "bold"), f" (skill {diff.skill}{already})"),
+        Text.assemble(
+            "Commit on ",
+            ("main", "bold"),
+            f": {len(chosen)} of {len(diff.hunks)} hunks from ",
+            (diff.branch, "bold"),
+            f" (skill {diff.skill}{already})",
+        ),
         Text.assemble("Files: ", ", ".join(files)),
         Text.assemble("Deploy to: ", (deploy_to or "nothing (no deploy target)", "bold")),
         Text(""),
@@ -67,24 +74,60 @@ class ReviewScreen(AppScreen):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         # not priority: with the branch list focused its own ↑/↓ move in the list
-        Binding("j,down", "move(1)", "Move", key_display="j/k",
-                tooltip="Next hunk (also ↓ while the hunks have focus)"),
-        Binding("k,up", "move(-1)", "Previous hunk", show=False, key_display="k",
-                tooltip="Previous hunk (also ↑ while the hunks have focus)"),
-        Binding("y", "decide('approved')", "Approve",
-                tooltip="Approve the current hunk and move to the next"),
-        Binding("n", "decide('rejected')", "Reject",
-                tooltip="Reject the current hunk and move to the next"),
-        Binding("a", "approve_all", "All",
-                tooltip="Approve every hunk not already on main"),
-        Binding("A", "adopt", "Adopt",
-                tooltip="Commit the approved hunks on main and deploy (asks first)"),
-        Binding("r", "reject_branch", "Reject branch",
-                tooltip="Archive the whole staged branch under rejected/ (asks first)"),
-        Binding("right_square_bracket", "branch(1)", "Next branch", show=False,
-                tooltip="Show the next staged branch"),
-        Binding("left_square_bracket", "branch(-1)", "Prev branch", show=False,
-                tooltip="Show the previous staged branch"),
+        Binding(
+            "j,down",
+            "move(1)",
+            "Move",
+            key_display="j/k",
+            tooltip="Next hunk (also ↓ while the hunks have focus)",
+        ),
+        Binding(
+            "k,up",
+            "move(-1)",
+            "Previous hunk",
+            show=False,
+            key_display="k",
+            tooltip="Previous hunk (also ↑ while the hunks have focus)",
+        ),
+        Binding(
+            "y",
+            "decide('approved')",
+            "Approve",
+            tooltip="Approve the current hunk and move to the next",
+        ),
+        Binding(
+            "n",
+            "decide('rejected')",
+            "Reject",
+            tooltip="Reject the current hunk and move to the next",
+        ),
+        Binding("a", "approve_all", "All", tooltip="Approve every hunk not already on main"),
+        Binding(
+            "A",
+            "adopt",
+            "Adopt",
+            tooltip="Commit the approved hunks on main and deploy (asks first)",
+        ),
+        Binding(
+            "r",
+            "reject_branch",
+            "Reject branch",
+            tooltip="Archive the whole staged branch under rejected/ (asks first)",
+        ),
+        Binding(
+            "right_square_bracket",
+            "branch(1)",
+            "Next branch",
+            show=False,
+            tooltip="Show the next staged branch",
+        ),
+        Binding(
+            "left_square_bracket",
+            "branch(-1)",
+            "Prev branch",
+            show=False,
+            tooltip="Show the previous staged branch",
+        ),
         Binding("question_mark", "help", "Help"),
     ]
 
@@ -128,11 +171,11 @@ class ReviewScreen(AppScreen):
         self._forget_diff()
         options = self.query_one("#branches", OptionList)
         options.clear_options()
-        options.add_options([Option(f"{b.run_id} · {b.skill}", id=b.name)
-                             for b in staged])
+        options.add_options([Option(f"{b.run_id} · {b.skill}", id=b.name) for b in staged])
         if not staged:
-            await self.query_one(HunkList).set_hunks([], overview.problem or
-                                                     "Nothing staged: no branch awaits review.")
+            await self.query_one(HunkList).set_hunks(
+                [], overview.problem or "Nothing staged: no branch awaits review."
+            )
             self.query_one(EvidencePanel).clear(overview.problem or "Nothing to review.")
             self.loaded += 1
             return
@@ -181,8 +224,7 @@ class ReviewScreen(AppScreen):
         self.loading = None
         self.diff = message.diff
         self.deploy_to = message.deploy_to
-        self.decisions = {h.index: "adopted" if on_main(h) else "pending"
-                          for h in self.diff.hunks}
+        self.decisions = {h.index: "adopted" if on_main(h) else "pending" for h in self.diff.hunks}
         self.current = 0
         hunk_list = self.query_one(HunkList)
         await hunk_list.set_hunks(list(self.diff.hunks))
@@ -239,8 +281,9 @@ class ReviewScreen(AppScreen):
             return
         hunks = self.approved()
         if not hunks:
-            self.notify("No hunk approved yet: press y on a hunk, or a for all.",
-                        severity="warning")
+            self.notify(
+                "No hunk approved yet: press y on a hunk, or a for all.", severity="warning"
+            )
             return
         # What the dialog shows is what gets adopted: this diff (branch and head) and these
         # hunk numbers, whatever the screen shows by the time the answer comes.
@@ -255,15 +298,21 @@ class ReviewScreen(AppScreen):
 
         self.app.push_screen(
             ConfirmDialog("Adopt these hunks?", adopt_summary(diff, hunks, self.deploy_to)),
-            answered)
+            answered,
+        )
 
     @work(thread=True, group="git-write", exit_on_error=False)
     def _adopt(self, diff: Any, hunks: list[int] | None, force: bool = False) -> None:
         try:
             repo = self.app.skills.repo()
             if repo.diff(diff.branch).head != diff.head:
-                self.post_message(ActionFailed("adopt", f"{diff.branch} changed since it was "
-                                               "shown; reopen Review (esc, v) to see it again"))
+                self.post_message(
+                    ActionFailed(
+                        "adopt",
+                        f"{diff.branch} changed since it was "
+                        "shown; reopen Review (esc, v) to see it again",
+                    )
+                )
                 return
             result = repo.adopt(diff.branch, hunks, force=force)
         except DeployTargetChanged as exc:
@@ -301,8 +350,11 @@ class ReviewScreen(AppScreen):
                 self.busy = True
                 self._reject(branch)
 
-        body = Text.assemble("Archive ", (branch, "bold"),
-                             " under rejected/… (kept, not deleted). Nothing reaches main.")
+        body = Text.assemble(
+            "Archive ",
+            (branch, "bold"),
+            " under rejected/… (kept, not deleted). Nothing reaches main.",
+        )
         self.app.push_screen(ConfirmDialog("Reject the whole branch?", body), answered)
 
     @work(thread=True, group="git-write", exit_on_error=False)

@@ -23,8 +23,7 @@ from skillopt_tui.app.widgets.score_chart import ScoreChart
 from skillopt_tui.app.widgets.trajectory_screen import TrajectoryScreen, find_record
 from skillopt_tui.app.worker_errors import AppScreen
 
-STATUS_STYLE = {"live": "bold green", "finished": "cyan", "failed": "bold red",
-                "stopped": "yellow"}
+STATUS_STYLE = {"live": "bold green", "finished": "cyan", "failed": "bold red", "stopped": "yellow"}
 
 
 def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
@@ -36,8 +35,12 @@ def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
     if status.reason:
         parts.append((f"  {status.reason}", "red" if status.status == "failed" else "dim"))
     if header.env:
-        parts += ["  ", (header.env, "cyan"), f" · {header.strategy} · target "
-                  f"{header.target_model} · optimizer {header.optimizer_model}"]
+        parts += [
+            "  ",
+            (header.env, "cyan"),
+            f" · {header.strategy} · target "
+            f"{header.target_model} · optimizer {header.optimizer_model}",
+        ]
     return Text.assemble(*parts)
 
 
@@ -64,8 +67,7 @@ class RunScreen(AppScreen):
         self.updates = 0  # batches handled; tests wait on it
         self._stoppable = False
         self._in_flight = False  # an update is posted and not yet handled
-        self.follower = RunFollower(self.run_dir, self._deliver,
-                                    ready=lambda: not self._in_flight)
+        self.follower = RunFollower(self.run_dir, self._deliver, ready=lambda: not self._in_flight)
 
     def compose(self) -> ComposeResult:
         yield Static(header_text(self.run_dir, self.header, self.status), id="run-header")
@@ -123,7 +125,8 @@ class RunScreen(AppScreen):
             chart.set_data(self.status.baseline_val, chart.points)
         if u.header is not None or u.status is not None:
             self.query_one("#run-header", Static).update(
-                header_text(self.run_dir, self.header, self.status))
+                header_text(self.run_dir, self.header, self.status)
+            )
         self.query_one(RolloutsTable).add_rollouts(u.rollouts)
         self.query_one(ReflectionLog).add_reflections(u.reflections)
         self.query_one(GateLog).add_gates(u.gates)
@@ -133,9 +136,9 @@ class RunScreen(AppScreen):
             if not c.valid:
                 title += "  INVALID: " + "; ".join(c.problems)
             self.query_one(DiffView).show(c.diff, title)
-        self.query_one(BudgetFooter).show(self.budget, self.steps_done,
-                                          self.header.total_steps, self.status.status,
-                                          self.eta_s)
+        self.query_one(BudgetFooter).show(
+            self.budget, self.steps_done, self.header.total_steps, self.status.status, self.eta_s
+        )
         self.updates += 1
         stoppable = bool(self.check_action("stop_run", ()))
         if stoppable != self._stoppable:  # `s` comes and goes with the launched process

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from core.events import BudgetUpdated
+from core.run.events import BudgetUpdated
 from skillopt_tui.app.run_feed import format_eta
 
 BAR = 10
@@ -21,8 +21,13 @@ def _bar(fraction: float) -> Text:
     return Text.assemble(("█" * filled, style), ("░" * (BAR - filled), "dim"))
 
 
-def budget_line(budget: BudgetUpdated | None, steps_done: int, total_steps: int,
-                status: str, eta_s: float | None) -> Text:
+def budget_line(
+    budget: BudgetUpdated | None,
+    steps_done: int,
+    total_steps: int,
+    status: str,
+    eta_s: float | None,
+) -> Text:
     parts: list[Text | str] = []
     if budget is None:
         parts.append(Text("budget: no calls yet", style="dim"))
@@ -31,8 +36,10 @@ def budget_line(budget: BudgetUpdated | None, steps_done: int, total_steps: int,
         cap = f"/{_tokens(budget.cap_tokens)}" if budget.cap_tokens else ""
         parts.append(f"tok {_tokens(used)}{cap}")
         cost_cap = f"/${budget.cap_cost_usd:.2f}" if budget.cap_cost_usd else ""
-        fraction = max(used / budget.cap_tokens if budget.cap_tokens else 0.0,
-                       budget.cost_usd / budget.cap_cost_usd if budget.cap_cost_usd else 0.0)
+        fraction = max(
+            used / budget.cap_tokens if budget.cap_tokens else 0.0,
+            budget.cost_usd / budget.cap_cost_usd if budget.cap_cost_usd else 0.0,
+        )
         if budget.cap_tokens or budget.cap_cost_usd:
             parts.append(" ")
             parts.append(_bar(fraction))
@@ -48,6 +55,12 @@ def budget_line(budget: BudgetUpdated | None, steps_done: int, total_steps: int,
 class BudgetFooter(Static):
     DEFAULT_CSS = "BudgetFooter { height: 1; padding: 0 1; }"
 
-    def show(self, budget: BudgetUpdated | None, steps_done: int, total_steps: int,
-             status: str, eta_s: float | None) -> None:
+    def show(
+        self,
+        budget: BudgetUpdated | None,
+        steps_done: int,
+        total_steps: int,
+        status: str,
+        eta_s: float | None,
+    ) -> None:
         self.update(budget_line(budget, steps_done, total_steps, status, eta_s))

@@ -28,15 +28,15 @@ YES_NO = (Choice("y", "Yes", "yes", "primary"), Choice("n", "No", "no"))
 class ConfirmDialog(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "choose('')", "Cancel")]
 
-    def __init__(self, title: str, body: Text | str,
-                 choices: tuple[Choice, ...] = YES_NO) -> None:
+    def __init__(self, title: str, body: Text | str, choices: tuple[Choice, ...] = YES_NO) -> None:
         super().__init__()
         self.title_text = title
         self.body = body
         self.choices = choices
         if any(choice.value == "cancel" for choice in choices):  # one "Cancel" in the footer
             self._bindings.key_to_bindings["escape"] = [
-                Binding("escape", "choose('')", "Cancel", show=False)]
+                Binding("escape", "choose('')", "Cancel", show=False)
+            ]
         # each choice's letter works as a key, and is shown in the footer
         for choice in choices:
             self._bindings.bind(choice.key, f"choose('{choice.value}')", choice.label)
@@ -48,8 +48,11 @@ class ConfirmDialog(ModalScreen[str | None]):
                 yield Static(self.body)
             with Horizontal(id="dialog-buttons"):
                 for choice in self.choices:
-                    yield Button(f"{choice.label} ({choice.key})", id=f"choice-{choice.value}",
-                                 variant=choice.variant)
+                    yield Button(
+                        f"{choice.label} ({choice.key})",
+                        id=f"choice-{choice.value}",
+                        variant=choice.variant,
+                    )
         # its own keys, covering the screen below's footer (whose y/n mean something else)
         yield Footer(compact=True, show_command_palette=False)
 

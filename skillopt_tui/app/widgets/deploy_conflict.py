@@ -12,26 +12,30 @@ from rich.text import Text
 from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
 from skillopt_tui.app.widgets.word_diff import styled_diff
 
-CHOICES = (Choice("c", "Cancel", "cancel", "primary"),
-           Choice("o", "Overwrite", "overwrite", "error"))
+CHOICES = (
+    Choice("c", "Cancel", "cancel", "primary"),
+    Choice("o", "Overwrite", "overwrite", "error"),
+)
 
 
 def conflict_body(error: Any) -> Text:
     difference = str(getattr(error, "difference", "") or "")
     parts = [Text(str(error)), Text("")]
     if difference.strip():
-        parts += [Text("What the target holds now, against what we last deployed:", "dim"),
-                  styled_diff(difference)]
+        parts += [
+            Text("What the target holds now, against what we last deployed:", "dim"),
+            styled_diff(difference),
+        ]
     else:
         parts.append(Text("(no difference text)", "dim"))
-    parts += [Text(""), Text("Overwrite replaces the hand edit; Cancel changes nothing.",
-                             "bold")]
+    parts += [Text(""), Text("Overwrite replaces the hand edit; Cancel changes nothing.", "bold")]
     return Text("\n").join(parts)
 
 
 def deploy_conflict_dialog(action: str, error: Any) -> ConfirmDialog:
-    return ConfirmDialog(f"Cannot {action}: the deploy target was edited by hand",
-                         conflict_body(error), CHOICES)
+    return ConfirmDialog(
+        f"Cannot {action}: the deploy target was edited by hand", conflict_body(error), CHOICES
+    )
 
 
 def ask_overwrite(screen: Any, message: Any) -> None:

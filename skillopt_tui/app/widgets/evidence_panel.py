@@ -18,10 +18,17 @@ def evidence_text(diff: Any, deploy_to: str | None, decisions: dict[int, str]) -
     adopted = sum(1 for v in decisions.values() if v == "adopted")
     parts.append(Text.assemble(("skill ", "dim"), (diff.skill, "bold")))
     parts.append(Text.assemble(("deploy ", "dim"), deploy_to or "— (repo only)"))
-    parts.append(Text.assemble(("hunks ", "dim"), f"{total}  ",
-                               (f"y {approved}", "green"), "  ", (f"n {rejected}", "red"),
-                               f"  ? {total - approved - rejected - adopted}",
-                               (f"  on main {adopted}" if adopted else "", "cyan")))
+    parts.append(
+        Text.assemble(
+            ("hunks ", "dim"),
+            f"{total}  ",
+            (f"y {approved}", "green"),
+            "  ",
+            (f"n {rejected}", "red"),
+            f"  ? {total - approved - rejected - adopted}",
+            (f"  on main {adopted}" if adopted else "", "cyan"),
+        )
+    )
     for ev in diff.evidence:
         parts.append(Text(""))
         parts.append(Text.assemble((ev.sha[:7], "yellow"), " ", (ev.subject, "bold")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from core.events import GateDecided
+from core.run.events import GateDecided
 
 BATCH = 40  # newest decisions added per update
 
@@ -31,9 +31,14 @@ class GateLog(DataTable):
 
     def add_gates(self, gates: list[GateDecided]) -> None:
         for gate in gates[-BATCH:]:
-            verdict = Text("kept", style="bold green") if gate.accepted else Text(
-                "rej", style="red")
-            self.add_row(str(gate.step), verdict, gate_scores(gate),
-                         f"+{gate.items_improved}/-{gate.items_regressed}")
+            verdict = (
+                Text("kept", style="bold green") if gate.accepted else Text("rej", style="red")
+            )
+            self.add_row(
+                str(gate.step),
+                verdict,
+                gate_scores(gate),
+                f"+{gate.items_improved}/-{gate.items_regressed}",
+            )
         if gates:
             self.scroll_end(animate=False)

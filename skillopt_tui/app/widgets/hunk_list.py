@@ -22,10 +22,16 @@ MARKS = {
 
 def hunk_text(hunk: Any, decision: str, show_file: bool = False) -> Text:
     mark, style = MARKS[decision]
-    head = Text.assemble((mark, style), " ", (f"#{hunk.index}", "bold"), " ",
-                         (f"{hunk.file} " if show_file else "", "bold"),
-                         (hunk.header, "cyan"), (f"  +{hunk.added} -{hunk.removed}", "dim"),
-                         ("  adopted (on main)" if decision == "adopted" else "", "cyan"))
+    head = Text.assemble(
+        (mark, style),
+        " ",
+        (f"#{hunk.index}", "bold"),
+        " ",
+        (f"{hunk.file} " if show_file else "", "bold"),
+        (hunk.header, "cyan"),
+        (f"  +{hunk.added} -{hunk.removed}", "dim"),
+        ("  adopted (on main)" if decision == "adopted" else "", "cyan"),
+    )
     return Text("\n").join([head, *styled_lines(list(hunk.lines))])
 
 
@@ -45,8 +51,10 @@ class HunkView(Static):
 class HunkList(VerticalScroll):
     can_focus = True
     # ↑/↓ move between hunks (the screen's move), not scroll a line
-    BINDINGS = [Binding("down", "screen.move(1)", show=False),
-                Binding("up", "screen.move(-1)", show=False)]
+    BINDINGS = [
+        Binding("down", "screen.move(1)", show=False),
+        Binding("up", "screen.move(-1)", show=False),
+    ]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

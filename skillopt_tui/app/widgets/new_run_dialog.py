@@ -34,8 +34,9 @@ class NewRunDialog(ModalScreen[NewRunChoice | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     AUTO_FOCUS = "#config-list, #config-path"  # the list if any config was found
 
-    def __init__(self, configs: list[Path], skills: list[str] | None = None,
-                 config_root: Path | None = None) -> None:
+    def __init__(
+        self, configs: list[Path], skills: list[str] | None = None, config_root: Path | None = None
+    ) -> None:
         super().__init__()
         self.configs = configs
         self.skills = list(skills or [])
@@ -47,15 +48,18 @@ class NewRunDialog(ModalScreen[NewRunChoice | None]):
             if self.skills:
                 with Horizontal(id="skill-row"):
                     yield Label("Stage into skill ", id="skill-label")
-                    yield Select([(name, name) for name in self.skills]
-                                 + [("none (stage nothing)", NO_SKILL)],
-                                 value=self.skills[0], allow_blank=False, id="skill-select")
+                    yield Select(
+                        [(name, name) for name in self.skills]
+                        + [("none (stage nothing)", NO_SKILL)],
+                        value=self.skills[0],
+                        allow_blank=False,
+                        id="skill-select",
+                    )
             if self.configs:
                 yield OptionList(*[str(p) for p in self.configs], id="config-list")
             else:
                 where = self.config_root / "configs" if self.config_root else "./configs"
-                yield Label(f"No configs found under {where}: type a config path.",
-                            id="no-configs")
+                yield Label(f"No configs found under {where}: type a config path.", id="no-configs")
             yield Input(placeholder="or type a config path and press Enter", id="config-path")
             with Horizontal(id="dialog-buttons"):
                 yield Button("Start", id="start", variant="primary")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import RichLog
 
-from core.events import ReflectionText
+from core.run.events import ReflectionText
 
 BATCH = 40  # newest reflections written per update; the run directory keeps them all
 
@@ -16,10 +16,18 @@ class ReflectionLog(RichLog):
 
     def add_reflections(self, items: list[ReflectionText]) -> None:
         if len(items) > BATCH:
-            self.write(Text(f"… {len(items) - BATCH} reflections skipped (in the run "
-                            "directory)", style="dim"))
+            self.write(
+                Text(
+                    f"… {len(items) - BATCH} reflections skipped (in the run directory)",
+                    style="dim",
+                )
+            )
             items = items[-BATCH:]
         for item in items:
-            self.write(Text.assemble((f"step {item.step} · {item.kind}", "bold magenta"),
-                                     (f" (group {item.group})", "dim")))
+            self.write(
+                Text.assemble(
+                    (f"step {item.step} · {item.kind}", "bold magenta"),
+                    (f" (group {item.group})", "dim"),
+                )
+            )
             self.write(Text(item.text))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
-from core.events import RolloutFinished
+from core.run.events import RolloutFinished
 
 BATCH = 60
 MAX_ROWS = 400
@@ -17,8 +17,14 @@ KEEP_ON_TRIM = 200
 
 def _cells(r: RolloutFinished) -> tuple[str, ...]:
     step = "base" if r.phase == "baseline" else str(r.step)  # baseline runs before step 1
-    return (step, r.phase, r.item_id, f"{r.hard:.2f}", f"{r.latency_s:.1f}s",
-            f"{r.input_tokens}+{r.output_tokens}")
+    return (
+        step,
+        r.phase,
+        r.item_id,
+        f"{r.hard:.2f}",
+        f"{r.latency_s:.1f}s",
+        f"{r.input_tokens}+{r.output_tokens}",
+    )
 
 
 class RolloutsTable(DataTable):

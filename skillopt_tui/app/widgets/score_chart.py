@@ -58,10 +58,18 @@ class ScoreChart(PlotextPlot):
             accepted = [p for p in self.points if p.accepted and p.candidate_score is not None]
             rejected = [p for p in self.points if not p.accepted and p.candidate_score is not None]
             if accepted:
-                plt.scatter([p.step for p in accepted], [p.candidate_score for p in accepted],
-                            marker="●", color="green")
+                plt.scatter(
+                    [p.step for p in accepted],
+                    [p.candidate_score for p in accepted],
+                    marker="●",
+                    color="green",
+                )
             if rejected:
-                plt.scatter([p.step for p in rejected], [p.candidate_score for p in rejected],
-                            marker="x", color="red")
+                plt.scatter(
+                    [p.step for p in rejected],
+                    [p.candidate_score for p in rejected],
+                    marker="x",
+                    color="red",
+                )
             plt.xticks(steps if len(steps) <= 12 else steps[:: len(steps) // 12 + 1])
         self.refresh()

@@ -17,9 +17,12 @@ def _width(cell: RenderableType) -> int:
     return max((len(line) for line in text.plain.splitlines()), default=0)
 
 
-def fill_table(table: DataTable, columns: Sequence[str],
-               rows: Sequence[Sequence[RenderableType]],
-               keys: Sequence[str] | None = None) -> None:
+def fill_table(
+    table: DataTable,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[RenderableType]],
+    keys: Sequence[str] | None = None,
+) -> None:
     table.clear(columns=True)
     for i, label in enumerate(columns):
         width = max([len(label), *(_width(row[i]) for row in rows)])

@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
-from core.events import RolloutFinished
+from core.run.events import RolloutFinished
 
 
 def find_record(run_dir: Path, rollout: RolloutFinished) -> dict[str, Any] | None:
@@ -21,28 +21,41 @@ def find_record(run_dir: Path, rollout: RolloutFinished) -> dict[str, Any] | Non
     step_dir = run_dir / "steps" / f"{rollout.step:04d}"
     files = sorted(step_dir.glob("*.jsonl")) if step_dir.is_dir() else []
     # a file named for the rollout's phase or split first (gate rollouts are in *val*)
-    files.sort(key=lambda p: (rollout.phase not in p.name and rollout.split not in p.name,
-                              p.name))
+    files.sort(key=lambda p: (rollout.phase not in p.name and rollout.split not in p.name, p.name))
     for path in files:
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if (isinstance(record, dict) and record.get("item_id") == rollout.item_id
-                    and record.get("phase", rollout.phase) == rollout.phase):
+            if (
+                isinstance(record, dict)
+                and record.get("item_id") == rollout.item_id
+                and record.get("phase", rollout.phase) == rollout.phase
+            ):
                 return record
     return None
 
 
 def trajectory_text(rollout: RolloutFinished, record: dict[str, Any] | None) -> Text:
     lines = [
-        Text.assemble(("item ", "dim"), (rollout.item_id, "bold"), ("  phase ", "dim"),
-                      rollout.phase, ("  split ", "dim"), rollout.split),
-        Text.assemble(("score ", "dim"), f"hard {rollout.hard:.2f} soft {rollout.soft:.2f}",
-                      ("  latency ", "dim"), f"{rollout.latency_s:.2f}s", ("  tokens ", "dim"),
-                      f"{rollout.input_tokens} in / {rollout.output_tokens} out",
-                      ("  cached" if rollout.cached else "", "yellow")),
+        Text.assemble(
+            ("item ", "dim"),
+            (rollout.item_id, "bold"),
+            ("  phase ", "dim"),
+            rollout.phase,
+            ("  split ", "dim"),
+            rollout.split,
+        ),
+        Text.assemble(
+            ("score ", "dim"),
+            f"hard {rollout.hard:.2f} soft {rollout.soft:.2f}",
+            ("  latency ", "dim"),
+            f"{rollout.latency_s:.2f}s",
+            ("  tokens ", "dim"),
+            f"{rollout.input_tokens} in / {rollout.output_tokens} out",
+            ("  cached" if rollout.cached else "", "yellow"),
+        ),
         Text(""),
     ]
     for key in ("question", "reference", "explanation", "error"):
@@ -77,8 +90,7 @@ class TrajectoryScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="wide"):
             step = "base" if self.rollout.phase == "baseline" else self.rollout.step
-            yield Label(f"Trajectory · step {step} · {self.rollout.item_id}",
-                        id="dialog-title")
+            yield Label(f"Trajectory · step {step} · {self.rollout.item_id}", id="dialog-title")
             with VerticalScroll(id="dialog-body"):
                 yield Static(trajectory_text(self.rollout, self.record))
         yield Footer(compact=True, show_command_palette=False)  # hides the screen's keys

@@ -101,16 +101,26 @@ async def test_unknown_role_is_a_clear_error(tmp_path):
 
 
 def test_scripted_responder_named_by_import_path_is_built_once_and_shared(tmp_path):
-    config = config_from_dict({
-        "models": {
-            "target": {"backend": "scripted", "model": "tests.doubles.skill_sensitive_target:SkillSensitiveTarget"},
-            "optimizer": {"backend": "scripted", "model": "tests.doubles.skill_sensitive_target:SkillSensitiveTarget"},
-        },
-        "cache": {"enabled": False},
-    })
+    config = config_from_dict(
+        {
+            "models": {
+                "target": {
+                    "backend": "scripted",
+                    "model": "tests.doubles.skill_sensitive_target:SkillSensitiveTarget",
+                },
+                "optimizer": {
+                    "backend": "scripted",
+                    "model": "tests.doubles.skill_sensitive_target:SkillSensitiveTarget",
+                },
+            },
+            "cache": {"enabled": False},
+        }
+    )
     responders = named_responders(config)
     assert set(responders) == {"target", "optimizer"}
     assert responders["target"] is responders["optimizer"]
-    bad = config_from_dict({"models": {"target": {"backend": "scripted", "model": "nowhere.at_all:make"}}})
+    bad = config_from_dict(
+        {"models": {"target": {"backend": "scripted", "model": "nowhere.at_all:make"}}}
+    )
     with pytest.raises(BadRequestError, match="cannot load the scripted responder"):
         named_responders(bad)

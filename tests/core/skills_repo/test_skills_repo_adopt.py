@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from core.skills_repo import AdoptConflict, GitStager, SkillsRepo, SkillsRepoError
-from core.staging import StagedCandidate
+from core.run.staging import StagedCandidate
+from core.skills_repo import AdoptConflict, SkillsRepo, SkillsRepoError, SkillsRepoStager
 from tests.support.skills_git import BASE_TEXT, SKILL, edit_lines, plain_git
 
 TOP_AND_BOTTOM = edit_lines(BASE_TEXT, {1: "line 1, sharper\n", 12: "line 12, sharper\n"})
@@ -75,7 +75,7 @@ def test_stage_is_idempotent_per_step_and_never_touches_the_checkout(repo: Skill
 def test_git_stager_writes_evidence_trailers_and_rationales(repo: SkillsRepo):
     base = repo.main_sha()
     repo.add_skill("other", "x\n")  # main moves after the run started
-    stager = GitStager(repo, SKILL, "run-7", base=base)
+    stager = SkillsRepoStager(repo, SKILL, "run-7", base=base)
     candidate = StagedCandidate(
         run_id="run-7",
         step=3,
@@ -111,14 +111,22 @@ def test_git_stager_writes_evidence_trailers_and_rationales(repo: SkillsRepo):
 def test_git_stager_dedupes_on_step_and_source(repo: SkillsRepo):
     """A step's candidate and the slow update staged at the same step are two commits;
     staging either again (a resumed run) returns its own commit."""
-    stager = GitStager(repo, SKILL, "run-8")
-    legacy = repo.stage(SKILL, "run-8", BASE_TEXT + "legacy\n", subject="before Source",
-                        trailers={"Step": "2"})  # staged before the Source trailer existed
+    stager = SkillsRepoStager(repo, SKILL, "run-8")
+    legacy = repo.stage(
+        SKILL, "run-8", BASE_TEXT + "legacy\n", subject="before Source", trailers={"Step": "2"}
+    )  # staged before the Source trailer existed
 
     def candidate(step: int, text: str, source: str) -> StagedCandidate:
-        return StagedCandidate(run_id="run-8", step=step, skill_text=text, val_before=0.5,
-                               val_after=0.75, items_improved=1, items_regressed=0,
-                               source=source)
+        return StagedCandidate(
+            run_id="run-8",
+            step=step,
+            skill_text=text,
+            val_before=0.5,
+            val_after=0.75,
+            items_improved=1,
+            items_regressed=0,
+            source=source,
+        )
 
     step = stager.stage(candidate(3, TOP_AND_BOTTOM, "step"))
     slow = stager.stage(candidate(3, TOP_AND_BOTTOM + "guidance\n", "slow_update"))
@@ -134,12 +142,18 @@ def test_git_stager_dedupes_on_step_and_source(repo: SkillsRepo):
 def test_git_stager_reuses_an_archived_run_id_only_when_told(repo: SkillsRepo):
     first = stage(repo, TOP_AND_BOTTOM, run="run-9", step=0)
     assert repo.reject("staged/run-9") == "rejected/run-9"
-    candidate = StagedCandidate(run_id="run-9", step=0, skill_text=TOP_AND_BOTTOM,
-                                val_before=0.0, val_after=0.5, items_improved=1,
-                                items_regressed=0)
+    candidate = StagedCandidate(
+        run_id="run-9",
+        step=0,
+        skill_text=TOP_AND_BOTTOM,
+        val_before=0.0,
+        val_after=0.5,
+        items_improved=1,
+        items_regressed=0,
+    )
     with pytest.raises(SkillsRepoError, match="already rejected"):
-        GitStager(repo, SKILL, "run-9").stage(candidate)
-    fresh = GitStager(repo, SKILL, "run-9", reuse_run_id=True).stage(candidate)
+        SkillsRepoStager(repo, SKILL, "run-9").stage(candidate)
+    fresh = SkillsRepoStager(repo, SKILL, "run-9", reuse_run_id=True).stage(candidate)
     assert fresh != first and repo.staged_branches()[0].head == fresh
     assert repo.reject("staged/run-9") == "rejected/run-9-2"
 

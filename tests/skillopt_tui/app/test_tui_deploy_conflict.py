@@ -25,13 +25,13 @@ def _diff_text(screen) -> str:
 
 async def _open_history(pilot) -> HistoryScreen:
     await pilot.press("h")
-    assert await wait_until(pilot, lambda: isinstance(pilot.app.screen, HistoryScreen)
-                            and pilot.app.screen.loaded > 0)
+    assert await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, HistoryScreen) and pilot.app.screen.loaded > 0
+    )
     return pilot.app.screen
 
 
-async def test_history_diff_starts_with_the_commit_message_and_trailers(runs_dir,
-                                                                         skills_repo):
+async def test_history_diff_starts_with_the_commit_message_and_trailers(runs_dir, skills_repo):
     SkillsRepo.open(skills_repo, identity=IDENTITY).adopt("staged/demo-finished", [1, 3])
     app = _app(runs_dir, skills_repo)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -45,8 +45,7 @@ async def test_history_diff_starts_with_the_commit_message_and_trailers(runs_dir
         assert text.index("Hunks: 1,3") < text.index("Answer exactly")
 
 
-async def test_rollback_over_a_hand_edit_asks_then_overwrites(runs_dir, tmp_path,
-                                                              skills_repo):
+async def test_rollback_over_a_hand_edit_asks_then_overwrites(runs_dir, tmp_path, skills_repo):
     target = tmp_path / "deployed" / "SKILL.md"
     SkillsRepo.open(skills_repo, identity=IDENTITY).adopt("staged/demo-finished", None)
     target.write_text(SKILL_V2 + "- my own hand-written line\n", encoding="utf-8")
@@ -56,8 +55,13 @@ async def test_rollback_over_a_hand_edit_asks_then_overwrites(runs_dir, tmp_path
         await pilot.press("R")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog)
-                                and "edited by hand" in app.screen.title_text, limit=250)
+        assert await wait_until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, ConfirmDialog) and "edited by hand" in app.screen.title_text
+            ),
+            limit=250,
+        )
         assert "my own hand-written line" in str(app.screen.body)
         await pilot.press("c")  # cancel: nothing changes
         assert await wait_until(pilot, lambda: app.screen is history)
@@ -66,8 +70,13 @@ async def test_rollback_over_a_hand_edit_asks_then_overwrites(runs_dir, tmp_path
         await pilot.press("R")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog)
-                                and "edited by hand" in app.screen.title_text, limit=250)
+        assert await wait_until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, ConfirmDialog) and "edited by hand" in app.screen.title_text
+            ),
+            limit=250,
+        )
         await pilot.press("o")  # overwrite
         assert await wait_until(pilot, lambda: history.loaded > 1, limit=250)
         assert history.entries[0].kind == "rollback"
@@ -80,14 +89,20 @@ async def test_adopt_over_a_hand_edit_asks_then_overwrites(runs_dir, tmp_path, s
     app = _app(runs_dir, skills_repo)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("v")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen)
-                                and app.screen.loaded > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
         review = app.screen
         await pilot.press("a", "A")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog)
-                                and "edited by hand" in app.screen.title_text, limit=250)
+        assert await wait_until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, ConfirmDialog) and "edited by hand" in app.screen.title_text
+            ),
+            limit=250,
+        )
         await pilot.press("o")
         assert await wait_until(pilot, lambda: review.loaded > 1, limit=250)
     assert SkillsRepo.open(skills_repo).read_skill("quiz") == SKILL_V2

@@ -30,17 +30,24 @@ async def test_malformed_manifest_is_shown_not_a_blank_screen(runs_dir, skills_r
     plain_git(skills_repo, "commit", "-qam", "break the manifest by hand")
     app = _app(runs_dir, skills_repo)
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
-                                and "skills.yaml" in _problem(app), limit=250)
+        assert await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, HomeScreen) and "skills.yaml" in _problem(app),
+            limit=250,
+        )
         await pilot.press("v")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen)
-                                and app.screen.loaded > 0, limit=250)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0, limit=250
+        )
         body = " ".join(str(s.render()) for s in app.screen.query("#hunks Static"))
         assert "skills.yaml" in body
         await pilot.press("escape")
         await pilot.press("h")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen)
-                                and app.screen.loaded > 0, limit=250)
+        assert await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded > 0,
+            limit=250,
+        )
         assert not any("Traceback" in n.message for n in app._notifications)
 
 
@@ -52,9 +59,14 @@ class _BrokenRepo(SkillsRepoDouble):
 async def test_a_bug_in_a_screen_worker_is_one_notification(runs_dir):
     app = _app(runs_dir, Path("double"), repo_factory=_BrokenRepo)
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_until(pilot, lambda: any(
-            n.message == "unexpected error: RuntimeError: git exploded"
-            for n in app._notifications), limit=250)
+        assert await wait_until(
+            pilot,
+            lambda: any(
+                n.message == "unexpected error: RuntimeError: git exploded"
+                for n in app._notifications
+            ),
+            limit=250,
+        )
         assert isinstance(app.screen, HomeScreen) and app.is_running
 
 

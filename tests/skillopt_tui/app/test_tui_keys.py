@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Footer, OptionList
 
-from core.events import GateDecided, RolloutFinished
+from core.run.events import GateDecided, RolloutFinished
 from core.skills_repo import SkillsRepo
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.review import ReviewScreen
@@ -28,8 +28,9 @@ async def test_review_arrows_move_in_the_focused_list(runs_dir, skills_repo):
     app = SkillOptApp(runs_dir, skills_repo, refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("v")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen)
-                                and app.screen.loaded > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
         review = app.screen
         assert review.focused is review.query_one(HunkList)
         await pilot.press("down", "down")
@@ -41,17 +42,26 @@ async def test_review_arrows_move_in_the_focused_list(runs_dir, skills_repo):
         await pilot.press("down")
         assert branches.highlighted == 1 and review.current == 0  # the list moved, not hunks
         await pilot.press("enter")  # opens the highlighted branch
-        assert await wait_until(pilot, lambda: review.diff is not None
-                                and review.diff.branch == "staged/demo-second", limit=250)
+        assert await wait_until(
+            pilot,
+            lambda: review.diff is not None and review.diff.branch == "staged/demo-second",
+            limit=250,
+        )
 
 
 async def test_confirm_dialog_shows_its_own_keys_not_the_screens(runs_dir):
-    app = SkillOptApp(runs_dir, Path("double"), refresh_runs=False, poll_interval=0.05,
-                      repo_factory=SkillsRepoDouble)
+    app = SkillOptApp(
+        runs_dir,
+        Path("double"),
+        refresh_runs=False,
+        poll_interval=0.05,
+        repo_factory=SkillsRepoDouble,
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("v")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen)
-                                and app.screen.loaded > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
         assert "Approve" in _footer_text(app.screen)
         await pilot.press("a", "A")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
@@ -65,12 +75,18 @@ async def test_confirm_dialog_shows_its_own_keys_not_the_screens(runs_dir):
 
 
 async def test_palette_help_is_human_text(runs_dir):
-    app = SkillOptApp(runs_dir, Path("double"), refresh_runs=False, poll_interval=0.05,
-                      repo_factory=SkillsRepoDouble)
+    app = SkillOptApp(
+        runs_dir,
+        Path("double"),
+        refresh_runs=False,
+        poll_interval=0.05,
+        repo_factory=SkillsRepoDouble,
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("v")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen)
-                                and app.screen.loaded > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
         helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
         assert helps["Approve (y)"] == "Approve the current hunk and move to the next"
         assert helps["Back (esc)"] == "Back (Review screen)"
@@ -79,8 +95,15 @@ async def test_palette_help_is_human_text(runs_dir):
 
 def test_early_rejected_gate_shows_its_bound():
     def gate(score, scored):
-        return GateDecided(step=2, accepted=False, best_before=0.33, candidate_score=score,
-                           items_scored=scored, items_total=5, rollouts_saved=0)
+        return GateDecided(
+            step=2,
+            accepted=False,
+            best_before=0.33,
+            candidate_score=score,
+            items_scored=scored,
+            items_total=5,
+            rollouts_saved=0,
+        )
 
     assert gate_scores(gate(None, 2)) == "≤0.33 (early)"
     assert gate_scores(gate(None, 0)) == "0.33 (invalid)"
@@ -89,8 +112,17 @@ def test_early_rejected_gate_shows_its_bound():
 
 def test_baseline_rollouts_say_base():
     def rollout(phase, step):
-        return RolloutFinished(phase=phase, step=step, split="val", skill_hash="h",
-                               item_id="i", task_type="qa", hard=1.0, soft=1.0, latency_s=0.1)
+        return RolloutFinished(
+            phase=phase,
+            step=step,
+            split="val",
+            skill_hash="h",
+            item_id="i",
+            task_type="qa",
+            hard=1.0,
+            soft=1.0,
+            latency_s=0.1,
+        )
 
     assert _cells(rollout("baseline", -1))[0] == "base"
     assert _cells(rollout("gate", 3))[0] == "3"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from core.events import StepFinished, read_events
+from core.run.events import StepFinished, read_events
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.run import RunScreen
 from skillopt_tui.app.widgets.new_run_dialog import NewRunDialog
@@ -44,8 +44,11 @@ async def test_run_started_from_the_tui_is_followed_live(tmp_path, monkeypatch):
         process = app.launcher.process
         assert process is not None and process.wait(timeout=30) == 0
         assert screen.status.status == "finished", screen.status
-        steps = [e.step for e in read_events(screen.run_dir / "events.jsonl")
-                 if isinstance(e, StepFinished)]
+        steps = [
+            e.step
+            for e in read_events(screen.run_dir / "events.jsonl")
+            if isinstance(e, StepFinished)
+        ]
         assert screen.steps_done == len(steps) == 4
         assert [p.step for p in screen.query_one(ScoreChart).points] == steps
     assert screen.run_dir.parent == runs

@@ -26,8 +26,9 @@ class _RecordingLauncher:
 
 
 def _app(tmp_path: Path, skills: Path | None) -> SkillOptApp:
-    return SkillOptApp(tmp_path / "runs", skills, refresh_runs=False, poll_interval=0.05,
-                       config_root=tmp_path)
+    return SkillOptApp(
+        tmp_path / "runs", skills, refresh_runs=False, poll_interval=0.05, config_root=tmp_path
+    )
 
 
 async def _dialog(pilot) -> NewRunDialog:

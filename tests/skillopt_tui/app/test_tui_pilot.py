@@ -7,7 +7,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from core.events import GateDecided, StepFinished
+from core.run.events import GateDecided, StepFinished
 from core.skills_repo import DirtyTree, SkillsRepo
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.history import HistoryScreen
@@ -31,14 +31,16 @@ def _app(runs_dir: Path, skills: Path | None = None, **kw) -> SkillOptApp:
 async def test_open_recorded_run_navigate_and_open_trajectory(runs_dir):
     app = _app(runs_dir)
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen)
-                                and len(app.screen.runs) == 3)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, HomeScreen) and len(app.screen.runs) == 3
+        )
         names = [r.run_id for r in app.screen.runs]
         for _ in range(names.index("demo-finished")):
             await pilot.press("down")
         await pilot.press("enter")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, RunScreen)
-                                and app.screen.updates > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+        )
         screen = app.screen
         table = screen.query_one(RolloutsTable)
         assert table.row_count == 5 + 6 * (4 + 5)  # baseline + per step (train + gate)
@@ -68,8 +70,9 @@ async def test_review_adopts_exactly_hunks_1_and_3(runs_dir, tmp_path, skills_re
     app = _app(runs_dir, skills_repo)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("v")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen)
-                                and app.screen.loaded > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
         review = app.screen
         assert len(review.diff.hunks) == 3
         await pilot.press("y", "n", "y")  # approve 1, reject 2, approve 3 (auto-advance)
@@ -100,13 +103,15 @@ async def test_history_rolls_back_an_adoption(runs_dir, tmp_path, skills_repo):
     app = _app(runs_dir, skills_repo)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("h")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen)
-                                and app.screen.loaded > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.loaded > 0
+        )
         history = app.screen
         assert history.entries[0].kind == "adopt"
         await pilot.press("d")
         assert await wait_until(
-            pilot, lambda: "largest ocean" in str(history.query_one(DiffView)._body.render()))
+            pilot, lambda: "largest ocean" in str(history.query_one(DiffView)._body.render())
+        )
         await pilot.press("R")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
@@ -125,25 +130,47 @@ def _append(path: Path, *events) -> None:
 async def test_follows_a_run_whose_log_grows(copied_run):
     app = _app(copied_run.parent, run=copied_run)
     async with app.run_test(size=(100, 30)) as pilot:
-        assert await wait_until(pilot, lambda: isinstance(app.screen, RunScreen)
-                                and app.screen.steps_done == 2)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.steps_done == 2
+        )
         screen = app.screen
         events = copied_run / "events.jsonl"
-        _append(events, GateDecided(step=3, accepted=True, best_before=0.6, candidate_score=0.8,
-                                    items_scored=5, items_total=5, rollouts_saved=0))
+        _append(
+            events,
+            GateDecided(
+                step=3,
+                accepted=True,
+                best_before=0.6,
+                candidate_score=0.8,
+                items_scored=5,
+                items_total=5,
+                rollouts_saved=0,
+            ),
+        )
         # a torn line: the writer is mid-append; it must not break or be lost
         with events.open("a", encoding="utf-8") as fh:
             fh.write('{"type": "StepFinished", "step": 3, ')
         # bounded: 50 pauses of 20 ms, about one second of polling at 50 ms
-        assert await wait_until(pilot, lambda: screen.query_one(GateLog).row_count == 3,
-                                limit=50)
+        assert await wait_until(pilot, lambda: screen.query_one(GateLog).row_count == 3, limit=50)
         with events.open("a", encoding="utf-8") as fh:
-            fh.write('"epoch": 1, "train_hard": 0.5, "train_soft": 0.5, "best_val": 0.8, '
-                     '"accepted": true, "edit_budget": 2, "ts": 1795000100.0}\n')
+            fh.write(
+                '"epoch": 1, "train_hard": 0.5, "train_soft": 0.5, "best_val": 0.8, '
+                '"accepted": true, "edit_budget": 2, "ts": 1795000100.0}\n'
+            )
         assert await wait_until(pilot, lambda: screen.steps_done == 3, limit=50)
         assert [p.step for p in screen.query_one(ScoreChart).points] == [1, 2, 3]
-        _append(events, StepFinished(step=4, epoch=2, train_hard=0.5, train_soft=0.5,
-                                     best_val=0.8, accepted=False, edit_budget=2))
+        _append(
+            events,
+            StepFinished(
+                step=4,
+                epoch=2,
+                train_hard=0.5,
+                train_soft=0.5,
+                best_val=0.8,
+                accepted=False,
+                edit_budget=2,
+            ),
+        )
         assert await wait_until(pilot, lambda: screen.steps_done == 4, limit=50)
         assert screen.status.status == "interrupted"  # no process holds the run's lock
 
@@ -152,11 +179,20 @@ async def test_palette_offers_every_screen_action(runs_dir):
     app = _app(runs_dir, Path("double"), repo_factory=SkillsRepoDouble)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("v")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen)
-                                and app.screen.loaded > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        for label in ("Move (j/k)", "Previous hunk (k)", "Approve (y)", "Reject (n)",
-                      "All (a)", "Adopt (A)", "Reject branch (r)", "Help (?)"):
+        for label in (
+            "Move (j/k)",
+            "Previous hunk (k)",
+            "Approve (y)",
+            "Reject (n)",
+            "All (a)",
+            "Adopt (A)",
+            "Reject branch (r)",
+            "Help (?)",
+        ):
             assert label in titles, titles
         command = next(c for c in app.get_system_commands(app.screen) if c.title == "All (a)")
         await command.callback()
@@ -171,21 +207,24 @@ async def test_palette_offers_every_screen_action(runs_dir):
 
 class _DirtyRepo(SkillsRepoDouble):
     def adopt(self, staged, hunks=None, force=False):
-        raise DirtyTree("the skills repo has uncommitted changes in quiz/SKILL.md; commit or "
-                        "stash them first")
+        raise DirtyTree(
+            "the skills repo has uncommitted changes in quiz/SKILL.md; commit or stash them first"
+        )
 
 
 async def test_adopt_error_is_a_notification_not_a_crash(runs_dir):
     app = _app(runs_dir, Path("double"), repo_factory=_DirtyRepo)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("v")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen)
-                                and app.screen.loaded > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
         await pilot.press("a", "A")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        assert await wait_until(pilot, lambda: any(
-            "uncommitted changes" in n.message for n in app._notifications))
+        assert await wait_until(
+            pilot, lambda: any("uncommitted changes" in n.message for n in app._notifications)
+        )
         assert isinstance(app.screen, ReviewScreen) and app.is_running
 
 

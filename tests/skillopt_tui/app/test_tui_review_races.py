@@ -33,15 +33,17 @@ def _gated_app(runs_dir: Path, skills_repo: Path) -> tuple[SkillOptApp, list[Gat
         made.append(GatedRepo(path))
         return made[-1]
 
-    app = SkillOptApp(runs_dir, skills_repo, refresh_runs=False, poll_interval=0.05,
-                      repo_factory=factory)
+    app = SkillOptApp(
+        runs_dir, skills_repo, refresh_runs=False, poll_interval=0.05, repo_factory=factory
+    )
     return app, made
 
 
 async def _open_review(pilot) -> ReviewScreen:
     await pilot.press("v")
-    assert await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReviewScreen)
-                            and pilot.app.screen.loaded > 0)
+    assert await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, ReviewScreen) and pilot.app.screen.loaded > 0
+    )
     return pilot.app.screen
 
 
@@ -69,8 +71,9 @@ async def test_keys_during_a_branch_switch_adopt_nothing_unseen(runs_dir, skills
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         assert "staged/demo-second" in str(app.screen.body)
         await pilot.press("y")
-        assert await wait_until(pilot, lambda: _main(skills_repo).log("quiz")[0].kind
-                                == "adopt", limit=250)
+        assert await wait_until(
+            pilot, lambda: _main(skills_repo).log("quiz")[0].kind == "adopt", limit=250
+        )
     repo = _main(skills_repo)
     assert repo.read_skill("quiz") == SKILL_V3
     assert repo.log("quiz")[0].trailers["Adopted-From"].startswith("staged/demo-second ")

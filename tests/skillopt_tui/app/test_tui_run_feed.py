@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.events import (
+from core.run.events import (
     BudgetUpdated,
     GateDecided,
     RolloutFinished,
@@ -19,35 +19,75 @@ from tests.support.tui_app import RUNS
 
 
 def _start(ts: float = 100.0) -> RunStarted:
-    return RunStarted(run_id="r", env="e", strategy="s", target_model="t", optimizer_model="o",
-                      epochs=1, steps_per_epoch=4, train_items=4, val_items=2, test_items=0,
-                      ts=ts)
+    return RunStarted(
+        run_id="r",
+        env="e",
+        strategy="s",
+        target_model="t",
+        optimizer_model="o",
+        epochs=1,
+        steps_per_epoch=4,
+        train_items=4,
+        val_items=2,
+        test_items=0,
+        ts=ts,
+    )
 
 
 def _rollout(phase: str, hard: float) -> RolloutFinished:
-    return RolloutFinished(phase=phase, step=0, split="val", skill_hash="h", item_id="i",
-                           task_type="qa", hard=hard, soft=hard, latency_s=0.1)
+    return RolloutFinished(
+        phase=phase,
+        step=0,
+        split="val",
+        skill_hash="h",
+        item_id="i",
+        task_type="qa",
+        hard=hard,
+        soft=hard,
+        latency_s=0.1,
+    )
 
 
 def _step(step: int, best: float, ts: float, accepted: bool = True) -> StepFinished:
-    return StepFinished(step=step, epoch=0, train_hard=0.5, train_soft=0.5, best_val=best,
-                        accepted=accepted, edit_budget=2, ts=ts)
+    return StepFinished(
+        step=step,
+        epoch=0,
+        train_hard=0.5,
+        train_soft=0.5,
+        best_val=best,
+        accepted=accepted,
+        edit_budget=2,
+        ts=ts,
+    )
 
 
 def test_a_burst_becomes_one_update_with_only_new_rows():
     feed = RunFeed()
-    update = feed.apply([_start(), _rollout("baseline", 1.0), _rollout("baseline", 0.0),
-                         GateDecided(step=0, accepted=True, best_before=0.5,
-                                     candidate_score=0.75, items_scored=2, items_total=2,
-                                     rollouts_saved=0),
-                         _step(0, 0.75, 110.0)])
+    update = feed.apply(
+        [
+            _start(),
+            _rollout("baseline", 1.0),
+            _rollout("baseline", 0.0),
+            GateDecided(
+                step=0,
+                accepted=True,
+                best_before=0.5,
+                candidate_score=0.75,
+                items_scored=2,
+                items_total=2,
+                rollouts_saved=0,
+            ),
+            _step(0, 0.75, 110.0),
+        ]
+    )
     assert update.events == 5 and len(update.rollouts) == 2 and len(update.gates) == 1
     assert update.status.baseline_val == 0.5 and update.status.best_val == 0.75
     assert [(p.step, p.candidate_score, p.accepted) for p in update.steps] == [(0, 0.75, True)]
     # ETA from event timestamps: 10 s per step, 3 steps left
     assert update.eta_s == 30.0 and format_eta(update.eta_s) == "30s"
-    again = feed.apply([BudgetUpdated(calls=1, cache_hits=0, input_tokens=10, output_tokens=2,
-                                      cost_usd=0.1)])
+    again = feed.apply(
+        [BudgetUpdated(calls=1, cache_hits=0, input_tokens=10, output_tokens=2, cost_usd=0.1)]
+    )
     assert again.rollouts == [] and again.steps is None and again.budget.calls == 1
 
 
@@ -77,7 +117,7 @@ def test_follower_delivers_complete_lines_only_and_marks_dead_runs(tmp_path: Pat
     follower.poll_once()
     assert got[-1].header.run_id == "r" and got[-1].steps is None
     with log.open("a") as fh:
-        rest = json.dumps(_step(0, 0.5, 120.0).to_dict())[len('{"type": "StepFin'):]
+        rest = json.dumps(_step(0, 0.5, 120.0).to_dict())[len('{"type": "StepFin') :]
         fh.write(rest + "\n")
     follower.poll_once()
     assert [p.step for p in got[-1].steps] == [0]
@@ -91,8 +131,9 @@ def test_batches_wait_merged_while_the_ui_is_busy(tmp_path: Path):
     got = []
     busy = [True]
     follower = RunFollower(tmp_path, got.append, alive=lambda _: True, ready=lambda: not busy[0])
-    log.write_text(json.dumps(_start().to_dict()) + "\n"
-                   + json.dumps(_rollout("train", 1.0).to_dict()) + "\n")
+    log.write_text(
+        json.dumps(_start().to_dict()) + "\n" + json.dumps(_rollout("train", 1.0).to_dict()) + "\n"
+    )
     follower.poll_once()
     with log.open("a") as fh:
         fh.write(json.dumps(_rollout("train", 0.0).to_dict()) + "\n")
@@ -109,6 +150,12 @@ def test_batches_wait_merged_while_the_ui_is_busy(tmp_path: Path):
 
 def test_a_failed_run_replayed_in_one_batch_keeps_its_baseline():
     feed = RunFeed()
-    update = feed.apply([_start(), _rollout("baseline", 1.0), _rollout("baseline", 0.0),
-                         RunFailed(error="boom", step=1)])
+    update = feed.apply(
+        [
+            _start(),
+            _rollout("baseline", 1.0),
+            _rollout("baseline", 0.0),
+            RunFailed(error="boom", step=1),
+        ]
+    )
     assert update.status.status == "failed" and update.status.baseline_val == 0.5

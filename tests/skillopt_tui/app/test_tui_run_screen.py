@@ -24,8 +24,9 @@ def _footer_text(screen) -> str:
 async def test_rollouts_table_has_focus_and_enter_opens_the_selected_row():
     app = _app(run=RUNS / "demo-finished")
     async with app.run_test(size=(80, 24)) as pilot:
-        assert await wait_until(pilot, lambda: isinstance(app.screen, RunScreen)
-                                and app.screen.updates > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+        )
         screen = app.screen
         table = screen.query_one(RolloutsTable)
         assert screen.focused is table
@@ -41,8 +42,9 @@ async def test_rollouts_table_has_focus_and_enter_opens_the_selected_row():
 async def test_failed_run_keeps_its_baseline_on_screen():
     app = _app(run=RUNS / "demo-failed")
     async with app.run_test(size=(120, 30)) as pilot:
-        assert await wait_until(pilot, lambda: isinstance(app.screen, RunScreen)
-                                and app.screen.updates > 0)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+        )
         assert app.screen.status.status == "failed"
         assert app.screen.status.baseline_val is not None
         assert "val " in str(app.screen.query_one("#run-header").render())
@@ -56,11 +58,13 @@ async def test_stop_key_leaves_when_the_launched_process_exits():
     app.launcher.run_dir = run_dir
     try:
         async with app.run_test(size=(100, 30)) as pilot:
-            assert await wait_until(pilot, lambda: isinstance(app.screen, RunScreen)
-                                    and app.screen.updates > 0)
+            assert await wait_until(
+                pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+            )
             screen = app.screen
-            assert await wait_until(pilot, lambda: screen.focused is not None
-                                    and "Stop run" in _footer_text(screen))
+            assert await wait_until(
+                pilot, lambda: screen.focused is not None and "Stop run" in _footer_text(screen)
+            )
             await pilot.pause(0.2)  # settled: nothing else refreshes the footer from here
             app.launcher.process.terminate()
             app.launcher.process.wait(timeout=10)

@@ -14,15 +14,25 @@ SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40"
 
 
 def _app(**kw) -> SkillOptApp:
-    app = SkillOptApp(RUNS, RUNS / "no-such-repo", refresh_runs=False, poll_interval=0.05,
-                      repo_factory=SkillsRepoDouble, **kw)
+    app = SkillOptApp(
+        RUNS,
+        RUNS / "no-such-repo",
+        refresh_runs=False,
+        poll_interval=0.05,
+        repo_factory=SkillsRepoDouble,
+        **kw,
+    )
     app.animation_level = "none"
     return app
 
 
 async def _home(pilot) -> None:
-    assert await wait_until(pilot, lambda: len(getattr(pilot.app.screen, "runs", [])) == 3
-                            and pilot.app.screen.overview.skills)
+    assert await wait_until(
+        pilot,
+        lambda: (
+            len(getattr(pilot.app.screen, "runs", [])) == 3 and pilot.app.screen.overview.skills
+        ),
+    )
 
 
 async def _run(pilot) -> None:
@@ -70,8 +80,7 @@ def test_run_candidate_tab(snap_compare):
         await _run(pilot)
         await pilot.press("3")
 
-    assert snap_compare(_app(run=RUNS / "demo-finished"), terminal_size=(80, 24),
-                        run_before=before)
+    assert snap_compare(_app(run=RUNS / "demo-finished"), terminal_size=(80, 24), run_before=before)
 
 
 def test_adopt_confirmation(snap_compare):

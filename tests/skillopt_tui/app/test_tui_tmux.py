@@ -20,8 +20,9 @@ SKILLOPT = REPO / ".venv" / "bin" / "skillopt"
 
 pytestmark = [
     pytest.mark.tmux,
-    pytest.mark.skipif(shutil.which("tmux") is None,
-                       reason="tmux is not installed (.ci/run installs it)"),
+    pytest.mark.skipif(
+        shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)"
+    ),
 ]
 
 
@@ -30,8 +31,9 @@ class Tmux:
         self.socket = socket
 
     def __call__(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True,
-                              text=True, check=check)
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=check
+        )
 
     def screen(self) -> str:
         return self("capture-pane", "-p", "-t", "tui").stdout
@@ -56,8 +58,7 @@ def test_review_adopt_in_a_real_terminal(tmp_path):
     tmux = Tmux(f"skillopt-test-{os.getpid()}")
     # Textual draws on stderr, so it stays the terminal; the exit status is kept in a file
     status = tmp_path / "exit-status"
-    command = (f"{SKILLOPT} tui --runs-dir {RUNS} --skills-repo {skills}; "
-               f"echo $? > {status}")
+    command = f"{SKILLOPT} tui --runs-dir {RUNS} --skills-repo {skills}; echo $? > {status}"
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "tui", "-x", "100", "-y", "30", command)
     try:
         tmux("set-option", "-t", "tui", "status", "off")

@@ -19,17 +19,20 @@ def test_paired_lines_carry_word_styles_and_context_stays_plain():
     removed, added = texts[1], texts[2]
     # the final "." is kept on both sides; only "; say so" is new
     assert [s for s in removed.spans if s.style == REMOVED_WORD] == []
-    assert [added.plain[s.start:s.end] for s in added.spans if s.style == ADDED_WORD] \
-        == ["; say so"]
+    assert [added.plain[s.start : s.end] for s in added.spans if s.style == ADDED_WORD] == [
+        "; say so"
+    ]
     assert texts[0].spans == [] and texts[3].spans == []
 
 
 def test_a_replaced_word_is_marked_on_both_sides():
     texts = styled_lines(["-- Keep answers short.", "+- Keep answers brief."])
-    assert [texts[0].plain[s.start:s.end] for s in texts[0].spans if s.style == REMOVED_WORD] \
-        == ["short"]
-    assert [texts[1].plain[s.start:s.end] for s in texts[1].spans if s.style == ADDED_WORD] \
-        == ["brief"]
+    assert [texts[0].plain[s.start : s.end] for s in texts[0].spans if s.style == REMOVED_WORD] == [
+        "short"
+    ]
+    assert [texts[1].plain[s.start : s.end] for s in texts[1].spans if s.style == ADDED_WORD] == [
+        "brief"
+    ]
 
 
 def test_unpaired_additions_are_whole_line_green():

@@ -23,16 +23,27 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO)
     env["SKILLOPT_TEST_CALL_LOG"] = str(tmp_path / "calls.jsonl")
-    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SKILLOPT_TEST_HANG_AT_CALL",
-                "SKILLOPT_TEST_DELAY_S", "SKILLOPT_TEST_DOWN"):
+    for key in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "SKILLOPT_TEST_HANG_AT_CALL",
+        "SKILLOPT_TEST_DELAY_S",
+        "SKILLOPT_TEST_DOWN",
+    ):
         env.pop(key, None)
     env.update(extra)
     return env
 
 
 def skillopt(tmp_path: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(SKILLOPT), *args], cwd=REPO, env=env_for(tmp_path, **extra),
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(SKILLOPT), *args],
+        cwd=REPO,
+        env=env_for(tmp_path, **extra),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def one_line_error(result: subprocess.CompletedProcess) -> str:
@@ -61,8 +72,17 @@ def test_train_then_runs_then_eval(tmp_path):
     text = skillopt(tmp_path, "runs", "--runs-dir", str(tmp_path / "runs"))
     assert "scenario" in text.stdout and "finished" in text.stdout
 
-    scored = skillopt(tmp_path, "eval", "--config", str(config), "--skill",
-                      str(out / "best_skill.md"), "--split", "test", "--json")
+    scored = skillopt(
+        tmp_path,
+        "eval",
+        "--config",
+        str(config),
+        "--skill",
+        str(out / "best_skill.md"),
+        "--split",
+        "test",
+        "--json",
+    )
     assert scored.returncode == 0, scored.stderr
     result = json.loads(scored.stdout)
     assert result["n"] == 3 and result["hard"] == pytest.approx(2 / 3)
@@ -84,14 +104,20 @@ def test_bad_input_is_a_one_line_error_with_exit_2(tmp_path):
     corrupt.write_text("---\nname: [unclosed\n---\nAnswer.\n", encoding="utf-8")
     cases = [
         (("train", "--config", str(tmp_path / "missing.yaml"), "--out", out), "not found"),
-        (("train", "--config", str(config), "--set", "env.name=nosuchenv", "--out", out),
-         "unknown environment 'nosuchenv'"),
+        (
+            ("train", "--config", str(config), "--set", "env.name=nosuchenv", "--out", out),
+            "unknown environment 'nosuchenv'",
+        ),
         (("train", "--config", str(config), "--set", "train.bogus=1", "--out", out), "unknown key"),
         (("eval", "--config", str(config), "--skill", str(tmp_path / "nope.md")), "not found"),
-        (("eval", "--config", str(config), "--skill", str(tmp_path), "--split", "val"),
-         "directory, not a file"),
-        (("eval", "--config", str(config), "--skill", str(config), "--split", "train"),
-         "--split must be val or test"),
+        (
+            ("eval", "--config", str(config), "--skill", str(tmp_path), "--split", "val"),
+            "directory, not a file",
+        ),
+        (
+            ("eval", "--config", str(config), "--skill", str(config), "--split", "train"),
+            "--split must be val or test",
+        ),
         (("eval", "--config", str(config), "--skill", str(corrupt)), str(corrupt)),
     ]
     for args, expected in cases:
@@ -106,8 +132,13 @@ def test_out_dir_in_use_by_a_live_process(tmp_path):
     out = tmp_path / "run"
     marker = tmp_path / "calls.jsonl.hanging"
     env = env_for(tmp_path, SKILLOPT_TEST_HANG_AT_CALL="2")
-    holder = subprocess.Popen([str(SKILLOPT), "train", "--config", str(config), "--out", str(out)],
-                              cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    holder = subprocess.Popen(
+        [str(SKILLOPT), "train", "--config", str(config), "--out", str(out)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while not marker.exists():
@@ -124,18 +155,31 @@ def test_out_dir_in_use_by_a_live_process(tmp_path):
 def test_resume_refuses_a_changed_config_and_fresh_needs_force(tmp_path):
     config = write_config(tmp_path)
     out = str(tmp_path / "run")
-    first = skillopt(tmp_path, "train", "--config", str(config), "--out", out,
-                     "--set", "budget.max_tokens=300")
+    first = skillopt(
+        tmp_path, "train", "--config", str(config), "--out", out, "--set", "budget.max_tokens=300"
+    )
     assert first.returncode == 3, first.stderr
-    changed = skillopt(tmp_path, "train", "--config", str(config), "--out", out,
-                       "--set", "train.batch_size=2")
+    changed = skillopt(
+        tmp_path, "train", "--config", str(config), "--out", out, "--set", "train.batch_size=2"
+    )
     assert changed.returncode == 2
     message = one_line_error(changed)
     assert "train.batch_size" in message and "--fresh" in message
     refused = skillopt(tmp_path, "train", "--config", str(config), "--out", out, "--fresh")
     assert refused.returncode == 2 and "--force" in one_line_error(refused)
-    fresh = skillopt(tmp_path, "train", "--config", str(config), "--out", out,
-                     "--set", "train.batch_size=2", "--fresh", "--force", "--json")
+    fresh = skillopt(
+        tmp_path,
+        "train",
+        "--config",
+        str(config),
+        "--out",
+        out,
+        "--set",
+        "train.batch_size=2",
+        "--fresh",
+        "--force",
+        "--json",
+    )
     assert fresh.returncode == 0, fresh.stderr
     assert json.loads(fresh.stdout)["status"] == "finished"
     assert "resuming" not in fresh.stderr
@@ -144,15 +188,25 @@ def test_resume_refuses_a_changed_config_and_fresh_needs_force(tmp_path):
 def test_budget_stop_exits_3_then_resumes_with_a_higher_cap(tmp_path):
     config = write_config(tmp_path)
     out = str(tmp_path / "run")
-    stopped = skillopt(tmp_path, "train", "--config", str(config), "--out", out,
-                       "--set", "budget.max_tokens=300")
+    stopped = skillopt(
+        tmp_path, "train", "--config", str(config), "--out", out, "--set", "budget.max_tokens=300"
+    )
     assert stopped.returncode == 3
     last = stopped.stderr.strip().splitlines()[-1]
     assert last.startswith("skillopt: stopped: token budget reached") and "rerun" in last
     state = json.loads((tmp_path / "run" / "state.json").read_text())
     assert state["status"] == "stopped"
-    resumed = skillopt(tmp_path, "train", "--config", str(config), "--out", out,
-                       "--set", "budget.max_tokens=100000", "--json")
+    resumed = skillopt(
+        tmp_path,
+        "train",
+        "--config",
+        str(config),
+        "--out",
+        out,
+        "--set",
+        "budget.max_tokens=100000",
+        "--json",
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming" in resumed.stderr
     assert json.loads(resumed.stdout)["best_val"] == pytest.approx(0.6)
@@ -162,9 +216,14 @@ def test_sigterm_stops_at_a_step_boundary_and_the_run_resumes(tmp_path):
     config = write_config(tmp_path)
     out = tmp_path / "run"
     env = env_for(tmp_path, SKILLOPT_TEST_DELAY_S="0.05")
-    proc = subprocess.Popen([str(SKILLOPT), "train", "--config", str(config), "--out", str(out)],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [str(SKILLOPT), "train", "--config", str(config), "--out", str(out)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while True:
         state_path = out / "state.json"
@@ -191,8 +250,19 @@ def test_skills_repo_gives_the_initial_skill_and_stages_accepted_candidates(tmp_
     repo.add_skill("capitals", INITIAL_SKILL)
     config = write_config(tmp_path, initial_skill=None)
     out = tmp_path / "runs" / "repo-run"
-    done = skillopt(tmp_path, "train", "--config", str(config), "--out", str(out),
-                    "--skills-repo", str(tmp_path / "skills"), "--skill", "capitals", "--json")
+    done = skillopt(
+        tmp_path,
+        "train",
+        "--config",
+        str(config),
+        "--out",
+        str(out),
+        "--skills-repo",
+        str(tmp_path / "skills"),
+        "--skill",
+        "capitals",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["best_val"] == pytest.approx(0.6)
     (branch,) = SkillsRepo.open(tmp_path / "skills").staged_branches()
@@ -207,8 +277,16 @@ def test_target_outage_is_a_one_line_failure_and_the_run_resumes(tmp_path):
     config = write_config(tmp_path)
     out = str(tmp_path / "run")
     no_retries = ("--set", "models.target.max_retries=0")
-    down = skillopt(tmp_path, "train", "--config", str(config), "--out", out, *no_retries,
-                    SKILLOPT_TEST_DOWN="1")
+    down = skillopt(
+        tmp_path,
+        "train",
+        "--config",
+        str(config),
+        "--out",
+        out,
+        *no_retries,
+        SKILLOPT_TEST_DOWN="1",
+    )
     assert down.returncode == 1, down.stderr
     assert "Traceback" not in down.stderr
     last = down.stderr.strip().splitlines()[-1]
@@ -216,8 +294,7 @@ def test_target_outage_is_a_one_line_failure_and_the_run_resumes(tmp_path):
     assert "SKILLOPT_TEST_DOWN outage" in last and "resumable" in last
     state = json.loads((tmp_path / "run" / "state.json").read_text())
     assert state["status"] == "failed" and state["baseline_score"] is None
-    back = skillopt(tmp_path, "train", "--config", str(config), "--out", out, *no_retries,
-                    "--json")
+    back = skillopt(tmp_path, "train", "--config", str(config), "--out", out, *no_retries, "--json")
     assert back.returncode == 0, back.stderr
     assert "resuming" in back.stderr
     summary = json.loads(back.stdout)
@@ -234,23 +311,47 @@ def test_fresh_force_archives_the_discarded_runs_staged_branch(tmp_path):
     )
     config = write_config(tmp_path, initial_skill=None)
     out = tmp_path / "runs" / "repo-run"
-    repo_args = ("--config", str(config), "--out", str(out), "--skills-repo",
-                 str(tmp_path / "skills"), "--skill", "capitals")
+    repo_args = (
+        "--config",
+        str(config),
+        "--out",
+        str(out),
+        "--skills-repo",
+        str(tmp_path / "skills"),
+        "--skill",
+        "capitals",
+    )
     first = skillopt(tmp_path, "train", *repo_args)
     assert first.returncode == 0, first.stderr
     old_head = SkillsRepo.open(tmp_path / "skills").staged_branches()[0].head
 
     # Start over with another batch size: its step-0 candidate differs from the old one.
     # Stopped by the budget cap before anything is accepted, then resumed without --fresh.
-    fresh = skillopt(tmp_path, "train", *repo_args, "--fresh", "--force",
-                     "--set", "train.batch_size=2", "--set", "budget.max_tokens=300")
+    fresh = skillopt(
+        tmp_path,
+        "train",
+        *repo_args,
+        "--fresh",
+        "--force",
+        "--set",
+        "train.batch_size=2",
+        "--set",
+        "budget.max_tokens=300",
+    )
     assert fresh.returncode == 3, fresh.stderr
     assert "archived staged/repo-run of the discarded run as rejected/repo-run" in fresh.stderr
     repo = SkillsRepo.open(tmp_path / "skills")
     assert repo.staged_branches() == []
     assert plain_git(repo.path, "rev-parse", "rejected/repo-run").strip() == old_head
-    resumed = skillopt(tmp_path, "train", *repo_args, "--set", "train.batch_size=2",
-                       "--set", "budget.max_tokens=100000")
+    resumed = skillopt(
+        tmp_path,
+        "train",
+        *repo_args,
+        "--set",
+        "train.batch_size=2",
+        "--set",
+        "budget.max_tokens=100000",
+    )
     assert resumed.returncode == 0, resumed.stderr
     (branch,) = SkillsRepo.open(tmp_path / "skills").staged_branches()
     state = json.loads((out / "state.json").read_text())

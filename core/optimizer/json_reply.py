@@ -1,0 +1,214 @@
+"""Turning an optimizer reply into a checked JSON object, with one repair attempt.
+
+Models wrap JSON in ``` fences, add a sentence before it, or break it. We accept the first
+JSON object we can find, check it against the shape the prompt asked for, and when that
+fails we re-ask once, quoting the parse error and the expected shape: a second failure is
+reported, not guessed around. A reply cut off by the token limit (finish reason "length")
+is never used, not even its parsable prefix, and is not re-asked: the same request would
+be cut off again; the fix is a larger `max_tokens`, which the reason says.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.models.types import Completion, Message
+from core.optimizer.prompt_templates import render_prompt
+
+CompleteFn = Callable[..., Awaitable[Completion]]
+
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
+
+
+class OptimizerOutputError(ValueError):
+    """The optimizer's reply is not the JSON object the prompt asked for."""
+
+
+# ------------------------------------------------------------------------- extraction
+
+
+def extract_json_object(text: str) -> dict[str, Any]:
+    """The first JSON object in `text`: the whole reply, else a fenced block, else the
+    first `{` from which a complete object decodes."""
+    stripped = text.strip()
+    if not stripped:
+        raise OptimizerOutputError("the reply is empty")
+    candidates = [stripped, *(m.group(1).strip() for m in _FENCE.finditer(text))]
+    first_error: str | None = None
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError as exc:
+            first_error = (
+                first_error or f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            )
+            continue
+        if isinstance(value, dict):
+            return value
+        first_error = first_error or f"expected a JSON object, got a JSON {_json_type(value)}"
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    raise OptimizerOutputError(first_error or "no JSON object found in the reply")
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    return "number"
+
+
+# ----------------------------------------------------------------------------- shapes
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What one prompt expects back: `example` is quoted in the repair re-ask, `check`
+    raises OptimizerOutputError or returns the cleaned object."""
+
+    name: str
+    example: str
+    check: Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _need_str(obj: dict[str, Any], key: str, *, optional: bool = False) -> str:
+    if key not in obj:
+        if optional:
+            return ""
+        raise OptimizerOutputError(f'missing key "{key}"')
+    value = obj[key]
+    if value is None and optional:
+        return ""
+    if not isinstance(value, str):
+        raise OptimizerOutputError(f'"{key}" must be a string, got a JSON {_json_type(value)}')
+    return value
+
+
+def _check_edits(obj: dict[str, Any]) -> dict[str, Any]:
+    if "edits" not in obj:
+        raise OptimizerOutputError('missing key "edits"')
+    edits = obj["edits"]
+    if not isinstance(edits, list):
+        raise OptimizerOutputError(f'"edits" must be an array, got a JSON {_json_type(edits)}')
+    # Entries that are not objects cannot be an edit at all; anything object-shaped is kept
+    # (an unknown op is reported as `invalid` when applied, so the optimizer hears of it).
+    kept = [e for e in edits if isinstance(e, dict)]
+    return {
+        "analysis": _need_str(obj, "analysis", optional=True),
+        "edits": kept,
+        "dropped": len(edits) - len(kept),
+    }
+
+
+def _check_order(obj: dict[str, Any]) -> dict[str, Any]:
+    if "order" not in obj:
+        raise OptimizerOutputError('missing key "order"')
+    order = obj["order"]
+    if not isinstance(order, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in order
+    ):
+        raise OptimizerOutputError('"order" must be an array of integers')
+    return {"order": order, "reason": _need_str(obj, "reason", optional=True)}
+
+
+def _check_key(key: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def check(obj: dict[str, Any]) -> dict[str, Any]:
+        return {key: _need_str(obj, key)}
+
+    return check
+
+
+_EDIT = '{"op": "insert_after|append|replace|delete", "target": "...", "content": "...", "rationale": "..."}'
+ANALYST_SHAPE = Shape("analyst", '{"analysis": "...", "edits": [' + _EDIT + "]}", _check_edits)
+MERGE_SHAPE = Shape("merge", '{"analysis": "...", "edits": [' + _EDIT + "]}", _check_edits)
+RANK_SHAPE = Shape("rank", '{"order": [2, 0, 1], "reason": "..."}', _check_order)
+GUIDANCE_SHAPE = Shape("slow_update", '{"guidance": "..."}', _check_key("guidance"))
+NOTES_SHAPE = Shape("meta_skill", '{"notes": "..."}', _check_key("notes"))
+
+
+def parse_reply(text: str, shape: Shape) -> dict[str, Any]:
+    return shape.check(extract_json_object(text))
+
+
+# ---------------------------------------------------------------------- call + repair
+
+
+@dataclass
+class JsonReply:
+    """The outcome of one asked-for JSON object: `value` when usable, else `error` says
+    why (already phrased for a human reading the reflection log)."""
+
+    value: dict[str, Any] | None
+    error: str | None = None
+    calls: int = 0
+    repaired: bool = False
+    completions: list[Completion] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.value is not None
+
+
+def _truncated_error(completion: Completion) -> str:
+    return (
+        f"reply truncated at the token limit (finish_reason={completion.finish_reason!r}, "
+        f"{completion.usage.output_tokens} output tokens); not applied — raise "
+        "models.optimizer.max_tokens"
+    )
+
+
+async def ask_json(
+    complete: CompleteFn,
+    messages: list[Message],
+    shape: Shape,
+    *,
+    repairs: int = 1,
+    **settings: Any,
+) -> JsonReply:
+    """Call `complete(messages, **settings)` and parse the reply as `shape`; on a parse
+    error re-ask up to `repairs` times with the error quoted. Model errors propagate: they
+    are the trainer's to handle (a budget stop, a bad key), not a malformed reply."""
+    reply = JsonReply(value=None)
+    conversation = list(messages)
+    for attempt in range(repairs + 1):
+        completion = await complete(conversation, **settings)
+        reply.calls += 1
+        reply.completions.append(completion)
+        if completion.truncated:
+            reply.error = _truncated_error(completion)
+            return reply
+        try:
+            reply.value = parse_reply(completion.text, shape)
+        except OptimizerOutputError as exc:
+            error = str(exc)
+            reply.error = f"unusable JSON after {attempt + 1} attempt(s): {error}"
+            if attempt == repairs:
+                break
+            conversation = [
+                *conversation,
+                {"role": "assistant", "content": completion.text},
+                {
+                    "role": "user",
+                    "content": render_prompt("repair", error=error, shape=shape.example),
+                },
+            ]
+            continue
+        reply.error = None
+        reply.repaired = attempt > 0
+        return reply
+    return reply

@@ -1,0 +1,352 @@
+"""The `llm` optimizer strategy: an optimizer model reflects on trajectories (DESIGN §4).
+
+One step: analysts read groups of failures and of successes (concurrently; the model
+client bounds concurrency) and each proposes at most `edit_budget` edits; the proposal
+lists are merged hierarchically, failure-driven lists first so they win conflicts; if more
+edits remain than the step's budget, one ranking call orders them and the top `budget`
+survive. Every call that returns unusable JSON gets one repair re-ask; a call that still
+fails (or was truncated) contributes nothing, and its reflection says why, so a bad reply
+costs edits, never the run. Model errors (budget cap, bad key, retries exhausted)
+propagate: the trainer stops at a step boundary and the run stays resumable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from core.models.types import Completion, Message
+from core.optimizer.json_reply import (
+    ANALYST_SHAPE,
+    GUIDANCE_SHAPE,
+    MERGE_SHAPE,
+    NOTES_SHAPE,
+    RANK_SHAPE,
+    JsonReply,
+    Shape,
+    ask_json,
+)
+from core.optimizer.prompt_templates import load_prompt, render_prompt
+from core.optimizer.reflection_groups import (
+    FAILURE,
+    SUCCESS,
+    Group,
+    clip,
+    make_groups,
+    render_pairs,
+    render_results,
+)
+from core.optimizer.strategy import EpochContext, Proposal, ProposalContext
+from core.run.events import ReflectionText
+from core.skill.edits import Edit
+
+NONE = "(none)"
+
+
+class OptimizerClient(Protocol):
+    async def complete(
+        self, messages: list[Message], *, role: str = ..., **settings: Any
+    ) -> Completion: ...
+
+
+@dataclass
+class _Proposals:
+    """One list of edits on its way through the merge, labelled with where it came from."""
+
+    kind: str  # "failure" if any failure-driven list went into it, else "success"
+    edits: list[Edit]
+
+
+def edit_key(edit: Edit) -> tuple[str, str, str]:
+    return (edit.op, edit.target, edit.content)
+
+
+def dedupe(edits: list[Edit], seen: set[tuple[str, str, str]] | None = None) -> list[Edit]:
+    """Drop repeats of (op, target, content), keeping the first; `seen` carries across lists."""
+    seen = set() if seen is None else seen
+    out = []
+    for edit in edits:
+        if edit_key(edit) not in seen:
+            seen.add(edit_key(edit))
+            out.append(edit)
+    return out
+
+
+def quote(text: str) -> str:
+    """A JSON string literal: exactly what the optimizer must write back in its JSON."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def render_edits(edits: list[Edit], *, numbered: bool = False, max_chars: int | None = None) -> str:
+    """Edits for a prompt. Merge prompts must not clip (the model copies targets and
+    contents back); the rank prompt may, since it answers with numbers."""
+
+    def cut(text: str) -> str:
+        return text if max_chars is None else clip(text, max_chars)
+
+    lines = []
+    for i, edit in enumerate(edits):
+        label = f"[{i}] " if numbered else "- "
+        lines.append(
+            f"{label}op: {edit.op}\n  target: {quote(cut(edit.target))}\n"
+            f"  content: {quote(cut(edit.content))}\n  rationale: {clip(edit.rationale, 300)}"
+        )
+    return "\n".join(lines) or NONE
+
+
+class LLMOptimizer:
+    """`LLMOptimizer(client, role="optimizer", json_mode=False, item_chars=2000,
+    pairs_per_outcome=4, **settings)`: `settings` are passed to every `complete` call on
+    top of the role's config; `json_mode` adds `response_format={"type": "json_object"}`
+    (off by default: some OpenAI-compatible servers reject it)."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        client: OptimizerClient,
+        *,
+        role: str = "optimizer",
+        json_mode: bool = False,
+        item_chars: int = 2000,
+        pairs_per_outcome: int = 4,
+        **settings: Any,
+    ):
+        self._client = client
+        self._role = role
+        self._item_chars = item_chars
+        self._pairs_per_outcome = pairs_per_outcome
+        self._settings = dict(settings)
+        if json_mode:
+            self._settings["response_format"] = {"type": "json_object"}
+
+    async def _complete(self, messages: list[Message], **settings: Any) -> Completion:
+        return await self._client.complete(messages, role=self._role, **settings)
+
+    async def _ask(self, prompt: str, shape: Shape) -> JsonReply:
+        messages: list[Message] = [{"role": "user", "content": prompt}]
+        return await ask_json(self._complete, messages, shape, **self._settings)
+
+    # ------------------------------------------------------------------------ propose
+
+    async def propose(self, ctx: ProposalContext) -> Proposal:
+        if ctx.budget <= 0 or ctx.edit_budget <= 0 or not ctx.results:
+            return Proposal(edits=[])
+        reflections: list[dict] = []
+        groups = make_groups(ctx.results, seed=ctx.seed, size=ctx.minibatch_size)
+        lists = await asyncio.gather(*(self._analyse(ctx, g, reflections) for g in groups))
+        merged = await self._aggregate(ctx, list(lists), reflections)
+        edits = await self._select(ctx, merged, reflections)
+        order = {"failure": 0, "success": 1, "merge": 2, "rank": 3}
+        reflections.sort(key=lambda r: (order.get(r["kind"], 9), r["group"]))
+        return Proposal(edits=edits, merged=merged, reflections=reflections)
+
+    def _reflect(
+        self, ctx: ProposalContext, reflections: list[dict], kind: str, group: int, text: str
+    ) -> None:
+        reflections.append({"kind": kind, "group": group, "text": text})
+        ctx.emit(ReflectionText(step=ctx.step, kind=kind, group=group, text=text))
+
+    async def _analyse(
+        self, ctx: ProposalContext, group: Group, reflections: list[dict]
+    ) -> _Proposals:
+        prompt = render_prompt(
+            "analyst_failures" if group.kind == FAILURE else "analyst_successes",
+            skill=ctx.skill_text,
+            items=render_results(
+                group.results, skill_text=ctx.skill_text, max_chars=self._item_chars
+            ),
+            item_count=len(group.results),
+            edit_budget=ctx.edit_budget,
+            rejected_buffer=ctx.rejected_buffer.strip() or NONE,
+            unmatched=render_unmatched(ctx),
+            meta_notes=ctx.meta_notes.strip() or NONE,
+            edit_rules=load_prompt("edit_rules").strip(),
+        )
+        reply = await self._ask(prompt, ANALYST_SHAPE)
+        if not reply.ok:
+            self._reflect(
+                ctx,
+                reflections,
+                group.kind,
+                group.index,
+                f"no edits from this group: {reply.error}",
+            )
+            return _Proposals(group.kind, [])
+        value = reply.value or {}
+        edits = [Edit.from_dict(e) for e in value["edits"]]
+        notes = []
+        if len(edits) > ctx.edit_budget:
+            notes.append(f"kept the first {ctx.edit_budget} of {len(edits)} proposed edits")
+            edits = edits[: ctx.edit_budget]
+        if value["dropped"]:
+            notes.append(f"ignored {value['dropped']} entries that were not edit objects")
+        if reply.repaired:
+            notes.append("reply needed one repair re-ask")
+        text = value["analysis"] or "(no analysis given)"
+        if notes:
+            text += "\n[" + "; ".join(notes) + "]"
+        self._reflect(ctx, reflections, group.kind, group.index, text)
+        return _Proposals(group.kind, edits)
+
+    async def _aggregate(
+        self, ctx: ProposalContext, lists: list[_Proposals], reflections: list[dict]
+    ) -> list[Edit]:
+        """Merge `merge_batch_size` lists per call, level by level, until one is left.
+        Failure lists come first (stable sort) so they lead every batch they share."""
+        seen: set[tuple[str, str, str]] = set()
+        level = []
+        for proposals in sorted(lists, key=lambda p: p.kind != FAILURE):
+            proposals.edits = dedupe(proposals.edits, seen)
+            if proposals.edits:
+                level.append(proposals)
+        if not level:
+            return []
+        max_edits = max(ctx.edit_budget, ctx.budget)
+        size = max(ctx.merge_batch_size, 2)
+        call_index = 0
+        while len(level) > 1:
+            batches = [level[i : i + size] for i in range(0, len(level), size)]
+            tasks = []
+            for batch in batches:
+                if len(batch) == 1:
+                    tasks.append(_passthrough(batch[0]))
+                else:
+                    tasks.append(self._merge(ctx, batch, call_index, max_edits, reflections))
+                    call_index += 1
+            level = list(await asyncio.gather(*tasks))
+        return level[0].edits
+
+    async def _merge(
+        self,
+        ctx: ProposalContext,
+        batch: list[_Proposals],
+        index: int,
+        max_edits: int,
+        reflections: list[dict],
+    ) -> _Proposals:
+        kind = FAILURE if any(p.kind == FAILURE for p in batch) else SUCCESS
+        fallback = dedupe([e for p in batch for e in p.edits])
+        sections = [
+            f"## List {i + 1} (from {'failures' if p.kind == FAILURE else 'successes'})\n{render_edits(p.edits)}"
+            for i, p in enumerate(batch)
+        ]
+        prompt = render_prompt(
+            "merge",
+            skill=ctx.skill_text,
+            proposals="\n\n".join(sections),
+            max_edits=max_edits,
+            edit_rules=load_prompt("edit_rules").strip(),
+        )
+        reply = await self._ask(prompt, MERGE_SHAPE)
+        if not reply.ok:
+            # The lists are still good proposals: keep them in priority order rather than
+            # lose a whole batch to one bad merge reply.
+            text = f"merge failed, kept the lists in priority order: {reply.error}"
+            self._reflect(ctx, reflections, "merge", index, text)
+            return _Proposals(kind, fallback[:max_edits])
+        value = reply.value or {}
+        edits = dedupe([Edit.from_dict(e) for e in value["edits"]])[:max_edits]
+        self._reflect(
+            ctx, reflections, "merge", index, value["analysis"] or f"merged {len(batch)} lists"
+        )
+        return _Proposals(kind, edits)
+
+    async def _select(
+        self, ctx: ProposalContext, merged: list[Edit], reflections: list[dict]
+    ) -> list[Edit]:
+        if len(merged) <= ctx.budget:
+            return list(merged)
+        prompt = render_prompt(
+            "rank",
+            skill=ctx.skill_text,
+            edits=render_edits(merged, numbered=True, max_chars=600),
+            budget=ctx.budget,
+        )
+        reply = await self._ask(prompt, RANK_SHAPE)
+        if not reply.ok:
+            self._reflect(
+                ctx, reflections, "rank", 0, f"ranking failed, kept the merged order: {reply.error}"
+            )
+            return merged[: ctx.budget]
+        value = reply.value or {}
+        ranked = rank_order(value["order"], len(merged))
+        self._reflect(ctx, reflections, "rank", 0, value["reason"] or f"order {ranked}")
+        return [merged[i] for i in ranked][: ctx.budget]
+
+    # ------------------------------------------------------------------------- epoch
+
+    def _reflect_epoch(self, ctx: EpochContext, kind: str, text: str) -> None:
+        ctx.emit(ReflectionText(step=ctx.step, kind=kind, group=ctx.epoch, text=text))
+
+    async def slow_update(self, ctx: EpochContext) -> str | None:
+        """New guidance, or None when there is nothing to learn from, the reply is
+        unusable, or the guidance would not change (an empty reply never wipes it)."""
+        if not ctx.pairs:
+            return None
+        prompt = render_prompt(
+            "slow_update",
+            skill=ctx.current_skill,
+            guidance=ctx.current_guidance.strip() or NONE,
+            pairs=render_pairs(ctx.pairs, seed=ctx.seed, per_outcome=self._pairs_per_outcome),
+            pair_count=len(ctx.pairs),
+        )
+        reply = await self._ask(prompt, GUIDANCE_SHAPE)
+        if not reply.ok:
+            self._reflect_epoch(ctx, "slow_update", f"guidance unchanged: {reply.error}")
+            return None
+        guidance = (reply.value or {})["guidance"].strip()
+        if not guidance or guidance == ctx.current_guidance.strip():
+            self._reflect_epoch(ctx, "slow_update", "guidance unchanged")
+            return None
+        self._reflect_epoch(ctx, "slow_update", guidance)
+        return guidance
+
+    async def meta_notes(self, ctx: EpochContext) -> str:
+        """Notes for the next epoch's optimizer prompts; the previous notes on failure."""
+        if not ctx.pairs:
+            return ctx.meta_notes
+        prompt = render_prompt(
+            "meta_skill",
+            meta_notes=ctx.meta_notes.strip() or NONE,
+            previous_skill=clip(ctx.previous_skill, 8000),
+            skill=clip(ctx.current_skill, 8000),
+            pairs=render_pairs(ctx.pairs, seed=ctx.seed, per_outcome=self._pairs_per_outcome),
+            pair_count=len(ctx.pairs),
+        )
+        reply = await self._ask(prompt, NOTES_SHAPE)
+        if not reply.ok:
+            self._reflect_epoch(ctx, "meta", f"notes unchanged: {reply.error}")
+            return ctx.meta_notes
+        notes = (reply.value or {})["notes"].strip()
+        self._reflect_epoch(ctx, "meta", notes or "(no notes)")
+        return notes or ctx.meta_notes
+
+
+async def _passthrough(proposals: _Proposals) -> _Proposals:
+    return proposals
+
+
+def rank_order(order: list[int], n: int) -> list[int]:
+    """Valid, first-seen indices from the ranker, then any it left out in merged order."""
+    ranked: list[int] = []
+    for i in order:
+        if 0 <= i < n and i not in ranked:
+            ranked.append(i)
+    return ranked + [i for i in range(n) if i not in ranked]
+
+
+def render_unmatched(ctx: ProposalContext) -> str:
+    report = ctx.last_apply_report
+    if report is None or not report.unmatched():
+        return NONE
+    lines = []
+    for outcome in report.unmatched():
+        reason = f" ({outcome.reason})" if outcome.reason else ""
+        lines.append(
+            f"- {outcome.edit.op} with target {quote(clip(outcome.edit.target, 300))}: "
+            f"{outcome.status.value}{reason}"
+        )
+    return "\n".join(lines)

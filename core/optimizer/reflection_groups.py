@@ -1,0 +1,153 @@
+"""Group a step's rollouts for the analysts and render them as prompt text.
+
+Failures (hard == 0) and successes get different analysts, so they are grouped apart. The
+shuffle uses the step's seed so a resumed run forms the same groups (and so hits the
+response cache). Rendering clips each item to a character budget, keeping the parts an
+analyst needs most (the question, the prediction, the evaluator's explanation with the
+reference answer) whole where possible and clipping the long trajectory first. The
+reference is shown here because these prompts go to the optimizer only.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.environment.contract import RolloutResult
+from core.models.types import Message
+from core.optimizer.strategy import EpochPair
+
+FAILURE = "failure"
+SUCCESS = "success"
+SKILL_PLACEHOLDER = "[the current skill, shown above]"
+PAIR_OUTCOMES = ("regressed", "improved", "still_failing", "still_passing")
+
+
+@dataclass(frozen=True)
+class Group:
+    kind: str  # FAILURE or SUCCESS
+    index: int  # 0-based within its kind
+    results: tuple[RolloutResult, ...]
+
+
+def split_results(
+    results: Sequence[RolloutResult],
+) -> tuple[list[RolloutResult], list[RolloutResult]]:
+    failures = [r for r in results if r.hard == 0]
+    successes = [r for r in results if r.hard != 0]
+    return failures, successes
+
+
+def make_groups(results: Sequence[RolloutResult], *, seed: int, size: int) -> list[Group]:
+    """Failure groups first, then success groups. One `random.Random(seed)` shuffles the
+    failures, then the successes, so the same seed and results give the same groups."""
+    if size < 1:
+        raise ValueError(f"group size must be at least 1, got {size}")
+    rng = random.Random(seed)
+    groups: list[Group] = []
+    for kind, members in zip((FAILURE, SUCCESS), split_results(results), strict=True):
+        rng.shuffle(members)
+        for index, start in enumerate(range(0, len(members), size)):
+            groups.append(Group(kind, index, tuple(members[start : start + size])))
+    return groups
+
+
+# -------------------------------------------------------------------------- rendering
+
+
+def clip(text: str, max_chars: int) -> str:
+    """Keep the head and the tail (answers tend to sit at the end) and say what was cut."""
+    if len(text) <= max_chars:
+        return text
+    if max_chars < 40:
+        return text[: max(max_chars, 0)]
+    marker = f" […{len(text) - max_chars} chars clipped…] "
+    keep = max(max_chars - len(marker), 0)
+    head = keep * 2 // 3
+    return text[:head] + marker + text[len(text) - (keep - head) :]
+
+
+def message_text(message: Message) -> str:
+    content = message.get("content")
+    if isinstance(content, list):  # content parts: keep the text ones
+        parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
+        text = "\n".join(p for p in parts if p)
+    else:
+        text = "" if content is None else str(content)
+    if message.get("tool_calls"):
+        text += "\ntool_calls: " + json.dumps(
+            message["tool_calls"], ensure_ascii=False, default=str
+        )
+    return text
+
+
+def render_trajectory(messages: Sequence[Message], *, skill_text: str = "") -> str:
+    """The messages the target saw and sent. The skill itself is replaced by a pointer:
+    the prompt shows it once, not once per item."""
+    lines = []
+    for message in messages:
+        text = message_text(message)
+        if skill_text.strip() and skill_text in text:
+            text = text.replace(skill_text, SKILL_PLACEHOLDER)
+        lines.append(f"[{message.get('role', '?')}] {text}")
+    return "\n".join(lines)
+
+
+def render_result(result: RolloutResult, *, skill_text: str = "", max_chars: int = 2000) -> str:
+    """One item for an analyst prompt, at most about `max_chars` characters."""
+    field_cap = max(max_chars // 4, 80)
+    head = [
+        f"id: {result.item_id} | task type: {result.task_type} | "
+        f"hard {result.hard:g} | soft {result.soft:g}",
+        "question: " + clip(result.question, field_cap),
+        "prediction: " + clip(result.prediction, field_cap),
+        "reference answer: " + clip(result.reference, field_cap),
+        "evaluator: " + clip(result.explanation, field_cap),
+    ]
+    if result.error:
+        head.append("model error: " + clip(result.error, 200))
+    text = "\n".join(head)
+    room = max_chars - len(text) - len("\ntrajectory:\n")
+    trajectory = render_trajectory(result.trajectory, skill_text=skill_text)
+    if trajectory and room > 80:
+        text += "\ntrajectory:\n" + clip(trajectory, room)
+    return text
+
+
+def render_results(
+    results: Sequence[RolloutResult], *, skill_text: str = "", max_chars: int = 2000
+) -> str:
+    return "\n\n".join(
+        f"### Item {i + 1}\n" + render_result(r, skill_text=skill_text, max_chars=max_chars)
+        for i, r in enumerate(results)
+    )
+
+
+def render_pairs(
+    pairs: Sequence[EpochPair], *, seed: int, per_outcome: int = 4, max_chars: int = 1200
+) -> str:
+    """Counts of each paired outcome and a seeded sample of each, for the epoch prompts."""
+    rng = random.Random(seed)
+    sections = []
+    for outcome in PAIR_OUTCOMES:
+        members = [p for p in pairs if p.outcome == outcome]
+        title = f"## {outcome.replace('_', ' ')} ({len(members)} of {len(pairs)})"
+        if not members:
+            sections.append(title + "\n(none)")
+            continue
+        sample = rng.sample(members, min(per_outcome, len(members)))
+        items = []
+        for pair in sample:
+            before, after = pair.before, pair.after
+            items.append(
+                f"### {pair.item_id} ({after.task_type})\n"
+                f"question: {clip(after.question, max_chars // 3)}\n"
+                f"reference answer: {clip(after.reference, max_chars // 6)}\n"
+                f"before (hard {before.hard:g}): {clip(before.prediction, max_chars // 6)}\n"
+                f"after (hard {after.hard:g}): {clip(after.prediction, max_chars // 6)}\n"
+                f"evaluator after: {clip(after.explanation, max_chars // 6)}"
+            )
+        sections.append(title + "\n" + "\n\n".join(items))
+    return "\n\n".join(sections)

@@ -1,0 +1,162 @@
+"""The rejected-edit buffer: this epoch's losing edits and failure patterns (DESIGN §4).
+
+Analysts see it in their prompts so they do not propose an edit that already lost. It is
+part of the persisted run state: `to_dict`/`from_dict` round-trip exactly, so a resumed
+run shows the optimizer the same prompt text an uninterrupted run would.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.skill.edits import Edit
+
+FORMAT_VERSION = 1
+_HEADER = "## Earlier in this epoch (do not repeat rejected edits)"
+_TARGET_CHARS = 80
+_CONTENT_CHARS = 160
+
+
+@dataclass(frozen=True)
+class Rejection:
+    step: int
+    edits: tuple[Edit, ...]
+    candidate_score: float | None  # None: rejected before or without a full score
+    best: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class FailurePatterns:
+    step: int
+    text: str
+
+
+@dataclass
+class RejectedEditBuffer:
+    entries: list[Rejection | FailurePatterns] = field(default_factory=list)  # oldest first
+
+    def add_rejection(
+        self,
+        step: int,
+        edits: list[Edit],
+        candidate_score: float | None,
+        best: float,
+        reason: str,
+    ) -> None:
+        self.entries.append(Rejection(step, tuple(edits), candidate_score, best, reason))
+
+    def add_failure_patterns(self, step: int, text: str) -> None:
+        if text.strip():
+            self.entries.append(FailurePatterns(step, text.strip()))
+
+    def reset(self) -> None:
+        """At an epoch boundary: the next epoch starts from a new skill."""
+        self.entries.clear()
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def render(self, max_chars: int = 4000) -> str:
+        """Markdown for the analysts' prompt, newest first, within `max_chars` ("" if empty).
+
+        When not everything fits, the oldest entries are left out and a final line says
+        how many; an entry too long on its own is cut with "…"; a budget too small for even
+        that gives "".
+        """
+        if not self.entries or max_chars <= 0:
+            return ""
+        sections = [_render_entry(e) for e in reversed(self.entries)]
+        kept: list[str] = []
+        for section in sections:
+            footer = _omitted_note(len(sections) - len(kept) - 1)
+            if len("\n\n".join([_HEADER, *kept, section])) + len(footer) > max_chars:
+                break
+            kept.append(section)
+        if not kept:  # the newest entry alone is too long: cut it rather than show nothing
+            room = max_chars - len(_HEADER) - 2 - len(_omitted_note(len(sections) - 1))
+            if room <= 40:
+                return ""  # a budget this small cannot carry anything useful
+            kept.append(sections[0][: room - 1] + "…")
+        text = "\n\n".join([_HEADER, *kept]) + _omitted_note(len(sections) - len(kept))
+        return text[:max_chars]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": FORMAT_VERSION,
+            "entries": [_entry_to_dict(e) for e in self.entries],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RejectedEditBuffer:
+        if data.get("version") != FORMAT_VERSION:
+            raise ValueError(f"unsupported rejected-edit buffer version: {data.get('version')!r}")
+        return cls([_entry_from_dict(d) for d in data.get("entries", [])])
+
+
+def _omitted_note(count: int) -> str:
+    return f"\n\n_({count} older entries omitted)_" if count else ""
+
+
+def _entry_to_dict(entry: Rejection | FailurePatterns) -> dict[str, Any]:
+    if isinstance(entry, FailurePatterns):
+        return {"kind": "failure_patterns", "step": entry.step, "text": entry.text}
+    return {
+        "kind": "rejection",
+        "step": entry.step,
+        "edits": [e.to_dict() for e in entry.edits],
+        "candidate_score": entry.candidate_score,
+        "best": entry.best,
+        "reason": entry.reason,
+    }
+
+
+def _entry_from_dict(data: dict[str, Any]) -> Rejection | FailurePatterns:
+    if data["kind"] == "failure_patterns":
+        return FailurePatterns(int(data["step"]), str(data["text"]))
+    if data["kind"] == "rejection":
+        score = data["candidate_score"]
+        return Rejection(
+            step=int(data["step"]),
+            edits=tuple(Edit.from_dict(e) for e in data["edits"]),
+            candidate_score=None if score is None else float(score),
+            best=float(data["best"]),
+            reason=str(data["reason"]),
+        )
+    raise ValueError(f"unknown rejected-edit buffer entry kind: {data['kind']!r}")
+
+
+def _render_entry(entry: Rejection | FailurePatterns) -> str:
+    if isinstance(entry, FailurePatterns):
+        return f"### Step {entry.step}: failure patterns\n{entry.text}"
+    score = "not scored" if entry.candidate_score is None else f"{entry.candidate_score:.4f}"
+    lines = [
+        f"### Step {entry.step}: rejected (candidate {score} vs best {entry.best:.4f})",
+        f"Reason: {_one_line(entry.reason)}",
+    ]
+    for edit in entry.edits:
+        lines.append(_render_edit(edit))
+    if not entry.edits:
+        lines.append("- (no edits)")
+    return "\n".join(lines)
+
+
+def _render_edit(edit: Edit) -> str:
+    content = _quote(edit.content, _CONTENT_CHARS)
+    if edit.op == "append":
+        return f"- append {content}"
+    target = _quote(edit.target, _TARGET_CHARS)
+    if edit.op == "delete":
+        return f"- delete {target}"
+    return f"- {edit.op} {target} → {content}"
+
+
+def _quote(text: str, limit: int) -> str:
+    clipped = text if len(text) <= limit else text[: limit - 1] + "…"
+    return json.dumps(clipped, ensure_ascii=False)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,77 @@
+"""The optimizer's side of the loop, as a protocol: given scored rollouts, propose edits.
+
+Two strategies implement it: `llm` (an optimizer model reflecting on trajectories,
+core.optimizer.llm) and `fewshot` (a deterministic, non-LLM strategy for the embedded
+demonstration model, core.optimizer.fewshot). The trainer applies, validates and gates whatever
+they return in exactly the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from core.environment.contract import RolloutResult
+from core.run.events import Event
+from core.skill.edits import ApplyReport, Edit
+
+
+@dataclass
+class ProposalContext:
+    step: int  # global step index, 0-based
+    epoch: int  # 0-based
+    seed: int  # the step's seed (run seed + step): shuffles must use it
+    skill_text: str
+    results: list[RolloutResult]  # this step's train rollouts
+    budget: int  # edits this step may apply (schedule); 0 = no edits
+    edit_budget: int  # most edits one analyst call may propose
+    minibatch_size: int
+    merge_batch_size: int
+    rejected_buffer: str  # rendered rejected-edit buffer of this epoch ("" if empty)
+    meta_notes: str  # optimizer-side notes from the previous epoch ("" if none)
+    last_apply_report: ApplyReport | None  # previous step's outcomes (unmatched edits)
+    emit: Callable[[Event], None]  # for ReflectionText events as text arrives
+
+
+@dataclass
+class Proposal:
+    edits: list[Edit]  # ranked and clipped to ctx.budget, in application order
+    merged: list[Edit] = field(default_factory=list)  # before ranking/clipping
+    reflections: list[dict] = field(default_factory=list)  # {"kind", "group", "text"}
+
+
+@dataclass
+class EpochPair:
+    item_id: str
+    before: RolloutResult  # previous epoch's skill
+    after: RolloutResult  # current skill
+    # "improved" | "regressed" | "still_failing" | "still_passing"
+    outcome: str
+
+
+@dataclass
+class EpochContext:
+    epoch: int  # the epoch that just ended, 0-based
+    seed: int
+    previous_skill: str
+    current_skill: str
+    pairs: list[EpochPair]
+    current_guidance: str  # text of the protected slow-update block ("" if none)
+    meta_notes: str
+    emit: Callable[[Event], None]
+    step: int = -1  # the step the epoch's events belong to (its last step); -1 = unknown
+
+
+class OptimizerStrategy(Protocol):
+    name: str
+
+    async def propose(self, ctx: ProposalContext) -> Proposal: ...
+
+    async def slow_update(self, ctx: EpochContext) -> str | None:
+        """New guidance for the protected slow-update block, or None for no change."""
+        ...
+
+    async def meta_notes(self, ctx: EpochContext) -> str:
+        """Notes for the optimizer itself, shown in next epoch's prompts only."""
+        ...

@@ -1,0 +1,391 @@
+"""The run directory (DESIGN §9): plain, documented files a user can read without the tool.
+
+```
+<run>/
+  .owner.pid          pid of the process working on the run (the lock)
+  config.yaml         the resolved config (no secrets: keys are named, never stored)
+  events.jsonl        every event, one JSON object a line
+  state.json          everything needed to resume (core.run.state)
+  rollouts.sqlite     per-item rollout results (core.training.rollout_cache)
+  skills/vNNNN.md     every skill version that became current (v0000 = initial)
+  best_skill.md       the best skill so far
+  steps/NNNN/         rollouts.jsonl, reflections.json, proposal.json, candidate.md,
+                      apply_report.json, gate.json
+  staged/             accepted candidates when no skills repository is used
+  summary.json        the run's result (written when it finishes)
+```
+
+One process owns a run directory at a time: the owner lock is an flock on `.owner.pid`
+(core.file_lock), which also holds the owner's pid for messages. The kernel drops the lock
+when its owner dies (kill -9, power loss), so a run is "live" exactly while some process
+holds it; the file is removed when the owner releases it and left behind if it dies.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from core.atomic import write_json, write_text
+from core.errors import UserError
+from core.file_lock import FileLock, holder_pid
+from core.run.events import EventBus, JsonlEventLog, RunFailed, RunFinished, RunStarted
+from core.run.state import TrainState
+
+LOCK_NAME = ".owner.pid"
+CONFIG_NAME = "config.yaml"
+EVENTS_NAME = "events.jsonl"
+STATE_NAME = "state.json"
+SUMMARY_NAME = "summary.json"
+ROLLOUT_CACHE_NAME = "rollouts.sqlite"
+
+# How long `acquire` waits for a holder by default: `lock_owner` probes (the TUI, `skillopt
+# runs`) hold the lock for an instant, and a start that collides with one must not fail.
+PROBE_GRACE_S = 0.25
+
+
+class RunDirectoryInUse(UserError):
+    """Another live process owns the run directory."""
+
+
+class NotARunDirectory(UserError):
+    """The run directory's path names a file."""
+
+
+class RunDirectoryCorrupt(UserError):
+    """state.json or config.yaml cannot be read back. Both are written atomically, so this
+    means something outside skillopt changed them."""
+
+
+def lock_owner(run_path: str | Path) -> int | None:
+    """The pid of the process owning the run directory, or None when no process does
+    (0: one does but has not written its pid yet). Asks the lock, never whether a pid is
+    alive: pids are reused, and another host's cannot be checked."""
+    return holder_pid(Path(run_path) / LOCK_NAME)
+
+
+def _first_line(exc: Exception) -> str:
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        return f"{exc.problem} at line {exc.problem_mark.line + 1}"
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+class RunDirectory:
+    """Paths and atomic writers of one run directory, plus its owner lock."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._log: JsonlEventLog | None = None
+        self._unsubscribe = None
+        self._lock = FileLock(self.path / LOCK_NAME, remove_on_release=True)
+
+    # ----------------------------------------------------------------- lifecycle
+    @property
+    def locked(self) -> bool:
+        """Whether this object holds the owner lock."""
+        return self._lock.held
+
+    @property
+    def run_id(self) -> str:
+        return self.path.resolve().name
+
+    def is_empty(self) -> bool:
+        if not self.path.exists():
+            return True
+        return not any(p.name != LOCK_NAME for p in self.path.iterdir())
+
+    def acquire(self, wait: float = PROBE_GRACE_S) -> None:
+        """Take the owner lock (waiting up to `wait` seconds for a holder to let go), or
+        raise RunDirectoryInUse naming the owner."""
+        self._make_directory()
+        if self._lock.acquire(timeout=wait):
+            return
+        owner = self._lock.holder_pid() or "unknown"
+        raise RunDirectoryInUse(
+            f"run directory {self.path} is in use by process {owner}; wait for it to "
+            f"finish or stop it, or use another --out"
+        )
+
+    def _make_directory(self) -> None:
+        not_a_dir = NotARunDirectory(
+            f"--out {self.path} is a file, not a run directory; choose another --out"
+        )
+        if self.path.exists() and not self.path.is_dir():
+            raise not_a_dir
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):  # a file took its place, or a parent's
+            chain = (self.path, *self.path.parents)
+            file = next((p for p in chain if p.exists() and not p.is_dir()), self.path)
+            if file != self.path:
+                not_a_dir = NotARunDirectory(
+                    f"--out {self.path} is inside {file}, which is a file, not a directory; "
+                    "choose another --out"
+                )
+            raise not_a_dir from None
+
+    def release(self) -> None:
+        self.detach()
+        self._lock.release()
+
+    def clear(self) -> None:
+        """Delete everything but the lock (for --fresh --force)."""
+        for p in self.path.iterdir():
+            if p.name == LOCK_NAME:
+                continue
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+
+    def __enter__(self) -> RunDirectory:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    # ----------------------------------------------------------------- events
+    @property
+    def events_path(self) -> Path:
+        return self.path / EVENTS_NAME
+
+    def attach(self, bus: EventBus) -> None:
+        """Append every event of `bus` to events.jsonl."""
+        if self._log is None:
+            self._log = JsonlEventLog(self.events_path)
+            self._unsubscribe = bus.subscribe(self._log)
+
+    def detach(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    # ----------------------------------------------------------------- config
+    @property
+    def config_path(self) -> Path:
+        return self.path / CONFIG_NAME
+
+    def write_config(self, public_config: dict[str, Any]) -> None:
+        write_text(self.config_path, yaml.safe_dump(public_config, sort_keys=False))
+
+    def read_config(self) -> dict[str, Any] | None:
+        """The config the run was started with; None before the first start."""
+        try:
+            text = self.config_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise self._corrupt(self.config_path, exc) from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise self._corrupt(self.config_path, exc) from None
+        if not isinstance(data, dict):
+            raise self._corrupt(self.config_path, ValueError("not a mapping"))
+        return data
+
+    # ----------------------------------------------------------------- state
+    @property
+    def state_path(self) -> Path:
+        return self.path / STATE_NAME
+
+    def read_state(self) -> TrainState | None:
+        """The saved state; None before the run first saved one."""
+        try:
+            return TrainState.load(self.state_path)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            # ValueError covers bad JSON and bad UTF-8; the others, JSON of the wrong shape.
+            raise self._corrupt(self.state_path, exc) from None
+
+    def write_state(self, state: TrainState) -> None:
+        state.save(self.state_path)
+
+    def _corrupt(self, path: Path, exc: Exception) -> RunDirectoryCorrupt:
+        return RunDirectoryCorrupt(
+            f"{path} is unreadable ({_first_line(exc)}); skillopt writes it atomically, so "
+            "something else changed it: restore it, or rerun with --fresh --force to start "
+            "the run over"
+        )
+
+    # ----------------------------------------------------------------- skills
+    def skill_path(self, version: int) -> Path:
+        return self.path / "skills" / f"v{version:04d}.md"
+
+    def write_skill(self, version: int, text: str) -> Path:
+        path = self.skill_path(version)
+        write_text(path, text)
+        return path
+
+    def read_skill(self, version: int) -> str:
+        return self.skill_path(version).read_bytes().decode("utf-8")
+
+    @property
+    def best_skill_path(self) -> Path:
+        return self.path / "best_skill.md"
+
+    def write_best_skill(self, text: str) -> None:
+        write_text(self.best_skill_path, text)
+
+    # ----------------------------------------------------------------- steps
+    def step_dir(self, step: int) -> Path:
+        return self.path / "steps" / f"{step:04d}"
+
+    def write_step_json(self, step: int, name: str, data: Any) -> None:
+        write_json(self.step_dir(step) / name, data)
+
+    def write_step_text(self, step: int, name: str, text: str) -> None:
+        write_text(self.step_dir(step) / name, text)
+
+    def write_step_rollouts(
+        self, step: int, rows: Iterable[dict[str, Any]], name: str = "rollouts.jsonl"
+    ) -> None:
+        lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        write_text(self.step_dir(step) / name, lines)
+
+    @property
+    def staged_dir(self) -> Path:
+        return self.path / "staged"
+
+    @property
+    def rollout_cache_path(self) -> Path:
+        return self.path / ROLLOUT_CACHE_NAME
+
+    # ----------------------------------------------------------------- summary
+    @property
+    def summary_path(self) -> Path:
+        return self.path / SUMMARY_NAME
+
+    def write_summary(self, data: dict[str, Any]) -> None:
+        write_json(self.summary_path, data)
+
+    def read_summary(self) -> dict[str, Any] | None:
+        try:
+            return json.loads(self.summary_path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+
+
+# --------------------------------------------------------------------------- listing
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    run_id: str
+    path: Path
+    env: str
+    status: str  # "live" | "finished" | "failed" | "stopped" | "interrupted"
+    baseline_val: float | None
+    best_val: float | None
+    steps_done: int
+    total_steps: int
+    cost_usd: float
+    started_at: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "path": str(self.path),
+            "env": self.env,
+            "status": self.status,
+            "baseline_val": self.baseline_val,
+            "best_val": self.best_val,
+            "steps_done": self.steps_done,
+            "total_steps": self.total_steps,
+            "cost_usd": self.cost_usd,
+            "started_at": self.started_at,
+        }
+
+
+def _last_terminal_status(events_path: Path) -> str | None:
+    """Status from the last terminal event after the last RunStarted (reads the tail)."""
+    try:
+        size = events_path.stat().st_size
+        with events_path.open("rb") as fh:
+            fh.seek(max(0, size - 65536))
+            tail = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    status = None
+    for line in tail.splitlines():
+        try:
+            data = json.loads(line)
+            kind = data.get("type")
+        except (json.JSONDecodeError, AttributeError):
+            continue
+        if kind == RunStarted.type:
+            status = None
+        elif kind == RunFinished.type:
+            status = data.get("status", "finished")
+        elif kind == RunFailed.type:
+            status = "failed"
+    return status
+
+
+def run_info(path: Path) -> RunInfo | None:
+    """What `skillopt runs` shows for one directory, or None if it is not a run."""
+    rd = RunDirectory(path)
+    if not (rd.state_path.exists() or rd.events_path.exists()):
+        return None
+    try:
+        state = rd.read_state()
+    except RunDirectoryCorrupt:
+        state = None
+    summary = rd.read_summary() or {}
+    try:
+        config = rd.read_config() or {}
+    except RunDirectoryCorrupt:
+        config = {}
+    env = (config.get("env") or {}).get("name", "") if isinstance(config.get("env"), dict) else ""
+    if lock_owner(path) is not None:
+        status = "live"
+    elif state is not None and state.status != "running":
+        status = state.status
+    else:
+        status = _last_terminal_status(rd.events_path) or "interrupted"
+        if state is not None and state.status == "running" and status == "finished":
+            status = "interrupted"
+    cost = 0.0
+    if state is not None and state.ledger:
+        cost = float(state.ledger.get("cost_usd", 0.0) or 0.0)
+    if summary.get("cost_usd") is not None:
+        cost = float(summary["cost_usd"])
+    return RunInfo(
+        run_id=path.name,
+        path=path,
+        env=env or (state.env if state else ""),
+        status=status,
+        baseline_val=summary.get("baseline_val", state.baseline_score if state else None),
+        best_val=summary.get("best_val", state.best_score if state else None),
+        steps_done=state.next_step if state else 0,
+        total_steps=state.total_steps if state else 0,
+        cost_usd=cost,
+        started_at=state.started_at if state else None,
+    )
+
+
+def list_runs(runs_dir: str | Path) -> list[RunInfo]:
+    """Runs under `runs_dir`, newest first."""
+    root = Path(runs_dir)
+    if not root.is_dir():
+        return []
+    infos = []
+    for child in root.iterdir():
+        if child.is_dir() and not child.name.startswith("."):
+            info = run_info(child)
+            if info is not None:
+                infos.append(info)
+    infos.sort(key=lambda i: (i.started_at or 0.0, i.run_id), reverse=True)
+    return infos

@@ -1,0 +1,107 @@
+"""A pre-run estimate of model calls, tokens and cost, shown before any money is spent.
+
+It counts calls from the loop's shape (steps, batch, groups, gate, epochs, final test) and
+prices them with the config's price table. Token counts are rough upper bounds: outputs
+are taken at `max_tokens` and the gate at its full val split (the early gate and the
+caches only ever lower the real figures).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from core.config import Config
+from core.models.ledger import Estimate, estimate_cost
+
+CHARS_PER_TOKEN = 4
+QUESTION_TOKENS = 60  # a task's own text in the target prompt
+ITEM_TOKENS = 300  # one rendered trajectory in an optimizer prompt
+FREE_KINDS = ("local", "scripted")
+
+
+@dataclass(frozen=True)
+class CallPlan:
+    target_calls: int
+    optimizer_calls: int
+    total_steps: int
+
+
+def plan_calls(
+    config: Config, *, train_items: int, val_items: int, test_items: int, uses_llm: bool
+) -> CallPlan:
+    t = config.train
+    val = min(val_items, t.val_limit or val_items)
+    test = min(test_items, t.test_limit or test_items) if t.final_test else 0
+    batch = min(t.batch_size, train_items) if train_items else 0
+    steps_per_epoch = t.steps_per_epoch or max(1, math.ceil(train_items / max(t.batch_size, 1)))
+    steps = t.epochs * steps_per_epoch
+    later_epochs = t.epochs - 1
+
+    target = val + steps * (batch + val) + 3 * test + val  # baseline, steps, final
+    if t.slow_update.enabled:
+        per_epoch = 2 * min(t.slow_update.sample_size, train_items)
+        target += later_epochs * (per_epoch + (val if t.slow_update.gated else 0))
+
+    optimizer = 0
+    if uses_llm:
+        groups = math.ceil(batch / t.minibatch_size) + 1  # failures and successes apart
+        merges = math.ceil((groups - 1) / (t.merge_batch_size - 1)) if groups > 1 else 0
+        optimizer = steps * (groups + merges + 1)  # + one rank call
+        optimizer += later_epochs * (int(t.slow_update.enabled) + int(t.meta_skill.enabled))
+    return CallPlan(target_calls=target, optimizer_calls=optimizer, total_steps=steps)
+
+
+def estimate_run(
+    config: Config,
+    *,
+    train_items: int,
+    val_items: int,
+    test_items: int,
+    uses_llm: bool,
+    models: dict[str, str],
+    initial_skill_chars: int = 0,
+    free_models: frozenset[str] = frozenset(),
+) -> tuple[CallPlan, Estimate]:
+    """`free_models`: models that cost nothing (the embedded model, test doubles)."""
+    plan = plan_calls(
+        config,
+        train_items=train_items,
+        val_items=val_items,
+        test_items=test_items,
+        uses_llm=uses_llm,
+    )
+    # The skill grows during a run; assume it ends halfway to its size budget.
+    skill_tokens = (initial_skill_chars + config.train.max_skill_chars) // 2 // CHARS_PER_TOKEN
+    target_in = skill_tokens + QUESTION_TOKENS
+    optimizer_in = skill_tokens + config.train.minibatch_size * ITEM_TOKENS
+    calls = {
+        "target": (plan.target_calls, target_in, config.models.target.max_tokens),
+        "optimizer": (plan.optimizer_calls, optimizer_in, config.models.optimizer.max_tokens),
+    }
+    prices = {m: {"input_per_mtok": 0.0, "output_per_mtok": 0.0} for m in free_models}
+    return plan, estimate_cost(calls, models, {**config.models.prices, **prices})
+
+
+def describe(plan: CallPlan, estimate: Estimate) -> str:
+    cost = f"${estimate.cost_usd:.2f}" if not estimate.unpriced else "cost unknown (no price)"
+    return (
+        f"estimate (upper bound): {plan.total_steps} steps, {plan.target_calls} target calls, "
+        f"{plan.optimizer_calls} optimizer calls, {estimate.total_tokens:,} tokens, {cost}"
+    )
+
+
+def estimate_for(config: Config, env, client, initial_skill: str, *, uses_llm: bool) -> str:
+    """The one-line estimate for a run about to start with this environment and client."""
+    roles = {role: client.runtime(role) for role in ("target", "optimizer")}
+    plan, estimate = estimate_run(
+        config,
+        train_items=len(env.load_split("train")),
+        val_items=len(env.load_split("val")),
+        test_items=len(env.load_split("test")) if config.train.final_test else 0,
+        uses_llm=uses_llm,
+        models={role: rt.model for role, rt in roles.items()},
+        initial_skill_chars=len(initial_skill),
+        free_models=frozenset(rt.model for rt in roles.values() if rt.kind in FREE_KINDS),
+    )
+    return describe(plan, estimate)

@@ -1,0 +1,277 @@
+"""Typed engine events and the one stream they travel on.
+
+The engine reports progress only by emitting these. The run log (`events.jsonl`), the
+console logger and the TUI are ordinary subscribers, so a run started headless can be
+followed or replayed by the TUI from the file alone. Each event serialises to one JSON
+line with a `type` field; `event_from_dict` reverses it. Unknown fields from newer
+versions are ignored when reading, so old readers survive new writers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+
+@dataclass(kw_only=True)
+class Event:
+    type: ClassVar[str] = "Event"
+    ts: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **dataclasses.asdict(self)}
+
+
+@dataclass(kw_only=True)
+class RunStarted(Event):
+    type: ClassVar[str] = "RunStarted"
+    run_id: str
+    env: str
+    strategy: str
+    target_model: str
+    optimizer_model: str
+    epochs: int
+    steps_per_epoch: int
+    train_items: int
+    val_items: int
+    test_items: int
+    resumed: bool = False
+    start_step: int = 0  # first step this process will run (>0 when resuming)
+
+
+@dataclass(kw_only=True)
+class RolloutFinished(Event):
+    type: ClassVar[str] = "RolloutFinished"
+    # phase: "train" (step minibatch), "gate" (candidate on val), "baseline" (initial on
+    # val), "slow_update", "final_val", "test"
+    phase: str
+    step: int
+    split: str
+    skill_hash: str
+    item_id: str
+    task_type: str
+    hard: float
+    soft: float
+    latency_s: float
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached: bool = False
+    prediction: str = ""
+
+
+@dataclass(kw_only=True)
+class ReflectionText(Event):
+    type: ClassVar[str] = "ReflectionText"
+    step: int
+    # kind: "failure", "success", "merge", "rank", "slow_update", "meta", "fewshot"
+    kind: str
+    group: int
+    text: str
+
+
+@dataclass(kw_only=True)
+class CandidateProposed(Event):
+    type: ClassVar[str] = "CandidateProposed"
+    step: int
+    candidate_hash: str
+    parent_hash: str
+    edits: list[dict[str, Any]]
+    diff: str  # unified diff, current skill -> candidate
+    valid: bool = True
+    problems: list[str] = field(default_factory=list)  # free validation failures
+
+
+@dataclass(kw_only=True)
+class EditApplied(Event):
+    type: ClassVar[str] = "EditApplied"
+    step: int
+    index: int
+    op: str
+    status: str  # applied, target_not_found, ambiguous, protected, invalid
+    reason: str = ""
+
+
+@dataclass(kw_only=True)
+class GateDecided(Event):
+    type: ClassVar[str] = "GateDecided"
+    step: int
+    accepted: bool
+    best_before: float
+    candidate_score: float | None  # None when decided early (partial score is in `reason`)
+    items_scored: int
+    items_total: int
+    rollouts_saved: int
+    items_improved: int = 0
+    items_regressed: int = 0
+    reason: str = ""
+    staged_ref: str | None = None  # commit sha or file path of the staged candidate
+
+
+@dataclass(kw_only=True)
+class StepFinished(Event):
+    type: ClassVar[str] = "StepFinished"
+    step: int
+    epoch: int
+    train_hard: float
+    train_soft: float
+    best_val: float
+    accepted: bool
+    edit_budget: int
+
+
+@dataclass(kw_only=True)
+class EpochFinished(Event):
+    type: ClassVar[str] = "EpochFinished"
+    epoch: int
+    best_val: float
+    slow_update_accepted: bool | None = None
+    meta_notes: str = ""
+
+
+@dataclass(kw_only=True)
+class BudgetUpdated(Event):
+    type: ClassVar[str] = "BudgetUpdated"
+    calls: int
+    cache_hits: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    cap_tokens: int | None = None
+    cap_cost_usd: float | None = None
+    per_role: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class RunFinished(Event):
+    type: ClassVar[str] = "RunFinished"
+    # status: "finished", or "stopped" (budget cap / user stop; resumable)
+    status: str
+    baseline_val: float
+    best_val: float
+    final_val: float | None = None
+    test: dict[str, float] = field(default_factory=dict)  # {"initial": .., "best": .., ...}
+    reason: str = ""
+
+
+@dataclass(kw_only=True)
+class RunFailed(Event):
+    type: ClassVar[str] = "RunFailed"
+    error: str
+    step: int | None = None
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        RunStarted,
+        RolloutFinished,
+        ReflectionText,
+        CandidateProposed,
+        EditApplied,
+        GateDecided,
+        StepFinished,
+        EpochFinished,
+        BudgetUpdated,
+        RunFinished,
+        RunFailed,
+    )
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event | None:
+    """The event a JSON object describes, or None for an unknown type."""
+    cls = EVENT_TYPES.get(data.get("type", ""))
+    if cls is None:
+        return None
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+Subscriber = Callable[[Event], None]
+
+
+class EventBus:
+    """Synchronous fan-out. A subscriber that raises is reported once and dropped, so a
+    broken view can never stop a paid training run."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, fn: Subscriber) -> Callable[[], None]:
+        self._subscribers.append(fn)
+        return lambda: self._subscribers.remove(fn) if fn in self._subscribers else None
+
+    def emit(self, event: Event) -> None:
+        for fn in list(self._subscribers):
+            try:
+                fn(event)
+            except Exception as exc:  # noqa: BLE001 - isolation is the point
+                self._subscribers.remove(fn)
+                print(
+                    f"skillopt: event subscriber {fn!r} failed and was removed: {exc}",
+                    file=sys.stderr,
+                )
+
+
+class JsonlEventLog:
+    """Appends each event as one line and flushes, so a tailing reader sees it at once."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = self.path.open("a", encoding="utf-8")
+
+    def __call__(self, event: Event) -> None:
+        self._fh.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def read_events(path: str | Path) -> Iterator[Event]:
+    """Events of a log; a torn last line (a crash mid-write) is skipped, not an error."""
+    with Path(path).open(encoding="utf-8") as fh:
+        for line in fh:
+            event = _parse_line(line)
+            if event is not None:
+                yield event
+
+
+def _parse_line(line: str) -> Event | None:
+    line = line.strip()
+    if not line:
+        return None
+    try:
+        return event_from_dict(json.loads(line))
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+class EventTail:
+    """Incremental reader for a log another process is appending to: each `poll()`
+    returns the complete lines added since the last call."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._offset = 0
+        self._partial = ""
+
+    def poll(self) -> list[Event]:
+        try:
+            with self.path.open(encoding="utf-8") as fh:
+                fh.seek(self._offset)
+                chunk = fh.read()
+                self._offset = fh.tell()
+        except FileNotFoundError:
+            return []
+        text = self._partial + chunk
+        lines = text.split("\n")
+        self._partial = lines.pop()  # incomplete until a newline arrives
+        return [e for e in (_parse_line(line) for line in lines) if e is not None]

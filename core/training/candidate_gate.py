@@ -1,0 +1,153 @@
+"""Judging one candidate skill (DESIGN §4, steps 5-6): free validation, the gate on the
+val split, then accept (new current and best, staged for review) or reject (into the
+rejected-edit buffer). Step candidates and gated slow updates go through this same path.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from core.run.events import CandidateProposed, GateDecided
+from core.run.staging import StagedCandidate
+from core.skill.document import skill_hash
+from core.skill.edits import Edit
+from core.skill.validation import validate_candidate
+from core.training.context import TrainingRun
+from core.training.gate import compare_items
+
+
+def mean(values: list[float]) -> float:
+    """The mean, 0.0 for no values. Every val score of a run is this sum-then-divide (in
+    item order), so equal item scores always give bit-identical means."""
+    return sum(values) / len(values) if values else 0.0
+
+
+def unified_diff(before: str, after: str, name: str = "SKILL.md") -> str:
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=f"a/{name}",
+            tofile=f"b/{name}",
+        )
+    )
+
+
+async def judge_candidate(
+    tr: TrainingRun, candidate: str, *, step: int, edits: list[Edit], source: str
+) -> dict[str, Any]:
+    """Validate (free), gate on val, then accept (new current + best, staged) or
+    reject (into the rejected-edit buffer). Returns what gate.json records."""
+    s = tr.state
+    current = tr.current
+    problems = validate_candidate(candidate, max_chars=tr.cfg.max_skill_chars, original=current)
+    tr.emit(
+        CandidateProposed(
+            step=step,
+            candidate_hash=skill_hash(candidate),
+            parent_hash=skill_hash(current),
+            edits=[e.to_dict() for e in edits],
+            diff=unified_diff(current, candidate),
+            valid=not problems,
+            problems=list(problems),
+        )
+    )
+    best_before = s.best_score or 0.0
+    if problems:
+        reason = "invalid candidate: " + "; ".join(problems)
+        tr.buffer.add_rejection(step, edits, None, best_before, reason)
+        tr.emit(
+            GateDecided(
+                step=step,
+                accepted=False,
+                best_before=best_before,
+                candidate_score=None,
+                items_scored=0,
+                items_total=len(tr.val_items),
+                rollouts_saved=0,
+                reason=reason,
+            )
+        )
+        return {
+            "step": step,
+            "source": source,
+            "accepted": False,
+            "reason": reason,
+            "problems": list(problems),
+        }
+    gated = await tr.runner.score_with_gate(
+        tr.val_items, candidate, best=best_before, gate_cfg=tr.cfg.gate, step=step
+    )
+    # EarlyGate decides early only to reject: an accepted candidate was scored on every
+    # item, so its score is exact (it becomes the bar every later candidate must clear).
+    decision = gated.decision
+    s.rollouts_saved += gated.rollouts_saved
+    scored = [gated.item_metrics[i.id] for i in tr.val_items if i.id in gated.item_metrics]
+    full_score = mean(scored) if len(scored) == len(tr.val_items) else None
+    improved, regressed = compare_items(s.best_items, gated.item_metrics)
+    info: dict[str, Any] = {
+        "step": step,
+        "source": source,
+        "accepted": bool(decision.accepted),
+        "best_before": best_before,
+        "candidate_score": full_score,
+        "items_scored": len(scored),
+        "items_total": len(tr.val_items),
+        "rollouts_saved": gated.rollouts_saved,
+        "items_improved": improved,
+        "items_regressed": regressed,
+        "reason": decision.reason,
+        "item_metrics": gated.item_metrics,
+    }
+    tr.rd.write_step_rollouts(
+        step,
+        [gated.results[i.id].to_dict() for i in tr.val_items if i.id in gated.results],
+        name=f"{source}_val_rollouts.jsonl",
+    )
+    staged_ref = None
+    if decision.accepted:
+        version = tr.add_version(candidate, step=step, source=source)
+        s.current_version = s.best_version = version
+        s.best_score = full_score
+        s.best_items = dict(gated.item_metrics)
+        tr.rd.write_best_skill(candidate)
+        # Staged before the state that records the acceptance is persisted (the ref goes
+        # into that state, gate.json and GateDecided). If the step is then abandoned (kill,
+        # budget cap, failure), the resumed run redoes it with the same cached results,
+        # accepts the same candidate and stages it again: both stagers dedupe on
+        # (run, step, source), so the staged candidate is the one the state will record.
+        staged_ref = tr.stager.stage(
+            StagedCandidate(
+                run_id=s.run_id,
+                step=step,
+                skill_text=candidate,
+                val_before=best_before,
+                val_after=full_score,
+                items_improved=improved,
+                items_regressed=regressed,
+                edits=[e.to_dict() for e in edits],
+                summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}",
+                source=source,
+            )
+        )
+        s.staged_refs.append({"step": step, "source": source, "ref": staged_ref})
+        info["staged_ref"] = staged_ref
+    else:
+        tr.buffer.add_rejection(step, edits, full_score, best_before, decision.reason)
+    tr.emit(
+        GateDecided(
+            step=step,
+            accepted=bool(decision.accepted),
+            best_before=best_before,
+            candidate_score=full_score,
+            items_scored=len(scored),
+            items_total=len(tr.val_items),
+            rollouts_saved=gated.rollouts_saved,
+            items_improved=improved,
+            items_regressed=regressed,
+            reason=decision.reason,
+            staged_ref=staged_ref,
+        )
+    )
+    return info

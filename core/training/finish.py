@@ -1,0 +1,127 @@
+"""The end of a run (DESIGN §4): promote the final skill if it beats the best, evaluate
+initial / best / final on the test split, write summary.json.
+
+Everything here goes through the rollout runner, so the best skill's val buckets (scored
+in full when it was accepted) and a rerun of a finished-but-killed finish cost nothing.
+"""
+
+from __future__ import annotations
+
+from core.run.events import RunFinished
+from core.run.staging import StagedCandidate
+from core.run.summary import EvalResult, RunSummary
+from core.skill.document import skill_hash
+from core.skill.validation import validate_candidate
+from core.training.candidate_gate import mean
+from core.training.context import TrainingRun
+from core.training.gate import EarlyGate, compare_items
+
+
+def summary_of(
+    tr: TrainingRun,
+    *,
+    status: str,
+    reason: str = "",
+    final_val: float | None = None,
+    val: EvalResult | None = None,
+    test: dict | None = None,
+) -> RunSummary:
+    s = tr.state
+    snap = tr.client.ledger.snapshot()
+    return RunSummary(
+        run_id=s.run_id,
+        status=status,
+        env=tr.env.name,
+        strategy=tr.strategy.name,
+        metric=tr.cfg.gate.metric,
+        baseline_val=s.baseline_score,
+        best_val=s.best_score,
+        final_val=final_val,
+        best_version=s.best_version,
+        steps_done=s.next_step,
+        total_steps=s.total_steps,
+        accepted_steps=[r["step"] for r in s.staged_refs if r.get("source", "step") == "step"],
+        staged=[dict(r) for r in s.staged_refs],
+        val=val.to_dict() if val else {},
+        test=test or {},
+        rollouts_saved=s.rollouts_saved,
+        usage=snap.to_dict(),
+        cost_usd=snap.cost_usd,
+        wall_time_s=round(s.wall_time_s, 3),
+        reason=reason,
+    )
+
+
+async def finish(tr: TrainingRun) -> RunSummary:
+    s = tr.state
+    final_text = tr.current
+    final_val = s.best_score
+    if skill_hash(final_text) != skill_hash(tr.best):
+        final_val = None
+        if not validate_candidate(final_text, max_chars=tr.cfg.max_skill_chars, original=tr.best):
+            results = await tr.runner.run(
+                tr.val_items, final_text, split="val", phase="final_val", step=s.total_steps
+            )
+            metrics = tr.metric_of(results)
+            final_val = mean(list(metrics.values()))
+            # The same gate as every candidate (ties, float noise included, reject), scored
+            # in full: the final skill was rolled out on every val item anyway.
+            before = s.best_score or 0.0
+            gate = EarlyGate(before, len(metrics), early_decide=False)
+            for value in metrics.values():
+                gate.add(value)
+            if gate.finish().accepted:
+                improved, regressed = compare_items(s.best_items, metrics)
+                s.best_version = s.current_version
+                s.best_score = final_val
+                s.best_items = metrics
+                tr.rd.write_best_skill(final_text)
+                # Staged before the finished state is persisted: a finish killed after this
+                # line is redone from the last step's state and stages the same ("final",
+                # total_steps) candidate again, which the stagers dedupe.
+                ref = tr.stager.stage(
+                    StagedCandidate(
+                        run_id=s.run_id,
+                        step=s.total_steps,
+                        skill_text=final_text,
+                        val_before=before,
+                        val_after=final_val,
+                        items_improved=improved,
+                        items_regressed=regressed,
+                        source="final",
+                        summary=f"final skill: val {before:.3f} -> {final_val:.3f}",
+                    )
+                )
+                s.staged_refs.append({"step": s.total_steps, "source": "final", "ref": ref})
+    best_text = tr.best
+    val_results = await tr.runner.run(
+        tr.val_items, best_text, split="val", phase="final_val", step=s.total_steps
+    )
+    val = EvalResult.from_results("val", val_results, skill_hash(best_text))
+    test: dict = {}
+    if tr.cfg.final_test and tr.test_items:
+        for label, text in (
+            ("initial", tr.skill_text(0)),
+            ("best", best_text),
+            ("final", final_text),
+        ):
+            results = await tr.runner.run(
+                tr.test_items, text, split="test", phase="test", step=s.total_steps
+            )
+            test[label] = EvalResult.from_results("test", results, skill_hash(text)).to_dict()
+    s.finished = True
+    s.status = "finished"
+    tr.persist()
+    summary = summary_of(tr, status="finished", final_val=final_val, val=val, test=test)
+    tr.rd.write_summary(summary.to_dict())
+    tr.budget_event()
+    tr.emit(
+        RunFinished(
+            status="finished",
+            baseline_val=s.baseline_score or 0.0,
+            best_val=s.best_score or 0.0,
+            final_val=final_val,
+            test={k: v["hard"] for k, v in test.items()},
+        )
+    )
+    return summary

@@ -1,0 +1,90 @@
+"""Per-item rollout results, persisted in the run directory, so a resumed or redone step
+re-spends nothing.
+
+The key is (skill hash, item id, split, target settings key, environment name+version):
+another skill's result, another split's, another target model's or sampling settings',
+or a result scored by an older environment version is never reused. Results that carry a
+model error are not stored: a rerun should retry them, not replay the failure.
+
+SQLite (WAL) because many rollouts finish concurrently and a `kill -9` must never leave a
+half-written row: each insert is its own committed transaction.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+from core.environment.contract import RolloutResult
+
+_FIELDS = dataclasses.fields(RolloutResult)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rollouts (
+    key TEXT PRIMARY KEY,
+    skill_hash TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    split TEXT NOT NULL,
+    result TEXT NOT NULL
+)
+"""
+
+
+def rollout_key(skill_hash: str, item_id: str, split: str, target_key: str, env_key: str) -> str:
+    raw = json.dumps([skill_hash, item_id, split, target_key, env_key], ensure_ascii=False)
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+class RolloutCache:
+    def __init__(self, path: str | Path | None, *, target_key: str, env_key: str) -> None:
+        """`path` None keeps results in memory only (for one-off evaluations)."""
+        self.target_key = target_key
+        self.env_key = env_key
+        self._db = sqlite3.connect(":memory:" if path is None else str(path))
+        if path is not None:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+        self._db.commit()
+
+    def _key(self, skill_hash: str, item_id: str, split: str) -> str:
+        return rollout_key(skill_hash, item_id, split, self.target_key, self.env_key)
+
+    def get(self, skill_hash: str, item_id: str, split: str) -> RolloutResult | None:
+        row = self._db.execute(
+            "SELECT result FROM rollouts WHERE key = ?", (self._key(skill_hash, item_id, split),)
+        ).fetchone()
+        if row is None:
+            return None
+        result = RolloutResult.from_dict(json.loads(row[0]))
+        result.cached = True
+        return result
+
+    def put(self, skill_hash: str, split: str, result: RolloutResult) -> None:
+        if result.error:
+            return
+        # Shallow: json.dumps copies anyway, and asdict's deep copy of the trajectory was
+        # the largest cost of a rollout in bench/loop_overhead.py.
+        data = {f.name: getattr(result, f.name) for f in _FIELDS}
+        data["cached"] = False
+        self._db.execute(
+            "INSERT OR REPLACE INTO rollouts (key, skill_hash, item_id, split, result) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (
+                self._key(skill_hash, result.item_id, split),
+                skill_hash,
+                result.item_id,
+                split,
+                json.dumps(data, ensure_ascii=False),
+            ),
+        )
+        self._db.commit()
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM rollouts").fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,219 @@
+"""Running items through an environment with the target model, concurrently.
+
+A fixed pool of workers pulls items in order (pool size = the target role's concurrency),
+so at most that many rollouts are in flight: the early gate can then cancel the rest
+before they are sent, and the rollouts it saves are real savings. Results come back in item
+order whatever order they finish in, so everything downstream is deterministic. Cached
+results (core.training.rollout_cache) are served first and cost nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from core.config import GateConfig
+from core.environment.contract import CompleteFn, Environment, RolloutResult, TaskItem
+from core.models.types import ModelError
+from core.run.events import Event, RolloutFinished
+from core.skill.document import skill_hash
+from core.training.gate import EarlyGate, GateDecision, item_metric
+from core.training.rollout_cache import RolloutCache
+
+# Phases whose scores drive a decision (baseline, gate, slow update pairs) or are reported
+# (final val, test, `skillopt eval`): a rollout that failed with a model error would count
+# as a wrong answer there, so any failure abandons the phase instead.
+SCORING_PHASES = frozenset({"baseline", "gate", "final_val", "slow_update", "test", "eval"})
+
+
+class RolloutsFailed(ModelError):
+    """Target rollouts failed with model errors where a score of 0 would be a lie. The step
+    is abandoned (nothing failed is cached or persisted), so the run stays resumable."""
+
+    exit_code = 1  # the run failed; the input was fine
+
+
+def check_failures(
+    results: Sequence[RolloutResult], *, total: int, split: str, phase: str, step: int
+) -> None:
+    """Raise RolloutsFailed if a scoring phase has any errored result, or if every result
+    of a train phase errored (a batch with no answer at all teaches the optimizer nothing)."""
+    failed = [r for r in results if r.error]
+    if not failed:
+        return
+    if phase not in SCORING_PHASES and len(failed) < len(results):
+        return
+    first = failed[0]
+    error = " ".join(str(first.error).split())[:300]
+    where = f"{phase}, step {step}" if step >= 0 else phase
+    then = "" if phase == "eval" else "the run is resumable: "
+    raise RolloutsFailed(
+        f"{len(failed)} of {total} {split} rollouts failed ({where}); first, item "
+        f"{first.item_id}: {error}; {then}rerun the same command once the target model answers"
+    )
+
+
+@dataclass
+class GatedScore:
+    decision: GateDecision
+    results: dict[str, RolloutResult]  # item id -> result, for the items actually scored
+    item_metrics: dict[str, float]
+    rollouts_saved: int  # items never rolled out because the gate had decided
+    items_total: int
+
+
+class RolloutRunner:
+    def __init__(
+        self,
+        env: Environment,
+        complete: CompleteFn,
+        cache: RolloutCache,
+        emit: Callable[[Event], None],
+        *,
+        concurrency: int,
+    ) -> None:
+        self.env = env
+        self.complete = complete
+        self.cache = cache
+        self.emit = emit
+        self.concurrency = max(1, concurrency)
+
+    async def run(
+        self, items: Sequence[TaskItem], skill_text: str, *, split: str, phase: str, step: int
+    ) -> list[RolloutResult]:
+        """Every item's result, in item order. Raises RolloutsFailed on model errors (see
+        `check_failures`)."""
+        results: dict[str, RolloutResult] = {}
+        async for result in self._stream(items, skill_text, split=split, phase=phase, step=step):
+            results[result.item_id] = result
+        ordered = [results[item.id] for item in items]
+        check_failures(ordered, total=len(items), split=split, phase=phase, step=step)
+        return ordered
+
+    async def score_with_gate(
+        self,
+        items: Sequence[TaskItem],
+        skill_text: str,
+        *,
+        best: float,
+        gate_cfg: GateConfig,
+        split: str = "val",
+        phase: str = "gate",
+        step: int,
+    ) -> GatedScore:
+        """Score a candidate against `best`, feeding the early gate as results arrive and
+        cancelling the remaining rollouts once the gate has decided. The first errored
+        rollout raises RolloutsFailed (the gate must never judge a model outage)."""
+        gate = EarlyGate(best, len(items), gate_cfg.early_decide)
+        results: dict[str, RolloutResult] = {}
+        metrics: dict[str, float] = {}
+        tally = [0]
+        stream = self._stream(items, skill_text, split=split, phase=phase, step=step, tally=tally)
+        try:
+            async for result in stream:
+                results[result.item_id] = result
+                if result.error:
+                    check_failures(
+                        list(results.values()),
+                        total=len(items),
+                        split=split,
+                        phase=phase,
+                        step=step,
+                    )
+                metrics[result.item_id] = item_metric(result.hard, result.soft, gate_cfg)
+                gate.add(metrics[result.item_id])
+                if gate.decided() is not None and len(results) < len(items):
+                    break
+        finally:
+            await stream.aclose()
+        decision = gate.decided() if len(results) < len(items) else gate.finish()
+        if decision is None:  # defensive: a gate that stops without a decision
+            decision = gate.finish()
+        return GatedScore(
+            decision=decision,
+            results=results,
+            item_metrics=metrics,
+            # Items never rolled out; a result that finished but arrived after the decision
+            # was paid for and is not counted as saved.
+            rollouts_saved=len(items) - max(len(results), tally[0]),
+            items_total=len(items),
+        )
+
+    async def _stream(
+        self,
+        items: Sequence[TaskItem],
+        skill_text: str,
+        *,
+        split: str,
+        phase: str,
+        step: int,
+        tally: list[int] | None = None,
+    ):
+        """Yield results as they finish: cache hits first, then live rollouts. `tally[0]`
+        counts results produced, including any not yet consumed."""
+        tally = tally if tally is not None else [0]
+        shash = skill_hash(skill_text)
+        pending: list[TaskItem] = []
+        for item in items:
+            hit = self.cache.get(shash, item.id, split)
+            if hit is None:
+                pending.append(item)
+                continue
+            tally[0] += 1
+            self._emit(hit, phase=phase, step=step, split=split, shash=shash)
+            yield hit
+        if not pending:
+            return
+        queue: asyncio.Queue[RolloutResult | BaseException] = asyncio.Queue()
+        order = iter(pending)
+
+        async def worker() -> None:
+            for item in order:
+                try:
+                    result = await self.env.rollout(item, skill_text, self.complete)
+                except asyncio.CancelledError:
+                    raise
+                except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+                    await queue.put(exc)
+                    return
+                tally[0] += 1
+                self.cache.put(shash, split, result)  # errored results are never stored
+                await queue.put(result)
+                # Let the consumer (the early gate) look at it before the next item starts:
+                # with a zero-latency backend a worker would otherwise never yield.
+                await asyncio.sleep(0)
+
+        workers = [
+            asyncio.create_task(worker()) for _ in range(min(self.concurrency, len(pending)))
+        ]
+        try:
+            for _ in range(len(pending)):
+                got = await queue.get()
+                if isinstance(got, BaseException):
+                    raise got
+                self._emit(got, phase=phase, step=step, split=split, shash=shash)
+                yield got
+        finally:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    def _emit(self, r: RolloutResult, *, phase: str, step: int, split: str, shash: str) -> None:
+        self.emit(
+            RolloutFinished(
+                phase=phase,
+                step=step,
+                split=split,
+                skill_hash=shash,
+                item_id=r.item_id,
+                task_type=r.task_type,
+                hard=r.hard,
+                soft=r.soft,
+                latency_s=r.latency_s,
+                input_tokens=r.input_tokens,
+                output_tokens=r.output_tokens,
+                cached=r.cached,
+                prediction=r.prediction[:200],
+            )
+        )

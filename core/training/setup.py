@@ -1,0 +1,61 @@
+"""Building what a training run needs from its config: the model client (emitting
+budget events) and the optimizer strategy. The environment is the caller's: the faces
+build it (envs.get_environment) and hand it in, so core/ never imports an environment.
+
+Kept apart from the loop so faces can build these up front (and fail on bad input before
+a run directory is touched) and hand them to `run_training`.
+"""
+
+from __future__ import annotations
+
+import time
+
+from core.config import Config
+from core.optimizer.strategy import OptimizerStrategy
+from core.run.events import BudgetUpdated, EventBus
+
+BUDGET_THROTTLE_S = 1.0
+
+
+def budget_event(snap) -> BudgetUpdated:
+    """A BudgetUpdated event from a LedgerSnapshot."""
+    return BudgetUpdated(
+        calls=snap.calls,
+        cache_hits=snap.cache_hits,
+        input_tokens=snap.input_tokens,
+        output_tokens=snap.output_tokens,
+        cost_usd=snap.cost_usd,
+        cap_tokens=snap.cap_tokens,
+        cap_cost_usd=snap.cap_cost_usd,
+        per_role=snap.per_role,
+    )
+
+
+def choose_strategy(config: Config, client) -> OptimizerStrategy:
+    """`auto` = fewshot when the optimizer role resolves to the embedded local model (which
+    cannot write sensible edits, EMBEDDED.md), else the LLM optimizer."""
+    name = config.train.strategy
+    if name == "auto":
+        name = "fewshot" if client.is_local("optimizer") else "llm"
+    if name == "fewshot":
+        from core.optimizer.fewshot import FewshotStrategy
+
+        return FewshotStrategy()
+    from core.optimizer.llm import LLMOptimizer
+
+    return LLMOptimizer(client)
+
+
+def build_client_with_budget_events(config: Config, bus: EventBus):
+    """A client whose usage callback emits BudgetUpdated at most once a second."""
+    from core.models.factory import build_model_client
+
+    last = [0.0]
+
+    def on_usage(snap) -> None:
+        now = time.monotonic()
+        if now - last[0] >= BUDGET_THROTTLE_S:
+            last[0] = now
+            bus.emit(budget_event(snap))
+
+    return build_model_client(config, on_usage=on_usage)

@@ -1,0 +1,128 @@
+"""One training step (DESIGN §4, steps 1–7): rollout the current skill on a train
+minibatch, ask the strategy for edits within the step's budget, apply them, gate the
+candidate, and persist the step so a crash resumes at the next one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.environment.contract import RolloutResult
+from core.optimizer.strategy import Proposal, ProposalContext
+from core.run.events import EditApplied, StepFinished
+from core.skill.edits import ApplyReport, Edit, EditOutcome, EditStatus, apply_edits
+from core.training.candidate_gate import judge_candidate, mean
+from core.training.context import TrainingRun
+from core.training.minibatch import batch_for_step
+from core.training.schedule import edit_budget_for_step
+
+
+def failure_patterns(results: list[RolloutResult], shown: int = 3) -> str:
+    """One short paragraph for the rejected-edit buffer: how many train items failed and
+    a few of the evaluator's explanations (which name the reference: optimizer-only)."""
+    failures = [r for r in results if r.hard == 0]
+    if not failures:
+        return ""
+    lines = [f"{len(failures)} of {len(results)} train items failed, e.g.:"]
+    for r in failures[:shown]:
+        lines.append(f"- {' '.join(r.question.split())[:100]}: {r.explanation[:200]}")
+    return "\n".join(lines)
+
+
+async def run_step(tr: TrainingRun, step: int) -> None:
+    s = tr.state
+    epoch = step // tr.steps_per_epoch
+    current = tr.current
+    batch = batch_for_step(
+        tr.train_items,
+        step,
+        tr.steps_per_epoch,
+        tr.cfg.batch_size,
+        tr.config.run.seed,
+        tr.cfg.shuffle,
+    )
+    results = await tr.runner.run(batch, current, split="train", phase="train", step=step)
+    tr.rd.write_step_rollouts(step, [r.to_dict() for r in results])
+    budget = edit_budget_for_step(tr.cfg.schedule, step, tr.total_steps)
+    proposal = Proposal(edits=[])
+    if budget > 0:
+        proposal = await tr.strategy.propose(
+            proposal_context(tr, step, epoch, current, results, budget)
+        )
+    proposal.edits = proposal.edits[:budget]
+    tr.rd.write_step_json(step, "reflections.json", proposal.reflections)
+    tr.rd.write_step_json(
+        step,
+        "proposal.json",
+        {
+            "budget": budget,
+            "merged": [e.to_dict() for e in proposal.merged],
+            "edits": [e.to_dict() for e in proposal.edits],
+        },
+    )
+    gate_info: dict[str, Any] = {"step": step, "accepted": False, "reason": "no edits proposed"}
+    new_report: list[dict[str, Any]] | None = None
+    if proposal.edits:
+        candidate, report = apply_edits(current, proposal.edits)
+        for i, outcome in enumerate(report.outcomes):
+            tr.emit(
+                EditApplied(
+                    step=step,
+                    index=i,
+                    op=outcome.edit.op,
+                    status=outcome.status.value,
+                    reason=outcome.reason,
+                )
+            )
+        tr.rd.write_step_text(step, "candidate.md", candidate)
+        tr.rd.write_step_json(step, "apply_report.json", report.to_dict())
+        new_report = report.to_dict()
+        if candidate == current:
+            gate_info["reason"] = "no edit applied (see apply_report.json)"
+        else:
+            gate_info = await judge_candidate(
+                tr, candidate, step=step, edits=proposal.edits, source="step"
+            )
+    tr.rd.write_step_json(step, "gate.json", gate_info)
+    s.last_apply_report = new_report
+    tr.buffer.add_failure_patterns(step, failure_patterns(results))
+    s.next_step = step + 1
+    tr.emit(
+        StepFinished(
+            step=step,
+            epoch=epoch,
+            train_hard=mean([r.hard for r in results]),
+            train_soft=mean([r.soft for r in results]),
+            best_val=s.best_score or 0.0,
+            accepted=bool(gate_info.get("accepted")),
+            edit_budget=budget,
+        )
+    )
+    tr.persist()
+    tr.budget_event()
+
+
+def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> ProposalContext:
+    last = None
+    if tr.state.last_apply_report:
+        last = ApplyReport(
+            tuple(
+                EditOutcome(Edit.from_dict(o), EditStatus(o["status"]), o.get("reason", ""))
+                for o in tr.state.last_apply_report
+            )
+        )
+    return ProposalContext(
+        step=step,
+        epoch=epoch,
+        seed=tr.config.run.seed + step,
+        skill_text=current,
+        results=results,
+        budget=budget,
+        edit_budget=tr.cfg.edit_budget,
+        minibatch_size=tr.cfg.minibatch_size,
+        merge_batch_size=tr.cfg.merge_batch_size,
+        rejected_buffer=tr.buffer.render(),
+        meta_notes=tr.state.meta_notes,
+        last_apply_report=last,
+        emit=tr.emit,
+    )

@@ -1,0 +1,350 @@
+"""The training loop (DESIGN §4): baseline, steps, epoch reviews, finish.
+
+`run_training` is the one entry point the CLI and the TUI call. It owns nothing a face
+needs to know about: progress goes out as events on the bus (and so into events.jsonl),
+the result comes back as a `RunSummary` (and summary.json).
+
+Crash safety: every step ends by writing `state.json` atomically, after all other files of
+that step. A process killed at any moment resumes at the first step whose state was not
+written; redoing that step hits the response cache (model calls) and the rollout cache
+(scored items), so it spends nothing twice and reaches the same decisions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import math
+import time
+
+from core.config import Config
+from core.environment.contract import Environment, RolloutResult
+from core.models.types import BudgetExceeded
+from core.optimizer.rejected_buffer import RejectedEditBuffer
+from core.optimizer.strategy import OptimizerStrategy
+from core.run.dir_stager import RunDirStager
+from core.run.directory import RunDirectory
+from core.run.events import EventBus, RunFailed, RunFinished, RunStarted
+from core.run.staging import Stager
+from core.run.state import SkillVersion, TrainState
+from core.run.summary import RunSummary
+from core.skill.document import skill_hash
+from core.training.candidate_gate import mean
+from core.training.epoch_review import review_epoch
+from core.training.finish import finish, summary_of
+from core.training.gate import item_metric
+from core.training.minibatch import batch_for_step
+from core.training.resume import ConfigChanged, check_resume_config, check_resume_models
+from core.training.rollout_cache import RolloutCache
+from core.training.rollout_runner import RolloutRunner
+from core.training.setup import (
+    budget_event,
+    build_client_with_budget_events,
+    choose_strategy,
+)
+from core.training.step import run_step
+
+__all__ = ["Training", "batch_for_step", "run_training"]
+
+
+class Training:
+    """One process's work on one run directory (a fresh start or a resume)."""
+
+    def __init__(
+        self,
+        config: Config,
+        run_dir: RunDirectory,
+        bus: EventBus,
+        client,
+        env: Environment,
+        strategy: OptimizerStrategy,
+        stager: Stager,
+        stop: asyncio.Event | None,
+    ) -> None:
+        self.config = config
+        self.cfg = config.train
+        self.rd = run_dir
+        self.bus = bus
+        self.client = client
+        self.env = env
+        self.strategy = strategy
+        self.stager = stager
+        self.stop = stop
+        self.state: TrainState | None = None
+        self._texts: dict[int, str] = {}
+        self._t0 = time.monotonic()
+        self._wall_base = 0.0
+        self._committed: TrainState | None = None
+        self.cache = RolloutCache(
+            run_dir.rollout_cache_path,
+            target_key=client.settings_key("target"),
+            env_key=f"{env.name}:{env.version}",
+        )
+        self.runner = RolloutRunner(
+            env,
+            client.bind("target"),
+            self.cache,
+            bus.emit,
+            concurrency=config.models.target.concurrency,
+        )
+        self.buffer = RejectedEditBuffer()
+
+    # ------------------------------------------------------------------ helpers
+    def emit(self, event) -> None:
+        self.bus.emit(event)
+
+    def skill_text(self, version: int) -> str:
+        if version not in self._texts:
+            self._texts[version] = self.rd.read_skill(version)
+        return self._texts[version]
+
+    @property
+    def current(self) -> str:
+        return self.skill_text(self.state.current_version)
+
+    @property
+    def best(self) -> str:
+        return self.skill_text(self.state.best_version)
+
+    def add_version(self, text: str, *, step: int | None, source: str) -> int:
+        number = max(v.version for v in self.state.versions) + 1 if self.state.versions else 0
+        self.rd.write_skill(number, text)
+        self._texts[number] = text
+        self.state.versions.append(SkillVersion(number, skill_hash(text), step, source))
+        return number
+
+    def persist(self) -> None:
+        """Write state.json at a boundary (the last write of a step) and remember it as
+        the point an abandoned step falls back to."""
+        s = self.state
+        s.rejected_buffer = self.buffer.to_dict()
+        s.ledger = self.client.ledger.to_dict()
+        s.wall_time_s = self._wall_base + (time.monotonic() - self._t0)
+        self.rd.write_state(s)
+        self._committed = copy.deepcopy(s)
+
+    def abandon_step(self, status: str, reason: str) -> None:
+        """Stop mid-step (budget cap, error): keep the state of the last boundary, so a
+        resumed run redoes the step exactly as an uninterrupted run does it; only the
+        status and the money spent (the ledger) move on. best_skill.md goes back with the
+        state (the abandoned step may have accepted a candidate). A candidate the step
+        already staged stays staged: the redone step reaches the same acceptance (response
+        and rollout caches) and re-stages it, which the stagers dedupe on (step, source)."""
+        if self._committed is not None:
+            self.state = copy.deepcopy(self._committed)
+            saved = self.state.rejected_buffer
+            self.buffer = RejectedEditBuffer.from_dict(saved) if saved else RejectedEditBuffer()
+            self.rd.write_best_skill(self.skill_text(self.state.best_version))
+        self.state.status = status
+        self.state.stop_reason = reason
+        self.persist()
+
+    def budget_event(self) -> None:
+        self.emit(budget_event(self.client.ledger.snapshot()))
+
+    def metric_of(self, results: list[RolloutResult]) -> dict[str, float]:
+        return {r.item_id: item_metric(r.hard, r.soft, self.cfg.gate) for r in results}
+
+    # ------------------------------------------------------------------ setup
+    def load_splits(self) -> None:
+        self.train_items = self.env.load_split("train")
+        val = self.env.load_split("val")
+        self.val_items = val[: self.cfg.val_limit] if self.cfg.val_limit else val
+        test = self.env.load_split("test") if self.cfg.final_test else []
+        self.test_items = test[: self.cfg.test_limit] if self.cfg.test_limit else test
+        self.steps_per_epoch = self.cfg.steps_per_epoch or max(
+            1, math.ceil(len(self.train_items) / self.cfg.batch_size)
+        )
+        self.total_steps = self.steps_per_epoch * self.cfg.epochs
+
+    def start(self, initial_skill: str | None) -> bool:
+        """Load or create the state; True when resuming."""
+        state = self.rd.read_state()
+        if state is not None:
+            if (
+                state.total_steps != self.total_steps
+                or state.steps_per_epoch != self.steps_per_epoch
+            ):
+                raise ConfigChanged(
+                    f"run {self.rd.path} was planned for {state.total_steps} steps, the "
+                    f"environment now gives {self.total_steps}; rerun with --fresh --force"
+                )
+            resolved = self.resolved_models()
+            check_resume_models(state, resolved, str(self.rd.path))
+            for key, value in resolved.items():  # a run started before they were recorded
+                if getattr(state, key) is None:
+                    setattr(state, key, value)
+            self.state = state
+            self._wall_base = state.wall_time_s
+            state.status = "running"
+            state.stop_reason = ""
+            self.buffer = (
+                RejectedEditBuffer.from_dict(state.rejected_buffer)
+                if state.rejected_buffer
+                else RejectedEditBuffer()
+            )
+            if state.ledger:
+                self.client.ledger.restore(state.ledger)
+            self._committed = copy.deepcopy(state)
+            return True
+        self.state = TrainState(
+            run_id=self.rd.run_id,
+            env=self.env.name,
+            started_at=time.time(),
+            total_steps=self.total_steps,
+            steps_per_epoch=self.steps_per_epoch,
+        )
+        self.state.stager_base = getattr(self.stager, "base", None)
+        self.state.stager_reuses_run_id = bool(getattr(self.stager, "reuse_run_id", False))
+        for key, value in self.resolved_models().items():
+            setattr(self.state, key, value)
+        self.add_version(initial_skill or "", step=None, source="initial")
+        self.rd.write_best_skill(self.best)
+        self.persist()
+        return False
+
+    def resolved_models(self) -> dict[str, str]:
+        """What `backend: auto` / `strategy: auto` resolved to in this process (TrainState
+        fields): a resume that resolves differently would silently change the run."""
+        return {
+            "target_key": self.client.settings_key("target"),
+            "target_model": self.client.describe("target"),
+            "optimizer_model": (
+                "none (deterministic fewshot strategy)"
+                if self.strategy.name == "fewshot"
+                else self.client.describe("optimizer")
+            ),
+            "strategy": self.strategy.name,
+        }
+
+    # ------------------------------------------------------------------ the run
+    async def run(self, initial_skill: str | None) -> RunSummary:
+        self.load_splits()
+        resumed = self.start(initial_skill)
+        s = self.state
+        self.emit(
+            RunStarted(
+                run_id=s.run_id,
+                env=self.env.name,
+                strategy=self.strategy.name,
+                target_model=self.client.describe("target"),
+                optimizer_model=self.resolved_models()["optimizer_model"],
+                epochs=self.cfg.epochs,
+                steps_per_epoch=self.steps_per_epoch,
+                train_items=len(self.train_items),
+                val_items=len(self.val_items),
+                test_items=len(self.test_items),
+                resumed=resumed,
+                start_step=s.next_step,
+            )
+        )
+        try:
+            if s.baseline_score is None:
+                await self.baseline()
+            while True:
+                epochs_done = s.next_step // self.steps_per_epoch
+                if s.epochs_reviewed < epochs_done:
+                    if self.stop_requested():
+                        return self.stopped("stopped on request; rerun the same command to resume")
+                    await review_epoch(self, s.epochs_reviewed)
+                    continue
+                if s.next_step >= self.total_steps:
+                    break
+                if self.stop_requested():
+                    return self.stopped("stopped on request; rerun the same command to resume")
+                await run_step(self, s.next_step)
+            if self.stop_requested():
+                return self.stopped("stopped on request; rerun the same command to resume")
+            return await finish(self)
+        except BudgetExceeded as exc:
+            return self.stopped(f"{exc}; the run is resumable: rerun the same command")
+
+    def stop_requested(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+    def stopped(self, reason: str) -> RunSummary:
+        self.abandon_step("stopped", reason)
+        s = self.state
+        self.budget_event()
+        self.emit(
+            RunFinished(
+                status="stopped",
+                baseline_val=s.baseline_score or 0.0,
+                best_val=s.best_score or 0.0,
+                reason=reason,
+            )
+        )
+        return summary_of(self, status="stopped", reason=reason)
+
+    async def baseline(self) -> None:
+        results = await self.runner.run(
+            self.val_items, self.current, split="val", phase="baseline", step=-1
+        )
+        metrics = self.metric_of(results)
+        s = self.state
+        s.baseline_score = s.best_score = mean(list(metrics.values()))
+        s.baseline_items = dict(metrics)
+        s.best_items = dict(metrics)
+        self.persist()
+        self.budget_event()
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+async def run_training(
+    config: Config,
+    *,
+    run_dir: RunDirectory,
+    bus: EventBus,
+    client=None,
+    env: Environment,
+    strategy: OptimizerStrategy | None = None,
+    stager: Stager | None = None,
+    initial_skill: str | None = None,
+    stop: asyncio.Event | None = None,
+) -> RunSummary:
+    """Train (or resume) the run in `run_dir`. Takes the directory's owner lock unless
+    the caller holds it. When resuming, `initial_skill` is ignored: the run continues from
+    the skills saved in the directory (skills/v0000.md is the initial one). Budget cap or `stop` → a "stopped", resumable summary; an
+    unexpected exception → a RunFailed event, then re-raised."""
+    took_lock = not run_dir.locked
+    if took_lock:
+        run_dir.acquire()
+    own_client = client is None
+    training: Training | None = None
+    try:
+        run_dir.attach(bus)
+        state = run_dir.read_state()
+        if state is not None and state.finished:
+            saved = run_dir.read_summary()
+            if saved is not None:
+                return RunSummary.from_dict(saved)
+        if state is not None:
+            check_resume_config(run_dir.read_config(), config, str(run_dir.path))
+        run_dir.write_config(config.to_public_dict())
+        if client is None:
+            client = build_client_with_budget_events(config, bus)
+        strategy = strategy or choose_strategy(config, client)
+        stager = stager or RunDirStager(run_dir.staged_dir)
+        training = Training(config, run_dir, bus, client, env, strategy, stager, stop)
+        return await training.run(initial_skill)
+    except BaseException as exc:
+        if (
+            training is not None
+            and training.state is not None
+            and not isinstance(exc, asyncio.CancelledError | KeyboardInterrupt)
+        ):
+            with contextlib.suppress(Exception):  # the original error matters more
+                training.abandon_step("failed", str(exc))
+            bus.emit(RunFailed(error=f"{type(exc).__name__}: {exc}", step=training.state.next_step))
+        raise
+    finally:
+        if training is not None:
+            training.cache.close()
+        if own_client and client is not None:
+            await client.aclose()
+        run_dir.detach()
+        if took_lock:
+            run_dir.release()

@@ -1,0 +1,59 @@
+"""The pre-run estimate counts calls from the loop's shape and prices them."""
+
+from core.config import config_from_dict
+from core.run.estimate import describe, estimate_run, plan_calls
+
+
+def small_config(**train):
+    return config_from_dict(
+        {
+            "train": {
+                "epochs": 2,
+                "steps_per_epoch": 3,
+                "batch_size": 10,
+                "minibatch_size": 4,
+                "merge_batch_size": 2,
+                "val_limit": 5,
+                "test_limit": 7,
+                "slow_update": {"sample_size": 4, "gated": True},
+                **train,
+            },
+            "models": {"prices": {"m-opt": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}},
+        }
+    )
+
+
+def test_target_and_optimizer_calls_follow_the_loop_shape():
+    plan = plan_calls(small_config(), train_items=100, val_items=50, test_items=50, uses_llm=True)
+    # baseline 5 + 6 steps x (10 train + 5 gate) + 3 x 7 test + 5 final val
+    # + 1 later epoch x (2 x 4 slow-update rollouts + 5 gate)
+    assert plan.target_calls == 5 + 6 * 15 + 21 + 5 + (8 + 5)
+    # per step: ceil(10/4)+1 = 4 analyst groups, ceil(3/1) = 3 merges, 1 rank
+    # + 1 later epoch x (slow update + meta notes)
+    assert plan.optimizer_calls == 6 * (4 + 3 + 1) + 2
+    assert plan.total_steps == 6
+
+
+def test_fewshot_makes_no_optimizer_calls_and_limits_shrink_the_plan():
+    cfg = small_config(final_test=False, slow_update={"enabled": False})
+    plan = plan_calls(cfg, train_items=100, val_items=3, test_items=50, uses_llm=False)
+    assert plan.optimizer_calls == 0
+    assert plan.target_calls == 3 + 6 * 13 + 3
+
+
+def test_cost_uses_the_price_table_and_free_models_cost_nothing():
+    cfg = small_config()
+    kwargs = dict(train_items=100, val_items=50, test_items=50, uses_llm=True)
+    plan, est = estimate_run(
+        cfg,
+        models={"target": "m-free", "optimizer": "m-opt"},
+        free_models=frozenset({"m-free"}),
+        **kwargs,
+    )
+    opt = est.per_role["optimizer"]
+    assert est.cost_usd == opt["input_tokens"] * 1e-6 + opt["output_tokens"] * 2e-6 > 0
+    assert est.unpriced == []
+    assert "$" in describe(plan, est)
+    _, unpriced = estimate_run(cfg, models={"target": "m-x", "optimizer": "m-opt"}, **kwargs)
+    assert unpriced.unpriced == ["m-x"]
+    assert "cost unknown" in describe(plan, unpriced)

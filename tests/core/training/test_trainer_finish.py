@@ -1,0 +1,123 @@
+"""The finish promotes the final skill only through the gate (ties, float noise included,
+reject) and stages it with its real per-item evidence.
+
+TEST DOUBLE environment: three val items whose soft scores are a fixed table of whether
+the skill carries the slow-update guidance; no model is called. The strategy proposes no
+edits and an ungated slow update adds GUIDANCE, so the final skill differs from the best
+(the initial one, scored at the baseline) and the finish has to decide.
+
+Float noise: baseline soft scores (0.3, 0.2, 0.1) average to 0.19999999999999998; the
+final skill's (0.1, 0.2, 0.3) to 0.20000000000000004 -- the same mean, one float apart.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.config import config_from_dict
+from core.environment.contract import RolloutResult, Score, TaskItem
+from core.models.factory import build_model_client
+from core.optimizer.strategy import Proposal
+from core.run.directory import RunDirectory
+from core.run.events import EventBus
+from core.training.trainer import run_training
+from tests.doubles.skill_sensitive_target import SkillSensitiveTarget
+from tests.support.train_scenario import scenario_config
+
+GUIDANCE = "Prefer the shortest answer."
+BASELINE = (0.3, 0.2, 0.1)
+
+
+class TableEnv:
+    """TEST DOUBLE environment: val item i scores table[i] (soft) with GUIDANCE in the
+    skill, BASELINE[i] without; train items score 0; nothing is sent to a model."""
+
+    name = "table"
+    version = "1"
+
+    def __init__(self, with_guidance: tuple[float, float, float]):
+        self.with_guidance = with_guidance
+
+    def load_split(self, split: str) -> list[TaskItem]:
+        count = {"train": 2, "val": 3, "test": 0}[split]
+        return [
+            TaskItem(id=f"{split}{i}", task_type="t", question=f"q{i}", answer="a")
+            for i in range(count)
+        ]
+
+    async def rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
+        soft = 0.0
+        if item.id.startswith("val"):
+            table = self.with_guidance if GUIDANCE in skill_text else BASELINE
+            soft = table[int(item.id[3:])]
+        return RolloutResult(
+            item_id=item.id,
+            task_type="t",
+            question=item.question,
+            reference="a",
+            prediction="",
+            hard=0.0,
+            soft=soft,
+            explanation="table",
+            trajectory=[],
+        )
+
+    def score(self, item: TaskItem, prediction: str) -> Score:
+        return Score(0.0, 0.0, "table")
+
+
+class GuidanceOnly:
+    name = "guidance-only"
+
+    async def propose(self, ctx):
+        return Proposal(edits=[])
+
+    async def slow_update(self, ctx):
+        return GUIDANCE
+
+    async def meta_notes(self, ctx):
+        return ""
+
+
+async def train(tmp_path: Path, with_guidance):
+    tree = scenario_config(
+        tmp_path,
+        steps_per_epoch=1,
+        final_test=False,
+        gate={"metric": "soft"},
+        slow_update={"sample_size": 2, "gated": False},
+    )
+    config = config_from_dict(tree)
+    client = build_model_client(config, scripted={"target": SkillSensitiveTarget()})
+    try:
+        return await run_training(
+            config,
+            run_dir=RunDirectory(tmp_path / "run"),
+            bus=EventBus(),
+            client=client,
+            env=TableEnv(with_guidance),
+            strategy=GuidanceOnly(),
+            initial_skill="# Skill\n",
+        )
+    finally:
+        await client.aclose()
+
+
+async def test_a_final_skill_tying_the_best_up_to_float_noise_is_not_promoted(tmp_path):
+    summary = await train(tmp_path, (0.1, 0.2, 0.3))
+    assert summary.final_val > summary.best_val  # one float apart: the noise is real
+    assert summary.best_version == 0 and summary.staged == []
+    assert not (tmp_path / "run" / "staged").exists()
+    assert GUIDANCE not in (tmp_path / "run" / "best_skill.md").read_text()
+
+
+async def test_a_promoted_final_skill_is_staged_with_its_item_counts(tmp_path):
+    summary = await train(tmp_path, (0.5, 0.1, 0.1))  # item 0 better, item 1 worse
+    assert summary.best_val == pytest.approx(0.7 / 3) and summary.best_version == 1
+    assert [(r["step"], r["source"]) for r in summary.staged] == [(2, "final")]
+    evidence = json.loads((tmp_path / "run" / "staged" / "final-0002.json").read_text())
+    assert (evidence["items_improved"], evidence["items_regressed"]) == (1, 1)
+    assert GUIDANCE in (tmp_path / "run" / "best_skill.md").read_text()

@@ -1,0 +1,148 @@
+"""Staging from the loop: every accepted candidate is staged once and recorded distinctly,
+even when a step's candidate and its epoch's slow update are accepted at the same step;
+a step abandoned after an acceptance leaves best_skill.md as the restored state says.
+On the scenario of tests/support/train_scenario.py (see tests/core/training/test_trainer.py).
+
+With StepThreeStrategy: step 0 is accepted (3/5, as in the plain scenario); step 3's
+candidate appends "- Sweden: Stockholm" (v02 right: 4/5 > 3/5, accepted); the slow update
+at the end of epoch 2 (its marker is step 3 too) adds "- Norway: Oslo" (5/5, accepted).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.config import config_from_dict
+from core.models.factory import build_model_client
+from core.models.types import BudgetExceeded
+from core.optimizer.fewshot import FewshotStrategy
+from core.optimizer.strategy import Proposal
+from core.run.directory import RunDirectory
+from core.run.events import EventBus
+from core.skill.edits import Edit
+from core.training.trainer import run_training
+from envs import get_environment
+from tests.doubles.skill_sensitive_target import SkillSensitiveTarget
+from tests.support.train_scenario import INITIAL_SKILL, scenario_config
+
+
+class StepThreeStrategy:
+    """Fewshot, except that step 3 teaches Sweden; the slow update teaches Norway. Its
+    meta notes can be told to fail once (`meta_failure`), after the slow update."""
+
+    name = "fewshot+step3"
+
+    def __init__(self, meta_failure: BaseException | None = None):
+        self.inner = FewshotStrategy()
+        self.meta_failure = meta_failure
+
+    async def propose(self, ctx):
+        if ctx.step == 3:
+            return Proposal(edits=[Edit("append", "", "- Sweden: Stockholm", "teach Sweden")])
+        return await self.inner.propose(ctx)
+
+    async def slow_update(self, ctx):
+        return "- Norway: Oslo"
+
+    async def meta_notes(self, ctx):
+        if self.meta_failure is not None:
+            failure, self.meta_failure = self.meta_failure, None
+            raise failure
+        return await self.inner.meta_notes(ctx)
+
+
+async def train(tmp_path: Path, strategy, stager=None):
+    config = config_from_dict(scenario_config(tmp_path))
+    client = build_model_client(
+        config,
+        scripted={"target": SkillSensitiveTarget()},
+        cache_path=tmp_path / "responses.sqlite",
+    )
+    try:
+        return await run_training(
+            config,
+            env=get_environment(config.env),
+            run_dir=RunDirectory(tmp_path / "run"),
+            bus=EventBus(),
+            client=client,
+            strategy=strategy,
+            stager=stager,
+            initial_skill=INITIAL_SKILL,
+        )
+    finally:
+        await client.aclose()
+
+
+def staged_of(tmp_path: Path) -> list[tuple[int, str]]:
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    return [(r["step"], r["source"]) for r in state["staged_refs"]]
+
+
+async def test_step_and_slow_update_of_one_step_are_both_staged(tmp_path):
+    summary = await train(tmp_path, StepThreeStrategy())
+    assert summary.best_val == pytest.approx(1.0)
+    assert summary.accepted_steps == [0, 3]
+    assert [(r["step"], r["source"]) for r in summary.staged] == [
+        (0, "step"),
+        (3, "step"),
+        (3, "slow_update"),
+    ]
+    staged = tmp_path / "run" / "staged"
+    step3 = (staged / "step-0003.md").read_text()
+    slow3 = (staged / "slow_update-0003.md").read_text()
+    assert "- Sweden: Stockholm" in step3 and "- Norway: Oslo" not in step3
+    assert "- Norway: Oslo" in slow3
+    assert json.loads((staged / "slow_update-0003.json").read_text())["source"] == "slow_update"
+    assert len({r["ref"] for r in summary.staged}) == 3
+
+
+async def test_git_stager_commits_step_and_slow_update_of_one_step(tmp_path):
+    from core.skills_repo import SkillsRepo, SkillsRepoStager
+
+    repo = SkillsRepo.init(tmp_path / "skills", identity=("Test", "test@example.com"))
+    repo.add_skill("capitals", INITIAL_SKILL)
+    summary = await train(tmp_path, StepThreeStrategy(), SkillsRepoStager(repo, "capitals", "run"))
+    (branch,) = repo.staged_branches()
+    assert branch.commits == 3
+    refs = [r["ref"] for r in summary.staged]
+    assert len(set(refs)) == 3 and refs[-1] == branch.head
+    assert "- Norway: Oslo" in repo.read_skill("capitals", branch.head)
+
+
+@pytest.mark.parametrize(
+    ("failure", "status"),
+    [(BudgetExceeded("token budget reached"), "stopped"), (RuntimeError("meta down"), "failed")],
+)
+async def test_abandoned_epoch_review_restores_best_skill_and_restages_once(
+    tmp_path, failure, status
+):
+    from core.skills_repo import SkillsRepo, SkillsRepoStager
+
+    repo = SkillsRepo.init(tmp_path / "skills", identity=("Test", "test@example.com"))
+    repo.add_skill("capitals", INITIAL_SKILL)
+    strategy = StepThreeStrategy(meta_failure=failure)
+    if status == "stopped":
+        stopped = await train(tmp_path, strategy, SkillsRepoStager(repo, "capitals", "run"))
+        assert stopped.status == "stopped"
+    else:
+        with pytest.raises(RuntimeError, match="meta down"):
+            await train(tmp_path, strategy, SkillsRepoStager(repo, "capitals", "run"))
+    run = tmp_path / "run"
+    state = json.loads((run / "state.json").read_text())
+    assert state["status"] == status and state["epochs_reviewed"] == 1
+    # The slow update was accepted (and staged) before the failure; the restored state
+    # does not record it, and best_skill.md agrees with the state.
+    best = (run / "best_skill.md").read_text()
+    assert best == (run / "skills" / f"v{state['best_version']:04d}.md").read_text()
+    assert "- Norway: Oslo" not in best and "- Sweden: Stockholm" in best
+    assert staged_of(tmp_path) == [(0, "step"), (3, "step")]
+
+    resumed = await train(tmp_path, strategy, SkillsRepoStager(repo, "capitals", "run"))
+    assert resumed.status == "finished" and resumed.best_val == pytest.approx(1.0)
+    assert "- Norway: Oslo" in (run / "best_skill.md").read_text()
+    (branch,) = repo.staged_branches()
+    assert branch.commits == 3  # the slow update staged before the failure is not doubled
+    assert staged_of(tmp_path) == [(0, "step"), (3, "step"), (3, "slow_update")]
