@@ -27,7 +27,7 @@ from core.errors import UserError
 
 BASE_KEY = "_base_"
 
-BackendName = Literal["auto", "openai", "azure", "anthropic", "local", "scripted"]
+BackendName = Literal["auto", "openai", "azure", "anthropic", "local", "scripted", "handoff"]
 Role = Literal["target", "optimizer", "judge", "miner"]
 ROLES: tuple[Role, ...] = ("target", "optimizer", "judge", "miner")
 
@@ -114,6 +114,8 @@ class ModelsConfig(_Strict):
     prices: dict[str, Price] = {}
     # Optional .env file to read secrets from (values never copied anywhere).
     env_file: str | None = None
+    # Folder of prompt/answer files for roles with `backend: handoff` (core/models/handoff.py).
+    handoff_dir: str | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -23,6 +23,7 @@ from pathlib import Path
 from core.config import ROLES, Config, RoleConfig
 from core.models.anthropic_backend import AnthropicBackend
 from core.models.client import ModelClient, RoleRuntime, UsageCallback
+from core.models.handoff import HANDOFF_MODEL, HandoffBackend
 from core.models.ledger import UsageLedger
 from core.models.local_server import CACHE_IDENTITY, LOCAL_MODEL_NAME, LocalBackend
 from core.models.openai_backend import OpenAIBackend
@@ -66,7 +67,11 @@ def build_model_client(
     }
     notices = [EMBEDDED_NOTICE] if any(rt.kind == "local" for rt in roles.values()) else []
 
-    prices: dict[str, object] = {LOCAL_MODEL_NAME: _ZERO_PRICE, SCRIPTED_MODEL: _ZERO_PRICE}
+    prices: dict[str, object] = {
+        LOCAL_MODEL_NAME: _ZERO_PRICE,
+        SCRIPTED_MODEL: _ZERO_PRICE,
+        HANDOFF_MODEL: _ZERO_PRICE,
+    }
     prices.update(config.models.prices)
     ledger = UsageLedger(
         prices, cap_tokens=config.budget.max_tokens, cap_cost_usd=config.budget.max_cost_usd
@@ -145,6 +150,8 @@ def _resolve_role(
             _scripted(rt, rc, responder, where)
         elif kind == "local":
             _local(rt, config)
+        elif kind == "handoff":
+            _handoff(rt, config, where)
         elif kind == "anthropic":
             _anthropic(rt, rc, secrets, where)
         elif kind == "azure":
@@ -176,6 +183,17 @@ def _local(rt: RoleRuntime, config: Config) -> None:
     rt.label = f"local:{LOCAL_MODEL_NAME}"
     rt.settings.setdefault("stop", ["\n"])  # the plain-text Q/A template ends answers at a newline
     rt.backend = LocalBackend(config.models.local)
+
+
+def _handoff(rt: RoleRuntime, config: Config, where: str) -> None:
+    rt.model = HANDOFF_MODEL
+    rt.endpoint = "handoff"
+    rt.label = "handoff (prompt files)"
+    # A missing answer is not worth retrying: the engine stops, the person answers.
+    rt.retry = RetryPolicy(max_retries=0, sleep=rt.retry.sleep)
+    if not config.models.handoff_dir:
+        raise BadRequestError(f"{where}.backend is handoff but models.handoff_dir is not set")
+    rt.backend = HandoffBackend(Path(config.models.handoff_dir).expanduser())
 
 
 def _openai(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:

@@ -23,6 +23,8 @@ class StagedCandidate:
     edits: list[dict[str, Any]] = field(default_factory=list)  # with their rationales
     summary: str = ""  # one line for the commit subject
     source_sessions: list[str] = field(default_factory=list)  # Sleep only
+    # More evidence for the commit's trailers (Sleep: how its tasks were routed, the night).
+    trailers: dict[str, str] = field(default_factory=dict)
     # What produced it: "step" (a step's candidate), "slow_update" (an epoch end's gated
     # guidance, staged at the epoch's last step) or "final" (the finish's promotion). One
     # step can stage both a "step" and a "slow_update" candidate.

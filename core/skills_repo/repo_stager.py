@@ -192,6 +192,8 @@ class SkillsRepoStager:
         }
         if c.source_sessions:
             trailers["Source-Sessions"] = ", ".join(c.source_sessions)
+        for key, value in c.trailers.items():
+            trailers.setdefault(key, messages.one_line(value))
         rationales = []
         for i, edit in enumerate(c.edits, 1):
             why = messages.one_line(edit.get("rationale", "")) or "(no rationale given)"

@@ -1,0 +1,168 @@
+"""Mining replayable tasks from harvested prompts, without a model.
+
+The heuristic reads each root session's prompts in order:
+- short acknowledgements ("yes", "thanks", "continue") are not tasks;
+- a **correction** ("no, use X", "don't use Y", "X instead of Y") is not a task of its
+  own: it tells what a good answer to the *previous* request would have done, so it
+  becomes that task's rubric, and its "use X" / "not Y" become literal checks;
+- every other prompt is a task, keyed by its **shape** (lowercased, numbers, paths and
+  quoted strings abstracted), so the same request made in several sessions is one task
+  with several sources. Recurring and corrected tasks come first when the night caps
+  how many it replays.
+The input is the harvest's JSON shape (`skillopt sleep harvest --json`), texts already
+redacted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from sleep.tasks import Check, MinedTask, task_id
+
+ACKNOWLEDGEMENTS = frozenset(
+    [
+        "y",
+        "yes",
+        "yep",
+        "ok",
+        "okay",
+        "k",
+        "sure",
+        "thanks",
+        "thank",
+        "you",
+        "thx",
+        "ty",
+        "continue",
+        "go",
+        "on",
+        "go",
+        "ahead",
+        "proceed",
+        "do",
+        "it",
+        "lgtm",
+        "great",
+        "perfect",
+        "nice",
+        "cool",
+        "done",
+        "next",
+    ]
+)
+MIN_TASK_CHARS = 12
+MAX_INTENT_CHARS = 4000
+
+_CORRECTION_START = re.compile(
+    r"^\s*(no\b|nope\b|not quite\b|wrong\b|that'?s wrong|don'?t\b|do not\b|stop\b|"
+    r"instead\b|actually\b|please don'?t\b|never\b)",
+    re.IGNORECASE,
+)
+_USE = re.compile(r"\buse\s+[`'\"]?([\w./:@+-]{2,60})", re.IGNORECASE)
+_INSTEAD_OF = re.compile(r"\binstead of\s+[`'\"]?([\w./:@+-]{2,60})", re.IGNORECASE)
+_DONT_USE = re.compile(
+    r"\b(?:don'?t|do not|never|stop)\s+(?:use|using)\s+[`'\"]?([\w./:@+-]{2,60})", re.IGNORECASE
+)
+_QUOTED = re.compile(r"(`[^`]*`|\"[^\"]*\"|'[^']{2,}')")
+_PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_WORDS = 16
+
+
+def shape_of(text: str) -> str:
+    """The request with its particulars abstracted: two prompts of one shape are one task."""
+    s = text.lower()
+    s = _QUOTED.sub("<str>", s)
+    s = _PATH.sub("<path>", s)
+    s = _NUMBER.sub("#", s)
+    s = re.sub(r"[^\w<>#\s]", " ", s)
+    return " ".join(s.split()[:_WORDS])
+
+
+def is_acknowledgement(text: str) -> bool:
+    words = re.sub(r"[^\w\s]", " ", text.lower()).split()
+    return not words or (len(words) <= 3 and all(w in ACKNOWLEDGEMENTS for w in words))
+
+
+def is_correction(text: str) -> bool:
+    return bool(_CORRECTION_START.match(text)) or bool(_INSTEAD_OF.search(text))
+
+
+def checks_from_correction(text: str) -> list[Check]:
+    avoid = {m.group(1).strip("`'\".,") for m in _INSTEAD_OF.finditer(text)}
+    avoid |= {m.group(1).strip("`'\".,") for m in _DONT_USE.finditer(text)}
+    use = {m.group(1).strip("`'\".,") for m in _USE.finditer(text)} - avoid
+    checks = [Check("contains", v) for v in sorted(use) if v]
+    checks += [Check("not_contains", v) for v in sorted(avoid) if v]
+    return checks
+
+
+def looks_like_coding(text: str) -> bool:
+    return bool(
+        re.search(
+            r"\b(fix|implement|refactor|add a test|write a test|tests? pass|bug|function|"
+            r"class|module|file|compile|lint|commit|rename)\b",
+            text,
+            re.IGNORECASE,
+        )
+    )
+
+
+def mine_sessions(
+    sessions: Iterable[dict[str, Any]], *, include_automation: bool = False
+) -> list[MinedTask]:
+    """Tasks from harvested sessions (the harvest's JSON shape), most useful first."""
+    by_id: dict[str, MinedTask] = {}
+    for session in sessions:
+        if session.get("automation") and not include_automation:
+            continue
+        project = session.get("cwd")
+        sid = f"{session.get('source', '?')}:{session.get('session_id', '?')}"
+        previous: MinedTask | None = None
+        for prompt in session.get("tasks", []):
+            text = (prompt.get("text") or "").strip()
+            if not text or is_acknowledgement(text):
+                continue
+            if previous is not None and is_correction(text):
+                note = f"The person had to correct an earlier answer: {text[:500]!r}"
+                if note not in previous.rubric:
+                    previous.rubric = f"{previous.rubric}\n{note}".strip()
+                for check in checks_from_correction(text):
+                    if check not in previous.checks:
+                        previous.checks.append(check)
+                continue
+            if len(text) < MIN_TASK_CHARS:
+                continue
+            shape = shape_of(text)
+            tid = task_id(project, shape)
+            when = prompt.get("timestamp")
+            task = by_id.get(tid)
+            if task is None:
+                task = by_id[tid] = MinedTask(
+                    id=tid,
+                    intent=text[:MAX_INTENT_CHARS],
+                    project=project,
+                    kind="coding" if looks_like_coding(text) else "advice",
+                    first_seen=when,
+                    last_seen=when,
+                    branch=session.get("branch"),
+                )
+            if sid not in task.source_sessions:
+                task.source_sessions.append(sid)
+            task.occurrences = max(task.occurrences, len(task.source_sessions))
+            if when and (task.last_seen is None or when > task.last_seen):
+                task.last_seen = when
+            previous = task
+    return sorted(by_id.values(), key=priority)
+
+
+def priority(task: MinedTask) -> tuple:
+    """Recurring first, then corrected ones, then the most recent; the id breaks ties."""
+    return (-task.occurrences, -len(task.checks) - bool(task.rubric), _neg(task.last_seen), task.id)
+
+
+def _neg(stamp: str | None) -> tuple:
+    # ISO timestamps sort as text; invert for "most recent first" without parsing.
+    return tuple(-ord(c) for c in (stamp or ""))

@@ -1,0 +1,386 @@
+"""One Sleep night: harvest → mine → route → split → replay → judge → reflect → gate → stage.
+
+Everything after the harvest is the engine's own loop (core.training.run_training) over a
+`ReplayEnvironment` of mined tasks, one run per routed skill, staged through the skills
+repository on `staged/<night-id>-<skill>`. So a night has the engine's guarantees: bounded
+edits, a strict gate on val tasks only, atomic state, resume without repeating a paid call,
+the usage ledger's caps. What this module adds is the night's own state:
+
+    <state>/nights/<night-id>/night.json      status, per-skill results, staged branches
+    <state>/nights/<night-id>/sessions.json   tonight's harvest (a resumed night reuses it)
+    <state>/nights/<night-id>/tasks.json      the tasks it replays, with their splits
+    <state>/nights/<night-id>/<skill>/        an ordinary run directory (events.jsonl, ...)
+    <state>/nights/<night-id>/handoff/        prompt and answer files (handoff backend)
+    <state>/tasks.json                        the mined-task archive across nights
+    <state>/night.lock                        one night at a time
+
+A night that is stopped (budget, interrupt) or waiting for handoff answers keeps its id:
+running again the same day continues it. A backend failure fails the night loudly and
+stages nothing for the skill it hit; a finished night's id is never reused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as dt
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.atomic import write_json
+from core.config import Config
+from core.errors import UserError
+from core.file_lock import FileLock
+from core.models.handoff import pending_prompts
+from core.models.types import ModelError
+from core.run.directory import RunDirectory
+from core.run.events import EventBus
+from core.run.staging import StagedCandidate, Stager
+from core.skills_repo import SkillsRepo
+from core.skills_repo.repo_stager import SkillsRepoStager
+from core.training.setup import build_client_with_budget_events
+from core.training.trainer import run_training
+from sleep.mine import mine_sessions
+from sleep.replay_env import ReplayEnvironment
+from sleep.routing import Route, route_sessions
+from sleep.split import split_tasks
+from sleep.tasks import MinedTask, TaskArchive
+
+Harvester = Callable[[], list[dict[str, Any]]]
+EXIT_WAITING = 3
+
+
+class NightBusy(UserError):
+    """Another night holds the lock."""
+
+
+@dataclass
+class NightPlan:
+    """What a night will do, before it spends anything (also `dry-run`'s answer)."""
+
+    night_id: str
+    sessions: int
+    automation_skipped: int
+    routes: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class NightResult:
+    night_id: str
+    status: str  # finished | waiting | stopped | failed
+    folder: Path
+    skills: dict[str, dict[str, Any]] = field(default_factory=dict)
+    message: str = ""
+    pending: int = 0  # handoff prompts waiting for answers
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["folder"] = str(self.folder)
+        return data
+
+
+class NightStager:
+    """Adds the night's evidence (source sessions, routing, night id) to each candidate."""
+
+    def __init__(self, inner: SkillsRepoStager, sessions: list[str], trailers: dict[str, str]):
+        self.inner = inner
+        self.sessions = sessions
+        self.trailers = trailers
+        self.base = inner.base
+
+    def stage(self, candidate: StagedCandidate) -> str:
+        return self.inner.stage(
+            dataclasses.replace(
+                candidate,
+                source_sessions=self.sessions,
+                trailers={**candidate.trailers, **self.trailers},
+            )
+        )
+
+
+def night_folder(state_dir: Path, day: dt.date) -> tuple[str, Path]:
+    """The id of tonight's night: today's unless finished, then -2, -3, ..."""
+    nights = Path(state_dir) / "nights"
+    base = f"sleep-{day.isoformat()}"
+    for n in range(1, 1000):
+        night_id = base if n == 1 else f"{base}-{n}"
+        folder = nights / night_id
+        status = read_json(folder / "night.json").get("status")
+        if status != "finished":
+            return night_id, folder
+    raise UserError(f"{nights}: more than 999 nights today; remove old ones")
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise UserError(
+            f"{path}: unreadable ({exc}); move it aside to start the night again"
+        ) from None
+
+
+def session_ids(sessions: list[dict[str, Any]]) -> list[str]:
+    return [f"{s.get('source', '?')}:{s.get('session_id', '?')}" for s in sessions]
+
+
+@dataclass
+class Night:
+    """One night's inputs. `config` is the night's run config (models, budget, train
+    settings from sleep/night.yaml or the user's); `harvest` returns tonight's sessions in
+    the harvest's JSON shape and moves the cursors (called once per night)."""
+
+    state_dir: Path
+    repo: SkillsRepo
+    config: Config
+    harvest: Harvester
+    project: Path | None = None
+    skill: str | None = None
+    val_fraction: float = 0.3
+    test_fraction: float = 0.0
+    max_tasks: int = 40
+    pass_mark: float = 0.7
+    include_automation: bool = False
+    auto_adopt: bool = False
+    today: dt.date = field(default_factory=dt.date.today)
+    on_line: Callable[[str], None] = lambda _line: None
+
+    def __post_init__(self) -> None:
+        self.state_dir = Path(self.state_dir)
+        self.night_id, self.folder = night_folder(self.state_dir, self.today)
+
+    # -- inputs, frozen per night -------------------------------------------------------
+    def sessions(self) -> list[dict[str, Any]]:
+        saved = self.folder / "sessions.json"
+        if saved.exists():
+            return read_json(saved)["sessions"]
+        sessions = self.harvest()
+        write_json(saved, {"sessions": sessions})
+        return sessions
+
+    def routed_tasks(
+        self, sessions: list[dict[str, Any]]
+    ) -> list[tuple[Route, dict[str, list[MinedTask]]]]:
+        saved = self.folder / "tasks.json"
+        routes = route_sessions(
+            [s for s in sessions if self.include_automation or not s.get("automation")],
+            self.repo.list_skills(),
+            project=self.project,
+            forced=self.skill,
+        )
+        if saved.exists():
+            frozen = read_json(saved)["skills"]
+            return [
+                (r, {k: [MinedTask.from_dict(t) for t in v] for k, v in frozen[r.skill].items()})
+                for r in routes
+                if r.skill in frozen
+            ]
+        archive = TaskArchive(self.state_dir / "tasks.json")
+        out = []
+        for route in routes:
+            mined = mine_sessions(route.sessions, include_automation=self.include_automation)
+            for task in mined:
+                task.skill = route.skill
+            known = archive.merge(mined)
+            tasks = sorted(
+                (
+                    t
+                    for t in known.values()
+                    if t.skill == route.skill and _in_project(t.project, self.project)
+                ),
+                key=lambda t: (-t.occurrences, t.id),
+            )[: self.max_tasks]
+            out.append(
+                (
+                    route,
+                    split_tasks(
+                        tasks, val_fraction=self.val_fraction, test_fraction=self.test_fraction
+                    ),
+                )
+            )
+        write_json(
+            saved,
+            {
+                "skills": {
+                    r.skill: {k: [t.to_dict() for t in v] for k, v in s.items()} for r, s in out
+                }
+            },
+        )
+        return out
+
+    def plan(self) -> NightPlan:
+        sessions = self.sessions()
+        plan = NightPlan(
+            night_id=self.night_id,
+            sessions=len(sessions),
+            automation_skipped=sum(1 for s in sessions if s.get("automation"))
+            if not self.include_automation
+            else 0,
+        )
+        for route, splits in self.routed_tasks(sessions):
+            plan.routes.append(
+                {
+                    "skill": route.skill,
+                    "routed_by": route.routed_by,
+                    "sessions": len(route.sessions),
+                    **{split: len(tasks) for split, tasks in splits.items()},
+                }
+            )
+        return plan
+
+    # -- the night ----------------------------------------------------------------------
+    async def run(self) -> NightResult:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(self.state_dir / "night.lock")
+        if not lock.try_acquire():
+            raise NightBusy(
+                f"another Sleep night (pid {lock.holder_pid() or '?'}) is running on "
+                f"{self.state_dir}; wait for it or run with another --state-dir"
+            )
+        try:
+            return await self._run()
+        finally:
+            lock.release()
+
+    async def _run(self) -> NightResult:
+        result = NightResult(self.night_id, "running", self.folder)
+        self._save(result)
+        sessions = self.sessions()
+        for route, splits in self.routed_tasks(sessions):
+            outcome = await self._run_skill(route, splits)
+            result.skills[route.skill] = outcome
+            self._save(result)
+        statuses = {o["status"] for o in result.skills.values()}
+        result.pending = len(pending_prompts(self.folder / "handoff"))
+        if "failed" in statuses:
+            result.status = "failed"
+        elif result.pending:
+            result.status = "waiting"
+        elif statuses & {"stopped", "waiting"}:
+            result.status = "stopped"
+        else:
+            result.status = "finished"
+        result.message = self._message(result)
+        self._save(result)
+        return result
+
+    async def _run_skill(self, route: Route, splits: dict[str, list[MinedTask]]) -> dict[str, Any]:
+        counts = {split: len(tasks) for split, tasks in splits.items()}
+        outcome: dict[str, Any] = {"routed_by": route.routed_by, **counts, "staged": None}
+        if not splits["train"] or not splits["val"]:
+            outcome.update(
+                status="skipped",
+                reason=(
+                    f"too few tasks to learn and gate ({counts['train']} train, {counts['val']} val; "
+                    "need at least one of each): more sessions will come"
+                ),
+            )
+            return outcome
+        config = self._run_config(len(splits["train"]), bool(splits["test"]))
+        run_id = f"{self.night_id}-{route.skill}"
+        run_dir = RunDirectory(self.folder / route.skill)
+        bus = EventBus()
+        client = build_client_with_budget_events(config, bus)
+        sources = sorted(
+            {sid for tasks in splits.values() for t in tasks for sid in t.source_sessions}
+        )
+        try:
+            env = ReplayEnvironment(splits, client.bind("judge"), pass_mark=self.pass_mark)
+            state = run_dir.read_state()
+            inner = SkillsRepoStager(
+                self.repo, route.skill, run_id, base=state.stager_base if state else None
+            )
+            stager: Stager = NightStager(
+                inner, sources, {"Night": self.night_id, "Routed-By": route.routed_by}
+            )
+            self.on_line(
+                f"{route.skill}: {counts['train']} train / {counts['val']} val / "
+                f"{counts['test']} test tasks ({route.routed_by})"
+            )
+            summary = await run_training(
+                config,
+                run_dir=run_dir,
+                bus=bus,
+                client=client,
+                env=env,
+                stager=stager,
+                initial_skill=self.repo.read_skill(route.skill),
+            )
+        except ModelError as exc:
+            waiting = pending_prompts(self.folder / "handoff")
+            outcome.update(status="waiting" if waiting else "failed", reason=str(exc))
+            return outcome
+        finally:
+            await client.aclose()
+        outcome.update(
+            status=summary.status,
+            reason=summary.reason,
+            baseline_val=summary.baseline_val,
+            best_val=summary.best_val,
+            run_dir=str(run_dir.path),
+        )
+        if summary.staged:
+            outcome["staged"] = f"staged/{run_id}"
+            if self.auto_adopt and summary.status == "finished":
+                outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
+        return outcome
+
+    def _run_config(self, n_train: int, has_test: bool) -> Config:
+        config = self.config.model_copy(deep=True)
+        config.run.name = None
+        config.train.batch_size = n_train  # one step sees every train task of the night
+        config.train.steps_per_epoch = 1
+        config.train.final_test = has_test
+        config.models.handoff_dir = str(self.folder / "handoff")
+        if config.cache.path is None:
+            config.cache.path = str(self.state_dir / "responses.sqlite")
+        return config
+
+    def _message(self, result: NightResult) -> str:
+        if result.status == "waiting":
+            return (
+                f"waiting for {result.pending} handoff answer(s): answer each prompt in "
+                f"{self.folder / 'handoff' / 'prompts'} by writing its reply to the file of the "
+                f"same name in {self.folder / 'handoff' / 'answers'}, then run the same command again"
+            )
+        staged = [o["staged"] for o in result.skills.values() if o.get("staged")]
+        if result.status == "failed":
+            failed = {k: o["reason"] for k, o in result.skills.items() if o["status"] == "failed"}
+            return "night failed, nothing staged for " + "; ".join(
+                f"{k}: {v}" for k, v in failed.items()
+            )
+        if result.status == "stopped":
+            return "night stopped (budget or interrupt); run the same command to continue"
+        if staged:
+            return (
+                "staged "
+                + ", ".join(staged)
+                + " — review with `skillopt tui` or `skillopt skills diff`"
+            )
+        return "no candidate beat the current skill tonight; nothing staged"
+
+    def _save(self, result: NightResult) -> None:
+        write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})
+
+
+def _in_project(cwd: str | None, project: Path | None) -> bool:
+    if project is None:
+        return True
+    if cwd is None:
+        return False
+    root = Path(project).expanduser().absolute()
+    here = Path(cwd).expanduser().absolute()
+    return here == root or root in here.parents
+
+
+def _str(path: Path | None) -> str | None:
+    return str(Path(path).expanduser().absolute()) if path is not None else None
+
+
+def run_night(night: Night) -> NightResult:
+    return asyncio.run(night.run())

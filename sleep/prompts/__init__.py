@@ -1,0 +1,1 @@
+"""Prompts of the Sleep cycle (judge, miner), one Markdown file each."""

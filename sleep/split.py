@@ -1,0 +1,30 @@
+"""Train / val / test by a stable hash of the task id.
+
+A task never moves between splits from one night to the next (the hash depends only on
+its id), so a task the optimizer learned from can never later count as validation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from sleep.tasks import MinedTask
+
+
+def split_of(task_id: str, *, val_fraction: float, test_fraction: float) -> str:
+    bucket = int(hashlib.sha256(f"split:{task_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    if bucket < test_fraction:
+        return "test"
+    if bucket < test_fraction + val_fraction:
+        return "val"
+    return "train"
+
+
+def split_tasks(
+    tasks: list[MinedTask], *, val_fraction: float, test_fraction: float
+) -> dict[str, list[MinedTask]]:
+    out: dict[str, list[MinedTask]] = {"train": [], "val": [], "test": []}
+    for task in sorted(tasks, key=lambda t: t.id):
+        split = split_of(task.id, val_fraction=val_fraction, test_fraction=test_fraction)
+        out[split].append(task)
+    return out

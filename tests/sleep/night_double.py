@@ -1,0 +1,67 @@
+"""TEST DOUBLE for Sleep nights: one deterministic brain for every role, so a night's
+decisions can be asserted exactly. It is not a model.
+
+- target: answers a package-manager question with "pnpm" only when the skill (system
+  message) says to use pnpm, else with "npm"; any other request gets a generic reply that
+  quotes the first word of the skill's last line (so a skill change is visible);
+- judge: reads the reply and the rubric out of the judge prompt: 1.0 when the rubric's
+  "use X" word is in the reply, 0.2 when it is not, 0.6 when the rubric names nothing;
+- optimizer: every analyst proposes appending "Use pnpm for every install; never npm."
+  (with a rationale); merge and rank keep the first edit.
+Load it by import path: `models.<role>: {backend: scripted, model: "tests.sleep.night_double:brain"}`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from core.models.scripted import last_user_text
+
+RULE = "Use pnpm for every install; never npm."
+
+
+def _target(messages) -> str:
+    skill = next((m["content"] for m in messages if m["role"] == "system"), "")
+    question = messages[-1]["content"]
+    if re.search(r"\binstall\b|\bdependenc", question, re.IGNORECASE):
+        return "Run `pnpm install`." if "pnpm" in skill else "Run `npm install`."
+    last = skill.strip().splitlines()[-1].split()[0] if skill.strip() else "nothing"
+    return f"Here is how, following {last}."
+
+
+def _judge(prompt: str) -> str:
+    reply = prompt.split("## Reply", 1)[1].split("Answer with one JSON", 1)[0]
+    rubric = prompt.split("## Rubric", 1)[1].split("## Reply", 1)[0]
+    wanted = re.search(r"\buse\s+(\w+)", rubric, re.IGNORECASE)
+    if wanted is None:
+        return json.dumps({"score": 0.6, "reason": "no rubric to check"})
+    ok = re.search(rf"\b{re.escape(wanted.group(1))}\b", reply, re.IGNORECASE)
+    return json.dumps({"score": 1.0 if ok else 0.2, "reason": f"{'uses' if ok else 'lacks'} {wanted.group(1)}"})
+
+
+def _optimizer(prompt: str) -> str:
+    if "Rank candidate edits" in prompt:
+        return json.dumps({"order": [1]})
+    edit = {"op": "append", "content": RULE, "rationale": "the user corrected npm to pnpm"}
+    return json.dumps({"analysis": "installs used npm; the user wants pnpm", "edits": [edit]})
+
+
+class Brain:
+    def __init__(self) -> None:
+        self.calls: dict[str, int] = {"target": 0, "judge": 0, "optimizer": 0}
+
+    def __call__(self, request) -> str:
+        text = last_user_text(request)
+        if "You are grading one reply" in text:
+            self.calls["judge"] += 1
+            return _judge(text)
+        if '"edits"' in text or "Rank candidate edits" in text:
+            self.calls["optimizer"] += 1
+            return _optimizer(text)
+        self.calls["target"] += 1
+        return _target(request.messages)
+
+
+def brain() -> Brain:
+    return Brain()
