@@ -48,7 +48,6 @@ def _open(repo: Path | None) -> SkillsRepo:
     return opened
 
 
-
 def parse_hunks(spec: str) -> list[int]:
     """'1,3,5-7' → [1, 3, 5, 6, 7]."""
     numbers: set[int] = set()

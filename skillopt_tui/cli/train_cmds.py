@@ -37,7 +37,6 @@ SetOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
 
-
 def _default_run_name(config) -> str:
     return config.run.name or f"{config.env.name}-{time.strftime('%Y%m%d-%H%M%S')}"
 
@@ -60,18 +59,29 @@ def train(
     set_: SetOption = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Run directory (default: <runs_dir>/<run.name or env-time>). "
-                     "Rerunning with the same --out resumes."),
+        typer.Option(
+            "--out",
+            help="Run directory (default: <runs_dir>/<run.name or env-time>). "
+            "Rerunning with the same --out resumes.",
+        ),
     ] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Start over instead of resuming.")] = False,
-    force: Annotated[bool, typer.Option("--force", help="With --fresh: delete the existing run.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="With --fresh: delete the existing run.")
+    ] = False,
     skills_repo: Annotated[
         Path | None, typer.Option("--skills-repo", help="Skills repository to stage into.")
     ] = None,
-    skill: Annotated[str | None, typer.Option("--skill", help="Skill name in --skills-repo.")] = None,
+    skill: Annotated[
+        str | None, typer.Option("--skill", help="Skill name in --skills-repo.")
+    ] = None,
     estimate: Annotated[
-        bool, typer.Option("--estimate", help="Print the pre-run estimate of calls, tokens "
-                           "and cost, then exit without training.")
+        bool,
+        typer.Option(
+            "--estimate",
+            help="Print the pre-run estimate of calls, tokens "
+            "and cost, then exit without training.",
+        ),
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -115,8 +125,11 @@ def train(
             # stager would dedupe onto them) nor lost: archive them as a rejected branch.
             archived = _archive_staged_branch(repo, run_dir.run_id)
             if archived:
-                print(f"skillopt: archived staged/{run_dir.run_id} of the discarded run as "
-                      f"{archived}", file=sys.stderr)
+                print(
+                    f"skillopt: archived staged/{run_dir.run_id} of the discarded run as "
+                    f"{archived}",
+                    file=sys.stderr,
+                )
         if fresh and not run_dir.is_empty():
             run_dir.clear()
         stager = None
@@ -186,8 +199,15 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
         if state is None:
             logger.line(estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm))
         return await run_training(
-            cfg, run_dir=run_dir, bus=bus, client=client, env=env, strategy=strategy,
-            stager=stager, initial_skill=initial_skill, stop=stop,
+            cfg,
+            run_dir=run_dir,
+            bus=bus,
+            client=client,
+            env=env,
+            strategy=strategy,
+            stager=stager,
+            initial_skill=initial_skill,
+            stop=stop,
         )
     finally:
         logger.close()
@@ -222,7 +242,9 @@ def eval_(
 
 
 def runs(
-    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Folder holding run directories.")] = Path("runs"),
+    runs_dir: Annotated[
+        Path, typer.Option("--runs-dir", help="Folder holding run directories.")
+    ] = Path("runs"),
     as_json: JsonOption = False,
 ) -> None:
     """List runs with their status and scores."""

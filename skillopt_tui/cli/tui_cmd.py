@@ -24,33 +24,43 @@ def resolve_skills_repo(option: Path | None) -> Path | None:
     (has a skills.yaml); None when there is none (the TUI then shows runs only)."""
     if option is not None:
         if not option.is_dir():
-            raise TuiUsageError(f"--skills-repo {option}: no such directory "
-                                "(create one with `skillopt init`)")
+            raise TuiUsageError(
+                f"--skills-repo {option}: no such directory (create one with `skillopt init`)"
+            )
         return option
     env = os.environ.get(REPO_ENV)
     if env:
         path = Path(env).expanduser()
         if not path.is_dir():
-            raise TuiUsageError(f"${REPO_ENV}={env}: no such directory "
-                                "(create one with `skillopt init`, or unset it)")
+            raise TuiUsageError(
+                f"${REPO_ENV}={env}: no such directory "
+                "(create one with `skillopt init`, or unset it)"
+            )
         return path
     local = Path("skills")
     return local if (local / "skills.yaml").is_file() else None
 
 
-RunsDirOption = Annotated[
-    Path, typer.Option("--runs-dir", help="Folder holding run directories.")]
+RunsDirOption = Annotated[Path, typer.Option("--runs-dir", help="Folder holding run directories.")]
 SkillsRepoOption = Annotated[
-    Path | None, typer.Option("--skills-repo", help=f"Skills repository (git) to review "
-                                        f"(default: ${REPO_ENV}, or ./skills if it is one).")]
+    Path | None,
+    typer.Option(
+        "--skills-repo",
+        help=f"Skills repository (git) to review (default: ${REPO_ENV}, or ./skills if it is one).",
+    ),
+]
 RunOption = Annotated[
-    Path | None, typer.Option("--run", help="Open this run directory (live or finished).")]
+    Path | None, typer.Option("--run", help="Open this run directory (live or finished).")
+]
 
 
 def register(app: typer.Typer) -> None:
     @app.command("tui")
-    def tui(runs_dir: RunsDirOption = Path("runs"), skills_repo: SkillsRepoOption = None,
-            run: RunOption = None) -> None:
+    def tui(
+        runs_dir: RunsDirOption = Path("runs"),
+        skills_repo: SkillsRepoOption = None,
+        run: RunOption = None,
+    ) -> None:
         """Dashboard: follow or replay runs, review staged skill edits, roll back."""
         if run is not None and not run.is_dir():
             raise TuiUsageError(f"--run {run}: no such run directory")
