@@ -149,6 +149,9 @@ class Night:
     auto_adopt: bool = False
     today: dt.date = field(default_factory=dt.date.today)
     on_line: Callable[[str], None] = lambda _line: None
+    # A dry run plans without writing anything: no saved harvest, no archive, no night folder.
+    dry: bool = False
+    _sessions: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -156,12 +159,18 @@ class Night:
 
     # -- inputs, frozen per night -------------------------------------------------------
     def sessions(self) -> list[dict[str, Any]]:
+        """Tonight's harvest: read once (the harvest moves the cursors), then saved in the
+        night's folder so a resumed night replays exactly the same input."""
+        if self._sessions is not None:
+            return self._sessions
         saved = self.folder / "sessions.json"
         if saved.exists():
-            return read_json(saved)["sessions"]
-        sessions = self.harvest()
-        write_json(saved, {"sessions": sessions})
-        return sessions
+            self._sessions = read_json(saved)["sessions"]
+            return self._sessions
+        self._sessions = self.harvest()
+        if not self.dry:
+            write_json(saved, {"sessions": self._sessions})
+        return self._sessions
 
     def routed_tasks(
         self, sessions: list[dict[str, Any]]
@@ -186,7 +195,7 @@ class Night:
             mined = mine_sessions(route.sessions, include_automation=self.include_automation)
             for task in mined:
                 task.skill = route.skill
-            known = archive.merge(mined)
+            known = archive.merge(mined, write=not self.dry)
             tasks = sorted(
                 (
                     t
@@ -203,14 +212,9 @@ class Night:
                     ),
                 )
             )
-        write_json(
-            saved,
-            {
-                "skills": {
-                    r.skill: {k: [t.to_dict() for t in v] for k, v in s.items()} for r, s in out
-                }
-            },
-        )
+        if not self.dry:
+            frozen = {r.skill: {k: [t.to_dict() for t in v] for k, v in s.items()} for r, s in out}
+            write_json(saved, {"skills": frozen})
         return out
 
     def plan(self) -> NightPlan:
@@ -342,6 +346,8 @@ class Night:
         return config
 
     def _message(self, result: NightResult) -> str:
+        if not result.skills:
+            return "no new sessions in scope since the last night: nothing to learn from"
         if result.status == "waiting":
             return (
                 f"waiting for {result.pending} handoff answer(s): answer each prompt in "
@@ -380,6 +386,13 @@ def _in_project(cwd: str | None, project: Path | None) -> bool:
 
 def _str(path: Path | None) -> str | None:
     return str(Path(path).expanduser().absolute()) if path is not None else None
+
+
+def night_defaults() -> Path:
+    """sleep/night.yaml: the run config of a night when the user gives none."""
+    from importlib import resources
+
+    return Path(str(resources.files("sleep").joinpath("night.yaml")))
 
 
 def run_night(night: Night) -> NightResult:

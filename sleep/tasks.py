@@ -91,12 +91,14 @@ class TaskArchive:
                 "and run the night again to mine afresh"
             ) from None
 
-    def merge(self, found: list[MinedTask]) -> dict[str, MinedTask]:
+    def merge(self, found: list[MinedTask], *, write: bool = True) -> dict[str, MinedTask]:
+        """The archive with `found` merged in; written unless `write` is False (a dry run)."""
         tasks = self.load()
         for task in found:
             old = tasks.get(task.id)
             tasks[task.id] = task if old is None else merged(old, task)
-        write_json(self.path, {"version": 1, "tasks": [t.to_dict() for t in tasks.values()]})
+        if write:
+            write_json(self.path, {"version": 1, "tasks": [t.to_dict() for t in tasks.values()]})
         return tasks
 
 

@@ -11,7 +11,8 @@ COMMAND_MODULES = (
     "skillopt_tui.cli.train_cmds",  # train, eval, runs
     "skillopt_tui.cli.skills_cmds",  # init, skills ...
     "skillopt_tui.cli.tui_cmd",  # tui
-    "skillopt_tui.cli.sleep_cmds",  # sleep ...
+    "skillopt_tui.cli.sleep_cmds",  # sleep harvest
+    "skillopt_tui.cli.sleep_night_cmds",  # sleep init, run, dry-run, status, schedule, unschedule
 )
 
 

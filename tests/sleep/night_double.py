@@ -37,7 +37,9 @@ def _judge(prompt: str) -> str:
     if wanted is None:
         return json.dumps({"score": 0.6, "reason": "no rubric to check"})
     ok = re.search(rf"\b{re.escape(wanted.group(1))}\b", reply, re.IGNORECASE)
-    return json.dumps({"score": 1.0 if ok else 0.2, "reason": f"{'uses' if ok else 'lacks'} {wanted.group(1)}"})
+    return json.dumps(
+        {"score": 1.0 if ok else 0.2, "reason": f"{'uses' if ok else 'lacks'} {wanted.group(1)}"}
+    )
 
 
 def _optimizer(prompt: str) -> str:
@@ -65,3 +67,47 @@ class Brain:
 
 def brain() -> Brain:
     return Brain()
+
+
+INSTALL_PROMPT = "how do I install the dependencies of the {part} package?"
+NAMES = [
+    "web",
+    "api",
+    "docs",
+    "cli",
+    "worker",
+    "admin",
+    "mobile",
+    "billing",
+    "search",
+    "auth",
+    "infra",
+    "ui",
+    "mail",
+    "jobs",
+    "feed",
+    "chat",
+    "media",
+    "maps",
+    "pay",
+    "crm",
+]
+
+
+def parts_for(project, n: int = 12, *, val_fraction: float = 0.3) -> list[str]:
+    """n package names whose install tasks (whose ids depend on the project path) fall at
+    least twice into train and twice into val, so a night on them always has something
+    to learn and something to gate on, whatever the temporary project path is."""
+    from sleep.mine import shape_of
+    from sleep.split import split_of
+    from sleep.tasks import task_id
+
+    def split(part: str) -> str:
+        tid = task_id(str(project), shape_of(INSTALL_PROMPT.format(part=part)))
+        return split_of(tid, val_fraction=val_fraction, test_fraction=0.0)
+
+    val = [p for p in NAMES if split(p) == "val"][:2]
+    train = [p for p in NAMES if split(p) == "train"][:2]
+    rest = [p for p in NAMES if p not in val + train]
+    assert len(val) == 2 and len(train) == 2, "pick more NAMES"
+    return (val + train + rest)[:n]

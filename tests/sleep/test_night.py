@@ -15,21 +15,34 @@ from core.file_lock import FileLock
 from core.skills_repo import SkillsRepo
 from sleep.night import Night, NightBusy
 from sleep.split import split_of
-from tests.sleep.night_double import RULE
+from tests.sleep.night_double import RULE, parts_for
 
 DAY = dt.date(2026, 11, 30)
 BRAIN = "tests.sleep.night_double:brain"
 SKILL_TEXT = "# Project notes\n\nKeep answers short.\n"
 
 
-PARTS = ["web", "api", "docs", "cli", "worker", "admin", "mobile", "billing", "search", "auth", "infra", "ui"]
+PARTS = [
+    "web",
+    "api",
+    "docs",
+    "cli",
+    "worker",
+    "admin",
+    "mobile",
+    "billing",
+    "search",
+    "auth",
+    "infra",
+    "ui",
+]
 
 
 def sessions(project: Path, n: int = 12) -> list[dict]:
     """n sessions, each asking a differently worded install question and being corrected
     to pnpm, plus one other request; one automation session that must never be mined."""
     out = []
-    for i, part in enumerate(PARTS[:n]):
+    for i, part in enumerate(parts_for(project, n)):
         out.append(
             {
                 "source": "claude",
@@ -39,25 +52,56 @@ def sessions(project: Path, n: int = 12) -> list[dict]:
                 "file": f"/x/s{i}.jsonl",
                 "automation": False,
                 "tasks": [
-                    {"text": f"how do I install the dependencies of the {part} package?", "timestamp": f"2026-11-{10 + i:02d}T10:00:00Z", "aborted": False},
+                    {
+                        "text": f"how do I install the dependencies of the {part} package?",
+                        "timestamp": f"2026-11-{10 + i:02d}T10:00:00Z",
+                        "aborted": False,
+                    },
                     {"text": "no, use pnpm instead of npm", "timestamp": None, "aborted": False},
-                    {"text": f"explain what the {part} module is for", "timestamp": None, "aborted": False},
+                    {
+                        "text": f"explain what the {part} module is for",
+                        "timestamp": None,
+                        "aborted": False,
+                    },
                 ],
             }
         )
-    out.append({"source": "claude", "session_id": "auto", "cwd": str(project), "branch": None, "file": "/x/a.jsonl", "automation": True, "tasks": [{"text": "automation prompt that must not be mined", "timestamp": None, "aborted": False}]})
+    out.append(
+        {
+            "source": "claude",
+            "session_id": "auto",
+            "cwd": str(project),
+            "branch": None,
+            "file": "/x/a.jsonl",
+            "automation": True,
+            "tasks": [
+                {
+                    "text": "automation prompt that must not be mined",
+                    "timestamp": None,
+                    "aborted": False,
+                }
+            ],
+        }
+    )
     return out
 
 
 def night_config(tmp_path: Path, **budget):
-    roles = {r: {"backend": "scripted", "model": BRAIN} for r in ("target", "optimizer", "judge", "miner")}
+    roles = {
+        r: {"backend": "scripted", "model": BRAIN}
+        for r in ("target", "optimizer", "judge", "miner")
+    }
     return config_from_dict(
         {
             "models": roles,
             "budget": budget,
             "train": {
-                "epochs": 1, "strategy": "llm", "schedule": {"kind": "constant", "start": 2, "end": 2},
-                "gate": {"metric": "soft"}, "slow_update": {"enabled": False}, "meta_skill": {"enabled": False},
+                "epochs": 1,
+                "strategy": "llm",
+                "schedule": {"kind": "constant", "start": 2, "end": 2},
+                "gate": {"metric": "soft"},
+                "slow_update": {"enabled": False},
+                "meta_skill": {"enabled": False},
             },
         }
     )
@@ -86,8 +130,13 @@ def make_night(tmp_path, repo, project, harvested=None, **kw) -> Night:
         return harvested if harvested is not None else sessions(project)
 
     night = Night(
-        state_dir=tmp_path / "state", repo=repo, config=kw.pop("config", night_config(tmp_path)),
-        harvest=harvest, project=project, today=kw.pop("today", DAY), **kw,
+        state_dir=tmp_path / "state",
+        repo=repo,
+        config=kw.pop("config", night_config(tmp_path)),
+        harvest=harvest,
+        project=project,
+        today=kw.pop("today", DAY),
+        **kw,
     )
     night.harvest_calls = calls
     return night
@@ -136,7 +185,9 @@ async def test_splits_are_stable_and_training_tasks_never_validate(tmp_path, rep
     assert {t["id"] for t in again["train"]} >= train
 
 
-async def test_a_second_run_the_same_day_continues_the_finished_night_under_a_new_id(tmp_path, repo, project):
+async def test_a_second_run_the_same_day_continues_the_finished_night_under_a_new_id(
+    tmp_path, repo, project
+):
     first = make_night(tmp_path, repo, project)
     await first.run()
     second = make_night(tmp_path, repo, project)
@@ -156,7 +207,16 @@ async def test_a_night_holds_a_lock(tmp_path, repo, project):
 
 
 async def test_a_failing_backend_stages_nothing_and_says_so(tmp_path, repo, project):
-    roles = {r: {"backend": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "max_retries": 0, "timeout_s": 2.0} for r in ("target", "optimizer", "judge", "miner")}
+    roles = {
+        r: {
+            "backend": "openai",
+            "base_url": "http://127.0.0.1:9/v1",
+            "model": "m",
+            "max_retries": 0,
+            "timeout_s": 2.0,
+        }
+        for r in ("target", "optimizer", "judge", "miner")
+    }
     config = config_from_dict({"models": roles})
     night = make_night(tmp_path, repo, project, config=config)
     result = await night.run()

@@ -1,0 +1,45 @@
+"""What `skillopt sleep status` (and the TUI's Sleep screen) report: the recorded
+settings, whether a nightly line is scheduled, and the recent nights."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from core.models.handoff import pending_prompts
+from sleep.settings import load_settings
+
+RECENT_NIGHTS = 10
+
+
+def list_nights(state_dir: Path, limit: int = RECENT_NIGHTS) -> list[dict[str, Any]]:
+    nights = []
+    folders = sorted(
+        (Path(state_dir) / "nights").glob("sleep-*"), key=lambda p: p.stat().st_mtime, reverse=True
+    )
+    for folder in folders[:limit]:
+        try:
+            data = json.loads((folder / "night.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {"night_id": folder.name, "status": "unreadable", "skills": {}}
+        data["pending"] = len(pending_prompts(folder / "handoff"))
+        nights.append(data)
+    return nights
+
+
+def night_status(state_dir: Path, crontab_text: str | None = None) -> dict[str, Any]:
+    from sleep.schedule import marker, read_crontab
+
+    settings = load_settings(state_dir)
+    try:
+        crontab = crontab_text if crontab_text is not None else read_crontab(None)
+    except Exception:  # noqa: BLE001 - no cron here is not an error of the status
+        crontab = ""
+    line = next((entry for entry in crontab.splitlines() if marker(state_dir) in entry), None)
+    return {
+        "state_dir": str(state_dir),
+        "settings": settings.model_dump(),
+        "scheduled": line,
+        "nights": list_nights(state_dir),
+    }
