@@ -1,0 +1,303 @@
+"""One harvest: find the transcripts, read what is new in each, keep the user tasks of the
+sessions in scope, redact them, and move the cursors on.
+
+Files are read oldest first (by mtime), so a parent session is delivered before the
+resumed or forked sessions that replay it. A file that cannot be read, or lines of it, are
+reported in `skipped` and never stop the harvest. Only sessions whose tasks were handed
+out move their cursor past the start: a session outside the project, or an automation
+session left out, keeps offset 0 and is delivered whole when a later harvest asks for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from core.errors import UserError
+from core.file_lock import FileLock
+from sleep.claude_tasks import ClaudeTaskReader
+from sleep.codex_tasks import CodexTaskReader
+from sleep.cursors import Cursor, HarvestState, digest, probe
+from sleep.identity import SessionIdentity
+from sleep.jsonl import CompressedUnsupported, JsonlReader, open_transcript
+from sleep.model import Session, Skipped, Task
+from sleep.redact import Redactor
+from sleep.sources import SourceRoot, TranscriptFile, discover
+from sleep.timestamps import parse_timestamp
+
+STATE_FILE = "harvest-state.json"
+LOCK_FILE = "harvest.lock"
+
+
+def default_state_dir(environ: Mapping[str, str] | None = None) -> Path:
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base).expanduser() / "skillopt" / "sleep"
+
+
+@dataclass
+class HarvestOptions:
+    state_dir: Path
+    project: Path | None = None  # None: every project
+    claude_home: str | None = None
+    codex_home: str | None = None
+    since: datetime | None = None
+    include_automation: bool = False
+    # False: read everything from the cursors without moving them (a preview).
+    commit: bool = True
+    environ: Mapping[str, str] | None = None
+    home: Path | None = None
+
+
+@dataclass
+class RedactionShown:
+    file: str
+    kind: str
+    context: str
+
+
+@dataclass
+class HarvestResult:
+    roots: list[SourceRoot]
+    sessions: list[Session] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    redactions: Counter = field(default_factory=Counter)
+    shown: list[RedactionShown] = field(default_factory=list)
+    files_read: int = 0
+    files_unchanged: int = 0
+    bytes_read: int = 0
+    # Sessions out of scope or left out as automation, by reason (for the screen).
+    left_out: Counter = field(default_factory=Counter)
+
+    def to_json(self, *, show_redactions: bool = False) -> dict:
+        data = {
+            "sessions": [s.to_json() for s in self.sessions],
+            "skipped": [s.to_json() for s in self.skipped],
+            "redactions": dict(sorted(self.redactions.items())),
+        }
+        if show_redactions:
+            data["redaction_preview"] = [
+                {"file": r.file, "kind": r.kind, "context": r.context} for r in self.shown
+            ]
+        return data
+
+
+class HarvestBusy(UserError):
+    """Another harvest holds the state directory."""
+
+
+def _scope_roots(project: Path) -> list[str]:
+    absolute = os.path.normpath(os.path.abspath(project))
+    return sorted({absolute, os.path.realpath(absolute)})
+
+
+def _in_scope(cwd: str | None, roots: list[str] | None) -> bool:
+    if roots is None:
+        return True
+    if not cwd:
+        return False
+    cwd = os.path.normpath(cwd)
+    return any(cwd == r or cwd.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+class Harvest:
+    def __init__(self, options: HarvestOptions) -> None:
+        self.options = options
+        self.redactor = Redactor()
+        self.scope = None if options.project is None else _scope_roots(options.project)
+        self.state = HarvestState()
+        self.result = HarvestResult(roots=[])
+        self._key_cache: dict[str, str] = {}
+
+    # -- prompt keys (hash of the redacted text: no raw prompt is ever stored) ------------
+
+    def _key_of(self, text: str) -> str:
+        key = self._key_cache.get(text)
+        if key is None:
+            redacted = self.redactor.redact(text).text
+            key = hashlib.sha256(redacted.encode("utf-8")).hexdigest()[:16]
+            self._key_cache[text] = key
+        return key
+
+    def _parent_keys(self, thread_id: str) -> set[str]:
+        return set(self.state.codex_prompt_keys.get(thread_id, ()))
+
+    # -- one file --------------------------------------------------------------------------
+
+    def _wanted(self, ident: SessionIdentity) -> str | None:
+        """Why the session is left out, or None when its tasks are delivered."""
+        if ident.not_a_root:
+            return ident.not_a_root
+        if not _in_scope(ident.cwd, self.scope):
+            return "other project"
+        if ident.automation and not self.options.include_automation:
+            return "automation"
+        return None
+
+    def _read(self, file: TranscriptFile, st: os.stat_result) -> None:
+        cursor = self.state.cursors.get(file.key)
+        unchanged = (
+            cursor is not None
+            and cursor.path == str(file.path)
+            and (cursor.size, cursor.mtime_ns) == (st.st_size, st.st_mtime_ns)
+        )
+        if unchanged and cursor is not None:
+            ident = SessionIdentity.from_json(cursor.identity)
+            if cursor.delivered or self._wanted(ident) is not None:
+                self.result.files_unchanged += 1
+                if not cursor.delivered and not ident.not_a_root:
+                    self.result.left_out[self._wanted(ident) or ""] += 1
+                return
+        stream = open_transcript(file.path)
+        try:
+            start, head, tail, ident = 0, b"", b"", SessionIdentity()
+            if cursor is not None and cursor.delivered and cursor.offset > 0:
+                head, tail, available = probe(stream, cursor.offset)
+                if (digest(head), digest(tail), available) == (
+                    cursor.head,
+                    cursor.tail,
+                    cursor.offset,
+                ):
+                    start, ident = cursor.offset, SessionIdentity.from_json(cursor.identity)
+                else:  # rewritten or truncated: read it again from the start
+                    head, tail = b"", b""
+                    stream.close()
+                    stream = open_transcript(file.path)
+            reader = JsonlReader(stream, start, head=head, tail=tail)
+            self._read_from(file, st, reader, start, ident)
+        finally:
+            stream.close()
+
+    def _read_from(
+        self,
+        file: TranscriptFile,
+        st: os.stat_result,
+        reader: JsonlReader,
+        start: int,
+        ident: SessionIdentity,
+    ) -> None:
+        if file.tool == "claude":
+            task_reader: ClaudeTaskReader | CodexTaskReader = ClaudeTaskReader(
+                ident, self.state.claude_uuids
+            )
+        else:
+            task_reader = CodexTaskReader(ident, self._key_of, self._parent_keys)
+        stopped = None
+        try:
+            for record in reader.records():
+                task_reader.feed(record)
+        except Exception as exc:  # a corrupt compressed stream, an I/O error mid-file
+            stopped = f"stopped at byte {reader.offset}: {type(exc).__name__}: {exc}"
+        if isinstance(task_reader, CodexTaskReader):
+            task_reader.finish()
+        if ident.session_id is None and file.tool == "claude":
+            ident.session_id = file.path.stem
+        self.result.files_read += 1
+        self.result.bytes_read += reader.offset - start
+        for reason in (reader.problems.describe(), stopped):
+            if reason:
+                self.result.skipped.append(Skipped(str(file.path), reason))
+
+        left_out = self._wanted(ident)
+        if left_out is None or ident.not_a_root:
+            self.state.cursors[file.key] = Cursor(
+                str(file.path), st.st_size, st.st_mtime_ns, reader.offset,
+                digest(reader.head), digest(reader.tail), True, ident.to_json(),
+            )  # fmt: skip
+        else:
+            self.result.left_out[left_out] += 1
+            self.state.cursors[file.key] = Cursor(
+                str(file.path), st.st_size, st.st_mtime_ns, 0, "", "", False, ident.to_json()
+            )
+        if left_out is None:
+            self._deliver(file, ident, task_reader)
+
+    def _deliver(self, file: TranscriptFile, ident: SessionIdentity, task_reader) -> None:
+        if isinstance(task_reader, ClaudeTaskReader):
+            self.state.claude_uuids |= task_reader.new_uuids
+        elif ident.session_id:
+            keys = self.state.codex_prompt_keys.setdefault(ident.session_id, [])
+            keys.extend(self._key_of(t.text) for t in task_reader.tasks)
+        tasks: list[Task] = []
+        for task in task_reader.tasks:
+            if self.options.since is not None:
+                when = parse_timestamp(task.timestamp)
+                if when is not None and when < self.options.since:
+                    continue
+            redacted = self.redactor.redact(task.text)
+            for finding in redacted.findings:
+                self.result.redactions[finding.kind] += 1
+                self.result.shown.append(
+                    RedactionShown(str(file.path), finding.kind, finding.context)
+                )
+            tasks.append(Task(redacted.text, task.timestamp, task.aborted))
+        if tasks:
+            self.result.sessions.append(
+                Session(
+                    file.tool, ident.session_id or "", ident.cwd, ident.branch,
+                    str(file.path), ident.automation, tasks,
+                )
+            )  # fmt: skip
+
+    # -- all files ---------------------------------------------------------------------
+
+    def run(self) -> HarvestResult:
+        o = self.options
+        self.result.roots = discover(
+            claude_home=o.claude_home, codex_home=o.codex_home, environ=o.environ, home=o.home
+        )
+        files: list[tuple[int, TranscriptFile, os.stat_result]] = []
+        for root in self.result.roots:
+            for file in root.sessions:
+                try:
+                    st = file.path.stat()
+                except OSError as exc:
+                    self.result.skipped.append(
+                        Skipped(str(file.path), f"cannot stat: {exc.strerror or exc}")
+                    )
+                    continue
+                files.append((st.st_mtime_ns, file, st))
+        files.sort(key=lambda item: (item[0], str(item[1].path)))
+        for _mtime, file, st in files:
+            try:
+                self._read(file, st)
+            except FileNotFoundError:
+                self.result.skipped.append(Skipped(str(file.path), "disappeared while reading"))
+            except CompressedUnsupported as exc:
+                self.result.skipped.append(Skipped(str(file.path), str(exc)))
+            except OSError as exc:
+                self.result.skipped.append(
+                    Skipped(str(file.path), f"cannot read: {exc.strerror or exc}")
+                )
+        return self.result
+
+
+def harvest(options: HarvestOptions) -> HarvestResult:
+    """Run one harvest; with `commit`, under the state directory's lock, saving the
+    cursors atomically at the end (a crash keeps the previous ones: nothing is lost,
+    the next run reads the same new records again)."""
+    job = Harvest(options)
+    state_path = options.state_dir / STATE_FILE
+    if not options.commit:
+        job.state = HarvestState.load(state_path)
+        return job.run()
+    options.state_dir.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(options.state_dir / LOCK_FILE)
+    if not lock.acquire(timeout=2.0):
+        pid = lock.holder_pid()
+        raise HarvestBusy(
+            f"another harvest is using {options.state_dir} (process {pid or 'unknown'}); "
+            "wait for it to finish"
+        )
+    try:
+        job.state = HarvestState.load(state_path)
+        result = job.run()
+        job.state.save(state_path)
+        return result
+    finally:
+        lock.release()

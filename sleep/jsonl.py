@@ -1,0 +1,185 @@
+"""Read a JSON Lines transcript as a stream of records, tolerating everything a live,
+crashed or hand-edited file can hold.
+
+Why a byte stream and not `open(path, encoding="utf-8")`: a text-mode file raises
+UnicodeDecodeError in the middle of iteration, which no `try` around `json.loads` catches,
+and one bad byte would lose the rest of the file. Here each line is decoded on its own
+(invalid bytes become U+FFFD), a line that is not a JSON object is counted and skipped, a
+final segment without `\\n` is *pending* (a writer is still appending it: it is not read
+and the offset stops before it), and a line longer than `max_line_bytes` is skipped while
+streaming, without ever holding it: memory grows with the longest kept line, never with
+the file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+MAX_LINE_BYTES = 16 * 1024 * 1024
+_CHUNK = 1024 * 1024
+# How many bytes at the start of the file, and just before the offset, the cursor digests.
+PROBE_BYTES = 4096
+
+
+class CompressedUnsupported(Exception):
+    """A `.zst` file and no zstd library to read it."""
+
+
+def open_transcript(path: Path) -> BinaryIO:
+    """A buffered binary stream of the file's (decompressed) bytes."""
+    raw = open(path, "rb")  # noqa: SIM115 - the caller closes the returned stream
+    if path.name.endswith(".zst"):
+        try:
+            import zstandard
+        except ImportError:  # pragma: no cover - zstandard is a dependency
+            raw.close()
+            raise CompressedUnsupported(
+                "zstd-compressed and the zstandard package is missing"
+            ) from None
+        reader = zstandard.ZstdDecompressor().stream_reader(
+            raw, closefd=True, read_across_frames=True
+        )
+        return io.BufferedReader(reader, buffer_size=_CHUNK)  # type: ignore[arg-type]
+    return raw
+
+
+@dataclass
+class LineProblems:
+    """Lines skipped in one read, by kind, with the byte offset of the first of each."""
+
+    not_json: int = 0
+    too_long: int = 0
+    first_offset: dict[str, int] = field(default_factory=dict)
+
+    def note(self, kind: str, offset: int) -> None:
+        setattr(self, kind, getattr(self, kind) + 1)
+        self.first_offset.setdefault(kind, offset)
+
+    def describe(self) -> str | None:
+        parts = []
+        if self.not_json:
+            parts.append(
+                f"{self.not_json} line(s) not a JSON object skipped "
+                f"(first at byte {self.first_offset['not_json']})"
+            )
+        if self.too_long:
+            parts.append(
+                f"{self.too_long} line(s) over {MAX_LINE_BYTES // (1024 * 1024)} MiB skipped "
+                f"(first at byte {self.first_offset['too_long']})"
+            )
+        return "; ".join(parts) or None
+
+
+class JsonlReader:
+    """Records from `start` on. After iterating, `offset` is the end of the last complete
+    line (where the next read of this file resumes), `head` the file's first bytes and
+    `tail` the bytes just before `offset` (PROBE_BYTES of each, for the cursor). A reader
+    that starts past 0 is given the head and tail up to `start` (see cursors.probe)."""
+
+    def __init__(
+        self,
+        stream: BinaryIO,
+        start: int = 0,
+        *,
+        head: bytes = b"",
+        tail: bytes = b"",
+        max_line_bytes: int = MAX_LINE_BYTES,
+    ) -> None:
+        self._stream = stream
+        self.offset = start
+        self.head, self.tail = head, tail
+        self.max_line_bytes = max_line_bytes
+        self.problems = LineProblems()
+        if stream.tell() != start:
+            self._skip_to(start)
+
+    def _skip_to(self, start: int) -> None:
+        try:
+            self._stream.seek(start)
+        except (OSError, io.UnsupportedOperation):  # a decompressing stream: read past it
+            left = start - self._stream.tell()
+            while left > 0:
+                got = self._stream.read(min(left, _CHUNK))
+                if not got:
+                    break
+                left -= len(got)
+
+    def _commit(self, first: bytes, last_bytes: bytes, size: int) -> None:
+        """A complete line of `size` bytes, starting with `first` and ending with
+        `last_bytes` (the whole line when it was kept), now counts as read."""
+        if len(self.head) < PROBE_BYTES:
+            self.head += first[: PROBE_BYTES - len(self.head)]
+        if len(last_bytes) >= PROBE_BYTES:
+            self.tail = last_bytes[-PROBE_BYTES:]
+        else:
+            self.tail = (self.tail + last_bytes)[-PROBE_BYTES:]
+        self.offset += size
+
+    def lines(self) -> Iterator[tuple[int, bytes | None]]:
+        """(start offset, line bytes) for each complete line; bytes None for a line that
+        was too long to keep."""
+        read = self._stream.readline
+        while True:
+            start = self.offset
+            line = read(_CHUNK)
+            if not line:
+                return
+            if line[-1:] == b"\n":
+                self._commit(line, line, len(line))
+                yield start, line
+                continue
+            first, size, parts, kept = line, len(line), [line], True
+            recent = line[-PROBE_BYTES:]
+            while line[-1:] != b"\n":
+                line = read(_CHUNK)
+                if not line:
+                    return  # pending: the writer has not finished this line
+                size += len(line)
+                recent = (recent + line)[-PROBE_BYTES:]
+                if kept and size > self.max_line_bytes:
+                    kept, parts = False, []
+                elif kept:
+                    parts.append(line)
+            whole = b"".join(parts) if kept else None
+            self._commit(first, whole if whole is not None else recent, size)
+            yield start, whole
+
+    def records(self) -> Iterator[dict]:
+        for start, line in self.lines():
+            if line is None:
+                self.problems.note("too_long", start)
+                continue
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except UnicodeDecodeError:
+                value = _loads_replacing(line)
+            except ValueError:
+                value = None
+            if isinstance(value, dict):
+                yield value
+            else:
+                self.problems.note("not_json", start)
+
+
+def _loads_replacing(line: bytes) -> object:
+    try:
+        return json.loads(line.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+
+
+def clean_text(text: str) -> str:
+    """`text` safe to encode as UTF-8: a lone surrogate (a valid JSON escape such as
+    `\\ud83d` with no partner) becomes U+FFFD instead of failing a later encode."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")

@@ -1,0 +1,56 @@
+"""What a harvest produces: sessions with the tasks a person typed, and files it skipped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Tool = Literal["claude", "codex"]
+
+
+@dataclass
+class Task:
+    """One prompt a person typed in a root session. `text` is redacted before it leaves
+    the harvester; `timestamp` is the record's own UTC ISO-8601 time (None when the
+    format has none)."""
+
+    text: str
+    timestamp: str | None
+    aborted: bool = False
+
+
+@dataclass
+class Session:
+    """The new tasks of one session file since its cursor."""
+
+    source: Tool
+    session_id: str
+    cwd: str | None
+    branch: str | None
+    file: str
+    automation: bool
+    tasks: list[Task] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "source": self.source,
+            "session_id": self.session_id,
+            "cwd": self.cwd,
+            "branch": self.branch,
+            "file": self.file,
+            "automation": self.automation,
+            "tasks": [
+                {"text": t.text, "timestamp": t.timestamp, "aborted": t.aborted} for t in self.tasks
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file, or lines of one, that could not be read, and why."""
+
+    file: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "reason": self.reason}

@@ -1,0 +1,87 @@
+"""Replace every secret in a text with `[REDACTED:<kind>]` and say what was replaced.
+
+All rules look at the original text; where two matches overlap the earlier rule in
+`RULES` wins (the specific kinds come before the generic `name = value` ones), and the
+text is rebuilt once. Each finding carries the surrounding text of the *redacted* result,
+so a preview never shows this secret or any other, only a hint (its first characters
+and length) to recognise it by.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sleep.redact.rules import RULES, Rule
+
+CONTEXT_CHARS = 32
+
+
+def placeholder(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    context: str  # the redacted text around it, on one line
+    hint: str  # e.g. "sk-…(51 chars)"
+
+
+@dataclass
+class Redacted:
+    text: str
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _hint(secret: str) -> str:
+    shown = secret[:3] if len(secret) >= 16 else ""
+    return f"{shown}…({len(secret)} chars)"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+class Redactor:
+    def __init__(self, rules: tuple[Rule, ...] = RULES) -> None:
+        self.rules = rules
+
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, kind) of each secret, without overlaps, in text order."""
+        chosen: list[tuple[int, int, str]] = []
+        for rule in self.rules:
+            for match in rule.pattern.finditer(text):
+                start, end = match.span(rule.group)
+                if start == end:
+                    continue
+                value = match.group(rule.group)
+                if rule.accept is not None and not rule.accept(value):
+                    continue
+                if any(start < e and s < end for s, e, _ in chosen):
+                    continue
+                chosen.append((start, end, rule.kind))
+        return sorted(chosen)
+
+    def redact(self, text: str) -> Redacted:
+        spans = self.spans(text)
+        if not spans:
+            return Redacted(text)
+        parts, where, pos = [], [], 0
+        out_len = 0
+        for start, end, kind in spans:
+            parts.append(text[pos:start])
+            out_len += start - pos
+            mark = placeholder(kind)
+            where.append((out_len, out_len + len(mark), kind, text[start:end]))
+            parts.append(mark)
+            out_len += len(mark)
+            pos = end
+        parts.append(text[pos:])
+        result = "".join(parts)
+        findings = []
+        for s, e, kind, secret in where:
+            left = result[max(0, s - CONTEXT_CHARS) : s]
+            right = result[e : e + CONTEXT_CHARS]
+            context = _one_line(f"{'…' if s > CONTEXT_CHARS else ''}{left}{result[s:e]}{right}")
+            findings.append(Finding(kind, context, _hint(secret)))
+        return Redacted(result, findings)

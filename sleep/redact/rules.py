@@ -1,0 +1,197 @@
+"""What a secret looks like: one rule per kind, each a pattern plus a check on the value.
+
+Our own rules, not a detector library: detect-secrets (the best-known Python one) was
+tried on the redaction tables in tests/sleep/redact/ and reports secret *values* per
+line (no spans), keeps its settings in process-global state, and its entropy plugins flag
+git hashes and base64 images, which must survive here; the kinds it knows are all below.
+Each rule names the group that is the secret, so only the value is replaced and the name
+around it stays readable (`AWS_SECRET_ACCESS_KEY=[REDACTED:aws_secret_key]`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    pattern: re.Pattern[str]
+    group: int | str = 0
+    accept: Callable[[str], bool] | None = None
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not value:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _classes(value: str) -> int:
+    return sum(
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+        )
+    )
+
+
+def _keylike(value: str) -> bool:
+    """Random-looking: upper, lower and digits (a slug such as `sk-terminal-config-2` is
+    not)."""
+    return _classes(value) == 3
+
+
+PLACEHOLDERS = {
+    "changeme",
+    "change-me",
+    "password",
+    "secret",
+    "redacted",
+    "example",
+    "your-key-here",
+    "your_api_key",
+    "yourpassword",
+    "none",
+    "null",
+    "true",
+    "false",
+    "xxx",
+    "xxxx",
+    "xxxxxx",
+    "...",
+    "***",
+    "******",
+}
+
+
+def _not_placeholder(value: str) -> bool:
+    v = value.strip("'\"")
+    if not v or v.lower() in PLACEHOLDERS or set(v) <= set("x*.-_<>"):
+        return False
+    return not v.startswith(("$", "{", "<", "%", "[REDACTED"))
+
+
+def _password_value(value: str) -> bool:
+    v = value.strip("'\"")
+    if len(v) < 6 or not _not_placeholder(v) or v.isdigit():
+        return False
+    quoted = value[:1] in "'\""
+    # A bare lower_snake identifier without digits is code (`password = user_input`).
+    code_like = re.fullmatch(r"[a-z_][a-z0-9_]*", v) and ("_" in v or not any(map(str.isdigit, v)))
+    return quoted or not code_like
+
+
+def _token_value(value: str) -> bool:
+    v = value.strip("'\"")
+    return (
+        len(v) >= 12
+        and _not_placeholder(v)
+        and not v.isdigit()
+        and _classes(v) >= 2
+        and any(c.isdigit() for c in v)
+        and entropy(v) >= 3.0
+    )
+
+
+_B = r"(?<![A-Za-z0-9_-])"  # a token boundary on the left
+_E = r"(?![A-Za-z0-9_-])"  # ... and on the right
+_SECRET_NAME = (
+    r"[A-Za-z0-9_.-]*(?:token|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|client[_-]?secret|auth[_-]?key|credential)s?[A-Za-z0-9_.-]*"
+)
+_PASSWORD_NAME = r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd)[A-Za-z0-9_.-]*"
+_VALUE = r"""(?P<value>"[^"\s]{1,200}"|'[^'\s]{1,200}'|[^\s"'`,;()\[\]{}<>]{1,200})"""
+_ASSIGN = r"""["']?\s*(?::|=|:=|=>)\s*"""
+_NOT_CALL = r"(?![(\[.\w])"
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "private_key",
+        re.compile(
+            r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:[\s\S]*?-----END (?P=label)PRIVATE KEY(?: BLOCK)?-----|[\s\S]*\Z)"
+        ),
+    ),
+    Rule(
+        "jwt", re.compile(_B + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*" + _E)
+    ),
+    Rule(
+        "anthropic_key",
+        re.compile(_B + r"sk-ant-(?:[a-z]{2,6}\d{2}-)?[A-Za-z0-9_-]{20,}" + _E),
+    ),
+    Rule(
+        "openai_key",
+        re.compile(_B + r"sk-(?:proj-|svcacct-|admin-|None-)?(?P<body>[A-Za-z0-9_-]{20,})" + _E),
+        accept=lambda m: _keylike(m),
+    ),
+    Rule(
+        "aws_access_key_id",
+        re.compile(
+            r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA|AGPA|ANPA|AIPA)[A-Z0-9]{16}(?![A-Z0-9])"
+        ),
+    ),
+    Rule(
+        "aws_secret_key",
+        re.compile(
+            r"(?i:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)"
+            + _ASSIGN
+            + r"""["']?(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"""
+        ),
+        group="value",
+    ),
+    Rule(
+        "github_token",
+        re.compile(_B + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})" + _E),
+    ),
+    Rule(
+        "gitlab_token", re.compile(_B + r"gl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_-]{20,}" + _E)
+    ),
+    Rule("slack_token", re.compile(_B + r"xox[abposr]-[A-Za-z0-9-]{10,}" + _E)),
+    Rule(
+        "slack_webhook",
+        re.compile(r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+"),
+    ),
+    Rule("google_api_key", re.compile(_B + r"AIza[0-9A-Za-z_-]{35}" + _E)),
+    Rule("google_oauth_token", re.compile(_B + r"ya29\.[0-9A-Za-z_-]{20,}" + _E)),
+    Rule("stripe_key", re.compile(_B + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}" + _E)),
+    Rule(
+        "bearer_token",
+        re.compile(r"(?i:\bbearer)\s+(?P<value>[A-Za-z0-9._~+/-]{12,}=*)(?![A-Za-z0-9._~+/=-])"),
+        group="value",
+        accept=lambda v: _classes(v) >= 2 and any(c.isdigit() for c in v),
+    ),
+    Rule(
+        "basic_auth",
+        re.compile(r"(?i:\bbasic)\s+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
+        group="value",
+        accept=lambda v: v.endswith("=") or (_classes(v) >= 2 and len(v) >= 12),
+    ),
+    Rule(
+        "url_password",
+        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/?#@]+:(?P<value>[^\s@/?#]+)@[^\s@]"),
+        group="value",
+        accept=_not_placeholder,
+    ),
+    Rule(
+        "password",
+        re.compile(r"(?i:\b" + _PASSWORD_NAME + r")" + _ASSIGN + _VALUE + _NOT_CALL),
+        group="value",
+        accept=_password_value,
+    ),
+    Rule(
+        "assigned_secret",
+        re.compile(r"(?i:\b" + _SECRET_NAME + r")" + _ASSIGN + _VALUE + _NOT_CALL),
+        group="value",
+        accept=_token_value,
+    ),
+)
