@@ -59,6 +59,7 @@ class RedactionShown:
     file: str
     kind: str
     context: str
+    hint: str
 
 
 @dataclass
@@ -82,7 +83,8 @@ class HarvestResult:
         }
         if show_redactions:
             data["redaction_preview"] = [
-                {"file": r.file, "kind": r.kind, "context": r.context} for r in self.shown
+                {"file": r.file, "kind": r.kind, "context": r.context, "hint": r.hint}
+                for r in self.shown
             ]
         return data
 
@@ -233,7 +235,7 @@ class Harvest:
             for finding in redacted.findings:
                 self.result.redactions[finding.kind] += 1
                 self.result.shown.append(
-                    RedactionShown(str(file.path), finding.kind, finding.context)
+                    RedactionShown(str(file.path), finding.kind, finding.context, finding.hint)
                 )
             tasks.append(Task(redacted.text, task.timestamp, task.aborted))
         if tasks:

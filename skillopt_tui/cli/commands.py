@@ -11,6 +11,7 @@ COMMAND_MODULES = (
     "skillopt_tui.cli.train_cmds",  # train, eval, runs
     "skillopt_tui.cli.skills_cmds",  # init, skills ...
     "skillopt_tui.cli.tui_cmd",  # tui
+    "skillopt_tui.cli.sleep_cmds",  # sleep ...
 )
 
 

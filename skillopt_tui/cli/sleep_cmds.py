@@ -1,0 +1,124 @@
+"""`skillopt sleep ...`: the nightly companion from the shell. So far: `harvest`, which
+reads what the user asked their coding agents since the last harvest, redacted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from core.errors import UserError
+from skillopt_tui.cli.output import emit_json
+
+sleep_app = typer.Typer(help="Sleep: learn from the user's Claude Code and Codex sessions.")
+
+
+class SleepUsageError(UserError):
+    """Bad command-line input for a sleep command."""
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@sleep_app.command("harvest")
+def harvest_cmd(
+    project: Annotated[
+        Path | None,
+        typer.Option("--project", help="Only sessions run in this directory or below it."),
+    ] = None,
+    all_projects: Annotated[
+        bool, typer.Option("--all-projects", help="Sessions of every project.")
+    ] = False,
+    claude_home: Annotated[
+        str | None,
+        typer.Option(
+            "--claude-home",
+            help="Claude Code root(s), comma-separated "
+            "(default: $CLAUDE_CONFIG_DIR or ~/.claude, and ~/.config/claude).",
+        ),
+    ] = None,
+    codex_home: Annotated[
+        str | None,
+        typer.Option("--codex-home", help="Codex root (default: $CODEX_HOME or ~/.codex)."),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            help="Only tasks from this date (local midnight) or ISO time on; "
+            "older new tasks are still marked read.",
+        ),
+    ] = None,
+    include_automation: Annotated[
+        bool,
+        typer.Option(
+            "--include-automation",
+            help="Also sessions no person typed in (claude -p, codex exec, our own runs).",
+        ),
+    ] = False,
+    show_redactions: Annotated[
+        bool, typer.Option("--show-redactions", help="List each redaction in context.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+    state_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--state-dir", help="Where cursors are kept (default: ~/.local/state/skillopt/sleep)."
+        ),
+    ] = None,
+) -> None:
+    """Read what is new in the user's agent sessions (the current project by default)."""
+    from sleep.harvest import HarvestOptions, default_state_dir, harvest
+    from sleep.timestamps import parse_since
+
+    if project is not None and all_projects:
+        raise SleepUsageError("give --project PATH or --all-projects, not both")
+    if all_projects:
+        scope = None
+    else:
+        scope = (project or Path.cwd()).expanduser()
+        if not scope.is_dir():
+            raise SleepUsageError(f"--project {scope}: no such directory")
+    try:
+        since_at = parse_since(since) if since else None
+    except ValueError as exc:
+        raise SleepUsageError(str(exc)) from None
+    result = harvest(
+        HarvestOptions(
+            state_dir=(state_dir or default_state_dir()).expanduser(),
+            project=scope,
+            claude_home=claude_home,
+            codex_home=codex_home,
+            since=since_at,
+            include_automation=include_automation,
+        )
+    )
+    if as_json:
+        emit_json(result.to_json(show_redactions=show_redactions))
+        return
+    for s in result.sessions:
+        marks = " [automation]" if s.automation else ""
+        typer.echo(f"{s.source} {s.session_id}  {s.cwd or '?'}  ({s.branch or '-'}){marks}")
+        for t in s.tasks:
+            flag = " [aborted]" if t.aborted else ""
+            typer.echo(f"  {t.timestamp or '-'}  {_one_line(t.text)}{flag}")
+    tasks = sum(len(s.tasks) for s in result.sessions)
+    typer.echo(
+        f"{tasks} new task(s) in {len(result.sessions)} session(s); "
+        f"{result.files_read} file(s) read, {result.files_unchanged} unchanged"
+    )
+    for skipped in result.skipped:
+        typer.echo(f"skipped {skipped.file}: {skipped.reason}", err=True)
+    if result.redactions:
+        counts = ", ".join(f"{k} {n}" for k, n in sorted(result.redactions.items()))
+        typer.echo(f"redacted: {counts}")
+    if show_redactions:
+        for shown in result.shown:
+            typer.echo(f"  [{shown.kind}] {shown.context}   ({shown.hint})  {shown.file}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(sleep_app, name="sleep")
