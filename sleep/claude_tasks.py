@@ -3,8 +3,11 @@
 A `type:"user"` record is a person's prompt only if it is not sidechain, meta or
 compaction traffic, carries text (not only tool results), and is not harness markup:
 slash-command wrappers and their output, caveats, system reminders, bash-mode echoes,
-hook output, continuation summaries, skill bodies, interrupt sentinels. An interrupt
-sentinel right after a prompt flags that prompt `aborted` (the request was still real).
+hook output, continuation summaries, skill bodies, interrupt sentinels. A prompt is
+flagged `aborted` (the request was still real) when an interrupt sentinel follows it, or
+when the next prompt or a compaction comes before any model reply: Claude Code 2.1.328
+writes no sentinel for a turn interrupted before the first token, it only leaves the
+prompt unanswered.
 Records are deduped by `uuid` across files: a second `/compact` re-appends old records,
 and resumed or forked sessions replay their parent's records under the same ids.
 Print-mode sessions (`entrypoint: sdk-*`, `promptSource: sdk`) are automation.
@@ -67,6 +70,12 @@ class ClaudeTaskReader:
         self.seen_uuids = seen_uuids  # from files already delivered; only read here
         self.new_uuids: set[str] = set()
         self.tasks: list[Task] = []
+        self._unanswered: Task | None = None
+
+    def _close_unanswered(self) -> None:
+        if self._unanswered is not None:
+            self._unanswered.aborted = True
+            self._unanswered = None
 
     def feed(self, record: dict) -> None:
         ident = self.identity
@@ -78,7 +87,16 @@ class ClaudeTaskReader:
             ident.cwd = record["cwd"]
         if not ident.branch and isinstance(record.get("gitBranch"), str) and record["gitBranch"]:
             ident.branch = record["gitBranch"]
-        if record.get("type") != "user":
+        kind = record.get("type")
+        if kind == "assistant":
+            message = record.get("message")
+            if isinstance(message, dict) and message.get("model") != "<synthetic>":
+                self._unanswered = None
+            return
+        if kind == "system" and record.get("subtype") == "compact_boundary":
+            self._close_unanswered()
+            return
+        if kind != "user":
             return
         if _is_automation(record):
             ident.automation = True
@@ -96,6 +114,7 @@ class ClaudeTaskReader:
             if stripped.startswith(INTERRUPT_PREFIX):
                 if self.tasks:
                     self.tasks[-1].aborted = True
+                self._unanswered = None
             elif not stripped.startswith(NOT_A_TASK_PREFIXES):
                 kept.append(block)
         text = clean_text("\n".join(kept)).strip()
@@ -106,5 +125,8 @@ class ClaudeTaskReader:
             if uuid in self.seen_uuids or uuid in self.new_uuids:
                 return
             self.new_uuids.add(uuid)
+        self._close_unanswered()
         timestamp = record.get("timestamp")
-        self.tasks.append(Task(text, timestamp if isinstance(timestamp, str) else None))
+        task = Task(text, timestamp if isinstance(timestamp, str) else None)
+        self.tasks.append(task)
+        self._unanswered = task
