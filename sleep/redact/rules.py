@@ -1,9 +1,12 @@
 """What a secret looks like: one rule per kind, each a pattern plus a check on the value.
 
-Our own rules, not a detector library: detect-secrets (the best-known Python one) was
-tried on the redaction tables in tests/sleep/redact/ and reports secret *values* per
-line (no spans), keeps its settings in process-global state, and its entropy plugins flag
-git hashes and base64 images, which must survive here; the kinds it knows are all below.
+Our own rules, not a detector library. detect-secrets 1.5.0 (the best-known Python one,
+last released May 2024) was run on the tables in tests/sleep/redact/test_redact.py: it
+found 28 of the 43 secrets (no JWTs, URL passwords, bearer/basic headers, connection
+string passwords) and flagged 6 of the 50 harmless texts (`password = getpass()`,
+`PASSWORD=changeme`, a sha256 digest). It also scans files, not strings, reports secret
+values per line without spans, and keeps its settings in process-global state. The kinds
+it knows are all covered below.
 Each rule names the group that is the secret, so only the value is replaced and the name
 around it stays readable (`AWS_SECRET_ACCESS_KEY=[REDACTED:aws_secret_key]`).
 """
@@ -178,7 +181,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "url_password",
-        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/?#@]+:(?P<value>[^\s@/?#]+)@[^\s@]"),
+        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/?#@]*:(?P<value>[^\s@/?#]+)@[^\s@]"),
         group="value",
         accept=_not_placeholder,
     ),
