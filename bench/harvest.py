@@ -31,7 +31,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-WORDS = ["the", "a", "parser", "cache", "retry", "token", "build", "test", "fails", "because", "when", "user", "config", "path"]
+WORDS = [
+    "the",
+    "a",
+    "parser",
+    "cache",
+    "retry",
+    "token",
+    "build",
+    "test",
+    "fails",
+    "because",
+    "when",
+    "user",
+    "config",
+    "path",
+]
 
 
 def _sentence(rng: random.Random, n: int) -> str:

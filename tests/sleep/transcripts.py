@@ -19,7 +19,7 @@ _counter = itertools.count(1)
 
 
 def examples_dir() -> Path:
-    for candidate in (SHARED_EXAMPLES, EXAMPLES.resolve()):
+    for candidate in (EXAMPLES.resolve(), SHARED_EXAMPLES):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError("shared/formats/examples not found")
