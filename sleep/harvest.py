@@ -250,6 +250,17 @@ class Harvest:
                 )
             )  # fmt: skip
 
+    def _forget_vanished(self, found: set[str]) -> None:
+        """Drop the cursors of files that are gone from the roots scanned now (Claude's
+        30-day cleanup deletes transcripts); cursors of other roots are kept."""
+        prefixes = tuple(
+            f"{root.path}::" if root.tool == "codex" else f"{root.path}{os.sep}"
+            for root in self.result.roots
+        )
+        for key in list(self.state.cursors):
+            if key.startswith(prefixes) and key not in found:
+                del self.state.cursors[key]
+
     # -- all files ---------------------------------------------------------------------
 
     def run(self) -> HarvestResult:
@@ -268,6 +279,7 @@ class Harvest:
                     )
                     continue
                 files.append((st.st_mtime_ns, file, st))
+        self._forget_vanished({f.key for root in self.result.roots for f in root.sessions})
         files.sort(key=lambda item: (item[0], str(item[1].path)))
         for _mtime, file, st in files:
             try:

@@ -336,3 +336,17 @@ def test_real_cli_transcripts_with_automation(real_homes):
         ("codex", True, ["Count the lines of notes.py.", "Now show me the first line."]),
     ]
     assert run(real_homes, include_automation=True).sessions == []
+
+
+def test_cursors_of_deleted_files_are_forgotten_but_other_roots_are_kept(homes, tmp_path):
+    claude, codex, state = homes
+    gone = write_claude(claude, [claude_user("old")], session="s-gone")
+    other = tmp_path / "other-claude"
+    write_claude(other, [claude_user("elsewhere")], session="s-other")
+    harvest(HarvestOptions(state_dir=state, claude_home=str(other), codex_home=str(codex)))
+    run(homes)
+    gone.unlink()
+    run(homes)
+    keys = json.loads((state / "harvest-state.json").read_text())["cursors"]
+    assert str(gone) not in keys
+    assert any(k.startswith(str(other)) for k in keys)
