@@ -26,7 +26,7 @@ from sleep.cursors import Cursor, HarvestState, digest, probe
 from sleep.identity import SessionIdentity
 from sleep.jsonl import CompressedUnsupported, JsonlReader, open_transcript
 from sleep.model import Session, Skipped, Task
-from sleep.redact import Redactor
+from sleep.redact import Redacted, Redactor
 from sleep.sources import SourceRoot, TranscriptFile, discover
 from sleep.timestamps import parse_timestamp
 
@@ -114,17 +114,20 @@ class Harvest:
         self.scope = None if options.project is None else _scope_roots(options.project)
         self.state = HarvestState()
         self.result = HarvestResult(roots=[])
-        self._key_cache: dict[str, str] = {}
+        # Redactions of the file being read (a Codex prompt is redacted once for its key
+        # and once for delivery otherwise); cleared per file so memory stays flat.
+        self._redacted: dict[str, Redacted] = {}
 
     # -- prompt keys (hash of the redacted text: no raw prompt is ever stored) ------------
 
+    def _redact(self, text: str) -> Redacted:
+        redacted = self._redacted.get(text)
+        if redacted is None:
+            redacted = self._redacted[text] = self.redactor.redact(text)
+        return redacted
+
     def _key_of(self, text: str) -> str:
-        key = self._key_cache.get(text)
-        if key is None:
-            redacted = self.redactor.redact(text).text
-            key = hashlib.sha256(redacted.encode("utf-8")).hexdigest()[:16]
-            self._key_cache[text] = key
-        return key
+        return hashlib.sha256(self._redact(text).text.encode("utf-8")).hexdigest()[:16]
 
     def _parent_keys(self, thread_id: str) -> set[str]:
         return set(self.state.codex_prompt_keys.get(thread_id, ()))
@@ -155,6 +158,7 @@ class Harvest:
                 if not cursor.delivered and not ident.not_a_root:
                     self.result.left_out[self._wanted(ident) or ""] += 1
                 return
+        self._redacted.clear()
         stream = open_transcript(file.path)
         try:
             start, head, tail, ident = 0, b"", b"", SessionIdentity()
@@ -231,7 +235,7 @@ class Harvest:
                 when = parse_timestamp(task.timestamp)
                 if when is not None and when < self.options.since:
                     continue
-            redacted = self.redactor.redact(task.text)
+            redacted = self._redact(task.text)
             for finding in redacted.findings:
                 self.result.redactions[finding.kind] += 1
                 self.result.shown.append(
@@ -245,6 +249,17 @@ class Harvest:
                     str(file.path), ident.automation, tasks,
                 )
             )  # fmt: skip
+
+    def _forget_vanished(self, found: set[str]) -> None:
+        """Drop the cursors of files that are gone from the roots scanned now (Claude's
+        30-day cleanup deletes transcripts); cursors of other roots are kept."""
+        prefixes = tuple(
+            f"{root.path}::" if root.tool == "codex" else f"{root.path}{os.sep}"
+            for root in self.result.roots
+        )
+        for key in list(self.state.cursors):
+            if key.startswith(prefixes) and key not in found:
+                del self.state.cursors[key]
 
     # -- all files ---------------------------------------------------------------------
 
@@ -264,6 +279,7 @@ class Harvest:
                     )
                     continue
                 files.append((st.st_mtime_ns, file, st))
+        self._forget_vanished({f.key for root in self.result.roots for f in root.sessions})
         files.sort(key=lambda item: (item[0], str(item[1].path)))
         for _mtime, file, st in files:
             try:

@@ -49,7 +49,10 @@ class Redactor:
     def spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, kind) of each secret, without overlaps, in text order."""
         chosen: list[tuple[int, int, str]] = []
+        lowered = text.lower()
         for rule in self.rules:
+            if rule.needles and not any(n in lowered for n in rule.needles):
+                continue
             for match in rule.pattern.finditer(text):
                 start, end = match.span(rule.group)
                 if start == end:

@@ -1,9 +1,12 @@
 """What a secret looks like: one rule per kind, each a pattern plus a check on the value.
 
-Our own rules, not a detector library: detect-secrets (the best-known Python one) was
-tried on the redaction tables in tests/sleep/redact/ and reports secret *values* per
-line (no spans), keeps its settings in process-global state, and its entropy plugins flag
-git hashes and base64 images, which must survive here; the kinds it knows are all below.
+Our own rules, not a detector library. detect-secrets 1.5.0 (the best-known Python one,
+last released May 2024) was run on the tables in tests/sleep/redact/test_redact.py: it
+found 28 of the 43 secrets (no JWTs, URL passwords, bearer/basic headers, connection
+string passwords) and flagged 6 of the 50 harmless texts (`password = getpass()`,
+`PASSWORD=changeme`, a sha256 digest). It also scans files, not strings, reports secret
+values per line without spans, and keeps its settings in process-global state. The kinds
+it knows are all covered below.
 Each rule names the group that is the secret, so only the value is replaced and the name
 around it stays readable (`AWS_SECRET_ACCESS_KEY=[REDACTED:aws_secret_key]`).
 """
@@ -22,6 +25,9 @@ class Rule:
     pattern: re.Pattern[str]
     group: int | str = 0
     accept: Callable[[str], bool] | None = None
+    # Lower-case strings one of which every match contains: the pattern runs only on a
+    # text holding one (most prompts hold none, and the regexes are the harvest's cost).
+    needles: tuple[str, ...] = ()
 
 
 def entropy(value: str) -> float:
@@ -121,24 +127,30 @@ RULES: tuple[Rule, ...] = (
             r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----"
             r"(?:[\s\S]*?-----END (?P=label)PRIVATE KEY(?: BLOCK)?-----|[\s\S]*\Z)"
         ),
+        needles=("private key",),
     ),
     Rule(
-        "jwt", re.compile(_B + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*" + _E)
+        "jwt",
+        re.compile(_B + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*" + _E),
+        needles=("eyj",),
     ),
     Rule(
         "anthropic_key",
         re.compile(_B + r"sk-ant-(?:[a-z]{2,6}\d{2}-)?[A-Za-z0-9_-]{20,}" + _E),
+        needles=("sk-ant-",),
     ),
     Rule(
         "openai_key",
         re.compile(_B + r"sk-(?:proj-|svcacct-|admin-|None-)?(?P<body>[A-Za-z0-9_-]{20,})" + _E),
-        accept=lambda m: _keylike(m),
+        accept=_keylike,
+        needles=("sk-",),
     ),
     Rule(
         "aws_access_key_id",
         re.compile(
             r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA|AGPA|ANPA|AIPA)[A-Z0-9]{16}(?![A-Z0-9])"
         ),
+        needles=("akia", "asia", "abia", "acca", "aroa", "aida", "agpa", "anpa", "aipa"),
     ),
     Rule(
         "aws_secret_key",
@@ -148,50 +160,66 @@ RULES: tuple[Rule, ...] = (
             + r"""["']?(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"""
         ),
         group="value",
+        needles=("secret",),
     ),
     Rule(
         "github_token",
         re.compile(_B + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})" + _E),
+        needles=("gh", "github_pat_"),
     ),
     Rule(
-        "gitlab_token", re.compile(_B + r"gl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_-]{20,}" + _E)
+        "gitlab_token",
+        re.compile(_B + r"gl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_-]{20,}" + _E),
+        needles=("gl",),
     ),
-    Rule("slack_token", re.compile(_B + r"xox[abposr]-[A-Za-z0-9-]{10,}" + _E)),
+    Rule("slack_token", re.compile(_B + r"xox[abposr]-[A-Za-z0-9-]{10,}" + _E), needles=("xox",)),
     Rule(
         "slack_webhook",
         re.compile(r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+"),
+        needles=("hooks.slack.com",),
     ),
-    Rule("google_api_key", re.compile(_B + r"AIza[0-9A-Za-z_-]{35}" + _E)),
-    Rule("google_oauth_token", re.compile(_B + r"ya29\.[0-9A-Za-z_-]{20,}" + _E)),
-    Rule("stripe_key", re.compile(_B + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}" + _E)),
+    Rule("google_api_key", re.compile(_B + r"AIza[0-9A-Za-z_-]{35}" + _E), needles=("aiza",)),
+    Rule(
+        "google_oauth_token", re.compile(_B + r"ya29\.[0-9A-Za-z_-]{20,}" + _E), needles=("ya29.",)
+    ),
+    Rule(
+        "stripe_key",
+        re.compile(_B + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}" + _E),
+        needles=("_live_", "_test_"),
+    ),
     Rule(
         "bearer_token",
         re.compile(r"(?i:\bbearer)\s+(?P<value>[A-Za-z0-9._~+/-]{12,}=*)(?![A-Za-z0-9._~+/=-])"),
         group="value",
         accept=lambda v: _classes(v) >= 2 and any(c.isdigit() for c in v),
+        needles=("bearer",),
     ),
     Rule(
         "basic_auth",
         re.compile(r"(?i:\bbasic)\s+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
         group="value",
         accept=lambda v: v.endswith("=") or (_classes(v) >= 2 and len(v) >= 12),
+        needles=("basic",),
     ),
     Rule(
         "url_password",
-        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/?#@]+:(?P<value>[^\s@/?#]+)@[^\s@]"),
+        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/?#@]*:(?P<value>[^\s@/?#]+)@[^\s@]"),
         group="value",
         accept=_not_placeholder,
+        needles=("://",),
     ),
     Rule(
         "password",
         re.compile(r"(?i:\b" + _PASSWORD_NAME + r")" + _ASSIGN + _VALUE + _NOT_CALL),
         group="value",
         accept=_password_value,
+        needles=("pass", "pwd"),
     ),
     Rule(
         "assigned_secret",
         re.compile(r"(?i:\b" + _SECRET_NAME + r")" + _ASSIGN + _VALUE + _NOT_CALL),
         group="value",
         accept=_token_value,
+        needles=("token", "secret", "key", "credential"),
     ),
 )

@@ -1,0 +1,72 @@
+"""The stream reader survives everything a live or damaged transcript holds."""
+
+import io
+import json
+import tracemalloc
+
+from sleep.jsonl import JsonlReader, clean_text
+
+
+def read(data: bytes, **kw):
+    reader = JsonlReader(io.BytesIO(data), **kw)
+    return list(reader.records()), reader
+
+
+def test_complete_lines_are_read_and_the_offset_stops_after_the_last_one():
+    records, reader = read(b'{"a":1}\n{"a":2}\n')
+    assert records == [{"a": 1}, {"a": 2}]
+    assert reader.offset == 16
+
+
+def test_a_truncated_last_line_is_pending_not_parsed():
+    records, reader = read(b'{"a":1}\n{"a":2')
+    assert records == [{"a": 1}]
+    assert reader.offset == 8
+
+
+def test_invalid_utf8_in_one_line_is_replaced_and_the_rest_is_read():
+    records, reader = read(b'{"t":"caf\xe9 \xff"}\n{"a":2}\n')
+    assert records[0]["t"] == "caf\ufffd \ufffd"
+    assert records[1] == {"a": 2}
+    assert reader.problems.describe() is None
+
+
+def test_malformed_and_non_object_lines_are_counted_and_skipped():
+    records, reader = read(b'{"a":1}\nnot json\n[1,2]\n\n{"a":2}\n')
+    assert records == [{"a": 1}, {"a": 2}]
+    assert reader.problems.not_json == 2
+    assert "2 line(s) not a JSON object" in reader.problems.describe()
+    assert "byte 8" in reader.problems.describe()
+
+
+def test_a_lone_surrogate_escape_parses_and_is_made_encodable():
+    records, _ = read(b'{"t":"x\\ud83dy"}\n')
+    text = clean_text(records[0]["t"])
+    text.encode("utf-8")
+    assert text.startswith("x") and text.endswith("y")
+
+
+def test_a_line_over_the_cap_is_skipped_without_being_kept():
+    big = b'{"t":"' + b"a" * 5_000_000 + b'"}\n'
+    data = b'{"a":1}\n' + big + b'{"a":2}\n'
+    tracemalloc.start()
+    records, reader = read(data, max_line_bytes=1_000_000)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert records == [{"a": 1}, {"a": 2}]
+    assert reader.problems.too_long == 1
+    assert reader.offset == len(data)
+    assert peak < 4_000_000  # never held the 5 MB line (chunks of 1 MiB at most)
+
+
+def test_a_multi_megabyte_line_under_the_cap_is_parsed():
+    value = "b" * 3_000_000
+    records, _ = read(json.dumps({"t": value}).encode() + b"\n")
+    assert records[0]["t"] == value
+
+
+def test_reading_resumes_at_an_offset():
+    data = b'{"a":1}\n{"a":2}\n'
+    records, reader = read(data, start=8)
+    assert records == [{"a": 2}]
+    assert reader.offset == 16
