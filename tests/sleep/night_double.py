@@ -70,7 +70,7 @@ def brain() -> Brain:
 
 
 INSTALL_PROMPT = "how do I install the dependencies of the {part} package?"
-NAMES = [
+_WORDS = [
     "web",
     "api",
     "docs",
@@ -92,6 +92,8 @@ NAMES = [
     "pay",
     "crm",
 ]
+# 60 names: the chance that fewer than two of them split into val is about 1e-8.
+NAMES = [f"{w}{suffix}" for suffix in ("", "-core", "-kit") for w in _WORDS]
 
 
 def parts_for(project, n: int = 12, *, val_fraction: float = 0.3) -> list[str]:
