@@ -55,8 +55,23 @@ class OptimizerClient(Protocol):
 class _Proposals:
     """One list of edits on its way through the merge, labelled with where it came from."""
 
-    kind: str  # "failure" if any failure-driven list went into it, else "success"
+    kind: str  # FAILURE, SUCCESS, or MIXED once lists of both kinds were merged
     edits: list[Edit]
+
+
+MIXED = "mixed"
+# Merge priority: failure-driven lists lead, then merged ones that hold failure edits.
+_PRIORITY = {FAILURE: 0, MIXED: 1, SUCCESS: 2}
+_ORIGIN = {
+    FAILURE: "from failures",
+    MIXED: "from failures and successes",
+    SUCCESS: "from successes",
+}
+
+
+def merged_kind(batch: list[_Proposals]) -> str:
+    kinds = {p.kind for p in batch}
+    return kinds.pop() if len(kinds) == 1 else MIXED
 
 
 def edit_key(edit: Edit) -> tuple[str, str, str]:
@@ -198,7 +213,7 @@ class LLMOptimizer:
         Failure lists come first (stable sort) so they lead every batch they share."""
         seen: set[tuple[str, str, str]] = set()
         level = []
-        for proposals in sorted(lists, key=lambda p: p.kind != FAILURE):
+        for proposals in sorted(lists, key=lambda p: _PRIORITY[p.kind]):
             proposals.edits = dedupe(proposals.edits, seen)
             if proposals.edits:
                 level.append(proposals)
@@ -216,7 +231,7 @@ class LLMOptimizer:
                 else:
                     tasks.append(self._merge(ctx, batch, call_index, max_edits, reflections))
                     call_index += 1
-            level = list(await asyncio.gather(*tasks))
+            level = sorted(await asyncio.gather(*tasks), key=lambda p: _PRIORITY[p.kind])
         return level[0].edits
 
     async def _merge(
@@ -227,10 +242,10 @@ class LLMOptimizer:
         max_edits: int,
         reflections: list[dict],
     ) -> _Proposals:
-        kind = FAILURE if any(p.kind == FAILURE for p in batch) else SUCCESS
+        kind = merged_kind(batch)
         fallback = dedupe([e for p in batch for e in p.edits])
         sections = [
-            f"## List {i + 1} (from {'failures' if p.kind == FAILURE else 'successes'})\n{render_edits(p.edits)}"
+            f"## List {i + 1} ({_ORIGIN[p.kind]})\n{render_edits(p.edits)}"
             for i, p in enumerate(batch)
         ]
         prompt = render_prompt(
@@ -238,6 +253,7 @@ class LLMOptimizer:
             skill=ctx.skill_text,
             proposals="\n\n".join(sections),
             max_edits=max_edits,
+            meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
         )
         reply = await self._ask(prompt, MERGE_SHAPE)
@@ -264,6 +280,7 @@ class LLMOptimizer:
             skill=ctx.skill_text,
             edits=render_edits(merged, numbered=True, max_chars=600),
             budget=ctx.budget,
+            meta_notes=ctx.meta_notes.strip() or NONE,
         )
         reply = await self._ask(prompt, RANK_SHAPE)
         if not reply.ok:

@@ -77,11 +77,14 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         tr.rd.write_step_text(step, "candidate.md", candidate)
         tr.rd.write_step_json(step, "apply_report.json", report.to_dict())
         new_report = report.to_dict()
+        # Only edits that were applied are evidence (buffer, staged commit, events): an
+        # unmatched edit was never tested, and the next step asks for it again.
+        applied = [o.edit for o in report.outcomes if o.status is EditStatus.APPLIED]
         if candidate == current:
             gate_info["reason"] = "no edit applied (see apply_report.json)"
         else:
             gate_info = await judge_candidate(
-                tr, candidate, step=step, edits=proposal.edits, source="step"
+                tr, candidate, step=step, edits=applied, source="step"
             )
     tr.rd.write_step_json(step, "gate.json", gate_info)
     s.last_apply_report = new_report

@@ -316,7 +316,8 @@ async def test_merge_hierarchy_failures_first():
         < mixed.index(s0)
     )
     last = next(p for p in merge_prompts if s1 in p)
-    assert last.index("List 1 (from failures)") < last.index("m(m(") < last.index(s1)
+    # The list above merged success edits in: it is labelled mixed, not failures.
+    assert last.index("List 1 (from failures and successes)") < last.index("m(m(") < last.index(s1)
     assert [r["kind"] for r in proposal.reflections].count("merge") == 4
 
 
