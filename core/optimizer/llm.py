@@ -13,11 +13,18 @@ propagate: the trainer stops at a step boundary and the run stays resumable.
 from __future__ import annotations
 
 import asyncio
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.models.types import Completion, Message
+from core.optimizer.call_budget import call_timeout, completion_budget
+from core.optimizer.edit_lists import (
+    NONE,
+    dedupe,
+    rank_order,
+    render_edits,
+    render_unmatched,
+)
 from core.optimizer.json_reply import (
     ANALYST_SHAPE,
     GUIDANCE_SHAPE,
@@ -42,8 +49,6 @@ from core.optimizer.strategy import EpochContext, Proposal, ProposalContext
 from core.run.events import ReflectionText
 from core.skill.edits import Edit
 
-NONE = "(none)"
-
 
 class OptimizerClient(Protocol):
     async def complete(
@@ -57,6 +62,9 @@ class _Proposals:
 
     kind: str  # FAILURE, SUCCESS, or MIXED once lists of both kinds were merged
     edits: list[Edit]
+    analyses: list[str] = field(default_factory=list)  # the analysts' texts behind it
+    failures: int = 0  # failing items behind it
+    items: int = 0  # items behind it
 
 
 MIXED = "mixed"
@@ -74,48 +82,14 @@ def merged_kind(batch: list[_Proposals]) -> str:
     return kinds.pop() if len(kinds) == 1 else MIXED
 
 
-def edit_key(edit: Edit) -> tuple[str, str, str]:
-    return (edit.op, edit.target, edit.content)
-
-
-def dedupe(edits: list[Edit], seen: set[tuple[str, str, str]] | None = None) -> list[Edit]:
-    """Drop repeats of (op, target, content), keeping the first; `seen` carries across lists."""
-    seen = set() if seen is None else seen
-    out = []
-    for edit in edits:
-        if edit_key(edit) not in seen:
-            seen.add(edit_key(edit))
-            out.append(edit)
-    return out
-
-
-def quote(text: str) -> str:
-    """A JSON string literal: exactly what the optimizer must write back in its JSON."""
-    return json.dumps(text, ensure_ascii=False)
-
-
-def render_edits(edits: list[Edit], *, numbered: bool = False, max_chars: int | None = None) -> str:
-    """Edits for a prompt. Merge prompts must not clip (the model copies targets and
-    contents back); the rank prompt may, since it answers with numbers."""
-
-    def cut(text: str) -> str:
-        return text if max_chars is None else clip(text, max_chars)
-
-    lines = []
-    for i, edit in enumerate(edits):
-        label = f"[{i}] " if numbered else "- "
-        lines.append(
-            f"{label}op: {edit.op}\n  target: {quote(cut(edit.target))}\n"
-            f"  content: {quote(cut(edit.content))}\n  rationale: {clip(edit.rationale, 300)}"
-        )
-    return "\n".join(lines) or NONE
-
-
 class LLMOptimizer:
     """`LLMOptimizer(client, role="optimizer", json_mode=False, item_chars=2000,
-    pairs_per_outcome=4, **settings)`: `settings` are passed to every `complete` call on
-    top of the role's config; `json_mode` adds `response_format={"type": "json_object"}`
-    (off by default: some OpenAI-compatible servers reject it)."""
+    pairs_per_outcome=4, max_tokens_floor=None, ..., **settings)`: `settings` are passed
+    to every `complete` call on top of the role's config; `json_mode` adds
+    `response_format={"type": "json_object"}` (off by default: some OpenAI-compatible
+    servers reject it). With `max_tokens_floor` (the role's max_tokens) each call's
+    max_tokens and timeout are sized from its prompt and the skill (core.optimizer.
+    call_budget), up to `max_tokens_ceiling`; without it the role's max_tokens is used."""
 
     name = "llm"
 
@@ -125,13 +99,25 @@ class LLMOptimizer:
         *,
         role: str = "optimizer",
         json_mode: bool = False,
-        item_chars: int = 2000,
+        item_chars: int | None = 2000,
         pairs_per_outcome: int = 4,
+        max_tokens_floor: int | None = None,
+        max_tokens_ceiling: int = 32_768,
+        timeout_floor_s: float = 120.0,
+        failures_only: bool = False,
+        merge_context: str = "edits",
         **settings: Any,
     ):
+        if merge_context not in ("edits", "analyses"):
+            raise ValueError(f"unknown merge_context {merge_context!r}")
+        self._failures_only = failures_only
+        self._merge_context = merge_context
         self._client = client
         self._role = role
         self._item_chars = item_chars
+        self._floor = max_tokens_floor
+        self._ceiling = max_tokens_ceiling
+        self._timeout_floor_s = timeout_floor_s
         self._pairs_per_outcome = pairs_per_outcome
         self._settings = dict(settings)
         if json_mode:
@@ -140,9 +126,16 @@ class LLMOptimizer:
     async def _complete(self, messages: list[Message], **settings: Any) -> Completion:
         return await self._client.complete(messages, role=self._role, **settings)
 
-    async def _ask(self, prompt: str, shape: Shape) -> JsonReply:
+    async def _ask(self, prompt: str, shape: Shape, skill: str = "") -> JsonReply:
         messages: list[Message] = [{"role": "user", "content": prompt}]
-        return await ask_json(self._complete, messages, shape, **self._settings)
+        settings = dict(self._settings)
+        if self._floor is not None:
+            budget = completion_budget(
+                len(prompt), len(skill), floor=self._floor, ceiling=self._ceiling
+            )
+            settings["max_tokens"] = budget
+            settings["timeout_s"] = call_timeout(budget, floor_s=self._timeout_floor_s)
+        return await ask_json(self._complete, messages, shape, **settings)
 
     # ------------------------------------------------------------------------ propose
 
@@ -151,6 +144,8 @@ class LLMOptimizer:
             return Proposal(edits=[])
         reflections: list[dict] = []
         groups = make_groups(ctx.results, seed=ctx.seed, size=ctx.minibatch_size)
+        if self._failures_only:  # the ablation without success analysts
+            groups = [g for g in groups if g.kind == FAILURE]
         lists = await asyncio.gather(*(self._analyse(ctx, g, reflections) for g in groups))
         merged = await self._aggregate(ctx, list(lists), reflections)
         edits = await self._select(ctx, merged, reflections)
@@ -180,7 +175,7 @@ class LLMOptimizer:
             meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
         )
-        reply = await self._ask(prompt, ANALYST_SHAPE)
+        reply = await self._ask(prompt, ANALYST_SHAPE, ctx.skill_text)
         if not reply.ok:
             self._reflect(
                 ctx,
@@ -189,7 +184,7 @@ class LLMOptimizer:
                 group.index,
                 f"no edits from this group: {reply.error}",
             )
-            return _Proposals(group.kind, [])
+            return _Proposals(group.kind, [], **_evidence(group, ""))
         value = reply.value or {}
         edits = [Edit.from_dict(e) for e in value["edits"]]
         notes = []
@@ -204,7 +199,7 @@ class LLMOptimizer:
         if notes:
             text += "\n[" + "; ".join(notes) + "]"
         self._reflect(ctx, reflections, group.kind, group.index, text)
-        return _Proposals(group.kind, edits)
+        return _Proposals(group.kind, edits, **_evidence(group, value["analysis"]))
 
     async def _aggregate(
         self, ctx: ProposalContext, lists: list[_Proposals], reflections: list[dict]
@@ -243,11 +238,13 @@ class LLMOptimizer:
         reflections: list[dict],
     ) -> _Proposals:
         kind = merged_kind(batch)
+        evidence = {
+            "analyses": [a for p in batch for a in p.analyses],
+            "failures": sum(p.failures for p in batch),
+            "items": sum(p.items for p in batch),
+        }
         fallback = dedupe([e for p in batch for e in p.edits])
-        sections = [
-            f"## List {i + 1} ({_ORIGIN[p.kind]})\n{render_edits(p.edits)}"
-            for i, p in enumerate(batch)
-        ]
+        sections = [self._merge_section(i, p) for i, p in enumerate(batch)]
         prompt = render_prompt(
             "merge",
             skill=ctx.skill_text,
@@ -256,19 +253,30 @@ class LLMOptimizer:
             meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
         )
-        reply = await self._ask(prompt, MERGE_SHAPE)
+        reply = await self._ask(prompt, MERGE_SHAPE, ctx.skill_text)
         if not reply.ok:
             # The lists are still good proposals: keep them in priority order rather than
             # lose a whole batch to one bad merge reply.
             text = f"merge failed, kept the lists in priority order: {reply.error}"
             self._reflect(ctx, reflections, "merge", index, text)
-            return _Proposals(kind, fallback[:max_edits])
+            return _Proposals(kind, fallback[:max_edits], **evidence)
         value = reply.value or {}
         edits = dedupe([Edit.from_dict(e) for e in value["edits"]])[:max_edits]
         self._reflect(
             ctx, reflections, "merge", index, value["analysis"] or f"merged {len(batch)} lists"
         )
-        return _Proposals(kind, edits)
+        return _Proposals(kind, edits, **evidence)
+
+    def _merge_section(self, i: int, p: _Proposals) -> str:
+        """One list for the merge prompt; with merge_context "analyses" also the analyses
+        behind it and how many of its items failed (the published merge sees both)."""
+        head = f"## List {i + 1} ({_ORIGIN[p.kind]})"
+        if self._merge_context == "analyses":
+            head += f"\n{p.failures} of {p.items} items behind this list failed."
+            if p.analyses:
+                head += "\nAnalyses:\n" + "\n".join(f"- {clip(a, 1500)}" for a in p.analyses)
+            head += "\nEdits:"
+        return f"{head}\n{render_edits(p.edits)}"
 
     async def _select(
         self, ctx: ProposalContext, merged: list[Edit], reflections: list[dict]
@@ -310,7 +318,7 @@ class LLMOptimizer:
             pairs=render_pairs(ctx.pairs, seed=ctx.seed, per_outcome=self._pairs_per_outcome),
             pair_count=len(ctx.pairs),
         )
-        reply = await self._ask(prompt, GUIDANCE_SHAPE)
+        reply = await self._ask(prompt, GUIDANCE_SHAPE, ctx.current_guidance)
         if not reply.ok:
             self._reflect_epoch(ctx, "slow_update", f"guidance unchanged: {reply.error}")
             return None
@@ -342,28 +350,13 @@ class LLMOptimizer:
         return notes or ctx.meta_notes
 
 
+def _evidence(group: Group, analysis: str) -> dict[str, Any]:
+    return {
+        "analyses": [analysis] if analysis else [],
+        "failures": sum(1 for r in group.results if r.hard == 0),
+        "items": len(group.results),
+    }
+
+
 async def _passthrough(proposals: _Proposals) -> _Proposals:
     return proposals
-
-
-def rank_order(order: list[int], n: int) -> list[int]:
-    """Valid, first-seen indices from the ranker, then any it left out in merged order."""
-    ranked: list[int] = []
-    for i in order:
-        if 0 <= i < n and i not in ranked:
-            ranked.append(i)
-    return ranked + [i for i in range(n) if i not in ranked]
-
-
-def render_unmatched(ctx: ProposalContext) -> str:
-    report = ctx.last_apply_report
-    if report is None or not report.unmatched():
-        return NONE
-    lines = []
-    for outcome in report.unmatched():
-        reason = f" ({outcome.reason})" if outcome.reason else ""
-        lines.append(
-            f"- {outcome.edit.op} with target {quote(clip(outcome.edit.target, 300))}: "
-            f"{outcome.status.value}{reason}"
-        )
-    return "\n".join(lines)

@@ -109,6 +109,8 @@ async def _slow_update(
     # Gated (default): like any candidate. Forced: it becomes current whatever it scores,
     # re-measured on val so the run knows where it stands (best only if strictly better).
     mode = "strict" if tr.cfg.slow_update.gated else "forced"
+    if not tr.cfg.gate.enabled:
+        mode = "disabled"
     info = await judge_candidate(
         tr, candidate, step=step, edits=[], source="slow_update", mode=mode
     )

@@ -43,7 +43,17 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
         return FewshotStrategy()
     from core.optimizer.llm import LLMOptimizer
 
-    return LLMOptimizer(client)
+    method = config.train.optimizer
+    role = config.models.optimizer
+    return LLMOptimizer(
+        client,
+        item_chars=method.trajectory_chars,
+        max_tokens_floor=role.max_tokens,
+        max_tokens_ceiling=method.max_completion_tokens,
+        timeout_floor_s=role.timeout_s,
+        failures_only=method.failures_only,
+        merge_context=method.merge_context,
+    )
 
 
 def build_client_with_budget_events(config: Config, bus: EventBus):

@@ -84,7 +84,12 @@ async def run_step(tr: TrainingRun, step: int) -> None:
             gate_info["reason"] = "no edit applied (see apply_report.json)"
         else:
             gate_info = await judge_candidate(
-                tr, candidate, step=step, edits=applied, source="step"
+                tr,
+                candidate,
+                step=step,
+                edits=applied,
+                source="step",
+                mode="strict" if tr.cfg.gate.enabled else "disabled",
             )
     tr.rd.write_step_json(step, "gate.json", gate_info)
     s.last_apply_report = new_report
@@ -124,7 +129,8 @@ def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> 
         edit_budget=tr.cfg.edit_budget,
         minibatch_size=tr.cfg.minibatch_size,
         merge_batch_size=tr.cfg.merge_batch_size,
-        rejected_buffer=tr.buffer.render(),
+        # The buffer ablation: analysts never see it (it is still kept, for the record).
+        rejected_buffer=tr.buffer.render() if tr.cfg.optimizer.rejected_buffer else "",
         meta_notes=tr.state.meta_notes,
         last_apply_report=last,
         emit=tr.emit,
