@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.models.types import Completion, Message
+from core.optimizer.autonomous_lr import decide_edit_count
 from core.optimizer.call_budget import call_timeout, completion_budget
 from core.optimizer.edit_lists import (
     NONE,
@@ -148,10 +149,23 @@ class LLMOptimizer:
             groups = [g for g in groups if g.kind == FAILURE]
         lists = await asyncio.gather(*(self._analyse(ctx, g, reflections) for g in groups))
         merged = await self._aggregate(ctx, list(lists), reflections)
-        edits = await self._select(ctx, merged, reflections)
-        order = {"failure": 0, "success": 1, "merge": 2, "rank": 3}
+        lr = None
+        budget = ctx.budget
+        if ctx.lr_control == "autonomous":
+            # Rank the whole pool first, so "apply N" means the N best.
+            pool = await self._select(ctx, merged, reflections, budget=len(merged))
+            decision = await decide_edit_count(self._ask, ctx, pool)
+            lr = decision.to_dict()
+            text = f"apply {decision.count} of {decision.pool}: " + (
+                decision.reasoning or decision.error or "no reason given"
+            )
+            self._reflect(ctx, reflections, "lr", 0, text)
+            edits = pool[: decision.count]
+        else:
+            edits = await self._select(ctx, merged, reflections, budget=budget)
+        order = {"failure": 0, "success": 1, "merge": 2, "rank": 3, "lr": 4}
         reflections.sort(key=lambda r: (order.get(r["kind"], 9), r["group"]))
-        return Proposal(edits=edits, merged=merged, reflections=reflections)
+        return Proposal(edits=edits, merged=merged, reflections=reflections, lr=lr)
 
     def _reflect(
         self, ctx: ProposalContext, reflections: list[dict], kind: str, group: int, text: str
@@ -279,15 +293,19 @@ class LLMOptimizer:
         return f"{head}\n{render_edits(p.edits)}"
 
     async def _select(
-        self, ctx: ProposalContext, merged: list[Edit], reflections: list[dict]
+        self, ctx: ProposalContext, merged: list[Edit], reflections: list[dict], *, budget: int
     ) -> list[Edit]:
-        if len(merged) <= ctx.budget:
+        """The top `budget` of `merged`: one ranking call when more remain. With the
+        autonomous learning rate, budget = the pool: the call orders all of it, best
+        first, and the count decision then takes a prefix."""
+        full_order = ctx.lr_control == "autonomous"
+        if len(merged) <= 1 or (len(merged) <= budget and not full_order):
             return list(merged)
         prompt = render_prompt(
             "rank",
             skill=ctx.skill_text,
             edits=render_edits(merged, numbered=True, max_chars=600),
-            budget=ctx.budget,
+            budget=budget,
             meta_notes=ctx.meta_notes.strip() or NONE,
         )
         reply = await self._ask(prompt, RANK_SHAPE)
@@ -295,11 +313,11 @@ class LLMOptimizer:
             self._reflect(
                 ctx, reflections, "rank", 0, f"ranking failed, kept the merged order: {reply.error}"
             )
-            return merged[: ctx.budget]
+            return merged[:budget]
         value = reply.value or {}
         ranked = rank_order(value["order"], len(merged))
         self._reflect(ctx, reflections, "rank", 0, value["reason"] or f"order {ranked}")
-        return [merged[i] for i in ranked][: ctx.budget]
+        return [merged[i] for i in ranked][:budget]
 
     # ------------------------------------------------------------------------- epoch
 

@@ -40,6 +40,15 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
     if name == "fewshot":
         from core.optimizer.fewshot import FewshotStrategy
 
+        if config.train.optimizer.lr_control == "autonomous":
+            from core.config import ConfigError
+
+            raise ConfigError(
+                "train.optimizer.lr_control: autonomous needs an optimizer model (the llm "
+                "strategy); the fewshot strategy follows the schedule — set "
+                "train.strategy llm or lr_control fixed"
+            )
+
         return FewshotStrategy()
     from core.optimizer.llm import LLMOptimizer
 

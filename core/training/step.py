@@ -5,6 +5,7 @@ candidate, and persist the step so a crash resumes at the next one.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from core.environment.contract import RolloutResult
@@ -43,12 +44,19 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     )
     results = await tr.runner.run(batch, current, split="train", phase="train", step=step)
     tr.rd.write_step_rollouts(step, [r.to_dict() for r in results])
-    budget = edit_budget_for_step(tr.cfg.schedule, step, tr.total_steps)
+    autonomous = tr.cfg.optimizer.lr_control == "autonomous"
+    if autonomous:  # the strategy decides; the budget only bounds the pool it merges
+        groups = math.ceil(len(results) / max(1, tr.cfg.minibatch_size))
+        budget = tr.cfg.edit_budget * max(1, groups)
+    else:
+        budget = edit_budget_for_step(tr.cfg.schedule, step, tr.total_steps)
     proposal = Proposal(edits=[])
     if budget > 0:
         proposal = await tr.strategy.propose(
             proposal_context(tr, step, epoch, current, results, budget)
         )
+    if autonomous:
+        budget = int((proposal.lr or {}).get("count", 0))
     proposal.edits = proposal.edits[:budget]
     tr.rd.write_step_json(step, "reflections.json", proposal.reflections)
     tr.rd.write_step_json(
@@ -56,6 +64,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         "proposal.json",
         {
             "budget": budget,
+            "lr": proposal.lr or {"control": "fixed", "count": budget},
             "merged": [e.to_dict() for e in proposal.merged],
             "edits": [e.to_dict() for e in proposal.edits],
         },
@@ -134,4 +143,5 @@ def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> 
         meta_notes=tr.state.meta_notes,
         last_apply_report=last,
         emit=tr.emit,
+        lr_control=tr.cfg.optimizer.lr_control,
     )

@@ -60,6 +60,7 @@ def kind_of(messages) -> str:
         ("Rank candidate edits", "rank"),
         ("epoch-level guidance", "slow_update"),
         ("notes for yourself", "meta"),
+        ("this step's learning rate", "lr"),
     ]:
         if needle in prompt:
             return kind
