@@ -168,9 +168,17 @@ class LLMOptimizer:
         return Proposal(edits=edits, merged=merged, reflections=reflections, lr=lr)
 
     def _reflect(
-        self, ctx: ProposalContext, reflections: list[dict], kind: str, group: int, text: str
+        self,
+        ctx: ProposalContext,
+        reflections: list[dict],
+        kind: str,
+        group: int,
+        text: str,
+        **record: Any,
     ) -> None:
-        reflections.append({"kind": kind, "group": group, "text": text})
+        """One reflection: an event for the live view, and an entry of reflections.json
+        with `record` (the call's structured output: edit lists, merge inputs, order)."""
+        reflections.append({"kind": kind, "group": group, "text": text, **record})
         ctx.emit(ReflectionText(step=ctx.step, kind=kind, group=group, text=text))
 
     async def _analyse(
@@ -212,7 +220,15 @@ class LLMOptimizer:
         text = value["analysis"] or "(no analysis given)"
         if notes:
             text += "\n[" + "; ".join(notes) + "]"
-        self._reflect(ctx, reflections, group.kind, group.index, text)
+        self._reflect(
+            ctx,
+            reflections,
+            group.kind,
+            group.index,
+            text,
+            items=[r.item_id for r in group.results],
+            edits=[e.to_dict() for e in edits],
+        )
         return _Proposals(group.kind, edits, **_evidence(group, value["analysis"]))
 
     async def _aggregate(
@@ -272,12 +288,18 @@ class LLMOptimizer:
             # The lists are still good proposals: keep them in priority order rather than
             # lose a whole batch to one bad merge reply.
             text = f"merge failed, kept the lists in priority order: {reply.error}"
-            self._reflect(ctx, reflections, "merge", index, text)
-            return _Proposals(kind, fallback[:max_edits], **evidence)
+            out = fallback[:max_edits]
+            self._reflect(ctx, reflections, "merge", index, text, **_tree_node(batch, kind, out))
+            return _Proposals(kind, out, **evidence)
         value = reply.value or {}
         edits = dedupe([Edit.from_dict(e) for e in value["edits"]])[:max_edits]
         self._reflect(
-            ctx, reflections, "merge", index, value["analysis"] or f"merged {len(batch)} lists"
+            ctx,
+            reflections,
+            "merge",
+            index,
+            value["analysis"] or f"merged {len(batch)} lists",
+            **_tree_node(batch, kind, edits),
         )
         return _Proposals(kind, edits, **evidence)
 
@@ -316,8 +338,17 @@ class LLMOptimizer:
             return merged[:budget]
         value = reply.value or {}
         ranked = rank_order(value["order"], len(merged))
-        self._reflect(ctx, reflections, "rank", 0, value["reason"] or f"order {ranked}")
-        return [merged[i] for i in ranked][:budget]
+        chosen = [merged[i] for i in ranked][:budget]
+        self._reflect(
+            ctx,
+            reflections,
+            "rank",
+            0,
+            value["reason"] or f"order {ranked}",
+            order=ranked,
+            ranked=[merged[i].to_dict() for i in ranked],
+        )
+        return chosen
 
     # ------------------------------------------------------------------------- epoch
 
@@ -366,6 +397,15 @@ class LLMOptimizer:
         notes = (reply.value or {})["notes"].strip()
         self._reflect_epoch(ctx, "meta", notes or "(no notes)")
         return notes or ctx.meta_notes
+
+
+def _tree_node(batch: list[_Proposals], kind: str, edits: list[Edit]) -> dict[str, Any]:
+    """A merge-tree node for reflections.json: its input lists and what came out."""
+    return {
+        "inputs": [{"kind": p.kind, "edits": [e.to_dict() for e in p.edits]} for p in batch],
+        "output_kind": kind,
+        "edits": [e.to_dict() for e in edits],
+    }
 
 
 def _evidence(group: Group, analysis: str) -> dict[str, Any]:

@@ -56,6 +56,19 @@ async def review_epoch(tr: TrainingRun, epoch: int) -> None:
             EpochPair(item_id=b.item_id, before=b, after=a, outcome=pair_outcome(b, a))
             for b, a in zip(before, after, strict=True)
         ]
+        tr.rd.write_step_json(
+            step_marker,
+            "slow_update_pairs.json",
+            [
+                {
+                    "item_id": p.item_id,
+                    "outcome": p.outcome,
+                    "before": {"hard": p.before.hard, "prediction": p.before.prediction},
+                    "after": {"hard": p.after.hard, "prediction": p.after.prediction},
+                }
+                for p in pairs
+            ],
+        )
         guidance_now = read_block(current, SLOW_UPDATE_BLOCK) or ""
         ctx = EpochContext(
             epoch=epoch,

@@ -14,6 +14,7 @@ from core.run.events import EditApplied, StepFinished
 from core.skill.edits import ApplyReport, Edit, EditOutcome, EditStatus, apply_edits
 from core.training.candidate_gate import judge_candidate, mean
 from core.training.context import TrainingRun
+from core.training.history import StageClock, write_history
 from core.training.minibatch import batch_for_step
 from core.training.schedule import edit_budget_for_step
 
@@ -42,7 +43,9 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         tr.config.run.seed,
         tr.cfg.shuffle,
     )
-    results = await tr.runner.run(batch, current, split="train", phase="train", step=step)
+    clock = StageClock(tr.client.ledger)
+    with clock.stage("rollout"):
+        results = await tr.runner.run(batch, current, split="train", phase="train", step=step)
     tr.rd.write_step_rollouts(step, [r.to_dict() for r in results])
     autonomous = tr.cfg.optimizer.lr_control == "autonomous"
     if autonomous:  # the strategy decides; the budget only bounds the pool it merges
@@ -52,9 +55,10 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         budget = edit_budget_for_step(tr.cfg.schedule, step, tr.total_steps)
     proposal = Proposal(edits=[])
     if budget > 0:
-        proposal = await tr.strategy.propose(
-            proposal_context(tr, step, epoch, current, results, budget)
-        )
+        with clock.stage("reflect"):  # analysts, merge tree, ranking, learning rate
+            proposal = await tr.strategy.propose(
+                proposal_context(tr, step, epoch, current, results, budget)
+            )
     if autonomous:
         budget = int((proposal.lr or {}).get("count", 0))
     proposal.edits = proposal.edits[:budget]
@@ -92,15 +96,18 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         if candidate == current:
             gate_info["reason"] = "no edit applied (see apply_report.json)"
         else:
-            gate_info = await judge_candidate(
-                tr,
-                candidate,
-                step=step,
-                edits=applied,
-                source="step",
-                mode="strict" if tr.cfg.gate.enabled else "disabled",
-            )
+            with clock.stage("gate"):
+                gate_info = await judge_candidate(
+                    tr,
+                    candidate,
+                    step=step,
+                    edits=applied,
+                    source="step",
+                    mode="strict" if tr.cfg.gate.enabled else "disabled",
+                )
     tr.rd.write_step_json(step, "gate.json", gate_info)
+    train_hard = mean([r.hard for r in results])
+    tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.stages})
     s.last_apply_report = new_report
     tr.buffer.add_failure_patterns(step, failure_patterns(results))
     s.next_step = step + 1
@@ -108,7 +115,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         StepFinished(
             step=step,
             epoch=epoch,
-            train_hard=mean([r.hard for r in results]),
+            train_hard=train_hard,
             train_soft=mean([r.soft for r in results]),
             best_val=s.best_score or 0.0,
             accepted=bool(gate_info.get("accepted")),
@@ -116,6 +123,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         )
     )
     tr.persist()
+    write_history(tr.rd.path, s.next_step, s.baseline_score)
     tr.budget_event()
 
 

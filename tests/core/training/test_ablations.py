@@ -41,3 +41,22 @@ async def test_rejected_buffer_can_be_switched_off(tmp_path, enabled):
     assert ("Be careful." in shown) is enabled
     if not enabled:
         assert shown == ""
+
+
+async def test_history_and_per_step_artifacts(tmp_path):
+    summary, _ = await run(tmp_path)
+    run_dir = tmp_path / "run"
+    history = json.loads((run_dir / "history.json").read_text())
+    assert history["baseline_val"] == 0.0
+    rows = history["steps"]
+    assert [(r["step"], r["accepted"]) for r in rows] == [
+        (0, True),
+        (1, False),
+        (2, False),
+        (3, False),
+    ]
+    assert rows[0]["candidate_score"] == pytest.approx(0.6) and rows[0]["gate_mode"] == "strict"
+    assert rows[0]["stages"]["rollout"]["tokens"]["target"]["calls"] == 3
+    assert rows[0]["stages"]["gate"]["tokens"]["target"]["calls"] == 5
+    pairs = json.loads((run_dir / "steps" / "0001" / "slow_update_pairs.json").read_text())
+    assert len(pairs) == 6 and {p["outcome"] for p in pairs} == {"improved", "still_failing"}
