@@ -13,7 +13,6 @@ propagate: the trainer stops at a step boundary and the run stays resumable.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.models.types import Completion, Message
@@ -36,10 +35,18 @@ from core.optimizer.json_reply import (
     Shape,
     ask_json,
 )
+from core.optimizer.merge_tree import (
+    ORIGIN,
+    PRIORITY,
+    Proposals,
+    evidence_of,
+    merged_kind,
+    passthrough,
+    tree_node,
+)
 from core.optimizer.prompt_templates import load_prompt, render_prompt
 from core.optimizer.reflection_groups import (
     FAILURE,
-    SUCCESS,
     Group,
     clip,
     make_groups,
@@ -55,32 +62,6 @@ class OptimizerClient(Protocol):
     async def complete(
         self, messages: list[Message], *, role: str = ..., **settings: Any
     ) -> Completion: ...
-
-
-@dataclass
-class _Proposals:
-    """One list of edits on its way through the merge, labelled with where it came from."""
-
-    kind: str  # FAILURE, SUCCESS, or MIXED once lists of both kinds were merged
-    edits: list[Edit]
-    analyses: list[str] = field(default_factory=list)  # the analysts' texts behind it
-    failures: int = 0  # failing items behind it
-    items: int = 0  # items behind it
-
-
-MIXED = "mixed"
-# Merge priority: failure-driven lists lead, then merged ones that hold failure edits.
-_PRIORITY = {FAILURE: 0, MIXED: 1, SUCCESS: 2}
-_ORIGIN = {
-    FAILURE: "from failures",
-    MIXED: "from failures and successes",
-    SUCCESS: "from successes",
-}
-
-
-def merged_kind(batch: list[_Proposals]) -> str:
-    kinds = {p.kind for p in batch}
-    return kinds.pop() if len(kinds) == 1 else MIXED
 
 
 class LLMOptimizer:
@@ -183,7 +164,7 @@ class LLMOptimizer:
 
     async def _analyse(
         self, ctx: ProposalContext, group: Group, reflections: list[dict]
-    ) -> _Proposals:
+    ) -> Proposals:
         prompt = render_prompt(
             "analyst_failures" if group.kind == FAILURE else "analyst_successes",
             skill=ctx.skill_text,
@@ -206,7 +187,7 @@ class LLMOptimizer:
                 group.index,
                 f"no edits from this group: {reply.error}",
             )
-            return _Proposals(group.kind, [], **_evidence(group, ""))
+            return Proposals(group.kind, [], **evidence_of(group, ""))
         value = reply.value or {}
         edits = [Edit.from_dict(e) for e in value["edits"]]
         notes = []
@@ -229,16 +210,16 @@ class LLMOptimizer:
             items=[r.item_id for r in group.results],
             edits=[e.to_dict() for e in edits],
         )
-        return _Proposals(group.kind, edits, **_evidence(group, value["analysis"]))
+        return Proposals(group.kind, edits, **evidence_of(group, value["analysis"]))
 
     async def _aggregate(
-        self, ctx: ProposalContext, lists: list[_Proposals], reflections: list[dict]
+        self, ctx: ProposalContext, lists: list[Proposals], reflections: list[dict]
     ) -> list[Edit]:
         """Merge `merge_batch_size` lists per call, level by level, until one is left.
         Failure lists come first (stable sort) so they lead every batch they share."""
         seen: set[tuple[str, str, str]] = set()
         level = []
-        for proposals in sorted(lists, key=lambda p: _PRIORITY[p.kind]):
+        for proposals in sorted(lists, key=lambda p: PRIORITY[p.kind]):
             proposals.edits = dedupe(proposals.edits, seen)
             if proposals.edits:
                 level.append(proposals)
@@ -252,21 +233,21 @@ class LLMOptimizer:
             tasks = []
             for batch in batches:
                 if len(batch) == 1:
-                    tasks.append(_passthrough(batch[0]))
+                    tasks.append(passthrough(batch[0]))
                 else:
                     tasks.append(self._merge(ctx, batch, call_index, max_edits, reflections))
                     call_index += 1
-            level = sorted(await asyncio.gather(*tasks), key=lambda p: _PRIORITY[p.kind])
+            level = sorted(await asyncio.gather(*tasks), key=lambda p: PRIORITY[p.kind])
         return level[0].edits
 
     async def _merge(
         self,
         ctx: ProposalContext,
-        batch: list[_Proposals],
+        batch: list[Proposals],
         index: int,
         max_edits: int,
         reflections: list[dict],
-    ) -> _Proposals:
+    ) -> Proposals:
         kind = merged_kind(batch)
         evidence = {
             "analyses": [a for p in batch for a in p.analyses],
@@ -289,8 +270,8 @@ class LLMOptimizer:
             # lose a whole batch to one bad merge reply.
             text = f"merge failed, kept the lists in priority order: {reply.error}"
             out = fallback[:max_edits]
-            self._reflect(ctx, reflections, "merge", index, text, **_tree_node(batch, kind, out))
-            return _Proposals(kind, out, **evidence)
+            self._reflect(ctx, reflections, "merge", index, text, **tree_node(batch, kind, out))
+            return Proposals(kind, out, **evidence)
         value = reply.value or {}
         edits = dedupe([Edit.from_dict(e) for e in value["edits"]])[:max_edits]
         self._reflect(
@@ -299,14 +280,14 @@ class LLMOptimizer:
             "merge",
             index,
             value["analysis"] or f"merged {len(batch)} lists",
-            **_tree_node(batch, kind, edits),
+            **tree_node(batch, kind, edits),
         )
-        return _Proposals(kind, edits, **evidence)
+        return Proposals(kind, edits, **evidence)
 
-    def _merge_section(self, i: int, p: _Proposals) -> str:
+    def _merge_section(self, i: int, p: Proposals) -> str:
         """One list for the merge prompt; with merge_context "analyses" also the analyses
         behind it and how many of its items failed (the published merge sees both)."""
-        head = f"## List {i + 1} ({_ORIGIN[p.kind]})"
+        head = f"## List {i + 1} ({ORIGIN[p.kind]})"
         if self._merge_context == "analyses":
             head += f"\n{p.failures} of {p.items} items behind this list failed."
             if p.analyses:
@@ -397,24 +378,3 @@ class LLMOptimizer:
         notes = (reply.value or {})["notes"].strip()
         self._reflect_epoch(ctx, "meta", notes or "(no notes)")
         return notes or ctx.meta_notes
-
-
-def _tree_node(batch: list[_Proposals], kind: str, edits: list[Edit]) -> dict[str, Any]:
-    """A merge-tree node for reflections.json: its input lists and what came out."""
-    return {
-        "inputs": [{"kind": p.kind, "edits": [e.to_dict() for e in p.edits]} for p in batch],
-        "output_kind": kind,
-        "edits": [e.to_dict() for e in edits],
-    }
-
-
-def _evidence(group: Group, analysis: str) -> dict[str, Any]:
-    return {
-        "analyses": [analysis] if analysis else [],
-        "failures": sum(1 for r in group.results if r.hard == 0),
-        "items": len(group.results),
-    }
-
-
-async def _passthrough(proposals: _Proposals) -> _Proposals:
-    return proposals
