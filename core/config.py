@@ -49,7 +49,10 @@ class RoleConfig(_Strict):
     # Name of the environment variable holding the key (never the key itself).
     api_key_env: str | None = None
     api_version: str | None = None  # Azure OpenAI only
-    temperature: float = 0.0
+    # null = not sent: reasoning models accept only their default temperature.
+    temperature: float | None = 0.0
+    # Sent to the backends that take it (openai, azure); an error elsewhere. null = not sent.
+    reasoning_effort: Literal["none", "minimal", "low", "medium", "high"] | None = None
     max_tokens: int = Field(default=512, ge=1)
     top_p: float | None = None
     seed: int | None = None
@@ -157,9 +160,25 @@ class ScheduleConfig(_Strict):
 
 
 class GateConfig(_Strict):
+    # false = the no-gate ablation: every valid candidate is accepted (marked as such in
+    # gate.json and the staged evidence).
+    enabled: bool = True
     metric: Literal["hard", "soft", "mixed"] = "hard"
     soft_weight: float = Field(default=0.5, ge=0, le=1)  # weight of soft in "mixed"
     early_decide: bool = True
+
+
+class OptimizerMethodConfig(_Strict):
+    """Variants and ablations of the published optimizer (configs/features/*.yaml)."""
+
+    # fixed = the schedule's budget; autonomous = one call per step picks how many of the
+    # merged edits to apply (within [0, pool]).
+    lr_control: Literal["fixed", "autonomous"] = "fixed"
+    rejected_buffer: bool = True  # false = the buffer ablation (analysts never see it)
+    failures_only: bool = False  # true = no success analysts
+    trajectory_chars: int | None = Field(default=2000, ge=200)  # per item; null = unlimited
+    merge_context: Literal["edits", "analyses"] = "edits"  # analyses: + analyses, counts
+    max_completion_tokens: int = Field(default=32_768, ge=1)  # ceiling of sized budgets
 
 
 class SlowUpdateConfig(_Strict):
@@ -182,6 +201,7 @@ class TrainConfig(_Strict):
     edit_budget: int = Field(default=4, ge=0)  # most edits one analyst call may propose
     schedule: ScheduleConfig = ScheduleConfig()
     strategy: Literal["auto", "llm", "fewshot"] = "auto"
+    optimizer: OptimizerMethodConfig = OptimizerMethodConfig()
     gate: GateConfig = GateConfig()
     slow_update: SlowUpdateConfig = SlowUpdateConfig()
     meta_skill: MetaSkillConfig = MetaSkillConfig()

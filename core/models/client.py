@@ -105,10 +105,14 @@ class ModelClient:
             }
         )
 
-    def bind(self, role: str) -> Callable[..., Any]:
+    def bind(self, role: str, *, cache_scope: str = "") -> Callable[..., Any]:
+        """`complete` for one role. `cache_scope` joins the response-cache key of every
+        call (never the request): replicate runs with other seeds sample anew."""
         self.runtime(role)  # fail now on an unknown role
 
         async def complete(messages: list[Message], **settings: Any) -> Completion:
+            if cache_scope:
+                settings["cache_scope"] = cache_scope
             return await self.complete(messages, role=role, **settings)
 
         complete.__qualname__ = f"ModelClient.bind({role!r})"
@@ -117,12 +121,14 @@ class ModelClient:
     # ------------------------------------------------------------------ the call
     async def complete(self, messages: list[Message], *, role: str, **settings: Any) -> Completion:
         """One completion for `role`. Settings override the role's config for this call
-        (a value of None removes the setting); `timeout_s` overrides the call timeout."""
+        (a value of None removes the setting); `timeout_s` overrides the call timeout and
+        `cache_scope` is added to the response-cache key (see `bind`)."""
         rt = self.runtime(role)
         if rt.error is not None:
             raise rt.error
         _check_messages(messages)
         timeout_s = float(settings.pop("timeout_s", None) or rt.timeout_s)
+        cache_scope = str(settings.pop("cache_scope", None) or "")
         merged = dict(rt.settings)
         for key, value in settings.items():
             if value is None:
@@ -132,7 +138,7 @@ class ModelClient:
         request = Request(backend=rt.kind, model=rt.model, messages=list(messages), settings=merged)
 
         cache = self.cache if rt.cache else None
-        key = request_key(request, rt.endpoint) if cache is not None else ""
+        key = request_key(request, rt.endpoint, cache_scope) if cache is not None else ""
         if cache is not None:
             started = time.monotonic()
             try:

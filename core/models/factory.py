@@ -40,6 +40,8 @@ EMBEDDED_NOTICE = (
     "model (set OPENAI_API_KEY or ANTHROPIC_API_KEY, or point models.<role>.base_url at an "
     "OpenAI-compatible server)"
 )
+# Backends whose API takes `reasoning_effort` (the OpenAI chat-completions parameter).
+REASONING_EFFORT_BACKENDS = ("openai", "azure")
 _ZERO_PRICE = {"input_per_mtok": 0.0, "output_per_mtok": 0.0}
 
 
@@ -125,8 +127,8 @@ def _resolve_role(
 ) -> RoleRuntime:
     rc = config.models.role(role)  # type: ignore[arg-type]
     kind = "scripted" if responder is not None else resolve_backend_name(rc, secrets)
-    settings: dict[str, object] = {"temperature": rc.temperature, "max_tokens": rc.max_tokens}
-    for key in ("top_p", "seed", "stop"):
+    settings: dict[str, object] = {"max_tokens": rc.max_tokens}
+    for key in ("temperature", "top_p", "seed", "stop", "reasoning_effort"):
         value = getattr(rc, key)
         if value is not None:
             settings[key] = list(value) if isinstance(value, list) else value
@@ -146,6 +148,11 @@ def _resolve_role(
     )
     where = f"models.{role}"
     try:
+        if rc.reasoning_effort is not None and kind not in REASONING_EFFORT_BACKENDS:
+            raise BadRequestError(
+                f"{where}.reasoning_effort is set but the {kind} backend does not take it; "
+                f"remove it or use one of: {', '.join(REASONING_EFFORT_BACKENDS)}"
+            )
         if kind == "scripted":
             _scripted(rt, rc, responder, where)
         elif kind == "local":

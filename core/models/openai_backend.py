@@ -32,6 +32,7 @@ OPENAI_SETTINGS = frozenset(
         "top_logprobs",
         "presence_penalty",
         "frequency_penalty",
+        "reasoning_effort",
     }
 )
 

@@ -29,10 +29,11 @@ def canonical_json(obj: Any) -> str:
         raise BadRequestError(f"a model request must be plain JSON data: {exc}") from None
 
 
-def request_key(request: Request, endpoint: str = "") -> str:
+def request_key(request: Request, endpoint: str = "", scope: str = "") -> str:
     """Stable key of everything that determines the answer. `endpoint` tells apart two
-    servers that answer to the same model name (it must not contain a random port)."""
-    payload = {
+    servers that answer to the same model name (it must not contain a random port);
+    `scope` is what else makes a sample (the run seed of a replicate), "" for none."""
+    payload: dict[str, Any] = {
         "v": SCHEMA_VERSION,
         "backend": request.backend,
         "endpoint": endpoint,
@@ -40,6 +41,8 @@ def request_key(request: Request, endpoint: str = "") -> str:
         "messages": request.messages,
         "settings": request.settings,
     }
+    if scope:  # absent rather than empty, so unscoped keys stay what they always were
+        payload["scope"] = scope
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 

@@ -86,7 +86,7 @@ class Shape:
     check: Callable[[dict[str, Any]], dict[str, Any]]
 
 
-def _need_str(obj: dict[str, Any], key: str, *, optional: bool = False) -> str:
+def need_str(obj: dict[str, Any], key: str, *, optional: bool = False) -> str:
     if key not in obj:
         if optional:
             return ""
@@ -109,7 +109,7 @@ def _check_edits(obj: dict[str, Any]) -> dict[str, Any]:
     # (an unknown op is reported as `invalid` when applied, so the optimizer hears of it).
     kept = [e for e in edits if isinstance(e, dict)]
     return {
-        "analysis": _need_str(obj, "analysis", optional=True),
+        "analysis": need_str(obj, "analysis", optional=True),
         "edits": kept,
         "dropped": len(edits) - len(kept),
     }
@@ -123,12 +123,12 @@ def _check_order(obj: dict[str, Any]) -> dict[str, Any]:
         isinstance(i, int) and not isinstance(i, bool) for i in order
     ):
         raise OptimizerOutputError('"order" must be an array of integers')
-    return {"order": order, "reason": _need_str(obj, "reason", optional=True)}
+    return {"order": order, "reason": need_str(obj, "reason", optional=True)}
 
 
 def _check_key(key: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     def check(obj: dict[str, Any]) -> dict[str, Any]:
-        return {key: _need_str(obj, key)}
+        return {key: need_str(obj, key)}
 
     return check
 

@@ -13,11 +13,18 @@ propagate: the trainer stops at a step boundary and the run stays resumable.
 from __future__ import annotations
 
 import asyncio
-import json
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from core.models.types import Completion, Message
+from core.optimizer.autonomous_lr import decide_edit_count
+from core.optimizer.call_budget import call_timeout, completion_budget
+from core.optimizer.edit_lists import (
+    NONE,
+    dedupe,
+    rank_order,
+    render_edits,
+    render_unmatched,
+)
 from core.optimizer.json_reply import (
     ANALYST_SHAPE,
     GUIDANCE_SHAPE,
@@ -28,10 +35,18 @@ from core.optimizer.json_reply import (
     Shape,
     ask_json,
 )
+from core.optimizer.merge_tree import (
+    ORIGIN,
+    PRIORITY,
+    Proposals,
+    evidence_of,
+    merged_kind,
+    passthrough,
+    tree_node,
+)
 from core.optimizer.prompt_templates import load_prompt, render_prompt
 from core.optimizer.reflection_groups import (
     FAILURE,
-    SUCCESS,
     Group,
     clip,
     make_groups,
@@ -42,8 +57,6 @@ from core.optimizer.strategy import EpochContext, Proposal, ProposalContext
 from core.run.events import ReflectionText
 from core.skill.edits import Edit
 
-NONE = "(none)"
-
 
 class OptimizerClient(Protocol):
     async def complete(
@@ -51,56 +64,14 @@ class OptimizerClient(Protocol):
     ) -> Completion: ...
 
 
-@dataclass
-class _Proposals:
-    """One list of edits on its way through the merge, labelled with where it came from."""
-
-    kind: str  # "failure" if any failure-driven list went into it, else "success"
-    edits: list[Edit]
-
-
-def edit_key(edit: Edit) -> tuple[str, str, str]:
-    return (edit.op, edit.target, edit.content)
-
-
-def dedupe(edits: list[Edit], seen: set[tuple[str, str, str]] | None = None) -> list[Edit]:
-    """Drop repeats of (op, target, content), keeping the first; `seen` carries across lists."""
-    seen = set() if seen is None else seen
-    out = []
-    for edit in edits:
-        if edit_key(edit) not in seen:
-            seen.add(edit_key(edit))
-            out.append(edit)
-    return out
-
-
-def quote(text: str) -> str:
-    """A JSON string literal: exactly what the optimizer must write back in its JSON."""
-    return json.dumps(text, ensure_ascii=False)
-
-
-def render_edits(edits: list[Edit], *, numbered: bool = False, max_chars: int | None = None) -> str:
-    """Edits for a prompt. Merge prompts must not clip (the model copies targets and
-    contents back); the rank prompt may, since it answers with numbers."""
-
-    def cut(text: str) -> str:
-        return text if max_chars is None else clip(text, max_chars)
-
-    lines = []
-    for i, edit in enumerate(edits):
-        label = f"[{i}] " if numbered else "- "
-        lines.append(
-            f"{label}op: {edit.op}\n  target: {quote(cut(edit.target))}\n"
-            f"  content: {quote(cut(edit.content))}\n  rationale: {clip(edit.rationale, 300)}"
-        )
-    return "\n".join(lines) or NONE
-
-
 class LLMOptimizer:
     """`LLMOptimizer(client, role="optimizer", json_mode=False, item_chars=2000,
-    pairs_per_outcome=4, **settings)`: `settings` are passed to every `complete` call on
-    top of the role's config; `json_mode` adds `response_format={"type": "json_object"}`
-    (off by default: some OpenAI-compatible servers reject it)."""
+    pairs_per_outcome=4, max_tokens_floor=None, ..., **settings)`: `settings` are passed
+    to every `complete` call on top of the role's config; `json_mode` adds
+    `response_format={"type": "json_object"}` (off by default: some OpenAI-compatible
+    servers reject it). With `max_tokens_floor` (the role's max_tokens) each call's
+    max_tokens and timeout are sized from its prompt and the skill (core.optimizer.
+    call_budget), up to `max_tokens_ceiling`; without it the role's max_tokens is used."""
 
     name = "llm"
 
@@ -110,13 +81,25 @@ class LLMOptimizer:
         *,
         role: str = "optimizer",
         json_mode: bool = False,
-        item_chars: int = 2000,
+        item_chars: int | None = 2000,
         pairs_per_outcome: int = 4,
+        max_tokens_floor: int | None = None,
+        max_tokens_ceiling: int = 32_768,
+        timeout_floor_s: float = 120.0,
+        failures_only: bool = False,
+        merge_context: str = "edits",
         **settings: Any,
     ):
+        if merge_context not in ("edits", "analyses"):
+            raise ValueError(f"unknown merge_context {merge_context!r}")
+        self._failures_only = failures_only
+        self._merge_context = merge_context
         self._client = client
         self._role = role
         self._item_chars = item_chars
+        self._floor = max_tokens_floor
+        self._ceiling = max_tokens_ceiling
+        self._timeout_floor_s = timeout_floor_s
         self._pairs_per_outcome = pairs_per_outcome
         self._settings = dict(settings)
         if json_mode:
@@ -125,9 +108,16 @@ class LLMOptimizer:
     async def _complete(self, messages: list[Message], **settings: Any) -> Completion:
         return await self._client.complete(messages, role=self._role, **settings)
 
-    async def _ask(self, prompt: str, shape: Shape) -> JsonReply:
+    async def _ask(self, prompt: str, shape: Shape, skill: str = "") -> JsonReply:
         messages: list[Message] = [{"role": "user", "content": prompt}]
-        return await ask_json(self._complete, messages, shape, **self._settings)
+        settings = dict(self._settings)
+        if self._floor is not None:
+            budget = completion_budget(
+                len(prompt), len(skill), floor=self._floor, ceiling=self._ceiling
+            )
+            settings["max_tokens"] = budget
+            settings["timeout_s"] = call_timeout(budget, floor_s=self._timeout_floor_s)
+        return await ask_json(self._complete, messages, shape, **settings)
 
     # ------------------------------------------------------------------------ propose
 
@@ -136,22 +126,45 @@ class LLMOptimizer:
             return Proposal(edits=[])
         reflections: list[dict] = []
         groups = make_groups(ctx.results, seed=ctx.seed, size=ctx.minibatch_size)
+        if self._failures_only:  # the ablation without success analysts
+            groups = [g for g in groups if g.kind == FAILURE]
         lists = await asyncio.gather(*(self._analyse(ctx, g, reflections) for g in groups))
         merged = await self._aggregate(ctx, list(lists), reflections)
-        edits = await self._select(ctx, merged, reflections)
-        order = {"failure": 0, "success": 1, "merge": 2, "rank": 3}
+        lr = None
+        budget = ctx.budget
+        if ctx.lr_control == "autonomous":
+            # Rank the whole pool first, so "apply N" means the N best.
+            pool = await self._select(ctx, merged, reflections, budget=len(merged))
+            decision = await decide_edit_count(self._ask, ctx, pool)
+            lr = decision.to_dict()
+            text = f"apply {decision.count} of {decision.pool}: " + (
+                decision.reasoning or decision.error or "no reason given"
+            )
+            self._reflect(ctx, reflections, "lr", 0, text)
+            edits = pool[: decision.count]
+        else:
+            edits = await self._select(ctx, merged, reflections, budget=budget)
+        order = {"failure": 0, "success": 1, "merge": 2, "rank": 3, "lr": 4}
         reflections.sort(key=lambda r: (order.get(r["kind"], 9), r["group"]))
-        return Proposal(edits=edits, merged=merged, reflections=reflections)
+        return Proposal(edits=edits, merged=merged, reflections=reflections, lr=lr)
 
     def _reflect(
-        self, ctx: ProposalContext, reflections: list[dict], kind: str, group: int, text: str
+        self,
+        ctx: ProposalContext,
+        reflections: list[dict],
+        kind: str,
+        group: int,
+        text: str,
+        **record: Any,
     ) -> None:
-        reflections.append({"kind": kind, "group": group, "text": text})
+        """One reflection: an event for the live view, and an entry of reflections.json
+        with `record` (the call's structured output: edit lists, merge inputs, order)."""
+        reflections.append({"kind": kind, "group": group, "text": text, **record})
         ctx.emit(ReflectionText(step=ctx.step, kind=kind, group=group, text=text))
 
     async def _analyse(
         self, ctx: ProposalContext, group: Group, reflections: list[dict]
-    ) -> _Proposals:
+    ) -> Proposals:
         prompt = render_prompt(
             "analyst_failures" if group.kind == FAILURE else "analyst_successes",
             skill=ctx.skill_text,
@@ -165,7 +178,7 @@ class LLMOptimizer:
             meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
         )
-        reply = await self._ask(prompt, ANALYST_SHAPE)
+        reply = await self._ask(prompt, ANALYST_SHAPE, ctx.skill_text)
         if not reply.ok:
             self._reflect(
                 ctx,
@@ -174,7 +187,7 @@ class LLMOptimizer:
                 group.index,
                 f"no edits from this group: {reply.error}",
             )
-            return _Proposals(group.kind, [])
+            return Proposals(group.kind, [], **evidence_of(group, ""))
         value = reply.value or {}
         edits = [Edit.from_dict(e) for e in value["edits"]]
         notes = []
@@ -188,17 +201,25 @@ class LLMOptimizer:
         text = value["analysis"] or "(no analysis given)"
         if notes:
             text += "\n[" + "; ".join(notes) + "]"
-        self._reflect(ctx, reflections, group.kind, group.index, text)
-        return _Proposals(group.kind, edits)
+        self._reflect(
+            ctx,
+            reflections,
+            group.kind,
+            group.index,
+            text,
+            items=[r.item_id for r in group.results],
+            edits=[e.to_dict() for e in edits],
+        )
+        return Proposals(group.kind, edits, **evidence_of(group, value["analysis"]))
 
     async def _aggregate(
-        self, ctx: ProposalContext, lists: list[_Proposals], reflections: list[dict]
+        self, ctx: ProposalContext, lists: list[Proposals], reflections: list[dict]
     ) -> list[Edit]:
         """Merge `merge_batch_size` lists per call, level by level, until one is left.
         Failure lists come first (stable sort) so they lead every batch they share."""
         seen: set[tuple[str, str, str]] = set()
         level = []
-        for proposals in sorted(lists, key=lambda p: p.kind != FAILURE):
+        for proposals in sorted(lists, key=lambda p: PRIORITY[p.kind]):
             proposals.edits = dedupe(proposals.edits, seen)
             if proposals.edits:
                 level.append(proposals)
@@ -212,69 +233,103 @@ class LLMOptimizer:
             tasks = []
             for batch in batches:
                 if len(batch) == 1:
-                    tasks.append(_passthrough(batch[0]))
+                    tasks.append(passthrough(batch[0]))
                 else:
                     tasks.append(self._merge(ctx, batch, call_index, max_edits, reflections))
                     call_index += 1
-            level = list(await asyncio.gather(*tasks))
+            level = sorted(await asyncio.gather(*tasks), key=lambda p: PRIORITY[p.kind])
         return level[0].edits
 
     async def _merge(
         self,
         ctx: ProposalContext,
-        batch: list[_Proposals],
+        batch: list[Proposals],
         index: int,
         max_edits: int,
         reflections: list[dict],
-    ) -> _Proposals:
-        kind = FAILURE if any(p.kind == FAILURE for p in batch) else SUCCESS
+    ) -> Proposals:
+        kind = merged_kind(batch)
+        evidence = {
+            "analyses": [a for p in batch for a in p.analyses],
+            "failures": sum(p.failures for p in batch),
+            "items": sum(p.items for p in batch),
+        }
         fallback = dedupe([e for p in batch for e in p.edits])
-        sections = [
-            f"## List {i + 1} (from {'failures' if p.kind == FAILURE else 'successes'})\n{render_edits(p.edits)}"
-            for i, p in enumerate(batch)
-        ]
+        sections = [self._merge_section(i, p) for i, p in enumerate(batch)]
         prompt = render_prompt(
             "merge",
             skill=ctx.skill_text,
             proposals="\n\n".join(sections),
             max_edits=max_edits,
+            meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
         )
-        reply = await self._ask(prompt, MERGE_SHAPE)
+        reply = await self._ask(prompt, MERGE_SHAPE, ctx.skill_text)
         if not reply.ok:
             # The lists are still good proposals: keep them in priority order rather than
             # lose a whole batch to one bad merge reply.
             text = f"merge failed, kept the lists in priority order: {reply.error}"
-            self._reflect(ctx, reflections, "merge", index, text)
-            return _Proposals(kind, fallback[:max_edits])
+            out = fallback[:max_edits]
+            self._reflect(ctx, reflections, "merge", index, text, **tree_node(batch, kind, out))
+            return Proposals(kind, out, **evidence)
         value = reply.value or {}
         edits = dedupe([Edit.from_dict(e) for e in value["edits"]])[:max_edits]
         self._reflect(
-            ctx, reflections, "merge", index, value["analysis"] or f"merged {len(batch)} lists"
+            ctx,
+            reflections,
+            "merge",
+            index,
+            value["analysis"] or f"merged {len(batch)} lists",
+            **tree_node(batch, kind, edits),
         )
-        return _Proposals(kind, edits)
+        return Proposals(kind, edits, **evidence)
+
+    def _merge_section(self, i: int, p: Proposals) -> str:
+        """One list for the merge prompt; with merge_context "analyses" also the analyses
+        behind it and how many of its items failed (the published merge sees both)."""
+        head = f"## List {i + 1} ({ORIGIN[p.kind]})"
+        if self._merge_context == "analyses":
+            head += f"\n{p.failures} of {p.items} items behind this list failed."
+            if p.analyses:
+                head += "\nAnalyses:\n" + "\n".join(f"- {clip(a, 1500)}" for a in p.analyses)
+            head += "\nEdits:"
+        return f"{head}\n{render_edits(p.edits)}"
 
     async def _select(
-        self, ctx: ProposalContext, merged: list[Edit], reflections: list[dict]
+        self, ctx: ProposalContext, merged: list[Edit], reflections: list[dict], *, budget: int
     ) -> list[Edit]:
-        if len(merged) <= ctx.budget:
+        """The top `budget` of `merged`: one ranking call when more remain. With the
+        autonomous learning rate, budget = the pool: the call orders all of it, best
+        first, and the count decision then takes a prefix."""
+        full_order = ctx.lr_control == "autonomous"
+        if len(merged) <= 1 or (len(merged) <= budget and not full_order):
             return list(merged)
         prompt = render_prompt(
             "rank",
             skill=ctx.skill_text,
             edits=render_edits(merged, numbered=True, max_chars=600),
-            budget=ctx.budget,
+            budget=budget,
+            meta_notes=ctx.meta_notes.strip() or NONE,
         )
         reply = await self._ask(prompt, RANK_SHAPE)
         if not reply.ok:
             self._reflect(
                 ctx, reflections, "rank", 0, f"ranking failed, kept the merged order: {reply.error}"
             )
-            return merged[: ctx.budget]
+            return merged[:budget]
         value = reply.value or {}
         ranked = rank_order(value["order"], len(merged))
-        self._reflect(ctx, reflections, "rank", 0, value["reason"] or f"order {ranked}")
-        return [merged[i] for i in ranked][: ctx.budget]
+        chosen = [merged[i] for i in ranked][:budget]
+        self._reflect(
+            ctx,
+            reflections,
+            "rank",
+            0,
+            value["reason"] or f"order {ranked}",
+            order=ranked,
+            ranked=[merged[i].to_dict() for i in ranked],
+        )
+        return chosen
 
     # ------------------------------------------------------------------------- epoch
 
@@ -293,7 +348,7 @@ class LLMOptimizer:
             pairs=render_pairs(ctx.pairs, seed=ctx.seed, per_outcome=self._pairs_per_outcome),
             pair_count=len(ctx.pairs),
         )
-        reply = await self._ask(prompt, GUIDANCE_SHAPE)
+        reply = await self._ask(prompt, GUIDANCE_SHAPE, ctx.current_guidance)
         if not reply.ok:
             self._reflect_epoch(ctx, "slow_update", f"guidance unchanged: {reply.error}")
             return None
@@ -323,30 +378,3 @@ class LLMOptimizer:
         notes = (reply.value or {})["notes"].strip()
         self._reflect_epoch(ctx, "meta", notes or "(no notes)")
         return notes or ctx.meta_notes
-
-
-async def _passthrough(proposals: _Proposals) -> _Proposals:
-    return proposals
-
-
-def rank_order(order: list[int], n: int) -> list[int]:
-    """Valid, first-seen indices from the ranker, then any it left out in merged order."""
-    ranked: list[int] = []
-    for i in order:
-        if 0 <= i < n and i not in ranked:
-            ranked.append(i)
-    return ranked + [i for i in range(n) if i not in ranked]
-
-
-def render_unmatched(ctx: ProposalContext) -> str:
-    report = ctx.last_apply_report
-    if report is None or not report.unmatched():
-        return NONE
-    lines = []
-    for outcome in report.unmatched():
-        reason = f" ({outcome.reason})" if outcome.reason else ""
-        lines.append(
-            f"- {outcome.edit.op} with target {quote(clip(outcome.edit.target, 300))}: "
-            f"{outcome.status.value}{reason}"
-        )
-    return "\n".join(lines)

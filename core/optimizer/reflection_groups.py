@@ -95,29 +95,38 @@ def render_trajectory(messages: Sequence[Message], *, skill_text: str = "") -> s
     return "\n".join(lines)
 
 
-def render_result(result: RolloutResult, *, skill_text: str = "", max_chars: int = 2000) -> str:
-    """One item for an analyst prompt, at most about `max_chars` characters."""
-    field_cap = max(max_chars // 4, 80)
+def render_result(
+    result: RolloutResult, *, skill_text: str = "", max_chars: int | None = 2000
+) -> str:
+    """One item for an analyst prompt, at most about `max_chars` characters (None: the
+    whole item, trajectory included: the unlimited-trajectory ablation)."""
+
+    def cap(text: str, limit: int) -> str:
+        return text if max_chars is None else clip(text, limit)
+
+    field_cap = 0 if max_chars is None else max(max_chars // 4, 80)
     head = [
         f"id: {result.item_id} | task type: {result.task_type} | "
         f"hard {result.hard:g} | soft {result.soft:g}",
-        "question: " + clip(result.question, field_cap),
-        "prediction: " + clip(result.prediction, field_cap),
-        "reference answer: " + clip(result.reference, field_cap),
-        "evaluator: " + clip(result.explanation, field_cap),
+        "question: " + cap(result.question, field_cap),
+        "prediction: " + cap(result.prediction, field_cap),
+        "reference answer: " + cap(result.reference, field_cap),
+        "evaluator: " + cap(result.explanation, field_cap),
     ]
     if result.error:
         head.append("model error: " + clip(result.error, 200))
     text = "\n".join(head)
-    room = max_chars - len(text) - len("\ntrajectory:\n")
     trajectory = render_trajectory(result.trajectory, skill_text=skill_text)
+    if max_chars is None:
+        return text + ("\ntrajectory:\n" + trajectory if trajectory else "")
+    room = max_chars - len(text) - len("\ntrajectory:\n")
     if trajectory and room > 80:
         text += "\ntrajectory:\n" + clip(trajectory, room)
     return text
 
 
 def render_results(
-    results: Sequence[RolloutResult], *, skill_text: str = "", max_chars: int = 2000
+    results: Sequence[RolloutResult], *, skill_text: str = "", max_chars: int | None = 2000
 ) -> str:
     return "\n\n".join(
         f"### Item {i + 1}\n" + render_result(r, skill_text=skill_text, max_chars=max_chars)

@@ -32,6 +32,9 @@ class ProposalContext:
     meta_notes: str  # optimizer-side notes from the previous epoch ("" if none)
     last_apply_report: ApplyReport | None  # previous step's outcomes (unmatched edits)
     emit: Callable[[Event], None]  # for ReflectionText events as text arrives
+    # "fixed": apply up to `budget` (the schedule); "autonomous": the strategy decides how
+    # many of its merged edits to apply, `budget` is then only the largest pool size.
+    lr_control: str = "fixed"
 
 
 @dataclass
@@ -39,6 +42,7 @@ class Proposal:
     edits: list[Edit]  # ranked and clipped to ctx.budget, in application order
     merged: list[Edit] = field(default_factory=list)  # before ranking/clipping
     reflections: list[dict] = field(default_factory=list)  # {"kind", "group", "text"}
+    lr: dict | None = None  # the autonomous learning-rate decision (None: the schedule's)
 
 
 @dataclass

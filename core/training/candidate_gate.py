@@ -34,11 +34,28 @@ def unified_diff(before: str, after: str, name: str = "SKILL.md") -> str:
     )
 
 
+GATE_MODES = ("strict", "forced", "disabled")
+
+
 async def judge_candidate(
-    tr: TrainingRun, candidate: str, *, step: int, edits: list[Edit], source: str
+    tr: TrainingRun,
+    candidate: str,
+    *,
+    step: int,
+    edits: list[Edit],
+    source: str,
+    mode: str = "strict",
 ) -> dict[str, Any]:
     """Validate (free), gate on val, then accept (new current + best, staged) or
-    reject (into the rejected-edit buffer). Returns what gate.json records."""
+    reject (into the rejected-edit buffer). Returns what gate.json records.
+
+    `mode` "forced" (slow_update.gated false): a valid candidate becomes current whatever
+    it scores; it is scored on every val item (re-measured, so the run knows where it
+    stands) and becomes best, and is staged, only if strictly better. "disabled" (the
+    gate.enabled false ablation): a valid candidate is accepted as current and best
+    whatever it scores, and marked so in gate.json and the staged evidence."""
+    if mode not in GATE_MODES:
+        raise ValueError(f"unknown gate mode {mode!r}")
     s = tr.state
     current = tr.current
     problems = validate_candidate(candidate, max_chars=tr.cfg.max_skill_chars, original=current)
@@ -76,8 +93,11 @@ async def judge_candidate(
             "reason": reason,
             "problems": list(problems),
         }
+    gate_cfg = tr.cfg.gate
+    if mode != "strict":  # the score is recorded, not only compared: score every item
+        gate_cfg = gate_cfg.model_copy(update={"early_decide": False})
     gated = await tr.runner.score_with_gate(
-        tr.val_items, candidate, best=best_before, gate_cfg=tr.cfg.gate, step=step
+        tr.val_items, candidate, best=best_before, gate_cfg=gate_cfg, step=step
     )
     # EarlyGate decides early only to reject: an accepted candidate was scored on every
     # item, so its score is exact (it becomes the bar every later candidate must clear).
@@ -86,10 +106,20 @@ async def judge_candidate(
     scored = [gated.item_metrics[i.id] for i in tr.val_items if i.id in gated.item_metrics]
     full_score = mean(scored) if len(scored) == len(tr.val_items) else None
     improved, regressed = compare_items(s.best_items, gated.item_metrics)
+    beats_best = bool(decision.accepted)
+    becomes_best = beats_best or mode == "disabled"
+    becomes_current = becomes_best or mode == "forced"
+    reason = decision.reason
+    if mode == "disabled":
+        reason = f"gate disabled: accepted unconditionally ({decision.reason})"
+    elif mode == "forced":
+        reason = f"forced: became current ({decision.reason})"
     info: dict[str, Any] = {
         "step": step,
         "source": source,
-        "accepted": bool(decision.accepted),
+        "mode": mode,
+        "accepted": becomes_current,
+        "became_best": becomes_best,
         "best_before": best_before,
         "candidate_score": full_score,
         "items_scored": len(scored),
@@ -97,7 +127,7 @@ async def judge_candidate(
         "rollouts_saved": gated.rollouts_saved,
         "items_improved": improved,
         "items_regressed": regressed,
-        "reason": decision.reason,
+        "reason": reason,
         "item_metrics": gated.item_metrics,
     }
     tr.rd.write_step_rollouts(
@@ -106,7 +136,9 @@ async def judge_candidate(
         name=f"{source}_val_rollouts.jsonl",
     )
     staged_ref = None
-    if decision.accepted:
+    if becomes_current and not becomes_best:
+        s.current_version = tr.add_version(candidate, step=step, source=source)
+    elif becomes_best:
         version = tr.add_version(candidate, step=step, source=source)
         s.current_version = s.best_version = version
         s.best_score = full_score
@@ -127,18 +159,20 @@ async def judge_candidate(
                 items_improved=improved,
                 items_regressed=regressed,
                 edits=[e.to_dict() for e in edits],
-                summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}",
+                summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}"
+                + (" (gate disabled)" if mode == "disabled" else ""),
                 source=source,
+                gate="strict" if mode == "strict" else mode,
             )
         )
         s.staged_refs.append({"step": step, "source": source, "ref": staged_ref})
         info["staged_ref"] = staged_ref
     else:
-        tr.buffer.add_rejection(step, edits, full_score, best_before, decision.reason)
+        tr.buffer.add_rejection(step, edits, full_score, best_before, reason)
     tr.emit(
         GateDecided(
             step=step,
-            accepted=bool(decision.accepted),
+            accepted=becomes_current,
             best_before=best_before,
             candidate_score=full_score,
             items_scored=len(scored),
@@ -146,7 +180,7 @@ async def judge_candidate(
             rollouts_saved=gated.rollouts_saved,
             items_improved=improved,
             items_regressed=regressed,
-            reason=decision.reason,
+            reason=reason,
             staged_ref=staged_ref,
         )
     )

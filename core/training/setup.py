@@ -40,10 +40,29 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
     if name == "fewshot":
         from core.optimizer.fewshot import FewshotStrategy
 
+        if config.train.optimizer.lr_control == "autonomous":
+            from core.config import ConfigError
+
+            raise ConfigError(
+                "train.optimizer.lr_control: autonomous needs an optimizer model (the llm "
+                "strategy); the fewshot strategy follows the schedule — set "
+                "train.strategy llm or lr_control fixed"
+            )
+
         return FewshotStrategy()
     from core.optimizer.llm import LLMOptimizer
 
-    return LLMOptimizer(client)
+    method = config.train.optimizer
+    role = config.models.optimizer
+    return LLMOptimizer(
+        client,
+        item_chars=method.trajectory_chars,
+        max_tokens_floor=role.max_tokens,
+        max_tokens_ceiling=method.max_completion_tokens,
+        timeout_floor_s=role.timeout_s,
+        failures_only=method.failures_only,
+        merge_context=method.merge_context,
+    )
 
 
 def build_client_with_budget_events(config: Config, bus: EventBus):

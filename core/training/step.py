@@ -5,6 +5,7 @@ candidate, and persist the step so a crash resumes at the next one.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from core.environment.contract import RolloutResult
@@ -13,6 +14,7 @@ from core.run.events import EditApplied, StepFinished
 from core.skill.edits import ApplyReport, Edit, EditOutcome, EditStatus, apply_edits
 from core.training.candidate_gate import judge_candidate, mean
 from core.training.context import TrainingRun
+from core.training.history import StageClock, write_history
 from core.training.minibatch import batch_for_step
 from core.training.schedule import edit_budget_for_step
 
@@ -41,14 +43,24 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         tr.config.run.seed,
         tr.cfg.shuffle,
     )
-    results = await tr.runner.run(batch, current, split="train", phase="train", step=step)
+    clock = StageClock(tr.client.ledger)
+    with clock.stage("rollout"):
+        results = await tr.runner.run(batch, current, split="train", phase="train", step=step)
     tr.rd.write_step_rollouts(step, [r.to_dict() for r in results])
-    budget = edit_budget_for_step(tr.cfg.schedule, step, tr.total_steps)
+    autonomous = tr.cfg.optimizer.lr_control == "autonomous"
+    if autonomous:  # the strategy decides; the budget only bounds the pool it merges
+        groups = math.ceil(len(results) / max(1, tr.cfg.minibatch_size))
+        budget = tr.cfg.edit_budget * max(1, groups)
+    else:
+        budget = edit_budget_for_step(tr.cfg.schedule, step, tr.total_steps)
     proposal = Proposal(edits=[])
     if budget > 0:
-        proposal = await tr.strategy.propose(
-            proposal_context(tr, step, epoch, current, results, budget)
-        )
+        with clock.stage("reflect"):  # analysts, merge tree, ranking, learning rate
+            proposal = await tr.strategy.propose(
+                proposal_context(tr, step, epoch, current, results, budget)
+            )
+    if autonomous:
+        budget = int((proposal.lr or {}).get("count", 0))
     proposal.edits = proposal.edits[:budget]
     tr.rd.write_step_json(step, "reflections.json", proposal.reflections)
     tr.rd.write_step_json(
@@ -56,6 +68,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         "proposal.json",
         {
             "budget": budget,
+            "lr": proposal.lr or {"control": "fixed", "count": budget},
             "merged": [e.to_dict() for e in proposal.merged],
             "edits": [e.to_dict() for e in proposal.edits],
         },
@@ -77,13 +90,24 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         tr.rd.write_step_text(step, "candidate.md", candidate)
         tr.rd.write_step_json(step, "apply_report.json", report.to_dict())
         new_report = report.to_dict()
+        # Only edits that were applied are evidence (buffer, staged commit, events): an
+        # unmatched edit was never tested, and the next step asks for it again.
+        applied = [o.edit for o in report.outcomes if o.status is EditStatus.APPLIED]
         if candidate == current:
             gate_info["reason"] = "no edit applied (see apply_report.json)"
         else:
-            gate_info = await judge_candidate(
-                tr, candidate, step=step, edits=proposal.edits, source="step"
-            )
+            with clock.stage("gate"):
+                gate_info = await judge_candidate(
+                    tr,
+                    candidate,
+                    step=step,
+                    edits=applied,
+                    source="step",
+                    mode="strict" if tr.cfg.gate.enabled else "disabled",
+                )
     tr.rd.write_step_json(step, "gate.json", gate_info)
+    train_hard = mean([r.hard for r in results])
+    tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.stages})
     s.last_apply_report = new_report
     tr.buffer.add_failure_patterns(step, failure_patterns(results))
     s.next_step = step + 1
@@ -91,7 +115,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         StepFinished(
             step=step,
             epoch=epoch,
-            train_hard=mean([r.hard for r in results]),
+            train_hard=train_hard,
             train_soft=mean([r.soft for r in results]),
             best_val=s.best_score or 0.0,
             accepted=bool(gate_info.get("accepted")),
@@ -99,6 +123,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         )
     )
     tr.persist()
+    write_history(tr.rd.path, s.next_step, s.baseline_score)
     tr.budget_event()
 
 
@@ -121,8 +146,10 @@ def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> 
         edit_budget=tr.cfg.edit_budget,
         minibatch_size=tr.cfg.minibatch_size,
         merge_batch_size=tr.cfg.merge_batch_size,
-        rejected_buffer=tr.buffer.render(),
+        # The buffer ablation: analysts never see it (it is still kept, for the record).
+        rejected_buffer=tr.buffer.render() if tr.cfg.optimizer.rejected_buffer else "",
         meta_notes=tr.state.meta_notes,
         last_apply_report=last,
         emit=tr.emit,
+        lr_control=tr.cfg.optimizer.lr_control,
     )

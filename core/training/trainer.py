@@ -83,7 +83,9 @@ class Training:
         )
         self.runner = RolloutRunner(
             env,
-            client.bind("target"),
+            # The run seed is part of what makes a target sample: replicate runs with
+            # other seeds must not replay each other's answers from the shared cache.
+            client.bind("target", cache_scope=f"run-seed:{config.run.seed}"),
             self.cache,
             bus.emit,
             concurrency=config.models.target.concurrency,

@@ -60,6 +60,7 @@ def kind_of(messages) -> str:
         ("Rank candidate edits", "rank"),
         ("epoch-level guidance", "slow_update"),
         ("notes for yourself", "meta"),
+        ("this step's learning rate", "lr"),
     ]:
         if needle in prompt:
             return kind
@@ -316,7 +317,8 @@ async def test_merge_hierarchy_failures_first():
         < mixed.index(s0)
     )
     last = next(p for p in merge_prompts if s1 in p)
-    assert last.index("List 1 (from failures)") < last.index("m(m(") < last.index(s1)
+    # The list above merged success edits in: it is labelled mixed, not failures.
+    assert last.index("List 1 (from failures and successes)") < last.index("m(m(") < last.index(s1)
     assert [r["kind"] for r in proposal.reflections].count("merge") == 4
 
 
@@ -362,7 +364,14 @@ async def test_rank_clips_to_budget():
     assert [e.content for e in proposal.merged] == ["e0", "e1", "e2", "e3"]
     [prompt] = fake.prompts("rank")
     assert "[0] op: append" in prompt and "[3] op: append" in prompt and "top 2" in prompt
-    assert proposal.reflections[-1] == {"kind": "rank", "group": 0, "text": "e3 is general"}
+    last = proposal.reflections[-1]
+    assert {k: last[k] for k in ("kind", "group", "text")} == {
+        "kind": "rank",
+        "group": 0,
+        "text": "e3 is general",
+    }
+    assert last["order"] == [3, 1, 0, 2]  # the ranked list is part of the record
+    assert [e["content"] for e in last["ranked"]] == ["e3", "e1", "e0", "e2"]
 
 
 async def test_rank_unparsable_falls_back_to_merged_order():
@@ -600,4 +609,6 @@ async def test_llm_strategy_drives_the_real_loop(tmp_path):
     assert "Q: What is the capital of Peru?\nA: Lima" in best  # the reference reached it
     assert {"failure", "slow_update", "meta"} <= set(analyst.kinds)
     reflections = json.loads((tmp_path / "run" / "steps" / "0000" / "reflections.json").read_text())
-    assert reflections[0] == {"kind": "failure", "group": 0, "text": "3 failures"}
+    first = reflections[0]
+    assert (first["kind"], first["group"], first["text"]) == ("failure", 0, "3 failures")
+    assert len(first["items"]) == 3 and first["edits"]  # the analyst's own edit list

@@ -1,10 +1,11 @@
-"""The finish promotes the final skill only through the gate (ties, float noise included,
-reject) and stages it with its real per-item evidence.
+"""A forced (ungated) slow update is re-measured on val and becomes best only through the
+gate (ties, float noise included, reject), staged with its real per-item evidence; the
+finish then has nothing better to promote.
 
 TEST DOUBLE environment: three val items whose soft scores are a fixed table of whether
 the skill carries the slow-update guidance; no model is called. The strategy proposes no
-edits and an ungated slow update adds GUIDANCE, so the final skill differs from the best
-(the initial one, scored at the baseline) and the finish has to decide.
+edits and a forced slow update adds GUIDANCE, so the final skill may differ from the best
+(the initial one, scored at the baseline).
 
 Float noise: baseline soft scores (0.3, 0.2, 0.1) average to 0.19999999999999998; the
 final skill's (0.1, 0.2, 0.3) to 0.20000000000000004 -- the same mean, one float apart.
@@ -114,10 +115,12 @@ async def test_a_final_skill_tying_the_best_up_to_float_noise_is_not_promoted(tm
     assert GUIDANCE not in (tmp_path / "run" / "best_skill.md").read_text()
 
 
-async def test_a_promoted_final_skill_is_staged_with_its_item_counts(tmp_path):
+async def test_a_better_forced_slow_update_is_staged_with_its_item_counts(tmp_path):
     summary = await train(tmp_path, (0.5, 0.1, 0.1))  # item 0 better, item 1 worse
     assert summary.best_val == pytest.approx(0.7 / 3) and summary.best_version == 1
-    assert [(r["step"], r["source"]) for r in summary.staged] == [(2, "final")]
-    evidence = json.loads((tmp_path / "run" / "staged" / "final-0002.json").read_text())
+    assert [(r["step"], r["source"]) for r in summary.staged] == [(0, "slow_update")]
+    staged = tmp_path / "run" / "staged" / "slow_update-0000.json"
+    evidence = json.loads(staged.read_text())
     assert (evidence["items_improved"], evidence["items_regressed"]) == (1, 1)
+    assert evidence["gate"] == "forced"
     assert GUIDANCE in (tmp_path / "run" / "best_skill.md").read_text()

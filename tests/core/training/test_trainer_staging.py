@@ -3,9 +3,10 @@ even when a step's candidate and its epoch's slow update are accepted at the sam
 a step abandoned after an acceptance leaves best_skill.md as the restored state says.
 On the scenario of tests/support/train_scenario.py (see tests/core/training/test_trainer.py).
 
-With StepThreeStrategy: step 0 is accepted (3/5, as in the plain scenario); step 3's
-candidate appends "- Sweden: Stockholm" (v02 right: 4/5 > 3/5, accepted); the slow update
-at the end of epoch 2 (its marker is step 3 too) adds "- Norway: Oslo" (5/5, accepted).
+With EpochEndStrategy: step 0 is accepted (3/5, as in the plain scenario); step 1's
+candidate (the last of epoch 1) appends "- Sweden: Stockholm" (v02 right: 4/5 > 3/5,
+accepted); the slow update at the boundary to epoch 2 (its marker is step 1 too) adds
+"- Norway: Oslo" (5/5, accepted). Nothing after that can beat 5/5.
 """
 
 from __future__ import annotations
@@ -29,18 +30,18 @@ from tests.doubles.skill_sensitive_target import SkillSensitiveTarget
 from tests.support.train_scenario import INITIAL_SKILL, scenario_config
 
 
-class StepThreeStrategy:
-    """Fewshot, except that step 3 teaches Sweden; the slow update teaches Norway. Its
+class EpochEndStrategy:
+    """Fewshot, except that step 1 teaches Sweden; the slow update teaches Norway. Its
     meta notes can be told to fail once (`meta_failure`), after the slow update."""
 
-    name = "fewshot+step3"
+    name = "fewshot+epoch-end"
 
     def __init__(self, meta_failure: BaseException | None = None):
         self.inner = FewshotStrategy()
         self.meta_failure = meta_failure
 
     async def propose(self, ctx):
-        if ctx.step == 3:
+        if ctx.step == 1:
             return Proposal(edits=[Edit("append", "", "- Sweden: Stockholm", "teach Sweden")])
         return await self.inner.propose(ctx)
 
@@ -82,20 +83,20 @@ def staged_of(tmp_path: Path) -> list[tuple[int, str]]:
 
 
 async def test_step_and_slow_update_of_one_step_are_both_staged(tmp_path):
-    summary = await train(tmp_path, StepThreeStrategy())
+    summary = await train(tmp_path, EpochEndStrategy())
     assert summary.best_val == pytest.approx(1.0)
-    assert summary.accepted_steps == [0, 3]
+    assert summary.accepted_steps == [0, 1]
     assert [(r["step"], r["source"]) for r in summary.staged] == [
         (0, "step"),
-        (3, "step"),
-        (3, "slow_update"),
+        (1, "step"),
+        (1, "slow_update"),
     ]
     staged = tmp_path / "run" / "staged"
-    step3 = (staged / "step-0003.md").read_text()
-    slow3 = (staged / "slow_update-0003.md").read_text()
-    assert "- Sweden: Stockholm" in step3 and "- Norway: Oslo" not in step3
-    assert "- Norway: Oslo" in slow3
-    assert json.loads((staged / "slow_update-0003.json").read_text())["source"] == "slow_update"
+    step1 = (staged / "step-0001.md").read_text()
+    slow1 = (staged / "slow_update-0001.md").read_text()
+    assert "- Sweden: Stockholm" in step1 and "- Norway: Oslo" not in step1
+    assert "- Norway: Oslo" in slow1
+    assert json.loads((staged / "slow_update-0001.json").read_text())["source"] == "slow_update"
     assert len({r["ref"] for r in summary.staged}) == 3
 
 
@@ -104,7 +105,7 @@ async def test_git_stager_commits_step_and_slow_update_of_one_step(tmp_path):
 
     repo = SkillsRepo.init(tmp_path / "skills", identity=("Test", "test@example.com"))
     repo.add_skill("capitals", INITIAL_SKILL)
-    summary = await train(tmp_path, StepThreeStrategy(), SkillsRepoStager(repo, "capitals", "run"))
+    summary = await train(tmp_path, EpochEndStrategy(), SkillsRepoStager(repo, "capitals", "run"))
     (branch,) = repo.staged_branches()
     assert branch.commits == 3
     refs = [r["ref"] for r in summary.staged]
@@ -123,7 +124,7 @@ async def test_abandoned_epoch_review_restores_best_skill_and_restages_once(
 
     repo = SkillsRepo.init(tmp_path / "skills", identity=("Test", "test@example.com"))
     repo.add_skill("capitals", INITIAL_SKILL)
-    strategy = StepThreeStrategy(meta_failure=failure)
+    strategy = EpochEndStrategy(meta_failure=failure)
     if status == "stopped":
         stopped = await train(tmp_path, strategy, SkillsRepoStager(repo, "capitals", "run"))
         assert stopped.status == "stopped"
@@ -132,17 +133,17 @@ async def test_abandoned_epoch_review_restores_best_skill_and_restages_once(
             await train(tmp_path, strategy, SkillsRepoStager(repo, "capitals", "run"))
     run = tmp_path / "run"
     state = json.loads((run / "state.json").read_text())
-    assert state["status"] == status and state["epochs_reviewed"] == 1
+    assert state["status"] == status and state["epochs_reviewed"] == 0
     # The slow update was accepted (and staged) before the failure; the restored state
     # does not record it, and best_skill.md agrees with the state.
     best = (run / "best_skill.md").read_text()
     assert best == (run / "skills" / f"v{state['best_version']:04d}.md").read_text()
     assert "- Norway: Oslo" not in best and "- Sweden: Stockholm" in best
-    assert staged_of(tmp_path) == [(0, "step"), (3, "step")]
+    assert staged_of(tmp_path) == [(0, "step"), (1, "step")]
 
     resumed = await train(tmp_path, strategy, SkillsRepoStager(repo, "capitals", "run"))
     assert resumed.status == "finished" and resumed.best_val == pytest.approx(1.0)
     assert "- Norway: Oslo" in (run / "best_skill.md").read_text()
     (branch,) = repo.staged_branches()
     assert branch.commits == 3  # the slow update staged before the failure is not doubled
-    assert staged_of(tmp_path) == [(0, "step"), (3, "step"), (3, "slow_update")]
+    assert staged_of(tmp_path) == [(0, "step"), (1, "step"), (1, "slow_update")]

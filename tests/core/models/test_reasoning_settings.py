@@ -1,0 +1,48 @@
+"""Reasoning models (issue 15): `temperature: null` is not sent, `reasoning_effort` reaches
+the backends that take it and is refused by the others. Against a real loopback HTTP
+server speaking the OpenAI protocol (tests/support/loopback_openai.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.config import ConfigError
+from core.models.factory import build_model_client
+from core.models.types import BadRequestError
+from tests.core.models.helpers import ENV, USER, FakeSleep, loopback_config
+from tests.support.loopback_openai import LoopbackOpenAI
+
+
+@pytest.fixture
+def server():
+    with LoopbackOpenAI() as srv:
+        yield srv
+
+
+async def test_null_temperature_is_not_sent(server, tmp_path):
+    config = loopback_config(server.base_url, tmp_path, role={"temperature": None})
+    async with build_model_client(config, environ=ENV, retry_sleep=FakeSleep()) as client:
+        await client.complete(USER, role="target")
+    assert "temperature" not in server.requests[0].body
+
+
+async def test_reasoning_effort_is_sent_to_openai_compatible_servers(server, tmp_path):
+    role = {"temperature": None, "reasoning_effort": "high"}
+    config = loopback_config(server.base_url, tmp_path, role=role)
+    async with build_model_client(config, environ=ENV, retry_sleep=FakeSleep()) as client:
+        await client.complete(USER, role="target")
+    assert server.requests[0].body["reasoning_effort"] == "high"
+
+
+async def test_reasoning_effort_is_refused_where_the_backend_cannot_take_it(tmp_path):
+    config = loopback_config(
+        "http://127.0.0.1:9/v1", tmp_path, backend="anthropic", role={"reasoning_effort": "low"}
+    )
+    async with build_model_client(config, environ=ENV, retry_sleep=FakeSleep()) as client:
+        with pytest.raises(BadRequestError, match="reasoning_effort"):
+            await client.complete(USER, role="target")
+
+
+def test_unknown_reasoning_effort_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="reasoning_effort"):
+        loopback_config("http://127.0.0.1:9/v1", tmp_path, role={"reasoning_effort": "max"})

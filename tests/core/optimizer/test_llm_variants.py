@@ -1,0 +1,43 @@
+"""The `llm` strategy's ablation switches (issue 15): failures only, unlimited trajectories,
+the merge shown analyses and failure counts. Scripted TEST DOUBLE client (test_llm.py)."""
+
+from __future__ import annotations
+
+from core.optimizer.llm import LLMOptimizer
+from tests.core.optimizer.test_llm import (
+    FakeOptimizer,
+    ctx,
+    one_edit_per_group,
+    result,
+    results,
+)
+from tests.core.optimizer.test_llm_fidelity import two_edits
+
+
+async def test_failures_only_asks_no_success_analyst():
+    fake = FakeOptimizer(failure=one_edit_per_group, success=one_edit_per_group)
+    await LLMOptimizer(fake.client, failures_only=True).propose(ctx(results(3, 3)))
+    assert fake.kinds() == ["failure"]
+
+
+async def test_unlimited_trajectory_shows_the_whole_item():
+    long = result(0, 0.0)
+    long.trajectory.append({"role": "tool", "content": "OBSERVATION " * 2000 + "THE-END"})
+    for chars, whole in ((2000, False), (None, True)):
+        fake = FakeOptimizer(failure=one_edit_per_group)
+        await LLMOptimizer(fake.client, item_chars=chars).propose(ctx([long]))
+        [prompt] = fake.prompts("failure")
+        assert ("OBSERVATION " * 2000 in prompt) is whole
+        assert "THE-END" in prompt  # the tail survives clipping either way
+
+
+async def test_merge_can_be_shown_the_analyses_and_failure_counts():
+    for context, shown in (("edits", False), ("analyses", True)):
+        fake = FakeOptimizer(
+            failure=one_edit_per_group, success=one_edit_per_group, merge=two_edits
+        )
+        await LLMOptimizer(fake.client, merge_context=context).propose(ctx(results(3, 2)))
+        [merge] = fake.prompts("merge")
+        assert ("analysis of q" in merge) is shown
+        assert ("3 of 3 items behind this list failed." in merge) is shown
+        assert ("0 of 2 items behind this list failed." in merge) is shown
