@@ -7,6 +7,7 @@ and the TUI code against one object.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import git as gitpython
@@ -169,9 +170,14 @@ class SkillsRepo(RepoCore):
         return adopt_mod.staged_diff(self, staged)
 
     def adopt(
-        self, staged: str, hunks: list[int] | None = None, *, force: bool = False
+        self,
+        staged: str,
+        hunks: list[int] | None = None,
+        *,
+        force: bool = False,
+        lines: Mapping[int, Collection[int]] | None = None,
     ) -> AdoptResult:
-        return adopt_mod.adopt(self, staged, hunks, force=force)
+        return adopt_mod.adopt(self, staged, hunks, force=force, lines=lines)
 
     def reject(self, staged: str) -> str:
         return adopt_mod.reject(self, staged)
