@@ -151,5 +151,7 @@ def mark_on_main(
     marked = []
     for h in hunks:
         merged, conflicts = merge3(git, main, base, apply_hunks(base, head, hunks, {h.index}))
-        marked.append(replace(h, on_main=not conflicts and merged == main))
+        marked.append(
+            replace(h, on_main=not conflicts and merged == main, conflicts=bool(conflicts))
+        )
     return marked

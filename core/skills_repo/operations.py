@@ -179,6 +179,18 @@ class SkillsRepo(RepoCore):
     ) -> AdoptResult:
         return adopt_mod.adopt(self, staged, hunks, force=force, lines=lines)
 
+    def preview_adopt(
+        self,
+        staged: str,
+        hunks: list[int],
+        lines: Mapping[int, Collection[int]] | None = None,
+    ) -> tuple[str, str]:
+        """(the skill on main now, as it would be after this adoption); commits nothing."""
+        from core.skills_repo.preview import adopted_preview
+
+        main, after = adopted_preview(self, staged, hunks, lines)
+        return main.decode("utf-8", "replace"), after.decode("utf-8", "replace")
+
     def reject(self, staged: str) -> str:
         return adopt_mod.reject(self, staged)
 

@@ -16,6 +16,7 @@ from textual.worker import Worker
 
 from core.errors import UserError
 from skillopt_tui.app.messages import ActionFailed, TrainExited, TrainLaunched
+from skillopt_tui.app.review_state import ReviewStates
 from skillopt_tui.app.screens.history import HistoryScreen
 from skillopt_tui.app.screens.home import HomeScreen
 from skillopt_tui.app.screens.review import ReviewScreen
@@ -63,6 +64,7 @@ class SkillOptApp(App[None]):
         self.refresh_runs = refresh_runs  # off in snapshot tests: no timers
         self.config_root = config_root or Path.cwd()
         self.launcher = TrainLauncher()
+        self.review_states = ReviewStates()  # review decisions per branch, for the session
         self.theme = "textual-dark"
 
     def on_mount(self) -> None:

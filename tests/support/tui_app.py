@@ -218,8 +218,8 @@ class SkillsRepoDouble:
             ],
         )
 
-    def adopt(self, staged: str, hunks=None, force: bool = False):
-        self.calls.append(("adopt", staged, hunks))
+    def adopt(self, staged: str, hunks=None, force: bool = False, lines=None):
+        self.calls.append(("adopt", staged, hunks) + ((lines,) if lines else ()))
         return AdoptResult(
             "c0ffee0000000000000000000000000000000000",
             "~/.claude/skills/quiz/SKILL.md",
