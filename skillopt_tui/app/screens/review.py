@@ -299,7 +299,8 @@ class ReviewScreen(AppScreen):
         hunk_list.redraw(state.current, state.line_cursor, state.anchor)
         hunk_list.set_current(state.current)
         self._status()
-        self.query_one(EvidencePanel).show(self.diff, self.deploy_to, self.decisions)
+        by_item = {n: item.decision for n, item in enumerate(state.items)}
+        self.query_one(EvidencePanel).show(self.diff, self.deploy_to, by_item)
 
     async def _redraw_all(self) -> None:
         if self.state is not None:
@@ -489,7 +490,7 @@ class ReviewScreen(AppScreen):
                 self._adopt(diff, state, chosen, lines)
 
         self.app.push_screen(
-            ConfirmDialog("Adopt these changes?", adopt_summary(diff, state, self.deploy_to)),
+            ConfirmDialog("Adopt these hunks?", adopt_summary(diff, state, self.deploy_to)),
             answered,
         )
 

@@ -12,10 +12,11 @@ from textual.widgets import Static
 
 def evidence_text(diff: Any, deploy_to: str | None, decisions: dict[int, str]) -> Text:
     parts: list[Text] = []
-    total = len(diff.hunks)
+    total = len(decisions) or len(diff.hunks)  # review items (a split hunk is several)
     approved = sum(1 for v in decisions.values() if v == "approved")
     rejected = sum(1 for v in decisions.values() if v == "rejected")
     adopted = sum(1 for v in decisions.values() if v == "adopted")
+    partial = sum(1 for v in decisions.values() if v == "partial")
     parts.append(Text.assemble(("skill ", "dim"), (diff.skill, "bold")))
     parts.append(Text.assemble(("deploy ", "dim"), deploy_to or "— (repo only)"))
     parts.append(
@@ -25,7 +26,8 @@ def evidence_text(diff: Any, deploy_to: str | None, decisions: dict[int, str]) -
             (f"y {approved}", "green"),
             "  ",
             (f"n {rejected}", "red"),
-            f"  ? {total - approved - rejected - adopted}",
+            (f"  ~ {partial}" if partial else "", "yellow"),
+            f"  ? {total - approved - rejected - adopted - partial}",
             (f"  on main {adopted}" if adopted else "", "cyan"),
         )
     )

@@ -91,7 +91,7 @@ def item_body(
     """The item's lines in a grid (choice, gutter, text). While choosing lines, the line
     cursor is `>` and each changed line shows whether it is chosen (x) or not (·)."""
     grid = Table.grid(padding=(0, 0), expand=True)
-    grid.add_column(width=4, no_wrap=True)
+    grid.add_column(width=5, no_wrap=True)
     grid.add_column(width=2, no_wrap=True)
     grid.add_column(ratio=1, overflow="fold")
     styled = styled_lines(list(item.hunk.lines))
@@ -120,9 +120,10 @@ def item_body(
                 (cursor, "bold reverse" if n == line_cursor else "yellow"),
                 (f"{tick}", "bold green" if n in chosen else "dim"),
                 (f"{n:>2}"[-2:], "dim"),
+                " ",
             )
         else:
-            choice = Text(f"{n:>3} ", style="dim")
+            choice = Text(f"{n:>4} ", style="dim")
         sign = line[:1] if line[:1] in "+-\\" else " "
         grid.add_row(choice, Text(sign + " ", style=text.style), _cut(text[1:], whole))
     return grid
