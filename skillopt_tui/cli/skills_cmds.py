@@ -270,13 +270,20 @@ def rollback_cmd(
     target: Annotated[
         str | None, typer.Argument(help="Adoption commit, or skill name (its last adoption).")
     ] = None,
+    hunks: Annotated[
+        str | None,
+        typer.Option(
+            "--hunks", help="Only these hunks of the adoption's diff, e.g. 2 (see `skills show`)."
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite a hand-edited deploy target.")
     ] = False,
     repo: RepoOption = None,
 ) -> None:
-    """Revert an adoption on main, then redeploy."""
-    typer.echo(_with_difference(_open(repo).rollback, target, force=force))
+    """Revert an adoption (or some of its hunks) on main, then redeploy."""
+    chosen = parse_hunks(hunks) if hunks is not None else None
+    typer.echo(_with_difference(_open(repo).rollback, target, force=force, hunks=chosen))
 
 
 @skills_app.command("show")

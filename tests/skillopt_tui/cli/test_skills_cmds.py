@@ -194,3 +194,14 @@ def test_adopt_lines_matches_the_api(app, repo_path: Path, tmp_path: Path):
         ok=False,
     )
     assert "either --lines or --all" in str(both.exception)
+
+
+def test_rollback_one_hunk_from_the_cli(app, repo_path: Path, tmp_path: Path):
+    env = {"SKILLOPT_SKILLS_REPO": str(repo_path)}
+    invoke(app, "skills", "adopt", "hand-1", "--all", env=env)
+    invoke(app, "skills", "rollback", "reviewer", "--hunks", "1", env=env)
+    assert (tmp_path / "live/SKILL.md").read_text() == edit_lines(
+        BASE_TEXT, {12: "line 12, sharper\n"}
+    )
+    bad = invoke(app, "skills", "rollback", "reviewer", "--hunks", "9", env=env, ok=False)
+    assert isinstance(bad.exception, UserError) and "no hunk 9" in str(bad.exception)
