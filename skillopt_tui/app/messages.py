@@ -80,6 +80,16 @@ class CommitDiffLoaded(Message):
         self.diff = diff
 
 
+class RollbackAsked(Message):
+    """What a rollback would revert (the adoption's diff and its number of hunks)."""
+
+    def __init__(self, entry: Any, diff: str, hunks: int) -> None:
+        super().__init__()
+        self.entry = entry
+        self.diff = diff
+        self.hunks = hunks
+
+
 class RollbackFinished(Message):
     def __init__(self, commit: str, target: str) -> None:
         super().__init__()

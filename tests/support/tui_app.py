@@ -283,8 +283,11 @@ class SkillsRepoDouble:
             "-Answer the question asked.\n+Answer exactly the question asked.\n"
         )
 
-    def rollback(self, target=None, force: bool = False) -> str:
-        self.calls.append(("rollback", target))
+    def adoption_hunks(self, target=None):
+        return self.hunks[:1]
+
+    def rollback(self, target=None, force: bool = False, hunks=None) -> str:
+        self.calls.append(("rollback", target) + ((hunks,) if hunks else ()))
         return "beef000000000000000000000000000000000000"
 
 
