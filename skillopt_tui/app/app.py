@@ -40,6 +40,8 @@ class SkillOptApp(App[None]):
         STYLES / "review.tcss",
         STYLES / "dialogs.tcss",
     ]
+    # "-narrow" under 80 columns: side columns shrink so the diff keeps its room
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-normal")]
     BINDINGS = [
         Binding("q", "quit", "Quit", show=False),
         Binding("ctrl+p", "command_palette", "Commands", show=False),

@@ -101,7 +101,9 @@ class ReviewScreen(AppScreen):
             "Reject",
             tooltip="Reject the current hunk and move to the next",
         ),
-        Binding("a", "approve_all", "All", tooltip="Approve every hunk not already on main"),
+        Binding(
+            "a", "approve_all", "All", show=False, tooltip="Approve every hunk not already on main"
+        ),
         Binding("s", "split", "Split", tooltip="Split the hunk into its separate changes"),
         Binding(
             "space",
@@ -110,7 +112,7 @@ class ReviewScreen(AppScreen):
             tooltip="Choose lines of the hunk (space again toggles the line under the cursor)",
         ),
         Binding("v", "range", "Range", show=False, tooltip="Start or end a range of lines"),
-        Binding("u", "undo", "Undo", tooltip="Undo the last decision"),
+        Binding("u", "undo", "Undo", show=False, tooltip="Undo the last decision"),
         Binding("p", "preview", "Preview", show=False, tooltip="The skill after adopting"),
         Binding("slash", "search", "Search", show=False, tooltip="Find a hunk by its text"),
         Binding("w", "whole", "Whole lines", show=False, tooltip="Show cut long lines whole"),
@@ -124,6 +126,7 @@ class ReviewScreen(AppScreen):
             "r",
             "reject_branch",
             "Reject branch",
+            show=False,
             tooltip="Archive the whole staged branch under rejected/ (asks first)",
         ),
         Binding(
@@ -140,7 +143,7 @@ class ReviewScreen(AppScreen):
             show=False,
             tooltip="Show the previous staged branch",
         ),
-        Binding("question_mark", "help", "Help"),
+        Binding("question_mark", "help", "Help", tooltip="Every key of this screen"),
     ]
 
     def __init__(self, skill: str | None = None) -> None:
@@ -199,7 +202,14 @@ class ReviewScreen(AppScreen):
         self._forget_diff()
         options = self.query_one("#branches", OptionList)
         options.clear_options()
-        options.add_options([Option(f"{b.run_id} · {b.skill}", id=b.name) for b in staged])
+        options.add_options(
+            [
+                Option(
+                    Text(f"{b.run_id} · {b.skill}", no_wrap=True, overflow="ellipsis"), id=b.name
+                )
+                for b in staged
+            ]
+        )
         if not staged:
             await self.query_one(HunkList).set_items([], overview.problem or NOTHING_STAGED)
             self.query_one(EvidencePanel).clear(overview.problem or "Nothing to review.")

@@ -4,12 +4,16 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+
+from rich.console import Console
 
 from core.skills_repo import SkillsRepo
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.review import ReviewScreen
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
+from skillopt_tui.app.widgets.hunk_list import HunkList
 from tests.support.tui_app import (
     IDENTITY,
     SKILL_V1,
@@ -31,6 +35,12 @@ async def _review(pilot) -> ReviewScreen:
         pilot, lambda: isinstance(pilot.app.screen, ReviewScreen) and pilot.app.screen.loaded > 0
     )
     return pilot.app.screen
+
+
+def _plain(view) -> str:
+    console = Console(width=60, record=True, file=io.StringIO())
+    console.print(view.content)
+    return " ".join(console.export_text().split())  # wrapping aside
 
 
 def _labels(review: ReviewScreen) -> list[tuple[str, str]]:
@@ -107,3 +117,19 @@ async def test_next_undecided_search_and_preview(runs_dir, tmp_path, skills_repo
         await pilot.press("c")
         assert await wait_until(pilot, lambda: app.screen is review)
     assert SkillsRepo.open(skills_repo).read_skill("quiz") == SKILL_V1  # preview commits nothing
+
+
+async def test_a_very_long_line_is_cut_with_a_marker_and_w_shows_it(runs_dir, tmp_path):
+    repo = SkillsRepo.init(tmp_path / "skills", identity=IDENTITY)
+    repo.add_skill("quiz", SKILL_V1)
+    long_rule = "- " + "always check the units " * 66 + "end\n"  # ~1,590 characters
+    repo.stage("quiz", "long", SKILL_V1 + long_rule, subject="s", trailers={"Step": "1"})
+    app = SkillOptApp(runs_dir, tmp_path / "skills", refresh_runs=False, poll_interval=0.05)
+    async with app.run_test(size=(80, 24)) as pilot:
+        review = await _review(pilot)
+        view = review.query_one(HunkList).views[0]
+        assert view.size.height < 20  # not 60 rows of one line
+        assert "chars (w: show all)" in _plain(view)
+        await pilot.press("w")
+        await pilot.pause()
+        assert "chars (w: show all)" not in _plain(view) and "end" in _plain(view)
