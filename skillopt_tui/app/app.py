@@ -88,16 +88,24 @@ class SkillOptApp(App[None]):
     def show_help(self, intro: str = "") -> None:
         self.push_screen(HelpScreen(self.screen, intro))
 
-    # command palette: every binding of the current screen is a command too
+    # command palette: the screens from anywhere, and every binding of the current screen
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        seen: set[str] = {"quit", "command_palette"}
+        for command in super().get_system_commands(screen):
+            if command.title.lower().startswith("quit"):
+                yield SystemCommand(
+                    "Quit", "Leave SkillOpt (asks first if a run is going)", self.action_quit
+                )
+            else:
+                yield command
+        yield from self._screen_commands(screen)
+        seen: set[str] = {"quit", "app.quit", "command_palette", "list_cursor"}
         for key, active in screen.active_bindings.items():
             binding = active.binding
             if (
                 not isinstance(active.node, Screen)
                 or not binding.description
+                or binding.action.split("(")[0] in seen
                 or binding.action in seen
             ):
                 continue
@@ -105,9 +113,40 @@ class SkillOptApp(App[None]):
             where = type(active.node).__name__.removesuffix("Screen")
             yield SystemCommand(
                 f"{binding.description} ({self.get_key_display(binding) or key})",
-                binding.tooltip or f"{binding.description} ({where} screen)",
+                binding.tooltip or f"{binding.description}, here on {where} (key {key})",
                 partial(active.node.run_action, binding.action),
             )
+
+    def _screen_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every screen, reachable from any other (then its own keys and commands apply)."""
+        places = [
+            (
+                "Home: runs and skills",
+                "The runs directory and the skills repository",
+                HomeScreen,
+                self._go_home,
+            ),
+            (
+                "Review staged branches",
+                "Approve, reject, split and adopt hunks of a staged branch",
+                ReviewScreen,
+                self.open_review,
+            ),
+            (
+                "History of skills on main",
+                "Adoptions and rollbacks; roll back an adoption",
+                HistoryScreen,
+                self.open_history,
+            ),
+        ]
+        for title, help_text, kind, go in places:
+            if not isinstance(screen, kind):
+                yield SystemCommand(title, help_text, go)
+        yield SystemCommand("New run", "Start a training run from a config", self.action_new_run)
+
+    def _go_home(self) -> None:
+        while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
+            self.pop_screen()
 
     # errors from workers
 

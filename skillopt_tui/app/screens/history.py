@@ -28,7 +28,7 @@ from skillopt_tui.app.widgets.deploy_conflict import ask_overwrite
 from skillopt_tui.app.widgets.diff_view import DiffView
 from skillopt_tui.app.widgets.table_fill import fill_table
 from skillopt_tui.app.widgets.word_diff import styled_diff
-from skillopt_tui.app.worker_errors import AppScreen
+from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
 
 KIND_STYLE = {"adopt": "bold green", "rollback": "yellow", "init": "cyan", "add": "cyan"}
 
@@ -55,6 +55,7 @@ class HistoryScreen(AppScreen):
         Binding("left_square_bracket", "skill(-1)", "Prev skill", show=False),
         Binding("right_square_bracket", "skill(1)", "Next skill", show=False),
         Binding("question_mark", "help", "Help"),
+        *LIST_KEYS,
     ]
 
     def __init__(self, skill: str | None = None) -> None:

@@ -13,7 +13,7 @@ from core.run.directory import RunInfo, list_runs
 from skillopt_tui.app.messages import RunsLoaded, SkillsLoaded
 from skillopt_tui.app.skills_data import SkillsOverview
 from skillopt_tui.app.widgets.table_fill import fill_table
-from skillopt_tui.app.worker_errors import AppScreen
+from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
 
 STATUS_STYLE = {
     "live": "bold green",
@@ -51,7 +51,8 @@ class HomeScreen(AppScreen):
         Binding("h", "history", "History"),
         Binding("g", "refresh", "Refresh"),
         Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        *LIST_KEYS,
+        Binding("q", "app.quit", "Quit", tooltip="Leave SkillOpt"),
     ]
 
     def __init__(self) -> None:

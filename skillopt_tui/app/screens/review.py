@@ -74,7 +74,12 @@ DIFF_ACTIONS = {
 
 class ReviewScreen(AppScreen):
     BINDINGS = [
-        Binding("escape", "back", "Back"),
+        Binding(
+            "escape",
+            "back",
+            "Back",
+            tooltip="Leave Review (its decisions are kept for the session)",
+        ),
         # not priority: with the branch list focused its own ↑/↓ move in the list
         Binding("j,down", "move(1)", "Move", key_display="j/k", tooltip="Next hunk (or line)"),
         Binding(

@@ -9,7 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from skillopt_tui.app.messages import RunFeedUpdated
@@ -21,7 +21,7 @@ from skillopt_tui.app.widgets.reflection_log import ReflectionLog
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
 from skillopt_tui.app.widgets.score_chart import ScoreChart
 from skillopt_tui.app.widgets.trajectory_screen import TrajectoryScreen, find_record
-from skillopt_tui.app.worker_errors import AppScreen
+from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
 
 STATUS_STYLE = {"live": "bold green", "finished": "cyan", "failed": "bold red", "stopped": "yellow"}
 
@@ -45,15 +45,28 @@ def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
 
 
 class RunScreen(AppScreen):
+    # 1/2/3 are in the tab titles ("Rollouts (1)"), so the footer leaves them out
     AUTO_FOCUS = "#rollouts-table"  # Enter/↑/↓/t act on the rollouts from the start
     BINDINGS = [
         Binding("escape", "back", "Back"),
-        Binding("1", "tab('rollouts')", "Rollouts"),
-        Binding("2", "tab('reflection')", "Reflect"),
-        Binding("3", "tab('candidate')", "Diff"),
-        Binding("t", "trajectory", "Trajectory"),
+        Binding("1", "tab('rollouts')", "Rollouts", show=False, tooltip="Every rollout of the run"),
+        Binding(
+            "2",
+            "tab('reflection')",
+            "Reflection",
+            show=False,
+            tooltip="The optimizer's reflections",
+        ),
+        Binding(
+            "3", "tab('candidate')", "Candidate", show=False, tooltip="The latest candidate's diff"
+        ),
+        Binding("t", "trajectory", "Trajectory", tooltip="The selected rollout in full"),
+        Binding(
+            "f", "filter", "Filter", show=False, tooltip="Show the rollouts of some phases or steps"
+        ),
         Binding("s", "stop_run", "Stop run"),
         Binding("question_mark", "help", "Help"),
+        *LIST_KEYS,
     ]
 
     def __init__(self, run_dir: Path) -> None:
@@ -77,6 +90,8 @@ class RunScreen(AppScreen):
                 yield GateLog(id="gates")
         with TabbedContent(id="run-tabs", initial="rollouts"):
             with TabPane("Rollouts (1)", id="rollouts"):
+                yield Input(placeholder="filter: phases and steps, e.g. gate 3", id="filter")
+                yield Label("", id="rollouts-count")
                 yield RolloutsTable(id="rollouts-table")
             with TabPane("Reflection (2)", id="reflection"):
                 yield ReflectionLog(id="reflection-log")
@@ -86,6 +101,7 @@ class RunScreen(AppScreen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.query_one("#filter", Input).display = False
         self.follower.interval_s = self.app.poll_interval
         self.query_one(BudgetFooter).show(None, 0, 0, self.status.status, None)
         self._follow()
@@ -128,6 +144,7 @@ class RunScreen(AppScreen):
                 header_text(self.run_dir, self.header, self.status)
             )
         self.query_one(RolloutsTable).add_rollouts(u.rollouts)
+        self._count()
         self.query_one(ReflectionLog).add_reflections(u.reflections)
         self.query_one(GateLog).add_gates(u.gates)
         if u.candidate is not None:
@@ -144,6 +161,30 @@ class RunScreen(AppScreen):
         if stoppable != self._stoppable:  # `s` comes and goes with the launched process
             self._stoppable = stoppable
             self.refresh_bindings()
+
+    def _count(self) -> None:
+        table = self.query_one(RolloutsTable)
+        shown, total = len(table.rollouts), table.total
+        text = f"{total} rollouts" if shown == total else f"{shown} of {total} rollouts"
+        if str(table.filter):
+            text += f" · filter: {table.filter} (f to change, empty to clear)"
+        else:
+            text += " · f filters by phase or step"
+        self.query_one("#rollouts-count", Label).update(Text(text, style="dim"))
+
+    def action_filter(self) -> None:
+        self.action_tab("rollouts")
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Submitted, "#filter")
+    def _filtered(self, event: Input.Submitted) -> None:
+        table = self.query_one(RolloutsTable)
+        table.set_filter(event.value)
+        event.input.display = False
+        table.focus()
+        self._count()
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
@@ -177,6 +218,11 @@ class RunScreen(AppScreen):
         self.app.stop_launched_run()
 
     def action_back(self) -> None:
+        box = self.query_one("#filter", Input)
+        if box.display:
+            box.display = False
+            self.query_one(RolloutsTable).focus()
+            return
         self.app.pop_screen()
 
     def action_help(self) -> None:
