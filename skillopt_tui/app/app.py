@@ -3,6 +3,7 @@ a launched training process) and moves between screens. Screens do their own wor
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -201,6 +202,19 @@ class SkillOptApp(App[None]):
         code = process.wait()
         self.post_message(TrainExited(code, self.launcher.log_tail()))
 
+    @work(thread=True, exclusive=True, group="train", exit_on_error=False)
+    def resume_run(self, cmd: list[str], run_dir: Path) -> None:
+        """Resumes a stopped run in the background; its Run screen follows it."""
+        try:
+            process = self.launcher.start_command(cmd, run_dir)
+        except OSError as exc:
+            self.post_message(ActionFailed("resume the run", str(exc)))
+            return
+        for screen in self.screen_stack:
+            self.call_from_thread(screen.refresh_bindings)
+        code = process.wait()
+        self.post_message(TrainExited(code, self.launcher.log_tail()))
+
     def on_train_launched(self, message: TrainLaunched) -> None:
         self.open_run(message.run_dir)
 
@@ -210,10 +224,13 @@ class SkillOptApp(App[None]):
         if message.returncode == 0:
             self.notify("The training run finished.", title="Run finished")
         elif message.returncode == STOPPED_EXIT:
+            command = shlex.join(self.launcher.command) if self.launcher.command else ""
             self.notify(
-                "The training run stopped; run the same command to resume.",
+                "The training run stopped; resume it with r on its Run screen"
+                + (f", or run: {command}" if command else "."),
                 title="Run stopped",
                 severity="warning",
+                timeout=12,
             )
         else:
             self.notify(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from rich.text import Text
@@ -14,7 +15,9 @@ from textual.worker import get_current_worker
 
 from skillopt_tui.app.messages import RunFeedUpdated
 from skillopt_tui.app.run_feed import FeedUpdate, RunFollower, RunHeader, RunStatus
+from skillopt_tui.app.train_launcher import resume_command
 from skillopt_tui.app.widgets.budget_footer import BudgetFooter
+from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.diff_view import DiffView
 from skillopt_tui.app.widgets.gate_log import GateLog
 from skillopt_tui.app.widgets.reflection_log import ReflectionLog
@@ -23,6 +26,7 @@ from skillopt_tui.app.widgets.score_chart import ScoreChart
 from skillopt_tui.app.widgets.trajectory_screen import TrajectoryScreen, find_record
 from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
 
+RESUMABLE = {"stopped", "interrupted"}
 STATUS_STYLE = {"live": "bold green", "finished": "cyan", "failed": "bold red", "stopped": "yellow"}
 
 
@@ -65,6 +69,7 @@ class RunScreen(AppScreen):
             "f", "filter", "Filter", show=False, tooltip="Show the rollouts of some phases or steps"
         ),
         Binding("s", "stop_run", "Stop run"),
+        Binding("r", "resume", "Resume", tooltip="Resume this stopped run (shows the command)"),
         Binding("question_mark", "help", "Help"),
         *LIST_KEYS,
     ]
@@ -208,11 +213,40 @@ class RunScreen(AppScreen):
         self.app.call_from_thread(self.app.push_screen, TrajectoryScreen(rollout, record))
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """`s` exists only for a run this window started and that is still running."""
+        """`s` exists only for a run this window started and that is still running; `r`
+        only for a run that stopped before its end and can be resumed."""
+        launcher = self.app.launcher
         if action == "stop_run":
-            launcher = self.app.launcher
             return launcher.alive and launcher.run_dir == self.run_dir
+        if action == "resume":
+            return self.status.status in RESUMABLE and not (
+                launcher.alive and launcher.run_dir == self.run_dir
+            )
         return True
+
+    def action_resume(self) -> None:
+        launcher = self.app.launcher
+        cmd = resume_command(self.run_dir, launcher.command)
+        if cmd is None:
+            self.notify("This run directory keeps no config.yaml to resume from.", severity="error")
+            return
+        if launcher.alive:
+            self.notify("A run started here is still going; stop it (s) first.", severity="warning")
+            return
+        shown = shlex.join(cmd)
+        body = Text.assemble(
+            "Resume ",
+            (self.run_dir.name, "bold"),
+            " from its last finished step, in the background (quitting the TUI leaves it "
+            "running). The command, to run it yourself instead:\n\n",
+            (shown, "bold"),
+        )
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes":
+                self.app.resume_run(cmd, self.run_dir)
+
+        self.app.push_screen(ConfirmDialog("Resume this run?", body), answered)
 
     def action_stop_run(self) -> None:
         self.app.stop_launched_run()

@@ -90,8 +90,6 @@ class RolloutsTable(DataTable):
         self.rollouts.extend(shown)
         if following:
             self.move_cursor(row=self.row_count - 1, animate=False)
-            # again once laid out: a first batch arrives before the table has its height
-            self.call_after_refresh(self.move_cursor, row=self.row_count - 1, animate=False)
 
     def set_filter(self, text: str) -> RolloutFilter:
         self.filter = RolloutFilter.parse(text)

@@ -9,10 +9,11 @@ from pathlib import Path
 from core.run.events import ReflectionText, RolloutFinished
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.run import RunScreen
+from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.help_screen import HelpScreen
 from skillopt_tui.app.widgets.reflection_log import ReflectionLog
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
-from tests.support.tui_app import wait_until
+from tests.support.tui_app import RUNS, wait_until
 
 
 def _app(run: Path) -> SkillOptApp:
@@ -92,3 +93,30 @@ async def test_reflections_wrap_at_the_window_width_not_78(copied_run):
         assert await wait_until(pilot, lambda: any("guessed" in ln.text for ln in log.lines))
         widest = max(len(ln.text.rstrip()) for ln in log.lines if "guessed" in ln.text)
         assert widest > 90
+
+
+async def test_a_stopped_run_offers_resume_and_shows_the_command(copied_run):
+    app = _app(copied_run)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+        )
+        screen = app.screen
+        assert screen.status.status == "interrupted"
+        assert screen.check_action("resume", ()) is True
+        await pilot.press("r")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = str(app.screen.body)
+        assert f"train --config {copied_run / 'config.yaml'} --out {copied_run}" in body
+        await pilot.press("n")  # not started: nothing runs
+        assert await wait_until(pilot, lambda: app.screen is screen)
+        assert not app.launcher.alive
+
+
+async def test_a_finished_run_offers_no_resume():
+    app = _app(RUNS / "demo-finished")
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+        )
+        assert app.screen.check_action("resume", ()) is False
