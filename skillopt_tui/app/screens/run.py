@@ -19,7 +19,7 @@ from skillopt_tui.app.train_launcher import resume_command
 from skillopt_tui.app.widgets.budget_footer import BudgetFooter
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.diff_view import DiffView
-from skillopt_tui.app.widgets.gate_log import GateLog
+from skillopt_tui.app.widgets.gate_log import GateLog, gate_scores
 from skillopt_tui.app.widgets.reflection_log import ReflectionLog
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
 from skillopt_tui.app.widgets.score_chart import ScoreChart
@@ -48,6 +48,15 @@ def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
     return Text.assemble(*parts)
 
 
+def gate_verdict(gate) -> Text:
+    """A step's gate decision in words, for the candidate's title."""
+    if gate is None:
+        return Text("not gated yet", style="yellow")
+    if gate.accepted:
+        return Text(f"kept {gate_scores(gate)}", style="bold green")
+    return Text(f"rejected {gate_scores(gate)}", style="bold red")
+
+
 class RunScreen(AppScreen):
     # 1/2/3 are in the tab titles ("Rollouts (1)"), so the footer leaves them out
     AUTO_FOCUS = "#rollouts-table"  # Enter/↑/↓/t act on the rollouts from the start
@@ -66,6 +75,20 @@ class RunScreen(AppScreen):
         ),
         Binding("t", "trajectory", "Trajectory", tooltip="The selected rollout in full"),
         Binding(
+            "comma",
+            "candidate(-1)",
+            "Prev candidate",
+            show=False,
+            tooltip="The previous step's candidate, with its gate decision",
+        ),
+        Binding(
+            "full_stop",
+            "candidate(1)",
+            "Next candidate",
+            show=False,
+            tooltip="The next step's candidate, with its gate decision",
+        ),
+        Binding(
             "f", "filter", "Filter", show=False, tooltip="Show the rollouts of some phases or steps"
         ),
         Binding("s", "stop_run", "Stop run"),
@@ -83,6 +106,9 @@ class RunScreen(AppScreen):
         self.budget = None
         self.eta_s: float | None = None
         self.updates = 0  # batches handled; tests wait on it
+        self.candidates: list = []  # every CandidateProposed, in order
+        self.candidate_pos = 0  # the one the Candidate tab shows (follows the newest)
+        self.gates: dict[int, object] = {}  # step → GateDecided
         self._stoppable = False
         self._in_flight = False  # an update is posted and not yet handled
         self.follower = RunFollower(self.run_dir, self._deliver, ready=lambda: not self._in_flight)
@@ -152,12 +178,15 @@ class RunScreen(AppScreen):
         self._count()
         self.query_one(ReflectionLog).add_reflections(u.reflections)
         self.query_one(GateLog).add_gates(u.gates)
-        if u.candidate is not None:
-            c = u.candidate
-            title = f"step {c.step} · candidate {c.candidate_hash[:8]} ← {c.parent_hash[:8]}"
-            if not c.valid:
-                title += "  INVALID: " + "; ".join(c.problems)
-            self.query_one(DiffView).show(c.diff, title)
+        for gate in u.gates:
+            self.gates[gate.step] = gate
+        if u.candidates:
+            following = self.candidate_pos >= len(self.candidates) - 1
+            self.candidates.extend(u.candidates)
+            if following:
+                self.candidate_pos = len(self.candidates) - 1
+        if u.candidates or u.gates:
+            self._show_candidate()
         self.query_one(BudgetFooter).show(
             self.budget, self.steps_done, self.header.total_steps, self.status.status, self.eta_s
         )
@@ -190,6 +219,28 @@ class RunScreen(AppScreen):
         event.input.display = False
         table.focus()
         self._count()
+
+    def _show_candidate(self) -> None:
+        if not self.candidates:
+            return
+        c = self.candidates[self.candidate_pos]
+        title = Text.assemble(
+            (f"step {c.step}", "bold"),
+            f" · candidate {self.candidate_pos + 1}/{len(self.candidates)} · ",
+            gate_verdict(self.gates.get(c.step)),
+            (f" · {c.candidate_hash[:8]} ← {c.parent_hash[:8]} · , . other steps", "dim"),
+        )
+        if not c.valid:
+            title.append("  INVALID: " + "; ".join(c.problems), style="bold red")
+        self.query_one(DiffView).show(c.diff, title)
+
+    def action_candidate(self, delta: int) -> None:
+        if not self.candidates:
+            self.notify("No candidate proposed yet.", severity="information")
+            return
+        self.action_tab("candidate")
+        self.candidate_pos = max(0, min(len(self.candidates) - 1, self.candidate_pos + delta))
+        self._show_candidate()
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

@@ -8,11 +8,14 @@ from pathlib import Path
 
 from core.run.events import ReflectionText, RolloutFinished
 from skillopt_tui.app.app import SkillOptApp
+from skillopt_tui.app.run_feed import StepPoint
 from skillopt_tui.app.screens.run import RunScreen
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
+from skillopt_tui.app.widgets.diff_view import DiffView
 from skillopt_tui.app.widgets.help_screen import HelpScreen
 from skillopt_tui.app.widgets.reflection_log import ReflectionLog
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
+from skillopt_tui.app.widgets.score_chart import gate_marks
 from tests.support.tui_app import RUNS, wait_until
 
 
@@ -120,3 +123,30 @@ async def test_a_finished_run_offers_no_resume():
             pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
         )
         assert app.screen.check_action("resume", ()) is False
+
+
+def test_an_early_reject_gets_a_mark_on_the_chart():
+    points = [
+        StepPoint(1, 1, 0.6, 0.6, True, 0.5, 0.0),
+        StepPoint(2, 1, 0.6, None, False, 0.5, 0.0),  # rejected early: no score of its own
+        StepPoint(3, 1, 0.6, 0.4, False, 0.5, 0.0),
+    ]
+    kept, rejected = gate_marks(points)
+    assert kept == [(1, 0.6)]
+    assert rejected == [(2, 0.6), (3, 0.4)]
+
+
+async def test_candidate_tab_steps_through_every_candidate_with_its_gate():
+    app = _app(RUNS / "demo-finished")
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+        )
+        screen = app.screen
+        assert len(screen.candidates) == 6 and screen.candidate_pos == 5
+        await pilot.press("3")
+        body = str(screen.query_one(DiffView)._body.render())
+        assert "step 6" in body and "candidate 6/6" in body and "rejected 1.00→0.80" in body
+        await pilot.press("comma", "comma", "comma")
+        body = str(screen.query_one(DiffView)._body.render())
+        assert "step 3" in body and "candidate 3/6" in body and "kept 0.60→0.80" in body
