@@ -9,147 +9,31 @@ main is the same.
 
 from __future__ import annotations
 
-import difflib
-from functools import partial
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from core.errors import UserError
-from core.skills_repo.errors import AdoptConflict, DeployTargetChanged
 from skillopt_tui.app.messages import (
     ActionFailed,
-    AdoptFinished,
-    DeployConflict,
-    PreviewLoaded,
-    RejectFinished,
     SkillsLoaded,
     StagedDiffLoaded,
 )
 from skillopt_tui.app.review_state import ReviewState
-from skillopt_tui.app.widgets.adopt_summary import adopt_summary
-from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
-from skillopt_tui.app.widgets.deploy_conflict import ask_overwrite
+from skillopt_tui.app.screens.review_keys import DIFF_ACTIONS, HELP, NOTHING_STAGED, REVIEW_KEYS
+from skillopt_tui.app.screens.review_writes import ReviewWrites
 from skillopt_tui.app.widgets.evidence_panel import EvidencePanel
 from skillopt_tui.app.widgets.hunk_list import HunkList
-from skillopt_tui.app.widgets.word_diff import styled_lines
 from skillopt_tui.app.worker_errors import AppScreen
 
-HELP = (
-    "j/k move · J/K next/previous undecided · y approve · n reject (both move on) · "
-    "a approve all · s split the hunk · space choose lines (then j/k, space, v range, esc) · "
-    "u undo · p preview main after adopting · / search · A adopt (asks first) · "
-    "r reject the whole branch (asks first) · [ ] previous/next staged branch. "
-    "Decisions are kept per branch until you quit."
-)
-NOTHING_STAGED = (
-    "Nothing staged: no branch awaits review.\n\n"
-    "A training run stages its best candidate here:\n"
-    "  skillopt train -c CONFIG --skills-repo REPO --skill NAME\n"
-    "(or press n on Home). To stage a file by hand:\n"
-    "  skillopt skills stage NAME --from FILE -m 'why'"
-)
 
-DIFF_ACTIONS = {
-    "decide",
-    "approve_all",
-    "adopt",
-    "reject_branch",
-    "split",
-    "lines",
-    "range",
-    "undo",
-    "undecided",
-    "preview",
-    "search",
-    "whole",
-}
-
-
-class ReviewScreen(AppScreen):
-    BINDINGS = [
-        Binding(
-            "escape",
-            "back",
-            "Back",
-            tooltip="Leave Review (its decisions are kept for the session)",
-        ),
-        # not priority: with the branch list focused its own ↑/↓ move in the list
-        Binding("j,down", "move(1)", "Move", key_display="j/k", tooltip="Next hunk (or line)"),
-        Binding(
-            "k,up",
-            "move(-1)",
-            "Previous hunk",
-            show=False,
-            key_display="k",
-            tooltip="Previous hunk (or line, while choosing lines)",
-        ),
-        Binding("J", "undecided(1)", "Next undecided", show=False, tooltip="Next undecided hunk"),
-        Binding(
-            "K", "undecided(-1)", "Prev undecided", show=False, tooltip="Previous undecided hunk"
-        ),
-        Binding(
-            "y",
-            "decide('approved')",
-            "Approve",
-            tooltip="Approve the current hunk and move to the next",
-        ),
-        Binding(
-            "n",
-            "decide('rejected')",
-            "Reject",
-            tooltip="Reject the current hunk and move to the next",
-        ),
-        Binding(
-            "a", "approve_all", "All", show=False, tooltip="Approve every hunk not already on main"
-        ),
-        Binding("s", "split", "Split", tooltip="Split the hunk into its separate changes"),
-        Binding(
-            "space",
-            "lines",
-            "Lines",
-            tooltip="Choose lines of the hunk (space again toggles the line under the cursor)",
-        ),
-        Binding("v", "range", "Range", show=False, tooltip="Start or end a range of lines"),
-        Binding("u", "undo", "Undo", show=False, tooltip="Undo the last decision"),
-        Binding("p", "preview", "Preview", show=False, tooltip="The skill after adopting"),
-        Binding("slash", "search", "Search", show=False, tooltip="Find a hunk by its text"),
-        Binding("w", "whole", "Whole lines", show=False, tooltip="Show cut long lines whole"),
-        Binding(
-            "A",
-            "adopt",
-            "Adopt",
-            tooltip="Commit the approved hunks on main and deploy (asks first)",
-        ),
-        Binding(
-            "r",
-            "reject_branch",
-            "Reject branch",
-            show=False,
-            tooltip="Archive the whole staged branch under rejected/ (asks first)",
-        ),
-        Binding(
-            "right_square_bracket",
-            "branch(1)",
-            "Next branch",
-            show=False,
-            tooltip="Show the next staged branch",
-        ),
-        Binding(
-            "left_square_bracket",
-            "branch(-1)",
-            "Prev branch",
-            show=False,
-            tooltip="Show the previous staged branch",
-        ),
-        Binding("question_mark", "help", "Help", tooltip="Every key of this screen"),
-    ]
+class ReviewScreen(ReviewWrites, AppScreen):
+    BINDINGS = REVIEW_KEYS
 
     def __init__(self, skill: str | None = None) -> None:
         super().__init__()
@@ -446,154 +330,6 @@ class ReviewScreen(AppScreen):
         self.query_one(HunkList).focus()
         return True
 
-    # preview
-
-    def action_preview(self) -> None:
-        if self.diff is None or self.state is None:
-            return
-        whole, lines = self.state.selection()
-        if not whole and not lines:
-            self.notify("Nothing approved yet: the skill on main would not change.")
-            return
-        self._preview(self.diff.branch, whole, lines)
-
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
-    def _preview(self, branch: str, whole: list[int], lines: dict) -> None:
-        try:
-            repo = self.app.skills.repo()
-            kwargs = {"lines": lines} if lines else {}
-            before, after = repo.preview_adopt(branch, whole, **kwargs)
-        except UserError as exc:
-            self.post_message(ActionFailed("preview the adoption", _tui_words(exc)))
-            return
-        self.post_message(PreviewLoaded(branch, before, after))
-
-    def on_preview_loaded(self, message: PreviewLoaded) -> None:
-        before = message.before.splitlines()
-        after = message.after.splitlines()
-        rows = list(difflib.unified_diff(before, after, lineterm="", n=len(before) + len(after)))
-        body = Text("\n").join(styled_lines(rows[3:])) if rows else Text(message.after)
-        self.app.push_screen(
-            ConfirmDialog(
-                "The skill on main after adopting (+ added, - removed)",
-                body,
-                (Choice("c", "Close", "close", "primary"),),
-            )
-        )
-
-    # adopt and reject
-
-    def action_adopt(self) -> None:
-        if self.diff is None or self.state is None or self.busy:
-            return
-        whole, lines = self.state.selection()
-        if not whole and not lines:
-            self.notify(
-                "No hunk approved yet: press y on a hunk, a for all, or space to choose lines.",
-                severity="warning",
-            )
-            return
-        # What the dialog shows is what gets adopted: this diff (branch and head) and these
-        # hunks and lines, whatever the screen shows by the time the answer comes.
-        diff, state = self.diff, self.state
-        every = set(whole) == {h.index for h in diff.hunks}
-        chosen = None if every else whole
-
-        def answered(choice: str | None) -> None:
-            if choice == "yes" and not self.busy:
-                self.busy = True  # one write at a time; cleared when the worker ends
-                self._adopt(diff, state, chosen, lines)
-
-        self.app.push_screen(
-            ConfirmDialog("Adopt these hunks?", adopt_summary(diff, state, self.deploy_to)),
-            answered,
-        )
-
-    @work(thread=True, group="git-write", exit_on_error=False)
-    def _adopt(
-        self, diff: Any, state: Any, hunks: list[int] | None, lines: dict, force: bool = False
-    ) -> None:
-        try:
-            repo = self.app.skills.repo()
-            if repo.diff(diff.branch).head != diff.head:
-                self.post_message(
-                    ActionFailed(
-                        "adopt",
-                        f"{diff.branch} changed since it was shown; "
-                        "reopen Review (esc, v) to see it again",
-                    )
-                )
-                return
-            kwargs = {"lines": lines} if lines else {}
-            result = repo.adopt(diff.branch, hunks, force=force, **kwargs)
-        except DeployTargetChanged as exc:
-            retry = partial(self._readopt, diff, state, hunks, lines)
-            self.post_message(DeployConflict("adopt", exc, retry))
-            return
-        except UserError as exc:
-            self.post_message(ActionFailed("adopt", _tui_words(exc)))
-            return
-        finally:
-            self.busy = False
-        self.post_message(AdoptFinished(result, hunks, state))
-
-    def _readopt(self, diff: Any, state: Any, hunks: list[int] | None, lines: dict) -> None:
-        if not self.busy:
-            self.busy = True
-            self._adopt(diff, state, hunks, lines, force=True)
-
-    def on_deploy_conflict(self, message: DeployConflict) -> None:
-        ask_overwrite(self, message)
-
-    def on_adopt_finished(self, message: AdoptFinished) -> None:
-        result = message.result
-        if message.state is not None:
-            message.state.mark_adopted()
-        said = [f"Adopted as {result.commit[:7]} on main"]
-        if result.deployed_to:
-            said.append(f"deployed to {result.deployed_to}")
-        archived = getattr(result, "archived_as", None)
-        if archived:
-            said.append(f"nothing left to review: branch archived as {archived}")
-            others = len(self.branches) - 1
-            said.append(f"showing the next staged branch ({others} left)" if others else "")
-        self.notify("; ".join(s for s in said if s) + ".", title="Adopted", timeout=8)
-        self._forget_diff()
-        self._load_branches()
-
-    def action_reject_branch(self) -> None:
-        if self.diff is None or self.busy:
-            return
-        branch = self.diff.branch
-
-        def answered(choice: str | None) -> None:
-            if choice == "yes" and not self.busy:
-                self.busy = True
-                self._reject(branch)
-
-        body = Text.assemble(
-            "Archive ",
-            (branch, "bold"),
-            " under rejected/… (kept, not deleted). Nothing reaches main.",
-        )
-        self.app.push_screen(ConfirmDialog("Reject the whole branch?", body), answered)
-
-    @work(thread=True, group="git-write", exit_on_error=False)
-    def _reject(self, branch: str) -> None:
-        try:
-            archived = self.app.skills.repo().reject(branch)
-        except UserError as exc:
-            self.post_message(ActionFailed("reject", str(exc)))
-            return
-        finally:
-            self.busy = False
-        self.post_message(RejectFinished(archived))
-
-    def on_reject_finished(self, message: RejectFinished) -> None:
-        self.notify(f"Rejected; archived as {message.archived_as}", title="Rejected")
-        self._forget_diff()
-        self._load_branches()
-
     def action_branch(self, delta: int) -> None:
         if not self.branches:
             return
@@ -613,14 +349,3 @@ class ReviewScreen(AppScreen):
 
     def action_help(self) -> None:
         self.app.show_help(HELP)
-
-
-def _tui_words(exc: UserError) -> str:
-    """Core errors name CLI flags; say the same with this screen's keys."""
-    if isinstance(exc, AdoptConflict):
-        names = ", ".join(f"#{i}" for i in exc.hunks)
-        return (
-            f"hunk {names} conflicts with changes made on main since the branch was staged: "
-            "reject it (n) and adopt the others, or re-stage from the current main"
-        )
-    return str(exc)
