@@ -8,10 +8,19 @@ archived as `adopted/<id>` in the same ref transaction (kept, never deleted).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+
 from core.skills_repo import history, manifest, messages
 from core.skills_repo.deploy import check_target
 from core.skills_repo.errors import SkillsRepoError
 from core.skills_repo.hunks import adopted_text, mark_on_main, merge3, net_hunks
+from core.skills_repo.line_select import (
+    change_count,
+    check_selection,
+    format_lines,
+    selected_text,
+    whole_and_partial,
+)
 from core.skills_repo.plumbing import PlannedDeploy, RepoCore
 from core.skills_repo.repo_stager import ADOPTED, REJECTED, branch_base, resolve
 from core.skills_repo.types import AdoptResult, SkillEntry, StagedDiff
@@ -59,8 +68,15 @@ def free_ref(repo: RepoCore, prefix: str, run_id: str) -> str:
 
 
 def adopt(
-    repo: RepoCore, staged: str, hunks: list[int] | None = None, *, force: bool = False
+    repo: RepoCore,
+    staged: str,
+    hunks: list[int] | None = None,
+    *,
+    force: bool = False,
+    lines: Mapping[int, Collection[int]] | None = None,
 ) -> AdoptResult:
+    """`hunks` whole (all when both are None) plus, in `lines`, some changed lines of other
+    hunks (see line_select)."""
     with repo.operation():
         diff, entry, head_commit = _review(repo, staged, evidence=False)
         if entry.name not in {e.name for e in repo.manifest_at("main")}:
@@ -70,8 +86,20 @@ def adopt(
         if not diff.hunks:
             raise SkillsRepoError(f"{diff.branch} changes nothing; reject it instead")
         every = {h.index for h in diff.hunks}
+        partial: dict[int, frozenset[int]] = {}
+        if lines:
+            check_selection(diff.hunks, lines, diff.branch)
+            both = sorted(set(hunks or ()) & set(lines))
+            if both:
+                raise SkillsRepoError(
+                    f"hunk {', '.join(map(str, both))} is given both whole and by lines; "
+                    "give each hunk once"
+                )
+            whole, partial = whole_and_partial(diff.hunks, lines)
+            hunks = sorted({*(hunks or ()), *whole})
         chosen = set(every) if hunks is None else set(hunks)
         unknown = sorted(chosen - every)
+        chosen |= set(partial)
         if not chosen or unknown:
             raise SkillsRepoError(
                 f"no hunk {', '.join(map(str, unknown)) or '(none chosen)'} in {diff.branch}; "
@@ -81,7 +109,12 @@ def adopt(
         base_text = git.blob(diff.base, entry.path) or b""
         head_text = git.blob(diff.head, entry.path) or b""
         main_text = git.blob(main, entry.path) or b""
-        new = adopted_text(git, base_text, head_text, main_text, diff.hunks, chosen)
+        if partial:
+            by = {h.index: h for h in diff.hunks}
+            selection = {i: partial.get(i) or range(1, change_count(by[i]) + 1) for i in chosen}
+            new = selected_text(git, base_text, head_text, main_text, diff.hunks, selection)
+        else:
+            new = adopted_text(git, base_text, head_text, main_text, diff.hunks, chosen)
         if new == main_text:
             raise SkillsRepoError("nothing to adopt: the chosen hunks are already on main")
         target = manifest.deploy_path(entry)
@@ -95,14 +128,19 @@ def adopt(
             "Hunks": numbers,
             "Run-Id": diff.branch.removeprefix("staged/"),
         }
+        in_part = ""
+        if partial:  # which changed lines of the hunks adopted in part
+            trailers["Lines"] = format_lines(partial)
+            in_part = f" (in part: lines {trailers['Lines']})"
         body = (
-            f"Adopted hunks {numbers} of {len(every)} from {diff.branch} "
+            f"Adopted hunks {numbers}{in_part} of {len(every)} from {diff.branch} "
             f"(staged head: {head_commit.subject})."
         )
         extra: list[tuple[str, str | None, str | None]] = []
         archived = None
         # Nothing left to review once main holds the whole staged text: archive the branch.
-        if chosen == every or merge3(git, new, base_text, head_text) == (new, 0):
+        whole_branch = chosen == every and not partial
+        if whole_branch or merge3(git, new, base_text, head_text) == (new, 0):
             archive = free_ref(repo, ADOPTED, diff.branch.removeprefix("staged/"))
             extra = [(archive, None, diff.head), ("refs/heads/" + diff.branch, diff.head, None)]
             archived = archive.removeprefix("refs/heads/")

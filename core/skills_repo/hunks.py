@@ -145,11 +145,14 @@ def mark_on_main(
 ) -> list[Hunk]:
     """`hunks` with `on_main` set where adopting that hunk alone onto `main` would leave it
     unchanged: the same test `adopt` uses to refuse ("already on main"), so what review
-    shows as adopted is exactly what adopt would call a no-op."""
+    shows as adopted is exactly what adopt would call a no-op. `conflicts` is set where
+    that merge is not clean, so review can mark the hunk before anyone tries to adopt it."""
     if main == base:
         return hunks  # main has not moved since the branch was staged: nothing is on it
     marked = []
     for h in hunks:
         merged, conflicts = merge3(git, main, base, apply_hunks(base, head, hunks, {h.index}))
-        marked.append(replace(h, on_main=not conflicts and merged == main))
+        marked.append(
+            replace(h, on_main=not conflicts and merged == main, conflicts=bool(conflicts))
+        )
     return marked

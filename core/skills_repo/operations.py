@@ -7,6 +7,7 @@ and the TUI code against one object.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import git as gitpython
@@ -25,7 +26,16 @@ from core.skills_repo.plumbing import (
     check_untracked,
     ensure_main,
 )
-from core.skills_repo.types import AdoptResult, LogEntry, SkillEntry, StagedBranch, StagedDiff
+from core.skills_repo.preview import adopted_preview
+from core.skills_repo.rollback_hunks import adoption_hunks, rollback_hunks
+from core.skills_repo.types import (
+    AdoptResult,
+    Hunk,
+    LogEntry,
+    SkillEntry,
+    StagedBranch,
+    StagedDiff,
+)
 
 
 class SkillsRepo(RepoCore):
@@ -169,9 +179,24 @@ class SkillsRepo(RepoCore):
         return adopt_mod.staged_diff(self, staged)
 
     def adopt(
-        self, staged: str, hunks: list[int] | None = None, *, force: bool = False
+        self,
+        staged: str,
+        hunks: list[int] | None = None,
+        *,
+        force: bool = False,
+        lines: Mapping[int, Collection[int]] | None = None,
     ) -> AdoptResult:
-        return adopt_mod.adopt(self, staged, hunks, force=force)
+        return adopt_mod.adopt(self, staged, hunks, force=force, lines=lines)
+
+    def preview_adopt(
+        self,
+        staged: str,
+        hunks: list[int],
+        lines: Mapping[int, Collection[int]] | None = None,
+    ) -> tuple[str, str]:
+        """(the skill on main now, as it would be after this adoption); commits nothing."""
+        main, after = adopted_preview(self, staged, hunks, lines)
+        return main.decode("utf-8", "replace"), after.decode("utf-8", "replace")
 
     def reject(self, staged: str) -> str:
         return adopt_mod.reject(self, staged)
@@ -188,5 +213,14 @@ class SkillsRepo(RepoCore):
             raise SkillsRepoError(f"unknown commit {commit!r} in {self.path}")
         return history.show(self.git, sha)
 
-    def rollback(self, target: str | None = None, *, force: bool = False) -> str:
+    def rollback(
+        self, target: str | None = None, *, force: bool = False, hunks: list[int] | None = None
+    ) -> str:
+        """Reverts the adoption `target`; with `hunks`, only those hunks of its diff."""
+        if hunks is not None:
+            return rollback_hunks(self, target, hunks, force=force)
         return rollback_mod.rollback(self, target, force=force)
+
+    def adoption_hunks(self, target: str | None = None) -> list[Hunk]:
+        """The numbered hunks of an adoption, as `rollback(hunks=)` counts them."""
+        return adoption_hunks(self, target)

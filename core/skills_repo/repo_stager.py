@@ -154,6 +154,23 @@ def _staged_step(
     return None
 
 
+def identical_staged(
+    repo: RepoCore, skill: str, text: str, *, except_run: str | None = None
+) -> str | None:
+    """The head sha of another run's staged branch of `skill` whose text is exactly
+    `text`, if there is one."""
+    data = text.encode("utf-8")
+    path: str | None = None
+    for branch in staged_branches(repo):
+        if branch.skill != skill or branch.run_id == except_run:
+            continue
+        if path is None:
+            path = manifest.find(repo.manifest_at("main"), skill).path
+        if repo.git.blob(branch.head, path) == data:
+            return branch.head
+    return None
+
+
 class SkillsRepoStager:
     """The trainer's Stager for a run started with a skills repo: one commit per accepted
     candidate on staged/<run-id>, branched from the main commit the run started from.
@@ -180,6 +197,11 @@ class SkillsRepoStager:
 
     def stage(self, candidate: StagedCandidate) -> str:
         c = candidate
+        same = identical_staged(self.repo, self.skill, c.skill_text, except_run=self.run_id)
+        if same is not None:
+            # the same config run again proposes the same text: one branch to review, not
+            # two; the run records the existing commit as its staged reference
+            return same
         trailers = {
             "Run-Id": self.run_id,
             "Step": str(c.step),

@@ -16,7 +16,11 @@ from core.skills_repo.plumbing import PlannedDeploy, RepoCore
 def _adoptions(repo: RepoCore) -> tuple[list[history.Commit], set[str]]:
     main = history.commits(repo.git, "refs/heads/main")
     adoptions = [c for c in main if c.kind == "adopt"]
-    reverted = {c.trailers.get("Reverts", "") for c in main if c.kind == "rollback"}
+    reverted = {  # a rollback of some hunks (Hunks: trailer) leaves the adoption live
+        c.trailers.get("Reverts", "")
+        for c in main
+        if c.kind == "rollback" and "Hunks" not in c.trailers
+    }
     return adoptions, reverted
 
 

@@ -40,6 +40,9 @@ class Hunk:
     # main already holds this hunk's change (an earlier partial adopt, or the same edit made
     # on main): adopting it alone would change nothing
     on_main: bool = False
+    # adopting this hunk alone onto main as it is now would not merge cleanly (main changed
+    # the same lines since staging): review marks it before anyone tries
+    conflicts: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

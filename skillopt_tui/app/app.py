@@ -3,6 +3,7 @@ a launched training process) and moves between screens. Screens do their own wor
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -16,6 +17,7 @@ from textual.worker import Worker
 
 from core.errors import UserError
 from skillopt_tui.app.messages import ActionFailed, TrainExited, TrainLaunched
+from skillopt_tui.app.review_state import ReviewStates
 from skillopt_tui.app.screens.history import HistoryScreen
 from skillopt_tui.app.screens.home import HomeScreen
 from skillopt_tui.app.screens.review import ReviewScreen
@@ -39,6 +41,8 @@ class SkillOptApp(App[None]):
         STYLES / "review.tcss",
         STYLES / "dialogs.tcss",
     ]
+    # "-narrow" under 80 columns: side columns shrink so the diff keeps its room
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-normal")]
     BINDINGS = [
         Binding("q", "quit", "Quit", show=False),
         Binding("ctrl+p", "command_palette", "Commands", show=False),
@@ -63,6 +67,7 @@ class SkillOptApp(App[None]):
         self.refresh_runs = refresh_runs  # off in snapshot tests: no timers
         self.config_root = config_root or Path.cwd()
         self.launcher = TrainLauncher()
+        self.review_states = ReviewStates()  # review decisions per branch, for the session
         self.theme = "textual-dark"
 
     def on_mount(self) -> None:
@@ -84,16 +89,24 @@ class SkillOptApp(App[None]):
     def show_help(self, intro: str = "") -> None:
         self.push_screen(HelpScreen(self.screen, intro))
 
-    # command palette: every binding of the current screen is a command too
+    # command palette: the screens from anywhere, and every binding of the current screen
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        seen: set[str] = {"quit", "command_palette"}
+        for command in super().get_system_commands(screen):
+            if command.title.lower().startswith("quit"):
+                yield SystemCommand(
+                    "Quit", "Leave SkillOpt (asks first if a run is going)", self.action_quit
+                )
+            else:
+                yield command
+        yield from self._screen_commands(screen)
+        seen: set[str] = {"quit", "app.quit", "command_palette", "list_cursor"}
         for key, active in screen.active_bindings.items():
             binding = active.binding
             if (
                 not isinstance(active.node, Screen)
                 or not binding.description
+                or binding.action.split("(")[0] in seen
                 or binding.action in seen
             ):
                 continue
@@ -101,9 +114,40 @@ class SkillOptApp(App[None]):
             where = type(active.node).__name__.removesuffix("Screen")
             yield SystemCommand(
                 f"{binding.description} ({self.get_key_display(binding) or key})",
-                binding.tooltip or f"{binding.description} ({where} screen)",
+                binding.tooltip or f"{binding.description}, here on {where} (key {key})",
                 partial(active.node.run_action, binding.action),
             )
+
+    def _screen_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every screen, reachable from any other (then its own keys and commands apply)."""
+        places = [
+            (
+                "Home: runs and skills",
+                "The runs directory and the skills repository",
+                HomeScreen,
+                self._go_home,
+            ),
+            (
+                "Review staged branches",
+                "Approve, reject, split and adopt hunks of a staged branch",
+                ReviewScreen,
+                self.open_review,
+            ),
+            (
+                "History of skills on main",
+                "Adoptions and rollbacks; roll back an adoption",
+                HistoryScreen,
+                self.open_history,
+            ),
+        ]
+        for title, help_text, kind, go in places:
+            if not isinstance(screen, kind):
+                yield SystemCommand(title, help_text, go)
+        yield SystemCommand("New run", "Start a training run from a config", self.action_new_run)
+
+    def _go_home(self) -> None:
+        while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
+            self.pop_screen()
 
     # errors from workers
 
@@ -158,6 +202,19 @@ class SkillOptApp(App[None]):
         code = process.wait()
         self.post_message(TrainExited(code, self.launcher.log_tail()))
 
+    @work(thread=True, exclusive=True, group="train", exit_on_error=False)
+    def resume_run(self, cmd: list[str], run_dir: Path) -> None:
+        """Resumes a stopped run in the background; its Run screen follows it."""
+        try:
+            process = self.launcher.start_command(cmd, run_dir)
+        except OSError as exc:
+            self.post_message(ActionFailed("resume the run", str(exc)))
+            return
+        for screen in self.screen_stack:
+            self.call_from_thread(screen.refresh_bindings)
+        code = process.wait()
+        self.post_message(TrainExited(code, self.launcher.log_tail()))
+
     def on_train_launched(self, message: TrainLaunched) -> None:
         self.open_run(message.run_dir)
 
@@ -167,10 +224,13 @@ class SkillOptApp(App[None]):
         if message.returncode == 0:
             self.notify("The training run finished.", title="Run finished")
         elif message.returncode == STOPPED_EXIT:
+            command = shlex.join(self.launcher.command) if self.launcher.command else ""
             self.notify(
-                "The training run stopped; run the same command to resume.",
+                "The training run stopped; resume it with r on its Run screen"
+                + (f", or run: {command}" if command else "."),
                 title="Run stopped",
                 severity="warning",
+                timeout=12,
             )
         else:
             self.notify(

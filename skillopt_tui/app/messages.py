@@ -43,10 +43,21 @@ class StagedDiffLoaded(Message):
 
 
 class AdoptFinished(Message):
-    def __init__(self, result: Any, hunks: list[int] | None) -> None:
+    def __init__(self, result: Any, hunks: list[int] | None, state: Any = None) -> None:
         super().__init__()
         self.result = result
         self.hunks = hunks
+        self.state = state  # the ReviewState whose choices were adopted
+
+
+class PreviewLoaded(Message):
+    """The skill on main now and as it would be after the reviewed adoption."""
+
+    def __init__(self, branch: str, before: str, after: str) -> None:
+        super().__init__()
+        self.branch = branch
+        self.before = before
+        self.after = after
 
 
 class RejectFinished(Message):
@@ -67,6 +78,16 @@ class CommitDiffLoaded(Message):
         super().__init__()
         self.sha = sha
         self.diff = diff
+
+
+class RollbackAsked(Message):
+    """What a rollback would revert (the adoption's diff and its number of hunks)."""
+
+    def __init__(self, entry: Any, diff: str, hunks: int) -> None:
+        super().__init__()
+        self.entry = entry
+        self.diff = diff
+        self.hunks = hunks
 
 
 class RollbackFinished(Message):

@@ -81,7 +81,8 @@ class FeedUpdate:
     reflections: list[ReflectionText] = field(default_factory=list)
     gates: list[GateDecided] = field(default_factory=list)
     edits: list[EditApplied] = field(default_factory=list)
-    candidate: CandidateProposed | None = None
+    candidate: CandidateProposed | None = None  # the latest
+    candidates: list[CandidateProposed] = field(default_factory=list)  # every new one
     steps: list[StepPoint] | None = None  # the whole timeline, when it changed
     budget: BudgetUpdated | None = None
     status: RunStatus | None = None
@@ -105,6 +106,7 @@ class FeedUpdate:
             gates=self.gates + newer.gates,
             edits=self.edits + newer.edits,
             candidate=pick(self.candidate, newer.candidate),
+            candidates=self.candidates + newer.candidates,
             steps=pick(self.steps, newer.steps),
             budget=pick(self.budget, newer.budget),
             status=pick(self.status, newer.status),
@@ -143,6 +145,7 @@ class RunFeed:
                 update.reflections.append(event)
             elif isinstance(event, CandidateProposed):
                 self.candidate = update.candidate = event
+                update.candidates.append(event)
             elif isinstance(event, EditApplied):
                 update.edits.append(event)
             elif isinstance(event, GateDecided):

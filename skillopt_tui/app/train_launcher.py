@@ -30,6 +30,17 @@ def skillopt_command() -> list[str]:
     return [sys.executable, "-c", "from skillopt_tui.cli.main import main; main()"]
 
 
+def resume_command(run_dir: Path, launched: list[str] | None = None) -> list[str] | None:
+    """The command that resumes `run_dir`: the one this window started it with, else
+    `skillopt train` on the config the run directory keeps. None without a config."""
+    if launched and str(run_dir) in launched:
+        return launched
+    config = run_dir / "config.yaml"
+    if not config.exists():
+        return None
+    return [*skillopt_command(), "train", "--config", str(config), "--out", str(run_dir)]
+
+
 def train_command(
     config: Path, run_dir: Path, skills_repo: Path | None = None, skill: str | None = None
 ) -> list[str]:
@@ -44,6 +55,7 @@ class TrainLauncher:
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path: Path | None = None
         self.run_dir: Path | None = None
+        self.command: list[str] = []  # the last command started (shown to resume it)
 
     @property
     def alive(self) -> bool:
@@ -65,10 +77,14 @@ class TrainLauncher:
         while run_dir.exists():
             n += 1
             run_dir = runs_dir / f"{name}-{n}"
+        return self.start_command(train_command(config, run_dir, skills_repo, skill), run_dir)
+
+    def start_command(self, cmd: list[str], run_dir: Path) -> subprocess.Popen[bytes]:
+        """Runs `skillopt train … --out run_dir` (a new run, or a resume of that one)."""
         self.run_dir = run_dir
+        self.command = cmd
         fd, log = tempfile.mkstemp(prefix="skillopt-train-", suffix=".log")
         self.log_path = Path(log)
-        cmd = train_command(config, run_dir, skills_repo, skill)
         # own session: a terminal ^C in the TUI does not reach it; detach keeps it alive
         self.process = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True

@@ -68,6 +68,23 @@ def parse_hunks(spec: str) -> list[int]:
     return sorted(numbers)
 
 
+def parse_line_groups(specs: list[str]) -> dict[int, frozenset[int]]:
+    """`--lines 2:3-5,7 --lines 4:1` → {2: {3, 4, 5, 7}, 4: {1}} (see core line_select)."""
+    from core.skills_repo.line_select import parse_lines
+
+    selection: dict[int, frozenset[int]] = {}
+    for spec in specs:
+        try:
+            for index, numbers in parse_lines(spec).items():
+                selection[index] = selection.get(index, frozenset()) | numbers
+        except ValueError as exc:
+            raise SkillsUsageError(
+                f"bad --lines {spec!r}: give HUNK:LINES like 2:3-5,7 (hunk 2, its changed "
+                "lines 3 to 5 and 7; numbers from `skillopt skills diff --numbers`)"
+            ) from exc
+    return selection
+
+
 def _with_difference(fn, *args, **kwargs):
     from core.skills_repo import DeployTargetChanged
 
@@ -179,6 +196,10 @@ def diff_cmd(
     staged: Annotated[str, typer.Argument(help="staged/<run-id> or <run-id>.")],
     repo: RepoOption = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    numbers: Annotated[
+        bool,
+        typer.Option("--numbers", help="Number each hunk's changed lines (for adopt --lines)."),
+    ] = False,
 ) -> None:
     """The staged branch's net diff as numbered hunks, with each commit's evidence."""
     d = _open(repo).diff(staged)
@@ -190,7 +211,14 @@ def diff_cmd(
         typer.echo(f"# {c.sha[:12]} {c.subject} ({facts})")
     for h in d.hunks:
         typer.echo(f"[{h.index}] {h.file} {h.header}")
+        changed = 0
         for line in h.lines:
+            if numbers:
+                if line[:1] in ("+", "-"):
+                    changed += 1
+                    line = f"{changed:>3} {line}"
+                else:
+                    line = f"    {line}"
             typer.echo(line)
 
 
@@ -201,17 +229,28 @@ def adopt_cmd(
         str | None, typer.Option("--hunks", help="Hunk numbers, e.g. 1,3,4 (default: all).")
     ] = None,
     all_hunks: Annotated[bool, typer.Option("--all", help="Adopt every hunk.")] = False,
+    lines: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--lines",
+            help="Some changed lines of a hunk: HUNK:LINES, e.g. 2:3-5,7 (repeatable; line "
+            "numbers from `skills diff --numbers`). With --hunks, those hunks whole too.",
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite a hand-edited deploy target.")
     ] = False,
     repo: RepoOption = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Apply chosen hunks to the skill on main (one commit), then deploy."""
+    """Apply chosen hunks (or lines of hunks) to the skill on main (one commit), deploy."""
     if hunks and all_hunks:
         raise SkillsUsageError("give either --hunks or --all, not both")
+    if lines and all_hunks:
+        raise SkillsUsageError("give either --lines or --all, not both")
     chosen = parse_hunks(hunks) if hunks else None
-    result = _with_difference(_open(repo).adopt, staged, chosen, force=force)
+    selection = parse_line_groups(lines) if lines else None
+    result = _with_difference(_open(repo).adopt, staged, chosen, force=force, lines=selection)
     if as_json:
         emit_json(asdict(result))
         return
@@ -231,13 +270,20 @@ def rollback_cmd(
     target: Annotated[
         str | None, typer.Argument(help="Adoption commit, or skill name (its last adoption).")
     ] = None,
+    hunks: Annotated[
+        str | None,
+        typer.Option(
+            "--hunks", help="Only these hunks of the adoption's diff, e.g. 2 (see `skills show`)."
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite a hand-edited deploy target.")
     ] = False,
     repo: RepoOption = None,
 ) -> None:
-    """Revert an adoption on main, then redeploy."""
-    typer.echo(_with_difference(_open(repo).rollback, target, force=force))
+    """Revert an adoption (or some of its hunks) on main, then redeploy."""
+    chosen = parse_hunks(hunks) if hunks is not None else None
+    typer.echo(_with_difference(_open(repo).rollback, target, force=force, hunks=chosen))
 
 
 @skills_app.command("show")

@@ -97,6 +97,28 @@ def stage_second_branch(repo: SkillsRepo) -> None:
     )
 
 
+# one branch whose hunk 1 holds two separate changes (`s` splits it) and whose hunk 2
+# replaces a line and adds one (space chooses lines)
+SKILL_SPLIT = (
+    SKILL_V1.replace("Answer the question asked.", "Answer exactly the question asked.")
+    .replace("- Use plain text.\n", "- Use plain text, no markdown.\n")
+    .replace("- Do not guess.\n", "- Do not guess; say you do not know.\n- Cite a source.\n")
+)
+
+
+def stage_split_branch(repo: SkillsRepo) -> None:
+    """`staged/demo-split`: hunk 1 = two blocks (changed lines 1-2 and 3-4); hunk 2 =
+    changed lines 1 (-Do not guess.), 2 (+… say you do not know.), 3 (+Cite a source.)."""
+    repo.stage(
+        "quiz",
+        "demo-split",
+        SKILL_SPLIT,
+        subject="quiz: step 2 candidate",
+        trailers={"Run-Id": "demo-split", "Step": "2"},
+        body="1. replace: sharper wording\n2. append: cite sources",
+    )
+
+
 class GatedRepo:
     """The real SkillsRepo with a gate on `diff`: while `gate` is clear, loading a staged
     diff waits, so a test can press keys while a diff is on its way (as a fast typist
@@ -218,8 +240,8 @@ class SkillsRepoDouble:
             ],
         )
 
-    def adopt(self, staged: str, hunks=None, force: bool = False):
-        self.calls.append(("adopt", staged, hunks))
+    def adopt(self, staged: str, hunks=None, force: bool = False, lines=None):
+        self.calls.append(("adopt", staged, hunks) + ((lines,) if lines else ()))
         return AdoptResult(
             "c0ffee0000000000000000000000000000000000",
             "~/.claude/skills/quiz/SKILL.md",
@@ -261,8 +283,11 @@ class SkillsRepoDouble:
             "-Answer the question asked.\n+Answer exactly the question asked.\n"
         )
 
-    def rollback(self, target=None, force: bool = False) -> str:
-        self.calls.append(("rollback", target))
+    def adoption_hunks(self, target=None):
+        return self.hunks[:1]
+
+    def rollback(self, target=None, force: bool = False, hunks=None) -> str:
+        self.calls.append(("rollback", target) + ((hunks,) if hunks else ()))
         return "beef000000000000000000000000000000000000"
 
 

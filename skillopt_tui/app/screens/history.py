@@ -19,14 +19,16 @@ from skillopt_tui.app.messages import (
     CommitDiffLoaded,
     DeployConflict,
     LogLoaded,
+    RollbackAsked,
     RollbackFinished,
     SkillsLoaded,
 )
-from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
+from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
 from skillopt_tui.app.widgets.deploy_conflict import ask_overwrite
 from skillopt_tui.app.widgets.diff_view import DiffView
 from skillopt_tui.app.widgets.table_fill import fill_table
-from skillopt_tui.app.worker_errors import AppScreen
+from skillopt_tui.app.widgets.word_diff import styled_diff
+from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
 
 KIND_STYLE = {"adopt": "bold green", "rollback": "yellow", "init": "cyan", "add": "cyan"}
 
@@ -53,6 +55,7 @@ class HistoryScreen(AppScreen):
         Binding("left_square_bracket", "skill(-1)", "Prev skill", show=False),
         Binding("right_square_bracket", "skill(1)", "Next skill", show=False),
         Binding("question_mark", "help", "Help"),
+        *LIST_KEYS,
     ]
 
     def __init__(self, skill: str | None = None) -> None:
@@ -147,6 +150,12 @@ class HistoryScreen(AppScreen):
         event.stop()
         self.action_diff()
 
+    @on(DataTable.RowHighlighted, "#log")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The diff pane always shows the commit under the cursor, the one R acts on."""
+        event.stop()
+        self.action_diff()
+
     def action_diff(self) -> None:
         entry = self._selected()
         if entry is not None:
@@ -175,28 +184,57 @@ class HistoryScreen(AppScreen):
                 "Only an adoption can be rolled back; pick an 'adopt' row.", severity="warning"
             )
             return
-        trailers = "\n".join(f"  {k}: {v}" for k, v in entry.trailers.items())
+        self._ask_rollback(entry)
+
+    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    def _ask_rollback(self, entry: Any) -> None:
+        """Reads what the rollback would revert (the adoption's diff, numbered by hunk)."""
+        try:
+            repo = self.app.skills.repo()
+            diff = repo.show(entry.sha)
+            count = len(repo.adoption_hunks(entry.sha))
+        except UserError as exc:
+            self.post_message(ActionFailed("roll back", str(exc)))
+            return
+        self.post_message(RollbackAsked(entry, diff, count))
+
+    def on_rollback_asked(self, message: RollbackAsked) -> None:
+        entry = message.entry
         body = Text.assemble(
             "Revert ",
             (entry.sha[:7], "bold"),
-            f" “{entry.subject}” with a new commit on main",
-            " and redeploy the skill.\n",
-            (trailers, "dim"),
+            f" “{entry.subject}” with a new commit on main and redeploy the skill. ",
+            "It reverts:\n\n",
+            styled_diff(message.diff),
         )
+        choices = [Choice("y", "Roll back all", "yes", "primary")]
+        if message.hunks > 1:
+            choices += [
+                Choice(str(i), f"Only hunk {i}", str(i))
+                for i in range(1, min(message.hunks, 9) + 1)
+            ]
+        choices.append(Choice("n", "No", "no"))
 
         def answered(choice: str | None) -> None:
             if choice == "yes":
                 self._rollback(entry.sha)
+            elif choice and choice.isdigit():
+                self._rollback(entry.sha, hunks=[int(choice)])
 
-        self.app.push_screen(ConfirmDialog("Roll back this adoption?", body), answered)
+        self.app.push_screen(
+            ConfirmDialog("Roll back this adoption?", body, tuple(choices)), answered
+        )
 
     @work(thread=True, group="git-write", exit_on_error=False)
-    def _rollback(self, sha: str, force: bool = False) -> None:
+    def _rollback(self, sha: str, force: bool = False, hunks: list[int] | None = None) -> None:
         try:
-            commit = self.app.skills.repo().rollback(sha, force=force)
+            kwargs = {"hunks": hunks} if hunks else {}
+            commit = self.app.skills.repo().rollback(sha, force=force, **kwargs)
         except DeployTargetChanged as exc:
             self.post_message(
-                DeployConflict("roll back", exc, lambda: self._rollback(sha, force=True))
+                DeployConflict(
+                    "roll back", exc, lambda: self._rollback(sha, force=True, hunks=hunks)
+                )
             )
             return
         except UserError as exc:

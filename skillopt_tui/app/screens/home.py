@@ -13,7 +13,7 @@ from core.run.directory import RunInfo, list_runs
 from skillopt_tui.app.messages import RunsLoaded, SkillsLoaded
 from skillopt_tui.app.skills_data import SkillsOverview
 from skillopt_tui.app.widgets.table_fill import fill_table
-from skillopt_tui.app.worker_errors import AppScreen
+from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
 
 STATUS_STYLE = {
     "live": "bold green",
@@ -51,27 +51,37 @@ class HomeScreen(AppScreen):
         Binding("h", "history", "History"),
         Binding("g", "refresh", "Refresh"),
         Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        *LIST_KEYS,
+        Binding("q", "app.quit", "Quit", tooltip="Leave SkillOpt"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.runs: list[RunInfo] = []
+        self.runs_shown = False
         self.overview = SkillsOverview()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="home"):
             yield Label("Runs", classes="section-title")
             yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+            yield Label("", id="runs-empty")
             yield Label("Skills", classes="section-title")
             yield DataTable(id="skills", cursor_type="row", zebra_stripes=True)
             yield Label("", id="skills-problem")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.query_one("#runs-empty", Label).display = False
         self.action_refresh()
         if self.app.refresh_runs:
-            self.set_interval(REFRESH_S, self._load_runs)
+            # follow both sources: a headless run adds runs and stages branches
+            self.set_interval(REFRESH_S, self.action_refresh)
+
+    def on_screen_resume(self) -> None:
+        """Back from Review or History: an adopt or rollback there changed the skills."""
+        if self.is_mounted:
+            self._load_skills()
 
     def action_refresh(self) -> None:
         self._load_runs()
@@ -86,8 +96,9 @@ class HomeScreen(AppScreen):
         self.post_message(SkillsLoaded(self.app.skills.overview()))
 
     def on_runs_loaded(self, message: RunsLoaded) -> None:
-        if message.rows == self.runs:
+        if message.rows == self.runs and self.runs_shown:
             return
+        self.runs_shown = True
         self.runs = message.rows
         table = self.query_one("#runs", DataTable)
         cursor = table.cursor_row
@@ -96,10 +107,19 @@ class HomeScreen(AppScreen):
         )
         if 0 < cursor < table.row_count:
             table.move_cursor(row=cursor, animate=False)
-        if not self.runs:
-            self.notify(f"No runs in {self.app.runs_dir} yet: press n to start one.")
+        empty = self.query_one("#runs-empty", Label)
+        empty.display = not self.runs
+        empty.update(
+            Text(
+                f"No runs in {self.app.runs_dir} yet: press n to start one here, or run "
+                f"`skillopt train -c CONFIG --runs-dir {self.app.runs_dir}` in a shell.",
+                style="dim",
+            )
+        )
 
     def on_skills_loaded(self, message: SkillsLoaded) -> None:
+        if message.overview == self.overview and self.overview.skills:
+            return  # nothing moved: keep the cursor where it is
         self.overview = message.overview
         rows = []
         for row in self.overview.skills:

@@ -1,135 +1,39 @@
-"""Review: a staged branch's diff hunk by hunk, with its evidence; approve, reject, adopt.
+"""Review: a staged branch's diff hunk by hunk, with its evidence; approve, reject, split,
+choose lines, adopt.
 
-Keys follow `git add -p` / lazygit. Decisions are only in memory until `A` adopts them
-through `SkillsRepo.adopt(staged, hunks)`: the same call `skillopt skills adopt --hunks`
-makes, so the commit on main is the same.
+Keys follow `git add -p` / lazygit. Decisions are kept per branch for the session (in
+`app.review_states`) until `A` adopts them through `SkillsRepo.adopt(staged, hunks,
+lines=)`: the same call `skillopt skills adopt --hunks … --lines …` makes, so the commit on
+main is the same.
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Label, OptionList
+from textual.widgets import Footer, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from core.errors import UserError
-from core.skills_repo.errors import DeployTargetChanged
 from skillopt_tui.app.messages import (
     ActionFailed,
-    AdoptFinished,
-    DeployConflict,
-    RejectFinished,
     SkillsLoaded,
     StagedDiffLoaded,
 )
-from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
-from skillopt_tui.app.widgets.deploy_conflict import ask_overwrite
+from skillopt_tui.app.review_state import ReviewState
+from skillopt_tui.app.screens.review_keys import DIFF_ACTIONS, HELP, NOTHING_STAGED, REVIEW_KEYS
+from skillopt_tui.app.screens.review_writes import ReviewWrites
 from skillopt_tui.app.widgets.evidence_panel import EvidencePanel
-from skillopt_tui.app.widgets.hunk_list import HunkList, hunk_text
+from skillopt_tui.app.widgets.hunk_list import HunkList
 from skillopt_tui.app.worker_errors import AppScreen
 
-HELP = (
-    "j/k move between hunks · y approve · n reject (both move on) · a approve all · "
-    "A adopt the approved hunks (asks first) · r reject the whole branch (asks first) · "
-    "[ ] previous/next staged branch"
-)
 
-
-DIFF_ACTIONS = {"decide", "approve_all", "adopt", "reject_branch"}  # need a shown diff
-
-
-def on_main(hunk: Any) -> bool:
-    return bool(getattr(hunk, "on_main", False))
-
-
-def adopt_summary(diff: Any, hunks: list[int], deploy_to: str | None) -> Text:
-    """Exactly what `A` will do, for the confirmation dialog."""
-    chosen = [h for h in diff.hunks if h.index in hunks]
-    files = sorted({h.file for h in chosen})
-    done = sum(1 for h in diff.hunks if on_main(h))
-    already = f"; {done} already on main" if done else ""
-    lines = [
-        Text.assemble(
-            "Commit on ",
-            ("main", "bold"),
-            f": {len(chosen)} of {len(diff.hunks)} hunks from ",
-            (diff.branch, "bold"),
-            f" (skill {diff.skill}{already})",
-        ),
-        Text.assemble("Files: ", ", ".join(files)),
-        Text.assemble("Deploy to: ", (deploy_to or "nothing (no deploy target)", "bold")),
-        Text(""),
-    ]
-    lines += [hunk_text(h, "approved", show_file=len(files) > 1) for h in chosen]
-    return Text("\n").join(lines)
-
-
-class ReviewScreen(AppScreen):
-    BINDINGS = [
-        Binding("escape", "back", "Back"),
-        # not priority: with the branch list focused its own ↑/↓ move in the list
-        Binding(
-            "j,down",
-            "move(1)",
-            "Move",
-            key_display="j/k",
-            tooltip="Next hunk (also ↓ while the hunks have focus)",
-        ),
-        Binding(
-            "k,up",
-            "move(-1)",
-            "Previous hunk",
-            show=False,
-            key_display="k",
-            tooltip="Previous hunk (also ↑ while the hunks have focus)",
-        ),
-        Binding(
-            "y",
-            "decide('approved')",
-            "Approve",
-            tooltip="Approve the current hunk and move to the next",
-        ),
-        Binding(
-            "n",
-            "decide('rejected')",
-            "Reject",
-            tooltip="Reject the current hunk and move to the next",
-        ),
-        Binding("a", "approve_all", "All", tooltip="Approve every hunk not already on main"),
-        Binding(
-            "A",
-            "adopt",
-            "Adopt",
-            tooltip="Commit the approved hunks on main and deploy (asks first)",
-        ),
-        Binding(
-            "r",
-            "reject_branch",
-            "Reject branch",
-            tooltip="Archive the whole staged branch under rejected/ (asks first)",
-        ),
-        Binding(
-            "right_square_bracket",
-            "branch(1)",
-            "Next branch",
-            show=False,
-            tooltip="Show the next staged branch",
-        ),
-        Binding(
-            "left_square_bracket",
-            "branch(-1)",
-            "Prev branch",
-            show=False,
-            tooltip="Show the previous staged branch",
-        ),
-        Binding("question_mark", "help", "Help"),
-    ]
+class ReviewScreen(ReviewWrites, AppScreen):
+    BINDINGS = REVIEW_KEYS
 
     def __init__(self, skill: str | None = None) -> None:
         super().__init__()
@@ -137,12 +41,23 @@ class ReviewScreen(AppScreen):
         self.branches: list[Any] = []
         self.branch_pos = 0
         self.diff: Any = None
+        self.state: ReviewState | None = None
         self.deploy_to: str | None = None
-        self.decisions: dict[int, str] = {}
-        self.current = 0
         self.busy = False
         self.loading: str | None = None  # the branch whose diff is on its way
         self.loaded = 0  # diffs shown; tests wait on it
+        self.note = ""  # one-off news for the status line (decisions dropped, …)
+
+    # compatibility views of the state (tests and the evidence panel read these)
+    @property
+    def decisions(self) -> dict[int, str]:
+        if self.state is None:
+            return {}
+        return {i.hunk.index: i.decision for i in self.state.items if not i.part}
+
+    @property
+    def current(self) -> int:
+        return self.state.current if self.state else 0
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="review"):
@@ -151,10 +66,14 @@ class ReviewScreen(AppScreen):
                 yield OptionList(id="branches")
                 yield Label("Evidence", classes="section-title")
                 yield EvidencePanel(id="evidence")
-            yield HunkList(id="hunks")
+            with Vertical(id="review-main"):
+                yield Label("", id="review-status")
+                yield Input(placeholder="search hunks (enter: next match)", id="search")
+                yield HunkList(id="hunks")
         yield Footer(compact=True, show_command_palette=False)  # room for keys at 80 cols
 
     def on_mount(self) -> None:
+        self.query_one("#search", Input).display = False
         self.query_one(HunkList).focus()
         self._load_branches()
 
@@ -167,18 +86,28 @@ class ReviewScreen(AppScreen):
         staged = list(overview.staged)
         if self.skill is not None and any(b.skill == self.skill for b in staged):
             staged.sort(key=lambda b: b.skill != self.skill)  # this skill's branches first
+        previous = self.branches[self.branch_pos].name if self.branches else None
         self.branches = staged
         self._forget_diff()
         options = self.query_one("#branches", OptionList)
         options.clear_options()
-        options.add_options([Option(f"{b.run_id} · {b.skill}", id=b.name) for b in staged])
+        options.add_options(
+            [
+                Option(
+                    Text(f"{b.run_id} · {b.skill}", no_wrap=True, overflow="ellipsis"), id=b.name
+                )
+                for b in staged
+            ]
+        )
         if not staged:
-            await self.query_one(HunkList).set_hunks(
-                [], overview.problem or "Nothing staged: no branch awaits review."
-            )
+            await self.query_one(HunkList).set_items([], overview.problem or NOTHING_STAGED)
             self.query_one(EvidencePanel).clear(overview.problem or "Nothing to review.")
+            self._status()
             self.loaded += 1
             return
+        names = [b.name for b in staged]
+        if previous in names:
+            self.branch_pos = names.index(previous)
         self.branch_pos = min(self.branch_pos, len(staged) - 1)
         options.highlighted = self.branch_pos
         self._show_branch(staged[self.branch_pos])
@@ -191,9 +120,10 @@ class ReviewScreen(AppScreen):
 
     def _forget_diff(self) -> None:
         """The shown diff no longer matches the selected branch: nothing may act on it
-        (y/n/a/A/r are disabled) until the new one arrives."""
+        (y/n/a/A/r are disabled) until the new one arrives. Its decisions stay in the
+        session's store."""
         self.diff = None
-        self.decisions = {}
+        self.state = None
         self.loading = None
         self.refresh_bindings()
 
@@ -204,7 +134,8 @@ class ReviewScreen(AppScreen):
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in DIFF_ACTIONS and self.diff is None:
-            return None  # shown, greyed out
+            # nothing staged at all: hide what cannot act; a diff on its way: grey it out
+            return False if not self.branches else None
         return True
 
     @work(thread=True, exclusive=True, group="git", exit_on_error=False)
@@ -224,163 +155,196 @@ class ReviewScreen(AppScreen):
         self.loading = None
         self.diff = message.diff
         self.deploy_to = message.deploy_to
-        self.decisions = {h.index: "adopted" if on_main(h) else "pending" for h in self.diff.hunks}
-        self.current = 0
+        self.state, dropped = self.app.review_states.for_diff(self.diff)
+        if dropped:
+            self.note = "the branch changed since you reviewed it: decisions start afresh"
         hunk_list = self.query_one(HunkList)
-        await hunk_list.set_hunks(list(self.diff.hunks))
-        for pos, hunk in enumerate(self.diff.hunks):
-            if on_main(hunk):
-                hunk_list.show_decision(pos, "adopted")
-        hunk_list.set_current(0)
+        await hunk_list.set_items(self.state.items)
+        self._redraw_current()
         if self.focused is None or self.focused.id != "branches":
             hunk_list.focus()  # j/k/↑/↓ and y/n act on the hunks (remounting them blurs)
-        self._show_evidence()
         self.refresh_bindings()
         self.loaded += 1
 
-    def _show_evidence(self) -> None:
-        if self.diff is not None:
-            self.query_one(EvidencePanel).show(self.diff, self.deploy_to, self.decisions)
+    # drawing
+
+    def _status(self) -> None:
+        label = self.query_one("#review-status", Label)
+        state = self.state
+        if state is None or not state.items:
+            label.update("")
+            return
+        counts = state.counts()
+        item = state.item
+        undecided = counts["pending"]
+        line = Text.assemble(
+            (f"hunk {state.current + 1}/{len(state.items)}", "bold"),
+            f" · {undecided} undecided · decisions kept for this session",
+        )
+        if state.line_cursor is not None and item is not None:
+            line = Text.assemble(
+                (f"choosing lines of {item.label}", "bold yellow"),
+                " · j/k move · space choose · v range · esc done",
+            )
+        if self.note:
+            line.append(f" · {self.note}", style="yellow")
+        label.update(line)
+
+    def _redraw_current(self) -> None:
+        if self.state is None:
+            return
+        hunk_list = self.query_one(HunkList)
+        state = self.state
+        hunk_list.redraw(state.current, state.line_cursor, state.anchor)
+        hunk_list.set_current(state.current)
+        self._status()
+        by_item = {n: item.decision for n, item in enumerate(state.items)}
+        self.query_one(EvidencePanel).show(self.diff, self.deploy_to, by_item)
+
+    async def _redraw_all(self) -> None:
+        if self.state is not None:
+            await self.query_one(HunkList).set_items(self.state.items)
+            self._redraw_current()
 
     # hunk navigation and decisions
 
     def action_move(self, delta: int) -> None:
-        if self.diff is None or not self.diff.hunks:
+        state = self.state
+        if state is None or not state.items:
             return
-        self.current = max(0, min(len(self.diff.hunks) - 1, self.current + delta))
-        self.query_one(HunkList).set_current(self.current)
+        previous = state.current
+        if state.line_cursor is not None:
+            state.move_line(delta)
+        else:
+            state.move(delta)
+        if previous != state.current:
+            self.query_one(HunkList).redraw(previous)
+        self._redraw_current()
+
+    def action_undecided(self, delta: int) -> None:
+        state = self.state
+        if state is None:
+            return
+        previous = state.current
+        if not state.next_undecided(delta):
+            self.notify("No undecided hunk that way.", severity="information")
+            return
+        self.query_one(HunkList).redraw(previous)
+        self._redraw_current()
 
     def action_decide(self, decision: str) -> None:
-        if self.diff is None or not self.diff.hunks:
+        state = self.state
+        if state is None or state.item is None:
             return
-        hunk = self.diff.hunks[self.current]
-        if on_main(hunk):
-            self.notify(f"Hunk #{hunk.index} is already on main.", severity="information")
-            self.action_move(1)
-            return
-        self.decisions[hunk.index] = decision
-        self.query_one(HunkList).show_decision(self.current, decision)
-        self._show_evidence()
+        item = state.item
+        state.leave_lines()
+        if not state.decide(decision):
+            self.notify(f"Hunk {item.label} is already on main.", severity="information")
+        self.query_one(HunkList).redraw(state.current)
         self.action_move(1)
 
-    def action_approve_all(self) -> None:
-        if self.diff is None:
+    async def action_approve_all(self) -> None:
+        if self.state is None:
             return
-        hunks = self.query_one(HunkList)
-        for pos, hunk in enumerate(self.diff.hunks):
-            if not on_main(hunk):
-                self.decisions[hunk.index] = "approved"
-                hunks.show_decision(pos, "approved")
-        self._show_evidence()
-
-    def approved(self) -> list[int]:
-        return sorted(i for i, d in self.decisions.items() if d == "approved")
-
-    def action_adopt(self) -> None:
-        if self.diff is None or self.busy:
-            return
-        hunks = self.approved()
-        if not hunks:
+        self.state.approve_all()
+        skipped = [i.label for i in self.state.items if i.hunk_conflicts]
+        if skipped:
             self.notify(
-                "No hunk approved yet: press y on a hunk, or a for all.", severity="warning"
+                f"Not approved: {', '.join(skipped)} conflicts with main (re-stage to adopt).",
+                severity="warning",
+            )
+        await self._redraw_all()
+
+    async def action_split(self) -> None:
+        state = self.state
+        if state is None or state.item is None:
+            return
+        if state.item.part:
+            self.notify("Already split; choose lines with space.", severity="information")
+            return
+        pieces = state.split()
+        if pieces == 1:
+            self.notify(
+                f"Hunk {state.item.label} is one change; choose lines with space.",
+                severity="information",
             )
             return
-        # What the dialog shows is what gets adopted: this diff (branch and head) and these
-        # hunk numbers, whatever the screen shows by the time the answer comes.
-        diff = self.diff
-        every = set(hunks) == {h.index for h in diff.hunks}
-        chosen = None if every else hunks
+        await self._redraw_all()
 
-        def answered(choice: str | None) -> None:
-            if choice == "yes" and not self.busy:
-                self.busy = True  # one write at a time; cleared when the worker ends
-                self._adopt(diff, chosen)
-
-        self.app.push_screen(
-            ConfirmDialog("Adopt these hunks?", adopt_summary(diff, hunks, self.deploy_to)),
-            answered,
-        )
-
-    @work(thread=True, group="git-write", exit_on_error=False)
-    def _adopt(self, diff: Any, hunks: list[int] | None, force: bool = False) -> None:
-        try:
-            repo = self.app.skills.repo()
-            if repo.diff(diff.branch).head != diff.head:
-                self.post_message(
-                    ActionFailed(
-                        "adopt",
-                        f"{diff.branch} changed since it was "
-                        "shown; reopen Review (esc, v) to see it again",
-                    )
-                )
-                return
-            result = repo.adopt(diff.branch, hunks, force=force)
-        except DeployTargetChanged as exc:
-            self.post_message(DeployConflict("adopt", exc, partial(self._readopt, diff, hunks)))
+    def action_lines(self) -> None:
+        state = self.state
+        if state is None or state.item is None:
             return
-        except UserError as exc:
-            self.post_message(ActionFailed("adopt", str(exc)))
+        if state.line_cursor is None:
+            if not state.enter_lines():
+                self.notify("Already on main.", severity="information")
+        else:
+            state.toggle()
+        self._redraw_current()
+
+    def action_range(self) -> None:
+        state = self.state
+        if state is None:
             return
-        finally:
-            self.busy = False
-        self.post_message(AdoptFinished(result, hunks))
+        if state.line_cursor is None:
+            state.enter_lines()
+        state.toggle_range()
+        self._redraw_current()
 
-    def _readopt(self, diff: Any, hunks: list[int] | None) -> None:
-        if not self.busy:
-            self.busy = True
-            self._adopt(diff, hunks, force=True)
-
-    def on_deploy_conflict(self, message: DeployConflict) -> None:
-        ask_overwrite(self, message)
-
-    def on_adopt_finished(self, message: AdoptFinished) -> None:
-        result = message.result
-        where = f"; deployed to {result.deployed_to}" if result.deployed_to else ""
-        self.notify(f"Adopted as {result.commit[:7]} on main{where}", title="Adopted")
-        self._forget_diff()
-        self._load_branches()
-
-    def action_reject_branch(self) -> None:
-        if self.diff is None or self.busy:
+    async def action_undo(self) -> None:
+        if self.state is None or not self.state.undo():
+            self.notify("Nothing to undo.", severity="information")
             return
-        branch = self.diff.branch
+        await self._redraw_all()
 
-        def answered(choice: str | None) -> None:
-            if choice == "yes" and not self.busy:
-                self.busy = True
-                self._reject(branch)
+    def action_whole(self) -> None:
+        if self.state is not None and self.state.items:
+            view = self.query_one(HunkList).views[self.state.current]
+            view.whole = not view.whole
+            self._redraw_current()
 
-        body = Text.assemble(
-            "Archive ",
-            (branch, "bold"),
-            " under rejected/… (kept, not deleted). Nothing reaches main.",
-        )
-        self.app.push_screen(ConfirmDialog("Reject the whole branch?", body), answered)
+    # search
 
-    @work(thread=True, group="git-write", exit_on_error=False)
-    def _reject(self, branch: str) -> None:
-        try:
-            archived = self.app.skills.repo().reject(branch)
-        except UserError as exc:
-            self.post_message(ActionFailed("reject", str(exc)))
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search(self, event: Input.Submitted) -> None:
+        state = self.state
+        if state is None or not event.value.strip():
             return
-        finally:
-            self.busy = False
-        self.post_message(RejectFinished(archived))
+        previous = state.current
+        if state.find(event.value.strip()):
+            self.query_one(HunkList).redraw(previous)
+            self._redraw_current()
+        else:
+            self.notify(f"No hunk contains {event.value.strip()!r}.", severity="warning")
 
-    def on_reject_finished(self, message: RejectFinished) -> None:
-        self.notify(f"Rejected; archived as {message.archived_as}", title="Rejected")
-        self._forget_diff()
-        self._load_branches()
+    def _close_search(self) -> bool:
+        box = self.query_one("#search", Input)
+        if not box.display:
+            return False
+        box.display = False
+        self.query_one(HunkList).focus()
+        return True
 
     def action_branch(self, delta: int) -> None:
         if not self.branches:
             return
         self.branch_pos = (self.branch_pos + delta) % len(self.branches)
         self.query_one("#branches", OptionList).highlighted = self.branch_pos
+        self.note = ""
         self._show_branch(self.branches[self.branch_pos])
 
     def action_back(self) -> None:
+        if self._close_search():
+            return
+        if self.state is not None and self.state.line_cursor is not None:
+            self.state.leave_lines()
+            self._redraw_current()
+            return
         self.app.pop_screen()
 
     def action_help(self) -> None:

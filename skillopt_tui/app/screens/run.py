@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from rich.text import Text
@@ -9,20 +10,23 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from skillopt_tui.app.messages import RunFeedUpdated
 from skillopt_tui.app.run_feed import FeedUpdate, RunFollower, RunHeader, RunStatus
+from skillopt_tui.app.train_launcher import resume_command
 from skillopt_tui.app.widgets.budget_footer import BudgetFooter
+from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.diff_view import DiffView
-from skillopt_tui.app.widgets.gate_log import GateLog
+from skillopt_tui.app.widgets.gate_log import GateLog, gate_scores
 from skillopt_tui.app.widgets.reflection_log import ReflectionLog
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
 from skillopt_tui.app.widgets.score_chart import ScoreChart
 from skillopt_tui.app.widgets.trajectory_screen import TrajectoryScreen, find_record
-from skillopt_tui.app.worker_errors import AppScreen
+from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
 
+RESUMABLE = {"stopped", "interrupted"}
 STATUS_STYLE = {"live": "bold green", "finished": "cyan", "failed": "bold red", "stopped": "yellow"}
 
 
@@ -44,16 +48,53 @@ def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
     return Text.assemble(*parts)
 
 
+def gate_verdict(gate) -> Text:
+    """A step's gate decision in words, for the candidate's title."""
+    if gate is None:
+        return Text("not gated yet", style="yellow")
+    if gate.accepted:
+        return Text(f"kept {gate_scores(gate)}", style="bold green")
+    return Text(f"rejected {gate_scores(gate)}", style="bold red")
+
+
 class RunScreen(AppScreen):
+    # 1/2/3 are in the tab titles ("Rollouts (1)"), so the footer leaves them out
     AUTO_FOCUS = "#rollouts-table"  # Enter/↑/↓/t act on the rollouts from the start
     BINDINGS = [
         Binding("escape", "back", "Back"),
-        Binding("1", "tab('rollouts')", "Rollouts"),
-        Binding("2", "tab('reflection')", "Reflect"),
-        Binding("3", "tab('candidate')", "Diff"),
-        Binding("t", "trajectory", "Trajectory"),
+        Binding("1", "tab('rollouts')", "Rollouts", show=False, tooltip="Every rollout of the run"),
+        Binding(
+            "2",
+            "tab('reflection')",
+            "Reflection",
+            show=False,
+            tooltip="The optimizer's reflections",
+        ),
+        Binding(
+            "3", "tab('candidate')", "Candidate", show=False, tooltip="The latest candidate's diff"
+        ),
+        Binding("t", "trajectory", "Trajectory", tooltip="The selected rollout in full"),
+        Binding(
+            "comma",
+            "candidate(-1)",
+            "Prev candidate",
+            show=False,
+            tooltip="The previous step's candidate, with its gate decision",
+        ),
+        Binding(
+            "full_stop",
+            "candidate(1)",
+            "Next candidate",
+            show=False,
+            tooltip="The next step's candidate, with its gate decision",
+        ),
+        Binding(
+            "f", "filter", "Filter", show=False, tooltip="Show the rollouts of some phases or steps"
+        ),
         Binding("s", "stop_run", "Stop run"),
+        Binding("r", "resume", "Resume", tooltip="Resume this stopped run (shows the command)"),
         Binding("question_mark", "help", "Help"),
+        *LIST_KEYS,
     ]
 
     def __init__(self, run_dir: Path) -> None:
@@ -65,6 +106,9 @@ class RunScreen(AppScreen):
         self.budget = None
         self.eta_s: float | None = None
         self.updates = 0  # batches handled; tests wait on it
+        self.candidates: list = []  # every CandidateProposed, in order
+        self.candidate_pos = 0  # the one the Candidate tab shows (follows the newest)
+        self.gates: dict[int, object] = {}  # step → GateDecided
         self._stoppable = False
         self._in_flight = False  # an update is posted and not yet handled
         self.follower = RunFollower(self.run_dir, self._deliver, ready=lambda: not self._in_flight)
@@ -77,6 +121,8 @@ class RunScreen(AppScreen):
                 yield GateLog(id="gates")
         with TabbedContent(id="run-tabs", initial="rollouts"):
             with TabPane("Rollouts (1)", id="rollouts"):
+                yield Input(placeholder="filter: phases and steps, e.g. gate 3", id="filter")
+                yield Label("", id="rollouts-count")
                 yield RolloutsTable(id="rollouts-table")
             with TabPane("Reflection (2)", id="reflection"):
                 yield ReflectionLog(id="reflection-log")
@@ -86,6 +132,7 @@ class RunScreen(AppScreen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.query_one("#filter", Input).display = False
         self.follower.interval_s = self.app.poll_interval
         self.query_one(BudgetFooter).show(None, 0, 0, self.status.status, None)
         self._follow()
@@ -128,14 +175,18 @@ class RunScreen(AppScreen):
                 header_text(self.run_dir, self.header, self.status)
             )
         self.query_one(RolloutsTable).add_rollouts(u.rollouts)
+        self._count()
         self.query_one(ReflectionLog).add_reflections(u.reflections)
         self.query_one(GateLog).add_gates(u.gates)
-        if u.candidate is not None:
-            c = u.candidate
-            title = f"step {c.step} · candidate {c.candidate_hash[:8]} ← {c.parent_hash[:8]}"
-            if not c.valid:
-                title += "  INVALID: " + "; ".join(c.problems)
-            self.query_one(DiffView).show(c.diff, title)
+        for gate in u.gates:
+            self.gates[gate.step] = gate
+        if u.candidates:
+            following = self.candidate_pos >= len(self.candidates) - 1
+            self.candidates.extend(u.candidates)
+            if following:
+                self.candidate_pos = len(self.candidates) - 1
+        if u.candidates or u.gates:
+            self._show_candidate()
         self.query_one(BudgetFooter).show(
             self.budget, self.steps_done, self.header.total_steps, self.status.status, self.eta_s
         )
@@ -144,6 +195,52 @@ class RunScreen(AppScreen):
         if stoppable != self._stoppable:  # `s` comes and goes with the launched process
             self._stoppable = stoppable
             self.refresh_bindings()
+
+    def _count(self) -> None:
+        table = self.query_one(RolloutsTable)
+        shown, total = len(table.rollouts), table.total
+        text = f"{total} rollouts" if shown == total else f"{shown} of {total} rollouts"
+        if str(table.filter):
+            text += f" · filter: {table.filter} (f to change, empty to clear)"
+        else:
+            text += " · f filters by phase or step"
+        self.query_one("#rollouts-count", Label).update(Text(text, style="dim"))
+
+    def action_filter(self) -> None:
+        self.action_tab("rollouts")
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Submitted, "#filter")
+    def _filtered(self, event: Input.Submitted) -> None:
+        table = self.query_one(RolloutsTable)
+        table.set_filter(event.value)
+        event.input.display = False
+        table.focus()
+        self._count()
+
+    def _show_candidate(self) -> None:
+        if not self.candidates:
+            return
+        c = self.candidates[self.candidate_pos]
+        title = Text.assemble(
+            (f"step {c.step}", "bold"),
+            f" · candidate {self.candidate_pos + 1}/{len(self.candidates)} · ",
+            gate_verdict(self.gates.get(c.step)),
+            (f" · {c.candidate_hash[:8]} ← {c.parent_hash[:8]} · , . other steps", "dim"),
+        )
+        if not c.valid:
+            title.append("  INVALID: " + "; ".join(c.problems), style="bold red")
+        self.query_one(DiffView).show(c.diff, title)
+
+    def action_candidate(self, delta: int) -> None:
+        if not self.candidates:
+            self.notify("No candidate proposed yet.", severity="information")
+            return
+        self.action_tab("candidate")
+        self.candidate_pos = max(0, min(len(self.candidates) - 1, self.candidate_pos + delta))
+        self._show_candidate()
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
@@ -167,16 +264,50 @@ class RunScreen(AppScreen):
         self.app.call_from_thread(self.app.push_screen, TrajectoryScreen(rollout, record))
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """`s` exists only for a run this window started and that is still running."""
+        """`s` exists only for a run this window started and that is still running; `r`
+        only for a run that stopped before its end and can be resumed."""
+        launcher = self.app.launcher
         if action == "stop_run":
-            launcher = self.app.launcher
             return launcher.alive and launcher.run_dir == self.run_dir
+        if action == "resume":
+            return self.status.status in RESUMABLE and not (
+                launcher.alive and launcher.run_dir == self.run_dir
+            )
         return True
+
+    def action_resume(self) -> None:
+        launcher = self.app.launcher
+        cmd = resume_command(self.run_dir, launcher.command)
+        if cmd is None:
+            self.notify("This run directory keeps no config.yaml to resume from.", severity="error")
+            return
+        if launcher.alive:
+            self.notify("A run started here is still going; stop it (s) first.", severity="warning")
+            return
+        shown = shlex.join(cmd)
+        body = Text.assemble(
+            "Resume ",
+            (self.run_dir.name, "bold"),
+            " from its last finished step, in the background (quitting the TUI leaves it "
+            "running). The command, to run it yourself instead:\n\n",
+            (shown, "bold"),
+        )
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes":
+                self.app.resume_run(cmd, self.run_dir)
+
+        self.app.push_screen(ConfirmDialog("Resume this run?", body), answered)
 
     def action_stop_run(self) -> None:
         self.app.stop_launched_run()
 
     def action_back(self) -> None:
+        box = self.query_one("#filter", Input)
+        if box.display:
+            box.display = False
+            self.query_one(RolloutsTable).focus()
+            return
         self.app.pop_screen()
 
     def action_help(self) -> None:

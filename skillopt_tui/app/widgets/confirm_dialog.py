@@ -52,6 +52,7 @@ class ConfirmDialog(ModalScreen[str | None]):
                         f"{choice.label} ({choice.key})",
                         id=f"choice-{choice.value}",
                         variant=choice.variant,
+                        compact=True,
                     )
         # its own keys, covering the screen below's footer (whose y/n mean something else)
         yield Footer(compact=True, show_command_palette=False)

@@ -18,9 +18,33 @@ CHOICES = (
 )
 
 
+def changed_lines(difference: str) -> int:
+    """Lines that differ: per hunk the larger of lines removed and added (an edited line
+    is one line, not a removal and an addition)."""
+    total, added, removed = 0, 0, 0
+    for ln in difference.splitlines():
+        if ln.startswith("@@"):
+            total, added, removed = total + max(added, removed), 0, 0
+        elif ln[:1] == "+" and not ln.startswith("+++"):
+            added += 1
+        elif ln[:1] == "-" and not ln.startswith("---"):
+            removed += 1
+    return total + max(added, removed)
+
+
 def conflict_body(error: Any) -> Text:
+    """In this dialog's words: its keys, not the CLI's --force; plurals done right."""
     difference = str(getattr(error, "difference", "") or "")
-    parts = [Text(str(error)), Text("")]
+    target = getattr(error, "target", "") or "the deploy target"
+    n = changed_lines(difference)
+    differ = f"{n} line differs" if n == 1 else f"{n} lines differ"
+    parts = [
+        Text.assemble(
+            (str(target), "bold"),
+            f" was edited outside SkillOpt since it was last deployed ({differ}).",
+        ),
+        Text(""),
+    ]
     if difference.strip():
         parts += [
             Text("What the target holds now, against what we last deployed:", "dim"),
@@ -28,7 +52,14 @@ def conflict_body(error: Any) -> Text:
         ]
     else:
         parts.append(Text("(no difference text)", "dim"))
-    parts += [Text(""), Text("Overwrite replaces the hand edit; Cancel changes nothing.", "bold")]
+    parts += [
+        Text(""),
+        Text(
+            "Overwrite (o) replaces the hand edit; Cancel (c) changes nothing (fold the edit "
+            "into the skill first to keep it).",
+            "bold",
+        ),
+    ]
     return Text("\n").join(parts)
 
 

@@ -25,7 +25,7 @@ class DiffView(VerticalScroll):
     def compose(self):
         yield self._body
 
-    def show(self, diff: str, title: str = "", preamble: Text | None = None) -> None:
+    def show(self, diff: str, title: str | Text = "", preamble: Text | None = None) -> None:
         """`preamble` (a commit's message, say) goes between the title and the diff."""
         if not diff.strip() and preamble is None:
             self._body.update(Text(self.placeholder, style="dim"))
@@ -34,6 +34,7 @@ class DiffView(VerticalScroll):
         if preamble is not None:
             text = Text.assemble(preamble, "\n\n", text)
         if title:
-            text = Text.assemble((title, "bold"), "\n", text)
+            head = title if isinstance(title, Text) else Text(title, style="bold")
+            text = Text.assemble(head, "\n", text)
         self._body.update(text)
         self.scroll_home(animate=False)

@@ -9,15 +9,26 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+PATH_ROOM = 18  # characters of a deploy path the side column shows without wrapping
+
+
+def short_path(path: str | None, room: int = PATH_ROOM) -> str:
+    """The end of a long path (its file name matters most), marked with … where cut, so
+    it never wraps mid-name in the side column."""
+    if not path or len(path) <= room:
+        return path or ""
+    return "…" + path[-(room - 1) :]
+
 
 def evidence_text(diff: Any, deploy_to: str | None, decisions: dict[int, str]) -> Text:
     parts: list[Text] = []
-    total = len(diff.hunks)
+    total = len(decisions) or len(diff.hunks)  # review items (a split hunk is several)
     approved = sum(1 for v in decisions.values() if v == "approved")
     rejected = sum(1 for v in decisions.values() if v == "rejected")
     adopted = sum(1 for v in decisions.values() if v == "adopted")
+    partial = sum(1 for v in decisions.values() if v == "partial")
     parts.append(Text.assemble(("skill ", "dim"), (diff.skill, "bold")))
-    parts.append(Text.assemble(("deploy ", "dim"), deploy_to or "— (repo only)"))
+    parts.append(Text.assemble(("deploy ", "dim"), short_path(deploy_to) or "— (repo only)"))
     parts.append(
         Text.assemble(
             ("hunks ", "dim"),
@@ -25,7 +36,8 @@ def evidence_text(diff: Any, deploy_to: str | None, decisions: dict[int, str]) -
             (f"y {approved}", "green"),
             "  ",
             (f"n {rejected}", "red"),
-            f"  ? {total - approved - rejected - adopted}",
+            (f"  ~ {partial}" if partial else "", "yellow"),
+            f"  ? {total - approved - rejected - adopted - partial}",
             (f"  on main {adopted}" if adopted else "", "cyan"),
         )
     )

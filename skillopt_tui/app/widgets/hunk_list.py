@@ -1,10 +1,18 @@
-"""The staged diff as numbered hunks, each marked pending / approved / rejected, with the
-current one highlighted. Decisions live in the review screen; this only draws them."""
+"""The staged diff as review items (whole hunks, or blocks of a split hunk), each marked
+pending / approved / rejected / partly chosen / on main, the current one highlighted.
+
+Lines are drawn in a grid: a choice column, the `+`/`-` gutter, then the text, so a long
+line wraps inside its column and never loses its gutter. A very long line is cut with a
+marker saying how much is hidden (`w` shows it whole). Decisions live in the screen's
+ReviewState; this only draws them.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -16,36 +24,130 @@ MARKS = {
     "pending": ("[ ]", "dim"),
     "approved": ("[y]", "bold green"),
     "rejected": ("[n]", "bold red"),
-    "adopted": ("[=]", "cyan"),  # already on main (an earlier partial adopt)
+    "partial": ("[~]", "bold yellow"),
+    "adopted": ("[=]", "cyan"),  # already on main (an earlier adopt)
 }
+LONG_LINE = 240  # characters shown of a longer line unless the item is shown whole
+CONTEXT = 3  # context lines shown around a block of a split hunk
 
 
-def hunk_text(hunk: Any, decision: str, show_file: bool = False) -> Text:
-    mark, style = MARKS[decision]
-    head = Text.assemble(
+def head_text(item: Any, show_file: bool = False) -> Text:
+    """One line: mark, item label, file, header, counts; cut with … rather than wrapped,
+    so no part of it can pass for a diff line."""
+    hunk = item.hunk
+    mark, style = MARKS[item.decision]
+    shown = [hunk.lines[i] for i in item_rows(item)]
+    added = sum(1 for x in shown if x.startswith("+"))
+    removed = sum(1 for x in shown if x.startswith("-"))
+    part = f" part {item.part}/{item.parts}" if item.part else ""
+    text = Text.assemble(
         (mark, style),
         " ",
-        (f"#{hunk.index}", "bold"),
+        (item.label, "bold"),
+        " ",
+        (f"+{added} -{removed}", "dim"),
+        (part, "yellow"),
+        ("  conflicts with main" if item.hunk_conflicts else "", "bold red"),
+        ("  on main" if item.decision == "adopted" else "", "cyan"),
         " ",
         (f"{hunk.file} " if show_file else "", "bold"),
         (hunk.header, "cyan"),
-        (f"  +{hunk.added} -{hunk.removed}", "dim"),
-        ("  adopted (on main)" if decision == "adopted" else "", "cyan"),
+        no_wrap=True,
+        overflow="ellipsis",
     )
-    return Text("\n").join([head, *styled_lines(list(hunk.lines))])
+    return text
+
+
+def item_rows(item: Any) -> list[int]:
+    """Indexes into `item.hunk.lines` this item shows: all of them for a whole hunk; for a
+    block, its changed lines with up to CONTEXT context lines either side."""
+    lines = item.hunk.lines
+    if not item.part:
+        return list(range(len(lines)))
+    number, where = 0, []
+    for i, line in enumerate(lines):
+        if line[:1] in ("+", "-"):
+            number += 1
+            if number in item.lines:
+                where.append(i)
+    first, last = max(0, where[0] - CONTEXT), min(len(lines) - 1, where[-1] + CONTEXT)
+    return [i for i in range(first, last + 1) if lines[i][:1] not in ("+", "-") or i in where]
+
+
+def _cut(text: Text, whole: bool) -> Text:
+    if whole or len(text.plain) <= LONG_LINE:
+        return text
+    hidden = len(text.plain) - LONG_LINE
+    return Text.assemble(text[:LONG_LINE], (f" … +{hidden} chars (w: show all)", "bold magenta"))
+
+
+def item_body(
+    item: Any,
+    *,
+    line_cursor: int | None = None,
+    anchor: int | None = None,
+    whole: bool = False,
+) -> Table:
+    """The item's lines in a grid (choice, gutter, text). While choosing lines, the line
+    cursor is `>` and each changed line shows whether it is chosen (x) or not (·)."""
+    grid = Table.grid(padding=(0, 0), expand=True)
+    grid.add_column(width=5, no_wrap=True)
+    grid.add_column(width=2, no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    styled = styled_lines(list(item.hunk.lines))
+    chosen = item.chosen_lines()
+    span = set()
+    if anchor is not None and line_cursor is not None:
+        lo, hi = sorted((anchor, line_cursor))
+        span = set(range(lo, hi + 1))
+    number = 0
+    numbers = []
+    for line in item.hunk.lines:
+        if line[:1] in ("+", "-"):
+            number += 1
+            numbers.append(number)
+        else:
+            numbers.append(None)
+    for i in item_rows(item):
+        line, text, n = item.hunk.lines[i], styled[i], numbers[i]
+        choosing = line_cursor is not None
+        if n is None:
+            choice = Text("")
+        elif choosing:
+            cursor = ">" if n == line_cursor else ("|" if n in span else " ")
+            tick = "x" if n in chosen else "·"
+            choice = Text.assemble(
+                (cursor, "bold reverse" if n == line_cursor else "yellow"),
+                (f"{tick}", "bold green" if n in chosen else "dim"),
+                (f"{n:>2}"[-2:], "dim"),
+                " ",
+            )
+        else:
+            choice = Text(f"{n:>4} ", style="dim")
+        sign = line[:1] if line[:1] in "+-\\" else " "
+        grid.add_row(choice, Text(sign + " ", style=text.style), _cut(text[1:], whole))
+    return grid
 
 
 class HunkView(Static):
-    def __init__(self, hunk: Any, show_file: bool) -> None:
-        super().__init__(hunk_text(hunk, "pending", show_file), classes="hunk")
-        self.hunk = hunk
+    def __init__(self, item: Any, show_file: bool) -> None:
+        super().__init__(classes="hunk")
+        self.item = item
         self.show_file = show_file
+        self.whole = False
+        self.draw()
 
-    def set_decision(self, decision: str) -> None:
-        self.update(hunk_text(self.hunk, decision, self.show_file))
-        self.set_class(decision == "approved", "-approved")
-        self.set_class(decision == "rejected", "-rejected")
-        self.set_class(decision == "adopted", "-adopted")
+    def draw(self, line_cursor: int | None = None, anchor: int | None = None) -> None:
+        item = self.item
+        self.update(
+            Group(
+                head_text(item, self.show_file),
+                item_body(item, line_cursor=line_cursor, anchor=anchor, whole=self.whole),
+            )
+        )
+        for decision in ("approved", "rejected", "adopted", "partial"):
+            self.set_class(item.decision == decision, f"-{decision}")
+        self.set_class(item.hunk_conflicts, "-conflicts")
 
 
 class HunkList(VerticalScroll):
@@ -60,18 +162,19 @@ class HunkList(VerticalScroll):
         super().__init__(**kwargs)
         self.views: list[HunkView] = []
 
-    async def set_hunks(self, hunks: list[Any], empty_text: str = "No hunks.") -> None:
+    async def set_items(self, items: list[Any], empty_text: str = "No hunks.") -> None:
         await self.remove_children()
-        several_files = len({h.file for h in hunks}) > 1
-        self.views = [HunkView(h, several_files) for h in hunks]
+        several_files = len({i.hunk.file for i in items}) > 1
+        self.views = [HunkView(i, several_files) for i in items]
         if self.views:
             await self.mount_all(self.views)
         else:
             await self.mount(Static(Text(empty_text, style="dim"), classes="hunk-empty"))
         self.scroll_home(animate=False)
 
-    def show_decision(self, position: int, decision: str) -> None:
-        self.views[position].set_decision(decision)
+    def redraw(self, position: int, line_cursor: int | None = None, anchor=None) -> None:
+        if 0 <= position < len(self.views):
+            self.views[position].draw(line_cursor, anchor)
 
     def set_current(self, position: int) -> None:
         for i, view in enumerate(self.views):

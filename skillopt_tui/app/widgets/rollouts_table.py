@@ -1,25 +1,38 @@
-"""Streaming table of rollouts; Enter on a row asks the screen to show its trajectory.
+"""Every rollout of the run, live or replayed; Enter on a row asks for its trajectory.
 
-It is a live view, not the record (the run directory has every rollout): each update adds
-at most BATCH rows, the newest, and the table keeps at most MAX_ROWS, so the cost per
-update is bounded however fast a run writes."""
+Nothing is dropped: DataTable draws only the rows on screen, so a run of thousands of
+rollouts scrolls as cheaply as one of ten. A filter (`f`: phase names and step numbers,
+e.g. "gate 3" or "baseline") narrows the rows without losing the others.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from textual.widgets import DataTable
 
 from core.run.events import RolloutFinished
 
-BATCH = 60
-MAX_ROWS = 400
-KEEP_ON_TRIM = 200
+PHASE_NAMES = {  # what each phase's rollouts are, in the words of the run's console
+    "baseline": "baseline",  # the initial skill on val, before step 1
+    "train": "train",
+    "gate": "gate",  # a candidate on val
+    "slow_update": "slow update",
+    "final_val": "final val",
+    "test": "test",
+    "eval": "eval",
+}
+
+
+def phase_name(r: RolloutFinished) -> str:
+    return PHASE_NAMES.get(r.phase, r.phase)
 
 
 def _cells(r: RolloutFinished) -> tuple[str, ...]:
     step = "base" if r.phase == "baseline" else str(r.step)  # baseline runs before step 1
     return (
         step,
-        r.phase,
+        phase_name(r),
         r.item_id,
         f"{r.hard:.2f}",
         f"{r.latency_s:.1f}s",
@@ -27,11 +40,39 @@ def _cells(r: RolloutFinished) -> tuple[str, ...]:
     )
 
 
+@dataclass(frozen=True)
+class RolloutFilter:
+    """Words are phases (any of them matches), numbers are steps (any of them matches)."""
+
+    phases: frozenset[str] = frozenset()
+    steps: frozenset[int] = frozenset()
+
+    @classmethod
+    def parse(cls, text: str) -> RolloutFilter:
+        words = text.lower().replace(",", " ").split()
+        steps = frozenset(int(w) for w in words if w.isdigit())
+        phases = frozenset(w for w in words if not w.isdigit() and w != "step")
+        return cls(phases, steps)
+
+    def matches(self, r: RolloutFinished) -> bool:
+        if self.phases and not any(p in r.phase.lower() or p in phase_name(r) for p in self.phases):
+            return False
+        return not self.steps or (r.step in self.steps and r.phase != "baseline")
+
+    def __str__(self) -> str:
+        return " ".join([*sorted(self.phases), *map(str, sorted(self.steps))])
+
+
 class RolloutsTable(DataTable):
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
-        self.rollouts: list[RolloutFinished] = []
-        self.total = 0  # rollouts seen, shown or not
+        self.all: list[RolloutFinished] = []  # every rollout seen
+        self.rollouts: list[RolloutFinished] = []  # the rows shown (filtered)
+        self.filter = RolloutFilter()
+
+    @property
+    def total(self) -> int:
+        return len(self.all)
 
     def on_mount(self) -> None:
         self.add_columns("step", "phase", "item", "score", "latency", "tokens")
@@ -40,19 +81,22 @@ class RolloutsTable(DataTable):
         """Appends a batch; follows the tail unless the user moved the cursor up."""
         if not rollouts:
             return
-        self.total += len(rollouts)
-        rollouts = rollouts[-BATCH:]
+        self.all.extend(rollouts)
+        shown = [r for r in rollouts if self.filter.matches(r)]
+        if not shown:
+            return
         following = self.row_count == 0 or self.cursor_row >= self.row_count - 1
-        if len(self.rollouts) + len(rollouts) > MAX_ROWS:
-            kept = self.rollouts[-KEEP_ON_TRIM:]
-            self.clear()
-            self.rollouts = []
-            rollouts = kept + rollouts
-            following = True
-        self.add_rows(_cells(r) for r in rollouts)
-        self.rollouts.extend(rollouts)
+        self.add_rows(_cells(r) for r in shown)
+        self.rollouts.extend(shown)
         if following:
             self.move_cursor(row=self.row_count - 1, animate=False)
+
+    def set_filter(self, text: str) -> RolloutFilter:
+        self.filter = RolloutFilter.parse(text)
+        self.clear()
+        self.rollouts = [r for r in self.all if self.filter.matches(r)]
+        self.add_rows(_cells(r) for r in self.rollouts)
+        return self.filter
 
     def rollout_at(self, row: int) -> RolloutFinished | None:
         return self.rollouts[row] if 0 <= row < len(self.rollouts) else None

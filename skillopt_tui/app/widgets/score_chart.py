@@ -12,6 +12,22 @@ from skillopt_tui.app.run_feed import StepPoint
 REDRAW_S = 0.5  # at most two redraws a second: a plot costs tens of milliseconds
 
 
+def gate_marks(
+    points: list[StepPoint],
+) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """(kept, rejected) marks as (step, y). A candidate rejected early has no score of its
+    own: its x sits on the best score it could not beat, so every rejection is marked."""
+    kept = [
+        (p.step, p.candidate_score) for p in points if p.accepted and p.candidate_score is not None
+    ]
+    rejected = [
+        (p.step, p.candidate_score if p.candidate_score is not None else p.best_val)
+        for p in points
+        if not p.accepted
+    ]
+    return kept, rejected  # type: ignore[return-value]
+
+
 class ScoreChart(PlotextPlot):
     """Redrawn from the whole timeline; plotext output depends only on the data and the
     size, so snapshots are stable. A change right after a redraw waits (REDRAW_S) and is
@@ -55,21 +71,11 @@ class ScoreChart(PlotextPlot):
             plt.plot(xs, [self.baseline] * len(xs), color="gray", marker="-")
         if steps:
             plt.plot(steps, [p.best_val for p in self.points], color="cyan", marker="braille")
-            accepted = [p for p in self.points if p.accepted and p.candidate_score is not None]
-            rejected = [p for p in self.points if not p.accepted and p.candidate_score is not None]
-            if accepted:
-                plt.scatter(
-                    [p.step for p in accepted],
-                    [p.candidate_score for p in accepted],
-                    marker="●",
-                    color="green",
-                )
-            if rejected:
-                plt.scatter(
-                    [p.step for p in rejected],
-                    [p.candidate_score for p in rejected],
-                    marker="x",
-                    color="red",
-                )
+            kept, rejected = gate_marks(self.points)
+            for marks, marker, color in ((kept, "●", "green"), (rejected, "x", "red")):
+                if marks:
+                    plt.scatter(
+                        [m[0] for m in marks], [m[1] for m in marks], marker=marker, color=color
+                    )
             plt.xticks(steps if len(steps) <= 12 else steps[:: len(steps) // 12 + 1])
         self.refresh()

@@ -89,7 +89,7 @@ async def test_palette_help_is_human_text(runs_dir):
         )
         helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
         assert helps["Approve (y)"] == "Approve the current hunk and move to the next"
-        assert helps["Back (esc)"] == "Back (Review screen)"
+        assert helps["Back (esc)"] == "Leave Review (its decisions are kept for the session)"
         assert not any("decide(" in h or "Screen:" in h for h in helps.values())
 
 

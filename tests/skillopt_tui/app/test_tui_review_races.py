@@ -119,7 +119,7 @@ async def test_hunks_already_adopted_show_as_adopted(runs_dir, skills_repo):
         assert review.decisions[1] == "adopted" and review.current == 1
         await pilot.press("a")
         assert review.decisions == {1: "adopted", 2: "approved", 3: "approved"}
-        assert review.approved() == [2, 3]
+        assert review.state.selection() == ([2, 3], {})
         await pilot.press("A")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         assert "2 of 3 hunks" in str(app.screen.body)

@@ -11,6 +11,7 @@ from skillopt_tui.app.app import SkillOptApp
 from tests.support.tui_app import RUNS, SkillsRepoDouble, wait_until
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+NARROW = pytest.param((60, 18), id="60x18")
 
 
 def _app(**kw) -> SkillOptApp:
@@ -65,7 +66,7 @@ def test_run_replay(snap_compare, size):
     assert snap_compare(_app(run=RUNS / "demo-finished"), terminal_size=size, run_before=_run)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", [*SIZES, NARROW])
 def test_review(snap_compare, size):
     assert snap_compare(_app(), terminal_size=size, run_before=_review)
 
@@ -83,10 +84,22 @@ def test_run_candidate_tab(snap_compare):
     assert snap_compare(_app(run=RUNS / "demo-finished"), terminal_size=(80, 24), run_before=before)
 
 
-def test_adopt_confirmation(snap_compare):
+@pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24"), NARROW])
+def test_adopt_confirmation(snap_compare, size):
     async def before(pilot) -> None:
         await _review(pilot)
         await pilot.press("y", "A")
+        await pilot.pause(0.1)
+
+    assert snap_compare(_app(), terminal_size=size, run_before=before)
+
+
+def test_review_choosing_lines(snap_compare):
+    """Hunk 3 being chosen line by line: the cursor, the chosen line, the status line."""
+
+    async def before(pilot) -> None:
+        await _review(pilot)
+        await pilot.press("space", "j", "space")
         await pilot.pause(0.1)
 
     assert snap_compare(_app(), terminal_size=(80, 24), run_before=before)

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from core.skills_repo import SkillsRepo
-from tests.support.tui_app import RUNS, make_skills_repo
+from tests.support.skills_git import plain_git
+from tests.support.tui_app import IDENTITY, RUNS, SKILL_V1, make_skills_repo, stage_split_branch
 
 REPO = Path(__file__).resolve().parents[3]
 SKILLOPT = REPO / ".venv" / "bin" / "skillopt"
@@ -92,3 +93,80 @@ def test_review_adopt_in_a_real_terminal(tmp_path):
     assert repo.read_skill("quiz") == expected.read_skill("quiz")
     assert "Answer exactly the question asked." in repo.read_skill("quiz")
     assert "largest ocean" not in repo.read_skill("quiz")
+
+
+def _split_repo(path: Path) -> SkillsRepo:
+    repo = SkillsRepo.init(path, identity=IDENTITY)
+    repo.add_skill("quiz", SKILL_V1)
+    stage_split_branch(repo)
+    return repo
+
+
+def _keys(tmux: Tmux, *keys: str) -> None:
+    """One key at a time with a pause: an Escape directly followed by a key is alt+key."""
+    for key in keys:
+        tmux("send-keys", "-t", "tui", key)
+        time.sleep(0.25)
+
+
+def test_split_hunk_and_line_choice_at_80x24_equal_the_cli(tmp_path):
+    skills = tmp_path / "skills"
+    _split_repo(skills)
+    tmux = Tmux(f"skillopt-test-split-{os.getpid()}")
+    status = tmp_path / "exit-status"
+    command = f"{SKILLOPT} tui --runs-dir {RUNS} --skills-repo {skills}; echo $? > {status}"
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "tui", "-x", "80", "-y", "24", command)
+    try:
+        tmux("set-option", "-t", "tui", "status", "off")
+        tmux.wait_for("quiz")
+        _keys(tmux, "v")
+        tmux.wait_for("hunk 1/2")
+        _keys(tmux, "s")
+        tmux.wait_for("#1.2")  # hunk 1 split into its two changes
+        _keys(tmux, "y", "n")  # first change approved, second rejected
+        tmux.wait_for("hunk 3/3")
+        _keys(tmux, "Space", "j", "j", "Space")  # hunk 2: only its 3rd changed line
+        tmux.wait_for("x 3")
+        _keys(tmux, "Escape", "A")
+        screen = tmux.wait_for("Adopt these hunks?")
+        assert "#1.2 (rejected)" in screen
+        _keys(tmux, "y")
+        tmux.wait_for("Adopted as")
+        _keys(tmux, "Escape")
+        tmux.wait_for("New run")
+        _keys(tmux, "q")
+        for _ in range(100):
+            if not tmux.alive():
+                break
+            time.sleep(0.1)
+        assert not tmux.alive(), tmux.screen()
+    finally:
+        tmux("kill-server", check=False)
+    assert status.read_text().strip() == "0"
+
+    expected = tmp_path / "expected"
+    _split_repo(expected)
+    subprocess.run(
+        [
+            str(SKILLOPT),
+            "skills",
+            "adopt",
+            "staged/demo-split",
+            "--lines",
+            "1:1-2",
+            "--lines",
+            "2:3",
+            "--repo",
+            str(expected),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    got, want = SkillsRepo.open(skills), SkillsRepo.open(expected)
+    assert got.read_skill("quiz") == want.read_skill("quiz")
+    blob = ("rev-parse", "main:quiz/SKILL.md")
+    assert plain_git(skills, *blob) == plain_git(expected, *blob)  # the same bytes
+    got_t, want_t = got.log("quiz")[0].trailers, want.log("quiz")[0].trailers
+    assert (got_t["Hunks"], got_t["Lines"]) == (want_t["Hunks"], want_t["Lines"])
+    assert got_t["Adopted-From"].split()[0] == want_t["Adopted-From"].split()[0]
+    assert "- Do not guess.\n- Cite a source.\n" in got.read_skill("quiz")

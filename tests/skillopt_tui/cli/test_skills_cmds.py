@@ -162,3 +162,46 @@ def test_installed_command_prints_one_line_error_and_exits_2(repo_path: Path):
     assert done.stderr.strip().splitlines() == [
         "skillopt: error: no staged branch 'no-such-run' (staged: staged/hand-1)"
     ]
+
+
+def test_adopt_lines_matches_the_api(app, repo_path: Path, tmp_path: Path):
+    text = invoke(app, "skills", "diff", "hand-1", "--numbers", "--repo", str(repo_path)).stdout
+    assert "  1 -line 12" in text and "  2 +line 12, sharper" in text
+    out = invoke(
+        app, "skills", "adopt", "hand-1", "--lines", "2:2", "--repo", str(repo_path)
+    ).stdout
+    # only the "+" line of hunk 2: the old line 12 stays, the sharper one is added after it
+    want = BASE_TEXT + "line 12, sharper\n"
+    assert (tmp_path / "live/SKILL.md").read_text() == want and "deployed to" in out
+    log = json.loads(
+        invoke(app, "skills", "log", "reviewer", "--json", "--repo", str(repo_path)).stdout
+    )
+    assert (log[0]["trailers"]["Hunks"], log[0]["trailers"]["Lines"]) == ("2", "2:2")
+    bad = invoke(
+        app, "skills", "adopt", "hand-1", "--lines", "2", "--repo", str(repo_path), ok=False
+    )
+    assert isinstance(bad.exception, UserError) and "bad --lines" in str(bad.exception)
+    both = invoke(
+        app,
+        "skills",
+        "adopt",
+        "hand-1",
+        "--lines",
+        "1:1",
+        "--all",
+        "--repo",
+        str(repo_path),
+        ok=False,
+    )
+    assert "either --lines or --all" in str(both.exception)
+
+
+def test_rollback_one_hunk_from_the_cli(app, repo_path: Path, tmp_path: Path):
+    env = {"SKILLOPT_SKILLS_REPO": str(repo_path)}
+    invoke(app, "skills", "adopt", "hand-1", "--all", env=env)
+    invoke(app, "skills", "rollback", "reviewer", "--hunks", "1", env=env)
+    assert (tmp_path / "live/SKILL.md").read_text() == edit_lines(
+        BASE_TEXT, {12: "line 12, sharper\n"}
+    )
+    bad = invoke(app, "skills", "rollback", "reviewer", "--hunks", "9", env=env, ok=False)
+    assert isinstance(bad.exception, UserError) and "no hunk 9" in str(bad.exception)

@@ -1,0 +1,112 @@
+"""Review's keys (git add -p / lazygit habits), its help text and its empty-state text."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+HELP = (
+    "j/k move · J/K next/previous undecided · y approve · n reject (both move on) · "
+    "a approve all · s split the hunk · space choose lines (then j/k, space, v range, esc) · "
+    "u undo · p preview main after adopting · / search · A adopt (asks first) · "
+    "r reject the whole branch (asks first) · [ ] previous/next staged branch. "
+    "Decisions are kept per branch until you quit."
+)
+NOTHING_STAGED = (
+    "Nothing staged: no branch awaits review.\n\n"
+    "A training run stages its best candidate here:\n"
+    "  skillopt train -c CONFIG --skills-repo REPO --skill NAME\n"
+    "(or press n on Home). To stage a file by hand:\n"
+    "  skillopt skills stage NAME --from FILE -m 'why'"
+)
+
+DIFF_ACTIONS = {
+    "decide",
+    "approve_all",
+    "adopt",
+    "reject_branch",
+    "split",
+    "lines",
+    "range",
+    "undo",
+    "undecided",
+    "preview",
+    "search",
+    "whole",
+}
+
+
+REVIEW_KEYS = [
+    Binding(
+        "escape",
+        "back",
+        "Back",
+        tooltip="Leave Review (its decisions are kept for the session)",
+    ),
+    # not priority: with the branch list focused its own ↑/↓ move in the list
+    Binding("j,down", "move(1)", "Move", key_display="j/k", tooltip="Next hunk (or line)"),
+    Binding(
+        "k,up",
+        "move(-1)",
+        "Previous hunk",
+        show=False,
+        key_display="k",
+        tooltip="Previous hunk (or line, while choosing lines)",
+    ),
+    Binding("J", "undecided(1)", "Next undecided", show=False, tooltip="Next undecided hunk"),
+    Binding("K", "undecided(-1)", "Prev undecided", show=False, tooltip="Previous undecided hunk"),
+    Binding(
+        "y",
+        "decide('approved')",
+        "Approve",
+        tooltip="Approve the current hunk and move to the next",
+    ),
+    Binding(
+        "n",
+        "decide('rejected')",
+        "Reject",
+        tooltip="Reject the current hunk and move to the next",
+    ),
+    Binding(
+        "a", "approve_all", "All", show=False, tooltip="Approve every hunk not already on main"
+    ),
+    Binding("s", "split", "Split", tooltip="Split the hunk into its separate changes"),
+    Binding(
+        "space",
+        "lines",
+        "Lines",
+        tooltip="Choose lines of the hunk (space again toggles the line under the cursor)",
+    ),
+    Binding("v", "range", "Range", show=False, tooltip="Start or end a range of lines"),
+    Binding("u", "undo", "Undo", show=False, tooltip="Undo the last decision"),
+    Binding("p", "preview", "Preview", show=False, tooltip="The skill after adopting"),
+    Binding("slash", "search", "Search", show=False, tooltip="Find a hunk by its text"),
+    Binding("w", "whole", "Whole lines", show=False, tooltip="Show cut long lines whole"),
+    Binding(
+        "A",
+        "adopt",
+        "Adopt",
+        tooltip="Commit the approved hunks on main and deploy (asks first)",
+    ),
+    Binding(
+        "r",
+        "reject_branch",
+        "Reject branch",
+        show=False,
+        tooltip="Archive the whole staged branch under rejected/ (asks first)",
+    ),
+    Binding(
+        "right_square_bracket",
+        "branch(1)",
+        "Next branch",
+        show=False,
+        tooltip="Show the next staged branch",
+    ),
+    Binding(
+        "left_square_bracket",
+        "branch(-1)",
+        "Prev branch",
+        show=False,
+        tooltip="Show the previous staged branch",
+    ),
+    Binding("question_mark", "help", "Help", tooltip="Every key of this screen"),
+]

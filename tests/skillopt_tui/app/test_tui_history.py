@@ -1,0 +1,66 @@
+"""History: the diff pane follows the cursor (so R acts on the commit shown), the rollback
+dialog shows what it will revert, and one hunk of an adoption can be rolled back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.skills_repo import SkillsRepo
+from skillopt_tui.app.app import SkillOptApp
+from skillopt_tui.app.screens.history import HistoryScreen
+from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
+from skillopt_tui.app.widgets.diff_view import DiffView
+from tests.support.tui_app import IDENTITY, SKILL_V1, SKILL_V2, stage_second_branch, wait_until
+
+
+def _diff_text(screen) -> str:
+    return str(screen.query_one(DiffView)._body.render())
+
+
+async def _history(pilot) -> HistoryScreen:
+    await pilot.press("h")
+    assert await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, HistoryScreen) and pilot.app.screen.loaded > 0
+    )
+    return pilot.app.screen
+
+
+def _two_adoptions(skills_repo: Path) -> SkillsRepo:
+    repo = SkillsRepo.open(skills_repo, identity=IDENTITY)
+    stage_second_branch(repo)
+    repo.adopt("staged/demo-second")  # older: "- No emoji."
+    repo.adopt("staged/demo-finished", [1, 3])  # newest: row 0
+    return repo
+
+
+async def test_diff_follows_the_cursor_and_rollback_targets_the_shown_commit(runs_dir, skills_repo):
+    _two_adoptions(skills_repo)
+    app = SkillOptApp(runs_dir, skills_repo, refresh_runs=False, poll_interval=0.05)
+    async with app.run_test(size=(100, 30)) as pilot:
+        history = await _history(pilot)
+        assert await wait_until(pilot, lambda: "Answer exactly" in _diff_text(history))
+        await pilot.press("down")  # no `d`: the pane follows
+        assert await wait_until(pilot, lambda: "No emoji" in _diff_text(history))
+        await pilot.press("R")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = str(app.screen.body)
+        assert "+- No emoji." in body and "Answer exactly" not in body
+        await pilot.press("y")
+        assert await wait_until(pilot, lambda: history.loaded > 1, limit=250)
+    text = SkillsRepo.open(skills_repo).read_skill("quiz")
+    assert "No emoji" not in text and "Answer exactly" in text
+
+
+async def test_roll_back_one_hunk_from_history(runs_dir, skills_repo):
+    SkillsRepo.open(skills_repo, identity=IDENTITY).adopt("staged/demo-finished")
+    app = SkillOptApp(runs_dir, skills_repo, refresh_runs=False, poll_interval=0.05)
+    async with app.run_test(size=(100, 30)) as pilot:
+        history = await _history(pilot)
+        await pilot.press("R")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "Only hunk 2 (2)" in [str(b.label) for b in app.screen.query("Button")]
+        await pilot.press("2")
+        assert await wait_until(pilot, lambda: history.loaded > 1, limit=250)
+    text = SkillsRepo.open(skills_repo).read_skill("quiz")
+    assert text == SKILL_V2.replace("- largest ocean: Pacific\n", "")
+    assert text != SKILL_V1

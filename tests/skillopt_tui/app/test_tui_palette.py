@@ -1,0 +1,53 @@
+"""lazygit habits outside Review: the palette reaches every screen from anywhere with words
+that say what a command does, one Quit entry; j/k move in every list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillopt_tui.app.app import SkillOptApp
+from skillopt_tui.app.screens.history import HistoryScreen
+from skillopt_tui.app.screens.home import HomeScreen
+from skillopt_tui.app.screens.review import ReviewScreen
+from tests.support.tui_app import SkillsRepoDouble, wait_until
+
+
+def _app(runs_dir: Path) -> SkillOptApp:
+    return SkillOptApp(
+        runs_dir,
+        Path("double"),
+        refresh_runs=False,
+        poll_interval=0.05,
+        repo_factory=SkillsRepoDouble,
+    )
+
+
+async def test_palette_reaches_history_from_review_and_has_one_quit(runs_dir):
+    app = _app(runs_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("v")
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
+        commands = list(app.get_system_commands(app.screen))
+        titles = [c.title for c in commands]
+        history = [c for c in commands if "hist" in c.title.lower()]
+        assert history, titles
+        assert all("(Review screen)" not in c.help for c in commands)
+        app.call_next(history[0].callback)  # as the palette does, from the app loop
+        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        home = [c for c in app.get_system_commands(app.screen) if "quit" in c.title.lower()]
+        assert len(home) == 1, [c.title for c in home]
+
+
+async def test_j_and_k_move_in_the_home_tables(runs_dir):
+    app = _app(runs_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, HomeScreen) and len(app.screen.runs) == 3
+        )
+        table = app.screen.query_one("#runs")
+        await pilot.press("j", "j")
+        assert table.cursor_row == 2
+        await pilot.press("k")
+        assert table.cursor_row == 1
