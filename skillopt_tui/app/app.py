@@ -18,16 +18,19 @@ from textual.worker import Worker
 from core.errors import UserError
 from skillopt_tui.app.messages import ActionFailed, TrainExited, TrainLaunched
 from skillopt_tui.app.review_state import ReviewStates
+from skillopt_tui.app.night_launcher import NightLauncher
 from skillopt_tui.app.screens.history import HistoryScreen
 from skillopt_tui.app.screens.home import HomeScreen
 from skillopt_tui.app.screens.review import ReviewScreen
 from skillopt_tui.app.screens.run import RunScreen
+from skillopt_tui.app.screens.sleep import SleepScreen
 from skillopt_tui.app.skills_data import SkillsSource
 from skillopt_tui.app.train_launcher import TrainLauncher
 from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
 from skillopt_tui.app.widgets.help_screen import HelpScreen
 from skillopt_tui.app.widgets.new_run_dialog import NewRunChoice, NewRunDialog, find_configs
 from skillopt_tui.app.worker_errors import report_worker_error
+from sleep.harvest import default_state_dir
 
 STYLES = Path(__file__).parent / "styles"
 STOPPED_EXIT = 3  # `skillopt train`: stopped at a step boundary, resumable
@@ -40,6 +43,7 @@ class SkillOptApp(App[None]):
         STYLES / "run.tcss",
         STYLES / "review.tcss",
         STYLES / "dialogs.tcss",
+        STYLES / "sleep.tcss",
     ]
     # "-narrow" under 80 columns: side columns shrink so the diff keeps its room
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-normal")]
@@ -58,6 +62,7 @@ class SkillOptApp(App[None]):
         poll_interval: float = 0.3,
         refresh_runs: bool = True,
         config_root: Path | None = None,
+        state_dir: Path | None = None,
     ) -> None:
         super().__init__()
         self.runs_dir = Path(runs_dir)
@@ -68,6 +73,8 @@ class SkillOptApp(App[None]):
         self.config_root = config_root or Path.cwd()
         self.launcher = TrainLauncher()
         self.review_states = ReviewStates()  # review decisions per branch, for the session
+        self.state_dir = Path(state_dir) if state_dir else default_state_dir()  # Sleep's
+        self.night_launcher = NightLauncher()
         self.theme = "textual-dark"
 
     def on_mount(self) -> None:
@@ -80,11 +87,14 @@ class SkillOptApp(App[None]):
     def open_run(self, run_dir: Path) -> None:
         self.push_screen(RunScreen(run_dir))
 
-    def open_review(self, skill: str | None = None) -> None:
-        self.push_screen(ReviewScreen(skill))
+    def open_review(self, skill: str | None = None, branch: str | None = None) -> None:
+        self.push_screen(ReviewScreen(skill, branch=branch))
 
     def open_history(self, skill: str | None = None) -> None:
         self.push_screen(HistoryScreen(skill))
+
+    def open_sleep(self) -> None:
+        self.push_screen(SleepScreen())
 
     def show_help(self, intro: str = "") -> None:
         self.push_screen(HelpScreen(self.screen, intro))
@@ -138,6 +148,12 @@ class SkillOptApp(App[None]):
                 "Adoptions and rollbacks; roll back an adoption",
                 HistoryScreen,
                 self.open_history,
+            ),
+            (
+                "Sleep: transcripts and nights",
+                "What the nightly companion reads, its nights and mined tasks; run a night",
+                SleepScreen,
+                self.open_sleep,
             ),
         ]
         for title, help_text, kind, go in places:

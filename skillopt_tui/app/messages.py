@@ -119,6 +119,43 @@ class TrainExited(Message):
         self.log_tail = log_tail
 
 
+class SleepPreviewLoaded(Message):
+    """A harvest preview (sleep_data.HarvestPreview): sources, sessions, redactions."""
+
+    def __init__(self, preview: Any) -> None:
+        super().__init__()
+        self.preview = preview
+
+
+class NightsLoaded(Message):
+    def __init__(self, context: Any, nights: list[Any]) -> None:
+        super().__init__()
+        self.context = context  # sleep_data.SleepContext
+        self.nights = nights  # sleep_data.NightView, newest first
+
+
+class MinedTasksLoaded(Message):
+    def __init__(self, tasks: Any) -> None:
+        super().__init__()
+        self.tasks = tasks  # sleep_data.TaskList
+
+
+class NightProgress(Message):
+    """The latest progress line of a night started from the Sleep screen."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__()
+        self.line = line
+
+
+class NightExited(Message):
+    def __init__(self, returncode: int, log_tail: str, night_id: str | None) -> None:
+        super().__init__()
+        self.returncode = returncode
+        self.log_tail = log_tail
+        self.night_id = night_id
+
+
 class DeployConflict(Message):
     """The deploy target was edited by hand since we last wrote it: the screen asks whether
     to overwrite it (`retry(force=True)`) or leave everything as it is."""

@@ -41,12 +41,39 @@ def resolve_skills_repo(option: Path | None) -> Path | None:
     return local if (local / "skills.yaml").is_file() else None
 
 
+def resolve_state_dir(option: Path | None) -> Path:
+    from sleep.harvest import default_state_dir
+
+    return (option or default_state_dir()).expanduser().absolute()
+
+
+def sleep_skills_repo(state_dir: Path) -> Path | None:
+    """The skills repository `skillopt sleep init` recorded, so the Sleep screen's staged
+    branches open in Review when no other repository was given; None if none or unreadable
+    (the Sleep screen says why)."""
+    from sleep.settings import load_settings
+
+    try:
+        recorded = load_settings(state_dir).skills_repo
+    except UserError:
+        return None
+    return Path(recorded) if recorded and Path(recorded).is_dir() else None
+
+
 RunsDirOption = Annotated[Path, typer.Option("--runs-dir", help="Folder holding run directories.")]
 SkillsRepoOption = Annotated[
     Path | None,
     typer.Option(
         "--skills-repo",
         help=f"Skills repository (git) to review (default: ${REPO_ENV}, or ./skills if it is one).",
+    ),
+]
+StateDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--state-dir",
+        metavar="DIR",
+        help="Sleep state for the Sleep screen (default: ~/.local/state/skillopt/sleep).",
     ),
 ]
 RunOption = Annotated[
@@ -60,11 +87,15 @@ def register(app: typer.Typer) -> None:
         runs_dir: RunsDirOption = Path("runs"),
         skills_repo: SkillsRepoOption = None,
         run: RunOption = None,
+        state_dir: StateDirOption = None,
     ) -> None:
-        """Dashboard: follow or replay runs, review staged skill edits, roll back."""
+        """Dashboard: follow or replay runs, review staged skill edits, roll back; Sleep nights."""
         if run is not None and not run.is_dir():
             raise TuiUsageError(f"--run {run}: no such run directory")
-        skills_repo = resolve_skills_repo(skills_repo)
+        if state_dir is not None and state_dir.exists() and not state_dir.is_dir():
+            raise TuiUsageError(f"--state-dir {state_dir}: not a directory")
+        state = resolve_state_dir(state_dir)
+        skills_repo = resolve_skills_repo(skills_repo) or sleep_skills_repo(state)
         from skillopt_tui.app.app import SkillOptApp
 
-        SkillOptApp(runs_dir=runs_dir, skills_repo=skills_repo, run=run).run()
+        SkillOptApp(runs_dir=runs_dir, skills_repo=skills_repo, run=run, state_dir=state).run()

@@ -49,6 +49,7 @@ class HomeScreen(AppScreen):
         Binding("n", "new_run", "New run"),
         Binding("v", "review", "Review"),
         Binding("h", "history", "History"),
+        Binding("s", "sleep", "Sleep", tooltip="Sleep: transcripts, nights, mined tasks"),
         Binding("g", "refresh", "Refresh"),
         Binding("question_mark", "help", "Help"),
         *LIST_KEYS,
@@ -172,6 +173,9 @@ class HomeScreen(AppScreen):
 
     def action_history(self) -> None:
         self.app.open_history(self._selected_skill())
+
+    def action_sleep(self) -> None:
+        self.app.open_sleep()
 
     def action_help(self) -> None:
         self.app.show_help()

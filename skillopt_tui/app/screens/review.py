@@ -35,9 +35,10 @@ from skillopt_tui.app.worker_errors import AppScreen
 class ReviewScreen(ReviewWrites, AppScreen):
     BINDINGS = REVIEW_KEYS
 
-    def __init__(self, skill: str | None = None) -> None:
+    def __init__(self, skill: str | None = None, *, branch: str | None = None) -> None:
         super().__init__()
         self.skill = skill
+        self.branch = branch  # open on this staged branch (once; then the user's choice)
         self.branches: list[Any] = []
         self.branch_pos = 0
         self.diff: Any = None
@@ -87,6 +88,8 @@ class ReviewScreen(ReviewWrites, AppScreen):
         if self.skill is not None and any(b.skill == self.skill for b in staged):
             staged.sort(key=lambda b: b.skill != self.skill)  # this skill's branches first
         previous = self.branches[self.branch_pos].name if self.branches else None
+        if self.branch is not None:  # opened on this branch: once, then the user's choice
+            previous, self.branch = self.branch, None
         self.branches = staged
         self._forget_diff()
         options = self.query_one("#branches", OptionList)

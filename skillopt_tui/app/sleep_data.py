@@ -1,0 +1,296 @@
+"""What the Sleep screen shows, each view read in one blocking call (thread workers make
+them). The TUI keeps no state of its own: everything comes from the Sleep state directory
+(sleep.yaml, the nights, the mined-task archive) and a harvest preview that moves no
+cursor, so the screen always agrees with `skillopt sleep status` and `sleep harvest`."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.errors import UserError
+from sleep.harvest import HarvestOptions, HarvestResult, harvest
+from sleep.settings import SleepSettings, load_settings
+from sleep.sources import SourceRoot
+from sleep.split import split_of
+from sleep.status import list_nights
+from sleep.tasks import MinedTask, TaskArchive
+
+SPLITS = ("train", "val", "test")
+
+
+@dataclass(frozen=True)
+class SleepContext:
+    """The state directory and what `skillopt sleep init` recorded in it."""
+
+    state_dir: Path
+    settings: SleepSettings = field(default_factory=SleepSettings)
+    problem: str = ""  # sleep.yaml unreadable: shown, and the defaults are used
+
+    @property
+    def project(self) -> Path:
+        return Path(self.settings.project or Path.cwd()).expanduser().absolute()
+
+    @property
+    def initialised(self) -> bool:
+        return bool(self.settings.skills_repo)
+
+
+def load_context(state_dir: Path) -> SleepContext:
+    try:
+        return SleepContext(state_dir, load_settings(state_dir))
+    except UserError as exc:
+        return SleepContext(state_dir, problem=str(exc))
+
+
+# -- the harvest preview -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RootRow:
+    tool: str
+    path: Path
+    exists: bool
+    files: int
+    subagent_files: int
+    sessions: int  # sessions of the project with tasks to deliver
+
+
+@dataclass
+class HarvestPreview:
+    project: Path
+    everything: bool  # True: read as if no night had run (cursors ignored)
+    result: HarvestResult | None = None
+    problem: str = ""
+
+    def roots(self) -> list[RootRow]:
+        if self.result is None:
+            return []
+        return [root_row(root, self.result) for root in self.result.roots]
+
+
+def root_row(root: SourceRoot, result: HarvestResult) -> RootRow:
+    files = {str(f.path) for f in root.sessions}
+    sessions = sum(1 for s in result.sessions if s.file in files)
+    return RootRow(root.tool, root.path, root.exists, len(files), root.subagent_files, sessions)
+
+
+def harvest_preview(ctx: SleepContext, *, everything: bool = False) -> HarvestPreview:
+    """Tonight's harvest as it would read now (what is new since the last night), or with
+    `everything` the whole history; automation sessions included so they can be shown
+    (marked). Never moves a cursor: `commit=False`, and `everything` reads an empty
+    state directory of its own."""
+    preview = HarvestPreview(ctx.project, everything)
+    s = ctx.settings
+
+    def run(state_dir: Path) -> HarvestResult:
+        return harvest(
+            HarvestOptions(
+                state_dir=state_dir,
+                project=ctx.project,
+                claude_home=s.claude_home,
+                codex_home=s.codex_home,
+                include_automation=True,
+                commit=False,
+            )
+        )
+
+    try:
+        if everything:
+            with tempfile.TemporaryDirectory(prefix="skillopt-preview-") as empty:
+                preview.result = run(Path(empty))
+        else:
+            preview.result = run(ctx.state_dir)
+    except UserError as exc:
+        preview.problem = str(exc)
+    return preview
+
+
+# -- nights --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NightSkill:
+    night_id: str
+    skill: str
+    status: str
+    counts: dict[str, int]  # tasks per split (mined for this skill tonight)
+    replayed: int | None  # distinct tasks the run replayed (None: no run directory)
+    baseline_val: float | None = None
+    best_val: float | None = None
+    staged: str | None = None
+    adopted: str | None = None
+    run_dir: Path | None = None
+    reason: str = ""
+
+    @property
+    def mined(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass(frozen=True)
+class NightView:
+    night_id: str
+    status: str
+    message: str
+    pending: int
+    folder: Path
+    skills: list[NightSkill]
+
+
+def replayed_tasks(run_dir: Path) -> int | None:
+    """Distinct tasks replayed in a run (any phase), from its events.jsonl."""
+    events = run_dir / "events.jsonl"
+    if not events.is_file():
+        return None
+    seen: set[str] = set()
+    try:
+        with events.open(encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                if '"RolloutFinished"' not in line:
+                    continue
+                try:
+                    seen.add(json.loads(line)["item_id"])
+                except (ValueError, KeyError, TypeError):
+                    continue  # a line being written
+    except OSError:
+        return None
+    return len(seen)
+
+
+def _night_skill(night_id: str, folder: Path, skill: str, o: dict[str, Any]) -> NightSkill:
+    run_dir = Path(o["run_dir"]) if o.get("run_dir") else folder / skill
+    has_run = (run_dir / "events.jsonl").is_file()
+    return NightSkill(
+        night_id=night_id,
+        skill=skill,
+        status=str(o.get("status", "?")),
+        counts={split: int(o.get(split) or 0) for split in SPLITS},
+        replayed=replayed_tasks(run_dir) if has_run else None,
+        baseline_val=o.get("baseline_val"),
+        best_val=o.get("best_val"),
+        staged=o.get("staged"),
+        adopted=o.get("adopted"),
+        run_dir=run_dir if has_run else None,
+        reason=str(o.get("reason") or ""),
+    )
+
+
+def _running_skills(folder: Path, done: dict[str, Any], frozen: dict[str, Any]) -> list[str]:
+    """Skills whose run is under way: night.json records a skill only when its run ends,
+    so a night in progress shows its live run directory too."""
+    return [
+        skill
+        for skill in frozen
+        if skill not in done and (folder / skill / "events.jsonl").is_file()
+    ]
+
+
+def load_nights(state_dir: Path) -> list[NightView]:
+    nights = []
+    for data in list_nights(state_dir):
+        night_id = str(data.get("night_id", "?"))
+        folder = Path(data.get("folder") or Path(state_dir) / "nights" / night_id)
+        outcomes = data.get("skills") or {}
+        skills = [_night_skill(night_id, folder, k, o) for k, o in outcomes.items()]
+        if data.get("status") == "running":
+            frozen = _read_json(folder / "tasks.json").get("skills", {})
+            for skill in _running_skills(folder, outcomes, frozen):
+                counts = {split: len(frozen[skill].get(split, [])) for split in SPLITS}
+                skills.append(_night_skill(night_id, folder, skill, {"status": "live", **counts}))
+        nights.append(
+            NightView(
+                night_id=night_id,
+                status=str(data.get("status", "?")),
+                message=str(data.get("message") or ""),
+                pending=int(data.get("pending") or 0),
+                folder=folder,
+                skills=skills,
+            )
+        )
+    return nights
+
+
+# -- mined tasks ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    task: MinedTask
+    split: str
+    sources: list[str]  # "claude:<id>  <transcript file>" where the night knows the file
+
+
+@dataclass
+class TaskList:
+    title: str  # "night sleep-… tasks" or "archive"
+    rows: list[TaskRow] = field(default_factory=list)
+    problem: str = ""
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _session_files(folder: Path) -> dict[str, str]:
+    saved = _read_json(folder / "sessions.json").get("sessions", [])
+    return {
+        f"{s.get('source', '?')}:{s.get('session_id', '?')}": str(s.get("file") or "")
+        for s in saved
+        if isinstance(s, dict)
+    }
+
+
+def _sources(task: MinedTask, files: dict[str, str]) -> list[str]:
+    return [
+        f"{sid}  {short_file(files[sid])}" if files.get(sid) else sid
+        for sid in task.source_sessions
+    ]
+
+
+def short_file(path: str) -> str:
+    """A transcript file by its folder and name (the root is on the Sources tab)."""
+    parts = Path(path).parts
+    return str(Path(*parts[-2:])) if len(parts) > 2 else path
+
+
+def night_tasks(night: NightView) -> TaskList:
+    """The tasks a night replayed, with the splits it froze for them."""
+    frozen = _read_json(night.folder / "tasks.json").get("skills")
+    out = TaskList(f"night {night.night_id}")
+    if not isinstance(frozen, dict):
+        out.problem = f"night {night.night_id} mined no tasks (no tasks.json)"
+        return out
+    files = _session_files(night.folder)
+    try:
+        for splits in frozen.values():
+            for split in SPLITS:
+                for data in splits.get(split, []):
+                    task = MinedTask.from_dict(data)
+                    out.rows.append(TaskRow(task, split, _sources(task, files)))
+    except (TypeError, AttributeError) as exc:
+        out.problem = f"{night.folder / 'tasks.json'}: unreadable ({exc})"
+    return out
+
+
+def archive_tasks(ctx: SleepContext) -> TaskList:
+    """Every task mined so far; the split is the one a night gives it (a stable hash of
+    its id with the recorded fractions)."""
+    out = TaskList("archive")
+    try:
+        tasks = TaskArchive(ctx.state_dir / "tasks.json").load()
+    except UserError as exc:
+        out.problem = str(exc)
+        return out
+    s = ctx.settings
+    for task in sorted(tasks.values(), key=lambda t: (t.skill or "", -t.occurrences, t.id)):
+        split = split_of(task.id, val_fraction=s.val_fraction, test_fraction=s.test_fraction)
+        out.rows.append(TaskRow(task, split, list(task.source_sessions)))
+    return out

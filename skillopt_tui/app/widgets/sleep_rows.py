@@ -1,0 +1,301 @@
+"""The Sleep screen's table rows and detail texts, from sleep_data's views (pure: no
+widgets, so they are easy to read and to test)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+
+from skillopt_tui.app.sleep_data import (
+    HarvestPreview,
+    NightSkill,
+    NightView,
+    TaskList,
+    TaskRow,
+)
+from sleep.model import Session
+
+STATUS_STYLE = {
+    "running": "bold green",
+    "live": "bold green",
+    "finished": "cyan",
+    "failed": "bold red",
+    "stopped": "yellow",
+    "waiting": "yellow",
+    "skipped": "dim",
+    "unreadable": "red",
+}
+SPLIT_STYLE = {"train": "green", "val": "cyan", "test": "magenta"}
+ROOT_COLUMNS = ("tool", "root", "found", "files", "sub-agent", "sessions")
+SKIPPED_COLUMNS = ("file", "reason")
+SESSION_COLUMNS = ("", "tool", "session", "branch", "tasks", "first task")
+TASK_COLUMNS = ("when", "task")
+REDACTION_COLUMNS = ("kind", "secret", "in context")
+NIGHT_COLUMNS = ("night · skill", "status", "mined", "replayed", "val")
+MINED_COLUMNS = ("split", "skill", "seen", "intent")
+
+
+def status_text(status: str) -> Text:
+    return Text(status, style=STATUS_STYLE.get(status, ""))
+
+
+def short_path(path: str | Path, keep: int = 2) -> str:
+    """The last `keep` parts of a path (the file and its folder), with a leading …."""
+    parts = Path(path).parts
+    return str(Path(*parts[-keep:])) if len(parts) <= keep else "…/" + str(Path(*parts[-keep:]))
+
+
+def tilde(path: Path) -> str:
+    """A path under the home folder as ~/…, to leave room on narrow screens."""
+    home = os.path.expanduser("~")
+    text = str(path)
+    return "~" + text[len(home) :] if home != "/" and text.startswith(home + os.sep) else text
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+# -- sources -------------------------------------------------------------------------------
+
+
+def root_cells(preview: HarvestPreview) -> list[tuple]:
+    return [
+        (
+            r.tool,
+            tilde(r.path),
+            Text("yes", style="green") if r.exists else Text("no", style="dim"),
+            str(r.files),
+            str(r.subagent_files),
+            str(r.sessions),
+        )
+        for r in preview.roots()
+    ]
+
+
+def sources_summary(preview: HarvestPreview) -> Text:
+    result = preview.result
+    if result is None:
+        return Text(
+            preview.problem or "reading the transcripts…", style="red" if preview.problem else "dim"
+        )
+    which = "whole history" if preview.everything else "new since the last night"
+    left = ", ".join(f"{reason or '?'} {n}" for reason, n in sorted(result.left_out.items()))
+    auto = sum(1 for s in result.sessions if s.automation)
+    parts = [
+        f"{result.files_read} file(s) read ({result.bytes_read / 1e6:.1f} MB, {which}), "
+        f"{result.files_unchanged} unchanged; ",
+        (f"{len(result.sessions)} session(s)", "bold"),
+        f" of {tilde(preview.project)}",
+        f" ({auto} automation)" if auto else "",
+    ]
+    if left:
+        parts.append(f"; left out: {left}")
+    return Text.assemble(*parts)
+
+
+def skipped_cells(preview: HarvestPreview) -> list[tuple]:
+    if preview.result is None:
+        return []
+    return [(Path(s.file).name, s.reason) for s in preview.result.skipped]
+
+
+# -- sessions and redactions -----------------------------------------------------------------
+
+
+def sessions_of(preview: HarvestPreview) -> list[Session]:
+    return [] if preview.result is None else list(preview.result.sessions)
+
+
+def session_cells(sessions: list[Session]) -> list[tuple]:
+    return [
+        (
+            Text("auto", style="bold magenta") if s.automation else "",
+            s.source,
+            s.session_id[-8:],  # Codex ids are time-ordered: their heads repeat
+            s.branch or "—",
+            str(len(s.tasks)),
+            one_line(s.tasks[0].text, 60) if s.tasks else "",
+        )
+        for s in sessions
+    ]
+
+
+def task_cells(session: Session) -> list[tuple]:
+    rows = []
+    for t in session.tasks:
+        when = (t.timestamp or "—")[:16].replace("T", " ")
+        text = Text(one_line(t.text))
+        if t.aborted:
+            text = Text.assemble(("aborted ", "yellow"), text)
+        rows.append((when, text))
+    return rows
+
+
+def session_title(session: Session) -> str:
+    kind = (
+        "automation session (mined only with --include-automation)"
+        if session.automation
+        else "session"
+    )
+    return f"{kind} {session.session_id} · {short_path(session.file)}"
+
+
+def redaction_summary(preview: HarvestPreview) -> Text:
+    if preview.result is None or not preview.result.redactions:
+        return Text("")
+    counts = ", ".join(f"{kind} {n}" for kind, n in sorted(preview.result.redactions.items()))
+    total = sum(preview.result.redactions.values())
+    return Text.assemble((f"{total} redaction(s)", "bold"), f": {counts} — secrets are masked")
+
+
+def redaction_detail(preview: HarvestPreview | None, pos: int) -> Text:
+    shown = preview.result.shown if preview and preview.result else []
+    if not 0 <= pos < len(shown):
+        return Text("")
+    r = shown[pos]
+    return Text.assemble(
+        (r.kind, "yellow"), f" ({r.hint})\n", r.context, "\n", (f"in {r.file}", "dim")
+    )
+
+
+def redaction_cells(preview: HarvestPreview) -> list[tuple]:
+    if preview.result is None:
+        return []
+    return [
+        (Text(r.kind, style="yellow"), r.hint, one_line(r.context, 120))
+        for r in preview.result.shown
+    ]
+
+
+# -- nights ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NightRow:
+    """What a row of the nights table stands for (Enter acts on it)."""
+
+    kind: str  # "night" | "skill" | "branch"
+    night: NightView
+    skill: NightSkill | None = None
+
+
+def _score(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def night_rows(nights: list[NightView]) -> tuple[list[NightRow], list[tuple]]:
+    refs: list[NightRow] = []
+    cells: list[tuple] = []
+    for night in nights:
+        pending = f" ({night.pending} waiting)" if night.pending else ""
+        refs.append(NightRow("night", night))
+        cells.append(
+            (
+                Text(night.night_id, style="bold"),
+                Text.assemble(status_text(night.status), pending),
+                str(sum(s.mined for s in night.skills)),
+                str(sum(s.replayed or 0 for s in night.skills)),
+                "",
+            )
+        )
+        for skill in night.skills:
+            refs.append(NightRow("skill", night, skill))
+            cells.append(
+                (
+                    f" {skill.skill}",
+                    status_text(skill.status),
+                    str(skill.mined),
+                    "—" if skill.replayed is None else str(skill.replayed),
+                    f"{_score(skill.baseline_val)} → {_score(skill.best_val)}"
+                    if skill.baseline_val is not None
+                    else "—",
+                )
+            )
+            if skill.staged:
+                refs.append(NightRow("branch", night, skill))
+                adopted = Text(" adopted", style="green") if skill.adopted else ""
+                cells.append(
+                    (
+                        Text.assemble(("    ↳ ", "dim"), (skill.staged, "yellow")),
+                        adopted,
+                        "",
+                        "",
+                        "",
+                    )
+                )
+    return refs, cells
+
+
+def night_detail(row: NightRow | None) -> Text:
+    if row is None:
+        return Text("")
+    night, skill = row.night, row.skill
+    if skill is None:
+        lines = [Text.assemble((night.night_id, "bold"), " ", status_text(night.status))]
+        if night.message:
+            lines.append(Text(night.message))
+        if night.pending:
+            lines.append(
+                Text(f"prompts waiting: {night.folder / 'handoff' / 'prompts'}", style="yellow")
+            )
+        lines.append(Text(f"folder: {night.folder}", style="dim"))
+        return Text("\n").join(lines)
+    c = skill.counts
+    lines = [
+        Text.assemble(
+            (skill.skill, "bold"),
+            " ",
+            status_text(skill.status),
+            f"  {c['train']} train / {c['val']} val / {c['test']} test tasks",
+        )
+    ]
+    if skill.baseline_val is not None:
+        lines.append(
+            Text(f"val {_score(skill.baseline_val)} (baseline) → {_score(skill.best_val)} (best)")
+        )
+    if skill.reason:
+        lines.append(Text(skill.reason, style="dim"))
+    if row.kind == "branch":
+        lines.append(Text(f"Enter: review {skill.staged}", style="yellow"))
+    elif skill.run_dir is not None:
+        lines.append(Text(f"Enter: the run ({skill.run_dir})", style="dim"))
+    if skill.adopted:
+        lines.append(Text(f"adopted as {skill.adopted[:12]}", style="green"))
+    return Text("\n").join(lines)
+
+
+# -- mined tasks -----------------------------------------------------------------------------
+
+
+def mined_cells(tasks: TaskList) -> list[tuple]:
+    return [
+        (
+            Text(r.split, style=SPLIT_STYLE.get(r.split, "")),
+            r.task.skill or "—",
+            str(r.task.occurrences),
+            one_line(r.task.intent, 120),
+        )
+        for r in tasks.rows
+    ]
+
+
+def mined_detail(row: TaskRow | None) -> Text:
+    if row is None:
+        return Text("")
+    t = row.task
+    lines = [
+        Text.assemble((t.id, "bold"), f" · {t.kind} · {row.split} · seen {t.occurrences}×"),
+        Text(one_line(t.intent, 400)),
+    ]
+    if t.rubric:
+        lines.append(Text.assemble(("rubric: ", "cyan"), one_line(t.rubric, 400)))
+    if t.checks:
+        lines.append(Text.assemble(("checks: ", "cyan"), "; ".join(c.describe() for c in t.checks)))
+    lines.append(Text(f"from {len(row.sources)} session(s):", style="cyan"))
+    lines += [Text(f"  {source}", style="dim") for source in row.sources]
+    return Text("\n").join(lines)

@@ -1,0 +1,181 @@
+"""A Sleep world for the TUI tests: a private home with Claude Code and Codex transcripts
+(our own made-up content in the recorded formats, tests/sleep/transcripts.py), a project
+with its CLAUDE.md in a real skills repository, sleep.yaml as `skillopt sleep init` writes
+it, and optionally a real night already run on the scripted TEST DOUBLE
+(tests/sleep/night_double.py) — the same night `skillopt sleep run` runs.
+
+Everything lives under the home folder, so with $HOME pointing there the screen shows
+stable `~/…` paths (snapshots)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.config import load_config
+from core.skills_repo import SkillsRepo
+from sleep.harvest import HarvestOptions, harvest
+from sleep.night import Night
+from sleep.settings import SleepSettings, load_settings, save_settings
+from tests.sleep.night_double import INSTALL_PROMPT, parts_for
+from tests.sleep.transcripts import (
+    claude_assistant,
+    claude_user,
+    codex_meta,
+    codex_prompt,
+    jsonl,
+    write_claude,
+    write_codex,
+)
+
+DAY = dt.date(2026, 11, 30)
+BRAIN = "tests.sleep.night_double:brain"
+SKILL_TEXT = "# Notes\n\nKeep answers short.\n"
+SECRET_PROMPT = "deploy it with the key AKIAIOSFODNN7EXAMPLE to the staging bucket"
+TRAIN = {
+    "epochs": 1,
+    "strategy": "llm",
+    "gate": {"metric": "soft"},
+    "schedule": {"kind": "constant", "start": 2, "end": 2},
+    "slow_update": {"enabled": False},
+    "meta_skill": {"enabled": False},
+}
+
+
+@dataclass
+class SleepWorld:
+    home: Path
+    project: Path
+    skills: Path
+    state: Path
+    config: Path
+
+    @property
+    def settings(self) -> SleepSettings:
+        return load_settings(self.state)
+
+
+def _session(
+    project: Path, i: int, prompts: list[str], *, unanswered: bool = False, cwd=None, **extra
+) -> list[dict]:
+    session = str(uuid.UUID(int=i + 1))
+    parent = None
+    records = []
+    for k, text in enumerate(prompts):
+        record = claude_user(
+            text,
+            cwd=str(cwd or project),
+            session=session,
+            uuid=str(uuid.UUID(int=1000 * (i + 1) + k)),
+            timestamp=f"2026-11-{10 + i % 20:02d}T10:0{k}:00Z",
+            parentUuid=parent,
+            **extra,
+        )
+        records.append(record)
+        if k < len(prompts) - 1 or not unanswered:  # an unanswered last prompt is aborted
+            reply = claude_assistant("done", cwd=str(cwd or project), session=session)
+            reply["parentUuid"] = record["uuid"]
+            records.append(reply)
+            parent = reply["uuid"]
+    return records
+
+
+def write_transcripts(home: Path, project: Path, sessions: int = 8) -> None:
+    claude, codex = home / ".claude", home / ".codex"
+    paths = []
+    for i, part in enumerate(parts_for(project, sessions)):
+        prompts = [
+            INSTALL_PROMPT.format(part=part),
+            "no, use pnpm instead of npm",
+            f"explain what the {part} module is for",
+        ]
+        if i == 0:
+            prompts.append(SECRET_PROMPT)
+        records = _session(project, i, prompts, unanswered=i == 0)
+        paths.append(write_claude(claude, records, session=records[0]["sessionId"]))
+    # a print-mode (automation) session, a session of another project, a sub-agent file
+    auto = _session(project, 50, ["summarise the release notes"], entrypoint="sdk-cli")
+    paths.append(write_claude(claude, auto, session=auto[0]["sessionId"]))
+    other = _session(project, 60, ["how do I run the other tests?"], cwd=home / "src" / "other")
+    paths.append(write_claude(claude, other, session=other[0]["sessionId"]))
+    sub = paths[0].parent / "agent-0001.jsonl"
+    sub.write_bytes(jsonl(_session(project, 70, ["sub-agent prompt"])))
+    # a file that is not JSON Lines at all: reported as skipped, never fatal
+    broken = paths[0].parent / f"{uuid.UUID(int=99)}.jsonl"
+    broken.write_bytes(b"\xff\xfe not json\n{truncated")
+    # one Codex session in the project
+    thread = "019e0000-0000-7000-8000-000000000042"
+    write_codex(
+        codex,
+        [codex_meta(thread, cwd=str(project)), *codex_prompt("list the make targets")],
+        thread=thread,
+    )
+
+
+def night_config(path: Path, backend: str = "scripted") -> Path:
+    roles = {
+        r: (
+            {"backend": "scripted", "model": BRAIN}
+            if backend == "scripted"
+            else {"backend": backend}
+        )
+        for r in ("target", "optimizer", "judge", "miner")
+    }
+    path.write_text(json.dumps({"models": roles, "train": TRAIN}))
+    return path
+
+
+def make_world(root: Path, *, backend: str = "scripted") -> SleepWorld:
+    """Transcripts, project, skills repo and sleep.yaml; no night yet."""
+    home = root / "home"
+    project = home / "src" / "notes-app"
+    project.mkdir(parents=True)
+    (project / "CLAUDE.md").write_text(SKILL_TEXT)
+    write_transcripts(home, project)
+    skills = home / "skills"
+    repo = SkillsRepo.init(skills)
+    repo.add_skill("notes-app", SKILL_TEXT, deploy_to=str(project / "CLAUDE.md"))
+    state = home / ".local" / "state" / "skillopt" / "sleep"
+    config = night_config(home / "night.yaml", backend)
+    save_settings(
+        state,
+        SleepSettings(
+            project=str(project),
+            skills_repo=str(skills),
+            backend=backend,
+            config=str(config),
+            claude_home=str(home / ".claude"),
+            codex_home=str(home / ".codex"),
+        ),
+    )
+    return SleepWorld(home, project, skills, state, config)
+
+
+def run_night(world: SleepWorld, day: dt.date = DAY) -> dict:
+    """A real night on the test double, in this process (as `skillopt sleep run` does)."""
+    s = world.settings
+
+    def harvested() -> list[dict]:
+        result = harvest(
+            HarvestOptions(
+                state_dir=world.state,
+                project=world.project,
+                claude_home=s.claude_home,
+                codex_home=s.codex_home,
+            )
+        )
+        return [session.to_json() for session in result.sessions]
+
+    night = Night(
+        state_dir=world.state,
+        repo=SkillsRepo.open(world.skills),
+        config=load_config(world.config, []),
+        harvest=harvested,
+        project=world.project,
+        today=day,
+    )
+    return asyncio.run(night.run()).to_dict()
