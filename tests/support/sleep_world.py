@@ -76,7 +76,7 @@ def _session(
             **extra,
         )
         records.append(record)
-        if k < len(prompts) - 1 or not unanswered:  # an unanswered last prompt is aborted
+        if not (unanswered and k == len(prompts) - 2):  # answered by the next prompt: aborted
             reply = claude_assistant("done", cwd=str(cwd or project), session=session)
             reply["parentUuid"] = record["uuid"]
             records.append(reply)

@@ -1,0 +1,257 @@
+"""Pilot tests of the Sleep screen on real Sleep state: transcript homes in the recorded
+formats, a real skills repository, and nights really run on the scripted TEST DOUBLE
+(tests/support/sleep_world.py) — in-process, or as `skillopt sleep run` started by `r`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Footer, Static
+
+from core.skills_repo import SkillsRepo
+from skillopt_tui.app.app import SkillOptApp
+from skillopt_tui.app.screens.review import ReviewScreen
+from skillopt_tui.app.screens.run import RunScreen
+from skillopt_tui.app.screens.sleep import SleepScreen
+from sleep.split import split_of
+from tests.support.sleep_world import SECRET_PROMPT, make_world, run_night
+from tests.support.tui_app import wait_until
+
+REPO = Path(__file__).resolve().parents[3]
+SECRET = "AKIAIOSFODNN7EXAMPLE"
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return make_world(tmp_path)
+
+
+@pytest.fixture
+def night(world) -> dict:
+    """One night already run (in this process, on the test double)."""
+    return run_night(world)
+
+
+def _app(world, tmp_path) -> SkillOptApp:
+    return SkillOptApp(
+        tmp_path / "runs",
+        world.skills,
+        refresh_runs=False,
+        poll_interval=0.05,
+        state_dir=world.state,
+    )
+
+
+async def _open_sleep(pilot) -> SleepScreen:
+    await pilot.press("s")
+    assert await wait_until(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, SleepScreen)
+            and pilot.app.screen.loaded["preview"] > 0
+            and pilot.app.screen.loaded["nights"] > 0
+        ),
+        limit=500,
+    )
+    return pilot.app.screen
+
+
+def _cells(screen, table_id: str) -> list[list[str]]:
+    table = screen.query_one(f"#{table_id}", DataTable)
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def _screen_text(screen) -> str:
+    texts = [str(w.render()) for w in screen.query(Static)]
+    for table in screen.query(DataTable):
+        texts += [" ".join(map(str, table.get_row_at(i))) for i in range(table.row_count)]
+    return "\n".join(texts)
+
+
+async def test_sources_sessions_and_redactions_from_a_preview_that_moves_no_cursor(
+    world, night, tmp_path
+):
+    state_file = world.state / "harvest-state.json"
+    cursors = state_file.read_bytes()
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sleep(pilot)
+        # after the night only the automation session is new (never mined, kept apart)
+        await pilot.press("2")
+        assert [row[0] for row in _cells(screen, "session-list")] == ["auto"]
+        await pilot.press("a")  # the whole history
+        assert await wait_until(pilot, lambda: screen.loaded["preview"] > 1, limit=500)
+        sessions = _cells(screen, "session-list")
+        assert len(sessions) == 10  # 8 typed + 1 automation of the project + 1 Codex
+        assert sum(1 for row in sessions if row[0] == "auto") == 1
+        assert {row[1] for row in sessions} == {"claude", "codex"}
+        tasks = _cells(screen, "session-tasks")  # the first session's four prompts
+        assert len(tasks) == 4 and "aborted" in tasks[2][1]  # unanswered: aborted
+        assert "[REDACTED:aws_access_key_id]" in tasks[3][1]
+
+        await pilot.press("1")
+        roots = {row[0]: row for row in _cells(screen, "roots")}
+        assert roots["claude"][2:] == ["yes", "11", "1", "9"]  # files, sub-agent, sessions
+        assert roots["codex"][2:] == ["yes", "1", "0", "1"]
+        [skipped] = _cells(screen, "skipped")
+        assert skipped[0].endswith("0063.jsonl") and "line" in skipped[1]
+        summary = str(screen.query_one("#sources-summary", Static).render())
+        assert "other project 2" in summary and "(1 automation)" in summary
+
+        await pilot.press("3")
+        [redaction] = _cells(screen, "redaction-list")
+        assert redaction[0] == "aws_access_key_id" and redaction[1] == "AKI…(20 chars)"
+        detail = str(screen.query_one("#redaction-detail", Static).render())
+        assert SECRET_PROMPT.replace(SECRET, "[REDACTED:aws_access_key_id]") in detail
+        assert SECRET not in _screen_text(screen)
+    assert state_file.read_bytes() == cursors  # the preview moved no cursor
+
+
+async def test_nights_open_the_run_and_review_the_staged_branch(world, night, tmp_path):
+    result = night
+    staged = result["skills"]["notes-app"]["staged"]
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sleep(pilot)
+        rows = _cells(screen, "night-list")
+        assert [r[0].strip() for r in rows] == ["sleep-2026-11-30", "notes-app", f"↳ {staged}"]
+        o = result["skills"]["notes-app"]
+        mined = o["train"] + o["val"] + o["test"]
+        assert rows[1][1:] == [
+            "finished",
+            str(mined),
+            str(mined),  # every task was replayed (train and val)
+            f"{o['baseline_val']:.2f} → {o['best_val']:.2f}",
+        ]
+        await pilot.press("down", "enter")
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+        )
+        assert app.screen.run_dir == world.state / "nights" / "sleep-2026-11-30" / "notes-app"
+        assert app.screen.status.status == "finished"
+        await pilot.press("escape")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, SleepScreen))
+        await pilot.press("down", "enter")
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
+        assert app.screen.diff.branch == staged
+
+
+async def test_mined_tasks_of_the_night_and_of_the_archive(world, night, tmp_path):
+    frozen = json.loads((world.state / "nights" / "sleep-2026-11-30" / "tasks.json").read_text())
+    by_split = {t["id"]: split for split, ts in frozen["skills"]["notes-app"].items() for t in ts}
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sleep(pilot)
+        await pilot.press("5")
+        assert await wait_until(pilot, lambda: screen.loaded["tasks"] > 0)
+        assert screen.tasks.title == "night sleep-2026-11-30"
+        assert {r.task.id: r.split for r in screen.tasks.rows} == by_split
+        first = screen.tasks.rows[0]
+        detail = str(screen.query_one("#mined-detail", Static).render())
+        assert first.task.id in detail
+        assert all(source.split()[0] in detail for source in first.sources)
+        assert all(".jsonl" in s for s in first.sources)  # the night knows the transcripts
+        before = screen.loaded["tasks"]
+        await pilot.press("t")
+        assert await wait_until(pilot, lambda: screen.loaded["tasks"] > before)
+        assert screen.tasks.title == "archive"
+        archive = {r.task.id: r.split for r in screen.tasks.rows}
+        assert archive == by_split  # the archive's splits are the night's
+        assert all(
+            split_of(i, val_fraction=0.3, test_fraction=0.0) == s for i, s in archive.items()
+        )
+
+
+async def test_run_a_night_now_end_to_end(world, tmp_path, monkeypatch):
+    """`r` runs `skillopt sleep run` on the recorded settings (scripted double): its
+    progress shows, and when it ends the night and its staged branch are on the screen."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO))  # the double is named by import path
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sleep(pilot)
+        assert "press r to run one" in str(screen.query_one("#nights-empty", Static).render())
+        await pilot.press("r")
+        assert app.night_launcher.alive or app.night_launcher.process is not None
+        progress = screen.query_one("#night-progress", Static)
+        assert progress.display and "night ▶" in str(progress.render())
+        assert await wait_until(
+            pilot,
+            lambda: (
+                not app.night_launcher.alive
+                and screen.nights
+                and screen.nights[0].status == "finished"
+            ),
+            limit=1500,
+            step=0.05,
+        )
+        assert app.night_launcher.process.returncode == 0, app.night_launcher.log_tail()
+        rows = _cells(screen, "night-list")
+        assert rows[-1][0].strip() == "↳ staged/sleep-" + rows[0][0].removeprefix("sleep-") + (
+            "-notes-app"
+        )
+        footer = " ".join(str(k.render()) for k in screen.query("FooterKey"))
+        assert "Run night" in footer and "Stop night" not in footer
+    [branch] = SkillsRepo.open(world.skills).staged_branches()
+    assert branch.skill == "notes-app"
+
+
+async def test_a_handoff_night_stops_resumably_and_says_where_the_prompts_are(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    world = make_world(tmp_path, backend="handoff")
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sleep(pilot)
+        await pilot.press("r")
+        progress = screen.query_one("#night-progress", Static)
+        assert await wait_until(
+            pilot,
+            lambda: not app.night_launcher.alive and "stopped" in str(progress.render()),
+            limit=1500,
+            step=0.05,
+        )
+        assert app.night_launcher.process.returncode == 3
+        text = str(progress.render())
+        assert "press r to continue" in text and str(world.state / "nights") in text
+        assert await wait_until(pilot, lambda: screen.nights and screen.nights[0].pending > 0)
+        assert screen.nights[0].status == "waiting"
+
+
+async def test_without_sleep_init_the_screen_says_what_to_do(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    app = SkillOptApp(tmp_path / "runs", None, refresh_runs=False, state_dir=tmp_path / "no-state")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sleep(pilot)
+        empty = str(screen.query_one("#nights-empty", Static).render())
+        assert "skillopt sleep init --project PATH" in empty
+        await pilot.press("r")
+        assert app.night_launcher.process is None  # nothing started
+        await pilot.press("2")
+        assert "no new session" in str(screen.query_one("#sessions-empty", Static).render())
+        await pilot.press("5")
+        assert await wait_until(pilot, lambda: screen.loaded["tasks"] > 0)
+        assert "no tasks mined yet" in str(screen.query_one("#mined-empty", Static).render())
+    assert not (tmp_path / "no-state").exists()  # the screen wrote nothing
+
+
+async def test_every_key_is_in_the_footer_or_the_palette(world, tmp_path):
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = {c.title for c in app.get_system_commands(app.screen)}
+        assert "Sleep (s)" in home
+        screen = await _open_sleep(pilot)
+        footer = " ".join(str(k.render()) for k in screen.query(Footer).first().query("FooterKey"))
+        for key in ("Back", "Tabs", "Open", "Review", "Run night", "Refresh", "Help"):
+            assert key in footer
+        titles = {c.title for c in app.get_system_commands(screen)}
+        assert {"Run night (r)", "Nights (4)", "Mined tasks (5)", "Review (v)"} <= titles
+        await pilot.press("1")
+        titles = {c.title for c in app.get_system_commands(screen)}
+        assert "All/new (a)" in titles and "Review (v)" not in titles
