@@ -28,6 +28,7 @@ from tests.sleep.transcripts import (
     codex_meta,
     codex_prompt,
     jsonl,
+    touch_in_order,
     write_claude,
     write_codex,
 )
@@ -109,11 +110,12 @@ def write_transcripts(home: Path, project: Path, sessions: int = 8) -> None:
     broken.write_bytes(b"\xff\xfe not json\n{truncated")
     # one Codex session in the project
     thread = "019e0000-0000-7000-8000-000000000042"
-    write_codex(
+    rollout = write_codex(
         codex,
         [codex_meta(thread, cwd=str(project)), *codex_prompt("list the make targets")],
         thread=thread,
     )
+    touch_in_order([*paths, sub, broken, rollout])  # the harvest reads by mtime: fix it
 
 
 def night_config(path: Path, backend: str = "scripted") -> Path:

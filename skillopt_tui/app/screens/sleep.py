@@ -200,6 +200,7 @@ class SleepScreen(AppScreen):
             None if shown else "nothing redacted in these sessions' tasks",
         )
         self._show_redaction(0)
+        self._focus_table()
         self.loaded["preview"] += 1
 
     def _no_sessions(self, p: HarvestPreview) -> str:
@@ -244,6 +245,7 @@ class SleepScreen(AppScreen):
                 ):
                     table.move_cursor(row=pos, animate=False)
         self._show_night_detail()
+        self._focus_table()
         self._load_tasks(self._selected_night(), self.archive)
         self.loaded["nights"] += 1
 
@@ -272,6 +274,7 @@ class SleepScreen(AppScreen):
         if not self.tasks.rows:
             empty = self.tasks.problem or "no tasks mined yet: a night mines them (press r)"
         self._empty("mined", "mined-list", empty)
+        self._focus_table()
         self._show_task(0)
         self.loaded["tasks"] += 1
 
@@ -360,11 +363,14 @@ class SleepScreen(AppScreen):
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self) -> None:
-        """The tab's main table takes the keys (↑/↓, Enter) and its own follow."""
-        table = self.query_one(f"#{TAB_TABLE[self._tab()]}", DataTable)
-        if table.display:
-            table.focus()
+        self._focus_table()
         self.refresh_bindings()
+
+    def _focus_table(self) -> None:
+        """The tab's main table takes the keys (↑/↓, Enter); when it is hidden (an empty
+        state) nothing is focused, rather than whatever Textual picks next."""
+        table = self.query_one(f"#{TAB_TABLE[self._tab()]}", DataTable)
+        self.set_focus(table if table.display else None)
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

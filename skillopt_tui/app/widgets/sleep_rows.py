@@ -50,9 +50,10 @@ def short_path(path: str | Path, keep: int = 2) -> str:
 
 def tilde(path: Path) -> str:
     """A path under the home folder as ~/…, to leave room on narrow screens."""
-    home = os.path.expanduser("~")
-    text = str(path)
-    return "~" + text[len(home) :] if home != "/" and text.startswith(home + os.sep) else text
+    home, text = os.path.expanduser("~"), str(path)
+    if home in ("", "/") or not (text == home or text.startswith(home + os.sep)):
+        return text
+    return "~" + text[len(home) :]
 
 
 def one_line(text: str, limit: int = 200) -> str:
@@ -159,7 +160,7 @@ def redaction_detail(preview: HarvestPreview | None, pos: int) -> Text:
         return Text("")
     r = shown[pos]
     return Text.assemble(
-        (r.kind, "yellow"), f" ({r.hint})\n", r.context, "\n", (f"in {r.file}", "dim")
+        (r.kind, "yellow"), f" ({r.hint})\n", r.context, "\n", (f"in {tilde(Path(r.file))}", "dim")
     )
 
 
@@ -241,9 +242,12 @@ def night_detail(row: NightRow | None) -> Text:
             lines.append(Text(night.message))
         if night.pending:
             lines.append(
-                Text(f"prompts waiting: {night.folder / 'handoff' / 'prompts'}", style="yellow")
+                Text(
+                    f"prompts waiting: {tilde(night.folder / 'handoff' / 'prompts')}",
+                    style="yellow",
+                )
             )
-        lines.append(Text(f"folder: {night.folder}", style="dim"))
+        lines.append(Text(f"folder: {tilde(night.folder)}", style="dim"))
         return Text("\n").join(lines)
     c = skill.counts
     lines = [
@@ -263,7 +267,7 @@ def night_detail(row: NightRow | None) -> Text:
     if row.kind == "branch":
         lines.append(Text(f"Enter: review {skill.staged}", style="yellow"))
     elif skill.run_dir is not None:
-        lines.append(Text(f"Enter: the run ({skill.run_dir})", style="dim"))
+        lines.append(Text(f"Enter: the run ({tilde(skill.run_dir)})", style="dim"))
     if skill.adopted:
         lines.append(Text(f"adopted as {skill.adopted[:12]}", style="green"))
     return Text("\n").join(lines)

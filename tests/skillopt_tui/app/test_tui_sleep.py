@@ -191,11 +191,14 @@ async def test_run_a_night_now_end_to_end(world, tmp_path, monkeypatch):
         )
         assert app.night_launcher.process.returncode == 0, app.night_launcher.log_tail()
         rows = _cells(screen, "night-list")
-        assert rows[-1][0].strip() == "↳ staged/sleep-" + rows[0][0].removeprefix("sleep-") + (
-            "-notes-app"
-        )
-        footer = " ".join(str(k.render()) for k in screen.query("FooterKey"))
-        assert "Run night" in footer and "Stop night" not in footer
+        assert rows[-1][0].strip() == f"↳ staged/{rows[0][0]}-notes-app"
+
+        def footer() -> str:
+            return " ".join(str(k.render()) for k in screen.query("FooterKey"))
+
+        # `x Stop night` went with the process, `r Run night` is back
+        assert await wait_until(pilot, lambda: "Run night" in footer())
+        assert "Stop night" not in footer()
     [branch] = SkillsRepo.open(world.skills).staged_branches()
     assert branch.skill == "notes-app"
 
