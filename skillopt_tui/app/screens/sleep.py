@@ -9,7 +9,6 @@ cron runs.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from rich.text import Text
@@ -17,7 +16,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Label, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from skillopt_tui.app.messages import (
     ActionFailed,
@@ -40,6 +38,7 @@ from skillopt_tui.app.sleep_data import (
     night_tasks,
 )
 from skillopt_tui.app.widgets import sleep_rows as rows
+from skillopt_tui.app.widgets.night_progress import NightProgressLine
 from skillopt_tui.app.widgets.table_fill import fill_table
 from skillopt_tui.app.worker_errors import AppScreen
 
@@ -58,8 +57,6 @@ TAB_TABLE = {
     "nights": "night-list",
     "mined": "mined-list",
 }
-PROGRESS_POLL_S = 0.5
-NIGHTS_POLL_S = 2.0
 
 
 class SleepScreen(AppScreen):
@@ -102,7 +99,7 @@ class SleepScreen(AppScreen):
 
     def compose(self) -> ComposeResult:
         yield Static("Sleep", id="sleep-header")
-        yield Static("", id="night-progress")
+        yield NightProgressLine(id="night-progress")
         with TabbedContent(id="sleep-tabs", initial=self.initial_tab):
             with TabPane("Sources 1", id="sources"):
                 yield DataTable(id="roots", cursor_type="row")
@@ -132,12 +129,11 @@ class SleepScreen(AppScreen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.query_one("#night-progress").display = False
         for empty in self.query(".sleep-empty"):
             empty.display = False
         self.action_refresh()
         if self.app.night_launcher.alive:
-            self._supervise()
+            self.query_one(NightProgressLine).follow()
 
     # -- loading ----------------------------------------------------------------------------
 
@@ -188,7 +184,7 @@ class SleepScreen(AppScreen):
             rows.SESSION_COLUMNS,
             rows.session_cells(sessions),
         )
-        self._empty("sessions", "session-list", None if sessions else self._no_sessions(p))
+        self._empty("sessions", "session-list", None if sessions else rows.no_sessions(p))
         self._show_session(0)
 
         shown = rows.redaction_cells(p)
@@ -203,29 +199,10 @@ class SleepScreen(AppScreen):
         self._focus_table()
         self.loaded["preview"] += 1
 
-    def _no_sessions(self, p: HarvestPreview) -> str:
-        if p.problem:
-            return p.problem
-        where = rows.tilde(p.project)
-        if p.everything:
-            return (
-                f"no session of {where} in the transcripts found (see Sources): "
-                "work in the project with Claude Code or Codex, or set the project with "
-                "`skillopt sleep init --project PATH`"
-            )
-        return f"no new session of {where} since the last night: press a to see the whole history"
-
     def _header(self) -> None:
-        ctx = self.context
-        project = rows.tilde(self.preview.project if self.preview else ctx.project)
-        which = "whole history" if self.everything else "new since last night"
-        parts = [
-            ("Sleep", "bold"),
-            f" · {project} · backend {ctx.settings.backend or 'handoff'} · sessions {which}",
-        ]
-        if ctx.problem:
-            parts = [("Sleep  ", "bold"), (ctx.problem, "red")]
-        self.query_one("#sleep-header", Static).update(Text.assemble(*parts))
+        project = self.preview.project if self.preview else self.context.project
+        header = rows.header(self.context, project, self.everything)
+        self.query_one("#sleep-header", Static).update(header)
 
     def on_nights_loaded(self, message: NightsLoaded) -> None:
         self.context = message.context
@@ -235,7 +212,7 @@ class SleepScreen(AppScreen):
         self.night_refs, cells = rows.night_rows(self.nights)
         table = self.query_one("#night-list", DataTable)
         fill_table(table, rows.NIGHT_COLUMNS, cells)
-        self._empty("nights", "night-list", None if self.nights else self._no_nights())
+        self._empty("nights", "night-list", None if self.nights else rows.no_nights(self.context))
         if selected is not None:  # keep the cursor on the same row after a refresh
             for pos, ref in enumerate(self.night_refs):
                 if (ref.kind, ref.night.night_id, ref.skill and ref.skill.skill) == (
@@ -248,16 +225,6 @@ class SleepScreen(AppScreen):
         self._focus_table()
         self._load_tasks(self._selected_night(), self.archive)
         self.loaded["nights"] += 1
-
-    def _no_nights(self) -> str:
-        if not self.context.initialised:
-            return (
-                "no nights yet, and Sleep is not set up: run `skillopt sleep init --project PATH` "
-                "in a shell (it finds the project's CLAUDE.md/AGENTS.md), then press r"
-            )
-        return (
-            "no nights yet: press r to run one now, or schedule them with `skillopt sleep schedule`"
-        )
 
     def on_mined_tasks_loaded(self, message: MinedTasksLoaded) -> None:
         self.tasks = message.tasks
@@ -444,42 +411,17 @@ class SleepScreen(AppScreen):
             self.post_message(ActionFailed("start the night", str(exc)))
             return
         self.refresh_bindings()
-        self._show_progress("starting `skillopt sleep run`…")
-        self._supervise()
+        progress = self.query_one(NightProgressLine)
+        progress.show("starting `skillopt sleep run`…")
+        progress.follow()
 
     def action_stop_night(self) -> None:
         if self.app.night_launcher.alive:
             self.app.night_launcher.stop()
             self.notify("Stopping the night at the next step boundary (resumable).")
 
-    @work(thread=True, exclusive=True, group="sleep-night", exit_on_error=False)
-    def _supervise(self) -> None:
-        """Follows the night's process: its progress lines, the nights table (its run
-        directories appear as it goes), and its end."""
-        worker = get_current_worker()
-        launcher = self.app.night_launcher
-        last_line, last_nights = "", time.monotonic()
-        while launcher.alive and not worker.is_cancelled:
-            line = launcher.progress()
-            if line != last_line:
-                last_line = line
-                self.post_message(NightProgress(line))
-            if time.monotonic() - last_nights > NIGHTS_POLL_S:
-                last_nights = time.monotonic()
-                self._load_nights()
-            time.sleep(PROGRESS_POLL_S)
-        if worker.is_cancelled or launcher.process is None:
-            return
-        code = launcher.process.wait()
-        self.post_message(NightExited(code, launcher.log_tail(), launcher.night_id()))
-
-    def _show_progress(self, line: str) -> None:
-        widget = self.query_one("#night-progress", Static)
-        widget.display = bool(line)
-        widget.update(Text.assemble(("night ▶ ", "bold green"), line))
-
     def on_night_progress(self, message: NightProgress) -> None:
-        self._show_progress(message.line)
+        self._load_nights()  # the night's run directories appear as it goes
 
     def on_night_exited(self, message: NightExited) -> None:
         self.refresh_bindings()
@@ -487,15 +429,16 @@ class SleepScreen(AppScreen):
         night = message.night_id or "the night"
         folder = self.app.state_dir / "nights" / night
         if message.returncode == 0:
-            self._show_progress("")
-            self.notify(message.log_tail or f"{night} finished", title="Night finished", timeout=10)
+            self.query_one(NightProgressLine).show("")
+            said = message.log_tail.splitlines()[-1] if message.log_tail else "finished"
+            self.notify(f"{night}: {said}", title="Night finished", timeout=10)
         elif message.returncode == EXIT_STOPPED:
             said = message.log_tail.splitlines()[-1] if message.log_tail else "stopped"
             text = f"{night} stopped, resumable (press r to continue): {said} · folder {folder}"
-            self._show_progress(text)
+            self.query_one(NightProgressLine).show(text)
             self.notify(text, title="Night stopped", severity="warning", timeout=12)
         else:
-            self._show_progress("")
+            self.query_one(NightProgressLine).show("")
             self.notify(
                 message.log_tail or f"exit code {message.returncode}",
                 title="The night failed",

@@ -13,6 +13,7 @@ from skillopt_tui.app.sleep_data import (
     HarvestPreview,
     NightSkill,
     NightView,
+    SleepContext,
     TaskList,
     TaskRow,
 )
@@ -59,6 +60,41 @@ def tilde(path: Path) -> str:
 def one_line(text: str, limit: int = 200) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+# -- header and empty states -----------------------------------------------------------------
+
+
+def header(ctx: SleepContext, project: Path, everything: bool) -> Text:
+    if ctx.problem:
+        return Text.assemble(("Sleep  ", "bold"), (ctx.problem, "red"))
+    which = "whole history" if everything else "new since last night"
+    backend = ctx.settings.backend or "handoff"
+    return Text.assemble(
+        ("Sleep", "bold"), f" · {tilde(project)} · backend {backend} · sessions {which}"
+    )
+
+
+def no_sessions(p: HarvestPreview) -> str:
+    if p.problem:
+        return p.problem
+    where = tilde(p.project)
+    if p.everything:
+        return (
+            f"no session of {where} in the transcripts found (see Sources): "
+            "work in the project with Claude Code or Codex, or set the project with "
+            "`skillopt sleep init --project PATH`"
+        )
+    return f"no new session of {where} since the last night: press a to see the whole history"
+
+
+def no_nights(ctx: SleepContext) -> str:
+    if not ctx.initialised:
+        return (
+            "no nights yet, and Sleep is not set up: run `skillopt sleep init --project PATH` "
+            "in a shell (it finds the project's CLAUDE.md/AGENTS.md), then press r"
+        )
+    return "no nights yet: press r to run one now, or schedule them with `skillopt sleep schedule`"
 
 
 # -- sources -------------------------------------------------------------------------------

@@ -133,7 +133,7 @@ async def test_nights_open_the_run_and_review_the_staged_branch(world, night, tm
         assert app.screen.run_dir == world.state / "nights" / "sleep-2026-11-30" / "notes-app"
         assert app.screen.status.status == "finished"
         await pilot.press("escape")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, SleepScreen))
+        assert await wait_until(pilot, lambda: isinstance(app.screen, SleepScreen), limit=250)
         await pilot.press("down", "enter")
         assert await wait_until(
             pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
@@ -148,7 +148,7 @@ async def test_mined_tasks_of_the_night_and_of_the_archive(world, night, tmp_pat
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _open_sleep(pilot)
         await pilot.press("5")
-        assert await wait_until(pilot, lambda: screen.loaded["tasks"] > 0)
+        assert await wait_until(pilot, lambda: screen.loaded["tasks"] > 0, limit=250)
         assert screen.tasks.title == "night sleep-2026-11-30"
         assert {r.task.id: r.split for r in screen.tasks.rows} == by_split
         first = screen.tasks.rows[0]
@@ -158,7 +158,7 @@ async def test_mined_tasks_of_the_night_and_of_the_archive(world, night, tmp_pat
         assert all(".jsonl" in s for s in first.sources)  # the night knows the transcripts
         before = screen.loaded["tasks"]
         await pilot.press("t")
-        assert await wait_until(pilot, lambda: screen.loaded["tasks"] > before)
+        assert await wait_until(pilot, lambda: screen.loaded["tasks"] > before, limit=250)
         assert screen.tasks.title == "archive"
         archive = {r.task.id: r.split for r in screen.tasks.rows}
         assert archive == by_split  # the archive's splits are the night's
@@ -197,7 +197,7 @@ async def test_run_a_night_now_end_to_end(world, tmp_path, monkeypatch):
             return " ".join(str(k.render()) for k in screen.query("FooterKey"))
 
         # `x Stop night` went with the process, `r Run night` is back
-        assert await wait_until(pilot, lambda: "Run night" in footer())
+        assert await wait_until(pilot, lambda: "Run night" in footer(), limit=250)
         assert "Stop night" not in footer()
     [branch] = SkillsRepo.open(world.skills).staged_branches()
     assert branch.skill == "notes-app"
@@ -222,7 +222,9 @@ async def test_a_handoff_night_stops_resumably_and_says_where_the_prompts_are(
         assert app.night_launcher.process.returncode == 3
         text = str(progress.render())
         assert "press r to continue" in text and str(world.state / "nights") in text
-        assert await wait_until(pilot, lambda: screen.nights and screen.nights[0].pending > 0)
+        assert await wait_until(
+            pilot, lambda: screen.nights and screen.nights[0].pending > 0, limit=500
+        )
         assert screen.nights[0].status == "waiting"
 
 
@@ -239,7 +241,7 @@ async def test_without_sleep_init_the_screen_says_what_to_do(tmp_path, monkeypat
         await pilot.press("2")
         assert "no new session" in str(screen.query_one("#sessions-empty", Static).render())
         await pilot.press("5")
-        assert await wait_until(pilot, lambda: screen.loaded["tasks"] > 0)
+        assert await wait_until(pilot, lambda: screen.loaded["tasks"] > 0, limit=250)
         assert "no tasks mined yet" in str(screen.query_one("#mined-empty", Static).render())
     assert not (tmp_path / "no-state").exists()  # the screen wrote nothing
 
