@@ -17,8 +17,8 @@ from textual.worker import Worker
 
 from core.errors import UserError
 from skillopt_tui.app.messages import ActionFailed, TrainExited, TrainLaunched
-from skillopt_tui.app.review_state import ReviewStates
 from skillopt_tui.app.night_launcher import NightLauncher
+from skillopt_tui.app.review_state import ReviewStates
 from skillopt_tui.app.screens.history import HistoryScreen
 from skillopt_tui.app.screens.home import HomeScreen
 from skillopt_tui.app.screens.review import ReviewScreen
