@@ -291,12 +291,17 @@ class SkillsRepoDouble:
         return "beef000000000000000000000000000000000000"
 
 
+PATIENCE = 10
+
+
 async def wait_until(
     pilot, condition: Callable[[], bool], limit: int = 100, step: float = 0.02
 ) -> bool:
     """Polls `condition` between short pauses, at most `limit` times: a broken app fails
     the test instead of hanging it, and nothing asserts on elapsed time."""
-    for _ in range(limit):
+    # PATIENCE stretches every wait on a loaded machine (CI shares two cores): a healthy
+    # app passes at the first polls, a broken one still fails, only later.
+    for _ in range(limit * PATIENCE):
         if condition():
             return True
         await pilot.pause(step)
