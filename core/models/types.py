@@ -20,6 +20,9 @@ Message = dict[str, Any]
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
+    # What the backend itself reported the call cost (Claude Code's `total_cost_usd`);
+    # None = price the tokens with the config's price table.
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,14 @@ class RetriesExhausted(ModelError):
     may turn into a zero-scored rollout: the server was reachable in principle, this item
     was unlucky. Every other ModelError means the configuration is wrong and must stop the
     run."""
+
+
+class UsageLimitReached(ModelError):
+    """A subscription's usage limit (a coding-agent CLI on a plan): never retried. The run
+    stops at a step boundary, resumable; the message says when the limit resets if the CLI
+    said so."""
+
+    exit_code = 1
 
 
 class BudgetExceeded(ModelError):
