@@ -11,15 +11,25 @@ the CLI refreshes during the call is refreshed in the copy only.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
+from core.models.agent_process import private_home
+from core.models.agent_workspace import (
+    Placement,
+    fresh_workspace,
+    place_skill,
+    resolve_placement,
+    workspace_diff,
+)
 from core.models.anthropic_backend import split_system
 from core.models.openai_backend import OPENAI_SETTINGS
-from core.models.types import BadRequestError, Request
+from core.models.types import AgentOutcome, AgentTask, BadRequestError, Completion, Request
 
 JSON_ONLY = "Reply with one JSON object only, no prose and no code fence."
 # Chat use replaces the agent's coding persona: a role asked for text gets text.
@@ -86,3 +96,73 @@ def lend_login(source: Path, target: Path) -> bool:
 def tail(text: str, limit: int = 300) -> str:
     """The last meaningful part of a CLI's output, on one line."""
     return " ".join(text.split())[-limit:]
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One finished CLI process: its JSON events, exit status, duration and session id."""
+
+    events: list[dict[str, Any]]
+    returncode: int
+    duration_s: float
+    session_id: str
+
+
+class AgentCli(Protocol):
+    """What `run_agent_task` needs of a CLI backend."""
+
+    name: str
+    settings: AgentSettings
+    setting: str
+
+    def agent_args(self, placement: Placement) -> list[str]: ...
+
+    async def invoke(
+        self,
+        prompt: str,
+        *,
+        args: list[str],
+        cwd: Path,
+        home: Path,
+        timeout_s: float,
+        purpose: str,
+    ) -> Invocation: ...
+
+    def completion(self, invocation: Invocation) -> Completion: ...
+
+
+async def run_agent_task(
+    cli: AgentCli, task: AgentTask, skill_text: str, *, timeout_s: float
+) -> AgentOutcome:
+    """Agent use: a fresh workspace with the skill placed, one agent run, the diff, then
+    the task's check in the same workspace; the workspace goes unless kept."""
+    s = cli.settings
+    placement_kind = resolve_placement(cli.name, s.skill_placement, setting=cli.setting)
+    with fresh_workspace(task.files, keep=s.keep_workspace) as workspace:
+        with private_home(cli.name) as home:
+            placement = place_skill(workspace, placement_kind, task.skill_name, skill_text)
+            run = await cli.invoke(
+                task.prompt,
+                args=cli.agent_args(placement),
+                cwd=workspace,
+                home=home,
+                timeout_s=min(timeout_s, s.timeout_s),
+                purpose="agent",
+            )
+        completion = cli.completion(run)
+        diff = workspace_diff(task.files, workspace, placement)
+        # The check runs commands (tests, greps): off the event loop.
+        checked = await asyncio.to_thread(task.check, workspace)
+    return AgentOutcome(
+        text=completion.text,
+        events=run.events,
+        diff=diff,
+        exit_status=run.returncode,
+        usage=completion.usage,
+        latency_s=completion.latency_s,
+        model=completion.model,
+        session_id=run.session_id,
+        check=checked,
+        finish_reason=completion.finish_reason,
+        workspace=str(workspace) if s.keep_workspace else None,
+    )

@@ -20,15 +20,25 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.models.agent_cli import CHAT_SYSTEM, AgentSettings, chat_prompt, lend_login, tail
+from core.models.agent_cli import (
+    CHAT_SYSTEM,
+    AgentSettings,
+    Invocation,
+    chat_prompt,
+    lend_login,
+    run_agent_task,
+    tail,
+)
 from core.models.agent_process import (
     base_environment,
     private_home,
     record_session,
     run_process,
 )
+from core.models.agent_workspace import Placement
 from core.models.retry import RETRYABLE_STATUSES
 from core.models.types import (
+    AgentTask,
     AuthError,
     BadRequestError,
     Completion,
@@ -42,6 +52,8 @@ _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 _LIMIT_TEXT = re.compile(r"hit your .*limit|usage limit|out of usage|spend limit", re.I)
 _LOGIN_TEXT = re.compile(r"not logged in|/login|invalid api key|failed to authenticate", re.I)
 CREDENTIALS = ".credentials.json"
+# Agent use without an allowed_tools list: what editing a workspace takes.
+AGENT_TOOLS = ("Read", "Write", "Edit", "Bash", "Glob", "Grep", "Skill")
 
 
 class ClaudeCodeBackend:
@@ -60,7 +72,7 @@ class ClaudeCodeBackend:
             args = ["--system-prompt-file", str(system_file), "--tools", "", "--max-turns", "1"]
             workdir = home / "work"
             workdir.mkdir()
-            events, duration = await self.invoke(
+            run = await self.invoke(
                 prompt,
                 args=args,
                 cwd=workdir,
@@ -68,8 +80,23 @@ class ClaudeCodeBackend:
                 timeout_s=min(timeout_s, self.settings.timeout_s),
                 purpose="chat",
             )
-        result = final_result(events)
-        return to_completion(result, request.model, duration)
+        return self.completion(run)
+
+    # ------------------------------------------------------------------ agent use
+    async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
+        return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
+
+    def agent_args(self, placement: Placement) -> list[str]:
+        """Explicit tools and permissions: the listed tools run without asking, anything
+        else is denied (`dontAsk`); every check is bypassed only if the user says so."""
+        s = self.settings
+        tools = list(s.allowed_tools) if s.allowed_tools is not None else list(AGENT_TOOLS)
+        mode = "bypassPermissions" if s.bypass_permissions else "dontAsk"
+        args = ["--tools", ",".join(tools), "--allowedTools", ",".join(tools)]
+        args += ["--permission-mode", mode]
+        if s.max_turns:
+            args += ["--max-turns", str(s.max_turns)]
+        return [*args, *placement.args]
 
     # ------------------------------------------------------------------ one process
     async def invoke(
@@ -81,9 +108,9 @@ class ClaudeCodeBackend:
         home: Path,
         timeout_s: float,
         purpose: str,
-    ) -> tuple[list[dict[str, Any]], float]:
-        """Run `claude -p` once in `cwd` with a private `home`: (its events, seconds).
-        Raises the typed error for a failed call."""
+    ) -> Invocation:
+        """Run `claude -p` once in `cwd` with a private `home`. Raises the typed error for
+        a failed call."""
         argv = [str(self.settings.binary), "-p", "--output-format", "stream-json", "--verbose"]
         argv += ["--no-session-persistence"]
         if self.settings.model:
@@ -103,7 +130,12 @@ class ClaudeCodeBackend:
                 f"{tail(result.stderr or result.stdout) or 'no output'}"
             )
         check_result(final, self.settings.credential or "ANTHROPIC_API_KEY")
-        return events, result.duration_s
+        return Invocation(events, result.returncode, result.duration_s, str(session or ""))
+
+    def completion(self, invocation: Invocation) -> Completion:
+        return to_completion(
+            final_result(invocation.events), self.settings.model, invocation.duration_s
+        )
 
     def environment(self, home: Path) -> dict[str, str]:
         s = self.settings

@@ -19,10 +19,20 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.models.agent_cli import CHAT_SYSTEM, AgentSettings, chat_prompt, lend_login, tail
+from core.models.agent_cli import (
+    CHAT_SYSTEM,
+    AgentSettings,
+    Invocation,
+    chat_prompt,
+    lend_login,
+    run_agent_task,
+    tail,
+)
 from core.models.agent_process import base_environment, private_home, record_session, run_process
+from core.models.agent_workspace import Placement
 from core.models.claude_code_backend import parse_events
 from core.models.types import (
+    AgentTask,
     AuthError,
     BadRequestError,
     Completion,
@@ -59,15 +69,11 @@ class CodexBackend:
         with private_home("codex") as home:
             instructions = home / "instructions.md"
             instructions.write_text(system or CHAT_SYSTEM, encoding="utf-8")
-            args = [
-                "-s",
-                "read-only",
-                "-c",
-                f"model_instructions_file={toml_string(str(instructions))}",
-            ]
+            args = ["-s", "read-only"]
+            args += ["-c", f"model_instructions_file={toml_string(str(instructions))}"]
             workdir = home / "work"
             workdir.mkdir()
-            events, duration = await self.invoke(
+            run = await self.invoke(
                 prompt,
                 args=args,
                 cwd=workdir,
@@ -75,7 +81,23 @@ class CodexBackend:
                 timeout_s=min(timeout_s, self.settings.timeout_s),
                 purpose="chat",
             )
-        return to_completion(events, request.model, duration)
+        return self.completion(run)
+
+    # ------------------------------------------------------------------ agent use
+    async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
+        return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
+
+    def agent_args(self, placement: Placement) -> list[str]:
+        """Codex has no per-tool list: its sandbox bounds the agent to the workspace
+        (`workspace-write`, approvals never asked), bypassed only if the user says so."""
+        if self.settings.allowed_tools is not None:
+            raise BadRequestError(
+                f"{self.setting}.allowed_tools does not apply to codex (its sandbox, "
+                "workspace-write, bounds what the agent may do); remove it"
+            )
+        if self.settings.bypass_permissions:
+            return ["--dangerously-bypass-approvals-and-sandbox", *placement.args]
+        return ["-s", "workspace-write", *placement.args]
 
     # ------------------------------------------------------------------ one process
     async def invoke(
@@ -87,9 +109,9 @@ class CodexBackend:
         home: Path,
         timeout_s: float,
         purpose: str,
-    ) -> tuple[list[dict[str, Any]], float]:
-        """Run `codex exec` once in `cwd` with a private `home`: (its events, seconds).
-        Raises the typed error for a failed turn."""
+    ) -> Invocation:
+        """Run `codex exec` once in `cwd` with a private `home`. Raises the typed error
+        for a failed turn."""
         s = self.settings
         argv = [str(s.binary), "exec", "--json", "--skip-git-repo-check", "--ephemeral"]
         argv += ["-c", 'approval_policy="never"']
@@ -108,7 +130,10 @@ class CodexBackend:
         thread = next((e.get("thread_id") for e in events if e.get("type") == "thread.started"), "")
         record_session("codex", str(thread or ""), cwd, purpose=purpose)
         check_events(events, result.returncode, result.stderr, s.credential or "OPENAI_API_KEY")
-        return events, result.duration_s
+        return Invocation(events, result.returncode, result.duration_s, str(thread or ""))
+
+    def completion(self, invocation: Invocation) -> Completion:
+        return to_completion(invocation.events, self.settings.model, invocation.duration_s)
 
     def _provider_args(self, env: dict[str, str], codex_home: Path) -> list[str]:
         s = self.settings

@@ -339,6 +339,14 @@ def _agent_cli(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) ->
         timeout_s=rc.timeout_s,
         environ=secrets.environ(),
     )
+    # What changes an agent's outcome beyond model and settings (rollout cache key).
+    rt.identity = {
+        "skill_placement": rc.skill_placement,
+        "allowed_tools": rc.allowed_tools,
+        "bypass_permissions": rc.bypass_permissions,
+        "max_turns": rc.max_turns,
+        "extra_args": rc.extra_args,
+    }
     backend_class = ClaudeCodeBackend if claude else CodexBackend
     rt.backend = backend_class(settings, setting=where)
 

@@ -7,7 +7,9 @@ be further `Backend` implementations.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from core.errors import UserError
@@ -47,6 +49,36 @@ class Request:
     model: str
     messages: list[Message]
     settings: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+
+
+@dataclass(frozen=True)
+class AgentTask:
+    """One run of a coding agent that an environment asks for: the agent works on a fresh
+    copy of `files` with the skill in place, then `check(workspace)` runs in that copy
+    (before it is removed) and its return value travels back in `AgentOutcome.check`."""
+
+    prompt: str
+    files: Path  # a folder: copied, never touched
+    skill_name: str  # folder / file name the skill is placed under (a slug)
+    check: Callable[[Path], Any]
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    """What the agent did: its final message, the event stream, the workspace diff, the
+    exit status, usage and what the task's check returned."""
+
+    text: str
+    events: list[dict[str, Any]]
+    diff: str
+    exit_status: int
+    usage: Usage
+    latency_s: float
+    model: str
+    session_id: str
+    check: Any
+    finish_reason: str = "stop"
+    workspace: str | None = None  # kept for debugging (keep_workspace), else None
 
 
 class Backend(Protocol):
