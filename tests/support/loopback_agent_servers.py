@@ -106,6 +106,9 @@ class _StreamingServer(LoopbackServer):
         if isinstance(action, str):
             action = Reply(action)
         if isinstance(action, (Reply, ToolCall)):
+            if isinstance(record.body, dict) and record.body.get("stream") is False:
+                self._send_json(http, 200, self.render_whole(record, action))
+                return
             self._send_events(http, self.render_stream(record, action))
             return
         if isinstance(action, AgentFault):
@@ -121,6 +124,12 @@ class _StreamingServer(LoopbackServer):
             assert fault.reset_at is not None
             status, body, headers = self.render_usage_limit(fault.reset_at)
             self._send_json(http, status, body, headers)
+        elif (
+            fault.kind == "malformed_sse"
+            and isinstance(record.body, dict)
+            and (record.body.get("stream") is False)
+        ):
+            self._send_raw(http, 200, b'{"id": "x", "content": [ oops')
         elif fault.kind == "malformed_sse":
             self._start_stream(http)
             self._write_chunk(http, b"event: message_start\ndata: {not json at all\n\n")
@@ -165,6 +174,10 @@ class _StreamingServer(LoopbackServer):
     def render_stream(
         self, record: RecordedRequest, reply: Reply | ToolCall
     ) -> list[tuple[str, Any]]:
+        raise NotImplementedError
+
+    def render_whole(self, record: RecordedRequest, reply: Reply | ToolCall) -> Any:
+        """The same answer as one JSON body, for a request with `"stream": false`."""
         raise NotImplementedError
 
     def render_overloaded(self) -> tuple[int, Any]:
@@ -300,6 +313,26 @@ class LoopbackMessagesSSE(_StreamingServer):
         ]
         return events
 
+    def render_whole(self, record: RecordedRequest, reply: Reply | ToolCall) -> Any:
+        # Claude Code retries a broken stream once without streaming.
+        events = self.render_stream(record, reply)
+        message = dict(events[0][1]["message"])
+        content: list[dict[str, Any]] = []
+        for _name, data in events:
+            if data["type"] == "content_block_start":
+                content.append(dict(data["content_block"]))
+            elif data["type"] == "content_block_delta":
+                delta = data["delta"]
+                if delta["type"] == "text_delta":
+                    content[-1]["text"] += delta["text"]
+                else:
+                    content[-1]["input"] = json.loads(delta["partial_json"])
+            elif data["type"] == "message_delta":
+                message["stop_reason"] = data["delta"]["stop_reason"]
+                message["usage"] = {**message["usage"], **data["usage"]}
+        message["content"] = content
+        return message
+
     def render_error(self, status: int, message: str) -> Any:
         return {
             "type": "error",
@@ -331,6 +364,15 @@ def responses_input_text(body: Any) -> str:
     return json.dumps(body.get("input", []) if isinstance(body, dict) else "")
 
 
+def responses_last_user(body: dict[str, Any]) -> str:
+    """The text of the last user message of a Responses API `input`."""
+    for item in reversed(body.get("input") or []):
+        if isinstance(item, dict) and item.get("role") == "user":
+            parts = item.get("content") or []
+            return " ".join(str(p.get("text", "")) for p in parts if isinstance(p, dict))
+    return ""
+
+
 class LoopbackResponsesSSE(_StreamingServer):
     """POST /v1/responses answered as an SSE stream, and GET /v1/models.
     `base_url` is what a Codex model provider's `base_url` takes."""
@@ -340,6 +382,11 @@ class LoopbackResponsesSSE(_StreamingServer):
     @property
     def base_url(self) -> str:
         return f"{self.root_url}/v1"
+
+    def _decide(self, record: RecordedRequest) -> Reply | Fault | str:
+        if self.handler is None and isinstance(record.body, dict):
+            return Reply(f"echo: {responses_last_user(record.body)}")
+        return super()._decide(record)
 
     def serve_other(self, http: BaseHTTPRequestHandler, record: RecordedRequest) -> None:
         if http.command == "GET" and record.route == "/v1/models":
@@ -449,6 +496,9 @@ class LoopbackResponsesSSE(_StreamingServer):
             )
         )
         return events
+
+    def render_whole(self, record: RecordedRequest, reply: Reply | ToolCall) -> Any:
+        return self.render_stream(record, reply)[-1][1]["response"]
 
     def render_error(self, status: int, message: str) -> Any:
         kind = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded"}
