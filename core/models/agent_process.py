@@ -116,15 +116,20 @@ async def run_process(
     waits for input must never hang us). On timeout, or if the awaiting task is cancelled,
     the whole process group is killed before this returns or raises."""
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=str(cwd),
-        env=dict(env),
-        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,  # its own process group: killed as one
-    )
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=str(cwd),
+            env=dict(env),
+            stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # its own process group: killed as one
+        )
+    except OSError as exc:
+        raise AgentMissing(
+            f"cannot start {argv[0]} ({exc.strerror}); reinstall it with `make agents`"
+        ) from None
     try:
         async with asyncio.timeout(timeout_s):
             data = stdin.encode("utf-8") if stdin is not None else None

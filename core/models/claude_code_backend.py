@@ -203,7 +203,9 @@ def final_result(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 def check_result(result: dict[str, Any], credential: str) -> None:
     """Raise the typed error for a result event that reports a failure."""
-    if not result.get("is_error") and result.get("subtype") in ("success", "error_max_turns"):
+    if result.get("subtype") == "error_max_turns":
+        return  # an agent out of turns has finished: the task's check decides
+    if not result.get("is_error") and result.get("subtype") == "success":
         return
     text = " ".join(str(result.get("result") or result.get("subtype") or "").split())[:300]
     status = result.get("api_error_status")

@@ -181,10 +181,9 @@ def failure_text(events: list[dict[str, Any]]) -> str:
 
 def check_events(events: list[dict[str, Any]], returncode: int, stderr: str, credential: str):
     """Raise the typed error for a `codex exec` run that did not complete its turn."""
-    completed = any(e.get("type") == "turn.completed" for e in events)
+    if any(e.get("type") == "turn.completed" for e in events):
+        return  # notices on the way (e.g. unknown model metadata) do not fail a turn
     text = failure_text(events)[:300]
-    if completed and not text:
-        return
     if not text:
         raise TransientError(
             f"codex exec gave no completed turn (exit {returncode}): {tail(stderr) or 'no output'}"
