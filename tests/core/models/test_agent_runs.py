@@ -95,7 +95,7 @@ async def test_a_hung_tool_is_killed_with_the_whole_process_group(agent, tmp_pat
     marker = f"hang-{uuid.uuid4().hex[:12]}"
     hang = shell_call(agent, f"python3 -c 'import time; time.sleep(300)' {marker}")
     with SERVER[agent](replies=[hang]) as server:
-        client = client_for(agent, server, tmp_path, timeout_s=8, max_retries=0)
+        client = client_for(agent, server, tmp_path, timeout_s=6, max_retries=0)
         run = asyncio.create_task(client.run_agent(repo_task(), "", role="target"))
         started = await asyncio.to_thread(wait_for_processes, marker, present=True)
         with pytest.raises(RetriesExhausted) as err:
