@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ import yaml
 from core.models.agent_process import recorded_sessions
 from core.skills_repo import SkillsRepo
 from tests.support.agent_clis import AGENTS, MODEL, PROTOCOL, SERVER, requires_agents
+from tests.support.loopback_agent_servers import AgentFault
 from tests.support.loopback_openai import LoopbackOpenAI
 from tests.support.repo_task_brain import (
     INITIAL_SKILL,
@@ -69,6 +71,20 @@ def write_config(tmp_path: Path, agent: str, target_url: str, optimizer_url: str
     return path
 
 
+def train(config: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        env.pop(key, None)
+    return subprocess.run(
+        [str(SKILLOPT), "train", "--config", str(config), "--out", str(out), *extra],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 @pytest.mark.parametrize("agent", AGENTS)
 def test_train_with_a_real_agent_target_stages_the_better_skill(agent, tmp_path):
     skills = SkillsRepo.init(tmp_path / "skills", identity=("Test", "test@example.com"))
@@ -77,28 +93,8 @@ def test_train_with_a_real_agent_target_stages_the_better_skill(agent, tmp_path)
     with SERVER[agent](brain) as target, LoopbackOpenAI(optimizer) as opt:
         config = write_config(tmp_path, agent, target.base_url, opt.base_url)
         out = tmp_path / "runs" / "agent-run"
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
-            env.pop(key, None)
-        done = subprocess.run(
-            [
-                str(SKILLOPT),
-                "train",
-                "--config",
-                str(config),
-                "--out",
-                str(out),
-                "--json",
-                "--skills-repo",
-                str(tmp_path / "skills"),
-                "--skill",
-                SKILL_NAME,
-            ],
-            cwd=REPO,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
+        done = train(
+            config, out, "--json", "--skills-repo", str(tmp_path / "skills"), "--skill", SKILL_NAME
         )
         assert done.returncode == 0, done.stderr
         sent_by_agent = target.sent_text()
@@ -117,3 +113,23 @@ def test_train_with_a_real_agent_target_stages_the_better_skill(agent, tmp_path)
     # Every agent session the run started was recorded for Sleep to skip.
     assert len(recorded_sessions()) >= 7
     assert summary["usage"]["per_role"]["target"]["calls"] >= 7
+
+
+def test_a_usage_limit_stops_the_run_resumably(tmp_path):
+    """Codex on a plan that hit its limit: one line saying when to come back, exit 1, and
+    the same command later resumes and finishes."""
+    brain = RepoTaskBrain("openai")
+    limited = lambda record: AgentFault.usage_limit(int(time.time()) + 3600)  # noqa: E731
+    with SERVER["codex"](limited) as target, LoopbackOpenAI(optimizer) as opt:
+        config = write_config(tmp_path, "codex", target.base_url, opt.base_url)
+        out = tmp_path / "runs" / "limited"
+        stopped = train(config, out)
+        assert stopped.returncode == 1, stopped.stderr
+        last = stopped.stderr.strip().splitlines()[-1]
+        assert last.startswith("skillopt: error: models.target (codex:local-model): Codex usage")
+        assert "try again at" in last and "resumable" in last
+        assert json.loads((out / "state.json").read_text())["status"] == "failed"
+        target.handler = brain  # the limit has reset
+        resumed = train(config, out, "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["best_val"] == pytest.approx(1.0)
