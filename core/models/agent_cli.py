@@ -24,6 +24,7 @@ from core.models.agent_workspace import (
     Placement,
     fresh_workspace,
     place_skill,
+    pristine_tree,
     resolve_placement,
     workspace_diff,
 )
@@ -138,7 +139,10 @@ async def run_agent_task(
     the task's check in the same workspace; the workspace goes unless kept."""
     s = cli.settings
     placement_kind = resolve_placement(cli.name, s.skill_placement, setting=cli.setting)
-    with fresh_workspace(task.files, keep=s.keep_workspace) as workspace:
+    with (
+        pristine_tree(task.files, task.commit) as original,
+        fresh_workspace(original, keep=s.keep_workspace) as workspace,
+    ):
         with private_home(cli.name) as home:
             placement = place_skill(workspace, placement_kind, task.skill_name, skill_text)
             run = await cli.invoke(
@@ -150,7 +154,7 @@ async def run_agent_task(
                 purpose="agent",
             )
         completion = cli.completion(run)
-        diff = workspace_diff(task.files, workspace, placement)
+        diff = workspace_diff(original, workspace, placement)
         # The check runs commands (tests, greps): off the event loop.
         checked = await asyncio.to_thread(task.check, workspace)
     return AgentOutcome(

@@ -1,9 +1,9 @@
 """A fresh workspace per agent run, with the skill where the agent really reads it.
 
 Why a copy: the agent edits files, runs commands, and may be killed half-way. It works on a
-temporary copy of the item's files (never the user's checkout), the diff against the
-original is part of the trajectory, and the copy is removed afterwards unless kept for
-debugging.
+temporary copy of the item's files, or of a git project's tree at a recorded commit (never
+the user's live checkout), the diff against that original is part of the trajectory, and
+the copy is removed afterwards unless kept for debugging.
 
 Placements (config `skill_placement`):
   claude_skill          .claude/skills/<name>/SKILL.md (listed to Claude Code, loaded by
@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import io
 import re
 import shutil
+import subprocess
+import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,10 +92,37 @@ def place_skill(workspace: Path, placement: str, name: str, skill_text: str) -> 
 
 
 @contextlib.contextmanager
-def fresh_workspace(files: Path, *, keep: bool):
-    """A temporary copy of `files` (an existing folder), removed on exit unless `keep`."""
+def pristine_tree(files: Path, commit: str | None):
+    """The files the agent starts from: `files` itself, or the tree of `commit` in the git
+    repository `files`, extracted to a temporary folder (removed on exit)."""
     if not files.is_dir():
         raise BadRequestError(f"agent task files {files} is not a folder")
+    if commit is None:
+        yield files
+        return
+    tree = Path(tempfile.mkdtemp(prefix="skillopt-agent-tree-"))
+    try:
+        archive = subprocess.run(
+            ["git", "-C", str(files), "archive", "--format=tar", commit],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+        )
+        if archive.returncode != 0:
+            why = " ".join(archive.stderr.decode(errors="replace").split())[:200]
+            raise BadRequestError(f"cannot take commit {commit!r} of {files}: {why}")
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4: refuse odd members
+                tar.extractall(tree, filter="data")
+            else:
+                tar.extractall(tree)
+        yield tree
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def fresh_workspace(files: Path, *, keep: bool):
+    """A temporary copy of the folder `files`, removed on exit unless `keep`."""
     workspace = Path(tempfile.mkdtemp(prefix="skillopt-agent-ws-"))
     try:
         shutil.copytree(files, workspace, dirs_exist_ok=True, symlinks=True)

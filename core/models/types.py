@@ -61,6 +61,9 @@ class AgentTask:
     files: Path  # a folder: copied, never touched
     skill_name: str  # folder / file name the skill is placed under (a slug)
     check: Callable[[Path], Any]
+    # With a commit, `files` is a git repository and the workspace is its tree at that
+    # commit (`git archive`): the user's checkout and its uncommitted changes stay out.
+    commit: str | None = None
 
 
 @dataclass(frozen=True)

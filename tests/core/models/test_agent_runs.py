@@ -146,3 +146,34 @@ async def test_a_chat_backend_cannot_run_an_agent(tmp_path):
     with pytest.raises(BadRequestError, match="cannot run a coding agent"):
         await client.run_agent(repo_task(), "", role="target")
     await client.aclose()
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+async def test_a_project_at_a_recorded_commit_never_the_live_checkout(agent, tmp_path):
+    from tests.support.skills_git import plain_git
+
+    project = tmp_path / "project"
+    project.mkdir()
+    plain_git(project, "init", "-q")
+    (project / "notes.txt").write_text("recorded\n")
+    plain_git(project, "add", "-A")
+    plain_git(project, "commit", "-qm", "recorded")
+    recorded = plain_git(project, "rev-parse", "HEAD").strip()
+    (project / "notes.txt").write_text("later\n")
+    plain_git(project, "commit", "-qam", "later")
+    (project / "notes.txt").write_text("uncommitted\n")
+    task = AgentTask(
+        prompt="Append a line to notes.txt.",
+        files=project,
+        skill_name="notes",
+        check=lambda ws: (ws / "notes.txt").read_text(),
+        commit=recorded,
+    )
+    edit = shell_call(agent, "echo edited >> notes.txt")
+    with SERVER[agent](replies=[edit, Reply("done")]) as server:
+        client = client_for(agent, server, tmp_path)
+        outcome = await client.run_agent(task, "", role="target")
+        await client.aclose()
+    assert outcome.check == "recorded\nedited\n"
+    assert " recorded\n+edited\n" in outcome.diff and ".git" not in outcome.diff
+    assert (project / "notes.txt").read_text() == "uncommitted\n"
