@@ -3,6 +3,7 @@
 Against zero-latency loopback servers (the model answers instantly, so every second is
 the CLI's and ours):
 
+0. the bare process start of each CLI (`--version`), for scale;
 1. per-call overhead: one chat call through `ModelClient.complete` (cache off), process
    start to parsed result, sequentially — median and spread;
 2. throughput: N chat calls at concurrency 1, 2 and 4 (calls/s);
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -55,6 +57,17 @@ def client_for(agent: str, server, concurrency: int, tmp: Path):
         }
     )
     return build_model_client(config, environ={})
+
+
+def bare_start(agent: str, runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        started = time.monotonic()
+        subprocess.run(
+            [str(AGENTS_BIN / PROGRAM[agent]), "--version"], capture_output=True, check=True
+        )
+        times.append(time.monotonic() - started)
+    return times
 
 
 async def per_call(agent: str, calls: int, tmp: Path) -> list[float]:
@@ -118,6 +131,7 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for agent in args.agents.split(","):
             print(f"== {agent}")
+            print(f"  bare process start (--version): {describe(bare_start(agent, args.calls))}")
             print(f"  chat call overhead: {describe(await per_call(agent, args.calls, Path(tmp)))}")
             for concurrency in (1, 2, 4):
                 rate = await throughput(agent, args.calls, concurrency, Path(tmp))

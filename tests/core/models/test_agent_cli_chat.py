@@ -24,6 +24,7 @@ from tests.support.agent_clis import (
     agent_config,
     fake_claude_login,
     requires_agents,
+    shell_call,
 )
 from tests.support.loopback_agent_servers import AgentFault, Fault, Reply
 
@@ -191,3 +192,20 @@ async def test_sessions_we_start_are_recorded_and_the_users_home_untouched(agent
     (session,) = sessions
     uuid.UUID(session)  # Claude's session id / Codex's thread id
     assert sorted(p.name for p in home.rglob("*")) == ["marker"]
+
+
+async def test_codex_chat_use_runs_in_a_read_only_sandbox(tmp_path):
+    """A chat role's Codex still has a shell; the sandbox refuses every write."""
+    target = tmp_path / "escaped.txt"
+    write = shell_call("codex", f"touch {target}; echo tried")
+    with SERVER["codex"](replies=[write, Reply("ok")]) as server:
+        client, _ = client_for("codex", server, tmp_path)
+        completion = await client.complete(MESSAGES, role="target")
+        await client.aclose()
+        (result,) = [
+            item["output"]
+            for item in server.model_requests[1].body["input"]
+            if item.get("type") == "function_call_output"
+        ]
+    assert completion.text == "ok"
+    assert "Read-only file system" in result and not target.exists()
