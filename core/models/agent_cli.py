@@ -94,6 +94,22 @@ def lend_login(source: Path, target: Path) -> bool:
     return True
 
 
+def parse_events(stdout: str) -> list[dict[str, Any]]:
+    """One JSON object per line; lines that are not JSON objects are skipped."""
+    events = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
 def tail(text: str, limit: int = 300) -> str:
     """The last meaningful part of a CLI's output, on one line."""
     return " ".join(text.split())[-limit:]

@@ -14,7 +14,6 @@ the only retry loop, as for the API backends. Failures map to the same error typ
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -26,6 +25,7 @@ from core.models.agent_cli import (
     Invocation,
     chat_prompt,
     lend_login,
+    parse_events,
     run_agent_task,
     tail,
 )
@@ -179,22 +179,6 @@ def user_config_dir(environ: Any) -> Path:
     if env.get("CLAUDE_CONFIG_DIR"):
         return Path(env["CLAUDE_CONFIG_DIR"]).expanduser()
     return Path(env.get("HOME") or Path.home()) / ".claude"
-
-
-def parse_events(stdout: str) -> list[dict[str, Any]]:
-    """One JSON object per line; lines that are not JSON objects are skipped."""
-    events = []
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
 
 
 def final_result(events: list[dict[str, Any]]) -> dict[str, Any]:

@@ -25,12 +25,12 @@ from core.models.agent_cli import (
     Invocation,
     chat_prompt,
     lend_login,
+    parse_events,
     run_agent_task,
     tail,
 )
 from core.models.agent_process import base_environment, private_home, record_session, run_process
 from core.models.agent_workspace import Placement
-from core.models.claude_code_backend import parse_events
 from core.models.types import (
     AgentTask,
     AuthError,
