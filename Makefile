@@ -25,7 +25,8 @@ $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-embedded
 	$(BIN)/pip install -q -e ".[embedded,test]"
 	touch $@
 
-# One idempotent step for every user of the CLIs: reinstalls only when the pins change.
+# One idempotent step for every user of the CLIs (backends, Sleep); it reruns when this
+# file changes (new pins), which for an unchanged install is a quick npm no-op.
 $(TOOLS)/.installed-agents: Makefile
 	mkdir -p $(TOOLS)/agents
 	npm install --prefix $(TOOLS)/agents --no-audit --no-fund --loglevel=error $(AGENT_PKGS)
