@@ -168,6 +168,11 @@ def score_checks(results: list[CheckResult], reference: str) -> Score:
     return Score(hard=hard, soft=soft, explanation=explanation)
 
 
+def exit_note(status: int, workspace: str | None) -> str:
+    kept = f" (workspace kept at {workspace})" if workspace else ""
+    return f"exit status {status}{kept}"
+
+
 class RepoTasksEnvironment:
     name = NAME
     version = VERSION
@@ -241,7 +246,7 @@ class RepoTasksEnvironment:
             prompt,
             *summarize_events(outcome.events),
             {"role": "diff", "content": outcome.diff or "(no changes)"},
-            {"role": "exit", "content": f"exit status {outcome.exit_status}"},
+            {"role": "exit", "content": exit_note(outcome.exit_status, outcome.workspace)},
         ]
         return RolloutResult(
             item_id=item.id,

@@ -6,6 +6,7 @@ group, and the workspace is removed unless kept."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import uuid
 from pathlib import Path
 
@@ -124,6 +125,7 @@ async def test_the_workspace_is_kept_only_when_asked(agent, tmp_path):
         await client_keep.aclose()
     assert "a * b" in removed.check and not seen[0].exists()
     assert kept.workspace == str(seen[1]) and (seen[1] / "calc.py").is_file()
+    shutil.rmtree(seen[1])
 
 
 async def test_claude_only_gets_the_allowed_tools(tmp_path):
