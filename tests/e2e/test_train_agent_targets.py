@@ -19,7 +19,7 @@ import yaml
 
 from core.models.agent_process import recorded_sessions
 from core.skills_repo import SkillsRepo
-from tests.support.agent_clis import AGENTS, MODEL, PROTOCOL, SERVER, requires_agents
+from tests.support.agent_clis import AGENT_TESTS, AGENTS, MODEL, PROTOCOL, SERVER
 from tests.support.loopback_agent_servers import AgentFault
 from tests.support.loopback_openai import LoopbackOpenAI
 from tests.support.repo_task_brain import (
@@ -30,7 +30,7 @@ from tests.support.repo_task_brain import (
     optimizer_reply,
 )
 
-pytestmark = requires_agents
+pytestmark = AGENT_TESTS
 REPO = Path(__file__).resolve().parents[2]
 SKILLOPT = Path(sys.executable).parent / "skillopt"
 

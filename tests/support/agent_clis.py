@@ -28,6 +28,8 @@ requires_agents = pytest.mark.skipif(
     not all((AGENTS_BIN / PROGRAM[a]).exists() for a in AGENTS),
     reason="the agent CLIs are not installed: run `make agents`",
 )
+# For modules of such tests: skipped without the CLIs, deselectable with `-m "not agents"`.
+AGENT_TESTS = [pytest.mark.agents, requires_agents]
 
 
 def shell_call(agent: str, command: str):

@@ -19,16 +19,16 @@ from core.models.types import (
 )
 from tests.core.models.helpers import FakeSleep
 from tests.support.agent_clis import (
+    AGENT_TESTS,
     AGENTS,
     SERVER,
     agent_config,
     fake_claude_login,
-    requires_agents,
     shell_call,
 )
 from tests.support.loopback_agent_servers import AgentFault, Fault, Reply
 
-pytestmark = requires_agents
+pytestmark = AGENT_TESTS
 MESSAGES = [
     {"role": "system", "content": "SYSTEM-MARKER: answer in one word."},
     {"role": "user", "content": "What is the capital of France?"},

@@ -17,18 +17,18 @@ from core.models.factory import build_model_client
 from core.models.types import AgentTask, BadRequestError, RetriesExhausted
 from tests.core.models.helpers import FakeSleep
 from tests.support.agent_clis import (
+    AGENT_TESTS,
     AGENTS,
     PROTOCOL,
     SERVER,
     agent_config,
-    requires_agents,
     shell_call,
     wait_for_processes,
 )
 from tests.support.loopback_agent_servers import Reply
 from tests.support.repo_task_brain import RepoTaskBrain
 
-pytestmark = requires_agents
+pytestmark = AGENT_TESTS
 PLACEMENTS = [
     ("claude_code", "claude_skill"),
     ("claude_code", "claude_md"),
