@@ -27,7 +27,16 @@ from core.errors import UserError
 
 BASE_KEY = "_base_"
 
-BackendName = Literal["auto", "openai", "azure", "anthropic", "local", "scripted", "handoff"]
+BackendName = Literal[
+    "auto", "openai", "azure", "anthropic", "local", "scripted", "handoff", "claude_code", "codex"
+]
+# Coding-agent CLIs (`claude -p`, `codex exec`) driven as backends: each call is a process.
+AGENT_BACKENDS = ("claude_code", "codex")
+# Where the skill goes for an agent run: `auto` = where the agent reads a deployed skill
+# (Claude Code: .claude/skills/<name>/SKILL.md; Codex: AGENTS.md).
+SkillPlacement = Literal[
+    "auto", "claude_skill", "claude_md", "append_system_prompt", "agents_md", "codex_skill"
+]
 Role = Literal["target", "optimizer", "judge", "miner"]
 ROLES: tuple[Role, ...] = ("target", "optimizer", "judge", "miner")
 
@@ -57,10 +66,29 @@ class RoleConfig(_Strict):
     top_p: float | None = None
     seed: int | None = None
     stop: list[str] | None = None
+    # null = 4 for API backends, 2 for the coding-agent CLIs (each call is a process).
     concurrency: int = Field(default=4, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
     cache: bool = True
+    # Coding-agent CLIs only (backend claude_code | codex).
+    binary: str | None = None  # path or name; null = PATH, then .tools/agents/
+    max_turns: int | None = Field(default=None, ge=1)  # agent use; chat use is one turn
+    extra_args: list[str] = []  # appended to the CLI's arguments as given
+    skill_placement: SkillPlacement = "auto"
+    # Agent use: the tools the agent may use without asking (null = the backend's list
+    # for editing a workspace); bypassing every permission check only when set here.
+    allowed_tools: list[str] | None = None
+    bypass_permissions: bool = False
+    keep_workspace: bool = False  # keep each item's temporary workspace for debugging
+
+    @model_validator(mode="before")
+    @classmethod
+    def _backend_concurrency(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("concurrency") is None:
+            agent = data.get("backend") in AGENT_BACKENDS
+            data = {**data, "concurrency": 2 if agent else 4}
+        return data
 
     @field_validator("base_url")
     @classmethod

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 from core.errors import UserError
@@ -98,6 +99,10 @@ class Secrets:
 
     def has(self, name: str) -> bool:
         return self.get(name) is not None
+
+    def environ(self) -> Mapping[str, str]:
+        """The environment this lookup reads (a coding-agent CLI's login is found by it)."""
+        return self._environ
 
     def where(self) -> str:
         """How to tell the user where keys are looked for."""

@@ -16,6 +16,7 @@ from core.environment.contract import EnvError, Environment
 # name -> "module:class"; the class takes (manifest_dir, data_dir, options).
 _FACTORIES = {
     "capitals": "envs.capitals.environment:CapitalsEnvironment",
+    "repo_tasks": "envs.repo_tasks.environment:RepoTasksEnvironment",
 }
 ENVIRONMENTS: tuple[str, ...] = tuple(_FACTORIES)
 

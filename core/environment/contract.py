@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.errors import UserError
-from core.models.types import Completion, Message
+from core.models.types import AgentOutcome, AgentTask, Completion, Message
 
 SPLITS = ("train", "val", "test")
 
@@ -69,7 +69,18 @@ class CompleteFn(Protocol):
     async def __call__(self, messages: list[Message], **settings: Any) -> Completion: ...
 
 
+class AgentFn(Protocol):
+    """What an agent environment calls instead: one coding-agent run of `task` with the
+    skill placed where the agent reads it (the model client's `run_agent`, bound to the
+    target role). Errors follow the same rules as `complete`'s (see `rollout`)."""
+
+    async def __call__(self, task: AgentTask, skill_text: str) -> AgentOutcome: ...
+
+
 class Environment(Protocol):
+    """`target_kind` (optional, default "chat"): "agent" for an environment whose items
+    are coding tasks; its `rollout` then receives an `AgentFn` as `complete`."""
+
     name: str
     version: str  # bump when prompts or scoring change: part of the rollout cache key
 
@@ -87,3 +98,16 @@ class Environment(Protocol):
         ...
 
     def score(self, item: TaskItem, prediction: str) -> Score: ...
+
+
+def needs_agent(env: Environment) -> bool:
+    return getattr(env, "target_kind", "chat") == "agent"
+
+
+def bind_target(env: Environment, client: Any, *, cache_scope: str = "") -> CompleteFn | AgentFn:
+    """The target callable `env.rollout` takes: the model client's chat `complete` (with
+    its response-cache scope), or its agent runner for an environment that needs an agent
+    (agent runs are never response-cached: the rollout cache keys whole outcomes)."""
+    if needs_agent(env):
+        return client.bind_agent("target")
+    return client.bind("target", cache_scope=cache_scope)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,8 @@ from core.models.ledger import LedgerSnapshot, UsageLedger
 from core.models.response_cache import ResponseCache, canonical_json, request_key
 from core.models.retry import RetryPolicy
 from core.models.types import (
+    AgentOutcome,
+    AgentTask,
     Backend,
     BadRequestError,
     BudgetExceeded,
@@ -49,6 +51,9 @@ class RoleRuntime:
     cache: bool = True
     concurrency: int = 4
     label: str = ""  # what describe() shows
+    # What else decides a rollout's outcome (a coding agent's tools, skill placement, ...):
+    # part of the rollout cache's target key when set.
+    identity: dict[str, Any] = field(default_factory=dict)
     error: ModelError | None = None
     _loop: asyncio.AbstractEventLoop | None = None
     _semaphore: asyncio.Semaphore | None = None
@@ -96,14 +101,15 @@ class ModelClient:
 
     def settings_key(self, role: str) -> str:
         rt = self.runtime(role)
-        return canonical_json(
-            {
-                "backend": rt.kind,
-                "endpoint": rt.endpoint,
-                "model": rt.model,
-                "settings": rt.settings,
-            }
-        )
+        key: dict[str, Any] = {
+            "backend": rt.kind,
+            "endpoint": rt.endpoint,
+            "model": rt.model,
+            "settings": rt.settings,
+        }
+        if rt.identity:
+            key["identity"] = rt.identity
+        return canonical_json(key)
 
     def bind(self, role: str, *, cache_scope: str = "") -> Callable[..., Any]:
         """`complete` for one role. `cache_scope` joins the response-cache key of every
@@ -117,6 +123,16 @@ class ModelClient:
 
         complete.__qualname__ = f"ModelClient.bind({role!r})"
         return complete
+
+    def bind_agent(self, role: str) -> Callable[[AgentTask, str], Awaitable[AgentOutcome]]:
+        """`run_agent` bound to `role`: what an agent environment's rollout receives."""
+        self.runtime(role)
+
+        async def run_agent(task: AgentTask, skill_text: str) -> AgentOutcome:
+            return await self.run_agent(task, skill_text, role=role)
+
+        run_agent.__qualname__ = f"ModelClient.bind_agent({role!r})"
+        return run_agent
 
     # ------------------------------------------------------------------ the call
     async def complete(self, messages: list[Message], *, role: str, **settings: Any) -> Completion:
@@ -177,6 +193,39 @@ class ModelClient:
                 self._disable_cache(cache, exc)
         self._notify()
         return completion
+
+    async def run_agent(self, task: AgentTask, skill_text: str, *, role: str) -> AgentOutcome:
+        """One coding-agent run for `role` (a backend that can run agents): budget check,
+        concurrency slot, the retry policy (each attempt in a fresh workspace), ledger. Not
+        response-cached: the rollout cache above keys whole outcomes."""
+        rt = self.runtime(role)
+        if rt.error is not None:
+            raise rt.error
+        run = getattr(rt.backend, "run_agent", None)
+        if run is None:
+            raise BadRequestError(
+                f"models.{role} uses the {rt.kind} backend, which cannot run a coding agent; "
+                f"set models.{role}.backend to claude_code or codex"
+            )
+        self.ledger.check_budget()
+
+        async def once() -> AgentOutcome:
+            async with rt.semaphore():
+                try:
+                    async with asyncio.timeout(rt.timeout_s):
+                        return await run(task, skill_text, timeout_s=rt.timeout_s)
+                except TimeoutError:
+                    raise TransientError(f"no answer within {rt.timeout_s:g}s") from None
+
+        try:
+            outcome = await rt.retry.run(once)
+        except BudgetExceeded:
+            raise
+        except ModelError as exc:
+            raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
+        self.ledger.record(role, rt.model, outcome.usage, cached=False)
+        self._notify()
+        return outcome
 
     def _disable_cache(self, cache: ResponseCache, exc: ModelError) -> None:
         """Turn caching off for the rest of this client's life, saying so once (calls in

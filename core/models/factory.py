@@ -20,9 +20,13 @@ import importlib
 from collections.abc import Mapping
 from pathlib import Path
 
-from core.config import ROLES, Config, RoleConfig
+from core.config import AGENT_BACKENDS, ROLES, Config, RoleConfig
+from core.models.agent_cli import AgentSettings
+from core.models.agent_process import find_binary
 from core.models.anthropic_backend import AnthropicBackend
+from core.models.claude_code_backend import ClaudeCodeBackend, user_config_dir
 from core.models.client import ModelClient, RoleRuntime, UsageCallback
+from core.models.codex_backend import CodexBackend, user_codex_home
 from core.models.handoff import HANDOFF_MODEL, HandoffBackend
 from core.models.ledger import UsageLedger
 from core.models.local_server import CACHE_IDENTITY, LOCAL_MODEL_NAME, LocalBackend
@@ -43,6 +47,9 @@ EMBEDDED_NOTICE = (
 # Backends whose API takes `reasoning_effort` (the OpenAI chat-completions parameter).
 REASONING_EFFORT_BACKENDS = ("openai", "azure")
 _ZERO_PRICE = {"input_per_mtok": 0.0, "output_per_mtok": 0.0}
+# Seconds the client waits beyond a coding-agent call's timeout_s, so the process deadline
+# (which kills the agent's process group and says so) fires before the client's own.
+AGENT_KILL_SLACK_S = 5.0
 
 
 def default_cache_path(config: Config) -> Path:
@@ -68,6 +75,8 @@ def build_model_client(
         for role in ROLES
     }
     notices = [EMBEDDED_NOTICE] if any(rt.kind == "local" for rt in roles.values()) else []
+    if notices:
+        notices += subscription_notices(config, environ)
 
     prices: dict[str, object] = {
         LOCAL_MODEL_NAME: _ZERO_PRICE,
@@ -104,6 +113,31 @@ def named_responders(config: Config) -> dict[str, ScriptedResponder]:
                 ) from None
         out[role] = built[rc.model]
     return out
+
+
+def subscription_notices(config: Config, environ: Mapping[str, str] | None) -> list[str]:
+    """`auto` never spends a subscription: a logged-in coding-agent CLI is only named, with
+    the setting that would use it, for the roles that fell back to the embedded model."""
+    env = dict(environ) if environ is not None else None
+    auto_roles = [r for r in ROLES if config.models.role(r).backend == "auto"]
+    if not auto_roles:
+        return []
+    found = []
+    logins = (
+        ("claude_code", "claude", user_config_dir(env) / ".credentials.json"),
+        ("codex", "codex", user_codex_home(env) / "auth.json"),
+    )
+    for backend, program, login in logins:
+        try:
+            find_binary(program, None, setting="")
+        except ModelError:
+            continue
+        if login.is_file():
+            found.append(
+                f"a logged-in `{program}` was found but is not used: set "
+                f"models.<role>.backend: {backend} to spend its subscription"
+            )
+    return found
 
 
 def resolve_backend_name(rc: RoleConfig, secrets: Secrets) -> str:
@@ -163,6 +197,8 @@ def _resolve_role(
             _anthropic(rt, rc, secrets, where)
         elif kind == "azure":
             _azure(rt, rc, secrets, where)
+        elif kind in AGENT_BACKENDS:
+            _agent_cli(rt, rc, secrets, where)
         else:
             _openai(rt, rc, secrets, where)
     except ModelError as exc:
@@ -271,6 +307,48 @@ def _anthropic(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) ->
     var = rc.api_key_env or "ANTHROPIC_API_KEY"
     key = _required_key(secrets, var, where, "anthropic")
     rt.backend = AnthropicBackend(api_key=key, credential=var, base_url_setting=setting)
+
+
+def _agent_cli(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:
+    """claude_code / codex: the binary, the key (or the CLI's own login) and the server."""
+    claude = rt.kind == "claude_code"
+    rt.model = rc.model or ""
+    rt.label = f"{rt.kind}:{rt.model or 'default'}"
+    rt.endpoint = public_url(rc.base_url) if rc.base_url else rt.kind
+    rt.timeout_s = rc.timeout_s + AGENT_KILL_SLACK_S
+    binary = find_binary("claude" if claude else "codex", rc.binary, setting=f"{where}.binary")
+    if rc.base_url:
+        key, credential = _custom_server_key(rc, secrets, where)
+    elif rc.api_key_env:
+        key, credential = _required_key(secrets, rc.api_key_env, where, rt.kind), rc.api_key_env
+    else:
+        credential = "ANTHROPIC_API_KEY" if claude else "OPENAI_API_KEY"
+        key = secrets.get(credential)  # None: the CLI's own login is lent to each call
+    settings = AgentSettings(
+        binary=binary,
+        model=rt.model,
+        base_url=rc.base_url,
+        api_key=key,
+        credential=credential,
+        max_turns=rc.max_turns,
+        extra_args=tuple(rc.extra_args),
+        skill_placement=rc.skill_placement,
+        allowed_tools=tuple(rc.allowed_tools) if rc.allowed_tools is not None else None,
+        bypass_permissions=rc.bypass_permissions,
+        keep_workspace=rc.keep_workspace,
+        timeout_s=rc.timeout_s,
+        environ=secrets.environ(),
+    )
+    # What changes an agent's outcome beyond model and settings (rollout cache key).
+    rt.identity = {
+        "skill_placement": rc.skill_placement,
+        "allowed_tools": rc.allowed_tools,
+        "bypass_permissions": rc.bypass_permissions,
+        "max_turns": rc.max_turns,
+        "extra_args": rc.extra_args,
+    }
+    backend_class = ClaudeCodeBackend if claude else CodexBackend
+    rt.backend = backend_class(settings, setting=where)
 
 
 def _custom_server_key(rc: RoleConfig, secrets: Secrets, where: str) -> tuple[str | None, str]:

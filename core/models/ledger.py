@@ -79,6 +79,9 @@ class UsageLedger:
                 return
             row["input_tokens"] += usage.input_tokens
             row["output_tokens"] += usage.output_tokens
+            if usage.cost_usd is not None:
+                row["cost_usd"] += usage.cost_usd  # the backend knows its own price
+                return
             if _price_of(self.prices, model) is None:
                 self._unpriced.add(model)
             row["cost_usd"] += cost_of(self.prices, model, usage.input_tokens, usage.output_tokens)

@@ -7,7 +7,9 @@ be further `Backend` implementations.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from core.errors import UserError
@@ -20,6 +22,9 @@ Message = dict[str, Any]
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
+    # What the backend itself reported the call cost (Claude Code's `total_cost_usd`);
+    # None = price the tokens with the config's price table.
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,39 @@ class Request:
     model: str
     messages: list[Message]
     settings: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+
+
+@dataclass(frozen=True)
+class AgentTask:
+    """One run of a coding agent that an environment asks for: the agent works on a fresh
+    copy of `files` with the skill in place, then `check(workspace)` runs in that copy
+    (before it is removed) and its return value travels back in `AgentOutcome.check`."""
+
+    prompt: str
+    files: Path  # a folder: copied, never touched
+    skill_name: str  # folder / file name the skill is placed under (a slug)
+    check: Callable[[Path], Any]
+    # With a commit, `files` is a git repository and the workspace is its tree at that
+    # commit (`git archive`): the user's checkout and its uncommitted changes stay out.
+    commit: str | None = None
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    """What the agent did: its final message, the event stream, the workspace diff, the
+    exit status, usage and what the task's check returned."""
+
+    text: str
+    events: list[dict[str, Any]]
+    diff: str
+    exit_status: int
+    usage: Usage
+    latency_s: float
+    model: str
+    session_id: str
+    check: Any
+    finish_reason: str = "stop"
+    workspace: str | None = None  # kept for debugging (keep_workspace), else None
 
 
 class Backend(Protocol):
@@ -82,6 +120,14 @@ class RetriesExhausted(ModelError):
     may turn into a zero-scored rollout: the server was reachable in principle, this item
     was unlucky. Every other ModelError means the configuration is wrong and must stop the
     run."""
+
+
+class UsageLimitReached(ModelError):
+    """A subscription's usage limit (a coding-agent CLI on a plan): never retried. The run
+    stops at a step boundary, resumable; the message says when the limit resets if the CLI
+    said so."""
+
+    exit_code = 1
 
 
 class BudgetExceeded(ModelError):

@@ -7,7 +7,7 @@ response cache underneath), so an eval never disagrees with the scores a run rep
 from __future__ import annotations
 
 from core.config import Config
-from core.environment.contract import SPLITS, EnvError, Environment
+from core.environment.contract import SPLITS, EnvError, Environment, bind_target
 from core.models.factory import build_model_client
 from core.run.events import EventBus
 from core.run.summary import EvalResult
@@ -40,7 +40,7 @@ async def evaluate_skill(
         )
         runner = RolloutRunner(
             env,
-            client.bind("target"),
+            bind_target(env, client),
             cache,
             bus.emit if bus else (lambda _e: None),
             concurrency=config.models.target.concurrency,

@@ -24,7 +24,15 @@ HARMLESS_PREFIXES = (
     "models.prices",
     "models.local.",
 )
-HARMLESS_ROLE_KEYS = ("concurrency", "timeout_s", "max_retries", "api_key_env", "cache")
+HARMLESS_ROLE_KEYS = (
+    "concurrency",
+    "timeout_s",
+    "max_retries",
+    "api_key_env",
+    "cache",
+    "binary",
+    "keep_workspace",
+)
 
 
 class ConfigChanged(UserError):

@@ -19,7 +19,7 @@ import math
 import time
 
 from core.config import Config
-from core.environment.contract import Environment, RolloutResult
+from core.environment.contract import Environment, RolloutResult, bind_target
 from core.models.types import BudgetExceeded
 from core.optimizer.rejected_buffer import RejectedEditBuffer
 from core.optimizer.strategy import OptimizerStrategy
@@ -85,7 +85,7 @@ class Training:
             env,
             # The run seed is part of what makes a target sample: replicate runs with
             # other seeds must not replay each other's answers from the shared cache.
-            client.bind("target", cache_scope=f"run-seed:{config.run.seed}"),
+            bind_target(env, client, cache_scope=f"run-seed:{config.run.seed}"),
             self.cache,
             bus.emit,
             concurrency=config.models.target.concurrency,

@@ -127,7 +127,7 @@ def test_bad_options_are_user_errors(options, needle):
 def test_unknown_environment_names_the_allowed_ones():
     with pytest.raises(EnvError) as info:
         get_environment(EnvConfig(name="capitol"))
-    assert str(info.value) == "unknown environment 'capitol'; allowed: capitals"
+    assert str(info.value) == "unknown environment 'capitol'; allowed: capitals, repo_tasks"
 
 
 def test_unknown_split_and_missing_manifest(tmp_path, env):

@@ -79,6 +79,11 @@ class RecordedRequest:
     finished: float | None = None
 
     @property
+    def route(self) -> str:
+        """The path without its query string (`/v1/messages?beta=true` -> `/v1/messages`)."""
+        return http_path_route(self.path)
+
+    @property
     def messages(self) -> list[dict[str, Any]]:
         return (self.body or {}).get("messages", []) if isinstance(self.body, dict) else []
 
@@ -99,6 +104,10 @@ def _content_text(content: Any) -> str:
     if isinstance(content, list):
         return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return ""
+
+
+def http_path_route(path: str) -> str:
+    return path.split("?", 1)[0].rstrip("/")
 
 
 def word_count(text: str) -> int:
@@ -219,10 +228,12 @@ class LoopbackServer:
             self.requests.append(record)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
-            scripted = self._script.popleft() if self._script else None
+            # Only requests to the model endpoint take the next scripted answer.
+            on_endpoint = http.command == "POST" and record.route == self.endpoint_path
+            scripted = self._script.popleft() if self._script and on_endpoint else None
         try:
-            if http.command != "POST" or http.path.rstrip("/") != self.endpoint_path:
-                self._send_json(http, 404, self.render_error(404, f"no route {http.path}"))
+            if not on_endpoint:
+                self.serve_other(http, record)
                 return
             action = scripted if scripted is not None else self._decide(record)
             if self.latency_s:
@@ -234,6 +245,10 @@ class LoopbackServer:
             with self._lock:
                 self.in_flight -= 1
                 record.finished = time.monotonic()
+
+    def serve_other(self, http: BaseHTTPRequestHandler, record: RecordedRequest) -> None:
+        """A request to any other route (subclasses answer e.g. `GET /v1/models`)."""
+        self._send_json(http, 404, self.render_error(404, f"no route {http.path}"))
 
     def _decide(self, record: RecordedRequest) -> Reply | Fault | str:
         if self.handler is not None:

@@ -1,0 +1,3 @@
+def largest(values):
+    """The largest of a non-empty list of numbers."""
+    return min(values)

@@ -1,0 +1,3 @@
+def last(items):
+    """The last element of a non-empty list."""
+    return items[0]

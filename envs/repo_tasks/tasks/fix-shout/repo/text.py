@@ -1,0 +1,3 @@
+def shout(words):
+    """words in capitals."""
+    return words.lower()

@@ -1,0 +1,92 @@
+"""`repo_tasks` without an agent: the shipped tasks are sound (the reference solution passes
+every check, the shipped repo fails its tests), splits and options are validated, scores
+follow the checks, and an agent that kept failing is a model error, not a score."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core.config import EnvConfig
+from core.environment.contract import EnvError, needs_agent
+from core.models.types import RetriesExhausted
+from envs import get_environment
+from envs.repo_tasks.environment import run_checks, score_checks
+
+MANIFESTS = Path(__file__).resolve().parents[2] / "manifests" / "repo_tasks"
+
+
+def env(**options):
+    return get_environment(EnvConfig(name="repo_tasks", options=options))
+
+
+def all_items():
+    e = env()
+    return [item for split in ("train", "val", "test") for item in e.load_split(split)]
+
+
+def test_splits_follow_the_manifests_and_the_env_needs_an_agent():
+    e = env()
+    assert needs_agent(e)
+    for split in ("train", "val", "test"):
+        ids = json.loads((MANIFESTS / f"{split}.json").read_text())
+        assert [i.id for i in e.load_split(split)] == ids
+    ids = [i.id for i in all_items()]
+    assert len(ids) == len(set(ids)) == 6
+    with pytest.raises(EnvError, match="unknown split"):
+        e.load_split("dev")
+
+
+@pytest.mark.parametrize("item", all_items(), ids=lambda i: i.id)
+def test_the_reference_passes_every_check_and_the_shipped_repo_fails(item, tmp_path):
+    checks = item.data["checks"]
+    broken = tmp_path / "broken"
+    shutil.copytree(item.data["repo"], broken)
+    before = run_checks(broken, checks, 30)
+    assert [r.passed for r in before] == [False] * len(checks)
+    fixed = tmp_path / "fixed"
+    shutil.copytree(item.data["repo"], fixed)
+    reference = item.data["reference"]
+    (fixed / reference["file"]).write_text(reference["content"])
+    code_only = score_checks(run_checks(fixed, checks, 30), item.answer)
+    assert (code_only.hard, code_only.soft) == (0.0, 0.5)
+    for check in checks:
+        if "contains" in check:
+            with open(fixed / check["file"], "a") as fh:
+                fh.write(check["contains"] + " fixed\n")
+    full = score_checks(run_checks(fixed, checks, 30), item.answer)
+    assert (full.hard, full.soft) == (1.0, 1.0)
+    assert "2 of 2 checks passed" in full.explanation
+    # The reference is for the optimizer: never in the agent's prompt.
+    assert reference["content"] not in item.question
+
+
+def test_bad_options_and_tasks_are_one_line_errors(tmp_path):
+    with pytest.raises(EnvError, match="unknown env option"):
+        env(colour="red")
+    with pytest.raises(EnvError, match="check_timeout_s"):
+        env(check_timeout_s=0)
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "train.json").write_text('["t1"]')
+    (tmp_path / "d" / "t1").mkdir(parents=True)
+    (tmp_path / "d" / "t1" / "task.json").write_text('{"id": "t1", "prompt": "x"}')
+    broken = get_environment(
+        EnvConfig(name="repo_tasks", manifest_dir=str(tmp_path / "m"), data_dir=str(tmp_path / "d"))
+    )
+    with pytest.raises(EnvError, match="malformed task"):
+        broken.load_split("train")
+
+
+async def test_an_agent_that_kept_failing_is_a_model_error_not_a_score():
+    item = env().load_split("val")[0]
+
+    async def failing_agent(task, skill_text):
+        assert Path(task.files).is_dir() and task.prompt == item.question
+        raise RetriesExhausted("gave up after 3 attempts: HTTP 529")
+
+    result = await env().rollout(item, "a skill", failing_agent)
+    assert result.error and "HTTP 529" in result.error
+    assert result.hard == 0.0 and result.trajectory == [{"role": "user", "content": item.question}]
