@@ -28,7 +28,14 @@ class SleepStatusArgs(StateArgs):
     pass
 
 
-class NightArgs(StateArgs):
+class RepoArgs(StateArgs):
+    skills_repo: PathText | None = Field(
+        None,
+        description="Skills repository (default: the server's, else the one `sleep init` recorded).",
+    )
+
+
+class NightArgs(RepoArgs):
     project: PathText | None = Field(
         None, description="Project directory (default: recorded by `sleep init`)."
     )
@@ -47,13 +54,6 @@ class SleepDryRunArgs(NightArgs):
 
 class SleepRunArgs(NightArgs):
     pass
-
-
-class RepoArgs(StateArgs):
-    skills_repo: PathText | None = Field(
-        None,
-        description="Skills repository (default: the server's, else the one `sleep init` recorded).",
-    )
 
 
 class SleepReviewArgs(RepoArgs):

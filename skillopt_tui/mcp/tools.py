@@ -66,6 +66,9 @@ async def sleep_status(args: a.SleepStatusArgs, defaults: ServerDefaults, progre
 
 def _night_argv(command: str, args: a.NightArgs, defaults: ServerDefaults) -> list[str]:
     argv = ["sleep", command, "--json", "--state-dir", str(_state_dir(args, defaults))]
+    repo = args.skills_repo or defaults.skills_repo
+    if repo:
+        argv += ["--skills-repo", str(repo)]
     if args.project:
         argv += ["--project", args.project]
     if args.skill:
