@@ -29,10 +29,16 @@ def asset(name: str) -> str:
 
 
 def skillopt_command() -> str:
-    found = shutil.which("skillopt")
-    if found:
-        return str(Path(found).absolute())
-    return str(Path(sys.argv[0]).absolute())
+    """The installed `skillopt`: on PATH, else beside this interpreter (a venv not activated)."""
+    found = shutil.which("skillopt") or shutil.which(
+        "skillopt", path=str(Path(sys.executable).parent)
+    )
+    if found is None:
+        raise IntegrationError(
+            "no installed `skillopt` command found (on PATH or beside this Python): "
+            "install the package with pip first"
+        )
+    return str(Path(found).absolute())
 
 
 # -- Codex: ~/.codex/config.toml ------------------------------------------------------------
