@@ -86,17 +86,18 @@ def test_claude_print_mode_calls_our_server(tmp_path):
     assert "Val-After" in result and "hunk_count" in result  # our JSON, in the tool_result
 
 
-def codex_brain(request: AgentRequest) -> Answer:
-    if evidence_in(request):
-        return Answer([Say("Three hunks are staged.")])
-    if "mcp__skillopt" in request.tool_names:  # Codex lists MCP tools in a namespace
-        return Answer(
-            [UseTool("sleep_review", {"skills_repo": REPO_ARG[0]}, namespace="mcp__skillopt")]
-        )
-    return Answer([Say("no skillopt tools")])
+def codex_brain(skills_repo: str):
+    def brain(request: AgentRequest) -> Answer:
+        if evidence_in(request):
+            return Answer([Say("Three hunks are staged.")])
+        if "mcp__skillopt" in request.tool_names:  # Codex lists MCP tools in a namespace
+            review = UseTool(
+                "sleep_review", {"skills_repo": skills_repo}, namespace="mcp__skillopt"
+            )
+            return Answer([review])
+        return Answer([Say("no skillopt tools")])
 
-
-REPO_ARG: list[str] = []
+    return brain
 
 
 def test_codex_exec_calls_the_server_that_install_configured(tmp_path):
