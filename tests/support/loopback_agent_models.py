@@ -36,6 +36,9 @@ class Say:
 class UseTool:
     name: str
     input: dict[str, Any]
+    # Responses API only: the tool's namespace (Codex lists each MCP server's tools in a
+    # `namespace` tool named `mcp__<server>`, and a call names both).
+    namespace: str | None = None
 
 
 @dataclass
@@ -229,6 +232,8 @@ def responses_events(answer: Answer, model: str) -> list[bytes]:
                 "arguments": json.dumps(step.input),
                 "status": "completed",
             }
+            if step.namespace:
+                done["namespace"] = step.namespace
             out.append(
                 _sse(
                     "response.output_item.added",

@@ -31,7 +31,7 @@ def test_registering_all_commands_imports_no_heavy_library():
         "import sys\n"
         "from skillopt_tui.cli.main import _register\n"
         "_register()\n"
-        "heavy = ('textual', 'openai', 'anthropic', 'git', 'xllamacpp', 'unidiff', 'httpx')\n"
+        "heavy = ('textual', 'openai', 'anthropic', 'git', 'xllamacpp', 'unidiff', 'httpx', 'mcp')\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)

@@ -1,0 +1,111 @@
+"""The tools' input schemas: one pydantic model per tool, `extra="forbid"`, so an unknown or
+misspelt argument is refused instead of silently ignored (the schema says
+`additionalProperties: false` and the server validates against the same model)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sleep.settings import NightBackend
+
+PathText = str  # a filesystem path, absolute or relative to the server's working directory
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class StateArgs(Strict):
+    state_dir: PathText | None = Field(
+        None,
+        description="Sleep state directory (default: the server's, else ~/.local/state/skillopt/sleep).",
+    )
+
+
+class SleepStatusArgs(StateArgs):
+    pass
+
+
+class RepoArgs(StateArgs):
+    skills_repo: PathText | None = Field(
+        None,
+        description="Skills repository (default: the server's, else the one `sleep init` recorded).",
+    )
+
+
+class NightArgs(RepoArgs):
+    project: PathText | None = Field(
+        None, description="Project directory (default: recorded by `sleep init`)."
+    )
+    skill: str | None = Field(
+        None, description="Improve only this skill (default: route by transcripts)."
+    )
+    backend: NightBackend | None = Field(
+        None,
+        description="Model backend for the night (default: recorded; `handoff` writes prompt files).",
+    )
+
+
+class SleepDryRunArgs(NightArgs):
+    pass
+
+
+class SleepRunArgs(NightArgs):
+    pass
+
+
+class SleepReviewArgs(RepoArgs):
+    staged: str | None = Field(
+        None, description="staged/<run-id> or <run-id> (default: every staged branch)."
+    )
+
+
+class SleepAdoptArgs(RepoArgs):
+    staged: str = Field(description="staged/<run-id> or <run-id>, as sleep_review lists it.")
+    hunks: list[int] | None = Field(
+        None, description="Hunk numbers from sleep_review (default: every hunk).", min_length=1
+    )
+    confirm: str | None = Field(
+        None,
+        description="The code the user typed back after seeing the preview. Never fill it in "
+        "yourself: call without it first, show the preview and the code, and wait for the user.",
+    )
+
+
+class SleepRollbackArgs(RepoArgs):
+    target: str | None = Field(
+        None,
+        description="Adoption commit, or skill name (its last adoption; default: the last adoption).",
+    )
+    confirm: str | None = Field(
+        None,
+        description="The code the user typed back after seeing the preview. Never fill it in yourself.",
+    )
+
+
+class TrainArgs(Strict):
+    config: PathText = Field(description="Run config YAML.")
+    out: PathText | None = Field(
+        None, description="Run directory (rerunning with the same one resumes)."
+    )
+    skills_repo: PathText | None = Field(
+        None, description="Skills repository to stage into (with skill)."
+    )
+    skill: str | None = Field(None, description="Skill name in skills_repo (with skills_repo).")
+    set: list[str] | None = Field(None, description="Config overrides, section.key=value.")
+    estimate: bool = Field(False, description="Only print the estimate of calls, tokens and cost.")
+
+
+class EvalArgs(Strict):
+    config: PathText = Field(description="Run config YAML.")
+    skill: PathText = Field(description="Skill file to score.")
+    split: Literal["val", "test"] = "val"
+    set: list[str] | None = Field(None, description="Config overrides, section.key=value.")
+
+
+class RunsArgs(Strict):
+    runs_dir: PathText | None = Field(
+        None, description="Folder holding run directories (default: the server's, else ./runs)."
+    )
