@@ -20,6 +20,7 @@ from pathlib import Path
 
 from core.errors import UserError
 from core.file_lock import FileLock
+from core.models.agent_process import recorded_sessions
 from sleep.claude_tasks import ClaudeTaskReader
 from sleep.codex_tasks import CodexTaskReader
 from sleep.cursors import Cursor, HarvestState, digest, probe
@@ -117,6 +118,9 @@ class Harvest:
         # Redactions of the file being read (a Codex prompt is redacted once for its key
         # and once for delivery otherwise); cleared per file so memory stays flat.
         self._redacted: dict[str, Redacted] = {}
+        # Sessions our own agent backends started (core.models.agent_process records their
+        # ids): automation whatever their records say, so a night never learns from a replay.
+        self.ours = recorded_sessions(options.environ)
 
     # -- prompt keys (hash of the redacted text: no raw prompt is ever stored) ------------
 
@@ -140,9 +144,12 @@ class Harvest:
             return ident.not_a_root
         if not _in_scope(ident.cwd, self.scope):
             return "other project"
-        if ident.automation and not self.options.include_automation:
+        if self._automation(ident) and not self.options.include_automation:
             return "automation"
         return None
+
+    def _automation(self, ident: SessionIdentity) -> bool:
+        return ident.automation or (ident.session_id or "") in self.ours
 
     def _read(self, file: TranscriptFile, st: os.stat_result) -> None:
         cursor = self.state.cursors.get(file.key)
@@ -246,7 +253,7 @@ class Harvest:
             self.result.sessions.append(
                 Session(
                     file.tool, ident.session_id or "", ident.cwd, ident.branch,
-                    str(file.path), ident.automation, tasks,
+                    str(file.path), self._automation(ident), tasks,
                 )
             )  # fmt: skip
 

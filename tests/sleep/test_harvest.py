@@ -350,3 +350,27 @@ def test_cursors_of_deleted_files_are_forgotten_but_other_roots_are_kept(homes, 
     keys = json.loads((state / "harvest-state.json").read_text())["cursors"]
     assert str(gone) not in keys
     assert any(k.startswith(str(other)) for k in keys)
+
+
+def test_sessions_our_agent_backends_started_are_automation(homes, tmp_path):
+    """A session id recorded by core.models.agent_process (a replay or an agent target run
+    by this tool) is automation even when its records look typed."""
+    from core.models.agent_process import SESSIONS_FILE
+
+    claude, _, _ = homes
+    ours = tmp_path / "ours"
+    ours.mkdir()
+    (ours / SESSIONS_FILE).write_text(
+        json.dumps({"session_id": "s-ours", "agent": "claude_code"}) + "\n"
+    )
+    write_claude(claude, [claude_user("typed by a person", session="s-person")], session="s-person")
+    write_claude(claude, [claude_user("typed by our replay", session="s-ours")], session="s-ours")
+    result = run(homes, environ={"SKILLOPT_STATE_DIR": str(ours), "HOME": str(tmp_path)})
+    assert texts(result) == ["typed by a person"]
+    assert result.left_out["automation"] == 1
+    both = run(
+        homes,
+        environ={"SKILLOPT_STATE_DIR": str(ours), "HOME": str(tmp_path)},
+        include_automation=True,
+    )
+    assert {s.session_id: s.automation for s in both.sessions} == {"s-ours": True}
