@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from core.atomic import write_json
-from core.config import Config
+from core.config import AGENT_BACKENDS, Config
 from core.errors import UserError
 from core.file_lock import FileLock
 from core.models.handoff import pending_prompts
@@ -44,7 +44,7 @@ from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
 from sleep.mine import mine_sessions
-from sleep.replay_env import ReplayEnvironment
+from sleep.replay_env import AgentReplay, ReplayEnvironment
 from sleep.routing import Route, route_sessions
 from sleep.split import split_tasks
 from sleep.tasks import MinedTask, TaskArchive
@@ -294,7 +294,9 @@ class Night:
             {sid for tasks in splits.values() for t in tasks for sid in t.source_sessions}
         )
         try:
-            env = ReplayEnvironment(splits, client.bind("judge"), pass_mark=self.pass_mark)
+            env = ReplayEnvironment(
+                splits, client.bind("judge"), pass_mark=self.pass_mark, agent=self._agent(route)
+            )
             state = run_dir.read_state()
             inner = SkillsRepoStager(
                 self.repo, route.skill, run_id, base=state.stager_base if state else None
@@ -334,6 +336,21 @@ class Night:
                 outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
         return outcome
 
+    def _agent(self, route: Route) -> AgentReplay | None:
+        """With a coding agent as target, where its replays work: the project's tree at the
+        commit recorded when the night started (kept in replay.json, so a resumed night
+        replays the same tree), or a copy of the folder when it is not a git repository."""
+        if self.config.models.target.backend not in AGENT_BACKENDS:
+            return None
+        if self.project is None:
+            raise UserError("a coding-agent target replays tasks in the project: pass --project")
+        saved = self.folder / "replay.json"
+        recorded = read_json(saved)
+        if "commit" not in recorded:
+            recorded = {"project": str(self.project), "commit": git_head(Path(self.project))}
+            write_json(saved, recorded)
+        return AgentReplay(Path(recorded["project"]), recorded["commit"], route.skill)
+
     def _run_config(self, n_train: int, has_test: bool) -> Config:
         config = self.config.model_copy(deep=True)
         config.run.name = None
@@ -372,6 +389,19 @@ class Night:
 
     def _save(self, result: NightResult) -> None:
         write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})
+
+
+def git_head(project: Path) -> str | None:
+    """The project's HEAD commit, or None when it is not a git repository with commits."""
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "-C", str(project), "rev-parse", "--verify", "-q", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() or None if done.returncode == 0 else None
 
 
 def _in_project(cwd: str | None, project: Path | None) -> bool:

@@ -6,6 +6,11 @@ the **judge** role grade the reply against the task's rubric (score in [0, 1] an
 reason), and runs the literal checks. The rubric outweighs the checks: soft =
 0.75·judge + 0.25·checks (judge alone when there are no checks); hard = soft ≥ pass mark.
 
+With a coding agent as the target (`claude_code`, `codex`), a replay is an agent run in a
+fresh temporary copy of the project's tree at the commit the night recorded (never the
+user's checkout), the skill placed where that agent reads it; the judge then sees the
+agent's final message and the diff it made.
+
 The judge's reply must be the JSON the prompt asks for; one repair re-ask, then the
 rollout fails with a model error (the night stops loudly), never a silent 0.
 """
@@ -13,9 +18,18 @@ rollout fails with a model error (the night stops loudly), never a silent 0.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 
 from core.environment.contract import SPLITS, CompleteFn, EnvError, RolloutResult, Score, TaskItem
-from core.models.types import Message, ModelError, RetriesExhausted, TransientError
+from core.models.agent_events import summarize_events
+from core.models.types import (
+    AgentTask,
+    Message,
+    ModelError,
+    RetriesExhausted,
+    TransientError,
+)
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.prompt_files import render_sleep_prompt
 from sleep.tasks import Check, MinedTask
@@ -23,6 +37,7 @@ from sleep.tasks import Check, MinedTask
 NAME = "sleep"
 VERSION = "1"
 RUBRIC_WEIGHT = 0.75
+DIFF_SHOWN_CHARS = 4000
 DEFAULT_PASS_MARK = 0.7
 
 
@@ -69,6 +84,17 @@ def replay_messages(item: TaskItem, skill_text: str) -> list[Message]:
     return messages
 
 
+@dataclass(frozen=True)
+class AgentReplay:
+    """Where an agent replay works: the project (a git repository when `commit` is set,
+    whose tree at that commit is copied; else the folder itself is copied) and the name
+    the skill is placed under."""
+
+    project: Path
+    commit: str | None
+    skill_name: str
+
+
 class ReplayEnvironment:
     name = NAME
     version = VERSION
@@ -79,10 +105,15 @@ class ReplayEnvironment:
         judge: CompleteFn,
         *,
         pass_mark: float = DEFAULT_PASS_MARK,
+        agent: AgentReplay | None = None,
     ) -> None:
         self._items = {s: [task_item(t) for t in splits.get(s, [])] for s in SPLITS}
         self.judge = judge
         self.pass_mark = pass_mark
+        self.agent = agent
+        # core.environment.contract.needs_agent reads this: the runner then hands
+        # `rollout` the client's agent runner instead of its chat `complete`.
+        self.target_kind = "agent" if agent is not None else "chat"
 
     def load_split(self, split: str) -> list[TaskItem]:
         if split not in SPLITS:
@@ -96,7 +127,9 @@ class ReplayEnvironment:
         share = passed / len(checks) if checks else 0.0
         return Score(hard=float(share >= self.pass_mark), soft=share, explanation="checks only")
 
-    async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
+    async def rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
+        if self.agent is not None:
+            return await self._agent_rollout(item, skill_text, complete)
         messages = replay_messages(item, skill_text)
         try:
             completion = await complete(messages)
@@ -104,6 +137,60 @@ class ReplayEnvironment:
             verdict = await self._judge(item, reply)
         except (TransientError, RetriesExhausted) as exc:
             return self._failed(item, messages, str(exc))
+        return self._scored(
+            item,
+            reply,
+            verdict,
+            trajectory=[*messages, {"role": "assistant", "content": completion.text}],
+            usage=(completion.usage.input_tokens, completion.usage.output_tokens),
+            latency_s=completion.latency_s,
+            cached=completion.cached,
+        )
+
+    async def _agent_rollout(self, item: TaskItem, skill_text: str, run_agent) -> RolloutResult:
+        agent = self.agent
+        task = AgentTask(
+            prompt=item.question,
+            files=agent.project,
+            skill_name=agent.skill_name,
+            check=lambda _workspace: None,
+            commit=agent.commit,
+        )
+        prompt = {"role": "user", "content": item.question}
+        try:
+            outcome = await run_agent(task, skill_text)
+            reply = outcome.text.strip()
+            if outcome.diff:
+                reply += "\n\nChanges made:\n" + outcome.diff[:DIFF_SHOWN_CHARS]
+            verdict = await self._judge(item, reply)
+        except (TransientError, RetriesExhausted) as exc:
+            return self._failed(item, [prompt], str(exc))
+        trajectory = [
+            prompt,
+            *summarize_events(outcome.events),
+            {"role": "diff", "content": outcome.diff or "(no changes)"},
+        ]
+        return self._scored(
+            item,
+            reply,
+            verdict,
+            trajectory=trajectory,
+            usage=(outcome.usage.input_tokens, outcome.usage.output_tokens),
+            latency_s=outcome.latency_s,
+            cached=False,
+        )
+
+    def _scored(
+        self,
+        item: TaskItem,
+        reply: str,
+        verdict: dict,
+        *,
+        trajectory: list[Message],
+        usage: tuple[int, int],
+        latency_s: float,
+        cached: bool,
+    ) -> RolloutResult:
         checks = checks_of(item)
         failed = [c for c in checks if not c.passes(reply)]
         soft = verdict["score"]
@@ -125,11 +212,11 @@ class ReplayEnvironment:
             hard=float(soft >= self.pass_mark),
             soft=round(soft, 6),
             explanation=explanation,
-            trajectory=[*messages, {"role": "assistant", "content": completion.text}],
-            input_tokens=completion.usage.input_tokens,
-            output_tokens=completion.usage.output_tokens,
-            latency_s=completion.latency_s,
-            cached=completion.cached,
+            trajectory=trajectory,
+            input_tokens=usage[0],
+            output_tokens=usage[1],
+            latency_s=latency_s,
+            cached=cached,
         )
 
     async def _judge(self, item: TaskItem, reply: str) -> dict:
