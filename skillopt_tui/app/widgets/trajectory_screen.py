@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
 from core.run.events import RolloutFinished
+from skillopt_tui.run_words import activity
 
 
 def find_record(run_dir: Path, rollout: RolloutFinished) -> dict[str, Any] | None:
@@ -89,8 +90,8 @@ class TrajectoryScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="wide"):
-            step = "base" if self.rollout.phase == "baseline" else self.rollout.step
-            yield Label(f"Trajectory · step {step} · {self.rollout.item_id}", id="dialog-title")
+            where = activity(self.rollout)
+            yield Label(f"Trajectory · {where} · {self.rollout.item_id}", id="dialog-title")
             with VerticalScroll(id="dialog-body"):
                 yield Static(trajectory_text(self.rollout, self.record))
         yield Footer(compact=True, show_command_palette=False)  # hides the screen's keys
