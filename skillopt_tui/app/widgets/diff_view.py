@@ -6,7 +6,9 @@ the pane end in … until `toggle_wrap()` wraps them as well, so nothing is cut 
 
 from __future__ import annotations
 
-from rich.console import Group
+import io
+
+from rich.console import Console, Group
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -43,6 +45,12 @@ class DiffView(VerticalScroll):
             return
         self._draw()
         self.scroll_home(animate=False)
+
+    def text(self) -> str:
+        """What the pane shows, as plain lines at its width (for tests and copying)."""
+        console = Console(width=max(self._body.size.width, 20), file=io.StringIO(), record=True)
+        console.print(self._body.content)
+        return console.export_text()
 
     def toggle_wrap(self) -> bool:
         self.wrap = not self.wrap

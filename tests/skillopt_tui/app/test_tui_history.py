@@ -3,10 +3,7 @@ dialog shows what it will revert, and one hunk of an adoption can be rolled back
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
-
-from rich.console import Console
 
 from core.skills_repo import SkillsRepo
 from skillopt_tui.app.app import SkillOptApp
@@ -17,11 +14,7 @@ from tests.support.tui_app import IDENTITY, SKILL_V1, SKILL_V2, stage_second_bra
 
 
 def _diff_text(screen) -> str:
-    """The diff pane as it reads on screen, at its own width."""
-    body = screen.query_one(DiffView)._body
-    console = Console(width=max(body.size.width, 20), record=True, file=io.StringIO())
-    console.print(body.content)
-    return console.export_text()
+    return screen.query_one(DiffView).text()
 
 
 async def _history(pilot) -> HistoryScreen:
