@@ -29,6 +29,7 @@ from core.run.events import (
     RunStarted,
     StepFinished,
 )
+from skillopt_tui.run_words import activity, rollout_step
 
 
 def _fmt(score: float | None) -> str:
@@ -43,11 +44,14 @@ class ConsoleLogger:
         self.quiet = quiet
         self.progress: Progress | None = None
         self.task = None
-        self.step = 0
+        self.step = 0  # steps done (the progress bar's count)
+        self.where = ""  # what the run does now, in the run directory's numbering
+        self.val_items = 0
+        self.baseline_done = 0
         self.gated_step: int | None = None  # last step with a gate decision
         self.total = 0
         self.rollouts = 0
-        self.phase = ""
+        self.phase: tuple = ()  # (phase, step, skill role) of the rollouts being counted
         self.cost = ""
 
     # ------------------------------------------------------------------ output
@@ -59,8 +63,9 @@ class ConsoleLogger:
         self.line(f"note: {text}")
 
     def _describe(self) -> str:
-        where = f"step {min(self.step + 1, self.total)}/{self.total}" if self.total else "starting"
-        extra = f" · {self.phase} {self.rollouts} rollouts" if self.phase else ""
+        where = self.where or "starting"
+        counted = self.rollouts and not self.where.startswith("baseline")  # it has its n/N
+        extra = f" · {self.rollouts} rollouts" if counted else ""
         return where + extra + (f" · {self.cost}" if self.cost else "")
 
     def _refresh(self) -> None:
@@ -76,6 +81,7 @@ class ConsoleLogger:
     def _on_RunStarted(self, e: RunStarted) -> None:
         self.total = e.epochs * e.steps_per_epoch
         self.step = e.start_step
+        self.val_items = e.val_items
         verb = f"resuming at step {e.start_step}" if e.resumed else "starting"
         self.line(
             f"run {e.run_id}: {verb} · env {e.env} ({e.train_items} train / {e.val_items} val / "
@@ -88,6 +94,7 @@ class ConsoleLogger:
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
+            TextColumn("steps done"),
             TimeElapsedColumn(),
             TextColumn("eta"),
             TimeRemainingColumn(),
@@ -98,8 +105,13 @@ class ConsoleLogger:
         self.task = self.progress.add_task(self._describe(), total=self.total, completed=self.step)
 
     def _on_RolloutFinished(self, e: RolloutFinished) -> None:
-        if e.phase != self.phase:
-            self.phase, self.rollouts = e.phase, 0
+        if e.phase == "baseline":
+            self.baseline_done += 1
+        where = activity(e, (self.baseline_done, self.val_items))
+        here = (e.phase, rollout_step(e), e.skill_role)
+        if here != self.phase:
+            self.phase, self.rollouts = here, 0
+        self.where = where
         self.rollouts += 1
         self._refresh()
 
@@ -123,7 +135,7 @@ class ConsoleLogger:
 
     def _on_StepFinished(self, e: StepFinished) -> None:
         self.step = e.step + 1
-        self.phase = ""
+        self.phase, self.where = (), f"step {e.step} done"
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, completed=self.step, description=self._describe())
         if e.edit_budget == 0:

@@ -63,6 +63,9 @@ class RolloutFinished(Event):
     output_tokens: int = 0
     cached: bool = False
     prediction: str = ""
+    # which skill a rollout scored when a phase scores several ("initial", "best", "final"
+    # on test); empty otherwise, and in logs written before it existed
+    skill_role: str = ""
 
 
 @dataclass(kw_only=True)

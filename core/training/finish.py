@@ -60,7 +60,12 @@ async def finish(tr: TrainingRun) -> RunSummary:
         final_val = None
         if not validate_candidate(final_text, max_chars=tr.cfg.max_skill_chars, original=tr.best):
             results = await tr.runner.run(
-                tr.val_items, final_text, split="val", phase="final_val", step=s.total_steps
+                tr.val_items,
+                final_text,
+                split="val",
+                phase="final_val",
+                step=s.total_steps,
+                skill_role="final",
             )
             metrics = tr.metric_of(results)
             final_val = mean(list(metrics.values()))
@@ -95,7 +100,12 @@ async def finish(tr: TrainingRun) -> RunSummary:
                 s.staged_refs.append({"step": s.total_steps, "source": "final", "ref": ref})
     best_text = tr.best
     val_results = await tr.runner.run(
-        tr.val_items, best_text, split="val", phase="final_val", step=s.total_steps
+        tr.val_items,
+        best_text,
+        split="val",
+        phase="final_val",
+        step=s.total_steps,
+        skill_role="best",
     )
     val = EvalResult.from_results("val", val_results, skill_hash(best_text))
     test: dict = {}
@@ -106,7 +116,12 @@ async def finish(tr: TrainingRun) -> RunSummary:
             ("final", final_text),
         ):
             results = await tr.runner.run(
-                tr.test_items, text, split="test", phase="test", step=s.total_steps
+                tr.test_items,
+                text,
+                split="test",
+                phase="test",
+                step=s.total_steps,
+                skill_role=label,
             )
             test[label] = EvalResult.from_results("test", results, skill_hash(text)).to_dict()
     s.finished = True

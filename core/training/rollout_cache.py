@@ -88,3 +88,26 @@ class RolloutCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+def find_saved(path: str | Path, skill_hash: str, item_id: str, split: str) -> RolloutResult | None:
+    """The newest stored result of an item under a skill, for readers (the TUI's trajectory
+    view) that know no target or environment key: a run directory holds one run's results.
+    Opened read-only, so a live run is never disturbed; None when nothing matches or the
+    file cannot be read."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            row = db.execute(
+                "SELECT result FROM rollouts WHERE skill_hash = ? AND item_id = ? AND split = ? "
+                "ORDER BY rowid DESC LIMIT 1",
+                (skill_hash, item_id, split),
+            ).fetchone()
+        finally:
+            db.close()
+        return None if row is None else RolloutResult.from_dict(json.loads(row[0]))
+    except (sqlite3.Error, ValueError, TypeError):
+        return None

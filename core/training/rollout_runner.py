@@ -80,12 +80,22 @@ class RolloutRunner:
         self.concurrency = max(1, concurrency)
 
     async def run(
-        self, items: Sequence[TaskItem], skill_text: str, *, split: str, phase: str, step: int
+        self,
+        items: Sequence[TaskItem],
+        skill_text: str,
+        *,
+        split: str,
+        phase: str,
+        step: int,
+        skill_role: str = "",
     ) -> list[RolloutResult]:
         """Every item's result, in item order. Raises RolloutsFailed on model errors (see
-        `check_failures`)."""
+        `check_failures`). `skill_role` names the skill in the events (RolloutFinished)."""
         results: dict[str, RolloutResult] = {}
-        async for result in self._stream(items, skill_text, split=split, phase=phase, step=step):
+        stream = self._stream(
+            items, skill_text, split=split, phase=phase, step=step, skill_role=skill_role
+        )
+        async for result in stream:
             results[result.item_id] = result
         ordered = [results[item.id] for item in items]
         check_failures(ordered, total=len(items), split=split, phase=phase, step=step)
@@ -149,6 +159,7 @@ class RolloutRunner:
         phase: str,
         step: int,
         tally: list[int] | None = None,
+        skill_role: str = "",
     ):
         """Yield results as they finish: cache hits first, then live rollouts. `tally[0]`
         counts results produced, including any not yet consumed."""
@@ -161,7 +172,7 @@ class RolloutRunner:
                 pending.append(item)
                 continue
             tally[0] += 1
-            self._emit(hit, phase=phase, step=step, split=split, shash=shash)
+            self._emit(hit, phase=phase, step=step, split=split, shash=shash, role=skill_role)
             yield hit
         if not pending:
             return
@@ -192,14 +203,16 @@ class RolloutRunner:
                 got = await queue.get()
                 if isinstance(got, BaseException):
                     raise got
-                self._emit(got, phase=phase, step=step, split=split, shash=shash)
+                self._emit(got, phase=phase, step=step, split=split, shash=shash, role=skill_role)
                 yield got
         finally:
             for task in workers:
                 task.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
 
-    def _emit(self, r: RolloutResult, *, phase: str, step: int, split: str, shash: str) -> None:
+    def _emit(
+        self, r: RolloutResult, *, phase: str, step: int, split: str, shash: str, role: str = ""
+    ) -> None:
         self.emit(
             RolloutFinished(
                 phase=phase,
@@ -215,5 +228,6 @@ class RolloutRunner:
                 output_tokens=r.output_tokens,
                 cached=r.cached,
                 prediction=r.prediction[:200],
+                skill_role=role,
             )
         )

@@ -36,6 +36,13 @@ STYLES = Path(__file__).parent / "styles"
 STOPPED_EXIT = 3  # `skillopt train`: stopped at a step boundary, resumable
 
 
+# keys that move, navigate or open what the palette already opens: not listed for other
+# screens (they mean nothing before the screen is on view)
+NOT_FROM_ELSEWHERE = frozenset(
+    {"back", "help", "move", "open", "review", "history", "app.quit", "quit", "list_cursor"}
+)
+
+
 class SkillOptApp(App[None]):
     TITLE = "SkillOpt"
     CSS_PATH = [
@@ -110,6 +117,7 @@ class SkillOptApp(App[None]):
             else:
                 yield command
         yield from self._screen_commands(screen)
+        yield from self._other_screens_actions(screen)
         seen: set[str] = {"quit", "app.quit", "command_palette", "list_cursor"}
         for key, active in screen.active_bindings.items():
             binding = active.binding
@@ -160,6 +168,51 @@ class SkillOptApp(App[None]):
             if not isinstance(screen, kind):
                 yield SystemCommand(title, help_text, go)
         yield SystemCommand("New run", "Start a training run from a config", self.action_new_run)
+
+    # what each other screen's keys do, run from the palette: (screen, its name, opener)
+    def _other_screens_actions(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every key of Home, Review and History from any other screen: the command opens
+        that screen (on its selection: the first branch, the newest commit) and, once it
+        has loaded, runs the action there, as the key would."""
+        places = [
+            (HomeScreen, "Home", self._go_home),
+            (ReviewScreen, "Review", self.open_review),
+            (HistoryScreen, "History", self.open_history),
+        ]
+        for kind, name, go in places:
+            if isinstance(screen, kind):
+                continue  # its own keys are listed below, as they are
+            for binding in kind.BINDINGS:
+                action = binding.action
+                if not binding.description or action.split("(")[0] in NOT_FROM_ELSEWHERE:
+                    continue
+                key = self.get_key_display(binding) or binding.key
+                title = f"{name}: {binding.description} ({key})"
+                help_text = binding.tooltip or binding.description
+                yield SystemCommand(
+                    title,
+                    f"{help_text}, on {name} (opens it)",
+                    partial(self._run_on, kind, go, action),
+                )
+
+    def _run_on(self, kind: type[Screen], go, action: str, tries: int = 100) -> None:
+        """Open `kind` with `go` unless it is showing, then run `action` once its data is in
+        (`loaded`), so the action sees what the user would have seen."""
+        if not isinstance(self.screen, kind):
+            if tries == 100:
+                go()
+            if tries:
+                self.set_timer(0.05, partial(self._run_on, kind, go, action, tries - 1))
+            else:
+                self.notify(f"Could not open {kind.__name__}.", severity="warning")
+            return
+        target = self.screen
+        if getattr(target, "loaded", 1) > 0:
+            self.call_later(target.run_action, action)
+        elif tries:
+            self.set_timer(0.05, partial(self._run_on, kind, go, action, tries - 1))
+        else:
+            self.notify(f"{kind.__name__} did not load; try the key there.", severity="warning")
 
     def _go_home(self) -> None:
         while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):

@@ -29,6 +29,7 @@ from core.run.events import (
     RunStarted,
     StepFinished,
 )
+from skillopt_tui.run_words import activity
 
 EVENTS_FILE = "events.jsonl"
 
@@ -43,6 +44,7 @@ class RunHeader:
     epochs: int = 0
     steps_per_epoch: int = 0
     start_step: int = 0
+    val_items: int = 0
 
     @property
     def total_steps(self) -> int:
@@ -69,6 +71,10 @@ class RunStatus:
     best_val: float | None = None
     final_val: float | None = None
     reason: str = ""
+    # baseline rollouts seen / val items: the header shows "baseline 3/30…" until the
+    # baseline is complete, never a partial mean as if it were the score
+    baseline_done: int = 0
+    baseline_total: int = 0
 
 
 @dataclass
@@ -87,6 +93,7 @@ class FeedUpdate:
     budget: BudgetUpdated | None = None
     status: RunStatus | None = None
     eta_s: float | None = None
+    activity: str | None = None  # what the run did last ("step 2 gate"), when it changed
     events: int = 0
 
     @property
@@ -113,6 +120,7 @@ class FeedUpdate:
             eta_s=newer.eta_s
             if newer.status is not None or newer.steps is not None
             else self.eta_s,
+            activity=pick(self.activity, newer.activity),
             events=self.events + newer.events,
         )
 
@@ -128,6 +136,7 @@ class RunFeed:
         self.candidate: CandidateProposed | None = None
         self._pending_scores: dict[int, float | None] = {}
         self._baseline: list[float] = []
+        self._baseline_complete = False  # every val item scored, or a later phase began
         self._step_times: list[float] = []
         self._started_ts: float | None = None
 
@@ -138,9 +147,13 @@ class RunFeed:
             update.events += 1
             if isinstance(event, RolloutFinished):
                 update.rollouts.append(event)
-                if event.phase == "baseline":
+                if event.phase == "baseline" and not self._baseline_complete:
                     self._baseline.append(event.hard)
+                    total = self.header.val_items
+                    self._baseline_complete = bool(total) and len(self._baseline) >= total
                     status_changed = True
+                elif event.phase != "baseline" and self._baseline and not self._baseline_complete:
+                    self._baseline_complete = status_changed = True
             elif isinstance(event, ReflectionText):
                 update.reflections.append(event)
             elif isinstance(event, CandidateProposed):
@@ -154,6 +167,8 @@ class RunFeed:
                 if not self._baseline:
                     self._baseline.append(event.best_before)
                     status_changed = True
+                if not self._baseline_complete:
+                    self._baseline_complete = status_changed = True
             elif isinstance(event, StepFinished):
                 self._on_step(event)
                 steps_changed = status_changed = True
@@ -176,13 +191,25 @@ class RunFeed:
                 status_changed = True
         if steps_changed:
             update.steps = list(self.steps)
+            self._baseline_complete = self._baseline_complete or bool(self._baseline)
+        if update.rollouts:
+            update.activity = activity(
+                update.rollouts[-1], (len(self._baseline), self.header.val_items)
+            )
         if status_changed:
-            # live runs follow the baseline rollouts; an ended run keeps its RunFinished
-            # value, and one that failed (RunFailed has none) keeps the rollouts' mean
-            if self._baseline and (
-                self.status.status == "live" or self.status.baseline_val is None
-            ):
+            # live runs show the baseline rollouts' mean once all of them are in; an ended
+            # run keeps its RunFinished value, and one that failed (RunFailed has none)
+            # keeps the rollouts' mean
+            live = self.status.status == "live"
+            if live and not self._baseline_complete:
+                self.status = replace(self.status, baseline_val=None)
+            elif self._baseline and (live or self.status.baseline_val is None):
                 self.status = replace(self.status, baseline_val=self._baseline_value())
+            self.status = replace(
+                self.status,
+                baseline_done=len(self._baseline),
+                baseline_total=self.header.val_items,
+            )
             update.status = self.status
         if steps_changed or status_changed:
             update.eta_s = self.eta_s()
@@ -198,7 +225,10 @@ class RunFeed:
             event.epochs,
             event.steps_per_epoch,
             event.start_step,
+            event.val_items,
         )
+        if not self._baseline_complete:
+            self._baseline = []  # a baseline cut short is redone from its first item
         if self.status.status != "live":
             self.status = replace(self.status, status="live", reason="")  # resumed
         self._started_ts = event.ts

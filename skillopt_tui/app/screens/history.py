@@ -52,6 +52,7 @@ class HistoryScreen(AppScreen):
         Binding("escape", "back", "Back"),
         Binding("d", "diff", "Diff"),
         Binding("R", "rollback", "Roll back"),
+        Binding("w", "wrap", "Wrap", tooltip="Wrap the diff's long lines instead of cutting them"),
         Binding("left_square_bracket", "skill(-1)", "Prev skill", show=False),
         Binding("right_square_bracket", "skill(1)", "Next skill", show=False),
         Binding("question_mark", "help", "Help"),
@@ -73,7 +74,9 @@ class HistoryScreen(AppScreen):
             with Vertical(id="history-main"):
                 yield Label("Log on main", classes="section-title", id="log-title")
                 yield DataTable(id="log", cursor_type="row", zebra_stripes=True)
-                yield DiffView("Press d to show the selected commit's diff.", id="commit-diff")
+                yield DiffView(
+                    "Press d to show the selected commit's diff.", fit=True, id="commit-diff"
+                )
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -123,21 +126,42 @@ class HistoryScreen(AppScreen):
     def on_log_loaded(self, message: LogLoaded) -> None:
         self.entries = message.entries
         self.query_one("#log-title", Label).update(f"Log on main · {message.skill}")
+        self._fill_log()
+        self.query_one(DiffView).show("")
+        self.loaded += 1
+
+    def _fill_log(self) -> None:
+        """The log, each subject cut with … to the table's width (the diff pane below
+        shows the whole message of the commit under the cursor)."""
+        table = self.query_one("#log", DataTable)
+        kind_width = max((len(e.kind) for e in self.entries), default=4)
+        # date, kind, commit and subject columns with one cell of padding either side,
+        # and the vertical scrollbar
+        room = max(12, table.size.width - (10 + kind_width + 7 + 4 * 2 + 2))
+        row = table.cursor_row
         fill_table(
-            self.query_one("#log", DataTable),
+            table,
             ("date", "kind", "commit", "subject"),
             [
                 (
                     e.date_iso[:10],
                     Text(e.kind, style=KIND_STYLE.get(e.kind, "")),
                     e.sha[:7],
-                    e.subject,
+                    e.subject if len(e.subject) <= room else e.subject[: room - 1] + "…",
                 )
                 for e in self.entries
             ],
         )
-        self.query_one(DiffView).show("")
-        self.loaded += 1
+        if 0 < row < table.row_count:
+            table.move_cursor(row=row, animate=False)
+
+    def on_resize(self) -> None:
+        if self.entries:
+            self._fill_log()
+
+    def action_wrap(self) -> None:
+        wrapped = self.query_one(DiffView).toggle_wrap()
+        self.notify("Long diff lines wrapped." if wrapped else "Long diff lines cut with ….")
 
     def _selected(self) -> Any | None:
         table = self.query_one("#log", DataTable)

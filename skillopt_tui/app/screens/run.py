@@ -36,6 +36,9 @@ def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
     if status.baseline_val is not None:
         best = "—" if status.best_val is None else f"{status.best_val:.2f}"
         parts.append(f"  val {status.baseline_val:.2f} → {best}")
+    elif status.baseline_done:  # a partial mean is no score: say how far the baseline is
+        total = f"/{status.baseline_total}" if status.baseline_total else ""
+        parts.append((f"  baseline {status.baseline_done}{total}…", "yellow"))
     if status.reason:
         parts.append((f"  {status.reason}", "red" if status.status == "failed" else "dim"))
     if header.env:
@@ -105,6 +108,7 @@ class RunScreen(AppScreen):
         self.steps_done = 0
         self.budget = None
         self.eta_s: float | None = None
+        self.activity = ""  # what the run did last, in the run's numbering
         self.updates = 0  # batches handled; tests wait on it
         self.candidates: list = []  # every CandidateProposed, in order
         self.candidate_pos = 0  # the one the Candidate tab shows (follows the newest)
@@ -164,8 +168,10 @@ class RunScreen(AppScreen):
             self.budget = u.budget
         if u.status is not None or u.steps is not None:
             self.eta_s = u.eta_s
+        if u.activity is not None:
+            self.activity = u.activity
         if u.steps is not None:
-            self.steps_done = len(u.steps)  # step numbers may start at 0 or 1
+            self.steps_done = len(u.steps)
             self.query_one(ScoreChart).set_data(self.status.baseline_val, u.steps)
         elif u.status is not None:
             chart = self.query_one(ScoreChart)
@@ -188,7 +194,12 @@ class RunScreen(AppScreen):
         if u.candidates or u.gates:
             self._show_candidate()
         self.query_one(BudgetFooter).show(
-            self.budget, self.steps_done, self.header.total_steps, self.status.status, self.eta_s
+            self.budget,
+            self.steps_done,
+            self.header.total_steps,
+            self.status.status,
+            self.eta_s,
+            self.activity,
         )
         self.updates += 1
         stoppable = bool(self.check_action("stop_run", ()))

@@ -7,6 +7,7 @@ from textual.widgets import Static
 
 from core.run.events import BudgetUpdated
 from skillopt_tui.app.run_feed import format_eta
+from skillopt_tui.run_words import steps_done as steps_done_text
 
 BAR = 10
 
@@ -27,7 +28,9 @@ def budget_line(
     total_steps: int,
     status: str,
     eta_s: float | None,
+    activity: str = "",
 ) -> Text:
+    """`activity` (what a live run is doing, run_words.activity) goes before the count."""
     parts: list[Text | str] = []
     if budget is None:
         parts.append(Text("budget: no calls yet", style="dim"))
@@ -45,8 +48,9 @@ def budget_line(
             parts.append(_bar(fraction))
             parts.append(f" {fraction:.0%}")
         parts.append(f" · ${budget.cost_usd:.3f}{cost_cap}")
-    total = f"/{total_steps}" if total_steps else ""
-    parts.append(f" · step {steps_done}{total}")
+    if status == "live" and activity:
+        parts.append(f" · {activity}")
+    parts.append(f" · {steps_done_text(steps_done, total_steps)}")
     if status == "live":
         parts.append(f" · ETA {format_eta(eta_s)}")
     return Text.assemble(*parts)
@@ -62,5 +66,6 @@ class BudgetFooter(Static):
         total_steps: int,
         status: str,
         eta_s: float | None,
+        activity: str = "",
     ) -> None:
-        self.update(budget_line(budget, steps_done, total_steps, status, eta_s))
+        self.update(budget_line(budget, steps_done, total_steps, status, eta_s, activity))

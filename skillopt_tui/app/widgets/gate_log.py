@@ -31,14 +31,20 @@ class GateLog(DataTable):
 
     def add_gates(self, gates: list[GateDecided]) -> None:
         for gate in gates[-BATCH:]:
-            verdict = (
-                Text("kept", style="bold green") if gate.accepted else Text("rej", style="red")
-            )
-            self.add_row(
-                str(gate.step),
-                verdict,
-                gate_scores(gate),
-                f"+{gate.items_improved}/-{gate.items_regressed}",
-            )
+            self.add_row(*gate_cells(gate))
         if gates:
             self.scroll_end(animate=False)
+
+
+def gate_cells(gate: GateDecided) -> tuple[str, Text, str, str]:
+    """step, verdict, val, items ±: narrow enough that ± stays in view at 60 columns (how
+    a rejection was decided goes in the verdict, not after the score)."""
+    if gate.accepted:
+        verdict, val = Text("kept", style="bold green"), gate_scores(gate)
+    elif gate.candidate_score is not None:
+        verdict, val = Text("rej", style="red"), gate_scores(gate)
+    elif gate.items_scored == 0:
+        verdict, val = Text("invalid", style="red"), f"{gate.best_before:.2f}"
+    else:
+        verdict, val = Text("early", style="red"), f"≤{gate.best_before:.2f}"
+    return str(gate.step), verdict, val, f"+{gate.items_improved}/-{gate.items_regressed}"

@@ -12,27 +12,13 @@ from dataclasses import dataclass
 from textual.widgets import DataTable
 
 from core.run.events import RolloutFinished
-
-PHASE_NAMES = {  # what each phase's rollouts are, in the words of the run's console
-    "baseline": "baseline",  # the initial skill on val, before step 1
-    "train": "train",
-    "gate": "gate",  # a candidate on val
-    "slow_update": "slow update",
-    "final_val": "final val",
-    "test": "test",
-    "eval": "eval",
-}
-
-
-def phase_name(r: RolloutFinished) -> str:
-    return PHASE_NAMES.get(r.phase, r.phase)
+from skillopt_tui.run_words import rollout_phase, rollout_step, step_cell
 
 
 def _cells(r: RolloutFinished) -> tuple[str, ...]:
-    step = "base" if r.phase == "baseline" else str(r.step)  # baseline runs before step 1
     return (
-        step,
-        phase_name(r),
+        step_cell(r),
+        rollout_phase(r),
         r.item_id,
         f"{r.hard:.2f}",
         f"{r.latency_s:.1f}s",
@@ -55,9 +41,10 @@ class RolloutFilter:
         return cls(phases, steps)
 
     def matches(self, r: RolloutFinished) -> bool:
-        if self.phases and not any(p in r.phase.lower() or p in phase_name(r) for p in self.phases):
+        name = rollout_phase(r)
+        if self.phases and not any(p in r.phase.lower() or p in name for p in self.phases):
             return False
-        return not self.steps or (r.step in self.steps and r.phase != "baseline")
+        return not self.steps or rollout_step(r) in self.steps
 
     def __str__(self) -> str:
         return " ".join([*sorted(self.phases), *map(str, sorted(self.steps))])

@@ -1,4 +1,11 @@
-"""One rollout in full: its scores and the trajectory the run directory kept for it."""
+"""One rollout in full: what was asked, the prompt the target saw, its reply, the reference
+and the evaluator's explanation, so a score of 0.00 can be understood.
+
+The events keep only the first 200 characters of a prediction. The whole rollout is in
+the run directory: the step files (steps/NNNN/rollouts.jsonl for train rollouts,
+*_val_rollouts.jsonl for gate rollouts) and rollouts.sqlite, which holds every phase's —
+baseline, slow update, final val and test rollouts have no step file of their own.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +20,25 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
+from core.run.directory import ROLLOUT_CACHE_NAME
 from core.run.events import RolloutFinished
+from core.training.rollout_cache import find_saved
+from skillopt_tui.run_words import activity, rollout_step
+
+COLLAPSED_LINES = 3  # system and skill text shown by its first lines until `e`
+LONG_MESSAGE = 6  # lines beyond which a prompt message is collapsed
 
 
-def find_record(run_dir: Path, rollout: RolloutFinished) -> dict[str, Any] | None:
-    """The step's saved rollout record for this item and phase, if the run kept one."""
-    step_dir = run_dir / "steps" / f"{rollout.step:04d}"
-    files = sorted(step_dir.glob("*.jsonl")) if step_dir.is_dir() else []
-    # a file named for the rollout's phase or split first (gate rollouts are in *val*)
-    files.sort(key=lambda p: (rollout.phase not in p.name and rollout.split not in p.name, p.name))
+def _step_file_record(run_dir: Path, rollout: RolloutFinished) -> dict[str, Any] | None:
+    step = rollout_step(rollout)
+    if step is None or rollout.phase == "slow_update":  # no step file holds these
+        return None
+    step_dir = run_dir / "steps" / f"{step:04d}"
+    if not step_dir.is_dir():
+        return None
+    # train rollouts are in rollouts.jsonl, a candidate's val rollouts in *_val_rollouts
+    files = sorted(step_dir.glob("*.jsonl"))
+    files.sort(key=lambda p: ("val_rollouts" in p.name) != (rollout.split == "val"))
     for path in files:
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
@@ -37,13 +54,56 @@ def find_record(run_dir: Path, rollout: RolloutFinished) -> dict[str, Any] | Non
     return None
 
 
-def trajectory_text(rollout: RolloutFinished, record: dict[str, Any] | None) -> Text:
+def find_record(run_dir: Path, rollout: RolloutFinished) -> dict[str, Any] | None:
+    """The run directory's whole record of this rollout: the result stored for its skill,
+    item and split in rollouts.sqlite (exact for every phase), else the step's file."""
+    saved = find_saved(
+        run_dir / ROLLOUT_CACHE_NAME, rollout.skill_hash, rollout.item_id, rollout.split
+    )
+    if saved is not None:
+        return saved.to_dict()
+    return _step_file_record(run_dir, rollout)
+
+
+def _split_reply(messages: list) -> tuple[list, Any]:
+    """(the prompt messages, the target's last reply) of a trajectory."""
+    for i in range(len(messages) - 1, -1, -1):
+        msg = messages[i]
+        if isinstance(msg, dict) and msg.get("role") == "assistant":
+            return messages[:i] + messages[i + 1 :], msg.get("content", "")
+    return messages, None
+
+
+def _message_lines(msg: Any, expanded: bool) -> list[Text]:
+    if not isinstance(msg, dict):
+        return [Text(str(msg))]
+    role = str(msg.get("role", "?"))
+    body = str(msg.get("content", ""))
+    lines = body.splitlines() or [""]
+    collapse = not expanded and (role == "system" or len(lines) > LONG_MESSAGE)
+    out = [Text(f"{role}:", style="bold cyan")]
+    shown = lines[:COLLAPSED_LINES] if collapse else lines
+    out += [Text(line) for line in shown]
+    if collapse and len(lines) > len(shown):
+        out.append(Text(f"… {len(lines) - len(shown)} more lines (e expands)", style="dim italic"))
+    return out
+
+
+def _field(name: str, value: Any, style: str = "") -> list[Text]:
+    text = str(value)
+    return [Text(f"{name}:", style="bold"), Text(text or "(empty)", style=style), Text("")]
+
+
+def trajectory_text(
+    rollout: RolloutFinished, record: dict[str, Any] | None, expanded: bool = False
+) -> Text:
+    record = record or {}
     lines = [
         Text.assemble(
             ("item ", "dim"),
             (rollout.item_id, "bold"),
-            ("  phase ", "dim"),
-            rollout.phase,
+            ("  ", ""),
+            activity(rollout),
             ("  split ", "dim"),
             rollout.split,
         ),
@@ -58,39 +118,55 @@ def trajectory_text(rollout: RolloutFinished, record: dict[str, Any] | None) -> 
         ),
         Text(""),
     ]
-    for key in ("question", "reference", "explanation", "error"):
-        if (record or {}).get(key):
-            lines.append(Text.assemble((f"{key}: ", "dim"), str(record[key])))
-    if record and any(record.get(k) for k in ("question", "reference", "explanation", "error")):
-        lines.append(Text(""))
-    messages = (record or {}).get("trajectory") or (record or {}).get("messages")
-    if isinstance(messages, list):
-        for msg in messages:
-            if isinstance(msg, dict):
-                lines.append(Text(f"{msg.get('role', '?')}:", style="bold cyan"))
-                lines.append(Text(str(msg.get("content", ""))))
-            else:
-                lines.append(Text(str(msg)))
-    else:
-        lines.append(Text("prediction:", style="bold cyan"))
-        lines.append(Text(rollout.prediction or "(empty)"))
-        if record is None:
-            lines.append(Text("(no trajectory saved for this rollout)", style="dim"))
+    if record.get("question"):
+        lines += _field("question", record["question"])
+    messages = record.get("trajectory") or record.get("messages")
+    prompt, reply = _split_reply(messages) if isinstance(messages, list) else ([], None)
+    if reply is None:
+        reply = record.get("prediction") or rollout.prediction
+    lines += _field("reply", reply, "bold")
+    if record.get("reference"):
+        lines += _field("reference", record["reference"], "green")
+    if record.get("explanation"):
+        lines += _field("explanation", record["explanation"])
+    if record.get("error"):
+        lines += _field("error", record["error"], "bold red")
+    if prompt:
+        lines.append(Text("prompt the target saw:", style="bold"))
+        for msg in prompt:
+            lines += _message_lines(msg, expanded)
+    elif not record:
+        lines.append(
+            Text(
+                "(the run directory keeps no record of this rollout: only the start of its "
+                "prediction, above, from the event log)",
+                style="dim",
+            )
+        )
     return Text("\n").join(lines)
 
 
 class TrajectoryScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,enter,q", "dismiss", "Close")]
+    BINDINGS = [
+        Binding("escape,enter,q", "dismiss", "Close"),
+        Binding("e", "expand", "Expand prompt", tooltip="Show the system and skill text in full"),
+    ]
 
     def __init__(self, rollout: RolloutFinished, record: dict[str, Any] | None) -> None:
         super().__init__()
         self.rollout = rollout
         self.record = record
+        self.expanded = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="wide"):
-            step = "base" if self.rollout.phase == "baseline" else self.rollout.step
-            yield Label(f"Trajectory · step {step} · {self.rollout.item_id}", id="dialog-title")
+            where = activity(self.rollout)
+            yield Label(f"Trajectory · {where} · {self.rollout.item_id}", id="dialog-title")
             with VerticalScroll(id="dialog-body"):
-                yield Static(trajectory_text(self.rollout, self.record))
+                yield Static(trajectory_text(self.rollout, self.record), id="trajectory")
         yield Footer(compact=True, show_command_palette=False)  # hides the screen's keys
+
+    def action_expand(self) -> None:
+        self.expanded = not self.expanded
+        body = trajectory_text(self.rollout, self.record, self.expanded)
+        self.query_one("#trajectory", Static).update(body)

@@ -39,11 +39,12 @@ class TableEnv:
     name = "table"
     version = "1"
 
-    def __init__(self, with_guidance: tuple[float, float, float]):
+    def __init__(self, with_guidance: tuple[float, float, float], tests: int = 0):
         self.with_guidance = with_guidance
+        self.tests = tests
 
     def load_split(self, split: str) -> list[TaskItem]:
-        count = {"train": 2, "val": 3, "test": 0}[split]
+        count = {"train": 2, "val": 3, "test": self.tests}[split]
         return [
             TaskItem(id=f"{split}{i}", task_type="t", question=f"q{i}", answer="a")
             for i in range(count)
@@ -83,11 +84,11 @@ class GuidanceOnly:
         return ""
 
 
-async def train(tmp_path: Path, with_guidance):
+async def train(tmp_path: Path, with_guidance, tests: int = 0):
     tree = scenario_config(
         tmp_path,
         steps_per_epoch=1,
-        final_test=False,
+        final_test=tests > 0,
         gate={"metric": "soft"},
         slow_update={"sample_size": 2, "gated": False},
     )
@@ -99,7 +100,7 @@ async def train(tmp_path: Path, with_guidance):
             run_dir=RunDirectory(tmp_path / "run"),
             bus=EventBus(),
             client=client,
-            env=TableEnv(with_guidance),
+            env=TableEnv(with_guidance, tests),
             strategy=GuidanceOnly(),
             initial_skill="# Skill\n",
         )
@@ -124,3 +125,18 @@ async def test_a_better_forced_slow_update_is_staged_with_its_item_counts(tmp_pa
     assert (evidence["items_improved"], evidence["items_regressed"]) == (1, 1)
     assert evidence["gate"] == "forced"
     assert GUIDANCE in (tmp_path / "run" / "best_skill.md").read_text()
+
+
+async def test_final_rollouts_name_the_skill_they_scored(tmp_path):
+    await train(tmp_path, (0.5, 0.1, 0.1), tests=2)
+    events = [json.loads(line) for line in (tmp_path / "run" / "events.jsonl").open()]
+    roles = [
+        (e["phase"], e["skill_role"])
+        for e in events
+        if e["type"] == "RolloutFinished" and e["phase"] in {"test", "final_val"}
+    ]
+    assert roles == [("final_val", "best")] * 3 + [
+        ("test", role) for role in ("initial", "best", "final") for _ in range(2)
+    ]
+    others = {e["skill_role"] for e in events if e.get("phase") in {"baseline", "train", "gate"}}
+    assert others == {""}

@@ -20,7 +20,7 @@ def _app(runs_dir: Path, skills: Path) -> SkillOptApp:
 
 
 def _diff_text(screen) -> str:
-    return str(screen.query_one(DiffView)._body.render())
+    return screen.query_one(DiffView).text()
 
 
 async def _open_history(pilot) -> HistoryScreen:

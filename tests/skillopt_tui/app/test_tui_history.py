@@ -14,7 +14,7 @@ from tests.support.tui_app import IDENTITY, SKILL_V1, SKILL_V2, stage_second_bra
 
 
 def _diff_text(screen) -> str:
-    return str(screen.query_one(DiffView)._body.render())
+    return screen.query_one(DiffView).text()
 
 
 async def _history(pilot) -> HistoryScreen:
@@ -64,3 +64,36 @@ async def test_roll_back_one_hunk_from_history(runs_dir, skills_repo):
     text = SkillsRepo.open(skills_repo).read_skill("quiz")
     assert text == SKILL_V2.replace("- largest ocean: Pacific\n", "")
     assert text != SKILL_V1
+
+
+LONG_RULE = "- When the question names a country, " + "answer with its official name " * 12
+LONG_SUBJECT = "quiz: make the answers follow the official names the reference list uses"
+
+
+async def test_long_subjects_and_lines_end_in_an_ellipsis_and_w_wraps_them(runs_dir, skills_repo):
+    repo = SkillsRepo.open(skills_repo, identity=IDENTITY)
+    repo.stage(
+        "quiz",
+        "demo-long",
+        SKILL_V1 + LONG_RULE + "\n",
+        subject=LONG_SUBJECT,
+        trailers={"Run-Id": "demo-long", "Step": "0"},
+        body="1. append: official names",
+    )
+    repo.adopt("staged/demo-long")
+    full = next(iter(repo.log("quiz"))).subject
+    app = SkillOptApp(runs_dir, skills_repo, refresh_runs=False, poll_interval=0.05)
+    async with app.run_test(size=(80, 24)) as pilot:
+        history = await _history(pilot)
+        table = history.query_one("#log")
+        subject = str(table.get_row_at(0)[3])
+        assert subject.endswith("…") and full.startswith(subject[:-1]) and len(subject) < len(full)
+        assert await wait_until(pilot, lambda: "When the question" in _diff_text(history))
+        shown = _diff_text(history)
+        # the whole message is there, wrapped; the long diff line ends in … at the pane edge
+        assert full in shown and LONG_SUBJECT in " ".join(shown.split())
+        long_line = next(line for line in shown.splitlines() if "+- When the question" in line)
+        assert long_line.rstrip().endswith("…")
+        await pilot.press("w")
+        wrapped = _diff_text(history)
+        assert wrapped.replace("\n", "").count("answer with its official name") == 12

@@ -110,7 +110,7 @@ def test_early_rejected_gate_shows_its_bound():
     assert gate_scores(gate(0.2, 5)) == "0.33→0.20"
 
 
-def test_baseline_rollouts_say_base():
+def test_baseline_rollouts_have_no_step_of_their_own():
     def rollout(phase, step):
         return RolloutFinished(
             phase=phase,
@@ -124,5 +124,5 @@ def test_baseline_rollouts_say_base():
             latency_s=0.1,
         )
 
-    assert _cells(rollout("baseline", -1))[0] == "base"
+    assert _cells(rollout("baseline", -1))[:2] == ("—", "baseline")
     assert _cells(rollout("gate", 3))[0] == "3"

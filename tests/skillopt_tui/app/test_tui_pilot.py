@@ -110,7 +110,7 @@ async def test_history_rolls_back_an_adoption(runs_dir, tmp_path, skills_repo):
         assert history.entries[0].kind == "adopt"
         await pilot.press("d")
         assert await wait_until(
-            pilot, lambda: "largest ocean" in str(history.query_one(DiffView)._body.render())
+            pilot, lambda: "largest ocean" in history.query_one(DiffView).text()
         )
         await pilot.press("R")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))

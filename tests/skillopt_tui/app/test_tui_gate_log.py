@@ -1,0 +1,51 @@
+"""The gate log keeps its ± column in view at 60×18, whatever the decisions: kept,
+rejected, rejected early (no score of its own) and invalid (nothing scored)."""
+
+from __future__ import annotations
+
+import json
+
+from core.run.events import GateDecided
+from skillopt_tui.app.app import SkillOptApp
+from skillopt_tui.app.screens.run import RunScreen
+from skillopt_tui.app.widgets.gate_log import GateLog
+from tests.support.tui_app import wait_until
+
+
+def _gate(step: int, score: float | None, scored: int) -> GateDecided:
+    return GateDecided(
+        step=step,
+        accepted=False,
+        best_before=0.6,
+        candidate_score=score,
+        items_scored=scored,
+        items_total=5,
+        rollouts_saved=5 - scored,
+        items_improved=0,
+        items_regressed=2,
+        ts=1_795_000_500.0 + step,
+    )
+
+
+async def test_plus_minus_column_fits_at_60x18(copied_run):
+    with (copied_run / "events.jsonl").open("a") as fh:
+        for gate in (_gate(10, None, 2), _gate(11, None, 0), _gate(12, 0.4, 5)):
+            fh.write(json.dumps(gate.to_dict()) + "\n")
+    app = SkillOptApp(
+        copied_run.parent, None, refresh_runs=False, poll_interval=0.05, run=copied_run
+    )
+    async with app.run_test(size=(60, 18)) as pilot:
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+        )
+        log = app.screen.query_one(GateLog)
+        assert await wait_until(pilot, lambda: log.row_count == 5)
+        await pilot.pause(0.1)
+        rows = [tuple(map(str, log.get_row_at(i))) for i in range(log.row_count)]
+        assert rows[-3:] == [
+            ("10", "early", "≤0.60", "+0/-2"),
+            ("11", "invalid", "0.60", "+0/-2"),
+            ("12", "rej", "0.60→0.40", "+0/-2"),
+        ]
+        # every column, ± included, is inside the visible width: nothing to scroll to
+        assert log.virtual_size.width <= log.scrollable_content_region.width
