@@ -20,7 +20,7 @@ async def _never(*_args, **_kwargs):  # a dry run never calls the judge
 async def estimate_night(night: Night, plan: NightPlan) -> dict[str, str]:
     out: dict[str, str] = {}
     sessions = night.sessions()
-    for route, splits in night.routed_tasks(sessions):
+    for route, splits in await night.routed_tasks(sessions):
         if not splits["train"] or not splits["val"]:
             continue
         config = night._run_config(len(splits["train"]), bool(splits["test"]))

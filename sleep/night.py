@@ -34,6 +34,7 @@ from core.atomic import write_json
 from core.config import AGENT_BACKENDS, Config
 from core.errors import UserError
 from core.file_lock import FileLock
+from core.models.factory import build_model_client
 from core.models.handoff import pending_prompts
 from core.models.types import ModelError
 from core.run.directory import RunDirectory
@@ -44,6 +45,7 @@ from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
 from sleep.mine import mine_sessions
+from sleep.mine_model import mine_with_model
 from sleep.replay_env import AgentReplay, ReplayEnvironment
 from sleep.routing import Route, route_sessions
 from sleep.split import split_tasks
@@ -172,7 +174,7 @@ class Night:
             write_json(saved, {"sessions": self._sessions})
         return self._sessions
 
-    def routed_tasks(
+    async def routed_tasks(
         self, sessions: list[dict[str, Any]]
     ) -> list[tuple[Route, dict[str, list[MinedTask]]]]:
         saved = self.folder / "tasks.json"
@@ -192,7 +194,7 @@ class Night:
         archive = TaskArchive(self.state_dir / "tasks.json")
         out = []
         for route in routes:
-            mined = mine_sessions(route.sessions, include_automation=self.include_automation)
+            mined = await self._mine(route.sessions)
             for task in mined:
                 task.skill = route.skill
             known = archive.merge(mined, write=not self.dry)
@@ -217,7 +219,20 @@ class Night:
             write_json(saved, {"skills": frozen})
         return out
 
-    def plan(self) -> NightPlan:
+    async def _mine(self, sessions: list[dict[str, Any]]) -> list[MinedTask]:
+        """The miner role when the night's config names one (never in a dry run, which
+        spends nothing), else the heuristic miner."""
+        if self.dry or self.config.models.miner.backend == "auto":
+            return mine_sessions(sessions, include_automation=self.include_automation)
+        client = build_model_client(self._run_config(1, False))
+        try:
+            return await mine_with_model(
+                sessions, client.bind("miner"), include_automation=self.include_automation
+            )
+        finally:
+            await client.aclose()
+
+    async def plan(self) -> NightPlan:
         sessions = self.sessions()
         plan = NightPlan(
             night_id=self.night_id,
@@ -226,7 +241,7 @@ class Night:
             if not self.include_automation
             else 0,
         )
-        for route, splits in self.routed_tasks(sessions):
+        for route, splits in await self.routed_tasks(sessions):
             plan.routes.append(
                 {
                     "skill": route.skill,
@@ -255,7 +270,20 @@ class Night:
         result = NightResult(self.night_id, "running", self.folder)
         self._save(result)
         sessions = self.sessions()
-        for route, splits in self.routed_tasks(sessions):
+        try:
+            routed = await self.routed_tasks(sessions)
+        except ModelError as exc:  # the miner failed or waits for a handoff answer
+            result.status = "waiting" if pending_prompts(self.folder / "handoff") else "failed"
+            result.pending = len(pending_prompts(self.folder / "handoff"))
+            result.message = (
+                f"waiting for the miner's handoff answers in {self.folder / 'handoff'}: answer "
+                "them and run the same command again"
+                if result.status == "waiting"
+                else f"night failed while mining, nothing staged: {exc}"
+            )
+            self._save(result)
+            return result
+        for route, splits in routed:
             outcome = await self._run_skill(route, splits)
             result.skills[route.skill] = outcome
             self._save(result)

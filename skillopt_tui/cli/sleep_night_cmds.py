@@ -89,7 +89,7 @@ def _settings(state_dir: Path, **flags):
 
 def _night(state_dir: Path, settings, config_path, sets, *, dry: bool, backend_flag=None):
     """A ready Night from the recorded settings and this command's flags."""
-    from core.config import ROLES, load_config
+    from core.config import load_config
     from core.skills_repo import SkillsRepo
     from sleep.harvest import HarvestOptions, harvest
     from sleep.night import Night, night_defaults
@@ -103,16 +103,19 @@ def _night(state_dir: Path, settings, config_path, sets, *, dry: bool, backend_f
         raise SleepNightUsageError(f"--project {project}: no such directory")
     repo = SkillsRepo.open(settings.skills_repo)
     overrides = list(sets or [])
-    if backend_flag is not None:  # the command line's --backend: every role
-        overrides = [f"models.{r}.backend={backend_flag}" for r in ROLES] + overrides
+    # The miner stays as the config has it: the heuristic miner unless a night config
+    # names a model for it (a model miner costs calls; see sleep/mine_model.py).
+    roles = ("target", "optimizer", "judge")
+    if backend_flag is not None:  # the command line's --backend: every role but the miner
+        overrides = [f"models.{r}.backend={backend_flag}" for r in roles] + overrides
     config = load_config(config_path or settings.config or night_defaults(), overrides)
     # The recorded backend fills the roles the config leaves on `auto`.
     backend = backend_flag or settings.backend or "handoff"
-    for role in ROLES:
+    for role in roles:
         rc = config.models.role(role)
         if rc.backend == "auto" and backend != "auto":
             rc.backend = backend
-    chosen = ", ".join(sorted({f"{config.models.role(r).backend}" for r in ROLES}))
+    chosen = ", ".join(sorted({f"{config.models.role(r).backend}" for r in roles}))
 
     def harvested():
         result = harvest(
@@ -235,8 +238,12 @@ def dry_run_cmd(
         include_automation=include_automation or None,
     )
     night, chosen = _night(state, settings, config, set_, dry=True)
-    plan = night.plan()
-    estimates = asyncio.run(estimate_night(night, plan))
+
+    async def planned():
+        plan = await night.plan()
+        return plan, await estimate_night(night, plan)
+
+    plan, estimates = asyncio.run(planned())
     if as_json:
         emit_json(
             {

@@ -49,12 +49,30 @@ def _optimizer(prompt: str) -> str:
     return json.dumps({"analysis": "installs used npm; the user wants pnpm", "edits": [edit]})
 
 
+def _miner(prompt: str) -> str:
+    """Each numbered prompt is a task, except a "no, ..." correction, which becomes the
+    rubric of the task before it (in words of its own, so a test can tell this miner's
+    tasks from the heuristic miner's)."""
+    lines = re.findall(r"^(\d+)\. \[[^\]]*\] (.*)$", prompt, re.MULTILINE)
+    tasks: list[dict] = []
+    for number, text in lines:
+        if text.lower().startswith("no,") and tasks:
+            tasks[-1]["rubric"] = f"Mined rubric: {text}"
+            tasks[-1]["sources"].append(int(number))
+        else:
+            tasks.append({"intent": text, "rubric": "", "checks": [], "sources": [int(number)]})
+    return json.dumps({"tasks": tasks})
+
+
 class Brain:
     def __init__(self) -> None:
-        self.calls: dict[str, int] = {"target": 0, "judge": 0, "optimizer": 0}
+        self.calls: dict[str, int] = {"target": 0, "judge": 0, "optimizer": 0, "miner": 0}
 
     def __call__(self, request) -> str:
         text = last_user_text(request)
+        if "You turn the requests a developer typed" in text:
+            self.calls["miner"] += 1
+            return _miner(text)
         if "You are grading one reply" in text:
             self.calls["judge"] += 1
             return _judge(text)

@@ -286,7 +286,7 @@ async def test_tasks_are_routed_to_the_skill_a_session_used(tmp_path, repo, proj
     for s in harvested[:6]:
         s["skills"] = ["deploy"]
     night = make_night(tmp_path, repo, project, harvested=harvested)
-    plan = night.plan()
+    plan = await night.plan()
     routes = {r["skill"]: r for r in plan.routes}
     assert routes["deploy"]["routed_by"] == "skill named in the transcripts"
     assert routes["deploy"]["sessions"] == 6
@@ -302,3 +302,31 @@ async def test_tasks_are_routed_to_the_skill_a_session_used(tmp_path, repo, proj
         mine = {f"claude:s{i:02d}" for i in (range(6) if skill == "deploy" else range(6, 12))}
         assert sessions_of <= mine
     assert result.status == "finished"
+
+
+async def test_the_miner_role_mines_when_the_night_config_names_one(tmp_path, repo, project):
+    config = night_config(tmp_path)
+    config.models.miner.backend = "scripted"
+    config.models.miner.model = BRAIN
+    night = make_night(tmp_path, repo, project, config=config)
+    result = await night.run()
+    assert result.status == "finished", result.message
+    tasks = json.loads((night.folder / "tasks.json").read_text())["skills"]["project"]
+    rubrics = [t["rubric"] for split in tasks.values() for t in split]
+    assert any(r.startswith("Mined rubric: no, use pnpm") for r in rubrics)
+    assert not any("had to correct" in r for r in rubrics)  # not the heuristic miner's words
+    assert result.skills["project"]["staged"]
+
+
+async def test_an_unusable_miner_reply_stops_the_night_without_staging(tmp_path, repo, project):
+    config = night_config(tmp_path)
+    config.models.miner.backend = "scripted"
+    config.models.miner.model = "tests.sleep.test_night:garbage"
+    night = make_night(tmp_path, repo, project, config=config)
+    result = await night.run()
+    assert result.status == "failed" and "miner" in result.message
+    assert repo.staged_branches() == []
+
+
+def garbage():
+    return lambda request: "I would rather not answer in JSON."
