@@ -24,7 +24,7 @@ holds it; the file is removed when the owner releases it and left behind if it d
 from __future__ import annotations
 
 import json
-import shutil
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +44,28 @@ EVENTS_NAME = "events.jsonl"
 STATE_NAME = "state.json"
 SUMMARY_NAME = "summary.json"
 ROLLOUT_CACHE_NAME = "rollouts.sqlite"
+SPEND_NAME = "spend.jsonl"
+# The first line of config.yaml: what proves a directory holding only a config is ours.
+CONFIG_HEADER = "# skillopt run: the resolved configuration (keys are named, never stored)\n"
+# Every name a run directory may hold; a directory with anything else is not a run.
+RUN_FILE_NAMES = frozenset(
+    {
+        LOCK_NAME,
+        CONFIG_NAME,
+        EVENTS_NAME,
+        STATE_NAME,
+        SUMMARY_NAME,
+        SPEND_NAME,
+        ROLLOUT_CACHE_NAME,
+        f"{ROLLOUT_CACHE_NAME}-wal",
+        f"{ROLLOUT_CACHE_NAME}-shm",
+        f"{ROLLOUT_CACHE_NAME}-journal",
+        "best_skill.md",
+        "skills",
+        "steps",
+        "staged",
+    }
+)
 
 # How long `acquire` waits for a holder by default: `lock_owner` probes (the TUI, `skillopt
 # runs`) hold the lock for an instant, and a start that collides with one must not fail.
@@ -97,14 +119,41 @@ class RunDirectory:
         return self.path.resolve().name
 
     def is_empty(self) -> bool:
-        if not self.path.exists():
+        if not self.path.is_dir():
             return True
         return not any(p.name != LOCK_NAME for p in self.path.iterdir())
 
+    def holds_a_run(self) -> bool:
+        """Whether our own run files prove the directory is a run: nothing in it but run
+        file names, and a state, an event log or a config.yaml that we wrote."""
+        if not self.path.is_dir():
+            return False
+        names = {p.name for p in self.path.iterdir()}
+        if not names <= RUN_FILE_NAMES:
+            return False
+        if self.state_path.is_file() or self.events_path.is_file():
+            return True
+        try:
+            with self.config_path.open(encoding="utf-8") as fh:
+                return fh.readline() == CONFIG_HEADER
+        except (OSError, ValueError):
+            return False
+
+    def check_is_ours(self) -> None:
+        """Refuse a directory that is neither empty nor a run: writing config.yaml and the
+        rest into it (or --fresh clearing it) would destroy someone's files."""
+        if self.path.is_dir() and not self.is_empty() and not self.holds_a_run():
+            raise NotARunDirectory(
+                f"--out {self.path} is not a run directory (it holds files skillopt did not "
+                "write); choose an empty or new --out"
+            )
+
     def acquire(self, wait: float = PROBE_GRACE_S) -> None:
         """Take the owner lock (waiting up to `wait` seconds for a holder to let go), or
-        raise RunDirectoryInUse naming the owner."""
+        raise RunDirectoryInUse naming the owner. A directory that is not empty and not a
+        run is refused first (NotARunDirectory)."""
         self._make_directory()
+        self.check_is_ours()
         if self._lock.acquire(timeout=wait):
             return
         owner = self._lock.holder_pid() or "unknown"
@@ -135,15 +184,24 @@ class RunDirectory:
         self.detach()
         self._lock.release()
 
-    def clear(self) -> None:
-        """Delete everything but the lock (for --fresh --force)."""
+    def archive(self) -> Path:
+        """Move the run's files (everything but the lock) into a hidden sibling
+        `.<name>.discarded-<time>` (for --fresh --force) and return its path. Archived, not
+        deleted: a discarded run may hold results someone still wants. Only a directory our
+        run files prove is a run is ever emptied."""
+        if not self.holds_a_run():
+            raise NotARunDirectory(f"{self.path} is not a run directory; nothing was moved")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        archive = self.path.parent / f".{self.path.name}.discarded-{stamp}"
+        n = 1
+        while archive.exists():
+            n += 1
+            archive = self.path.parent / f".{self.path.name}.discarded-{stamp}-{n}"
+        archive.mkdir()
         for p in self.path.iterdir():
-            if p.name == LOCK_NAME:
-                continue
-            if p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p)
-            else:
-                p.unlink()
+            if p.name != LOCK_NAME:
+                p.rename(archive / p.name)
+        return archive
 
     def __enter__(self) -> RunDirectory:
         self.acquire()
@@ -177,7 +235,8 @@ class RunDirectory:
         return self.path / CONFIG_NAME
 
     def write_config(self, public_config: dict[str, Any]) -> None:
-        write_text(self.config_path, yaml.safe_dump(public_config, sort_keys=False))
+        text = CONFIG_HEADER + yaml.safe_dump(public_config, sort_keys=False)
+        write_text(self.config_path, text)
 
     def read_config(self) -> dict[str, Any] | None:
         """The config the run was started with; None before the first start."""

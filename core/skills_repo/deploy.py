@@ -16,11 +16,13 @@ import difflib
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from core.skills_repo.crash_points import crash_point
 from core.skills_repo.errors import DeployTargetChanged
 from core.skills_repo.gitcmd import GitRunner
 
@@ -46,10 +48,31 @@ def write_file(path: Path, data: bytes) -> None:
             fh.flush()
             os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
+        crash_point(f"write:before-rename:{path.name}")
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# mkstemp's names in write_file: "." + the file's name + "." + 8 random characters + ".tmp".
+_TEMP_SUFFIX = re.compile(r"\.[a-z0-9_]{8}\.tmp")
+
+
+def sweep_temp_files(path: Path) -> list[Path]:
+    """Remove the temp copies a process killed inside `write_file(path, ...)` left next to
+    `path` (only names of exactly our shape, so nobody else's file goes); the removed paths."""
+    removed = []
+    prefix = f".{path.name}"
+    try:
+        candidates = [p for p in path.parent.iterdir() if p.name.startswith(prefix)]
+    except (FileNotFoundError, NotADirectoryError):
+        return removed
+    for candidate in candidates:
+        if _TEMP_SUFFIX.fullmatch(candidate.name[len(prefix) :]) and candidate.is_file():
+            candidate.unlink(missing_ok=True)
+            removed.append(candidate)
+    return removed
 
 
 def read_bytes(path: Path) -> bytes | None:

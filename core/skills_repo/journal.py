@@ -11,20 +11,14 @@ undoes what is recognisably ours, so recovery never clobbers someone else's late
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.skills_repo.deploy import DeployRecords, read_bytes, write_file
+from core.skills_repo.crash_points import CRASH_ENV, crash_point
+from core.skills_repo.deploy import DeployRecords, read_bytes, sweep_temp_files, write_file
 
-CRASH_ENV = "SKILLOPT_CRASH_AT"
-
-
-def crash_point(name: str) -> None:
-    """Fault injection for the crash-safety tests: die here, abruptly, if asked to."""
-    if os.environ.get(CRASH_ENV) == name:
-        os._exit(86)
+__all__ = ["CRASH_ENV", "Journal", "crash_point", "recover"]
 
 
 @dataclass
@@ -92,9 +86,13 @@ def recover(repo: Any, journal: Journal) -> str | None:
             undone.append(path)
         git.call("reset", "-q", "--", *paths)
 
+    for path in paths:  # a kill inside write_file leaves its temp copy next to the file
+        sweep_temp_files(repo.path / path)
+
     deploy = data.get("deploy")
     if deploy:
         target = Path(deploy["target"])
+        sweep_temp_files(target)
         current = read_bytes(target)
         new = git.run("cat-file", "blob", deploy["new_blob"])
         if current == new:

@@ -59,14 +59,18 @@ class SkillsRepo(RepoCore):
             repo._save_identity(identity)
         repo.recover_if_needed()
         with repo.operation(touches_main=False):
+            main = repo.git.rev(MAIN)
+            if main is not None and repo.git.blob(main, manifest.MANIFEST) is not None:
+                return repo
+            # Every refusal comes before the first change (ensure_main may move HEAD).
+            repo.ensure_clean(any_branch=main is None)
+            data = read_bytes(repo.path / manifest.MANIFEST)
+            if data is not None:
+                manifest.parse(data)  # a hand-written manifest: validate, then keep it
+            else:
+                data = manifest.dump([])
             ensure_main(repo)
             if repo.git.blob(MAIN, manifest.MANIFEST) is None:
-                repo.ensure_clean()
-                data = read_bytes(repo.path / manifest.MANIFEST)
-                if data is not None:
-                    manifest.parse(data)  # a hand-written manifest: validate, then keep it
-                else:
-                    data = manifest.dump([])
                 repo.commit_main(
                     {manifest.MANIFEST: data},
                     "Initialise skills repository\n\nSkillopt-Op: init\n",

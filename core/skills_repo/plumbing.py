@@ -135,9 +135,11 @@ class RepoCore:
         )
         return [e[3:] for e in out.decode("utf-8", "replace").split("\0") if len(e) > 3]
 
-    def ensure_clean(self) -> None:
-        if not self.head_is_main():
-            return  # we never touch a checkout of another branch
+    def ensure_clean(self, *, any_branch: bool = False) -> None:
+        """Refuse uncommitted changes in a checkout of main (we never touch a checkout of
+        another branch), or in any checkout with `any_branch` (init, which switches HEAD)."""
+        if not any_branch and not self.head_is_main():
+            return
         dirty = self.dirty_paths()
         if dirty:
             shown = ", ".join(dirty[:3]) + (" ..." if len(dirty) > 3 else "")

@@ -48,24 +48,38 @@ def _open(repo: Path | None) -> SkillsRepo:
     return opened
 
 
-def parse_hunks(spec: str) -> list[int]:
-    """'1,3,5-7' → [1, 3, 5, 6, 7]."""
+def parse_hunks(spec: str, count: int | None = None, branch: str = "the branch") -> list[int]:
+    """'1,3,5-7' → [1, 3, 5, 6, 7], bounded by the `count` hunks that exist (a range is
+    checked before it is expanded, so `1-1000000000` is an error, not a gigabyte). Without
+    a count (the caller cannot know it yet) no diff is taken to have more than MAX_HUNKS."""
     numbers: set[int] = set()
+    has = f"it has hunks 1-{count}" if count else "it has no hunks"
+    if count is None:
+        count, has = MAX_HUNKS, f"no diff has more than {MAX_HUNKS} hunks"
     try:
         for part in spec.split(","):
             part = part.strip()
             if "-" in part:
                 lo, hi = (int(x) for x in part.split("-", 1))
-                if lo > hi:
+                if lo > hi or lo < 1:
                     raise ValueError(part)
-                numbers.update(range(lo, hi + 1))
             elif part:
-                numbers.add(int(part))
+                lo = hi = int(part)
+                if lo < 1:
+                    raise ValueError(part)
+            else:
+                continue
+            if hi > count:
+                raise SkillsUsageError(f"no hunk {part} in {branch}; {has}")
+            numbers.update(range(lo, hi + 1))
     except ValueError as exc:
         raise SkillsUsageError(f"bad --hunks {spec!r}: give numbers like 1,3,4 or 2-5") from exc
     if not numbers:
         raise SkillsUsageError("--hunks is empty: give numbers like 1,3,4, or use --all")
     return sorted(numbers)
+
+
+MAX_HUNKS = 10_000
 
 
 def parse_line_groups(specs: list[str]) -> dict[int, frozenset[int]]:
@@ -226,7 +240,7 @@ def diff_cmd(
 def adopt_cmd(
     staged: Annotated[str, typer.Argument()],
     hunks: Annotated[
-        str | None, typer.Option("--hunks", help="Hunk numbers, e.g. 1,3,4 (default: all).")
+        str | None, typer.Option("--hunks", help="Hunk numbers, e.g. 1,3,4 or 2-5.")
     ] = None,
     all_hunks: Annotated[bool, typer.Option("--all", help="Adopt every hunk.")] = False,
     lines: Annotated[
@@ -244,13 +258,22 @@ def adopt_cmd(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Apply chosen hunks (or lines of hunks) to the skill on main (one commit), deploy."""
-    if hunks and all_hunks:
+    if hunks is not None and all_hunks:
         raise SkillsUsageError("give either --hunks or --all, not both")
     if lines and all_hunks:
         raise SkillsUsageError("give either --lines or --all, not both")
-    chosen = parse_hunks(hunks) if hunks else None
+    if hunks is None and not lines and not all_hunks:
+        raise SkillsUsageError(
+            "choose what to adopt: --hunks 1,3,4 (numbers from `skillopt skills diff`), "
+            "--lines HUNK:LINES, or --all for every hunk"
+        )
+    r = _open(repo)
+    chosen = None
+    if hunks is not None:
+        diff = r.diff(staged)
+        chosen = parse_hunks(hunks, len(diff.hunks), diff.branch)
     selection = parse_line_groups(lines) if lines else None
-    result = _with_difference(_open(repo).adopt, staged, chosen, force=force, lines=selection)
+    result = _with_difference(r.adopt, staged, chosen, force=force, lines=selection)
     if as_json:
         emit_json(asdict(result))
         return

@@ -67,7 +67,8 @@ def train(
     ] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Start over instead of resuming.")] = False,
     force: Annotated[
-        bool, typer.Option("--force", help="With --fresh: delete the existing run.")
+        bool,
+        typer.Option("--force", help="With --fresh: archive the existing run and start over."),
     ] = False,
     skills_repo: Annotated[
         Path | None, typer.Option("--skills-repo", help="Skills repository to stage into.")
@@ -118,7 +119,7 @@ def train(
     try:
         if fresh and not run_dir.is_empty() and not force:
             raise TrainUsageError(
-                f"{run_path} already holds a run; add --force to delete it and start over"
+                f"{run_path} already holds a run; add --force to archive it and start over"
             )
         if fresh and repo is not None:
             # The discarded run's commits must not be reused (same run id, same branch: the
@@ -131,7 +132,8 @@ def train(
                     file=sys.stderr,
                 )
         if fresh and not run_dir.is_empty():
-            run_dir.clear()
+            archive = run_dir.archive()
+            print(f"skillopt: archived the discarded run as {archive}", file=sys.stderr)
         stager = None
         if repo is not None:
             from core.skills_repo.repo_stager import SkillsRepoStager

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from core.errors import UserError
 from core.skills_repo import DeployTargetChanged, SkillsRepoError
 from skillopt_tui.cli import skills_cmds
+from skillopt_tui.cli.skills_cmds import SkillsUsageError
 from tests.support.skills_git import BASE_TEXT, edit_lines, plain_git
 
 SKILLOPT = Path(sys.executable).parent / "skillopt"
@@ -144,16 +145,16 @@ def test_user_errors_are_raised_not_printed_as_tracebacks(app, repo_path: Path, 
         missing.exception
     )
     (tmp_path / "live/SKILL.md").write_text("hand edit\n")
-    edited = invoke(app, "skills", "adopt", "hand-1", "--repo", str(repo_path), ok=False)
+    edited = invoke(app, "skills", "adopt", "hand-1", "--all", "--repo", str(repo_path), ok=False)
     assert isinstance(edited.exception, DeployTargetChanged)
     assert "+hand edit" in edited.stderr  # the difference is shown
-    invoke(app, "skills", "adopt", "hand-1", "--force", "--repo", str(repo_path))
+    invoke(app, "skills", "adopt", "hand-1", "--all", "--force", "--repo", str(repo_path))
     assert (tmp_path / "live/SKILL.md").read_text() == NEW
 
 
 def test_installed_command_prints_one_line_error_and_exits_2(repo_path: Path):
     done = subprocess.run(
-        [str(SKILLOPT), "skills", "adopt", "no-such-run", "--repo", str(repo_path)],
+        [str(SKILLOPT), "skills", "adopt", "no-such-run", "--all", "--repo", str(repo_path)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -205,3 +206,26 @@ def test_rollback_one_hunk_from_the_cli(app, repo_path: Path, tmp_path: Path):
     )
     bad = invoke(app, "skills", "rollback", "reviewer", "--hunks", "9", env=env, ok=False)
     assert isinstance(bad.exception, UserError) and "no hunk 9" in str(bad.exception)
+
+
+@pytest.mark.parametrize("selection", [[], ["--hunks", ""], ["--hunks", ","], ["--hunks", " "]])
+def test_adopt_without_a_real_selection_is_a_usage_error_and_adopts_nothing(
+    app, repo_path: Path, tmp_path: Path, selection: list[str]
+):
+    before = plain_git(repo_path, "rev-parse", "main")
+    bad = invoke(app, "skills", "adopt", "hand-1", *selection, "--repo", str(repo_path), ok=False)
+    assert isinstance(bad.exception, SkillsUsageError), bad.output
+    assert "--all" in str(bad.exception)
+    assert plain_git(repo_path, "rev-parse", "main") == before
+    assert (tmp_path / "live/SKILL.md").read_text() == BASE_TEXT
+
+
+def test_huge_hunk_range_is_bounded_by_the_hunks_that_exist(app, repo_path: Path):
+    before = plain_git(repo_path, "rev-parse", "main")
+    for spec in ("1-100000000", "1-1000000000000", "3-99999999999"):
+        bad = invoke(
+            app, "skills", "adopt", "hand-1", "--hunks", spec, "--repo", str(repo_path), ok=False
+        )
+        assert isinstance(bad.exception, UserError), (spec, bad.output)
+        assert "it has hunks 1-2" in str(bad.exception), spec
+    assert plain_git(repo_path, "rev-parse", "main") == before

@@ -364,3 +364,38 @@ def test_fresh_force_archives_the_discarded_runs_staged_branch(tmp_path):
     assert again.returncode == 0, again.stderr
     assert "as rejected/repo-run-2" in again.stderr
     assert plain_git(repo.path, "rev-parse", "rejected/repo-run-2").strip() == branch.head
+
+
+def test_out_dir_that_is_not_a_run_is_never_deleted_or_overwritten(tmp_path):
+    config = write_config(tmp_path)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (project / "main.py").write_text("print('mine')\n")
+    (project / "config.yaml").write_text("mine: true\n")
+    for extra in ((), ("--fresh",), ("--fresh", "--force")):
+        result = skillopt(tmp_path, "train", "--config", str(config), "--out", str(project), *extra)
+        assert result.returncode == 2, (extra, result.stderr)
+        assert "not a run directory" in one_line_error(result), extra
+    assert sorted(p.name for p in project.iterdir()) == [".git", "config.yaml", "main.py"]
+    assert (project / "config.yaml").read_text() == "mine: true\n"
+    assert (project / "main.py").read_text() == "print('mine')\n"
+    assert (project / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+
+
+def test_fresh_force_archives_the_old_run_instead_of_deleting_it(tmp_path):
+    config = write_config(tmp_path)
+    out = tmp_path / "runs" / "again"
+    first = skillopt(tmp_path, "train", "--config", str(config), "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    old_summary = (out / "summary.json").read_text()
+    fresh = skillopt(
+        tmp_path, "train", "--config", str(config), "--out", str(out), "--fresh", "--force"
+    )
+    assert fresh.returncode == 0, fresh.stderr
+    (archive,) = [p for p in out.parent.iterdir() if p.name.startswith(".again.discarded-")]
+    assert f"archived the discarded run as {archive}" in fresh.stderr
+    assert (archive / "summary.json").read_text() == old_summary
+    assert (out / "summary.json").exists()
+    listed = skillopt(tmp_path, "runs", "--runs-dir", str(out.parent), "--json")
+    assert [r["run_id"] for r in json.loads(listed.stdout)] == ["again"]
