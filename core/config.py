@@ -9,6 +9,7 @@ a typo in a config must never silently fall back to a default.
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -26,6 +27,7 @@ from pydantic import (
 from core.errors import UserError
 
 BASE_KEY = "_base_"
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 BackendName = Literal[
     "auto", "openai", "azure", "anthropic", "local", "scripted", "handoff", "claude_code", "codex"
@@ -89,6 +91,18 @@ class RoleConfig(_Strict):
             agent = data.get("backend") in AGENT_BACKENDS
             data = {**data, "concurrency": 2 if agent else 4}
         return data
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _check_api_key_env(cls, name: str | None) -> str | None:
+        """A key pasted here instead of a variable's name would be written to config.yaml
+        and shown in messages: refuse it, and never repeat the value."""
+        if name is None or _VARIABLE_NAME.fullmatch(name):
+            return name
+        raise ValueError(
+            "must be the name of an environment variable (a variable name such as "
+            "OPENAI_API_KEY), not the key itself; put the key in that variable"
+        )
 
     @field_validator("base_url")
     @classmethod

@@ -8,10 +8,12 @@ hand out is remembered so that `redact()` can mask it in error messages, logs an
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from core.errors import UserError
 
@@ -47,6 +49,13 @@ def redact(text: str) -> str:
         if value in text:
             text = text.replace(value, MASK)
     return text
+
+
+def redacted_json(data: Any, *, indent: int | None = 2) -> str:
+    """`data` as JSON with every known secret masked: how run files are written, so a key
+    that slipped into an error, a reply or a skill still never reaches the disk."""
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    return redact(text) + ("\n" if indent is not None else "")
 
 
 def parse_env_file(path: str | Path) -> dict[str, str]:

@@ -29,6 +29,7 @@ from core.run.events import (
     RunStarted,
     StepFinished,
 )
+from core.secrets import redact
 from skillopt_tui.run_words import activity, rollout_step
 
 
@@ -57,7 +58,7 @@ class ConsoleLogger:
     # ------------------------------------------------------------------ output
     def line(self, text: str) -> None:
         if not self.quiet:
-            self.console.print(text, markup=False)
+            self.console.print(redact(text), markup=False)
 
     def notice(self, text: str) -> None:
         self.line(f"note: {text}")

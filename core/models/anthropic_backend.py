@@ -11,7 +11,6 @@ in the request, so they still key the response cache).
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
@@ -22,6 +21,7 @@ from core.models.types import BadRequestError, Completion, Message, Request, Tra
 ANTHROPIC_SETTINGS = frozenset(
     {"temperature", "max_tokens", "top_p", "seed", "stop", "response_format"}
 )
+OFFICIAL_BASE_URL = "https://api.anthropic.com"
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 
 
@@ -52,8 +52,11 @@ class AnthropicBackend:
         # ANTHROPIC_AUTH_TOKEN or a credentials profile and send it to whatever server
         # base_url names. A server that needs no key gets a placeholder, as in the openai
         # backend.
+        # The same for the URL: given None, the SDK would follow ANTHROPIC_BASE_URL.
         return anthropic.AsyncAnthropic(
-            api_key=self._api_key or "not-needed", base_url=self.base_url, max_retries=0
+            api_key=self._api_key or "not-needed",
+            base_url=self.base_url or OFFICIAL_BASE_URL,
+            max_retries=0,
         )
 
     def sdk_kwargs(self, request: Request) -> dict[str, Any]:
@@ -115,13 +118,7 @@ class AnthropicBackend:
 
     def _where(self) -> dict[str, str]:
         """The URL in use and the setting to fix, for transport error messages."""
-        if self.base_url:
-            return {"url": self.base_url, "setting": self.base_url_setting}
-        # No base_url configured: the SDK took ANTHROPIC_BASE_URL from the environment, if set.
-        return {
-            "url": os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com",
-            "setting": f"ANTHROPIC_BASE_URL (or {self.base_url_setting})",
-        }
+        return {"url": self.base_url or OFFICIAL_BASE_URL, "setting": self.base_url_setting}
 
     async def aclose(self) -> None:
         await self._sdk.aclose()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.models.ledger import LedgerSnapshot, UsageLedger
@@ -183,6 +183,9 @@ class ModelClient:
             raise
         except ModelError as exc:
             raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
+        # A model may echo a key it saw (in a prompt, a tool result): mask it before the
+        # answer is used, so no cache, rollout, event or skill ever holds it.
+        completion = _masked(completion)
         self.ledger.record(role, rt.model, completion.usage, cached=False)
         if cache is not None and self.cache is cache:  # not disabled meanwhile
             try:
@@ -273,6 +276,11 @@ def _check_messages(messages: Any) -> None:
     for message in messages:
         if not isinstance(message, dict) or "role" not in message or "content" not in message:
             raise BadRequestError("each message must be a dict with 'role' and 'content'")
+
+
+def _masked(completion: Completion) -> Completion:
+    text = redact(completion.text)
+    return completion if text == completion.text else replace(completion, text=text)
 
 
 def _with_context(exc: ModelError, where: str) -> ModelError:

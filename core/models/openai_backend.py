@@ -9,7 +9,6 @@ the failure) into a `Completion` or a typed error.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -18,6 +17,7 @@ from core.models.sdk_errors import call_sdk
 from core.models.types import BadRequestError, Completion, Request, TransientError, Usage
 
 SDK = TypeVar("SDK")
+OFFICIAL_BASE_URL = "https://api.openai.com/v1"
 
 # Settings a caller may pass; anything else is a typo and is refused before any call.
 OPENAI_SETTINGS = frozenset(
@@ -102,7 +102,9 @@ class OpenAIBackend:
         return openai.AsyncOpenAI(
             # OpenAI-compatible servers often need no key; the SDK insists on one.
             api_key=self._api_key or "not-needed",
-            base_url=self.base_url,
+            # Always explicit: given None, the SDK would follow OPENAI_BASE_URL and send the
+            # official key to whatever server that names. Only the config moves an endpoint.
+            base_url=self.base_url or OFFICIAL_BASE_URL,
             max_retries=0,
             **extra,
         )
@@ -141,13 +143,7 @@ class OpenAIBackend:
 
     def _where(self) -> dict[str, str]:
         """The URL in use and the setting to fix, for transport error messages."""
-        if self.base_url:
-            return {"url": self.base_url, "setting": self.base_url_setting}
-        # No base_url configured: the SDK took OPENAI_BASE_URL from the environment, if set.
-        return {
-            "url": os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1",
-            "setting": f"OPENAI_BASE_URL (or {self.base_url_setting})",
-        }
+        return {"url": self.base_url or OFFICIAL_BASE_URL, "setting": self.base_url_setting}
 
     async def aclose(self) -> None:
         await self._sdk.aclose()

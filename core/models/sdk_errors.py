@@ -68,7 +68,9 @@ def _detail(exc: Any) -> str:
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
             return str(inner["message"])
+    # Whole, never cut here: a key split by a cut would survive redaction. The one place
+    # that shortens an error detail (retry.error_for_status) masks first, then cuts.
     try:
-        return json.dumps(body)[:300] if body is not None else redact(str(exc))
+        return redact(json.dumps(body)) if body is not None else redact(str(exc))
     except (TypeError, ValueError):
         return redact(str(exc))

@@ -32,11 +32,12 @@ from typing import Any
 
 import yaml
 
-from core.atomic import write_json, write_text
+from core.atomic import write_text
 from core.errors import UserError
 from core.file_lock import FileLock, holder_pid
 from core.run.events import EventBus, JsonlEventLog, RunFailed, RunFinished, RunStarted
 from core.run.state import TrainState
+from core.secrets import redacted_json
 
 LOCK_NAME = ".owner.pid"
 CONFIG_NAME = "config.yaml"
@@ -303,7 +304,7 @@ class RunDirectory:
         return self.path / "steps" / f"{step:04d}"
 
     def write_step_json(self, step: int, name: str, data: Any) -> None:
-        write_json(self.step_dir(step) / name, data)
+        write_text(self.step_dir(step) / name, redacted_json(data))
 
     def write_step_text(self, step: int, name: str, text: str) -> None:
         write_text(self.step_dir(step) / name, text)
@@ -311,7 +312,7 @@ class RunDirectory:
     def write_step_rollouts(
         self, step: int, rows: Iterable[dict[str, Any]], name: str = "rollouts.jsonl"
     ) -> None:
-        lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        lines = "".join(redacted_json(r, indent=None) + "\n" for r in rows)
         write_text(self.step_dir(step) / name, lines)
 
     @property
@@ -328,7 +329,7 @@ class RunDirectory:
         return self.path / SUMMARY_NAME
 
     def write_summary(self, data: dict[str, Any]) -> None:
-        write_json(self.summary_path, data)
+        write_text(self.summary_path, redacted_json(data))
 
     def read_summary(self) -> dict[str, Any] | None:
         try:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from core.secrets import redacted_json
+
 
 @dataclass(kw_only=True)
 class Event:
@@ -231,7 +233,7 @@ class JsonlEventLog:
         self._fh = self.path.open("a", encoding="utf-8")
 
     def __call__(self, event: Event) -> None:
-        self._fh.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+        self._fh.write(redacted_json(event.to_dict(), indent=None) + "\n")
         self._fh.flush()
 
     def close(self) -> None:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.atomic import write_json
+from core.atomic import write_text
+from core.secrets import redacted_json
 
 STATE_VERSION = 1
 
@@ -92,7 +93,7 @@ class TrainState:
         return cls(**data)
 
     def save(self, path: str | Path) -> None:
-        write_json(path, self.to_dict())
+        write_text(path, redacted_json(self.to_dict()))
 
     @classmethod
     def load(cls, path: str | Path) -> TrainState:

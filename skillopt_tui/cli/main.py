@@ -41,12 +41,13 @@ def _register() -> None:
 
 def main() -> None:
     from core.errors import UserError
+    from core.secrets import redact
 
     _register()
     try:
         app()
     except UserError as exc:
-        print(f"skillopt: error: {exc}", file=sys.stderr)
+        print(f"skillopt: error: {redact(str(exc))}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         print("skillopt: interrupted", file=sys.stderr)

@@ -38,11 +38,17 @@ class Reply:
 class Fault:
     """Something going wrong on one request."""
 
-    kind: str  # "status" | "hang" | "malformed" | "truncated"
+    kind: str  # "status" | "raw" | "hang" | "malformed" | "truncated"
     status: int = 500
     retry_after: float | str | None = None
     seconds: float | None = None  # for "hang": None = until the server stops
     message: str = "injected fault"
+    body: Any = None  # for "raw": the JSON body sent as it is
+
+    @classmethod
+    def raw(cls, status: int, body: Any) -> Fault:
+        """An HTTP error status with a JSON body of the test's choosing (any shape)."""
+        return cls("raw", status=status, body=body)
 
     @classmethod
     def error(
@@ -272,6 +278,8 @@ class LoopbackServer:
             self._send_json(
                 http, action.status, self.render_error(action.status, action.message), headers
             )
+        elif action.kind == "raw":
+            self._send_json(http, action.status, action.body)
         elif action.kind == "hang":
             self._stopping.wait(action.seconds)
             http.close_connection = True
