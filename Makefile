@@ -42,7 +42,7 @@ demo: $(VENV)/.installed-embedded
 test: $(VENV)/.installed-test $(TOOLS)/.installed-agents
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --hypothesis-profile=ci
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

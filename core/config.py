@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from core.errors import UserError
+from core.yaml_strict import DuplicateKey, safe_load_unique
 
 BASE_KEY = "_base_"
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
@@ -287,7 +288,9 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
     try:
-        data = yaml.safe_load(text)
+        data = safe_load_unique(text)
+    except DuplicateKey as exc:
+        raise ConfigError(f"{path}: {exc.problem}; keep one of them") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

@@ -23,6 +23,7 @@ from core.run.events import (
     EpochFinished,
     Event,
     GateDecided,
+    Notice,
     RolloutFinished,
     RunFailed,
     RunFinished,
@@ -166,6 +167,9 @@ class ConsoleLogger:
             )
         else:
             self.line(f"{e.status} · best val {_fmt(e.best_val)} · {e.reason}")
+
+    def _on_Notice(self, e: Notice) -> None:
+        self.notice(e.text)
 
     def _on_RunFailed(self, e: RunFailed) -> None:
         self.close()

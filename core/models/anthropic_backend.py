@@ -102,7 +102,9 @@ class AnthropicBackend:
         blocks = getattr(response, "content", None)
         if blocks is None:
             raise TransientError("malformed response body: no content")
-        text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
+        text = "".join(
+            getattr(b, "text", None) or "" for b in blocks if getattr(b, "type", "") == "text"
+        )
         usage = getattr(response, "usage", None)
         reason = str(getattr(response, "stop_reason", None) or "end_turn")
         return Completion(

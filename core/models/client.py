@@ -33,6 +33,10 @@ from core.models.types import (
 from core.secrets import redact
 
 UsageCallback = Callable[[LedgerSnapshot], None]
+NoticeCallback = Callable[[str], None]
+# Backends that speak an HTTP API: an empty reply from them is an anomaly. The embedded
+# model's template may legitimately stop at once (an empty answer is its answer).
+HTTP_API_KINDS = frozenset({"openai", "azure", "anthropic"})
 
 
 @dataclass
@@ -76,8 +80,10 @@ class ModelClient:
         cache: ResponseCache | None = None,
         notices: list[str] | None = None,
         on_usage: UsageCallback | None = None,
+        on_notice: NoticeCallback | None = None,
     ):
         self._roles = dict(roles)
+        self.on_notice = on_notice
         self.ledger = ledger or UsageLedger()
         self.cache = cache
         self.notices = list(notices or [])
@@ -236,7 +242,10 @@ class ModelClient:
         if self.cache is not cache:
             return
         self.cache = None
-        self.notices.append(f"response cache disabled for this run: {exc}")
+        notice = f"response cache disabled for this run: {exc}"
+        self.notices.append(notice)
+        if self.on_notice is not None:  # mid-run: the faces printed the start notices
+            self.on_notice(notice)
         cache.close()
 
     async def _send_once(self, rt: RoleRuntime, request: Request, timeout_s: float) -> Completion:
@@ -244,9 +253,18 @@ class ModelClient:
         async with rt.semaphore():
             try:
                 async with asyncio.timeout(timeout_s):
-                    return await rt.backend.send(request, timeout_s=timeout_s)
+                    completion = await rt.backend.send(request, timeout_s=timeout_s)
             except TimeoutError:
                 raise TransientError(f"no answer within {timeout_s:g}s") from None
+        if not completion.text and rt.kind in HTTP_API_KINDS:
+            # `content: null` or no text block: the server misbehaved. Retried like any
+            # transient failure and never cached; scored as an empty answer it would be
+            # replayed by every later run without the server being asked again.
+            raise TransientError(
+                f"the reply had no text (finish_reason={completion.finish_reason!r}); "
+                "a protocol anomaly, not an answer"
+            )
+        return completion
 
     def _notify(self) -> None:
         if self.on_usage is not None:

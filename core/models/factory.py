@@ -25,7 +25,7 @@ from core.models.agent_cli import AgentSettings
 from core.models.agent_process import find_binary
 from core.models.anthropic_backend import AnthropicBackend
 from core.models.claude_code_backend import ClaudeCodeBackend, user_config_dir
-from core.models.client import ModelClient, RoleRuntime, UsageCallback
+from core.models.client import ModelClient, NoticeCallback, RoleRuntime, UsageCallback
 from core.models.codex_backend import CodexBackend, user_codex_home
 from core.models.handoff import HANDOFF_MODEL, HandoffBackend
 from core.models.ledger import UsageLedger
@@ -62,6 +62,7 @@ def build_model_client(
     scripted: Mapping[str, ScriptedResponder] | None = None,
     cache_path: str | Path | None = None,
     on_usage: UsageCallback | None = None,
+    on_notice: NoticeCallback | None = None,
     environ: Mapping[str, str] | None = None,
     retry_sleep: Sleep | None = None,
 ) -> ModelClient:
@@ -90,7 +91,14 @@ def build_model_client(
     cache = None
     if config.cache.enabled:
         cache = ResponseCache(cache_path if cache_path is not None else default_cache_path(config))
-    return ModelClient(roles, ledger=ledger, cache=cache, notices=notices, on_usage=on_usage)
+    return ModelClient(
+        roles,
+        ledger=ledger,
+        cache=cache,
+        notices=notices,
+        on_usage=on_usage,
+        on_notice=on_notice,
+    )
 
 
 def named_responders(config: Config) -> dict[str, ScriptedResponder]:

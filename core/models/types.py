@@ -122,6 +122,14 @@ class RetriesExhausted(ModelError):
     run."""
 
 
+class ModelUnavailable(ModelError):
+    """A model stayed unreachable past its retries where the engine needed it (the
+    optimizer's analysis, a judge): the run stopped at its last boundary and is resumable.
+    Exit 1 like a target outage: the input was fine, the work could not be done."""
+
+    exit_code = 1
+
+
 class UsageLimitReached(ModelError):
     """A subscription's usage limit (a coding-agent CLI on a plan): never retried. The run
     stops at a step boundary, resumable; the message says when the limit resets if the CLI

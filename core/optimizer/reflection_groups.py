@@ -35,8 +35,11 @@ class Group:
 def split_results(
     results: Sequence[RolloutResult],
 ) -> tuple[list[RolloutResult], list[RolloutResult]]:
-    failures = [r for r in results if r.hard == 0]
-    successes = [r for r in results if r.hard != 0]
+    """(failures, successes) of the skill. A rollout that failed with a model error is in
+    neither: it says nothing about the skill (the target never answered)."""
+    answered = [r for r in results if not r.error]
+    failures = [r for r in answered if r.hard == 0]
+    successes = [r for r in answered if r.hard != 0]
     return failures, successes
 
 

@@ -171,6 +171,15 @@ class RunFailed(Event):
     step: int | None = None
 
 
+@dataclass(kw_only=True)
+class Notice(Event):
+    """Something the user should know that changes no result (e.g. the response cache was
+    unusable and the run goes on uncached)."""
+
+    type: ClassVar[str] = "Notice"
+    text: str
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -185,6 +194,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         BudgetUpdated,
         RunFinished,
         RunFailed,
+        Notice,
     )
 }
 

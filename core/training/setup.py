@@ -12,7 +12,7 @@ import time
 
 from core.config import Config
 from core.optimizer.strategy import OptimizerStrategy
-from core.run.events import BudgetUpdated, EventBus
+from core.run.events import BudgetUpdated, EventBus, Notice
 
 BUDGET_THROTTLE_S = 1.0
 
@@ -66,7 +66,8 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
 
 
 def build_client_with_budget_events(config: Config, bus: EventBus):
-    """A client whose usage callback emits BudgetUpdated at most once a second."""
+    """A client whose usage callback emits BudgetUpdated at most once a second, and whose
+    mid-run notices (an unusable response cache) become Notice events."""
     from core.models.factory import build_model_client
 
     last = [0.0]
@@ -77,4 +78,7 @@ def build_client_with_budget_events(config: Config, bus: EventBus):
             last[0] = now
             bus.emit(budget_event(snap))
 
-    return build_model_client(config, on_usage=on_usage)
+    def on_notice(text: str) -> None:
+        bus.emit(Notice(text=text))
+
+    return build_model_client(config, on_usage=on_usage, on_notice=on_notice)

@@ -22,12 +22,15 @@ from core.training.schedule import edit_budget_for_step
 def failure_patterns(results: list[RolloutResult], shown: int = 3) -> str:
     """One short paragraph for the rejected-edit buffer: how many train items failed and
     a few of the evaluator's explanations (which name the reference: optimizer-only)."""
-    failures = [r for r in results if r.hard == 0]
+    answered = [r for r in results if not r.error]  # a model error is not the skill's
+    failures = [r for r in answered if r.hard == 0]
     if not failures:
         return ""
-    lines = [f"{len(failures)} of {len(results)} train items failed, e.g.:"]
+    lines = [f"{len(failures)} of {len(answered)} train items failed, e.g.:"]
     for r in failures[:shown]:
         lines.append(f"- {' '.join(r.question.split())[:100]}: {r.explanation[:200]}")
+    if len(answered) < len(results):
+        lines.append(f"({len(results) - len(answered)} items with a model error left out)")
     return "\n".join(lines)
 
 

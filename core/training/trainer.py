@@ -20,7 +20,7 @@ import time
 
 from core.config import Config
 from core.environment.contract import Environment, RolloutResult, bind_target
-from core.models.types import BudgetExceeded
+from core.models.types import BudgetExceeded, ModelUnavailable, RetriesExhausted
 from core.optimizer.rejected_buffer import RejectedEditBuffer
 from core.optimizer.strategy import OptimizerStrategy
 from core.run.dir_stager import RunDirStager
@@ -341,6 +341,12 @@ async def run_training(
             with contextlib.suppress(Exception):  # the original error matters more
                 training.abandon_step("failed", str(exc))
             bus.emit(RunFailed(error=f"{type(exc).__name__}: {exc}", step=training.state.next_step))
+        if isinstance(exc, RetriesExhausted):
+            # Target outages in scoring phases arrive as RolloutsFailed (exit 1, resumable);
+            # an optimizer or judge outage gets the same treatment, not "bad input".
+            raise ModelUnavailable(
+                f"{exc}; the run is resumable: rerun the same command once the model answers"
+            ) from exc
         raise
     finally:
         if training is not None:

@@ -252,6 +252,8 @@ def runs(
     """List runs with their status and scores."""
     from core.run.directory import list_runs
 
+    if runs_dir.exists() and not runs_dir.is_dir():
+        raise TrainUsageError(f"--runs-dir {runs_dir} is not a directory; give the folder of runs")
     infos = list_runs(runs_dir)
     if as_json:
         emit_json([i.to_dict() for i in infos])

@@ -154,3 +154,20 @@ def test_bad_base_urls_are_refused_before_any_call(url, expected):
 def test_good_base_url_is_kept():
     cfg = load_config(BASE, ["models.target.base_url=http://127.0.0.1:8000/v1"])
     assert cfg.models.target.base_url == "http://127.0.0.1:8000/v1"
+
+
+def test_duplicate_keys_are_an_error_naming_both_lines(tmp_path):
+    path = tmp_path / "dup.yaml"
+    path.write_text("train:\n  epochs: 5\nrun:\n  seed: 1\ntrain:\n  batch_size: 2\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert str(path) in message and "duplicate key 'train'" in message
+    assert "lines 1 and 5" in message and "\n" not in message
+
+
+def test_duplicate_nested_keys_are_an_error_too(tmp_path):
+    path = tmp_path / "dup.yaml"
+    path.write_text("train:\n  epochs: 5\n  epochs: 6\n")
+    with pytest.raises(ConfigError, match=r"duplicate key 'epochs' .*lines 2 and 3"):
+        load_config(path)

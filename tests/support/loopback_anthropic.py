@@ -51,7 +51,8 @@ class LoopbackAnthropic(LoopbackServer):
             "type": "message",
             "role": "assistant",
             "model": body.get("model", "loopback"),
-            "content": [{"type": "text", "text": reply.text}],
+            # Reply(None): a message with no content blocks at all (a protocol anomaly).
+            "content": [] if reply.text is None else [{"type": "text", "text": reply.text}],
             "stop_reason": _STOP_REASONS.get(reply.finish_reason, reply.finish_reason),
             "stop_sequence": None,
             "usage": {"input_tokens": in_tok, "output_tokens": out_tok},

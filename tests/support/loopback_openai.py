@@ -28,7 +28,7 @@ from typing import Any
 class Reply:
     """A successful completion. Token counts default to whitespace word counts."""
 
-    text: str = "ok"
+    text: str | None = "ok"  # None: `content: null` (a protocol anomaly)
     input_tokens: int | None = None
     output_tokens: int | None = None
     finish_reason: str = "stop"  # OpenAI spelling; the Anthropic server translates it

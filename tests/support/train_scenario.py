@@ -136,10 +136,13 @@ class LoggingTarget:
         self.hang_at = int(os.environ.get("SKILLOPT_TEST_HANG_AT_CALL", "0") or 0)
         self.delay_s = float(os.environ.get("SKILLOPT_TEST_DELAY_S", "0") or 0)
         self.down = os.environ.get("SKILLOPT_TEST_DOWN") == "1"
+        self.hold = os.environ.get("SKILLOPT_TEST_HOLD_FILE")
         self.calls = 0
 
     def __call__(self, request) -> str:
         self.calls += 1
+        while self.hold and os.path.exists(self.hold):  # the test releases it: a condition
+            time.sleep(0.01)
         if self.hang_at and self.calls == self.hang_at:
             if self.log:
                 Path(self.log + ".hanging").touch()
