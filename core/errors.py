@@ -7,3 +7,16 @@ keeps its traceback. Messages say what is wrong and what to do next.
 
 class UserError(Exception):
     exit_code = 2
+
+
+def unreadable(path: object, exc: BaseException) -> str:
+    """'<path> is ...' for a file a user named that cannot be read as text, as one line:
+    a directory, not UTF-8, or an OS error (what a UnicodeDecodeError or an
+    IsADirectoryError would otherwise turn into, as a traceback)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path} is a directory, not a file"
+    if isinstance(exc, OSError):
+        return f"{path} cannot be read ({exc.strerror or exc})"
+    return f"{path} cannot be read ({type(exc).__name__})"

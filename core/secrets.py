@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core.errors import UserError
+from core.errors import UserError, unreadable
 
 # Standard variables whose values are always treated as secrets, even if never looked up.
 STANDARD_KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AZURE_OPENAI_API_KEY")
@@ -67,8 +67,9 @@ def parse_env_file(path: str | Path) -> dict[str, str]:
         raise SecretsError(
             f"models.env_file: {path} does not exist (create it or unset models.env_file)"
         ) from None
-    except OSError as exc:
-        raise SecretsError(f"models.env_file: cannot read {path}: {exc.strerror}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        # Never the bytes themselves: a file of keys is the last thing to echo.
+        raise SecretsError(f"models.env_file: {unreadable(path, exc)}") from None
     values: dict[str, str] = {}
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()

@@ -102,6 +102,11 @@ class ModelClient:
         rt = self.runtime(role)
         return rt.label or f"{rt.kind}:{rt.model}"
 
+    def configuration_error(self, role: str) -> ModelError | None:
+        """The role's configuration problem (unset key, missing model name) that its first
+        call would raise, so a face can refuse before it creates anything."""
+        return self.runtime(role).error
+
     def is_local(self, role: str) -> bool:
         return self.runtime(role).kind == "local"
 

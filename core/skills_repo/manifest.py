@@ -19,6 +19,7 @@ import yaml
 
 from core.skills_repo.errors import SkillsRepoError
 from core.skills_repo.types import SkillEntry
+from core.yaml_strict import safe_load_unique
 
 MANIFEST = "skills.yaml"
 _HEADER = "# SkillOpt skills manifest: name, file inside this repo, optional deploy target.\n"
@@ -76,14 +77,27 @@ def parse(data: bytes | None) -> list[SkillEntry]:
     if data is None:
         return []
     try:
-        doc = yaml.safe_load(data.decode("utf-8")) or {}
+        doc = safe_load_unique(data.decode("utf-8")) or {}
         skills = doc.get("skills") or []
         return [
             SkillEntry(str(s["name"]), check_path(str(s["path"])), s.get("deploy_to") or None)
             for s in skills
         ]
     except (yaml.YAMLError, UnicodeDecodeError, AttributeError, KeyError, TypeError) as exc:
-        raise SkillsRepoError(f"{MANIFEST} is malformed ({exc}); fix it on main") from exc
+        raise SkillsRepoError(
+            f"{MANIFEST} is malformed ({_one_line(exc)}); fix it on main"
+        ) from exc
+
+
+def _one_line(exc: Exception) -> str:
+    """A YAML error's problem and line (its str() is five lines with a caret), or the
+    first line of any other error."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        return f"{exc.problem} at line {exc.problem_mark.line + 1}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text, byte {exc.start}"
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 def dump(entries: list[SkillEntry]) -> bytes:

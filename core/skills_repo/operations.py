@@ -104,7 +104,13 @@ class SkillsRepo(RepoCore):
         data = self.git.blob(commit, entry.path) if commit else None
         if data is None:
             raise SkillsRepoError(f"skill {name!r} has no file {entry.path} at {ref}")
-        return data.decode("utf-8")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SkillsRepoError(
+                f"skill {name!r}: {entry.path} at {ref} is not UTF-8 text (byte {exc.start}); "
+                "commit it as UTF-8"
+            ) from None
 
     def add_skill(
         self,

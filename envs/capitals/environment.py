@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.environment.contract import SPLITS, CompleteFn, EnvError, RolloutResult, Score, TaskItem
+from core.errors import unreadable
 from core.models.types import Message, RetriesExhausted, TransientError
 from envs.scoring import explain_model_error, score_answer
 
@@ -45,6 +46,8 @@ def read_items(data_file: Path) -> dict[str, TaskItem]:
             f"capitals data file not found: {data_file} (set env.data_dir to the folder "
             f"holding {DATA_FILE}, or leave it null for the shipped data)"
         ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EnvError(f"capitals data file {unreadable(data_file, exc)}") from None
     items: dict[str, TaskItem] = {}
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -77,6 +80,8 @@ def read_manifest(path: Path) -> list[str]:
         ) from None
     except json.JSONDecodeError as exc:
         raise EnvError(f"{path}: malformed manifest JSON ({exc.msg}, line {exc.lineno})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EnvError(f"split manifest {unreadable(path, exc)}") from None
     if not isinstance(data, list):
         raise EnvError(f"{path}: a manifest must be a JSON list of ids")
     ids = []

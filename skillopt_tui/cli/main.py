@@ -39,16 +39,36 @@ def _register() -> None:
     commands.register(app)
 
 
+def _usage_line(exc) -> str:
+    """A typer/click usage error as one line: its message and where help is."""
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    ctx = getattr(exc, "ctx", None)
+    where = f"; see `{ctx.command_path} --help`" if ctx is not None else ""
+    return f"skillopt: error: {message}{where}"
+
+
 def main() -> None:
+    """Run the CLI. Every error is one line on stderr: our UserErrors with their exit code,
+    typer's usage errors (exit 2) instead of its boxed multi-line rendering."""
+    # typer's own exception classes (it vendors click); imported here, not at module level.
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+
     from core.errors import UserError
     from core.secrets import redact
 
     _register()
     try:
-        app()
+        code = app(standalone_mode=False)
+    except NoArgsIsHelpError as exc:  # `skillopt` alone, or a group alone: show its help
+        print(exc.format_message())
+        sys.exit(0)
     except UserError as exc:
         print(f"skillopt: error: {redact(str(exc))}", file=sys.stderr)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
+    except ClickException as exc:
+        print(redact(_usage_line(exc)), file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except (KeyboardInterrupt, typer.Abort):
         print("skillopt: interrupted", file=sys.stderr)
         sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -113,6 +113,7 @@ def train(
     if estimate:
         typer.echo(asyncio.run(_estimate(cfg, env, initial_skill)))
         return
+    _check_before_the_run(cfg, env)
     run_path = out or Path(cfg.run.runs_dir) / _default_run_name(cfg)
     run_dir = RunDirectory(run_path)
     run_dir.acquire()
@@ -155,6 +156,26 @@ def train(
     if summary.status != "finished":
         print(f"skillopt: stopped: {summary.reason}", file=sys.stderr)
         raise typer.Exit(EXIT_STOPPED)
+
+
+def _check_before_the_run(cfg, env) -> None:
+    """Raise the input problems a run would otherwise meet after its directory exists: the
+    splits the run reads (unreadable data or manifests), and the configuration of the model
+    roles it calls (an unset api_key_env, a missing model name)."""
+    from core.models.factory import build_model_client
+    from core.training.setup import choose_strategy
+
+    for split in ("train", "val", *(("test",) if cfg.train.final_test else ())):
+        env.load_split(split)
+    client = build_model_client(cfg)
+    try:
+        roles = ["target"] + (["optimizer"] if choose_strategy(cfg, client).name == "llm" else [])
+        for role in roles:
+            problem = client.configuration_error(role)
+            if problem is not None:
+                raise problem
+    finally:
+        asyncio.run(client.aclose())
 
 
 def _archive_staged_branch(repo, run_id: str) -> str | None:
