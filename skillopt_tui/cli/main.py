@@ -39,6 +39,23 @@ def _register() -> None:
     commands.register(app)
 
 
+def _with_placeholders(command) -> None:
+    """Help shows placeholders (FILE, NAME), never typer's `<bool>`/`<str>` type labels: a
+    flag shows nothing after its name, a value its name in capitals (or one we chose)."""
+    from typer._click.core import Context
+
+    ctx = Context(command, info_name=command.name)
+    for param in command.get_params(ctx):
+        if getattr(param, "is_flag", False) or getattr(param, "count", False):
+            param.metavar = ""
+        elif param.metavar is None or param.metavar.startswith("<"):
+            param.metavar = (param.name or "value").upper().replace("_", "-").rstrip("-")
+        if param.param_type_name == "argument":  # its panel row shows the type separately
+            param.display_type_rich = lambda ctx: ""
+    for sub in getattr(command, "commands", {}).values():
+        _with_placeholders(sub)
+
+
 def _usage_line(exc) -> str:
     """A typer/click usage error as one line: its message and where help is."""
     message = " ".join(exc.format_message().split()).rstrip(".")
@@ -57,8 +74,10 @@ def main() -> None:
     from core.secrets import redact
 
     _register()
+    command = typer.main.get_command(app)
+    _with_placeholders(command)
     try:
-        code = app(standalone_mode=False)
+        code = command.main(prog_name="skillopt", standalone_mode=False)
     except NoArgsIsHelpError as exc:  # `skillopt` alone, or a group alone: show its help
         print(exc.format_message())
         sys.exit(0)

@@ -30,19 +30,41 @@ class SkillsUsageError(UserError):
 
 
 def _default_repo() -> Path:
+    """Where `init` creates a repository when given no path."""
     return Path(os.environ.get(REPO_ENV) or "skills")
+
+
+def _enclosing_repo(start: Path) -> Path | None:
+    """The skills repository `start` is in, like git finds its repository: the nearest of
+    the directory and its parents that is the top of a git work tree holding skills.yaml."""
+    from core.skills_repo.manifest import MANIFEST
+
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists() and (directory / MANIFEST).is_file():
+            return directory
+    return None
+
+
+def find_repo() -> Path:
+    """The repository a skills command uses without --repo: the one the current directory
+    is in, else $SKILLOPT_SKILLS_REPO, else ./skills."""
+    return _enclosing_repo(Path.cwd().absolute()) or _default_repo()
 
 
 RepoOption = Annotated[
     Path | None,
-    typer.Option("--repo", help=f"Skills repository (default: ${REPO_ENV} or ./skills)."),
+    typer.Option(
+        "--repo",
+        help=f"Skills repository (default: the one the current directory is in, "
+        f"else ${REPO_ENV}, else ./skills).",
+    ),
 ]
 
 
 def _open(repo: Path | None) -> SkillsRepo:
     from core.skills_repo import SkillsRepo
 
-    opened = SkillsRepo.open(repo or _default_repo())
+    opened = SkillsRepo.open(repo or find_repo())
     if opened.recovered:
         typer.echo(f"skillopt: {opened.recovered}", err=True)
     return opened

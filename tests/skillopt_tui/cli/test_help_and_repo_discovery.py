@@ -1,0 +1,72 @@
+"""Issue 9, conventions a git user expects: help shows placeholders, not typer's type
+labels; `skillopt skills ...` finds the skills repository it runs in (the current directory
+or a parent, like git), then $SKILLOPT_SKILLS_REPO, then ./skills."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+SKILLOPT = Path(sys.executable).parent / "skillopt"
+COMMANDS = [
+    ("train",), ("eval",), ("runs",), ("init",), ("tui",),
+    ("skills", "list"), ("skills", "add"), ("skills", "stage"), ("skills", "log"),
+    ("skills", "diff"), ("skills", "adopt"), ("skills", "reject"), ("skills", "rollback"),
+    ("skills", "show"),
+]  # fmt: skip
+
+
+def run(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "120", **env}
+    if "SKILLOPT_SKILLS_REPO" not in env:
+        full_env.pop("SKILLOPT_SKILLS_REPO", None)
+    return subprocess.run(
+        [str(SKILLOPT), *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=60
+    )
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_help_shows_placeholders_not_type_labels(tmp_path, command):
+    done = run(*command, "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert re.findall(r"<(?:bool|str|int|float|path|list\[\w+\])>", done.stdout) == []
+
+
+def _init_with_a_skill(tmp_path: Path) -> Path:
+    (tmp_path / "skill.md").write_text("Answer briefly.\n")
+    assert run("init", "repo", cwd=tmp_path).returncode == 0
+    return tmp_path / "repo"
+
+
+def test_skills_commands_find_the_repo_they_run_in(tmp_path):
+    repo = _init_with_a_skill(tmp_path)
+    added = run("skills", "add", "brief", "--from", str(tmp_path / "skill.md"), cwd=repo)
+    assert added.returncode == 0, added.stderr
+    (repo / "brief").mkdir(exist_ok=True)
+    listed = run("skills", "list", cwd=repo / "brief")  # a parent is the repo
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("brief\tbrief/SKILL.md")
+    assert not (repo / "skills").exists()
+
+
+def test_the_variable_then_dot_skills_come_after_the_enclosing_repo(tmp_path):
+    repo = _init_with_a_skill(tmp_path)
+    run("skills", "add", "brief", "--from", str(tmp_path / "skill.md"), cwd=repo)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    by_env = run("skills", "list", cwd=elsewhere, SKILLOPT_SKILLS_REPO=str(repo))
+    assert by_env.returncode == 0 and by_env.stdout.startswith("brief\t"), by_env.stderr
+    other = tmp_path / "other"
+    assert run("init", str(other), cwd=tmp_path).returncode == 0
+    inside = run("skills", "list", cwd=other, SKILLOPT_SKILLS_REPO=str(repo))
+    assert inside.returncode == 0 and inside.stdout == ""  # the repo it runs in wins
+    (elsewhere / "skills").mkdir()
+    assert run("init", "skills", cwd=elsewhere).returncode == 0
+    default = run("skills", "list", cwd=elsewhere)
+    assert default.returncode == 0 and default.stdout == "", default.stderr
