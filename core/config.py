@@ -133,6 +133,15 @@ class Price(_Strict):
     output_per_mtok: float = Field(ge=0)
 
 
+# List prices of the default models (core.models.factory.DEFAULT_MODELS), USD per million
+# tokens, checked 2026-12-01 (mirrored in configs/_base_/default.yaml). A config's own
+# `models.prices` entries add to these or replace them.
+DEFAULT_PRICES: dict[str, Price] = {
+    "gpt-4.1-mini": Price(input_per_mtok=0.40, output_per_mtok=1.60),
+    "claude-sonnet-4-5": Price(input_per_mtok=3.00, output_per_mtok=15.00),
+}
+
+
 class LocalModelConfig(_Strict):
     """The embedded llama.cpp server (EMBEDDED.md)."""
 
@@ -156,8 +165,8 @@ class ModelsConfig(_Strict):
     judge: RoleConfig = RoleConfig()
     miner: RoleConfig = RoleConfig(**ROLE_DEFAULTS["miner"])
     local: LocalModelConfig = LocalModelConfig()
-    # Price table, USD per million tokens, keyed by model name.
-    prices: dict[str, Price] = {}
+    # Price table, USD per million tokens, keyed by model name (default: DEFAULT_PRICES).
+    prices: dict[str, Price] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
     # Optional .env file to read secrets from (values never copied anywhere).
     env_file: str | None = None
     # Folder of prompt/answer files for roles with `backend: handoff` (core/models/handoff.py).

@@ -188,8 +188,13 @@ class ModelClient:
                 )
 
         self.ledger.check_budget()
+        sent = [False]  # set once a request is in the provider's hands
         try:
-            completion = await rt.retry.run(lambda: self._send_once(rt, request, timeout_s))
+            completion = await rt.retry.run(lambda: self._send_once(rt, request, timeout_s, sent))
+        except asyncio.CancelledError:
+            if sent[0]:  # e.g. the early gate decided: the provider still bills the call
+                self.ledger.record(role, rt.model, estimated_usage(request), False, cancelled=True)
+            raise
         except BudgetExceeded:
             raise
         except ModelError as exc:
@@ -253,9 +258,12 @@ class ModelClient:
             self.on_notice(notice)
         cache.close()
 
-    async def _send_once(self, rt: RoleRuntime, request: Request, timeout_s: float) -> Completion:
+    async def _send_once(
+        self, rt: RoleRuntime, request: Request, timeout_s: float, sent: list[bool]
+    ) -> Completion:
         assert rt.backend is not None
         async with rt.semaphore():
+            sent[0] = True
             try:
                 async with asyncio.timeout(timeout_s):
                     completion = await rt.backend.send(request, timeout_s=timeout_s)
@@ -299,6 +307,16 @@ def _check_messages(messages: Any) -> None:
     for message in messages:
         if not isinstance(message, dict) or "role" not in message or "content" not in message:
             raise BadRequestError("each message must be a dict with 'role' and 'content'")
+
+
+def estimated_usage(request: Request) -> Usage:
+    """What a call cancelled in flight is counted at: its prompt at ~4 characters a token,
+    and the whole `max_tokens` of output (an upper bound, so the cap errs on the safe side)."""
+    chars = sum(len(str(m.get("content", ""))) for m in request.messages)
+    return Usage(
+        input_tokens=chars // 4 + 1,
+        output_tokens=int(request.settings.get("max_tokens") or 0),
+    )
 
 
 def _masked(completion: Completion) -> Completion:

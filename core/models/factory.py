@@ -84,6 +84,8 @@ def build_model_client(
         SCRIPTED_MODEL: _ZERO_PRICE,
         HANDOFF_MODEL: _ZERO_PRICE,
     }
+    # A scripted TEST DOUBLE costs nothing whatever its model is called.
+    prices.update({rt.model: _ZERO_PRICE for rt in roles.values() if rt.kind == "scripted"})
     prices.update(config.models.prices)
     ledger = UsageLedger(
         prices, cap_tokens=config.budget.max_tokens, cap_cost_usd=config.budget.max_cost_usd

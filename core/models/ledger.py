@@ -8,14 +8,32 @@ so a run may overshoot the cap by at most the calls that were in flight.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from core.models.spend_journal import SpendJournal
 from core.models.types import BudgetExceeded, Usage
 
 _FIELDS = ("calls", "cache_hits", "input_tokens", "output_tokens", "cost_usd")
+
+# The stage of the loop a call belongs to (rollout, analyst, merge, rank, slow_update, gate,
+# test, ...). A context variable, so tasks a phase starts inherit it and no call signature
+# has to carry it.
+STAGE: contextvars.ContextVar[str] = contextvars.ContextVar("skillopt_stage", default="other")
+
+
+@contextlib.contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Count the model calls made inside the block (and in tasks it starts) under `name`."""
+    token = STAGE.set(name)
+    try:
+        yield
+    finally:
+        STAGE.reset(token)
 
 
 def _price_of(prices: Mapping[str, Any], model: str) -> tuple[float, float] | None:
@@ -45,6 +63,7 @@ class LedgerSnapshot:
     cap_tokens: int | None
     cap_cost_usd: float | None
     per_role: dict[str, dict[str, float]] = field(default_factory=dict)
+    per_stage: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
     def total_tokens(self) -> int:
@@ -66,25 +85,70 @@ class UsageLedger:
         self.cap_tokens = cap_tokens
         self.cap_cost_usd = cap_cost_usd
         self._per_role: dict[str, dict[str, float]] = {}
+        self._per_stage: dict[str, dict[str, float]] = {}
         self._unpriced: set[str] = set()
         self._lock = threading.Lock()
+        self.journal: SpendJournal | None = None
 
-    def record(self, role: str, model: str, usage: Usage, cached: bool) -> None:
-        """A finished call. A cache hit counts as a call and a hit, and costs nothing."""
+    def record(
+        self,
+        role: str,
+        model: str,
+        usage: Usage,
+        cached: bool,
+        *,
+        cancelled: bool = False,
+    ) -> None:
+        """A finished call. A cache hit counts as a call and a hit, and costs nothing. A
+        call cancelled in flight counts with the usage it was estimated at (the provider
+        bills it). With a journal attached the call is appended (and a paid one fsync'd)
+        before this returns, so before the reply is used."""
+        if cached:
+            cost = 0.0
+        elif usage.cost_usd is not None:
+            cost = usage.cost_usd  # the backend knows its own price (agent CLIs report it)
+        else:
+            cost = cost_of(self.prices, model, usage.input_tokens, usage.output_tokens)
+        entry = {
+            "role": role,
+            "model": model,
+            "stage": STAGE.get(),
+            "cached": cached,
+            "input_tokens": 0 if cached else usage.input_tokens,
+            "output_tokens": 0 if cached else usage.output_tokens,
+            "cost_usd": cost,
+        }
+        if cancelled:
+            entry["cancelled"] = True
         with self._lock:
-            row = self._per_role.setdefault(role, dict.fromkeys(_FIELDS, 0))
-            row["calls"] += 1
-            if cached:
-                row["cache_hits"] += 1
-                return
-            row["input_tokens"] += usage.input_tokens
-            row["output_tokens"] += usage.output_tokens
-            if usage.cost_usd is not None:
-                row["cost_usd"] += usage.cost_usd  # the backend knows its own price
-                return
-            if _price_of(self.prices, model) is None:
+            self._apply(entry)
+            if not cached and usage.cost_usd is None and _price_of(self.prices, model) is None:
                 self._unpriced.add(model)
-            row["cost_usd"] += cost_of(self.prices, model, usage.input_tokens, usage.output_tokens)
+        if self.journal is not None:
+            self.journal.append(entry, durable=not cached)
+
+    def _apply(self, entry: Mapping[str, Any]) -> None:
+        for rows, key in ((self._per_role, entry["role"]), (self._per_stage, entry["stage"])):
+            row = rows.setdefault(str(key), dict.fromkeys(_FIELDS, 0))
+            row["calls"] += 1
+            if entry.get("cached"):
+                row["cache_hits"] += 1
+                continue
+            row["input_tokens"] += int(entry.get("input_tokens", 0))
+            row["output_tokens"] += int(entry.get("output_tokens", 0))
+            row["cost_usd"] += float(entry.get("cost_usd", 0.0))
+
+    def attach_journal(self, journal: SpendJournal) -> None:
+        """Replay what `journal` already holds (every call of every earlier process of the
+        run, including a killed one's), then append every new call to it."""
+        entries = journal.read()
+        with self._lock:
+            if entries:
+                self._per_role, self._per_stage = {}, {}
+                for entry in entries:
+                    entry.setdefault("stage", "other")
+                    self._apply(entry)
+        self.journal = journal
 
     @property
     def unpriced_models(self) -> list[str]:
@@ -119,6 +183,7 @@ class UsageLedger:
         with self._lock:
             totals = self._totals()
             per_role = {role: dict(row) for role, row in self._per_role.items()}
+            per_stage = {name: dict(row) for name, row in self._per_stage.items()}
         return LedgerSnapshot(
             calls=int(totals["calls"]),
             cache_hits=int(totals["cache_hits"]),
@@ -128,24 +193,23 @@ class UsageLedger:
             cap_tokens=self.cap_tokens,
             cap_cost_usd=self.cap_cost_usd,
             per_role=per_role,
+            per_stage=per_stage,
         )
 
     def to_dict(self) -> dict[str, Any]:
         """The counts, for a run's resume state (caps and prices come from the config)."""
         with self._lock:
-            return {"per_role": {role: dict(row) for role, row in self._per_role.items()}}
+            return {
+                "per_role": {role: dict(row) for role, row in self._per_role.items()},
+                "per_stage": {name: dict(row) for name, row in self._per_stage.items()},
+            }
 
     def restore(self, data: Mapping[str, Any]) -> None:
-        """Replace the counts with those saved by `to_dict()` (resume)."""
-        per_role = {
-            str(role): {key: float(row.get(key, 0)) for key in _FIELDS}
-            for role, row in dict(data.get("per_role", {})).items()
-        }
-        for row in per_role.values():
-            for key in ("calls", "cache_hits", "input_tokens", "output_tokens"):
-                row[key] = int(row[key])
+        """Replace the counts with those saved by `to_dict()` (resume of a run that has no
+        spend journal; one that has replays it instead, see attach_journal)."""
+        per_role, per_stage = _rows(data.get("per_role")), _rows(data.get("per_stage"))
         with self._lock:
-            self._per_role = per_role
+            self._per_role, self._per_stage = per_role, per_stage
 
     @classmethod
     def from_dict(
@@ -159,6 +223,17 @@ class UsageLedger:
         ledger = cls(prices, cap_tokens=cap_tokens, cap_cost_usd=cap_cost_usd)
         ledger.restore(data)
         return ledger
+
+
+def _rows(data: Any) -> dict[str, dict[str, float]]:
+    rows = {
+        str(name): {key: float(row.get(key, 0)) for key in _FIELDS}
+        for name, row in dict(data or {}).items()
+    }
+    for row in rows.values():
+        for key in ("calls", "cache_hits", "input_tokens", "output_tokens"):
+            row[key] = int(row[key])
+    return rows
 
 
 # --------------------------------------------------------------------------- estimate

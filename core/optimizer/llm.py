@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Protocol
 
+from core.models.ledger import stage
 from core.models.types import Completion, Message
 from core.optimizer.autonomous_lr import decide_edit_count
 from core.optimizer.call_budget import call_timeout, completion_budget
@@ -56,6 +57,15 @@ from core.optimizer.reflection_groups import (
 from core.optimizer.strategy import EpochContext, Proposal, ProposalContext
 from core.run.events import ReflectionText
 from core.skill.edits import Edit
+
+# The ledger's stage of each optimizer call, by the shape of reply it asks for.
+_STAGES = {
+    id(ANALYST_SHAPE): "analyst",
+    id(MERGE_SHAPE): "merge",
+    id(RANK_SHAPE): "rank",
+    id(GUIDANCE_SHAPE): "slow_update",
+    id(NOTES_SHAPE): "meta",
+}
 
 
 class OptimizerClient(Protocol):
@@ -117,7 +127,8 @@ class LLMOptimizer:
             )
             settings["max_tokens"] = budget
             settings["timeout_s"] = call_timeout(budget, floor_s=self._timeout_floor_s)
-        return await ask_json(self._complete, messages, shape, **settings)
+        with stage(_STAGES.get(id(shape), "optimizer")):  # the ledger's per-stage usage
+            return await ask_json(self._complete, messages, shape, **settings)
 
     # ------------------------------------------------------------------------ propose
 

@@ -7,6 +7,7 @@
   events.jsonl        every event, one JSON object a line
   state.json          everything needed to resume (core.run.state)
   rollouts.sqlite     per-item rollout results (core.training.rollout_cache)
+  spend.jsonl         every model call's tokens and cost as it happened (the budget's record)
   skills/vNNNN.md     every skill version that became current (v0000 = initial)
   best_skill.md       the best skill so far
   steps/NNNN/         rollouts.jsonl, reflections.json, proposal.json, candidate.md,
@@ -318,6 +319,11 @@ class RunDirectory:
     @property
     def staged_dir(self) -> Path:
         return self.path / "staged"
+
+    @property
+    def spend_path(self) -> Path:
+        """spend.jsonl: every model call as it happened (core.models.spend_journal)."""
+        return self.path / SPEND_NAME
 
     @property
     def rollout_cache_path(self) -> Path:

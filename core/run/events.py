@@ -150,6 +150,8 @@ class BudgetUpdated(Event):
     cap_tokens: int | None = None
     cap_cost_usd: float | None = None
     per_role: dict[str, dict[str, float]] = field(default_factory=dict)
+    # rollout, baseline, gate, analyst, merge, rank, slow_update, meta, test, ...
+    per_stage: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @dataclass(kw_only=True)

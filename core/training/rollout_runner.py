@@ -10,11 +10,13 @@ results (core.training.rollout_cache) are served first and cost nothing.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from core.config import GateConfig
 from core.environment.contract import CompleteFn, Environment, RolloutResult, TaskItem
+from core.models.ledger import STAGE
 from core.models.types import ModelError
 from core.run.events import Event, RolloutFinished
 from core.skill.document import skill_hash
@@ -176,6 +178,10 @@ class RolloutRunner:
             yield hit
         if not pending:
             return
+        # The workers run in a context whose stage is this phase: their model calls count
+        # as this phase's in the ledger (the caller's own context is left as it was).
+        context = contextvars.copy_context()
+        context.run(STAGE.set, "rollout" if phase == "train" else phase)
         queue: asyncio.Queue[RolloutResult | BaseException] = asyncio.Queue()
         order = iter(pending)
 
@@ -196,7 +202,8 @@ class RolloutRunner:
                 await asyncio.sleep(0)
 
         workers = [
-            asyncio.create_task(worker()) for _ in range(min(self.concurrency, len(pending)))
+            asyncio.create_task(worker(), context=context)
+            for _ in range(min(self.concurrency, len(pending)))
         ]
         try:
             for _ in range(len(pending)):

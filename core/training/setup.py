@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from core.config import Config
+from core.config import Config, ConfigError
 from core.optimizer.strategy import OptimizerStrategy
 from core.run.events import BudgetUpdated, EventBus, Notice
 
@@ -28,6 +28,7 @@ def budget_event(snap) -> BudgetUpdated:
         cap_tokens=snap.cap_tokens,
         cap_cost_usd=snap.cap_cost_usd,
         per_role=snap.per_role,
+        per_stage=snap.per_stage,
     )
 
 
@@ -63,6 +64,26 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
         failures_only=method.failures_only,
         merge_context=method.merge_context,
     )
+
+
+def roles_in_use(config: Config, client) -> list[str]:
+    """The model roles a training run calls: the target, and the optimizer for `llm`."""
+    return ["target"] + (["optimizer"] if choose_strategy(config, client).name == "llm" else [])
+
+
+def check_cost_cap_is_priced(config: Config, client) -> None:
+    """A cost cap over a model with no price could never fire (it would count $0): refuse
+    to start it. The embedded model and the scripted test double are priced at 0."""
+    if config.budget.max_cost_usd is None:
+        return
+    for role in roles_in_use(config, client):
+        model = client.runtime(role).model
+        if model not in client.ledger.prices:
+            raise ConfigError(
+                f"budget.max_cost_usd is set but models.{role} uses {model!r}, which has no "
+                f"price: add models.prices.{model}: {{input_per_mtok: ..., output_per_mtok: "
+                "...}} (USD per million tokens), or cap tokens with budget.max_tokens"
+            )
 
 
 def build_client_with_budget_events(config: Config, bus: EventBus):

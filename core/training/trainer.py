@@ -20,6 +20,7 @@ import time
 
 from core.config import Config
 from core.environment.contract import Environment, RolloutResult, bind_target
+from core.models.spend_journal import SpendJournal
 from core.models.types import BudgetExceeded, ModelUnavailable, RetriesExhausted
 from core.optimizer.rejected_buffer import RejectedEditBuffer
 from core.optimizer.strategy import OptimizerStrategy
@@ -41,6 +42,7 @@ from core.training.rollout_runner import RolloutRunner
 from core.training.setup import (
     budget_event,
     build_client_with_budget_events,
+    check_cost_cap_is_priced,
     choose_strategy,
 )
 from core.training.step import run_step
@@ -188,6 +190,7 @@ class Training:
             )
             if state.ledger:
                 self.client.ledger.restore(state.ledger)
+            self._open_spend_journal()
             self._committed = copy.deepcopy(state)
             return True
         self.state = TrainState(
@@ -201,10 +204,16 @@ class Training:
         self.state.stager_reuses_run_id = bool(getattr(self.stager, "reuse_run_id", False))
         for key, value in self.resolved_models().items():
             setattr(self.state, key, value)
+        self._open_spend_journal()  # a process killed before its first state spent too
         self.add_version(initial_skill or "", step=None, source="initial")
         self.rd.write_best_skill(self.best)
         self.persist()
         return False
+
+    def _open_spend_journal(self) -> None:
+        """Every paid call goes to spend.jsonl as it happens; what an earlier (perhaps
+        killed) process recorded there replaces the boundary ledger of state.json."""
+        self.client.ledger.attach_journal(SpendJournal(self.rd.spend_path))
 
     def resolved_models(self) -> dict[str, str]:
         """What `backend: auto` / `strategy: auto` resolved to in this process (TrainState
@@ -328,6 +337,7 @@ async def run_training(
         run_dir.write_config(config.to_public_dict())
         if client is None:
             client = build_client_with_budget_events(config, bus)
+        check_cost_cap_is_priced(config, client)
         strategy = strategy or choose_strategy(config, client)
         stager = stager or RunDirStager(run_dir.staged_dir)
         training = Training(config, run_dir, bus, client, env, strategy, stager, stop)
@@ -351,6 +361,9 @@ async def run_training(
     finally:
         if training is not None:
             training.cache.close()
+            if training.client.ledger.journal is not None:
+                training.client.ledger.journal.close()
+                training.client.ledger.journal = None
         if own_client and client is not None:
             await client.aclose()
         run_dir.detach()

@@ -160,20 +160,21 @@ def train(
 
 def _check_before_the_run(cfg, env) -> None:
     """Raise the input problems a run would otherwise meet after its directory exists: the
-    splits the run reads (unreadable data or manifests), and the configuration of the model
-    roles it calls (an unset api_key_env, a missing model name)."""
+    splits the run reads (unreadable data or manifests), the configuration of the model
+    roles it calls (an unset api_key_env, a missing model name), a cost cap on a model
+    with no price."""
     from core.models.factory import build_model_client
-    from core.training.setup import choose_strategy
+    from core.training.setup import check_cost_cap_is_priced, roles_in_use
 
     for split in ("train", "val", *(("test",) if cfg.train.final_test else ())):
         env.load_split(split)
     client = build_model_client(cfg)
     try:
-        roles = ["target"] + (["optimizer"] if choose_strategy(cfg, client).name == "llm" else [])
-        for role in roles:
+        for role in roles_in_use(cfg, client):
             problem = client.configuration_error(role)
             if problem is not None:
                 raise problem
+        check_cost_cap_is_priced(cfg, client)
     finally:
         asyncio.run(client.aclose())
 

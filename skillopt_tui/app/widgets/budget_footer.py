@@ -22,6 +22,21 @@ def _bar(fraction: float) -> Text:
     return Text.assemble(("█" * filled, style), ("░" * (BAR - filled), "dim"))
 
 
+def top_stages(per_stage: dict[str, dict[str, float]], shown: int = 2) -> str:
+    """The stages that spent most (cost, then tokens), e.g. 'rollout $0.120, analyst $0.040'."""
+
+    def spent(row: dict[str, float]) -> tuple[float, float]:
+        return row.get("cost_usd", 0.0), row.get("input_tokens", 0) + row.get("output_tokens", 0)
+
+    ranked = sorted(per_stage.items(), key=lambda kv: spent(kv[1]), reverse=True)[:shown]
+    return ", ".join(
+        f"{name} ${row.get('cost_usd', 0.0):.3f}"
+        if row.get("cost_usd")
+        else f"{name} {_tokens(spent(row)[1])} tok"
+        for name, row in ranked
+    )
+
+
 def budget_line(
     budget: BudgetUpdated | None,
     steps_done: int,
@@ -48,6 +63,8 @@ def budget_line(
             parts.append(_bar(fraction))
             parts.append(f" {fraction:.0%}")
         parts.append(f" · ${budget.cost_usd:.3f}{cost_cap}")
+        if budget.per_stage:
+            parts.append(f" · {top_stages(budget.per_stage)}")
     if status == "live" and activity:
         parts.append(f" · {activity}")
     parts.append(f" · {steps_done_text(steps_done, total_steps)}")

@@ -159,3 +159,19 @@ def test_a_failed_run_replayed_in_one_batch_keeps_its_baseline():
         ]
     )
     assert update.status.status == "failed" and update.status.baseline_val == 0.5
+
+
+def test_budget_footer_names_the_stages_that_spent_most():
+    from core.run.events import BudgetUpdated
+    from skillopt_tui.app.widgets.budget_footer import budget_line
+
+    event = BudgetUpdated(
+        calls=9, cache_hits=0, input_tokens=900, output_tokens=90, cost_usd=0.5,
+        per_stage={
+            "rollout": {"calls": 5, "input_tokens": 500, "output_tokens": 50, "cost_usd": 0.1},
+            "analyst": {"calls": 2, "input_tokens": 300, "output_tokens": 30, "cost_usd": 0.35},
+            "gate": {"calls": 2, "input_tokens": 100, "output_tokens": 10, "cost_usd": 0.05},
+        },
+    )  # fmt: skip
+    line = budget_line(event, 1, 4, "live", None).plain
+    assert "analyst $0.350, rollout $0.100" in line and "gate" not in line
