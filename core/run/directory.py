@@ -49,7 +49,8 @@ ROLLOUT_CACHE_NAME = "rollouts.sqlite"
 SPEND_NAME = "spend.jsonl"
 # The first line of config.yaml: what proves a directory holding only a config is ours.
 CONFIG_HEADER = "# skillopt run: the resolved configuration (keys are named, never stored)\n"
-# Every name a run directory may hold; a directory with anything else is not a run.
+# Every name a run directory may hold; a directory with anything else is not a run (a test
+# runs the scenario and checks that nothing it writes is missing here).
 RUN_FILE_NAMES = frozenset(
     {
         LOCK_NAME,
@@ -63,6 +64,7 @@ RUN_FILE_NAMES = frozenset(
         f"{ROLLOUT_CACHE_NAME}-shm",
         f"{ROLLOUT_CACHE_NAME}-journal",
         "best_skill.md",
+        "history.json",
         "skills",
         "steps",
         "staged",

@@ -396,6 +396,9 @@ def test_fresh_force_archives_the_old_run_instead_of_deleting_it(tmp_path):
     (archive,) = [p for p in out.parent.iterdir() if p.name.startswith(".again.discarded-")]
     assert f"archived the discarded run as {archive}" in fresh.stderr
     assert (archive / "summary.json").read_text() == old_summary
+    from core.run.directory import RUN_FILE_NAMES
+
+    assert {p.name for p in archive.iterdir()} <= RUN_FILE_NAMES  # every file a run writes
     assert (out / "summary.json").exists()
     listed = skillopt(tmp_path, "runs", "--runs-dir", str(out.parent), "--json")
     assert [r["run_id"] for r in json.loads(listed.stdout)] == ["again"]
