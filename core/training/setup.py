@@ -66,6 +66,10 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
     )
 
 
+# Backends that report each call's cost themselves (Claude Code's `total_cost_usd`).
+SELF_PRICED_KINDS = frozenset({"claude_code"})
+
+
 def roles_in_use(config: Config, client) -> list[str]:
     """The model roles a training run calls: the target, and the optimizer for `llm`."""
     return ["target"] + (["optimizer"] if choose_strategy(config, client).name == "llm" else [])
@@ -77,7 +81,10 @@ def check_cost_cap_is_priced(config: Config, client) -> None:
     if config.budget.max_cost_usd is None:
         return
     for role in roles_in_use(config, client):
-        model = client.runtime(role).model
+        rt = client.runtime(role)
+        if rt.kind in SELF_PRICED_KINDS:
+            continue
+        model = rt.model
         if model not in client.ledger.prices:
             raise ConfigError(
                 f"budget.max_cost_usd is set but models.{role} uses {model!r}, which has no "
