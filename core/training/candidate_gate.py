@@ -45,6 +45,8 @@ async def judge_candidate(
     edits: list[Edit],
     source: str,
     mode: str = "strict",
+    evidence: list[dict[str, Any]] | None = None,
+    problems: list[str] | None = None,
 ) -> dict[str, Any]:
     """Validate (free), gate on val, then accept (new current + best, staged) or
     reject (into the rejected-edit buffer). Returns what gate.json records.
@@ -53,18 +55,26 @@ async def judge_candidate(
     it scores; it is scored on every val item (re-measured, so the run knows where it
     stands) and becomes best, and is staged, only if strictly better. "disabled" (the
     gate.enabled false ablation): a valid candidate is accepted as current and best
-    whatever it scores, and marked so in gate.json and the staged evidence."""
+    whatever it scores, and marked so in gate.json and the staged evidence.
+
+    `evidence` stands in for `edits` in the event, the buffer and the staged evidence when
+    the candidate was written whole (update_mode rewrite / full_rewrite: its suggestions);
+    `problems` are the caller's own findings (a rewrite that altered a protected block),
+    which make the candidate invalid like those of free validation."""
     if mode not in GATE_MODES:
         raise ValueError(f"unknown gate mode {mode!r}")
     s = tr.state
     current = tr.current
-    problems = validate_candidate(candidate, max_chars=tr.cfg.max_skill_chars, original=current)
+    problems = list(problems or []) + validate_candidate(
+        candidate, max_chars=tr.cfg.max_skill_chars, original=current
+    )
+    shown = evidence if evidence is not None else [e.to_dict() for e in edits]
     tr.emit(
         CandidateProposed(
             step=step,
             candidate_hash=skill_hash(candidate),
             parent_hash=skill_hash(current),
-            edits=[e.to_dict() for e in edits],
+            edits=shown,
             diff=unified_diff(current, candidate),
             valid=not problems,
             problems=list(problems),
@@ -73,7 +83,7 @@ async def judge_candidate(
     best_before = s.best_score or 0.0
     if problems:
         reason = "invalid candidate: " + "; ".join(problems)
-        tr.buffer.add_rejection(step, edits, None, best_before, reason)
+        tr.buffer.add_rejection(step, edits, None, best_before, reason, evidence)
         tr.emit(
             GateDecided(
                 step=step,
@@ -158,7 +168,7 @@ async def judge_candidate(
                 val_after=full_score,
                 items_improved=improved,
                 items_regressed=regressed,
-                edits=[e.to_dict() for e in edits],
+                edits=shown,
                 summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}"
                 + (" (gate disabled)" if mode == "disabled" else ""),
                 source=source,
@@ -168,7 +178,7 @@ async def judge_candidate(
         s.staged_refs.append({"step": step, "source": source, "ref": staged_ref})
         info["staged_ref"] = staged_ref
     else:
-        tr.buffer.add_rejection(step, edits, full_score, best_before, reason)
+        tr.buffer.add_rejection(step, edits, full_score, best_before, reason, evidence)
     tr.emit(
         GateDecided(
             step=step,
