@@ -6,12 +6,14 @@ rejected-edit buffer). Step candidates and gated slow updates go through this sa
 from __future__ import annotations
 
 import difflib
+from fractions import Fraction
 from typing import Any
 
 from core.run.events import CandidateProposed, GateDecided
 from core.run.staging import StagedCandidate
 from core.skill.document import skill_hash
 from core.skill.edits import Edit
+from core.skill.rule_density import rule_density
 from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
 from core.training.gate import compare_items
@@ -35,6 +37,27 @@ def unified_diff(before: str, after: str, name: str = "SKILL.md") -> str:
 
 
 GATE_MODES = ("strict", "forced", "disabled")
+
+
+def density_margin(tr: TrainingRun, candidate: str) -> tuple[Fraction, dict[str, Any] | None]:
+    """The density term (gate.density_weight w) as a margin on the best's mean val score.
+
+    The gate compares (1 - w) * mean + w * density. Density is a constant of each skill,
+    so "candidate beats best" is exactly mean_c > mean_b + w / (1 - w) * (d_b - d_c): one
+    exact Fraction added to the threshold, and the early gate's bound stays exact (every
+    item still scores at most 1). Returns (margin, what gate.json records)."""
+    weight = tr.cfg.gate.density_weight
+    if not weight:
+        return Fraction(0), None
+    d_cand, d_best = rule_density(candidate), rule_density(tr.best)
+    w = Fraction(weight)
+    margin = w / (1 - w) * (Fraction(d_best) - Fraction(d_cand))
+    return margin, {
+        "weight": weight,
+        "candidate": d_cand,
+        "best": d_best,
+        "margin": float(margin),
+    }
 
 
 async def judge_candidate(
@@ -106,8 +129,9 @@ async def judge_candidate(
     gate_cfg = tr.cfg.gate
     if mode != "strict":  # the score is recorded, not only compared: score every item
         gate_cfg = gate_cfg.model_copy(update={"early_decide": False})
+    margin, density = density_margin(tr, candidate)
     gated = await tr.runner.score_with_gate(
-        tr.val_items, candidate, best=best_before, gate_cfg=gate_cfg, step=step
+        tr.val_items, candidate, best=best_before, gate_cfg=gate_cfg, step=step, margin=margin
     )
     # EarlyGate decides early only to reject: an accepted candidate was scored on every
     # item, so its score is exact (it becomes the bar every later candidate must clear).
@@ -120,6 +144,11 @@ async def judge_candidate(
     becomes_best = beats_best or mode == "disabled"
     becomes_current = becomes_best or mode == "forced"
     reason = decision.reason
+    if density is not None:
+        reason += (
+            f" (density term: candidate {density['candidate']:.3f}, best {density['best']:.3f},"
+            f" weight {density['weight']:g}: the mean must beat best {density['margin']:+.4f})"
+        )
     if mode == "disabled":
         reason = f"gate disabled: accepted unconditionally ({decision.reason})"
     elif mode == "forced":
@@ -140,6 +169,10 @@ async def judge_candidate(
         "reason": reason,
         "item_metrics": gated.item_metrics,
     }
+    if density is not None:
+        info["density"] = density
+    if tr.cfg.gate.repeats > 1:
+        info["repeats"] = tr.cfg.gate.repeats
     tr.rd.write_step_rollouts(
         step,
         [gated.results[i.id].to_dict() for i in tr.val_items if i.id in gated.results],

@@ -63,8 +63,10 @@ def rewriter(*, break_block: bool = False, prompts: list[str] | None = None):
     return respond
 
 
-async def train(tmp_path, optimizer_fn, initial=INITIAL_SKILL, **method):
-    config = config_from_dict(scenario_config(tmp_path, strategy="llm", optimizer=method))
+async def train(tmp_path, optimizer_fn, initial=INITIAL_SKILL, gate=None, **method):
+    extra = {"gate": gate} if gate else {}
+    tree = scenario_config(tmp_path, strategy="llm", optimizer=method, **extra)
+    config = config_from_dict(tree)
     client = build_model_client(
         config, scripted={"target": SkillSensitiveTarget(), "optimizer": optimizer_fn}
     )
