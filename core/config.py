@@ -218,6 +218,10 @@ class GateConfig(_Strict):
     metric: Literal["hard", "soft", "mixed"] = "hard"
     soft_weight: float = Field(default=0.5, ge=0, le=1)  # weight of soft in "mixed"
     early_decide: bool = True
+    # The published density term: weight of the share of imperative rule words (protected
+    # blocks excluded) mixed into the gate's score; 0 = off.
+    density_weight: float = Field(default=0.0, ge=0, lt=1)
+    repeats: int = Field(default=1, ge=1)  # each val item scored N times (mean): noisy targets
 
 
 class OptimizerMethodConfig(_Strict):
@@ -231,6 +235,11 @@ class OptimizerMethodConfig(_Strict):
     trajectory_chars: int | None = Field(default=2000, ge=200)  # per item; null = unlimited
     merge_context: Literal["edits", "analyses"] = "edits"  # analyses: + analyses, counts
     max_completion_tokens: int = Field(default=32_768, ge=1)  # ceiling of sized budgets
+    # patch = edits; rewrite = typed suggestions, then one call rewrites the skill;
+    # full_rewrite = each group writes a whole candidate, the merge picks or combines.
+    update_mode: Literal["patch", "rewrite", "full_rewrite"] = "patch"
+    skill_aware: bool = False  # failure analysts tell skill defects from lapses (→ notes)
+    notes_max_chars: int = Field(default=1500, ge=100)  # execution notes: consolidate past it
 
 
 class SlowUpdateConfig(_Strict):

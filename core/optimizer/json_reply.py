@@ -99,6 +99,14 @@ def need_str(obj: dict[str, Any], key: str, *, optional: bool = False) -> str:
     return value
 
 
+def lapses_of(obj: dict[str, Any]) -> list[str]:
+    """The skill-aware analysts' notes on rules the model did not follow (may be absent)."""
+    lapses = obj.get("lapses")
+    if not isinstance(lapses, list):
+        return []
+    return [" ".join(x.split()) for x in lapses if isinstance(x, str) and x.strip()]
+
+
 def _check_edits(obj: dict[str, Any]) -> dict[str, Any]:
     if "edits" not in obj:
         raise OptimizerOutputError('missing key "edits"')
@@ -112,6 +120,7 @@ def _check_edits(obj: dict[str, Any]) -> dict[str, Any]:
         "analysis": need_str(obj, "analysis", optional=True),
         "edits": kept,
         "dropped": len(edits) - len(kept),
+        "lapses": lapses_of(obj),
     }
 
 

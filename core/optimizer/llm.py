@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from core.models.ledger import stage
 from core.models.types import Completion, Message
+from core.optimizer import epoch_calls
 from core.optimizer.autonomous_lr import decide_edit_count
 from core.optimizer.call_budget import call_timeout, completion_budget
 from core.optimizer.edit_lists import (
@@ -26,11 +27,10 @@ from core.optimizer.edit_lists import (
     render_edits,
     render_unmatched,
 )
+from core.optimizer.execution_notes import update_notes
 from core.optimizer.json_reply import (
     ANALYST_SHAPE,
-    GUIDANCE_SHAPE,
     MERGE_SHAPE,
-    NOTES_SHAPE,
     RANK_SHAPE,
     JsonReply,
     Shape,
@@ -51,21 +51,18 @@ from core.optimizer.reflection_groups import (
     Group,
     clip,
     make_groups,
-    render_pairs,
     render_results,
 )
+from core.optimizer.rewrite_modes import propose_full_rewrite, propose_rewrite
 from core.optimizer.strategy import EpochContext, Proposal, ProposalContext
 from core.run.events import ReflectionText
 from core.skill.edits import Edit
 
-# The ledger's stage of each optimizer call, by the shape of reply it asks for.
-_STAGES = {
-    id(ANALYST_SHAPE): "analyst",
-    id(MERGE_SHAPE): "merge",
-    id(RANK_SHAPE): "rank",
-    id(GUIDANCE_SHAPE): "slow_update",
-    id(NOTES_SHAPE): "meta",
-}
+# The ledger's stage of each optimizer call, by the name of the reply shape it asks for
+# (shapes of other kinds — rewrite, suggestions, notes — are their own stage).
+_STAGES = {"meta_skill": "meta"}
+
+UPDATE_MODES = ("patch", "rewrite", "full_rewrite")
 
 
 class OptimizerClient(Protocol):
@@ -98,10 +95,18 @@ class LLMOptimizer:
         timeout_floor_s: float = 120.0,
         failures_only: bool = False,
         merge_context: str = "edits",
+        update_mode: str = "patch",
+        skill_aware: bool = False,
+        notes_max_chars: int = 1500,
         **settings: Any,
     ):
         if merge_context not in ("edits", "analyses"):
             raise ValueError(f"unknown merge_context {merge_context!r}")
+        if update_mode not in UPDATE_MODES:
+            raise ValueError(f"unknown update_mode {update_mode!r}")
+        self._update_mode = update_mode
+        self._skill_aware = skill_aware
+        self._notes_max_chars = notes_max_chars
         self._failures_only = failures_only
         self._merge_context = merge_context
         self._client = client
@@ -118,7 +123,24 @@ class LLMOptimizer:
     async def _complete(self, messages: list[Message], **settings: Any) -> Completion:
         return await self._client.complete(messages, role=self._role, **settings)
 
-    async def _ask(self, prompt: str, shape: Shape, skill: str = "") -> JsonReply:
+    @property
+    def item_chars(self) -> int | None:
+        return self._item_chars
+
+    def groups(self, ctx: ProposalContext) -> list[Group]:
+        """The step's analyst groups (failures first; none of successes if failures_only)."""
+        groups = make_groups(ctx.results, seed=ctx.seed, size=ctx.minibatch_size)
+        if self._failures_only:  # the ablation without success analysts
+            groups = [g for g in groups if g.kind == FAILURE]
+        return groups
+
+    def lapse_rules(self, group: Group, change_word: str) -> str:
+        """The skill-aware section of a failure analyst's prompt ("" otherwise)."""
+        if not self._skill_aware or group.kind != FAILURE:
+            return ""
+        return render_prompt("lapse_rules", change_word=change_word)
+
+    async def ask(self, prompt: str, shape: Shape, skill: str = "") -> JsonReply:
         messages: list[Message] = [{"role": "user", "content": prompt}]
         settings = dict(self._settings)
         if self._floor is not None:
@@ -127,7 +149,7 @@ class LLMOptimizer:
             )
             settings["max_tokens"] = budget
             settings["timeout_s"] = call_timeout(budget, floor_s=self._timeout_floor_s)
-        with stage(_STAGES.get(id(shape), "optimizer")):  # the ledger's per-stage usage
+        with stage(_STAGES.get(shape.name, shape.name)):  # the ledger's per-stage usage
             return await ask_json(self._complete, messages, shape, **settings)
 
     # ------------------------------------------------------------------------ propose
@@ -135,31 +157,49 @@ class LLMOptimizer:
     async def propose(self, ctx: ProposalContext) -> Proposal:
         if ctx.budget <= 0 or ctx.edit_budget <= 0 or not ctx.results:
             return Proposal(edits=[])
+        if self._update_mode != "patch":
+            whole_skill = (
+                propose_rewrite if self._update_mode == "rewrite" else propose_full_rewrite
+            )
+            proposal, lapses = await whole_skill(self, ctx)
+            return await self._with_notes(ctx, proposal, lapses)
         reflections: list[dict] = []
-        groups = make_groups(ctx.results, seed=ctx.seed, size=ctx.minibatch_size)
-        if self._failures_only:  # the ablation without success analysts
-            groups = [g for g in groups if g.kind == FAILURE]
-        lists = await asyncio.gather(*(self._analyse(ctx, g, reflections) for g in groups))
+        lapses: list[str] = []
+        groups = self.groups(ctx)
+        lists = await asyncio.gather(*(self._analyse(ctx, g, reflections, lapses) for g in groups))
         merged = await self._aggregate(ctx, list(lists), reflections)
         lr = None
         budget = ctx.budget
         if ctx.lr_control == "autonomous":
             # Rank the whole pool first, so "apply N" means the N best.
             pool = await self._select(ctx, merged, reflections, budget=len(merged))
-            decision = await decide_edit_count(self._ask, ctx, pool)
+            decision = await decide_edit_count(self.ask, ctx, pool)
             lr = decision.to_dict()
             text = f"apply {decision.count} of {decision.pool}: " + (
                 decision.reasoning or decision.error or "no reason given"
             )
-            self._reflect(ctx, reflections, "lr", 0, text)
+            self.reflect(ctx, reflections, "lr", 0, text)
             edits = pool[: decision.count]
         else:
             edits = await self._select(ctx, merged, reflections, budget=budget)
-        order = {"failure": 0, "success": 1, "merge": 2, "rank": 3, "lr": 4}
-        reflections.sort(key=lambda r: (order.get(r["kind"], 9), r["group"]))
-        return Proposal(edits=edits, merged=merged, reflections=reflections, lr=lr)
+        proposal = Proposal(edits=edits, merged=merged, reflections=reflections, lr=lr)
+        return await self._with_notes(ctx, proposal, lapses)
 
-    def _reflect(
+    async def _with_notes(
+        self, ctx: ProposalContext, proposal: Proposal, lapses: list[str]
+    ) -> Proposal:
+        """Skill-aware: the lapses become the execution-notes block of the candidate."""
+        if self._skill_aware:
+            update = await update_notes(
+                self.ask, ctx.skill_text, lapses, max_chars=self._notes_max_chars
+            )
+            proposal.execution_notes = update.content
+            self.reflect(ctx, proposal.reflections, "notes", 0, update.text, lapses=lapses)
+        order = {"failure": 0, "success": 1, "merge": 2, "rank": 3, "lr": 4, "rewrite": 5}
+        proposal.reflections.sort(key=lambda r: (order.get(r["kind"], 9), r["group"]))
+        return proposal
+
+    def reflect(
         self,
         ctx: ProposalContext,
         reflections: list[dict],
@@ -174,7 +214,7 @@ class LLMOptimizer:
         ctx.emit(ReflectionText(step=ctx.step, kind=kind, group=group, text=text))
 
     async def _analyse(
-        self, ctx: ProposalContext, group: Group, reflections: list[dict]
+        self, ctx: ProposalContext, group: Group, reflections: list[dict], lapses: list[str]
     ) -> Proposals:
         prompt = render_prompt(
             "analyst_failures" if group.kind == FAILURE else "analyst_successes",
@@ -188,10 +228,11 @@ class LLMOptimizer:
             unmatched=render_unmatched(ctx),
             meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
+            lapse_rules=self.lapse_rules(group, "an edit"),
         )
-        reply = await self._ask(prompt, ANALYST_SHAPE, ctx.skill_text)
+        reply = await self.ask(prompt, ANALYST_SHAPE, ctx.skill_text)
         if not reply.ok:
-            self._reflect(
+            self.reflect(
                 ctx,
                 reflections,
                 group.kind,
@@ -201,6 +242,8 @@ class LLMOptimizer:
             return Proposals(group.kind, [], **evidence_of(group, ""))
         value = reply.value or {}
         edits = [Edit.from_dict(e) for e in value["edits"]]
+        found_lapses = value["lapses"] if self.lapse_rules(group, "") else []
+        lapses.extend(found_lapses)
         notes = []
         if len(edits) > ctx.edit_budget:
             notes.append(f"kept the first {ctx.edit_budget} of {len(edits)} proposed edits")
@@ -212,7 +255,7 @@ class LLMOptimizer:
         text = value["analysis"] or "(no analysis given)"
         if notes:
             text += "\n[" + "; ".join(notes) + "]"
-        self._reflect(
+        self.reflect(
             ctx,
             reflections,
             group.kind,
@@ -220,6 +263,7 @@ class LLMOptimizer:
             text,
             items=[r.item_id for r in group.results],
             edits=[e.to_dict() for e in edits],
+            **({"lapses": found_lapses} if found_lapses else {}),
         )
         return Proposals(group.kind, edits, **evidence_of(group, value["analysis"]))
 
@@ -275,17 +319,17 @@ class LLMOptimizer:
             meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
         )
-        reply = await self._ask(prompt, MERGE_SHAPE, ctx.skill_text)
+        reply = await self.ask(prompt, MERGE_SHAPE, ctx.skill_text)
         if not reply.ok:
             # The lists are still good proposals: keep them in priority order rather than
             # lose a whole batch to one bad merge reply.
             text = f"merge failed, kept the lists in priority order: {reply.error}"
             out = fallback[:max_edits]
-            self._reflect(ctx, reflections, "merge", index, text, **tree_node(batch, kind, out))
+            self.reflect(ctx, reflections, "merge", index, text, **tree_node(batch, kind, out))
             return Proposals(kind, out, **evidence)
         value = reply.value or {}
         edits = dedupe([Edit.from_dict(e) for e in value["edits"]])[:max_edits]
-        self._reflect(
+        self.reflect(
             ctx,
             reflections,
             "merge",
@@ -322,16 +366,16 @@ class LLMOptimizer:
             budget=budget,
             meta_notes=ctx.meta_notes.strip() or NONE,
         )
-        reply = await self._ask(prompt, RANK_SHAPE)
+        reply = await self.ask(prompt, RANK_SHAPE)
         if not reply.ok:
-            self._reflect(
+            self.reflect(
                 ctx, reflections, "rank", 0, f"ranking failed, kept the merged order: {reply.error}"
             )
             return merged[:budget]
         value = reply.value or {}
         ranked = rank_order(value["order"], len(merged))
         chosen = [merged[i] for i in ranked][:budget]
-        self._reflect(
+        self.reflect(
             ctx,
             reflections,
             "rank",
@@ -344,48 +388,8 @@ class LLMOptimizer:
 
     # ------------------------------------------------------------------------- epoch
 
-    def _reflect_epoch(self, ctx: EpochContext, kind: str, text: str) -> None:
-        ctx.emit(ReflectionText(step=ctx.step, kind=kind, group=ctx.epoch, text=text))
-
     async def slow_update(self, ctx: EpochContext) -> str | None:
-        """New guidance, or None when there is nothing to learn from, the reply is
-        unusable, or the guidance would not change (an empty reply never wipes it)."""
-        if not ctx.pairs:
-            return None
-        prompt = render_prompt(
-            "slow_update",
-            skill=ctx.current_skill,
-            guidance=ctx.current_guidance.strip() or NONE,
-            pairs=render_pairs(ctx.pairs, seed=ctx.seed, per_outcome=self._pairs_per_outcome),
-            pair_count=len(ctx.pairs),
-        )
-        reply = await self._ask(prompt, GUIDANCE_SHAPE, ctx.current_guidance)
-        if not reply.ok:
-            self._reflect_epoch(ctx, "slow_update", f"guidance unchanged: {reply.error}")
-            return None
-        guidance = (reply.value or {})["guidance"].strip()
-        if not guidance or guidance == ctx.current_guidance.strip():
-            self._reflect_epoch(ctx, "slow_update", "guidance unchanged")
-            return None
-        self._reflect_epoch(ctx, "slow_update", guidance)
-        return guidance
+        return await epoch_calls.slow_update(self.ask, ctx, per_outcome=self._pairs_per_outcome)
 
     async def meta_notes(self, ctx: EpochContext) -> str:
-        """Notes for the next epoch's optimizer prompts; the previous notes on failure."""
-        if not ctx.pairs:
-            return ctx.meta_notes
-        prompt = render_prompt(
-            "meta_skill",
-            meta_notes=ctx.meta_notes.strip() or NONE,
-            previous_skill=clip(ctx.previous_skill, 8000),
-            skill=clip(ctx.current_skill, 8000),
-            pairs=render_pairs(ctx.pairs, seed=ctx.seed, per_outcome=self._pairs_per_outcome),
-            pair_count=len(ctx.pairs),
-        )
-        reply = await self._ask(prompt, NOTES_SHAPE)
-        if not reply.ok:
-            self._reflect_epoch(ctx, "meta", f"notes unchanged: {reply.error}")
-            return ctx.meta_notes
-        notes = (reply.value or {})["notes"].strip()
-        self._reflect_epoch(ctx, "meta", notes or "(no notes)")
-        return notes or ctx.meta_notes
+        return await epoch_calls.meta_notes(self.ask, ctx, per_outcome=self._pairs_per_outcome)

@@ -26,6 +26,9 @@ class Rejection:
     candidate_score: float | None  # None: rejected before or without a full score
     best: float
     reason: str
+    # What a whole-skill candidate was made from (update_mode rewrite / full_rewrite:
+    # its suggestions or change summary), since it has no edits to show.
+    evidence: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,8 +48,11 @@ class RejectedEditBuffer:
         candidate_score: float | None,
         best: float,
         reason: str,
+        evidence: list[dict[str, Any]] | None = None,
     ) -> None:
-        self.entries.append(Rejection(step, tuple(edits), candidate_score, best, reason))
+        self.entries.append(
+            Rejection(step, tuple(edits), candidate_score, best, reason, tuple(evidence or ()))
+        )
 
     def add_failure_patterns(self, step: int, text: str) -> None:
         if text.strip():
@@ -103,7 +109,7 @@ def _omitted_note(count: int) -> str:
 def _entry_to_dict(entry: Rejection | FailurePatterns) -> dict[str, Any]:
     if isinstance(entry, FailurePatterns):
         return {"kind": "failure_patterns", "step": entry.step, "text": entry.text}
-    return {
+    out = {
         "kind": "rejection",
         "step": entry.step,
         "edits": [e.to_dict() for e in entry.edits],
@@ -111,6 +117,9 @@ def _entry_to_dict(entry: Rejection | FailurePatterns) -> dict[str, Any]:
         "best": entry.best,
         "reason": entry.reason,
     }
+    if entry.evidence:
+        out["evidence"] = [dict(e) for e in entry.evidence]
+    return out
 
 
 def _entry_from_dict(data: dict[str, Any]) -> Rejection | FailurePatterns:
@@ -124,6 +133,7 @@ def _entry_from_dict(data: dict[str, Any]) -> Rejection | FailurePatterns:
             candidate_score=None if score is None else float(score),
             best=float(data["best"]),
             reason=str(data["reason"]),
+            evidence=tuple(dict(e) for e in data.get("evidence", [])),
         )
     raise ValueError(f"unknown rejected-edit buffer entry kind: {data['kind']!r}")
 
@@ -138,7 +148,9 @@ def _render_entry(entry: Rejection | FailurePatterns) -> str:
     ]
     for edit in entry.edits:
         lines.append(_render_edit(edit))
-    if not entry.edits:
+    for item in entry.evidence:
+        lines.append(_render_evidence(item))
+    if not entry.edits and not entry.evidence:
         lines.append("- (no edits)")
     return "\n".join(lines)
 
@@ -151,6 +163,14 @@ def _render_edit(edit: Edit) -> str:
     if edit.op == "delete":
         return f"- delete {target}"
     return f"- {edit.op} {target} → {content}"
+
+
+def _render_evidence(item: dict[str, Any]) -> str:
+    """A suggestion ("- clarify "title": instruction") or a full rewrite's summary."""
+    if item.get("kind") == "full_rewrite":
+        return f"- whole-skill rewrite: {_quote(str(item.get('summary', '')), _CONTENT_CHARS)}"
+    title = _quote(str(item.get("title", "")), _TARGET_CHARS)
+    return f"- {item.get('kind', '?')} {title}: {_quote(str(item.get('instruction', '')), _CONTENT_CHARS)}"
 
 
 def _quote(text: str, limit: int) -> str:

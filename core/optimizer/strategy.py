@@ -43,6 +43,12 @@ class Proposal:
     merged: list[Edit] = field(default_factory=list)  # before ranking/clipping
     reflections: list[dict] = field(default_factory=list)  # {"kind", "group", "text"}
     lr: dict | None = None  # the autonomous learning-rate decision (None: the schedule's)
+    # update_mode rewrite / full_rewrite: the whole candidate text (edits stay empty) and
+    # what it was made from (the selected suggestions, or the full rewrite's summary).
+    candidate: str | None = None
+    suggestions: list[dict] = field(default_factory=list)
+    # skill_aware: the new content of the protected execution-notes block (None = as is).
+    execution_notes: str | None = None
 
 
 @dataclass

@@ -200,3 +200,18 @@ def write_block(text: str, name: str, content: str) -> str:
     if not head:
         return rendered + tail
     return head + nl + nl + rendered + tail
+
+
+def block_changes(before: str, after: str) -> list[str]:
+    """How `after` altered the protected blocks of `before` ([] when each is byte-identical
+    and none was added): a whole-skill rewrite must leave every owner's text alone."""
+    old = {b.name: before[b.start : b.end] for b in find_blocks(before)}
+    new = {b.name: after[b.start : b.end] for b in find_blocks(after)}
+    problems = []
+    for name, text in old.items():
+        if name not in new:
+            problems.append(f"protected block '{name}' was removed")
+        elif new[name] != text:
+            problems.append(f"protected block '{name}' was changed")
+    problems.extend(f"protected block '{name}' was added" for name in new if name not in old)
+    return problems

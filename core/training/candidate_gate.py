@@ -6,12 +6,14 @@ rejected-edit buffer). Step candidates and gated slow updates go through this sa
 from __future__ import annotations
 
 import difflib
+from fractions import Fraction
 from typing import Any
 
 from core.run.events import CandidateProposed, GateDecided
 from core.run.staging import StagedCandidate
 from core.skill.document import skill_hash
 from core.skill.edits import Edit
+from core.skill.rule_density import rule_density
 from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
 from core.training.gate import compare_items
@@ -37,6 +39,27 @@ def unified_diff(before: str, after: str, name: str = "SKILL.md") -> str:
 GATE_MODES = ("strict", "forced", "disabled")
 
 
+def density_margin(tr: TrainingRun, candidate: str) -> tuple[Fraction, dict[str, Any] | None]:
+    """The density term (gate.density_weight w) as a margin on the best's mean val score.
+
+    The gate compares (1 - w) * mean + w * density. Density is a constant of each skill,
+    so "candidate beats best" is exactly mean_c > mean_b + w / (1 - w) * (d_b - d_c): one
+    exact Fraction added to the threshold, and the early gate's bound stays exact (every
+    item still scores at most 1). Returns (margin, what gate.json records)."""
+    weight = tr.cfg.gate.density_weight
+    if not weight:
+        return Fraction(0), None
+    d_cand, d_best = rule_density(candidate), rule_density(tr.best)
+    w = Fraction(weight)
+    margin = w / (1 - w) * (Fraction(d_best) - Fraction(d_cand))
+    return margin, {
+        "weight": weight,
+        "candidate": d_cand,
+        "best": d_best,
+        "margin": float(margin),
+    }
+
+
 async def judge_candidate(
     tr: TrainingRun,
     candidate: str,
@@ -45,6 +68,8 @@ async def judge_candidate(
     edits: list[Edit],
     source: str,
     mode: str = "strict",
+    evidence: list[dict[str, Any]] | None = None,
+    problems: list[str] | None = None,
 ) -> dict[str, Any]:
     """Validate (free), gate on val, then accept (new current + best, staged) or
     reject (into the rejected-edit buffer). Returns what gate.json records.
@@ -53,18 +78,26 @@ async def judge_candidate(
     it scores; it is scored on every val item (re-measured, so the run knows where it
     stands) and becomes best, and is staged, only if strictly better. "disabled" (the
     gate.enabled false ablation): a valid candidate is accepted as current and best
-    whatever it scores, and marked so in gate.json and the staged evidence."""
+    whatever it scores, and marked so in gate.json and the staged evidence.
+
+    `evidence` stands in for `edits` in the event, the buffer and the staged evidence when
+    the candidate was written whole (update_mode rewrite / full_rewrite: its suggestions);
+    `problems` are the caller's own findings (a rewrite that altered a protected block),
+    which make the candidate invalid like those of free validation."""
     if mode not in GATE_MODES:
         raise ValueError(f"unknown gate mode {mode!r}")
     s = tr.state
     current = tr.current
-    problems = validate_candidate(candidate, max_chars=tr.cfg.max_skill_chars, original=current)
+    problems = list(problems or []) + validate_candidate(
+        candidate, max_chars=tr.cfg.max_skill_chars, original=current
+    )
+    shown = evidence if evidence is not None else [e.to_dict() for e in edits]
     tr.emit(
         CandidateProposed(
             step=step,
             candidate_hash=skill_hash(candidate),
             parent_hash=skill_hash(current),
-            edits=[e.to_dict() for e in edits],
+            edits=shown,
             diff=unified_diff(current, candidate),
             valid=not problems,
             problems=list(problems),
@@ -73,7 +106,7 @@ async def judge_candidate(
     best_before = s.best_score or 0.0
     if problems:
         reason = "invalid candidate: " + "; ".join(problems)
-        tr.buffer.add_rejection(step, edits, None, best_before, reason)
+        tr.buffer.add_rejection(step, edits, None, best_before, reason, evidence)
         tr.emit(
             GateDecided(
                 step=step,
@@ -96,8 +129,9 @@ async def judge_candidate(
     gate_cfg = tr.cfg.gate
     if mode != "strict":  # the score is recorded, not only compared: score every item
         gate_cfg = gate_cfg.model_copy(update={"early_decide": False})
+    margin, density = density_margin(tr, candidate)
     gated = await tr.runner.score_with_gate(
-        tr.val_items, candidate, best=best_before, gate_cfg=gate_cfg, step=step
+        tr.val_items, candidate, best=best_before, gate_cfg=gate_cfg, step=step, margin=margin
     )
     # EarlyGate decides early only to reject: an accepted candidate was scored on every
     # item, so its score is exact (it becomes the bar every later candidate must clear).
@@ -110,6 +144,11 @@ async def judge_candidate(
     becomes_best = beats_best or mode == "disabled"
     becomes_current = becomes_best or mode == "forced"
     reason = decision.reason
+    if density is not None:
+        reason += (
+            f" (density term: candidate {density['candidate']:.3f}, best {density['best']:.3f},"
+            f" weight {density['weight']:g}: the mean must beat best {density['margin']:+.4f})"
+        )
     if mode == "disabled":
         reason = f"gate disabled: accepted unconditionally ({decision.reason})"
     elif mode == "forced":
@@ -130,6 +169,10 @@ async def judge_candidate(
         "reason": reason,
         "item_metrics": gated.item_metrics,
     }
+    if density is not None:
+        info["density"] = density
+    if tr.cfg.gate.repeats > 1:
+        info["repeats"] = tr.cfg.gate.repeats
     tr.rd.write_step_rollouts(
         step,
         [gated.results[i.id].to_dict() for i in tr.val_items if i.id in gated.results],
@@ -158,7 +201,7 @@ async def judge_candidate(
                 val_after=full_score,
                 items_improved=improved,
                 items_regressed=regressed,
-                edits=[e.to_dict() for e in edits],
+                edits=shown,
                 summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}"
                 + (" (gate disabled)" if mode == "disabled" else ""),
                 source=source,
@@ -168,7 +211,7 @@ async def judge_candidate(
         s.staged_refs.append({"step": step, "source": source, "ref": staged_ref})
         info["staged_ref"] = staged_ref
     else:
-        tr.buffer.add_rejection(step, edits, full_score, best_before, reason)
+        tr.buffer.add_rejection(step, edits, full_score, best_before, reason, evidence)
     tr.emit(
         GateDecided(
             step=step,

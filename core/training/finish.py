@@ -12,9 +12,9 @@ from core.run.staging import StagedCandidate
 from core.run.summary import EvalResult, RunSummary
 from core.skill.document import skill_hash
 from core.skill.validation import validate_candidate
-from core.training.candidate_gate import mean
+from core.training.candidate_gate import density_margin, mean
 from core.training.context import TrainingRun
-from core.training.gate import EarlyGate, compare_items
+from core.training.gate import compare_items
 
 
 def summary_of(
@@ -59,23 +59,23 @@ async def finish(tr: TrainingRun) -> RunSummary:
     if skill_hash(final_text) != skill_hash(tr.best):
         final_val = None
         if not validate_candidate(final_text, max_chars=tr.cfg.max_skill_chars, original=tr.best):
-            results = await tr.runner.run(
+            # The same gate as every candidate (ties, float noise, repeats and the density
+            # term included), scored in full: the final skill is rolled out on every item.
+            before = s.best_score or 0.0
+            margin, _ = density_margin(tr, final_text)
+            gated = await tr.runner.score_with_gate(
                 tr.val_items,
                 final_text,
-                split="val",
+                best=before,
+                gate_cfg=tr.cfg.gate.model_copy(update={"early_decide": False}),
                 phase="final_val",
                 step=s.total_steps,
+                margin=margin,
                 skill_role="final",
             )
-            metrics = tr.metric_of(results)
-            final_val = mean(list(metrics.values()))
-            # The same gate as every candidate (ties, float noise included, reject), scored
-            # in full: the final skill was rolled out on every val item anyway.
-            before = s.best_score or 0.0
-            gate = EarlyGate(before, len(metrics), early_decide=False)
-            for value in metrics.values():
-                gate.add(value)
-            if gate.finish().accepted:
+            metrics = gated.item_metrics
+            final_val = mean([metrics[i.id] for i in tr.val_items])
+            if gated.decision.accepted:
                 improved, regressed = compare_items(s.best_items, metrics)
                 s.best_version = s.current_version
                 s.best_score = final_val

@@ -48,7 +48,16 @@ class GateDecision:
 class EarlyGate:
     """Feed per-item metric values (any order); ask `decided()` after each one."""
 
-    def __init__(self, best: float, items_total: int, early_decide: bool = True) -> None:
+    def __init__(
+        self,
+        best: float,
+        items_total: int,
+        early_decide: bool = True,
+        margin: Fraction = Fraction(0),
+    ) -> None:
+        """`margin` is added to `best` once, exactly, for the whole candidate: a per-skill
+        term of the gate (the density term, core.training.candidate_gate) folded into the
+        threshold, so early rejects stay exactly the full decision's."""
         if math.isnan(best) or best == math.inf:
             raise ValueError(f"best score must be a number below +inf, got {best}")
         if items_total < 0:
@@ -56,13 +65,14 @@ class EarlyGate:
         self.best = best
         self.items_total = items_total
         self.early_decide = early_decide
+        self.margin = Fraction(margin)
         self._sum = Fraction(0)
         self._count = 0
         # best = -inf means "nothing to beat yet": any complete candidate is accepted.
         self._threshold = (
             None
             if best == -math.inf
-            else Fraction(best) * items_total + TIE_TOLERANCE * items_total
+            else (Fraction(best) + self.margin) * items_total + TIE_TOLERANCE * items_total
         )
 
     @property

@@ -33,8 +33,15 @@ CREATE TABLE IF NOT EXISTS rollouts (
 """
 
 
-def rollout_key(skill_hash: str, item_id: str, split: str, target_key: str, env_key: str) -> str:
-    raw = json.dumps([skill_hash, item_id, split, target_key, env_key], ensure_ascii=False)
+def rollout_key(
+    skill_hash: str, item_id: str, split: str, target_key: str, env_key: str, repeat: int = 0
+) -> str:
+    """Repeat 0 keeps the key it always had; the gate's further repeats (gate.repeats)
+    are samples of their own."""
+    parts: list[object] = [skill_hash, item_id, split, target_key, env_key]
+    if repeat:
+        parts.append(repeat)
+    raw = json.dumps(parts, ensure_ascii=False)
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
@@ -50,20 +57,21 @@ class RolloutCache:
         self._db.execute(_SCHEMA)
         self._db.commit()
 
-    def _key(self, skill_hash: str, item_id: str, split: str) -> str:
-        return rollout_key(skill_hash, item_id, split, self.target_key, self.env_key)
+    def _key(self, skill_hash: str, item_id: str, split: str, repeat: int = 0) -> str:
+        return rollout_key(skill_hash, item_id, split, self.target_key, self.env_key, repeat)
 
-    def get(self, skill_hash: str, item_id: str, split: str) -> RolloutResult | None:
-        row = self._db.execute(
-            "SELECT result FROM rollouts WHERE key = ?", (self._key(skill_hash, item_id, split),)
-        ).fetchone()
+    def get(
+        self, skill_hash: str, item_id: str, split: str, repeat: int = 0
+    ) -> RolloutResult | None:
+        key = self._key(skill_hash, item_id, split, repeat)
+        row = self._db.execute("SELECT result FROM rollouts WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
         result = RolloutResult.from_dict(json.loads(row[0]))
         result.cached = True
         return result
 
-    def put(self, skill_hash: str, split: str, result: RolloutResult) -> None:
+    def put(self, skill_hash: str, split: str, result: RolloutResult, repeat: int = 0) -> None:
         if result.error:
             return
         # Shallow: json.dumps copies anyway, and asdict's deep copy of the trajectory was
@@ -74,7 +82,7 @@ class RolloutCache:
             "INSERT OR REPLACE INTO rollouts (key, skill_hash, item_id, split, result) "
             "VALUES (?, ?, ?, ?, ?)",
             (
-                self._key(skill_hash, result.item_id, split),
+                self._key(skill_hash, result.item_id, split, repeat),
                 skill_hash,
                 result.item_id,
                 split,

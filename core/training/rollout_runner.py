@@ -13,6 +13,7 @@ import asyncio
 import contextvars
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from core.config import GateConfig
 from core.environment.contract import CompleteFn, Environment, RolloutResult, TaskItem
@@ -74,9 +75,13 @@ class RolloutRunner:
         emit: Callable[[Event], None],
         *,
         concurrency: int,
+        complete_for_repeat: Callable[[int], CompleteFn] | None = None,
     ) -> None:
+        """`complete_for_repeat(r)` is the target for the gate's repeat r > 0 (gate.repeats):
+        its own response-cache scope, so a repeat is a new sample, not a replay."""
         self.env = env
         self.complete = complete
+        self.complete_for_repeat = complete_for_repeat
         self.cache = cache
         self.emit = emit
         self.concurrency = max(1, concurrency)
@@ -94,10 +99,11 @@ class RolloutRunner:
         """Every item's result, in item order. Raises RolloutsFailed on model errors (see
         `check_failures`). `skill_role` names the skill in the events (RolloutFinished)."""
         results: dict[str, RolloutResult] = {}
+        jobs = [(item, 0) for item in items]
         stream = self._stream(
-            items, skill_text, split=split, phase=phase, step=step, skill_role=skill_role
+            jobs, skill_text, split=split, phase=phase, step=step, skill_role=skill_role
         )
-        async for result in stream:
+        async for _, result in stream:
             results[result.item_id] = result
         ordered = [results[item.id] for item in items]
         check_failures(ordered, total=len(items), split=split, phase=phase, step=step)
@@ -113,33 +119,47 @@ class RolloutRunner:
         split: str = "val",
         phase: str = "gate",
         step: int,
+        margin: Fraction = Fraction(0),
+        skill_role: str = "",
     ) -> GatedScore:
-        """Score a candidate against `best`, feeding the early gate as results arrive and
-        cancelling the remaining rollouts once the gate has decided. The first errored
-        rollout raises RolloutsFailed (the gate must never judge a model outage)."""
-        gate = EarlyGate(best, len(items), gate_cfg.early_decide)
-        results: dict[str, RolloutResult] = {}
+        """Score a candidate against `best` (+ `margin`, see EarlyGate), feeding the early
+        gate as items complete and cancelling the remaining rollouts once it has decided.
+        With gate.repeats N each item is rolled out N times (item by item) and its metric
+        is the mean. The first errored rollout raises RolloutsFailed (the gate must never
+        judge a model outage)."""
+        repeats = gate_cfg.repeats
+        gate = EarlyGate(best, len(items), gate_cfg.early_decide, margin)
+        results: dict[str, RolloutResult] = {}  # repeat 0's result of each item
+        samples: dict[str, list[float]] = {}
         metrics: dict[str, float] = {}
         tally = [0]
-        stream = self._stream(items, skill_text, split=split, phase=phase, step=step, tally=tally)
+        jobs = [(item, r) for item in items for r in range(repeats)]
+        stream = self._stream(
+            jobs,
+            skill_text,
+            split=split,
+            phase=phase,
+            step=step,
+            tally=tally,
+            skill_role=skill_role,
+        )
         try:
-            async for result in stream:
-                results[result.item_id] = result
+            async for repeat, result in stream:
                 if result.error:
-                    check_failures(
-                        list(results.values()),
-                        total=len(items),
-                        split=split,
-                        phase=phase,
-                        step=step,
-                    )
-                metrics[result.item_id] = item_metric(result.hard, result.soft, gate_cfg)
+                    check_failures([result], total=len(items), split=split, phase=phase, step=step)
+                if repeat == 0:
+                    results[result.item_id] = result
+                values = samples.setdefault(result.item_id, [])
+                values.append(item_metric(result.hard, result.soft, gate_cfg))
+                if len(values) < repeats:
+                    continue
+                metrics[result.item_id] = min(1.0, sum(values) / repeats)
                 gate.add(metrics[result.item_id])
-                if gate.decided() is not None and len(results) < len(items):
+                if gate.decided() is not None and len(metrics) < len(items):
                     break
         finally:
             await stream.aclose()
-        decision = gate.decided() if len(results) < len(items) else gate.finish()
+        decision = gate.decided() if len(metrics) < len(items) else gate.finish()
         if decision is None:  # defensive: a gate that stops without a decision
             decision = gate.finish()
         return GatedScore(
@@ -148,13 +168,13 @@ class RolloutRunner:
             item_metrics=metrics,
             # Items never rolled out; a result that finished but arrived after the decision
             # was paid for and is not counted as saved.
-            rollouts_saved=len(items) - max(len(results), tally[0]),
+            rollouts_saved=len(jobs) - max(sum(map(len, samples.values())), tally[0]),
             items_total=len(items),
         )
 
     async def _stream(
         self,
-        items: Sequence[TaskItem],
+        jobs: Sequence[tuple[TaskItem, int]],
         skill_text: str,
         *,
         split: str,
@@ -163,40 +183,43 @@ class RolloutRunner:
         tally: list[int] | None = None,
         skill_role: str = "",
     ):
-        """Yield results as they finish: cache hits first, then live rollouts. `tally[0]`
-        counts results produced, including any not yet consumed."""
+        """Yield (repeat, result) as they finish: cache hits first, then live rollouts.
+        `tally[0]` counts results produced, including any not yet consumed."""
         tally = tally if tally is not None else [0]
         shash = skill_hash(skill_text)
-        pending: list[TaskItem] = []
-        for item in items:
-            hit = self.cache.get(shash, item.id, split)
+        pending: list[tuple[TaskItem, int]] = []
+        for item, repeat in jobs:
+            hit = self.cache.get(shash, item.id, split, repeat)
             if hit is None:
-                pending.append(item)
+                pending.append((item, repeat))
                 continue
             tally[0] += 1
             self._emit(hit, phase=phase, step=step, split=split, shash=shash, role=skill_role)
-            yield hit
+            yield repeat, hit
         if not pending:
             return
         # The workers run in a context whose stage is this phase: their model calls count
         # as this phase's in the ledger (the caller's own context is left as it was).
         context = contextvars.copy_context()
         context.run(STAGE.set, "rollout" if phase == "train" else phase)
-        queue: asyncio.Queue[RolloutResult | BaseException] = asyncio.Queue()
+        queue: asyncio.Queue[tuple[int, RolloutResult] | BaseException] = asyncio.Queue()
         order = iter(pending)
 
         async def worker() -> None:
-            for item in order:
+            for item, repeat in order:
+                complete = self.complete
+                if repeat and self.complete_for_repeat is not None:
+                    complete = self.complete_for_repeat(repeat)
                 try:
-                    result = await self.env.rollout(item, skill_text, self.complete)
+                    result = await self.env.rollout(item, skill_text, complete)
                 except asyncio.CancelledError:
                     raise
                 except BaseException as exc:  # noqa: BLE001 - handed to the consumer
                     await queue.put(exc)
                     return
                 tally[0] += 1
-                self.cache.put(shash, split, result)  # errored results are never stored
-                await queue.put(result)
+                self.cache.put(shash, split, result, repeat)  # errored ones are never stored
+                await queue.put((repeat, result))
                 # Let the consumer (the early gate) look at it before the next item starts:
                 # with a zero-latency backend a worker would otherwise never yield.
                 await asyncio.sleep(0)
@@ -210,7 +233,9 @@ class RolloutRunner:
                 got = await queue.get()
                 if isinstance(got, BaseException):
                     raise got
-                self._emit(got, phase=phase, step=step, split=split, shash=shash, role=skill_role)
+                self._emit(
+                    got[1], phase=phase, step=step, split=split, shash=shash, role=skill_role
+                )
                 yield got
         finally:
             for task in workers:

@@ -39,16 +39,21 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
     if name == "auto":
         name = "fewshot" if client.is_local("optimizer") else "llm"
     if name == "fewshot":
+        from core.config import ConfigError
         from core.optimizer.fewshot import FewshotStrategy
 
-        if config.train.optimizer.lr_control == "autonomous":
-            from core.config import ConfigError
-
-            raise ConfigError(
-                "train.optimizer.lr_control: autonomous needs an optimizer model (the llm "
-                "strategy); the fewshot strategy follows the schedule — set "
-                "train.strategy llm or lr_control fixed"
-            )
+        method = config.train.optimizer
+        for key, value, default in (
+            ("lr_control", method.lr_control, "fixed"),
+            ("update_mode", method.update_mode, "patch"),
+            ("skill_aware", method.skill_aware, False),
+        ):
+            if value != default:
+                raise ConfigError(
+                    f"train.optimizer.{key}: {value} needs an optimizer model (the llm "
+                    f"strategy); the fewshot strategy has no such variant — set "
+                    f"train.strategy llm or {key} {str(default).lower()}"
+                )
 
         return FewshotStrategy()
     from core.optimizer.llm import LLMOptimizer
@@ -63,6 +68,9 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
         timeout_floor_s=role.timeout_s,
         failures_only=method.failures_only,
         merge_context=method.merge_context,
+        update_mode=method.update_mode,
+        skill_aware=method.skill_aware,
+        notes_max_chars=method.notes_max_chars,
     )
 
 

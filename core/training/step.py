@@ -6,12 +6,16 @@ candidate, and persist the step so a crash resumes at the next one.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.environment.contract import RolloutResult
+from core.optimizer.execution_notes import EXECUTION_NOTES_BLOCK
 from core.optimizer.strategy import Proposal, ProposalContext
 from core.run.events import EditApplied, StepFinished
+from core.skill.document import SkillError
 from core.skill.edits import ApplyReport, Edit, EditOutcome, EditStatus, apply_edits
+from core.skill.protected_blocks import block_changes, write_block
 from core.training.candidate_gate import judge_candidate, mean
 from core.training.context import TrainingRun
 from core.training.history import StageClock, write_history
@@ -74,44 +78,32 @@ async def run_step(tr: TrainingRun, step: int) -> None:
             "lr": proposal.lr or {"control": "fixed", "count": budget},
             "merged": [e.to_dict() for e in proposal.merged],
             "edits": [e.to_dict() for e in proposal.edits],
+            "suggestions": proposal.suggestions,
+            "execution_notes": proposal.execution_notes,
         },
     )
     gate_info: dict[str, Any] = {"step": step, "accepted": False, "reason": "no edits proposed"}
-    new_report: list[dict[str, Any]] | None = None
-    if proposal.edits:
-        candidate, report = apply_edits(current, proposal.edits)
-        for i, outcome in enumerate(report.outcomes):
-            tr.emit(
-                EditApplied(
-                    step=step,
-                    index=i,
-                    op=outcome.edit.op,
-                    status=outcome.status.value,
-                    reason=outcome.reason,
-                )
-            )
-        tr.rd.write_step_text(step, "candidate.md", candidate)
-        tr.rd.write_step_json(step, "apply_report.json", report.to_dict())
-        new_report = report.to_dict()
-        # Only edits that were applied are evidence (buffer, staged commit, events): an
-        # unmatched edit was never tested, and the next step asks for it again.
-        applied = [o.edit for o in report.outcomes if o.status is EditStatus.APPLIED]
-        if candidate == current:
+    built = build_candidate(tr, step, current, proposal)
+    if built.candidate is not None:
+        tr.rd.write_step_text(step, "candidate.md", built.candidate)
+        if built.candidate == current:
             gate_info["reason"] = "no edit applied (see apply_report.json)"
         else:
             with clock.stage("gate"):
                 gate_info = await judge_candidate(
                     tr,
-                    candidate,
+                    built.candidate,
                     step=step,
-                    edits=applied,
+                    edits=built.applied,
                     source="step",
                     mode="strict" if tr.cfg.gate.enabled else "disabled",
+                    evidence=built.evidence,
+                    problems=built.problems,
                 )
     tr.rd.write_step_json(step, "gate.json", gate_info)
     train_hard = mean([r.hard for r in results])
     tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.stages})
-    s.last_apply_report = new_report
+    s.last_apply_report = built.report
     tr.buffer.add_failure_patterns(step, failure_patterns(results))
     s.next_step = step + 1
     tr.emit(
@@ -128,6 +120,53 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     tr.persist()
     write_history(tr.rd.path, s.next_step, s.baseline_score)
     tr.budget_event()
+
+
+@dataclass
+class BuiltCandidate:
+    candidate: str | None  # None: nothing to judge
+    applied: list[Edit] = field(default_factory=list)  # only applied edits are evidence
+    evidence: list[dict[str, Any]] | None = None  # a whole-skill candidate's suggestions
+    problems: list[str] = field(default_factory=list)
+    report: list[dict[str, Any]] | None = None  # the apply report, for the next step
+
+
+def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal) -> BuiltCandidate:
+    """The step's candidate: the edits applied (patch mode) or the strategy's whole text
+    (rewrite modes: its protected blocks must be byte-identical to the current skill's),
+    then, with skill-aware reflection, the new execution-notes block written into it."""
+    built = BuiltCandidate(None)
+    if proposal.candidate is not None:
+        built.candidate = proposal.candidate
+        built.evidence = proposal.suggestions
+        built.problems = block_changes(current, proposal.candidate)
+    elif proposal.edits:
+        candidate, report = apply_edits(current, proposal.edits)
+        for i, outcome in enumerate(report.outcomes):
+            tr.emit(
+                EditApplied(
+                    step=step,
+                    index=i,
+                    op=outcome.edit.op,
+                    status=outcome.status.value,
+                    reason=outcome.reason,
+                )
+            )
+        tr.rd.write_step_json(step, "apply_report.json", report.to_dict())
+        built.candidate, built.report = candidate, report.to_dict()
+        # Only edits that were applied are evidence (buffer, staged commit, events): an
+        # unmatched edit was never tested, and the next step asks for it again.
+        built.applied = [o.edit for o in report.outcomes if o.status is EditStatus.APPLIED]
+    if proposal.execution_notes is not None and not built.problems:
+        base = current if built.candidate is None else built.candidate
+        try:
+            built.candidate = write_block(base, EXECUTION_NOTES_BLOCK, proposal.execution_notes)
+        except SkillError as exc:  # the skill's own markers are broken: invalid, never raise
+            built.candidate, built.problems = base, [str(exc)]
+        built.evidence = (built.evidence or [e.to_dict() for e in built.applied]) + [
+            {"kind": "execution_notes", "notes": proposal.execution_notes}
+        ]
+    return built
 
 
 def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> ProposalContext:

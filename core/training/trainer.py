@@ -91,6 +91,10 @@ class Training:
             self.cache,
             bus.emit,
             concurrency=config.models.target.concurrency,
+            # gate.repeats: repeat r is its own sample (its own response-cache scope).
+            complete_for_repeat=lambda r: client.bind(
+                "target", cache_scope=f"run-seed:{config.run.seed}:repeat:{r}"
+            ),
         )
         self.buffer = RejectedEditBuffer()
 
@@ -289,10 +293,21 @@ class Training:
         return summary_of(self, status="stopped", reason=reason)
 
     async def baseline(self) -> None:
-        results = await self.runner.run(
-            self.val_items, self.current, split="val", phase="baseline", step=-1
-        )
-        metrics = self.metric_of(results)
+        if self.cfg.gate.repeats > 1:  # scored as every candidate will be: N repeats, mean
+            gated = await self.runner.score_with_gate(
+                self.val_items,
+                self.current,
+                best=-math.inf,
+                gate_cfg=self.cfg.gate.model_copy(update={"early_decide": False}),
+                phase="baseline",
+                step=-1,
+            )
+            metrics = {i.id: gated.item_metrics[i.id] for i in self.val_items}
+        else:
+            results = await self.runner.run(
+                self.val_items, self.current, split="val", phase="baseline", step=-1
+            )
+            metrics = self.metric_of(results)
         s = self.state
         s.baseline_score = s.best_score = mean(list(metrics.values()))
         s.baseline_items = dict(metrics)

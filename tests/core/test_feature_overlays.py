@@ -23,6 +23,13 @@ EXPECTED = {
     "full_trajectory": lambda c: c.train.optimizer.trajectory_chars is None,
     "merge_with_analyses": lambda c: c.train.optimizer.merge_context == "analyses",
     "forced_slow_update": lambda c: c.train.slow_update.gated is False,
+    "rewrite": lambda c: c.train.optimizer.update_mode == "rewrite" and c.train.strategy == "llm",
+    "full_rewrite": lambda c: (
+        c.train.optimizer.update_mode == "full_rewrite" and c.train.strategy == "llm"
+    ),
+    "skill_aware": lambda c: c.train.optimizer.skill_aware is True,
+    "density_gate": lambda c: c.train.gate.density_weight == 0.2,
+    "repeated_gate": lambda c: c.train.gate.repeats == 3,
     "soft_gate": lambda c: c.train.gate.metric == "soft",
     "mixed_gate": lambda c: c.train.gate.metric == "mixed",
     "reasoning_optimizer": lambda c: (
@@ -53,7 +60,9 @@ def test_overlay_switches_its_variant(tmp_path, name):
         "train.optimizer.lr_control=adaptive",
         "train.optimizer.merge_context=everything",
         "models.optimizer.reasoning_effort=max",
-        "train.optimizer.update_mode=patch",  # not a key (yet): an error, not a no-op
+        "train.optimizer.update_mode=patches",
+        "train.gate.density_weight=1",  # < 1: the item scores must keep some weight
+        "train.gate.repeats=0",
     ],
 )
 def test_unknown_variant_values_are_errors(override):

@@ -77,7 +77,9 @@ def test_analyst_shape_checks():
     with pytest.raises(OptimizerOutputError, match='"analysis" must be a string'):
         parse_reply('{"analysis": 3, "edits": []}', ANALYST_SHAPE)
     value = parse_reply('{"edits": [{"op": "frobnicate"}, "junk", 3]}', ANALYST_SHAPE)
-    assert value == {"analysis": "", "edits": [{"op": "frobnicate"}], "dropped": 2}
+    assert value == {"analysis": "", "edits": [{"op": "frobnicate"}], "dropped": 2, "lapses": []}
+    lapsed = parse_reply('{"edits": [], "lapses": ["  rule  one ", 3, ""]}', ANALYST_SHAPE)
+    assert lapsed["lapses"] == ["rule one"]  # skill-aware notes: strings only, squeezed
 
 
 def test_rank_shape_checks():

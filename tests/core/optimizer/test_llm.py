@@ -54,6 +54,13 @@ def results(n_fail: int, n_ok: int) -> list[RolloutResult]:
 def kind_of(messages) -> str:
     prompt = messages[0]["content"]
     for needle, kind in [
+        ("Propose typed suggestions", "suggest"),
+        ("Write a complete new version", "full_rewrite"),
+        ("Merge their suggestions", "merge_suggestions"),
+        ("Rank suggestions", "rank_suggestions"),
+        ("Rewrite the skill", "rewrite"),
+        ("candidate versions of the skill", "merge_full"),
+        ("Consolidate the execution notes", "consolidate"),
         ("the model FAILED", "failure"),
         ("the model got RIGHT", "success"),
         ("Merge their proposals", "merge"),

@@ -139,3 +139,14 @@ def test_marker_problems():
     assert any("more than once" in p for p in marker_problems(twice))
     nested = "<!-- skillopt:a:start -->\n<!-- skillopt:b:start -->\n<!-- skillopt:b:end -->\n<!-- skillopt:a:end -->"
     assert any("inside" in p for p in marker_problems(nested))
+
+
+def test_block_changes_name_every_altered_missing_or_added_block():
+    from core.skill.protected_blocks import block_changes
+
+    assert block_changes(DOC, DOC.replace("Rule one.", "Rule two.")) == []
+    changed = DOC.replace("Guidance.", "Guidance!")
+    assert block_changes(DOC, changed) == ["protected block 'slow-update' was changed"]
+    assert block_changes(DOC, "# Skill\n") == ["protected block 'slow-update' was removed"]
+    added = write_block(DOC, "other", "x")
+    assert block_changes(DOC, added) == ["protected block 'other' was added"]

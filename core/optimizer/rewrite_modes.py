@@ -1,0 +1,355 @@
+"""The whole-skill update modes of the `llm` strategy (train.optimizer.update_mode).
+
+`rewrite`: analysts propose typed suggestions (core.optimizer.suggestions) instead of
+edits; the lists are merged level by level (failure lists first, as edits are) and, when
+more remain than the step's budget, ranked; then one call rewrites the skill from the
+selected ones. `full_rewrite`: each group's analyst writes a whole candidate with a change
+summary; the merge tree picks one of each batch or combines them; nothing is ranked.
+
+Either way the result is a candidate text, not edits: the trainer checks that its
+protected blocks are byte-identical (else it is invalid and goes to the buffer), then
+validates and gates it like any candidate. An unusable reply costs this step's candidate,
+never the run (as in patch mode).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from core.optimizer.edit_lists import NONE, rank_order
+from core.optimizer.json_reply import RANK_SHAPE, JsonReply, Shape
+from core.optimizer.merge_tree import ORIGIN, PRIORITY, merged_kind
+from core.optimizer.prompt_templates import render_prompt
+from core.optimizer.reflection_groups import FAILURE, Group, render_results
+from core.optimizer.strategy import Proposal, ProposalContext
+from core.optimizer.suggestions import (
+    CANDIDATE_SHAPE,
+    PICK_SHAPE,
+    REWRITE_SHAPE,
+    SUGGESTIONS_SHAPE,
+    Suggestion,
+    by_priority,
+    dedupe_suggestions,
+    render_suggestions,
+)
+
+
+class LLMOptimizer(Protocol):
+    """What these modes use of core.optimizer.llm.LLMOptimizer (a protocol: no cycle)."""
+
+    item_chars: int | None
+
+    async def ask(self, prompt: str, shape: Shape, skill: str = "") -> JsonReply: ...
+
+    def reflect(
+        self,
+        ctx: ProposalContext,
+        reflections: list[dict],
+        kind: str,
+        group: int,
+        text: str,
+        **record: Any,
+    ) -> None: ...
+
+    def groups(self, ctx: ProposalContext) -> list[Group]: ...
+
+    def lapse_rules(self, group: Group, change_word: str) -> str: ...
+
+
+OUTCOME = {FAILURE: "FAILED", "success": "got right"}
+
+
+@dataclass
+class SuggestionList:
+    kind: str  # FAILURE, SUCCESS or MIXED (core.optimizer.merge_tree)
+    suggestions: list[Suggestion]
+
+
+@dataclass
+class Candidate:
+    kind: str
+    text: str
+    summary: str
+    sources: list[str] = field(default_factory=list)  # "failure 0", ... behind it
+
+
+def _analyst_prompt(opt: LLMOptimizer, name: str, ctx: ProposalContext, group: Group) -> str:
+    return render_prompt(
+        name,
+        outcome=OUTCOME.get(group.kind, group.kind),
+        skill=ctx.skill_text,
+        items=render_results(group.results, skill_text=ctx.skill_text, max_chars=opt.item_chars),
+        item_count=len(group.results),
+        edit_budget=ctx.edit_budget,
+        rejected_buffer=ctx.rejected_buffer.strip() or NONE,
+        meta_notes=ctx.meta_notes.strip() or NONE,
+        lapse_rules=opt.lapse_rules(group, "a suggestion"),
+    )
+
+
+# ------------------------------------------------------------------------ rewrite
+
+
+async def propose_rewrite(opt: LLMOptimizer, ctx: ProposalContext) -> tuple[Proposal, list[str]]:
+    """(the proposal with its candidate, the analysts' lapse notes)."""
+    reflections: list[dict] = []
+    lapses: list[str] = []
+    lists = await asyncio.gather(
+        *(_suggest(opt, ctx, g, reflections, lapses) for g in opt.groups(ctx))
+    )
+    merged = await _merge_suggestions(opt, ctx, list(lists), reflections)
+    selected = await _rank_suggestions(opt, ctx, merged, reflections)
+    proposal = Proposal(edits=[], reflections=reflections)
+    proposal.suggestions = [s.to_dict() for s in selected]
+    if not selected:
+        return proposal, lapses
+    prompt = render_prompt(
+        "rewrite",
+        skill=ctx.skill_text,
+        suggestions=render_suggestions(selected, numbered=True),
+        meta_notes=ctx.meta_notes.strip() or NONE,
+    )
+    reply = await opt.ask(prompt, REWRITE_SHAPE, ctx.skill_text)
+    if not reply.ok:
+        opt.reflect(ctx, reflections, "rewrite", 0, f"no candidate: {reply.error}")
+        return proposal, lapses
+    value = reply.value or {}
+    proposal.candidate = value["skill"]
+    opt.reflect(ctx, reflections, "rewrite", 0, value["summary"] or "rewritten")
+    return proposal, lapses
+
+
+async def _suggest(
+    opt: LLMOptimizer,
+    ctx: ProposalContext,
+    group: Group,
+    reflections: list[dict],
+    lapses: list[str],
+) -> SuggestionList:
+    reply = await opt.ask(
+        _analyst_prompt(opt, "analyst_suggestions", ctx, group), SUGGESTIONS_SHAPE, ctx.skill_text
+    )
+    if not reply.ok:
+        text = f"no suggestions from this group: {reply.error}"
+        opt.reflect(ctx, reflections, group.kind, group.index, text)
+        return SuggestionList(group.kind, [])
+    value = reply.value or {}
+    found = value["suggestions"][: ctx.edit_budget]
+    if group.kind == FAILURE:
+        lapses.extend(value["lapses"])
+    opt.reflect(
+        ctx,
+        reflections,
+        group.kind,
+        group.index,
+        (value["analysis"] or "(no analysis given)")
+        + (f"\n[ignored {value['dropped']} unusable entries]" if value["dropped"] else ""),
+        items=[r.item_id for r in group.results],
+        suggestions=[s.to_dict() for s in found],
+        lapses=value["lapses"] if group.kind == FAILURE else [],
+    )
+    return SuggestionList(group.kind, found)
+
+
+async def _merge_suggestions(
+    opt: LLMOptimizer, ctx: ProposalContext, lists: list[SuggestionList], reflections: list[dict]
+) -> list[Suggestion]:
+    seen: set[tuple[str, str]] = set()
+    level = []
+    for item in sorted(lists, key=lambda p: PRIORITY[p.kind]):
+        item.suggestions = dedupe_suggestions(item.suggestions, seen)
+        if item.suggestions:
+            level.append(item)
+    if not level:
+        return []
+    most = max(ctx.edit_budget, ctx.budget)
+    size = max(ctx.merge_batch_size, 2)
+    index = 0
+    while len(level) > 1:
+        tasks = []
+        for start in range(0, len(level), size):
+            batch = level[start : start + size]
+            if len(batch) == 1:
+                tasks.append(_same(batch[0]))
+            else:
+                tasks.append(_merge_batch(opt, ctx, batch, index, most, reflections))
+                index += 1
+        level = sorted(await asyncio.gather(*tasks), key=lambda p: PRIORITY[p.kind])
+    return level[0].suggestions
+
+
+async def _same(item: Any) -> Any:
+    return item
+
+
+async def _merge_batch(
+    opt: LLMOptimizer,
+    ctx: ProposalContext,
+    batch: list[SuggestionList],
+    index: int,
+    most: int,
+    reflections: list[dict],
+) -> SuggestionList:
+    kind = merged_kind(batch)  # type: ignore[arg-type]
+    sections = [
+        f"## List {i + 1} ({ORIGIN[p.kind]})\n{render_suggestions(p.suggestions)}"
+        for i, p in enumerate(batch)
+    ]
+    prompt = render_prompt(
+        "merge_suggestions",
+        skill=ctx.skill_text,
+        proposals="\n\n".join(sections),
+        max_items=most,
+        meta_notes=ctx.meta_notes.strip() or NONE,
+    )
+    reply = await opt.ask(prompt, SUGGESTIONS_SHAPE, ctx.skill_text)
+    inputs = [{"kind": p.kind, "suggestions": [s.to_dict() for s in p.suggestions]} for p in batch]
+    if not reply.ok:
+        kept = dedupe_suggestions([s for p in batch for s in p.suggestions])[:most]
+        text = f"merge failed, kept the lists in priority order: {reply.error}"
+    else:
+        value = reply.value or {}
+        kept = dedupe_suggestions(value["suggestions"])[:most]
+        text = value["analysis"] or f"merged {len(batch)} lists"
+    opt.reflect(
+        ctx,
+        reflections,
+        "merge",
+        index,
+        text,
+        inputs=inputs,
+        output_kind=kind,
+        suggestions=[s.to_dict() for s in kept],
+    )
+    return SuggestionList(kind, kept)
+
+
+async def _rank_suggestions(
+    opt: LLMOptimizer, ctx: ProposalContext, merged: list[Suggestion], reflections: list[dict]
+) -> list[Suggestion]:
+    if len(merged) <= ctx.budget:
+        return merged
+    prompt = render_prompt(
+        "rank_suggestions",
+        skill=ctx.skill_text,
+        suggestions=render_suggestions(merged, numbered=True, max_chars=600),
+        budget=ctx.budget,
+        meta_notes=ctx.meta_notes.strip() or NONE,
+    )
+    reply = await opt.ask(prompt, RANK_SHAPE, "")
+    if not reply.ok:
+        text = f"ranking failed, kept high priority first: {reply.error}"
+        opt.reflect(ctx, reflections, "rank", 0, text)
+        return by_priority(merged)[: ctx.budget]
+    value = reply.value or {}
+    order = rank_order(value["order"], len(merged))
+    opt.reflect(
+        ctx,
+        reflections,
+        "rank",
+        0,
+        value["reason"] or f"order {order}",
+        order=order,
+        ranked=[merged[i].to_dict() for i in order],
+    )
+    return [merged[i] for i in order][: ctx.budget]
+
+
+# ------------------------------------------------------------------- full rewrite
+
+
+async def propose_full_rewrite(
+    opt: LLMOptimizer, ctx: ProposalContext
+) -> tuple[Proposal, list[str]]:
+    reflections: list[dict] = []
+    lapses: list[str] = []
+    found = await asyncio.gather(
+        *(_write_candidate(opt, ctx, g, reflections, lapses) for g in opt.groups(ctx))
+    )
+    level = sorted((c for c in found if c is not None), key=lambda c: PRIORITY[c.kind])
+    index = 0
+    size = max(ctx.merge_batch_size, 2)
+    while len(level) > 1:
+        tasks = []
+        for start in range(0, len(level), size):
+            batch = level[start : start + size]
+            if len(batch) == 1:
+                tasks.append(_same(batch[0]))
+            else:
+                tasks.append(_pick(opt, ctx, batch, index, reflections))
+                index += 1
+        level = sorted(await asyncio.gather(*tasks), key=lambda c: PRIORITY[c.kind])
+    proposal = Proposal(edits=[], reflections=reflections)
+    if level:
+        best = level[0]
+        proposal.candidate = best.text
+        proposal.suggestions = [
+            {"kind": "full_rewrite", "summary": best.summary, "sources": best.sources}
+        ]
+    return proposal, lapses
+
+
+async def _write_candidate(
+    opt: LLMOptimizer,
+    ctx: ProposalContext,
+    group: Group,
+    reflections: list[dict],
+    lapses: list[str],
+) -> Candidate | None:
+    prompt = _analyst_prompt(opt, "analyst_full_rewrite", ctx, group)
+    reply = await opt.ask(prompt, CANDIDATE_SHAPE, ctx.skill_text)
+    if not reply.ok:
+        opt.reflect(ctx, reflections, group.kind, group.index, f"no candidate: {reply.error}")
+        return None
+    value = reply.value or {}
+    if group.kind == FAILURE:
+        lapses.extend(value["lapses"])
+    opt.reflect(
+        ctx,
+        reflections,
+        group.kind,
+        group.index,
+        value["analysis"] or "(no analysis given)",
+        items=[r.item_id for r in group.results],
+        summary=value["summary"],
+    )
+    return Candidate(group.kind, value["skill"], value["summary"], [f"{group.kind} {group.index}"])
+
+
+async def _pick(
+    opt: LLMOptimizer,
+    ctx: ProposalContext,
+    batch: list[Candidate],
+    index: int,
+    reflections: list[dict],
+) -> Candidate:
+    kind = merged_kind(batch)  # type: ignore[arg-type]
+    sections = [
+        f"## Candidate {i} ({ORIGIN[c.kind]})\nSummary: {c.summary or '(none)'}\n"
+        f"<candidate>\n{c.text}\n</candidate>"
+        for i, c in enumerate(batch)
+    ]
+    prompt = render_prompt(
+        "merge_full_rewrite",
+        skill=ctx.skill_text,
+        candidates="\n\n".join(sections),
+        meta_notes=ctx.meta_notes.strip() or NONE,
+    )
+    reply = await opt.ask(prompt, PICK_SHAPE, "".join(c.text for c in batch))
+    sources = [s for c in batch for s in c.sources]
+    value = reply.value or {}
+    if not reply.ok or (value["pick"] is not None and not 0 <= value["pick"] < len(batch)):
+        why = reply.error or f"pick {value.get('pick')} out of range"
+        opt.reflect(ctx, reflections, "merge", index, f"merge failed, kept candidate 0: {why}")
+        return batch[0]
+    if value["pick"] is not None:
+        chosen = batch[value["pick"]]
+        text, summary = chosen.text, value["summary"] or chosen.summary
+    else:
+        text, summary = value["skill"], value["summary"]
+    opt.reflect(
+        ctx, reflections, "merge", index, summary or "merged", pick=value["pick"], sources=sources
+    )
+    return Candidate(kind, text, summary, sources)
