@@ -18,7 +18,7 @@ from typing import Any
 
 from core.atomic import write_json
 from core.environment.contract import SPLITS, EnvError
-from envs.split_data import ITEMS_FILE, manifest_ids
+from envs.split_data import ITEMS_FILE, manifest_ids, read_items_file
 
 Row = dict[str, Any]
 RECORD_SUFFIXES = (".jsonl", ".json", ".parquet")
@@ -123,8 +123,8 @@ def write_splits(
     entries: dict[str, list[dict[str, Any]]] = {}
     missing: dict[str, list[str]] = {}
     for split in SPLITS:
-        manifest = json.loads((Path(manifest_dir) / split / ITEMS_FILE).read_text("utf-8"))
-        manifest_ids(manifest_dir, split)  # validates shape and uniqueness
+        manifest_ids(manifest_dir, split)  # the manifest's shape and unique ids
+        manifest = read_items_file(Path(manifest_dir) / split / ITEMS_FILE)
         entries[split] = manifest
         missing[split] = [e["id"] for e in manifest if e["id"] not in rows_by_id]
     total_missing = sum(len(v) for v in missing.values())

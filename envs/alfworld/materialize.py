@@ -5,13 +5,12 @@ them)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from core.atomic import write_json
 from core.environment.contract import SPLITS, EnvError
 from envs.materialize import MaterializeReport
-from envs.split_data import ITEMS_FILE
+from envs.split_data import ITEMS_FILE, read_items_file
 
 
 def materialize(
@@ -24,7 +23,7 @@ def materialize(
     root = Path(source).resolve()
     splits, missing = {}, []
     for split in SPLITS:
-        entries = json.loads((Path(manifest_dir) / split / ITEMS_FILE).read_text(encoding="utf-8"))
+        entries = read_items_file(Path(manifest_dir) / split / ITEMS_FILE)
         items = []
         for entry in entries:
             game = root / entry["gamefile"]
