@@ -85,7 +85,7 @@ def explain(comparisons: list[Comparison], answer_position: str, problem: str) -
 class SpreadsheetBenchEnvironment(SplitDirEnvironment):
     name = "spreadsheetbench"
     version = "spreadsheetbench-1"
-    source_hint = "the extracted spreadsheetbench_verified_400 folder (dataset.json, spreadsheet/)"
+    source_hint = "the spreadsheetbench_verified_400.tar.gz release or the folder it extracts to"
     OPTIONS = {
         "max_turns": 30,
         "exec_timeout_s": 600.0,
