@@ -4,8 +4,10 @@ For each shipped task (capitals via configs/demo.yaml, and the three BIG-bench s
 configs/bigbench/default.yaml) this runs a short `skillopt train` with the `fewshot`
 strategy on the embedded SmolLM2-135M model, with a fresh run directory and the response
 cache off (so every figure is a real model call), and prints: baseline and best val (hard),
-test of the initial and the best skill, target calls, tokens and wall time. Not a test:
-nothing here asserts a number.
+test of the initial and the best skill, target calls, tokens and wall time. Two honesty
+checks beside them: the test accuracy of always giving the most common train answer (a
+lift below it is not learning the task), and how many distinct answers the best skill gave
+on test (one means it found a constant answer). Not a test: nothing here asserts a number.
 
 Run: .venv/bin/python bench/offline_tasks.py [--tasks capitals,sports_understanding,...]
 """
@@ -13,6 +15,7 @@ Run: .venv/bin/python bench/offline_tasks.py [--tasks capitals,sports_understand
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import subprocess
 import sys
@@ -56,6 +59,7 @@ def run_task(task: str, out_root: Path) -> dict:
     if proc.returncode != 0:
         raise SystemExit(f"{task}: skillopt train failed ({proc.returncode}): {proc.stderr[-800:]}")
     summary = json.loads(proc.stdout)
+    majority, distinct = honesty_checks(task, out, summary)
     roles = summary["usage"].get("per_role", {})
     target = roles.get("target", {})
     return {
@@ -68,9 +72,35 @@ def run_task(task: str, out_root: Path) -> dict:
         "accepted_steps": summary["accepted_steps"],
         "target_calls": target.get("calls"),
         "tokens": (target.get("input_tokens", 0) or 0) + (target.get("output_tokens", 0) or 0),
+        "majority_answer_test": majority,
+        "distinct_best_test_answers": distinct,
         "wall_s": round(wall, 1),
         "engine_wall_s": round(summary["wall_time_s"], 1),
     }
+
+
+def honesty_checks(task: str, run: Path, summary: dict) -> tuple[float, int]:
+    """(test accuracy of the most common train answer, distinct answers of the best skill)."""
+    sys.path.insert(0, str(ROOT))
+    from core.config import load_config
+    from envs import get_environment
+
+    config = load_config(run / "config.yaml")
+    env = get_environment(config.env)
+    common = collections.Counter(i.answer for i in env.load_split("train")).most_common(1)[0][0]
+    test = env.load_split("test")[: config.train.test_limit]
+    majority = sum(env.score(i, common).hard for i in test) / len(test)
+    best_hash = summary["test"]["best"]["skill_hash"]
+    answers = set()
+    for line in (run / "events.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        if (
+            event["type"] == "RolloutFinished"
+            and event["phase"] == "test"
+            and event["skill_hash"] == best_hash
+        ):
+            answers.add(event["prediction"].strip().lower())
+    return round(majority, 2), len(answers)
 
 
 def main() -> None:
