@@ -40,7 +40,7 @@ def _download() -> list[dict[str, Any]]:
         from datasets import load_dataset
     except ImportError:
         raise EnvError(
-            "--download needs the `datasets` library (`pip install datasets`); or download "
+            "--download needs the `datasets` library (`pip install 'skillopt-tui[download]'`); or download "
             f"{HF_DATASET} yourself and pass --source"
         ) from None
     loaded = load_dataset(HF_DATASET)
