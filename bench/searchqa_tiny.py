@@ -9,7 +9,11 @@ starts after every call of the current group has ended), and a group of n calls 
 ceil(n / slots) rounds. A ratio near 1 means the engine keeps the slots busy; the excess
 is engine overhead plus calls that could not overlap. Not a test: nothing is asserted.
 
+Every call is also appended to `--calls-log` as it finishes, and a run that fails (e.g. an
+optimizer call past its timeout on a saturated machine) still prints the figures so far.
+
 Run: .venv/bin/python bench/searchqa_tiny.py [--data ../shared/data/searchqa_tiny]
+     [--timeout 300] [--calls-log calls.jsonl]
 """
 
 from __future__ import annotations
@@ -38,8 +42,8 @@ from envs import get_environment  # noqa: E402
 SLOTS = 4
 
 
-def config_tree(data: Path, runs: Path) -> dict:
-    role = {"backend": "local", "max_tokens": 512, "concurrency": SLOTS, "timeout_s": 300.0}
+def config_tree(data: Path, runs: Path, timeout_s: float) -> dict:
+    role = {"backend": "local", "max_tokens": 512, "concurrency": SLOTS, "timeout_s": timeout_s}
     return {
         "run": {"runs_dir": str(runs), "seed": 0},
         "env": {"name": "searchqa", "manifest_dir": str(data), "data_dir": str(data)},
@@ -77,9 +81,9 @@ def rounds_of(calls: list[tuple[float, float]], slots: int) -> int:
     return sum(math.ceil(n / slots) for n in groups)
 
 
-async def main_async(data: Path) -> dict:
+async def main_async(data: Path, timeout_s: float, calls_log: Path | None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        config = config_from_dict(config_tree(data, Path(tmp)))
+        config = config_from_dict(config_tree(data, Path(tmp), timeout_s))
         client = build_model_client(config)
         log: list[dict] = []
         inner = client.complete
@@ -101,15 +105,19 @@ async def main_async(data: Path) -> dict:
         env = get_environment(config.env)
         skill = (ROOT / "envs/searchqa/initial.md").read_text(encoding="utf-8")
         started = time.monotonic()
-        summary = await run_training(
-            config,
-            run_dir=RunDirectory(Path(tmp) / "run"),
-            bus=EventBus(),
-            client=client,
-            env=env,
-            strategy=choose_strategy(config, client),
-            initial_skill=skill,
-        )
+        summary, failure = None, None
+        try:
+            summary = await run_training(
+                config,
+                run_dir=RunDirectory(Path(tmp) / "run"),
+                bus=EventBus(),
+                client=client,
+                env=env,
+                strategy=choose_strategy(config, client),
+                initial_skill=skill,
+            )
+        except Exception as exc:  # a benchmark reports how far it got
+            failure = f"{type(exc).__name__}: {exc}"
         wall = time.monotonic() - started
         snapshot = client.ledger.snapshot()
         await client.aclose()
@@ -117,10 +125,11 @@ async def main_async(data: Path) -> dict:
     rounds = rounds_of([(c["start"], c["end"]) for c in log], SLOTS)
     median = statistics.median(latencies) if latencies else 0.0
     return {
-        "status": summary.status,
-        "baseline_val": summary.baseline_val,
-        "best_val": summary.best_val,
-        "test": {k: v.get("hard") for k, v in summary.test.items()},
+        "status": summary.status if summary else "failed",
+        "failure": failure,
+        "baseline_val": summary.baseline_val if summary else None,
+        "best_val": summary.best_val if summary else None,
+        "test": {k: v.get("hard") for k, v in summary.test.items()} if summary else {},
         "wall_s": round(wall, 1),
         "calls": {r: int(v["calls"]) for r, v in snapshot.per_role.items()},
         "tokens": {
@@ -140,8 +149,10 @@ def main() -> None:
     parser.add_argument(
         "--data", type=Path, default=ROOT.parent / "shared" / "data" / "searchqa_tiny"
     )
+    parser.add_argument("--timeout", type=float, default=300.0, help="per-call timeout, seconds")
+    parser.add_argument("--calls-log", type=Path, default=None)
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(main_async(args.data)), indent=2))
+    print(json.dumps(asyncio.run(main_async(args.data, args.timeout, args.calls_log)), indent=2))
 
 
 if __name__ == "__main__":
