@@ -115,13 +115,15 @@ def main() -> None:
             print(json.dumps(row), flush=True)
     print()
     print(
-        f"{'task':<22} {'val base→best':<15} {'test init→best':<16} {'calls':>6} {'tokens':>8} {'wall s':>7}"
+        f"{'task':<22} {'val base→best':<15} {'test init→best':<16} {'majority':>8} "
+        f"{'answers':>7} {'calls':>6} {'tokens':>8} {'wall s':>7}"
     )
     for r in rows:
         val = f"{r['baseline_val']:.2f}→{r['best_val']:.2f}"
         test = f"{r['test_initial']:.2f}→{r['test_best']:.2f}"
         print(
-            f"{r['task']:<22} {val:<15} {test:<16} {r['target_calls']:>6} {r['tokens']:>8} {r['wall_s']:>7}"
+            f"{r['task']:<22} {val:<15} {test:<16} {r['majority_answer_test']:>8} "
+            f"{r['distinct_best_test_answers']:>7} {r['target_calls']:>6} {r['tokens']:>8} {r['wall_s']:>7}"
         )
 
 
