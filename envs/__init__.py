@@ -2,7 +2,8 @@
 
 Faces build the environment here and hand the object to the trainer; `core/` never imports
 a concrete environment. Concrete modules are imported lazily so that naming one
-environment never pays for another's imports.
+environment never pays for another's imports. The table of environments is
+`envs.catalog.SPECS`.
 """
 
 from __future__ import annotations
@@ -12,13 +13,9 @@ from pathlib import Path
 
 from core.config import EnvConfig
 from core.environment.contract import EnvError, Environment
+from envs.catalog import BY_NAME, EnvSpec
 
-# name -> "module:class"; the class takes (manifest_dir, data_dir, options).
-_FACTORIES = {
-    "capitals": "envs.capitals.environment:CapitalsEnvironment",
-    "repo_tasks": "envs.repo_tasks.environment:RepoTasksEnvironment",
-}
-ENVIRONMENTS: tuple[str, ...] = tuple(_FACTORIES)
+ENVIRONMENTS: tuple[str, ...] = tuple(BY_NAME)
 
 # The checkout holding `envs/` and `manifests/`: the default base for relative paths.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -31,22 +28,33 @@ def _resolve(path: str | None, root: Path) -> Path | None:
     return p if p.is_absolute() else root / p
 
 
+def spec_of(name: str) -> EnvSpec:
+    if name not in BY_NAME:
+        raise EnvError(f"unknown environment {name!r}; allowed: {', '.join(ENVIRONMENTS)}")
+    return BY_NAME[name]
+
+
+def manifest_dir_of(name: str, root: Path | None = None) -> Path:
+    """The published manifest folder of an environment in the checkout."""
+    return (
+        (Path(root) if root is not None else PROJECT_ROOT) / "manifests" / spec_of(name).manifests
+    )
+
+
 def get_environment(env_config: EnvConfig, *, root: Path | None = None) -> Environment:
     """Build the configured environment.
 
     `root` is the base for relative `manifest_dir` / `data_dir` and for the default manifest
-    folder `<root>/manifests/<name>`; it defaults to the project checkout. Unknown names and
+    folder `<root>/manifests/<folder>`; it defaults to the project checkout. Unknown names and
     unknown or invalid options raise EnvError (a UserError) naming what is allowed.
     """
-    name = env_config.name
-    if name not in _FACTORIES:
-        raise EnvError(f"unknown environment {name!r}; allowed: {', '.join(ENVIRONMENTS)}")
+    spec = spec_of(env_config.name)
     base = Path(root) if root is not None else PROJECT_ROOT
-    manifest_dir = _resolve(env_config.manifest_dir, base) or base / "manifests" / name
+    manifest_dir = _resolve(env_config.manifest_dir, base) or manifest_dir_of(spec.name, base)
     data_dir = _resolve(env_config.data_dir, base)
-    module_name, class_name = _FACTORIES[name].split(":")
+    module_name, class_name = spec.factory.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
     return cls(manifest_dir, data_dir, dict(env_config.options))
 
 
-__all__ = ["ENVIRONMENTS", "EnvError", "Environment", "get_environment"]
+__all__ = ["ENVIRONMENTS", "EnvError", "Environment", "get_environment", "manifest_dir_of"]

@@ -1,6 +1,7 @@
-"""Pure answer scorers shared by the short-answer environments (capitals, later searchqa and
-officeqa): normalised exact match (hard), token F1 (soft), and the explanation the
-optimizer reads.
+"""Pure answer scorers shared by the short-answer environments (capitals, searchqa, officeqa,
+bigbench): normalised exact match (hard), token F1 (soft), and the explanation the
+optimizer reads. Every scorer takes the normaliser as a parameter: `normalise_answer` (ours,
+below) by default, `squad_normalise` where a benchmark publishes SQuAD's.
 
 Normalisation (`normalise_answer`), in this order: Unicode accents folded (NFKD, combining
 marks dropped: "Brasília" -> "brasilia"); lowercased; hyphens, dashes and slashes become
@@ -21,9 +22,10 @@ exactly one of the phrases of `core.environment.verdicts`, whose `verdict_of` re
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from core.environment.contract import Score
 from core.environment.verdicts import (
@@ -56,19 +58,34 @@ def normalise_answer(text: str) -> str:
     return " ".join(words)
 
 
-def answer_tokens(text: str) -> list[str]:
-    return normalise_answer(text).split()
+Normaliser = Callable[[str], str]
+
+_SQUAD_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_ASCII_PUNCT = frozenset(string.punctuation)
 
 
-def exact_match(prediction: str, reference: str) -> float:
+def squad_normalise(text: str) -> str:
+    """SQuAD's answer normalisation, as its evaluation script defines it: lowercase, drop
+    ASCII punctuation, drop the articles a/an/the, collapse whitespace. Unlike
+    `normalise_answer` it keeps accents ("Brasília" != "Brasilia") and joins hyphenated
+    words ("Port-au-Prince" -> "portauprince"): benchmark numbers stay comparable."""
+    text = "".join(ch for ch in text.lower() if ch not in _ASCII_PUNCT)
+    return " ".join(_SQUAD_ARTICLES.sub(" ", text).split())
+
+
+def answer_tokens(text: str, normalise: Normaliser = normalise_answer) -> list[str]:
+    return normalise(text).split()
+
+
+def exact_match(prediction: str, reference: str, normalise: Normaliser = normalise_answer) -> float:
     """1.0 if the normalised forms are equal, else 0.0."""
-    return 1.0 if normalise_answer(prediction) == normalise_answer(reference) else 0.0
+    return 1.0 if normalise(prediction) == normalise(reference) else 0.0
 
 
-def token_f1(prediction: str, reference: str) -> float:
+def token_f1(prediction: str, reference: str, normalise: Normaliser = normalise_answer) -> float:
     """Harmonic mean of token precision and recall over normalised tokens (bag of words).
     Two empty answers agree (1.0); one empty answer scores 0.0."""
-    pred, ref = answer_tokens(prediction), answer_tokens(reference)
+    pred, ref = answer_tokens(prediction, normalise), answer_tokens(reference, normalise)
     if not pred or not ref:
         return 1.0 if pred == ref else 0.0
     common = sum((Counter(pred) & Counter(ref)).values())
@@ -87,25 +104,31 @@ def _looks_like_sentence(prediction: str) -> bool:
     return len(prediction.split()) >= 3 and prediction.rstrip().endswith((".", "!", "?"))
 
 
-def _shown(text: str) -> str:
+def shown_text(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= MAX_SHOWN_CHARS else text[: MAX_SHOWN_CHARS - 1] + "…"
 
 
 def _expected(reference: str, aliases: Sequence[str]) -> str:
-    out = f'expected "{_shown(reference)}"'
+    out = f'expected "{shown_text(reference)}"'
     if aliases:
-        out += " (also accepted: " + ", ".join(f'"{_shown(a)}"' for a in aliases) + ")"
+        out += " (also accepted: " + ", ".join(f'"{shown_text(a)}"' for a in aliases) + ")"
     return out
 
 
-def score_answer(prediction: str, reference: str, aliases: Sequence[str] = ()) -> Score:
+def score_answer(
+    prediction: str,
+    reference: str,
+    aliases: Sequence[str] = (),
+    *,
+    normalise: Normaliser = normalise_answer,
+) -> Score:
     """Hard = best exact match over reference and aliases; soft = best token F1 over them;
     explanation in the documented shape, with the verdict for the best-matching answer."""
     accepted = [reference, *aliases]
-    hard = max(exact_match(prediction, a) for a in accepted)
-    soft = max(token_f1(prediction, a) for a in accepted)
-    pred_tokens = answer_tokens(prediction)
+    hard = max(exact_match(prediction, a, normalise) for a in accepted)
+    soft = max(token_f1(prediction, a, normalise) for a in accepted)
+    pred_tokens = answer_tokens(prediction, normalise)
     detail = ""
     if hard == 1.0:
         verdict = VERDICT_CORRECT
@@ -113,7 +136,7 @@ def score_answer(prediction: str, reference: str, aliases: Sequence[str] = ()) -
             detail = DETAIL_NORMALISED
     elif not pred_tokens:
         verdict = VERDICT_EMPTY
-    elif any(_contains(pred_tokens, answer_tokens(a)) for a in accepted):
+    elif any(_contains(pred_tokens, answer_tokens(a, normalise)) for a in accepted):
         verdict = VERDICT_EXTRA_WORDS
         if _looks_like_sentence(prediction):
             detail = DETAIL_SENTENCE
@@ -121,7 +144,7 @@ def score_answer(prediction: str, reference: str, aliases: Sequence[str] = ()) -
         verdict = VERDICT_WRONG
     shown_verdict = f"{verdict} ({detail})" if detail else verdict
     explanation = (
-        f'{_expected(reference, aliases)}; got "{_shown(prediction)}" — '
+        f'{_expected(reference, aliases)}; got "{shown_text(prediction)}" — '
         f"verdict: {shown_verdict}; exact match {int(hard)}; token F1 {soft:.2f}"
     )
     return Score(hard=hard, soft=soft, explanation=explanation)
@@ -131,5 +154,23 @@ def explain_model_error(reference: str, aliases: Sequence[str], error: str) -> s
     """The explanation of a rollout that scored zero because the model call failed."""
     return (
         f"{_expected(reference, aliases)}; got no answer — verdict: {VERDICT_MODEL_ERROR}; "
-        f"{_shown(error)}"
+        f"{shown_text(error)}"
     )
+
+
+def score_label(prediction: str, chosen: str | None, reference: str, how: str) -> Score:
+    """A multiple-choice answer read as the label `chosen` (None: no label could be read)
+    by the rule named in `how`; hard = soft = 1 when it is the reference label."""
+    hard = 1.0 if chosen is not None and chosen == reference else 0.0
+    if hard:
+        verdict = VERDICT_CORRECT
+    elif not prediction.strip():
+        verdict = VERDICT_EMPTY
+    else:
+        verdict = VERDICT_WRONG
+    read = f"read as {chosen} by {how}" if chosen is not None else "no choice label found"
+    explanation = (
+        f'expected "{reference}"; got "{shown_text(prediction)}" — verdict: {verdict} ({read}); '
+        f"exact match {int(hard)}; token F1 {hard:.2f}"
+    )
+    return Score(hard=hard, soft=hard, explanation=explanation)

@@ -58,6 +58,7 @@ class RoleRuntime:
     # What else decides a rollout's outcome (a coding agent's tools, skill placement, ...):
     # part of the rollout cache's target key when set.
     identity: dict[str, Any] = field(default_factory=dict)
+    accepts_images: bool = True  # False: the backend is text-only (image parts are refused)
     error: ModelError | None = None
     _loop: asyncio.AbstractEventLoop | None = None
     _semaphore: asyncio.Semaphore | None = None
@@ -154,6 +155,11 @@ class ModelClient:
         if rt.error is not None:
             raise rt.error
         _check_messages(messages)
+        if not rt.accepts_images and _has_image(messages):
+            raise BadRequestError(
+                f"models.{role} ({self.describe(role)}) is a text-only backend and this task "
+                "sends images: use a multimodal model (e.g. backend openai with gpt-4.1-mini)"
+            )
         timeout_s = float(settings.pop("timeout_s", None) or rt.timeout_s)
         cache_scope = str(settings.pop("cache_scope", None) or "")
         merged = dict(rt.settings)
@@ -322,6 +328,15 @@ def estimated_usage(request: Request) -> Usage:
 def _masked(completion: Completion) -> Completion:
     text = redact(completion.text)
     return completion if text == completion.text else replace(completion, text=text)
+
+
+def _has_image(messages: list[Message]) -> bool:
+    return any(
+        isinstance(part, dict) and part.get("type") in ("image_url", "image", "input_image")
+        for m in messages
+        if isinstance(m["content"], list)
+        for part in m["content"]
+    )
 
 
 def _with_context(exc: ModelError, where: str) -> ModelError:

@@ -235,6 +235,7 @@ def _local(rt: RoleRuntime, config: Config) -> None:
     rt.endpoint = CACHE_IDENTITY
     rt.label = f"local:{LOCAL_MODEL_NAME}"
     rt.settings.setdefault("stop", ["\n"])  # the plain-text Q/A template ends answers at a newline
+    rt.accepts_images = False  # SmolLM2-135M reads text only
     rt.backend = LocalBackend(config.models.local)
 
 
@@ -305,6 +306,7 @@ def _azure(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> Non
 
 def _anthropic(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:
     rt.model = rc.model or DEFAULT_MODELS["anthropic"]
+    rt.accepts_images = False  # the backend does not translate OpenAI image parts yet
     setting = f"{where}.base_url"
     if rc.base_url:
         rt.endpoint = public_url(rc.base_url)

@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "skillopt_tui.cli.sleep_night_cmds",  # sleep init, run, dry-run, status, schedule, unschedule
     "skillopt_tui.cli.mcp_cmd",  # mcp
     "skillopt_tui.cli.integrations_cmds",  # integrations list, install, uninstall
+    "skillopt_tui.cli.envs_cmds",  # envs, data materialize
 )
 
 

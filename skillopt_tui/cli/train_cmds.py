@@ -100,6 +100,7 @@ def train(
     # Everything that can be wrong with the input is checked before the run directory is
     # touched, so a typo never leaves an empty run behind.
     env = get_environment(cfg.env)
+    env.load_split("train")  # data not materialised: one line saying how, before any run dir
     repo = None
     if skills_repo is not None and skill is not None:
         from core.skills_repo import SkillsRepo

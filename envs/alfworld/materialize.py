@@ -1,0 +1,43 @@
+"""`skillopt data materialize alfworld --source $ALFWORLD_DATA`: checks that every game file
+the published path manifest names exists under the data root and writes the split items
+with absolute game-file paths (the games themselves stay where `alfworld-download` put
+them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.atomic import write_json
+from core.environment.contract import SPLITS, EnvError
+from envs.materialize import MaterializeReport
+from envs.split_data import ITEMS_FILE, read_items_file
+
+
+def materialize(
+    source: Path | None, out: Path, manifest_dir: Path, *, download: bool = False
+) -> MaterializeReport:
+    if download or source is None:
+        raise EnvError(
+            "alfworld: run `pip install alfworld && alfworld-download`, then pass --source $ALFWORLD_DATA"
+        )
+    root = Path(source).resolve()
+    splits, missing = {}, []
+    for split in SPLITS:
+        entries = read_items_file(Path(manifest_dir) / split / ITEMS_FILE)
+        items = []
+        for entry in entries:
+            game = root / entry["gamefile"]
+            if not game.is_file():
+                missing.append(entry["gamefile"])
+            items.append({**entry, "gamefile": str(game)})
+        splits[split] = items
+    if missing:
+        raise EnvError(
+            f"alfworld: {len(missing)} game file(s) of the manifest are not under {root}, "
+            f"e.g. {missing[0]}; nothing was written (is it the json_2.1.1 data root?)"
+        )
+    for split, items in splits.items():
+        write_json(Path(out) / split / ITEMS_FILE, items)
+    return MaterializeReport(
+        env="alfworld", out=Path(out), counts={s: len(i) for s, i in splits.items()}
+    )

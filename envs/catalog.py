@@ -1,0 +1,99 @@
+"""Every environment the tool knows: how to build it, what it needs, where its split
+manifest lives and how its data is materialised. `skillopt envs` prints this table; the
+registry (`envs.get_environment`) builds from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    name: str
+    factory: str  # "module:Class"; the class takes (manifest_dir, data_dir, options)
+    interaction: str
+    needs: tuple[str, ...] = ()  # what a run needs beyond a text chat model
+    manifest_folder: str | None = None  # under manifests/; None = the env's name
+    materializer: str | None = None  # "module:function"; None = the data ships with us
+    source: str = ""  # where the public data comes from
+
+    @property
+    def manifests(self) -> str:
+        return self.manifest_folder or self.name
+
+
+SPECS: tuple[EnvSpec, ...] = (
+    EnvSpec(
+        "capitals",
+        "envs.capitals.environment:CapitalsEnvironment",
+        "one chat call; short answer",
+        source="ours (shipped)",
+    ),
+    EnvSpec(
+        "bigbench",
+        "envs.bigbench.environment:BigBenchEnvironment",
+        "one chat call; short answer",
+        source="BIG-bench task files, Apache-2.0 (shipped slices)",
+    ),
+    EnvSpec(
+        "repo_tasks",
+        "envs.repo_tasks.environment:RepoTasksEnvironment",
+        "coding agent in a tiny repository; checks run after",
+        needs=("agent backend (claude_code or codex)",),
+        source="ours (shipped)",
+    ),
+    EnvSpec(
+        "searchqa",
+        "envs.searchqa.environment:SearchQAEnvironment",
+        "one chat call over supplied context; <answer> tag",
+        manifest_folder="searchqa_id_split",
+        materializer="envs.searchqa.materialize:materialize",
+        source="lucadiliello/searchqa",
+    ),
+    EnvSpec(
+        "livemath",
+        "envs.livemath.environment:LiveMathEnvironment",
+        "one chat call; multiple choice, seeded shuffle",
+        manifest_folder="livemathematicianbench_id_split",
+        materializer="envs.livemath.materialize:materialize",
+        source="LiveMathematicianBench/LiveMathematicianBench",
+    ),
+    EnvSpec(
+        "docvqa",
+        "envs.docvqa.environment:DocVQAEnvironment",
+        "one multimodal call with the page image",
+        needs=("multimodal backend",),
+        manifest_folder="docvqa_id_split",
+        materializer="envs.docvqa.materialize:materialize",
+        source="lmms-lab/DocVQA (validation)",
+    ),
+    EnvSpec(
+        "officeqa",
+        "envs.officeqa.environment:OfficeQAEnvironment",
+        "tool loop (glob, read, grep) over the item's source files",
+        manifest_folder="officeqa_id_split",
+        materializer="envs.officeqa.materialize:materialize",
+        source="databricks/officeqa (gated)",
+    ),
+    EnvSpec(
+        "spreadsheetbench",
+        "envs.spreadsheetbench.environment:SpreadsheetBenchEnvironment",
+        "code generation run in a sandboxed subprocess; errors fed back",
+        needs=("sandbox (subprocess)", "openpyxl"),
+        manifest_folder="spreadsheetbench_id_split",
+        materializer="envs.spreadsheetbench.materialize:materialize",
+        source="KAKA22/SpreadsheetBench (verified 400)",
+    ),
+    EnvSpec(
+        "alfworld",
+        "envs.alfworld.environment:ALFWorldEnvironment",
+        "multi-step text-world episode; admissible actions",
+        needs=("alfworld + $ALFWORLD_DATA game files",),
+        manifest_folder="alfworld_path_split",
+        materializer="envs.alfworld.materialize:materialize",
+        source="alfworld/alfworld json_2.1.1 (alfworld-download)",
+    ),
+)
+
+BY_NAME = {spec.name: spec for spec in SPECS}

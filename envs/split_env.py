@@ -1,0 +1,116 @@
+"""What the published-benchmark environments share: options with typed defaults, splits read
+from a materialised data directory against the published manifest, and the two shapes of a
+rollout result (scored, or zero because the model kept failing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from core.environment.contract import EnvError, RolloutResult, Score, TaskItem
+from core.models.types import Completion, Message
+from envs.split_data import default_data_dir, load_split_rows
+
+
+class SplitDirEnvironment:
+    """Base of an environment whose data is `<data_dir>/{train,val,test}/items.json`.
+
+    Subclasses set `name`, `version`, `source_hint` (what `--source` must be, for the
+    missing-data message), `OPTIONS` (option -> default; a value's type is the option's
+    type) and implement `to_item`, `rollout` and `score`."""
+
+    name: ClassVar[str]
+    version: ClassVar[str]
+    source_hint: ClassVar[str]
+    OPTIONS: ClassVar[dict[str, Any]] = {}
+    CHOICES: ClassVar[dict[str, tuple[Any, ...]]] = {}  # option -> allowed values
+
+    def __init__(
+        self,
+        manifest_dir: Path,
+        data_dir: Path | None = None,
+        options: Mapping[str, Any] | None = None,
+    ):
+        self.manifest_dir = Path(manifest_dir)
+        self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir(self.name)
+        self.options = self.validate_options(options or {})
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(options) - set(cls.OPTIONS))
+        if unknown:
+            allowed = ", ".join(sorted(cls.OPTIONS)) or "none"
+            raise EnvError(
+                f"{cls.name}: unknown env option(s) {', '.join(unknown)}; allowed: {allowed}"
+            )
+        out = dict(cls.OPTIONS)
+        for key, value in options.items():
+            default = cls.OPTIONS[key]
+            wanted = float if isinstance(default, float) else type(default)
+            ok = isinstance(value, wanted) and (wanted is bool or not isinstance(value, bool))
+            if wanted is float and isinstance(value, int) and not isinstance(value, bool):
+                value, ok = float(value), True
+            if not ok:
+                raise EnvError(
+                    f"{cls.name}: env.options.{key} must be {wanted.__name__}, got {value!r}"
+                )
+            if key in cls.CHOICES and value not in cls.CHOICES[key]:
+                allowed = ", ".join(map(str, cls.CHOICES[key]))
+                raise EnvError(f"{cls.name}: env.options.{key} must be one of {allowed}")
+            positive = not key.endswith("seed") and not isinstance(value, bool)
+            if positive and isinstance(value, int | float) and value <= 0:
+                raise EnvError(f"{cls.name}: env.options.{key} must be positive, got {value!r}")
+            out[key] = value
+        return out
+
+    def load_split(self, split: str) -> list[TaskItem]:
+        rows = load_split_rows(self.name, self.manifest_dir, self.data_dir, split, self.source_hint)
+        return [self.to_item(row) for row in rows]
+
+    def to_item(self, row: dict[str, Any]) -> TaskItem:
+        raise NotImplementedError
+
+
+def scored_result(
+    item: TaskItem,
+    prediction: str,
+    score: Score,
+    trajectory: list[Message],
+    completions: list[Completion],
+) -> RolloutResult:
+    """A finished rollout; usage and latency summed over the rollout's model calls."""
+    return RolloutResult(
+        item_id=item.id,
+        task_type=item.task_type,
+        question=item.question,
+        reference=item.answer,
+        prediction=prediction,
+        hard=score.hard,
+        soft=score.soft,
+        explanation=score.explanation,
+        trajectory=trajectory,
+        input_tokens=sum(c.usage.input_tokens for c in completions),
+        output_tokens=sum(c.usage.output_tokens for c in completions),
+        latency_s=sum(c.latency_s for c in completions),
+        cached=bool(completions) and all(c.cached for c in completions),
+    )
+
+
+def model_error_result(
+    item: TaskItem, trajectory: list[Message], error: Exception, explanation: str
+) -> RolloutResult:
+    """A rollout the model could not finish (retries exhausted): scored zero, `error` set."""
+    return RolloutResult(
+        item_id=item.id,
+        task_type=item.task_type,
+        question=item.question,
+        reference=item.answer,
+        prediction="",
+        hard=0.0,
+        soft=0.0,
+        explanation=explanation,
+        trajectory=list(trajectory),
+        error=str(error),
+    )

@@ -1,0 +1,195 @@
+"""`spreadsheetbench`: SpreadsheetBench (Verified 400) as the published method runs it: the
+target writes a Python program that transforms the input workbook; the program runs in a
+sandboxed subprocess (envs/spreadsheetbench/sandbox.py) on each of the task's test cases;
+an error, a timeout or a missing output is fed back and the target tries again, for up to
+`max_turns` rounds. With `train_cell_feedback` on, a training item's wrong cells are fed
+back too (never on val or test: that would leak the answer into the score).
+
+Scored by the published cell rules (compare.py) over the `answer_position` cells of every
+test case: hard = all cells right, soft = the fraction of cells right.
+
+Data: `<data_dir>/{train,val,test}/items.json` of `{id, instruction, instruction_type,
+answer_position, cases: [{input, answer}]}`, workbook paths relative to the data directory
+(what `skillopt data materialize spreadsheetbench` writes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
+from core.environment.verdicts import VERDICT_CORRECT, VERDICT_EMPTY, VERDICT_WRONG
+from core.models.types import Completion, Message, RetriesExhausted, TransientError
+from envs.scoring import explain_model_error, shown_text
+from envs.split_data import load_split_rows
+from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
+from envs.spreadsheetbench.compare import Comparison, compare_workbooks
+from envs.spreadsheetbench.sandbox import INPUT_NAME, OUTPUT_NAME, Limits, run_program
+
+_CODE = re.compile(r"```(?:python|py)?\s*\n(.*?)(?:```|$)", re.DOTALL)
+PREVIEW_ROWS, PREVIEW_COLS = 8, 8
+
+
+def extract_program(reply: str) -> str:
+    """The last fenced code block, or the whole reply when it has none."""
+    blocks = _CODE.findall(reply)
+    return blocks[-1].strip() if blocks else reply.strip()
+
+
+def preview(workbook: Path) -> str:
+    """Sheet names and the top-left cells of each sheet, for the prompt."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(workbook, data_only=True, read_only=True)
+    lines = []
+    for ws in wb.worksheets:
+        lines.append(f"Sheet {ws.title!r} ({ws.max_row} rows x {ws.max_column} columns):")
+        for row in ws.iter_rows(max_row=PREVIEW_ROWS, max_col=PREVIEW_COLS):
+            cells = [
+                f"{c.coordinate}={c.value!r}" for c in row if getattr(c, "value", None) is not None
+            ]
+            if cells:
+                lines.append("  " + ", ".join(cells))
+    wb.close()
+    return "\n".join(lines)
+
+
+def explain(comparisons: list[Comparison], answer_position: str, problem: str) -> Score:
+    correct = sum(c.correct for c in comparisons)
+    total = sum(c.total for c in comparisons) or 1
+    hard = 1.0 if comparisons and all(c.all_correct for c in comparisons) else 0.0
+    soft = correct / total
+    if hard:
+        verdict = VERDICT_CORRECT
+    elif problem:
+        verdict = f"{VERDICT_EMPTY} ({shown_text(problem.splitlines()[-1])})"
+    else:
+        first = next((c.first_mismatch for c in comparisons if c.first_mismatch), "")
+        verdict = f"{VERDICT_WRONG} (first wrong cell: {first})" if first else VERDICT_WRONG
+    got = (
+        f"{correct} of {total} cells right over {len(comparisons)} test case(s)"
+        if comparisons
+        else "no output: the program did not run to the end"
+    )
+    explanation = (
+        f'expected "every cell of {answer_position} as in the answer workbook"; got "{got}" — '
+        f"verdict: {verdict}; exact match {int(hard)}; token F1 {soft:.2f}"
+    )
+    return Score(hard=hard, soft=soft, explanation=explanation)
+
+
+class SpreadsheetBenchEnvironment(SplitDirEnvironment):
+    name = "spreadsheetbench"
+    version = "spreadsheetbench-1"
+    source_hint = "the spreadsheetbench_verified_400.tar.gz release or the folder it extracts to"
+    OPTIONS = {
+        "max_turns": 30,
+        "exec_timeout_s": 600.0,
+        "memory_mb": 2048,
+        "max_output_chars": 4000,
+        "train_cell_feedback": False,
+    }
+
+    def load_split(self, split: str) -> list[TaskItem]:
+        rows = load_split_rows(self.name, self.manifest_dir, self.data_dir, split, self.source_hint)
+        return [self.to_item(row, split) for row in rows]
+
+    def to_item(self, row: dict[str, Any], split: str = "") -> TaskItem:
+        try:
+            cases = [
+                {
+                    "input": str(self.data_dir / c["input"]),
+                    "answer": str(self.data_dir / c["answer"]),
+                }
+                for c in row["cases"]
+            ]
+            instruction, position = str(row["instruction"]), str(row["answer_position"])
+        except (KeyError, TypeError) as exc:
+            raise EnvError(
+                f"spreadsheetbench item {row.get('id')!r}: missing field {exc}"
+            ) from None
+        if not cases:
+            raise EnvError(f"spreadsheetbench item {row['id']!r} has no test cases")
+        return TaskItem(
+            id=row["id"],
+            task_type=str(row.get("instruction_type") or "spreadsheet"),
+            question=instruction,
+            answer=f"the answer workbook's cells at {position}",
+            data={"cases": cases, "answer_position": position, "split": split},
+        )
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(
+            timeout_s=self.options["exec_timeout_s"],
+            memory_mb=self.options["memory_mb"],
+            max_output_chars=self.options["max_output_chars"],
+        )
+
+    def score(self, item: TaskItem, prediction: str) -> Score:
+        """Run the program `prediction` (bare or in a fenced block) on every test case and
+        compare the cells."""
+        comparisons, problem = self._run_cases(extract_program(prediction), item)
+        return explain(comparisons, item.data["answer_position"], problem)
+
+    def _run_cases(self, program: str, item: TaskItem) -> tuple[list[Comparison], str]:
+        comparisons: list[Comparison] = []
+        with tempfile.TemporaryDirectory(prefix="skillopt-sheet-out-") as tmp:
+            for number, case in enumerate(item.data["cases"], 1):
+                result = run_program(
+                    program, Path(case["input"]), Path(tmp) / str(number), self.limits
+                )
+                if not result.ok:
+                    return [], result.problem()
+                comparisons.append(
+                    compare_workbooks(
+                        Path(case["answer"]), result.output, item.data["answer_position"]
+                    )
+                )
+        return comparisons, ""
+
+    def _prompt(self, item: TaskItem) -> str:
+        first = Path(item.data["cases"][0]["input"])
+        return (
+            f"Task on a spreadsheet: {item.question}\n\n"
+            f"The answer goes in: {item.data['answer_position']}\n\n"
+            f"The workbook (a preview):\n{preview(first)}\n\n"
+            f"Write a Python program that opens {INPUT_NAME} from the current directory with "
+            f"openpyxl, does the task and saves the result as {OUTPUT_NAME} in the current "
+            "directory. Reply with the program in one ```python block."
+        )
+
+    async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
+        messages: list[Message] = []
+        if skill_text.strip():
+            messages.append({"role": "system", "content": skill_text})
+        messages.append({"role": "user", "content": self._prompt(item)})
+        completions: list[Completion] = []
+        program, score = "", explain([], item.data["answer_position"], "no program")
+        feedback_cells = self.options["train_cell_feedback"] and item.data["split"] == "train"
+        for _turn in range(self.options["max_turns"]):
+            try:
+                completion = await complete(messages)
+            except (TransientError, RetriesExhausted) as exc:
+                return model_error_result(
+                    item, messages, exc, explain_model_error(item.answer, (), str(exc))
+                )
+            completions.append(completion)
+            messages.append({"role": "assistant", "content": completion.text})
+            program = extract_program(completion.text)
+            comparisons, problem = await asyncio.to_thread(self._run_cases, program, item)
+            score = explain(comparisons, item.data["answer_position"], problem)
+            if problem:
+                messages.append({"role": "user", "content": f"{problem}\n\nFix the program."})
+                continue
+            if score.hard or not feedback_cells:
+                break
+            wrong = next(c.first_mismatch for c in comparisons if c.first_mismatch)
+            messages.append(
+                {"role": "user", "content": f"Some cells are wrong, e.g. {wrong}. Fix the program."}
+            )
+        return scored_result(item, program, score, messages, completions)

@@ -1,0 +1,199 @@
+"""`spreadsheetbench`: the sandbox's limits, one rollout with error feedback through the
+scripted TEST DOUBLE, cell scoring, the missing-data error and `materialize` from the
+published release layout (folder and .tar.gz)."""
+
+import json
+import os
+import tarfile
+
+import pytest
+
+openpyxl = pytest.importorskip("openpyxl")
+
+from core.config import EnvConfig  # noqa: E402
+from envs import get_environment  # noqa: E402
+from envs.split_data import MissingDataError  # noqa: E402
+from envs.spreadsheetbench.materialize import materialize  # noqa: E402
+from envs.spreadsheetbench.sandbox import Limits, run_program  # noqa: E402
+from tests.envs.benchmarks.fixtures import SPLIT_IDS, scripted_client, write_manifest  # noqa: E402
+
+SOLUTION = """```python
+import openpyxl
+wb = openpyxl.load_workbook("input.xlsx")
+ws = wb["Data"]
+for row in range(2, 4):
+    ws[f"C{row}"] = ws[f"A{row}"].value + ws[f"B{row}"].value
+wb.save("output.xlsx")
+```"""
+
+
+def workbook(path, with_sums: bool) -> None:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws.append(["a", "b", "sum"])
+    ws.append([1, 2, 3 if with_sums else None])
+    ws.append([10.004, 5, 15.004 if with_sums else None])
+    wb.save(path)
+
+
+def release(root):
+    """The published layout: dataset.json and spreadsheet/<id>/<n>_<id>_{input,answer}.xlsx."""
+    rows = []
+    for ids in SPLIT_IDS.values():
+        for i in ids:
+            folder = root / "spreadsheet" / i
+            folder.mkdir(parents=True)
+            for n in (1, 2):
+                workbook(folder / f"{n}_{i}_input.xlsx", with_sums=False)
+                workbook(folder / f"{n}_{i}_answer.xlsx", with_sums=True)
+            rows.append(
+                {
+                    "id": i,
+                    "instruction": "Fill column C with the sum of A and B.",
+                    "spreadsheet_path": f"spreadsheet/{i}",
+                    "instruction_type": "Cell-Level Manipulation",
+                    "answer_position": "Data!C2:C3",
+                }
+            )
+    (root / "dataset.json").write_text(json.dumps(rows))
+    return root
+
+
+@pytest.fixture
+def materialised(tmp_path):
+    manifest = write_manifest(tmp_path / "manifest")
+    report = materialize(release(tmp_path / "release"), tmp_path / "out", manifest)
+    return manifest, tmp_path / "out", report
+
+
+def env_for(manifest, data, **options):
+    return get_environment(
+        EnvConfig(
+            name="spreadsheetbench", manifest_dir=str(manifest), data_dir=str(data), options=options
+        )
+    )
+
+
+def test_materialize_from_the_release_folder(materialised):
+    manifest, out, report = materialised
+    assert report.counts == {"train": 2, "val": 1, "test": 1} and report.files == 16
+    item = env_for(manifest, out).load_split("val")[0]
+    assert len(item.data["cases"]) == 2 and item.data["answer_position"] == "Data!C2:C3"
+
+
+def test_materialize_from_the_release_archive(tmp_path):
+    manifest = write_manifest(tmp_path / "manifest")
+    folder = release(tmp_path / "spreadsheetbench_verified_400")
+    archive = tmp_path / "spreadsheetbench_verified_400.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(folder, arcname=folder.name)
+    assert materialize(archive, tmp_path / "out", manifest).counts["train"] == 2
+
+
+async def test_rollout_feeds_errors_back_until_the_program_works(materialised):
+    manifest, out, _ = materialised
+    env = env_for(manifest, out, exec_timeout_s=20.0)
+    replies = iter(["```python\nraise ValueError('bad column')\n```", SOLUTION])
+    seen = []
+
+    def responder(request):
+        seen.append(request)
+        return next(replies)
+
+    async with scripted_client(responder) as client:
+        result = await env.rollout(env.load_split("val")[0], "", client.bind("target"))
+    assert len(seen) == 2
+    assert "ValueError: bad column" in seen[1].messages[-1]["content"]
+    assert (result.hard, result.soft) == (1.0, 1.0)
+
+
+def test_scoring_counts_cells(materialised):
+    manifest, out, _ = materialised
+    env = env_for(manifest, out, exec_timeout_s=20.0)
+    item = env.load_split("val")[0]
+    half = SOLUTION.replace("range(2, 4)", "range(2, 3)")
+    score = env.score(item, half)
+    assert (score.hard, score.soft) == (0.0, 0.5)
+    assert "Data!C3" in score.explanation
+    broken = env.score(item, "def broken(:\n")
+    assert (broken.hard, broken.soft) == (0.0, 0.0) and "SyntaxError" in broken.explanation
+
+
+async def test_cell_feedback_only_on_training_items(materialised):
+    manifest, out, _ = materialised
+    env = env_for(manifest, out, exec_timeout_s=20.0, train_cell_feedback=True, max_turns=2)
+    half = SOLUTION.replace("range(2, 4)", "range(2, 3)")
+    for split, expected_calls in (("train", 2), ("val", 1)):
+        calls = []
+
+        def responder(request, calls=calls):
+            calls.append(request)
+            return half
+
+        async with scripted_client(responder) as client:
+            await env.rollout(env.load_split(split)[0], "", client.bind("target"))
+        assert len(calls) == expected_calls
+        if split == "train":
+            assert "cells are wrong" in calls[1].messages[-1]["content"]
+
+
+def test_missing_data_error(tmp_path):
+    env = get_environment(EnvConfig(name="spreadsheetbench", data_dir=str(tmp_path)))
+    with pytest.raises(MissingDataError, match="skillopt data materialize spreadsheetbench"):
+        env.load_split("train")
+
+
+# ---------------------------------------------------------------- the sandbox
+
+
+@pytest.fixture
+def input_book(tmp_path):
+    workbook(tmp_path / "in.xlsx", with_sums=False)
+    return tmp_path / "in.xlsx"
+
+
+def test_a_program_that_loops_forever_is_stopped(input_book, tmp_path):
+    result = run_program(
+        "while True:\n    pass\n", input_book, tmp_path / "o", Limits(timeout_s=1.0)
+    )
+    assert result.timed_out and not result.ok and "time limit" in result.problem()
+
+
+def test_unbounded_allocation_hits_the_memory_limit(input_book, tmp_path):
+    code = "blocks = []\nwhile True:\n    blocks.append(bytearray(50_000_000))\n"
+    result = run_program(code, input_book, tmp_path / "o", Limits(timeout_s=20.0, memory_mb=512))
+    assert not result.ok and not result.timed_out and "MemoryError" in result.stderr
+
+
+def test_writing_outside_the_working_directory_is_refused(input_book, tmp_path):
+    target = tmp_path / "escaped.txt"
+    for code in (
+        f"open({str(target)!r}, 'w').write('x')",
+        "open('../escaped.txt', 'w').write('x')",
+        f"import os\nos.remove({str(input_book)!r})",
+        "import subprocess\nsubprocess.run(['touch', '/tmp/skillopt-escape'])",
+    ):
+        result = run_program(code, input_book, tmp_path / "o", Limits(timeout_s=10.0))
+        assert not result.ok and "sandbox:" in result.stderr
+    assert not target.exists() and input_book.exists()
+
+
+def test_the_program_cannot_read_our_environment(input_book, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-value")
+    code = "import os\nprint(sorted(os.environ))\nprint(os.environ.get('OPENAI_API_KEY'))"
+    result = run_program(code, input_book, tmp_path / "o", Limits(timeout_s=10.0))
+    assert "sk-test-secret-value" not in result.stdout
+    assert result.stdout.splitlines()[-1] == "None"
+    assert "OPENAI_API_KEY" not in result.stdout
+
+
+def test_output_is_cut_and_the_cwd_is_a_fresh_temporary_folder(input_book, tmp_path):
+    code = "import os\nprint(os.getcwd())\nprint(sorted(os.listdir('.')))\nprint('x' * 100000)"
+    result = run_program(
+        code, input_book, tmp_path / "o", Limits(timeout_s=10.0, max_output_chars=500)
+    )
+    cwd, listing = result.stdout.splitlines()[:2]
+    assert "skillopt-sheet-" in cwd and not os.path.exists(cwd)  # removed afterwards
+    assert listing == "['input.xlsx', 'solution.py']"
+    assert result.stdout.endswith("[output cut]") and len(result.stdout) < 600
