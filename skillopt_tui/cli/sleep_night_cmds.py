@@ -151,6 +151,17 @@ def _night(state_dir: Path, settings, config_path, sets, *, dry: bool, backend_f
     return night, chosen
 
 
+def _night_from_flags(
+    state_dir, config, sets, backend, *, dry: bool, project, skills_repo, **flags
+):
+    """The recorded settings with this command's flags over them, and the Night they make.
+    `--backend` is not a setting: it overrides every role but the miner for this night."""
+    state = _state_dir(state_dir)
+    flags = {k: (v or None) if isinstance(v, bool) else v for k, v in flags.items()}
+    settings = _settings(state, project=_abs(project), skills_repo=_abs(skills_repo), **flags)
+    return _night(state, settings, config, sets, dry=dry, backend_flag=backend)
+
+
 def run_cmd(
     project: ProjectOpt = None,
     skills_repo: RepoOpt = None,
@@ -173,19 +184,11 @@ def run_cmd(
     """Run tonight's night: harvest, mine, replay, judge, gate and stage for review."""
     from sleep.night import run_night
 
-    state = _state_dir(state_dir)
-    settings = _settings(
-        state,
-        project=_abs(project),
-        skills_repo=_abs(skills_repo),
-        skill=skill,
-        backend=backend,
-        claude_home=claude_home,
-        codex_home=codex_home,
-        include_automation=include_automation or None,
-        auto_adopt=auto_adopt or None,
-    )
-    night, chosen = _night(state, settings, config, set_, dry=False)
+    night, chosen = _night_from_flags(
+        state_dir, config, set_, backend, dry=False, project=project, skills_repo=skills_repo,
+        skill=skill, claude_home=claude_home, codex_home=codex_home,
+        include_automation=include_automation, auto_adopt=auto_adopt,
+    )  # fmt: skip
     print(f"skillopt: sleep: night {night.night_id}, backend {chosen}", file=sys.stderr)
     result = run_night(night)
     if as_json:
@@ -226,18 +229,11 @@ def dry_run_cmd(
 
     from sleep.estimate import estimate_night
 
-    state = _state_dir(state_dir)
-    settings = _settings(
-        state,
-        project=_abs(project),
-        skills_repo=_abs(skills_repo),
-        skill=skill,
-        backend=backend,
-        claude_home=claude_home,
-        codex_home=codex_home,
-        include_automation=include_automation or None,
-    )
-    night, chosen = _night(state, settings, config, set_, dry=True)
+    night, chosen = _night_from_flags(
+        state_dir, config, set_, backend, dry=True, project=project, skills_repo=skills_repo,
+        skill=skill, claude_home=claude_home, codex_home=codex_home,
+        include_automation=include_automation,
+    )  # fmt: skip
 
     async def planned():
         plan = await night.plan()

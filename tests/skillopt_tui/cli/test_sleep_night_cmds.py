@@ -187,3 +187,17 @@ def test_run_without_init_is_a_one_line_error(world):
     out = run(world["env"], "sleep", "run", "--project", str(world["project"]))
     assert out.returncode == 2
     assert "sleep init" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_backend_flag_overrides_the_night_config_for_one_night(world):
+    env, project = world["env"], world["project"]
+    assert run(env, "sleep", "init", "--project", str(project), "--yes").returncode == 0
+    plain = run(env, "sleep", "dry-run", "--config", str(world["config"]), "--json")
+    assert json.loads(plain.stdout)["backend"] == "scripted"
+    flagged = run(
+        env, "sleep", "dry-run", "--config", str(world["config"]), "--backend", "local", "--json"
+    )
+    assert flagged.returncode == 0, flagged.stderr
+    assert json.loads(flagged.stdout)["backend"] == "local"
+    settings = (world["tmp"] / "xdg" / "skillopt" / "sleep" / "sleep.yaml").read_text()
+    assert "backend: handoff" in settings  # what init recorded, not changed by the flag
