@@ -188,6 +188,7 @@ class ModelsConfig(_Strict):
 class BudgetConfig(_Strict):
     max_tokens: int | None = Field(default=None, ge=0)
     max_cost_usd: float | None = Field(default=None, ge=0)
+    max_calls: int | None = Field(default=None, ge=0)  # model calls sent (agent runs incl.)
 
 
 class CacheConfig(_Strict):

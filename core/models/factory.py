@@ -88,7 +88,10 @@ def build_model_client(
     prices.update({rt.model: _ZERO_PRICE for rt in roles.values() if rt.kind == "scripted"})
     prices.update(config.models.prices)
     ledger = UsageLedger(
-        prices, cap_tokens=config.budget.max_tokens, cap_cost_usd=config.budget.max_cost_usd
+        prices,
+        cap_tokens=config.budget.max_tokens,
+        cap_cost_usd=config.budget.max_cost_usd,
+        cap_calls=config.budget.max_calls,
     )
     cache = None
     if config.cache.enabled:

@@ -80,10 +80,14 @@ class UsageLedger:
         *,
         cap_tokens: int | None = None,
         cap_cost_usd: float | None = None,
+        cap_calls: int | None = None,
     ):
         self.prices = dict(prices or {})
         self.cap_tokens = cap_tokens
         self.cap_cost_usd = cap_cost_usd
+        # Model calls actually sent (cache hits are free): a cap on agent runs and requests
+        # for backends whose cost is per call (a subscription CLI), or a night's allowance.
+        self.cap_calls = cap_calls
         self._per_role: dict[str, dict[str, float]] = {}
         self._per_stage: dict[str, dict[str, float]] = {}
         self._unpriced: set[str] = set()
@@ -177,6 +181,12 @@ class UsageLedger:
             raise BudgetExceeded(
                 f"cost budget reached: ${totals['cost_usd']:.4f} of ${self.cap_cost_usd:.4f} "
                 "spent (raise budget.max_cost_usd and resume the run to continue)"
+            )
+        sent = int(totals["calls"] - totals["cache_hits"])
+        if self.cap_calls is not None and sent >= self.cap_calls:
+            raise BudgetExceeded(
+                f"call budget reached: {sent} of {self.cap_calls} model calls sent "
+                "(raise budget.max_calls and resume the run to continue)"
             )
 
     def snapshot(self) -> LedgerSnapshot:

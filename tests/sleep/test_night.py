@@ -330,3 +330,11 @@ async def test_an_unusable_miner_reply_stops_the_night_without_staging(tmp_path,
 
 def garbage():
     return lambda request: "I would rather not answer in JSON."
+
+
+async def test_a_call_budget_stops_the_night_resumably(tmp_path, repo, project):
+    night = make_night(tmp_path, repo, project, config=night_config(tmp_path, max_calls=5))
+    result = await night.run()
+    assert result.status == "stopped", result.message
+    assert "call budget reached" in result.skills["project"]["reason"]
+    assert repo.staged_branches() == []

@@ -50,3 +50,13 @@ def test_estimate_multiplies_calls_and_flags_unpriced_models():
     assert estimate.output_tokens == 100 * 10 + 5 * 1000
     assert estimate.cost_usd == pytest.approx((20_000 * 3 + 1_000 * 15) / 1e6)
     assert estimate.unpriced == ["mystery"]
+
+
+def test_call_cap_counts_calls_sent_not_cache_hits():
+    ledger = UsageLedger({}, cap_calls=2)
+    ledger.record("target", "m", Usage(1, 1), cached=False)
+    ledger.record("target", "m", Usage(1, 1), cached=True)  # free: not a call sent
+    ledger.check_budget()
+    ledger.record("judge", "m", Usage(1, 1), cached=False)
+    with pytest.raises(BudgetExceeded, match="call budget reached: 2 of 2 .*budget.max_calls"):
+        ledger.check_budget()
