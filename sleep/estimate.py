@@ -23,7 +23,7 @@ async def estimate_night(night: Night, plan: NightPlan) -> dict[str, str]:
     for route, splits in await night.routed_tasks(sessions):
         if not splits["train"] or not splits["val"]:
             continue
-        config = night._run_config(len(splits["train"]), bool(splits["test"]))
+        config = night.run_config(len(splits["train"]), bool(splits["test"]))
         env = ReplayEnvironment(splits, _never)
         calls = plan_calls(
             config,

@@ -44,7 +44,7 @@ from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
-from sleep.mine import mine_sessions
+from sleep.mine import mine_sessions, priority
 from sleep.mine_model import mine_with_model
 from sleep.replay_env import AgentReplay, ReplayEnvironment
 from sleep.routing import Route, route_sessions
@@ -154,6 +154,9 @@ class Night:
     # A dry run plans without writing anything: no saved harvest, no archive, no night folder.
     dry: bool = False
     _sessions: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
+    _routed: list[tuple[Route, dict[str, list[MinedTask]]]] | None = field(
+        default=None, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -175,6 +178,15 @@ class Night:
         return self._sessions
 
     async def routed_tasks(
+        self, sessions: list[dict[str, Any]]
+    ) -> list[tuple[Route, dict[str, list[MinedTask]]]]:
+        """Tonight's sessions routed, mined and split — once per night object (a dry run
+        plans and then estimates on the same tasks without mining twice)."""
+        if self._routed is None:
+            self._routed = await self._route_and_mine(sessions)
+        return self._routed
+
+    async def _route_and_mine(
         self, sessions: list[dict[str, Any]]
     ) -> list[tuple[Route, dict[str, list[MinedTask]]]]:
         saved = self.folder / "tasks.json"
@@ -204,7 +216,7 @@ class Night:
                     for t in known.values()
                     if t.skill == route.skill and _in_project(t.project, self.project)
                 ),
-                key=lambda t: (-t.occurrences, t.id),
+                key=priority,
             )[: self.max_tasks]
             out.append(
                 (
@@ -224,7 +236,7 @@ class Night:
         spends nothing), else the heuristic miner."""
         if self.dry or self.config.models.miner.backend == "auto":
             return mine_sessions(sessions, include_automation=self.include_automation)
-        client = build_model_client(self._run_config(1, False))
+        client = build_model_client(self.run_config(1, False))
         try:
             return await mine_with_model(
                 sessions, client.bind("miner"), include_automation=self.include_automation
@@ -313,7 +325,7 @@ class Night:
                 ),
             )
             return outcome
-        config = self._run_config(len(splits["train"]), bool(splits["test"]))
+        config = self.run_config(len(splits["train"]), bool(splits["test"]))
         run_id = f"{self.night_id}-{route.skill}"
         run_dir = RunDirectory(self.folder / route.skill)
         bus = EventBus()
@@ -379,7 +391,7 @@ class Night:
             write_json(saved, recorded)
         return AgentReplay(Path(recorded["project"]), recorded["commit"], route.skill)
 
-    def _run_config(self, n_train: int, has_test: bool) -> Config:
+    def run_config(self, n_train: int, has_test: bool) -> Config:
         config = self.config.model_copy(deep=True)
         config.run.name = None
         config.train.batch_size = n_train  # one step sees every train task of the night

@@ -148,6 +148,27 @@ class AgentCli(Protocol):
     def completion(self, invocation: Invocation) -> Completion: ...
 
 
+async def run_chat(cli: AgentCli, request: Request, *, timeout_s: float, system_args) -> Completion:
+    """Chat use, the same for every CLI: one call in an empty work folder of a private
+    home, the role's system text (or ours) in a file whose flags `system_args(path)`
+    gives together with the CLI's no-tools / read-only switches."""
+    system, prompt = chat_prompt(request)
+    with private_home(cli.name) as home:
+        system_file = home / "system-prompt.md"
+        system_file.write_text(system or CHAT_SYSTEM, encoding="utf-8")
+        workdir = home / "work"
+        workdir.mkdir()
+        run = await cli.invoke(
+            prompt,
+            args=system_args(system_file),
+            cwd=workdir,
+            home=home,
+            timeout_s=min(timeout_s, cli.settings.timeout_s),
+            purpose="chat",
+        )
+    return cli.completion(run)
+
+
 async def run_agent_task(
     cli: AgentCli, task: AgentTask, skill_text: str, *, timeout_s: float
 ) -> AgentOutcome:

@@ -20,18 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from core.models.agent_cli import (
-    CHAT_SYSTEM,
     AgentSettings,
     Invocation,
-    chat_prompt,
     lend_login,
     parse_events,
     run_agent_task,
+    run_chat,
     tail,
 )
 from core.models.agent_process import (
     base_environment,
-    private_home,
     record_session,
     run_process,
 )
@@ -65,22 +63,19 @@ class ClaudeCodeBackend:
 
     # ------------------------------------------------------------------ chat use
     async def send(self, request: Request, *, timeout_s: float) -> Completion:
-        system, prompt = chat_prompt(request)
-        with private_home("claude") as home:
-            system_file = home / "system-prompt.md"
-            system_file.write_text(system or CHAT_SYSTEM, encoding="utf-8")
-            args = ["--system-prompt-file", str(system_file), "--tools", "", "--max-turns", "1"]
-            workdir = home / "work"
-            workdir.mkdir()
-            run = await self.invoke(
-                prompt,
-                args=args,
-                cwd=workdir,
-                home=home,
-                timeout_s=min(timeout_s, self.settings.timeout_s),
-                purpose="chat",
-            )
-        return self.completion(run)
+        return await run_chat(
+            self,
+            request,
+            timeout_s=timeout_s,
+            system_args=lambda f: [
+                "--system-prompt-file",
+                str(f),
+                "--tools",
+                "",
+                "--max-turns",
+                "1",
+            ],
+        )
 
     # ------------------------------------------------------------------ agent use
     async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):

@@ -20,16 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from core.models.agent_cli import (
-    CHAT_SYSTEM,
     AgentSettings,
     Invocation,
-    chat_prompt,
     lend_login,
     parse_events,
     run_agent_task,
+    run_chat,
     tail,
 )
-from core.models.agent_process import base_environment, private_home, record_session, run_process
+from core.models.agent_process import base_environment, record_session, run_process
 from core.models.agent_workspace import Placement
 from core.models.types import (
     AgentTask,
@@ -65,23 +64,17 @@ class CodexBackend:
 
     # ------------------------------------------------------------------ chat use
     async def send(self, request: Request, *, timeout_s: float) -> Completion:
-        system, prompt = chat_prompt(request)
-        with private_home("codex") as home:
-            instructions = home / "instructions.md"
-            instructions.write_text(system or CHAT_SYSTEM, encoding="utf-8")
-            args = ["-s", "read-only"]
-            args += ["-c", f"model_instructions_file={toml_string(str(instructions))}"]
-            workdir = home / "work"
-            workdir.mkdir()
-            run = await self.invoke(
-                prompt,
-                args=args,
-                cwd=workdir,
-                home=home,
-                timeout_s=min(timeout_s, self.settings.timeout_s),
-                purpose="chat",
-            )
-        return self.completion(run)
+        return await run_chat(
+            self,
+            request,
+            timeout_s=timeout_s,
+            system_args=lambda f: [
+                "-s",
+                "read-only",
+                "-c",
+                f"model_instructions_file={toml_string(str(f))}",
+            ],  # fmt: skip
+        )
 
     # ------------------------------------------------------------------ agent use
     async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
