@@ -21,6 +21,7 @@ from skillopt_tui.app.night_launcher import NightLauncher
 from skillopt_tui.app.review_state import ReviewStates
 from skillopt_tui.app.screens.history import HistoryScreen
 from skillopt_tui.app.screens.home import HomeScreen
+from skillopt_tui.app.screens.loading import LoadingScreen
 from skillopt_tui.app.screens.review import ReviewScreen
 from skillopt_tui.app.screens.run import RunScreen
 from skillopt_tui.app.screens.sleep import SleepScreen
@@ -85,11 +86,14 @@ class SkillOptApp(App[None]):
         self.theme = "textual-dark"
 
     def on_mount(self) -> None:
-        self.push_screen(HomeScreen())
+        self.open_home()
         if self.initial_run is not None:
             self.open_run(self.initial_run)
 
     # navigation
+
+    def open_home(self) -> None:
+        self.push_screen(HomeScreen())
 
     def open_run(self, run_dir: Path) -> None:
         self.push_screen(RunScreen(run_dir))
@@ -143,7 +147,7 @@ class SkillOptApp(App[None]):
                 "Home: runs and skills",
                 "The runs directory and the skills repository",
                 HomeScreen,
-                self._go_home,
+                self.open_home,
             ),
             (
                 "Review staged branches",
@@ -166,7 +170,7 @@ class SkillOptApp(App[None]):
         ]
         for title, help_text, kind, go in places:
             if not isinstance(screen, kind):
-                yield SystemCommand(title, help_text, go)
+                yield SystemCommand(title, help_text, partial(self._switch_to, kind, go))
         yield SystemCommand("New run", "Start a training run from a config", self.action_new_run)
 
     # what each other screen's keys do, run from the palette: (screen, its name, opener)
@@ -175,7 +179,7 @@ class SkillOptApp(App[None]):
         that screen (on its selection: the first branch, the newest commit) and, once it
         has loaded, runs the action there, as the key would."""
         places = [
-            (HomeScreen, "Home", self._go_home),
+            (HomeScreen, "Home", self.open_home),
             (ReviewScreen, "Review", self.open_review),
             (HistoryScreen, "History", self.open_history),
         ]
@@ -195,27 +199,24 @@ class SkillOptApp(App[None]):
                     partial(self._run_on, kind, go, action),
                 )
 
-    def _run_on(self, kind: type[Screen], go, action: str, tries: int = 100) -> None:
-        """Open `kind` with `go` unless it is showing, then run `action` once its data is in
-        (`loaded`), so the action sees what the user would have seen."""
-        if not isinstance(self.screen, kind):
-            if tries == 100:
-                go()
-            if tries:
-                self.set_timer(0.05, partial(self._run_on, kind, go, action, tries - 1))
-            else:
-                self.notify(f"Could not open {kind.__name__}.", severity="warning")
-            return
-        target = self.screen
-        if getattr(target, "loaded", 1) > 0:
-            self.call_later(target.run_action, action)
-        elif tries:
-            self.set_timer(0.05, partial(self._run_on, kind, go, action, tries - 1))
+    def _run_on(self, kind: type[Screen], open_new, action: str) -> None:
+        """Go to `kind` (the one open, else a new one), then run `action` once its data is
+        in, so the action sees what the user would have seen."""
+        self._switch_to(kind, open_new)
+        target = self.screen  # pushing and popping change the stack at once
+        if isinstance(target, LoadingScreen):
+            target.when_loaded(partial(target.run_action, action))
         else:
-            self.notify(f"{kind.__name__} did not load; try the key there.", severity="warning")
+            self.call_later(target.run_action, action)
 
-    def _go_home(self) -> None:
-        while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
+    def _switch_to(self, kind: type[Screen], open_new) -> None:
+        """The palette goes to a screen rather than stacking another copy of it: back to the
+        one already open (the screens above it close, as Escape would; review decisions
+        live in the app and survive), else `open_new` opens one."""
+        if not any(isinstance(screen, kind) for screen in self.screen_stack):
+            open_new()
+            return
+        while not isinstance(self.screen, kind):
             self.pop_screen()
 
     # errors from workers

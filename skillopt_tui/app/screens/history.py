@@ -23,12 +23,13 @@ from skillopt_tui.app.messages import (
     RollbackFinished,
     SkillsLoaded,
 )
+from skillopt_tui.app.screens.loading import LoadingScreen
 from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
 from skillopt_tui.app.widgets.deploy_conflict import ask_overwrite
 from skillopt_tui.app.widgets.diff_view import DiffView
 from skillopt_tui.app.widgets.table_fill import fill_table
 from skillopt_tui.app.widgets.word_diff import styled_diff
-from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
+from skillopt_tui.app.worker_errors import LIST_KEYS
 
 KIND_STYLE = {"adopt": "bold green", "rollback": "yellow", "init": "cyan", "add": "cyan"}
 
@@ -47,7 +48,7 @@ def commit_message(entry: Any) -> Text:
     return Text("\n").join(parts)
 
 
-class HistoryScreen(AppScreen):
+class HistoryScreen(LoadingScreen):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("d", "diff", "Diff"),
@@ -64,7 +65,6 @@ class HistoryScreen(AppScreen):
         self.skill = skill
         self.skills: list[str] = []
         self.entries: list[Any] = []
-        self.loaded = 0  # logs shown; tests wait on it
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="history"):
@@ -83,7 +83,9 @@ class HistoryScreen(AppScreen):
         self.query_one("#log", DataTable).focus()
         self._load_skills()
 
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    # One exclusive group per kind of read: a newer read supersedes an older one of its
+    # kind only (a shared group let the diff under the cursor cancel a rollback question).
+    @work(thread=True, exclusive=True, group="history-skills", exit_on_error=False)
     def _load_skills(self) -> None:
         self.post_message(SkillsLoaded(self.app.skills.overview()))
 
@@ -95,7 +97,7 @@ class HistoryScreen(AppScreen):
         if not self.skills:
             self.query_one(DiffView).show("", "")
             self.query_one(DiffView).placeholder = message.overview.problem or "No skills."
-            self.loaded += 1
+            self.mark_loaded()
             return
         if self.skill not in self.skills:
             self.skill = self.skills[0]
@@ -114,7 +116,7 @@ class HistoryScreen(AppScreen):
             self.query_one("#skill-list", OptionList).highlighted = pos
             self._load_log(self.skill)
 
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="history-log", exit_on_error=False)
     def _load_log(self, skill: str) -> None:
         try:
             entries = list(self.app.skills.repo().log(skill))
@@ -128,7 +130,7 @@ class HistoryScreen(AppScreen):
         self.query_one("#log-title", Label).update(f"Log on main · {message.skill}")
         self._fill_log()
         self.query_one(DiffView).show("")
-        self.loaded += 1
+        self.mark_loaded()
 
     def _fill_log(self) -> None:
         """The log, each subject cut with … to the table's width (the diff pane below
@@ -185,7 +187,7 @@ class HistoryScreen(AppScreen):
         if entry is not None:
             self._load_commit(entry.sha)
 
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="history-commit", exit_on_error=False)
     def _load_commit(self, sha: str) -> None:
         try:
             diff = self.app.skills.repo().show(sha)
@@ -210,7 +212,7 @@ class HistoryScreen(AppScreen):
             return
         self._ask_rollback(entry)
 
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="history-rollback-ask", exit_on_error=False)
     def _ask_rollback(self, entry: Any) -> None:
         """Reads what the rollback would revert (the adoption's diff, numbered by hunk)."""
         try:

@@ -25,14 +25,14 @@ from skillopt_tui.app.messages import (
     StagedDiffLoaded,
 )
 from skillopt_tui.app.review_state import ReviewState
+from skillopt_tui.app.screens.loading import LoadingScreen
 from skillopt_tui.app.screens.review_keys import DIFF_ACTIONS, HELP, NOTHING_STAGED, REVIEW_KEYS
 from skillopt_tui.app.screens.review_writes import ReviewWrites
 from skillopt_tui.app.widgets.evidence_panel import EvidencePanel
 from skillopt_tui.app.widgets.hunk_list import HunkList
-from skillopt_tui.app.worker_errors import AppScreen
 
 
-class ReviewScreen(ReviewWrites, AppScreen):
+class ReviewScreen(ReviewWrites, LoadingScreen):
     BINDINGS = REVIEW_KEYS
 
     def __init__(self, skill: str | None = None, *, branch: str | None = None) -> None:
@@ -46,7 +46,6 @@ class ReviewScreen(ReviewWrites, AppScreen):
         self.deploy_to: str | None = None
         self.busy = False
         self.loading: str | None = None  # the branch whose diff is on its way
-        self.loaded = 0  # diffs shown; tests wait on it
         self.note = ""  # one-off news for the status line (decisions dropped, …)
 
     # compatibility views of the state (tests and the evidence panel read these)
@@ -78,7 +77,9 @@ class ReviewScreen(ReviewWrites, AppScreen):
         self.query_one(HunkList).focus()
         self._load_branches()
 
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    # One exclusive group per kind of read, as on History: a diff load must not cancel an
+    # adopt preview.
+    @work(thread=True, exclusive=True, group="review-branches", exit_on_error=False)
     def _load_branches(self) -> None:
         self.post_message(SkillsLoaded(self.app.skills.overview()))
 
@@ -106,7 +107,7 @@ class ReviewScreen(ReviewWrites, AppScreen):
             await self.query_one(HunkList).set_items([], overview.problem or NOTHING_STAGED)
             self.query_one(EvidencePanel).clear(overview.problem or "Nothing to review.")
             self._status()
-            self.loaded += 1
+            self.mark_loaded()
             return
         names = [b.name for b in staged]
         if previous in names:
@@ -141,7 +142,7 @@ class ReviewScreen(ReviewWrites, AppScreen):
             return False if not self.branches else None
         return True
 
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="review-diff", exit_on_error=False)
     def _load_diff(self, staged: Any) -> None:
         try:
             repo = self.app.skills.repo()
@@ -167,7 +168,7 @@ class ReviewScreen(ReviewWrites, AppScreen):
         if self.focused is None or self.focused.id != "branches":
             hunk_list.focus()  # j/k/↑/↓ and y/n act on the hunks (remounting them blurs)
         self.refresh_bindings()
-        self.loaded += 1
+        self.mark_loaded()
 
     # drawing
 

@@ -46,7 +46,7 @@ class ReviewWrites:
             return
         self._preview(self.diff.branch, whole, lines)
 
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="review-preview", exit_on_error=False)
     def _preview(self, branch: str, whole: list[int], lines: dict) -> None:
         try:
             repo = self.app.skills.repo()

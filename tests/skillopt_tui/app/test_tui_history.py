@@ -66,6 +66,18 @@ async def test_roll_back_one_hunk_from_history(runs_dir, skills_repo):
     assert text != SKILL_V1
 
 
+async def test_a_diff_load_does_not_cancel_the_rollback_question(runs_dir, skills_repo):
+    """R, then the cursor's diff load in the same tick (as after a log refresh): the
+    rollback question still comes (they once shared an exclusive worker group)."""
+    SkillsRepo.open(skills_repo, identity=IDENTITY).adopt("staged/demo-finished")
+    app = SkillOptApp(runs_dir, skills_repo, refresh_runs=False, poll_interval=0.05)
+    async with app.run_test(size=(100, 30)) as pilot:
+        history = await _history(pilot)
+        history.action_rollback()
+        history.action_diff()
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+
+
 LONG_RULE = "- When the question names a country, " + "answer with its official name " * 12
 LONG_SUBJECT = "quiz: make the answers follow the official names the reference list uses"
 

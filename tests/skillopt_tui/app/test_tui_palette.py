@@ -57,7 +57,8 @@ async def test_j_and_k_move_in_the_home_tables(runs_dir):
 
 async def test_palette_runs_another_screens_action_there(runs_dir, skills_repo):
     """From Review, "History: Roll back (R)" opens History and asks to roll back the
-    newest adoption, as R there would; descriptions name the screen in words."""
+    newest adoption, as R there would; descriptions name the screen in words. Going back
+    to Review returns to the one open instead of stacking another."""
     SkillsRepo.open(skills_repo, identity=IDENTITY).adopt("staged/demo-finished", [1])
     app = SkillOptApp(runs_dir, skills_repo, refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -85,3 +86,5 @@ async def test_palette_runs_another_screens_action_there(runs_dir, skills_repo):
         assert await wait_until(
             pilot, lambda: app.screen.decisions == {1: "adopted", 2: "approved", 3: "approved"}
         )
+        # back to the Review already open (History above it closed), not a second copy
+        assert [type(s) for s in app.screen_stack[1:]] == [HomeScreen, ReviewScreen]
