@@ -42,9 +42,7 @@ def _register() -> None:
 def _with_placeholders(command) -> None:
     """Help shows placeholders (FILE, NAME), never typer's `<bool>`/`<str>` type labels: a
     flag shows nothing after its name, a value its name in capitals (or one we chose)."""
-    from typer._click.core import Context
-
-    ctx = Context(command, info_name=command.name)
+    ctx = typer.Context(command, info_name=command.name)
     for param in command.get_params(ctx):
         if getattr(param, "is_flag", False) or getattr(param, "count", False):
             param.metavar = ""
@@ -64,12 +62,16 @@ def _usage_line(exc) -> str:
     return f"skillopt: error: {message}{where}"
 
 
+def _is_help_for_no_args(exc: Exception) -> bool:
+    """A group run with no arguments raises a usage error that carries its help (typer has
+    already printed it). Told apart by the class's name, not by importing typer's private
+    typer/_click module, which typer says may change."""
+    return type(exc).__name__ == "NoArgsIsHelpError"
+
+
 def main() -> None:
     """Run the CLI. Every error is one line on stderr: our UserErrors with their exit code,
     typer's usage errors (exit 2) instead of its boxed multi-line rendering."""
-    # typer's own exception classes (it vendors click); imported here, not at module level.
-    from typer._click.exceptions import ClickException, NoArgsIsHelpError
-
     from core.errors import UserError
     from core.secrets import redact
 
@@ -78,13 +80,13 @@ def main() -> None:
     _with_placeholders(command)
     try:
         code = command.main(prog_name="skillopt", standalone_mode=False)
-    except NoArgsIsHelpError as exc:  # `skillopt` alone, or a group alone: show its help
-        print(exc.format_message())
-        sys.exit(0)
     except UserError as exc:
         print(f"skillopt: error: {redact(str(exc))}", file=sys.stderr)
         sys.exit(exc.exit_code)
-    except ClickException as exc:
+    except typer.TyperException as exc:  # typer's usage errors (its public base class)
+        if _is_help_for_no_args(exc):  # `skillopt` alone, or a group alone
+            print(exc.format_message())
+            sys.exit(0)
         print(redact(_usage_line(exc)), file=sys.stderr)
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
