@@ -9,11 +9,16 @@ starts after every call of the current group has ended), and a group of n calls 
 ceil(n / slots) rounds. A ratio near 1 means the engine keeps the slots busy; the excess
 is engine overhead plus calls that could not overlap. Not a test: nothing is asserted.
 
+Because the optimizer's calls are far longer than the target's, the median understates
+them; `lower_bound_s` is a tighter floor: per group, the longer of its longest call and its
+total call time spread over the slots.
+
 Every call is also appended to `--calls-log` as it finishes, and a run that fails (e.g. an
 optimizer call past its timeout on a saturated machine) still prints the figures so far.
+`--keep-run DIR` keeps the run directory (events, steps) for a look afterwards.
 
 Run: .venv/bin/python bench/searchqa_tiny.py [--data ../shared/data/searchqa_tiny]
-     [--timeout 300] [--calls-log calls.jsonl]
+     [--timeout 300] [--calls-log calls.jsonl] [--keep-run DIR]
 """
 
 from __future__ import annotations
@@ -67,21 +72,35 @@ def config_tree(data: Path, runs: Path, timeout_s: float) -> dict:
     }
 
 
-def rounds_of(calls: list[tuple[float, float]], slots: int) -> int:
-    """Sequential rounds: calls that overlap (directly or in a chain) form one group."""
-    groups: list[int] = []
+def call_groups(calls: list[tuple[float, float]]) -> list[list[tuple[float, float]]]:
+    """Calls that overlap (directly or in a chain) form one group; groups run one after
+    another."""
+    groups: list[list[tuple[float, float]]] = []
     group_end = -math.inf
     for start, end in sorted(calls):
         if start >= group_end:
-            groups.append(0)
-            group_end = end
-        else:
-            group_end = max(group_end, end)
-        groups[-1] += 1
-    return sum(math.ceil(n / slots) for n in groups)
+            groups.append([])
+        group_end = max(group_end, end)
+        groups[-1].append((start, end))
+    return groups
 
 
-async def main_async(data: Path, timeout_s: float, calls_log: Path | None) -> dict:
+def rounds_of(calls: list[tuple[float, float]], slots: int) -> int:
+    """Sequential rounds: a group of n calls needs ceil(n / slots) of them."""
+    return sum(math.ceil(len(group) / slots) for group in call_groups(calls))
+
+
+def lower_bound_of(calls: list[tuple[float, float]], slots: int) -> float:
+    total = 0.0
+    for group in call_groups(calls):
+        spans = [end - start for start, end in group]
+        total += max(max(spans), sum(spans) / slots)
+    return total
+
+
+async def main_async(
+    data: Path, timeout_s: float, calls_log: Path | None, keep_run: Path | None
+) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         config = config_from_dict(config_tree(data, Path(tmp), timeout_s))
         client = build_model_client(config)
@@ -91,14 +110,19 @@ async def main_async(data: Path, timeout_s: float, calls_log: Path | None) -> di
         async def recorded(messages, *, role, **settings):
             started = time.monotonic()
             completion = await inner(messages, role=role, **settings)
-            log.append(
-                {
-                    "role": role,
-                    "start": started,
-                    "end": time.monotonic(),
-                    "latency": completion.latency_s,
-                }
-            )
+            call = {
+                "role": role,
+                "start": started,
+                "end": time.monotonic(),
+                "latency": completion.latency_s,
+                "input_tokens": completion.usage.input_tokens,
+                "output_tokens": completion.usage.output_tokens,
+                "finish_reason": completion.finish_reason,
+            }
+            log.append(call)
+            if calls_log is not None:
+                with calls_log.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps(call) + "\n")
             return completion
 
         client.complete = recorded  # every role's calls go through here (bind() included)
@@ -109,7 +133,7 @@ async def main_async(data: Path, timeout_s: float, calls_log: Path | None) -> di
         try:
             summary = await run_training(
                 config,
-                run_dir=RunDirectory(Path(tmp) / "run"),
+                run_dir=RunDirectory(keep_run or Path(tmp) / "run"),
                 bus=EventBus(),
                 client=client,
                 env=env,
@@ -122,7 +146,9 @@ async def main_async(data: Path, timeout_s: float, calls_log: Path | None) -> di
         snapshot = client.ledger.snapshot()
         await client.aclose()
     latencies = [c["latency"] for c in log]
-    rounds = rounds_of([(c["start"], c["end"]) for c in log], SLOTS)
+    spans = [(c["start"], c["end"]) for c in log]
+    rounds = rounds_of(spans, SLOTS)
+    floor = lower_bound_of(spans, SLOTS) if spans else 0.0
     median = statistics.median(latencies) if latencies else 0.0
     return {
         "status": summary.status if summary else "failed",
@@ -141,6 +167,13 @@ async def main_async(data: Path, timeout_s: float, calls_log: Path | None) -> di
         "wall_over_critical_path": round(wall / (rounds * median), 2)
         if rounds and median
         else None,
+        "median_call_s_by_role": {
+            role: round(statistics.median(c["latency"] for c in log if c["role"] == role), 2)
+            for role in sorted({c["role"] for c in log})
+        },
+        "lower_bound_s": round(floor, 1),
+        "wall_over_lower_bound": round(wall / floor, 2) if floor else None,
+        "accepted_steps": summary.accepted_steps if summary else [],
     }
 
 
@@ -151,8 +184,10 @@ def main() -> None:
     )
     parser.add_argument("--timeout", type=float, default=300.0, help="per-call timeout, seconds")
     parser.add_argument("--calls-log", type=Path, default=None)
+    parser.add_argument("--keep-run", type=Path, default=None, help="keep the run directory here")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(main_async(args.data, args.timeout, args.calls_log)), indent=2))
+    figures = asyncio.run(main_async(args.data, args.timeout, args.calls_log, args.keep_run))
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":
