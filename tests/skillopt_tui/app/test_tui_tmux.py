@@ -1,19 +1,18 @@
 """The installed `skillopt tui` in a real terminal (tmux): review a staged branch, approve a
-hunk, adopt, confirm, quit; then check the commit git has. Uses its own tmux server
-(socket) so it never touches a user's sessions."""
+hunk, adopt, confirm, quit; then check the commit git has."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from core.skills_repo import SkillsRepo
 from tests.support.skills_git import plain_git
+from tests.support.tmux import Tmux
 from tests.support.tui_app import IDENTITY, RUNS, SKILL_V1, make_skills_repo, stage_split_branch
 
 REPO = Path(__file__).resolve().parents[3]
@@ -27,32 +26,6 @@ pytestmark = [
 ]
 
 
-class Tmux:
-    def __init__(self, socket: str) -> None:
-        self.socket = socket
-
-    def __call__(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=check
-        )
-
-    def screen(self) -> str:
-        return self("capture-pane", "-p", "-t", "tui").stdout
-
-    def wait_for(self, text: str, tries: int = 150) -> str:
-        """Polls the screen (bounded number of tries) until `text` shows."""
-        screen = ""
-        for _ in range(tries):
-            screen = self.screen()
-            if text in screen:
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} never appeared; screen was:\n{screen}")
-
-    def alive(self) -> bool:
-        return self("has-session", "-t", "tui", check=False).returncode == 0
-
-
 def test_review_adopt_in_a_real_terminal(tmp_path):
     skills = tmp_path / "skills"
     make_skills_repo(skills, deploy_to=tmp_path / "deployed" / "SKILL.md")
@@ -60,9 +33,8 @@ def test_review_adopt_in_a_real_terminal(tmp_path):
     # Textual draws on stderr, so it stays the terminal; the exit status is kept in a file
     status = tmp_path / "exit-status"
     command = f"{SKILLOPT} tui --runs-dir {RUNS} --skills-repo {skills}; echo $? > {status}"
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "tui", "-x", "100", "-y", "30", command)
+    tmux.start(command, 100, 30)
     try:
-        tmux("set-option", "-t", "tui", "status", "off")
         tmux.wait_for("demo-finished")  # home: the runs table
         tmux.wait_for("quiz")  # home: the skills table
         tmux("send-keys", "-t", "tui", "v")
@@ -77,13 +49,9 @@ def test_review_adopt_in_a_real_terminal(tmp_path):
         tmux("send-keys", "-t", "tui", "Escape")
         tmux.wait_for("New run")  # home's footer (an Escape directly followed by q is alt+q)
         tmux("send-keys", "-t", "tui", "q")
-        for _ in range(100):
-            if not tmux.alive():
-                break
-            time.sleep(0.1)
-        assert not tmux.alive(), tmux.screen()
+        tmux.wait_gone()
     finally:
-        tmux("kill-server", check=False)
+        tmux.kill()
     assert status.read_text().strip() == "0"
 
     expected = make_skills_repo(tmp_path / "expected")
@@ -102,46 +70,34 @@ def _split_repo(path: Path) -> SkillsRepo:
     return repo
 
 
-def _keys(tmux: Tmux, *keys: str) -> None:
-    """One key at a time with a pause: an Escape directly followed by a key is alt+key."""
-    for key in keys:
-        tmux("send-keys", "-t", "tui", key)
-        time.sleep(0.25)
-
-
 def test_split_hunk_and_line_choice_at_80x24_equal_the_cli(tmp_path):
     skills = tmp_path / "skills"
     _split_repo(skills)
     tmux = Tmux(f"skillopt-test-split-{os.getpid()}")
     status = tmp_path / "exit-status"
     command = f"{SKILLOPT} tui --runs-dir {RUNS} --skills-repo {skills}; echo $? > {status}"
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "tui", "-x", "80", "-y", "24", command)
+    tmux.start(command, 80, 24)
     try:
-        tmux("set-option", "-t", "tui", "status", "off")
         tmux.wait_for("quiz")
-        _keys(tmux, "v")
+        tmux.keys("v")
         tmux.wait_for("hunk 1/2")
-        _keys(tmux, "s")
+        tmux.keys("s")
         tmux.wait_for("#1.2")  # hunk 1 split into its two changes
-        _keys(tmux, "y", "n")  # first change approved, second rejected
+        tmux.keys("y", "n")  # first change approved, second rejected
         tmux.wait_for("hunk 3/3")
-        _keys(tmux, "Space", "j", "j", "Space")  # hunk 2: only its 3rd changed line
+        tmux.keys("Space", "j", "j", "Space")  # hunk 2: only its 3rd changed line
         tmux.wait_for("x 3")
-        _keys(tmux, "Escape", "A")
+        tmux.keys("Escape", "A")
         screen = tmux.wait_for("Adopt these hunks?")
         assert "#1.2 (rejected)" in screen
-        _keys(tmux, "y")
+        tmux.keys("y")
         tmux.wait_for("Adopted as")
-        _keys(tmux, "Escape")
+        tmux.keys("Escape")
         tmux.wait_for("New run")
-        _keys(tmux, "q")
-        for _ in range(100):
-            if not tmux.alive():
-                break
-            time.sleep(0.1)
-        assert not tmux.alive(), tmux.screen()
+        tmux.keys("q")
+        tmux.wait_gone()
     finally:
-        tmux("kill-server", check=False)
+        tmux.kill()
     assert status.read_text().strip() == "0"
 
     expected = tmp_path / "expected"
