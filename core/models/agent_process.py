@@ -82,6 +82,10 @@ def base_environment(home: Path, environ: Mapping[str, str] | None = None) -> di
     env["XDG_CONFIG_HOME"] = str(home / ".config")
     env["XDG_STATE_HOME"] = str(home / ".local" / "state")
     env["XDG_CACHE_HOME"] = str(home / ".cache")
+    # Codex refuses to make its sandbox helper (codex-linux-sandbox) under the temp dir,
+    # and our HOME is under /tmp: with a system bubblewrap every shell command then fails
+    # with "bwrap: execvp codex-linux-sandbox". A temp dir of its own inside HOME lifts it.
+    env["TMPDIR"] = str(home / "tmp")
     return env
 
 
@@ -89,6 +93,7 @@ def base_environment(home: Path, environ: Mapping[str, str] | None = None) -> di
 def private_home(prefix: str):
     """A temporary HOME for one call, removed afterwards."""
     home = Path(tempfile.mkdtemp(prefix=f"skillopt-{prefix}-home-"))
+    (home / "tmp").mkdir()  # the child's TMPDIR (base_environment)
     try:
         yield home
     finally:
