@@ -86,6 +86,32 @@ def test_claude_print_mode_calls_our_server(tmp_path):
     assert "Val-After" in result and "hunk_count" in result  # our JSON, in the tool_result
 
 
+def test_the_plugins_session_end_hook_runs_in_a_real_session(tmp_path):
+    """`claude -p --plugin-dir integrations/claude-code`: when the session ends, the
+    plugin's SessionEnd hook appends one line naming that session, and does nothing else."""
+    with LoopbackAgentModels(lambda request: Answer([Say("Hello.")])) as models:
+        env = {
+            "HOME": str(tmp_path), "PATH": f"{VENV_BIN}:{os.environ['PATH']}",
+            "ANTHROPIC_BASE_URL": models.root_url, "ANTHROPIC_API_KEY": "sk-ant-loopback-dummy",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+        }  # fmt: skip
+        done = subprocess.run(
+            [str(BIN / "claude"), "-p", "Say hello", "--output-format", "json",
+             "--plugin-dir", str(ROOT / "integrations" / "claude-code")],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    session = json.loads(done.stdout)["session_id"]
+    state = tmp_path / ".local" / "state" / "skillopt" / "sleep"
+    [line] = (state / "sessions-ended.log").read_text().splitlines()
+    when, payload = line.split("\t")
+    ended = json.loads(payload)
+    assert (ended["hook_event_name"], ended["session_id"]) == ("SessionEnd", session)
+    assert Path(ended["transcript_path"]).is_file()  # the transcript Sleep will harvest
+    assert when.endswith("Z")
+    assert sorted(p.name for p in state.iterdir()) == ["sessions-ended.log"]  # no night
+
+
 def codex_brain(skills_repo: str):
     def brain(request: AgentRequest) -> Answer:
         if evidence_in(request):
