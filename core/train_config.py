@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from core.strict_model import StrictModel
 
@@ -39,7 +39,7 @@ class OptimizerMethodConfig(StrictModel):
     """Variants and ablations of the published optimizer (configs/features/*.yaml)."""
 
     # fixed = the schedule's budget; autonomous = one call per step picks how many of the
-    # merged edits to apply (within [0, pool]).
+    # ranked pool to apply (within [0, pool]): merged edits (patch) or suggestions (rewrite).
     lr_control: Literal["fixed", "autonomous"] = "fixed"
     rejected_buffer: bool = True  # false = the buffer ablation (analysts never see it)
     failures_only: bool = False  # true = no success analysts
@@ -51,6 +51,18 @@ class OptimizerMethodConfig(StrictModel):
     update_mode: Literal["patch", "rewrite", "full_rewrite"] = "patch"
     skill_aware: bool = False  # failure analysts tell skill defects from lapses (→ notes)
     notes_max_chars: int = Field(default=1500, ge=100)  # execution notes: consolidate past it
+
+    @field_validator("update_mode")
+    @classmethod
+    def _check_update_mode(cls, mode: str, info: ValidationInfo) -> str:
+        """The autonomous learning rate sizes a ranked pool; full_rewrite ranks nothing
+        (one merged candidate), so the pair has no published meaning: refuse it."""
+        if mode == "full_rewrite" and info.data.get("lr_control") == "autonomous":
+            raise ValueError(
+                "full_rewrite has no ranked pool for lr_control autonomous to size; use "
+                "update_mode rewrite (or patch) with it, or set lr_control fixed"
+            )
+        return mode
 
 
 class SlowUpdateConfig(StrictModel):
