@@ -8,7 +8,7 @@ reasoning, confidence and risks, is recorded per step (proposal.json "lr", and a
 LearningRateDecided event for the Run screen).
 
 `full_rewrite` has no ranked pool, only one merged candidate, so the combination is
-refused when the config is loaded (core.training_config) rather than given a meaning
+refused when the config is loaded (core.train_config) rather than given a meaning
 the published method does not define.
 """
 

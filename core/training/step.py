@@ -68,7 +68,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
                 proposal_context(tr, step, epoch, current, results, budget)
             )
     if autonomous:  # recorded every step, even one with nothing to choose from
-        proposal.lr = proposal.lr or LrDecision(0, None, 0, reasoning="no pool").to_dict()
+        proposal.lr = proposal.lr or LrDecision(0, None, 0, reasoning="no pool this step").to_dict()
         budget = int(proposal.lr.get("count", 0))
         tr.emit(lr_event(step, proposal.lr))
     proposal.edits = proposal.edits[:budget]

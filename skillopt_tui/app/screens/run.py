@@ -21,7 +21,7 @@ from skillopt_tui.app.widgets.budget_footer import BudgetFooter
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.diff_view import DiffView
 from skillopt_tui.app.widgets.gate_log import GateLog, gate_scores
-from skillopt_tui.app.widgets.lr_log import LearningRateLog, lr_figure, lr_reason
+from skillopt_tui.app.widgets.lr_log import LearningRateLog, lr_line
 from skillopt_tui.app.widgets.reflection_log import ReflectionLog
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
 from skillopt_tui.app.widgets.score_chart import ScoreChart
@@ -262,17 +262,8 @@ class RunScreen(AppScreen):
         )
         if not c.valid:
             title.append("  INVALID: " + "; ".join(c.problems), style="bold red")
-        decision = self.lr.get(c.step)
-        preamble = None
-        if decision is not None:  # the step's autonomous learning rate, in one line
-            reason = " ".join(lr_reason(decision).split())
-            preamble = Text.assemble(
-                ("learning rate ", "dim"),
-                lr_figure(decision),
-                ": ",
-                reason if len(reason) <= 100 else reason[:99] + "…",
-                (" · 4 in full", "dim"),
-            )
+        decision = self.lr.get(c.step)  # the step's autonomous learning rate, if any
+        preamble = None if decision is None else lr_line(decision)
         self.query_one(DiffView).show(c.diff, title, preamble)
 
     def action_candidate(self, delta: int) -> None:

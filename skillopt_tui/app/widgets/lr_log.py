@@ -34,6 +34,16 @@ def lr_reason(d: LearningRateDecided) -> str:
     return d.error or d.reasoning or "(no reasoning given)"
 
 
+def lr_line(d: LearningRateDecided, reason_chars: int = 100) -> Text:
+    """The decision in one line, for the step's candidate (the tab has it in full)."""
+    reason = " ".join(lr_reason(d).split())
+    if len(reason) > reason_chars:
+        reason = reason[: reason_chars - 1] + "…"
+    return Text.assemble(
+        ("learning rate ", "dim"), lr_figure(d), ": ", reason, (" · 4 in full", "dim")
+    )
+
+
 class LearningRateLog(RichLog):
     """Lines wrap at the log's own width, as the reflection log's do."""
 
