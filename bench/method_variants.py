@@ -4,6 +4,9 @@ spent, one `skillopt train` per configs/features overlay.
     .venv/bin/python bench/method_variants.py [--steps 2] [--val 10] [variant ...]
     .venv/bin/python bench/method_variants.py --llm [--target double|embedded] [variant ...]
 
+A variant is an overlay name, or overlays joined by "+" for a combination
+(`rewrite+autonomous_lr`).
+
 Default: the embedded model with the deterministic fewshot strategy (the variants it can
 run). `--llm`: the llm strategy against a loopback OpenAI-compatible server answering with
 the scripted optimizer of bench/scripted_brain.py (every prompt path, including the
@@ -46,6 +49,7 @@ LLM_VARIANTS = [
     "autonomous_lr",
     "rewrite",
     "full_rewrite",
+    "rewrite+autonomous_lr",
     "skill_aware",
     "failures_only",
     "merge_with_analyses",
@@ -101,7 +105,7 @@ def run_variant(name: str, root: Path, steps: int, val: int, base: Path | None =
     config = root / f"{name}.yaml"
     bases = [str(base or REPO / "configs" / "demo.yaml")]
     if name != "default":
-        bases.append(str(REPO / "configs" / "features" / f"{name}.yaml"))
+        bases += [str(REPO / "configs" / "features" / f"{n}.yaml") for n in name.split("+")]
     config.write_text("_base_: [" + ", ".join(bases) + "]\n")
     out = root / "runs" / name
     args = [
@@ -127,6 +131,12 @@ def run_variant(name: str, root: Path, steps: int, val: int, base: Path | None =
         "calls": summary["usage"]["calls"],
         "optimizer_calls": int(per_role.get("optimizer", {}).get("calls", 0)),
         "target_calls": int(per_role.get("target", {}).get("calls", 0)),
+        # calls by stage, every role (target: baseline, rollout, gate; optimizer: the rest)
+        "calls_by_stage": {
+            name: int(row.get("calls", 0))
+            for name, row in sorted(summary["usage"].get("per_stage", {}).items())
+            if row.get("calls")
+        },
         "wall_s": round(wall, 1),
     }
 

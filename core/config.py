@@ -17,7 +17,6 @@ from urllib.parse import urlsplit
 import yaml
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
     field_validator,
@@ -25,6 +24,13 @@ from pydantic import (
 )
 
 from core.errors import UserError
+from core.strict_model import StrictModel as _Strict
+from core.train_config import GateConfig as GateConfig
+from core.train_config import MetaSkillConfig as MetaSkillConfig
+from core.train_config import OptimizerMethodConfig as OptimizerMethodConfig
+from core.train_config import ScheduleConfig as ScheduleConfig
+from core.train_config import SlowUpdateConfig as SlowUpdateConfig
+from core.train_config import TrainConfig
 from core.yaml_strict import DuplicateKey, safe_load_unique
 
 BASE_KEY = "_base_"
@@ -46,10 +52,6 @@ ROLES: tuple[Role, ...] = ("target", "optimizer", "judge", "miner")
 
 class ConfigError(UserError):
     """A configuration problem: names the key, the file that set it and what is allowed."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, validate_assignment=True)
 
 
 class RoleConfig(_Strict):
@@ -202,76 +204,6 @@ class EnvConfig(_Strict):
     manifest_dir: str | None = None  # null = manifests/<name>
     data_dir: str | None = None  # null = the environment's own default
     options: dict[str, Any] = {}  # environment-specific, validated by the environment
-
-
-class ScheduleConfig(_Strict):
-    """The textual learning rate: how many edits a step may apply."""
-
-    kind: Literal["constant", "linear", "cosine"] = "cosine"
-    start: int = Field(default=4, ge=0)
-    end: int = Field(default=2, ge=0)
-
-
-class GateConfig(_Strict):
-    # false = the no-gate ablation: every valid candidate is accepted (marked as such in
-    # gate.json and the staged evidence).
-    enabled: bool = True
-    metric: Literal["hard", "soft", "mixed"] = "hard"
-    soft_weight: float = Field(default=0.5, ge=0, le=1)  # weight of soft in "mixed"
-    early_decide: bool = True
-    # The published density term: weight of the share of imperative rule words (protected
-    # blocks excluded) mixed into the gate's score; 0 = off.
-    density_weight: float = Field(default=0.0, ge=0, lt=1)
-    repeats: int = Field(default=1, ge=1)  # each val item scored N times (mean): noisy targets
-
-
-class OptimizerMethodConfig(_Strict):
-    """Variants and ablations of the published optimizer (configs/features/*.yaml)."""
-
-    # fixed = the schedule's budget; autonomous = one call per step picks how many of the
-    # merged edits to apply (within [0, pool]).
-    lr_control: Literal["fixed", "autonomous"] = "fixed"
-    rejected_buffer: bool = True  # false = the buffer ablation (analysts never see it)
-    failures_only: bool = False  # true = no success analysts
-    trajectory_chars: int | None = Field(default=2000, ge=200)  # per item; null = unlimited
-    merge_context: Literal["edits", "analyses"] = "edits"  # analyses: + analyses, counts
-    max_completion_tokens: int = Field(default=32_768, ge=1)  # ceiling of sized budgets
-    # patch = edits; rewrite = typed suggestions, then one call rewrites the skill;
-    # full_rewrite = each group writes a whole candidate, the merge picks or combines.
-    update_mode: Literal["patch", "rewrite", "full_rewrite"] = "patch"
-    skill_aware: bool = False  # failure analysts tell skill defects from lapses (→ notes)
-    notes_max_chars: int = Field(default=1500, ge=100)  # execution notes: consolidate past it
-
-
-class SlowUpdateConfig(_Strict):
-    enabled: bool = True
-    sample_size: int = Field(default=20, ge=1)
-    gated: bool = True
-
-
-class MetaSkillConfig(_Strict):
-    enabled: bool = True
-
-
-class TrainConfig(_Strict):
-    initial_skill: str | None = None  # path; null = an empty skill
-    epochs: int = Field(default=2, ge=1)
-    steps_per_epoch: int | None = Field(default=None, ge=1)  # null = ceil(train / batch)
-    batch_size: int = Field(default=40, ge=1)
-    minibatch_size: int = Field(default=8, ge=1)
-    merge_batch_size: int = Field(default=4, ge=2)
-    edit_budget: int = Field(default=4, ge=0)  # most edits one analyst call may propose
-    schedule: ScheduleConfig = ScheduleConfig()
-    strategy: Literal["auto", "llm", "fewshot"] = "auto"
-    optimizer: OptimizerMethodConfig = OptimizerMethodConfig()
-    gate: GateConfig = GateConfig()
-    slow_update: SlowUpdateConfig = SlowUpdateConfig()
-    meta_skill: MetaSkillConfig = MetaSkillConfig()
-    max_skill_chars: int = Field(default=20_000, ge=100)
-    val_limit: int | None = Field(default=None, ge=1)
-    test_limit: int | None = Field(default=None, ge=1)
-    final_test: bool = True
-    shuffle: bool = True
 
 
 class RunConfig(_Strict):

@@ -23,6 +23,7 @@ from core.run.events import (
     EpochFinished,
     Event,
     GateDecided,
+    LearningRateDecided,
     Notice,
     RolloutFinished,
     RunFailed,
@@ -51,6 +52,7 @@ class ConsoleLogger:
         self.val_items = 0
         self.baseline_done = 0
         self.gated_step: int | None = None  # last step with a gate decision
+        self.lr_step: int | None = None  # last step with an autonomous learning-rate decision
         self.total = 0
         self.rollouts = 0
         self.phase: tuple = ()  # (phase, step, skill role) of the rollouts being counted
@@ -135,13 +137,20 @@ class ConsoleLogger:
                 text += f" · {e.reason}"
         self.line(text)
 
+    def _on_LearningRateDecided(self, e: LearningRateDecided) -> None:
+        self.lr_step = e.step
+        said = f"unusable reply ({e.error})" if e.error else f"confidence {e.confidence or '—'}"
+        text = f"step {e.step}: learning rate · apply {e.count} of {e.pool} · {said}"
+        self.line(text + (" · no candidate this step" if e.count == 0 else ""))
+
     def _on_StepFinished(self, e: StepFinished) -> None:
         self.step = e.step + 1
         self.phase, self.where = (), f"step {e.step} done"
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, completed=self.step, description=self._describe())
         if e.edit_budget == 0:
-            self.line(f"step {e.step}: edit budget 0, no edits")
+            if self.lr_step != e.step:  # an autonomous 0 has said so in its own line
+                self.line(f"step {e.step}: edit budget 0, no edits")
         elif self.gated_step != e.step:
             self.line(f"step {e.step}: no candidate (no usable edits; see steps/{e.step:04d}/)")
 

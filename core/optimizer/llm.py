@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from core.models.ledger import stage
 from core.models.types import Completion, Message
 from core.optimizer import epoch_calls
-from core.optimizer.autonomous_lr import decide_edit_count
+from core.optimizer.autonomous_lr import decide_edit_count, decision_text
 from core.optimizer.call_budget import call_timeout, completion_budget
 from core.optimizer.edit_lists import (
     NONE,
@@ -175,10 +175,7 @@ class LLMOptimizer:
             pool = await self._select(ctx, merged, reflections, budget=len(merged))
             decision = await decide_edit_count(self.ask, ctx, pool)
             lr = decision.to_dict()
-            text = f"apply {decision.count} of {decision.pool}: " + (
-                decision.reasoning or decision.error or "no reason given"
-            )
-            self.reflect(ctx, reflections, "lr", 0, text)
+            self.reflect(ctx, reflections, "lr", 0, decision_text(decision))
             edits = pool[: decision.count]
         else:
             edits = await self._select(ctx, merged, reflections, budget=budget)

@@ -3,8 +3,11 @@
 `rewrite`: analysts propose typed suggestions (core.optimizer.suggestions) instead of
 edits; the lists are merged level by level (failure lists first, as edits are) and, when
 more remain than the step's budget, ranked; then one call rewrites the skill from the
-selected ones. `full_rewrite`: each group's analyst writes a whole candidate with a change
-summary; the merge tree picks one of each batch or combines them; nothing is ranked.
+selected ones; with the autonomous learning rate the whole pool is ranked and one call
+decides how many of it go into the rewrite (0: no rewrite, no candidate). `full_rewrite`:
+each group's analyst writes a whole candidate with a change summary; the merge tree picks
+one of each batch or combines them; nothing is ranked, so there is no pool for the
+autonomous learning rate to size (the config refuses the combination).
 
 Either way the result is a candidate text, not edits: the trainer checks that its
 protected blocks are byte-identical (else it is invalid and goes to the buffer), then
@@ -18,6 +21,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from core.optimizer.autonomous_lr import decide_suggestion_count, decision_text
 from core.optimizer.edit_lists import NONE, rank_order
 from core.optimizer.json_reply import RANK_SHAPE, JsonReply, Shape
 from core.optimizer.merge_tree import ORIGIN, PRIORITY, merged_kind
@@ -100,8 +104,16 @@ async def propose_rewrite(opt: LLMOptimizer, ctx: ProposalContext) -> tuple[Prop
         *(_suggest(opt, ctx, g, reflections, lapses) for g in opt.groups(ctx))
     )
     merged = await _merge_suggestions(opt, ctx, list(lists), reflections)
-    selected = await _rank_suggestions(opt, ctx, merged, reflections)
     proposal = Proposal(edits=[], reflections=reflections)
+    if ctx.lr_control == "autonomous":
+        # Rank the whole pool first, so "carry out N" means the N best.
+        pool = await _rank_suggestions(opt, ctx, merged, reflections, budget=len(merged))
+        decision = await decide_suggestion_count(opt.ask, ctx, pool)
+        proposal.lr = decision.to_dict()
+        opt.reflect(ctx, reflections, "lr", 0, decision_text(decision))
+        selected = pool[: decision.count]
+    else:
+        selected = await _rank_suggestions(opt, ctx, merged, reflections, budget=ctx.budget)
     proposal.suggestions = [s.to_dict() for s in selected]
     if not selected:
         return proposal, lapses
@@ -227,22 +239,31 @@ async def _merge_batch(
 
 
 async def _rank_suggestions(
-    opt: LLMOptimizer, ctx: ProposalContext, merged: list[Suggestion], reflections: list[dict]
+    opt: LLMOptimizer,
+    ctx: ProposalContext,
+    merged: list[Suggestion],
+    reflections: list[dict],
+    *,
+    budget: int,
 ) -> list[Suggestion]:
-    if len(merged) <= ctx.budget:
+    """The top `budget` of `merged`: one ranking call when more remain. With the
+    autonomous learning rate, budget = the pool: the call orders all of it, best first,
+    and the count decision then takes a prefix."""
+    full_order = ctx.lr_control == "autonomous"
+    if len(merged) <= 1 or (len(merged) <= budget and not full_order):
         return merged
     prompt = render_prompt(
         "rank_suggestions",
         skill=ctx.skill_text,
         suggestions=render_suggestions(merged, numbered=True, max_chars=600),
-        budget=ctx.budget,
+        budget=budget,
         meta_notes=ctx.meta_notes.strip() or NONE,
     )
     reply = await opt.ask(prompt, RANK_SHAPE, "")
     if not reply.ok:
         text = f"ranking failed, kept high priority first: {reply.error}"
         opt.reflect(ctx, reflections, "rank", 0, text)
-        return by_priority(merged)[: ctx.budget]
+        return by_priority(merged)[:budget]
     value = reply.value or {}
     order = rank_order(value["order"], len(merged))
     opt.reflect(
@@ -254,7 +275,7 @@ async def _rank_suggestions(
         order=order,
         ranked=[merged[i].to_dict() for i in order],
     )
-    return [merged[i] for i in order][: ctx.budget]
+    return [merged[i] for i in order][:budget]
 
 
 # ------------------------------------------------------------------- full rewrite
@@ -263,6 +284,8 @@ async def _rank_suggestions(
 async def propose_full_rewrite(
     opt: LLMOptimizer, ctx: ProposalContext
 ) -> tuple[Proposal, list[str]]:
+    if ctx.lr_control != "fixed":  # the config refuses it; never ignore it silently
+        raise ValueError("update_mode full_rewrite has no ranked pool for lr_control autonomous")
     reflections: list[dict] = []
     lapses: list[str] = []
     found = await asyncio.gather(

@@ -119,6 +119,23 @@ class GateDecided(Event):
 
 
 @dataclass(kw_only=True)
+class LearningRateDecided(Event):
+    """A step's autonomous learning rate (train.optimizer.lr_control: autonomous): `count`
+    of the ranked `pool` applied (0: no candidate this step); `asked` is the model's own
+    number before clamping, None when its reply was unusable (`error` says why)."""
+
+    type: ClassVar[str] = "LearningRateDecided"
+    step: int
+    count: int
+    pool: int
+    asked: int | None = None
+    confidence: str = ""
+    reasoning: str = ""
+    risks: str = ""
+    error: str = ""
+
+
+@dataclass(kw_only=True)
 class StepFinished(Event):
     type: ClassVar[str] = "StepFinished"
     step: int
@@ -191,6 +208,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         CandidateProposed,
         EditApplied,
         GateDecided,
+        LearningRateDecided,
         StepFinished,
         EpochFinished,
         BudgetUpdated,

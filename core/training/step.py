@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.environment.contract import RolloutResult
+from core.optimizer.autonomous_lr import LrDecision
 from core.optimizer.execution_notes import EXECUTION_NOTES_BLOCK
 from core.optimizer.strategy import Proposal, ProposalContext
-from core.run.events import EditApplied, StepFinished
+from core.run.events import EditApplied, LearningRateDecided, StepFinished
 from core.skill.document import SkillError
 from core.skill.edits import ApplyReport, Edit, EditOutcome, EditStatus, apply_edits
 from core.skill.protected_blocks import block_changes, write_block
@@ -66,8 +67,10 @@ async def run_step(tr: TrainingRun, step: int) -> None:
             proposal = await tr.strategy.propose(
                 proposal_context(tr, step, epoch, current, results, budget)
             )
-    if autonomous:
-        budget = int((proposal.lr or {}).get("count", 0))
+    if autonomous:  # recorded every step, even one with nothing to choose from
+        proposal.lr = proposal.lr or LrDecision(0, None, 0, reasoning="no pool this step").to_dict()
+        budget = int(proposal.lr.get("count", 0))
+        tr.emit(lr_event(step, proposal.lr))
     proposal.edits = proposal.edits[:budget]
     tr.rd.write_step_json(step, "reflections.json", proposal.reflections)
     tr.rd.write_step_json(
@@ -120,6 +123,20 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     tr.persist()
     write_history(tr.rd.path, s.next_step, s.baseline_score)
     tr.budget_event()
+
+
+def lr_event(step: int, lr: dict[str, Any]) -> LearningRateDecided:
+    """The strategy's recorded decision (proposal.json "lr") as the Run screen's event."""
+    return LearningRateDecided(
+        step=step,
+        count=int(lr.get("count", 0)),
+        pool=int(lr.get("pool", 0)),
+        asked=lr.get("asked"),
+        confidence=str(lr.get("confidence") or ""),
+        reasoning=str(lr.get("reasoning") or ""),
+        risks=str(lr.get("risks") or ""),
+        error=str(lr.get("error") or ""),
+    )
 
 
 @dataclass

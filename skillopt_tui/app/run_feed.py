@@ -22,6 +22,7 @@ from core.run.events import (
     Event,
     EventTail,
     GateDecided,
+    LearningRateDecided,
     ReflectionText,
     RolloutFinished,
     RunFailed,
@@ -87,6 +88,7 @@ class FeedUpdate:
     reflections: list[ReflectionText] = field(default_factory=list)
     gates: list[GateDecided] = field(default_factory=list)
     edits: list[EditApplied] = field(default_factory=list)
+    lr_decisions: list[LearningRateDecided] = field(default_factory=list)  # autonomous LR
     candidate: CandidateProposed | None = None  # the latest
     candidates: list[CandidateProposed] = field(default_factory=list)  # every new one
     steps: list[StepPoint] | None = None  # the whole timeline, when it changed
@@ -112,6 +114,7 @@ class FeedUpdate:
             reflections=self.reflections + newer.reflections,
             gates=self.gates + newer.gates,
             edits=self.edits + newer.edits,
+            lr_decisions=self.lr_decisions + newer.lr_decisions,
             candidate=pick(self.candidate, newer.candidate),
             candidates=self.candidates + newer.candidates,
             steps=pick(self.steps, newer.steps),
@@ -161,6 +164,8 @@ class RunFeed:
                 update.candidates.append(event)
             elif isinstance(event, EditApplied):
                 update.edits.append(event)
+            elif isinstance(event, LearningRateDecided):
+                update.lr_decisions.append(event)
             elif isinstance(event, GateDecided):
                 update.gates.append(event)
                 self._pending_scores[event.step] = event.candidate_score

@@ -9,6 +9,7 @@ from core.run.events import (
     BudgetUpdated,
     EpochFinished,
     GateDecided,
+    LearningRateDecided,
     RolloutFinished,
     RunFailed,
     RunFinished,
@@ -113,4 +114,30 @@ def test_stopped_and_failed_runs_say_why():
     assert out.getvalue().splitlines() == [
         "stopped · best val 0.300 · token budget reached",
         "failed at step 2: RuntimeError: boom",
+    ]
+
+
+def step_done(step: int, budget: int) -> StepFinished:
+    return StepFinished(
+        step=step,
+        epoch=0,
+        train_hard=0.5,
+        train_soft=0.5,
+        best_val=0.6,
+        accepted=False,
+        edit_budget=budget,
+    )
+
+
+def test_an_autonomous_learning_rate_gets_one_line_per_step():
+    out = io.StringIO()
+    log = ConsoleLogger(out)
+    log(LearningRateDecided(step=0, count=2, pool=4, asked=2, confidence="high"))
+    log(LearningRateDecided(step=1, count=0, pool=3, asked=None, error="not JSON"))
+    log(step_done(1, 0))
+    log(step_done(2, 0))  # the schedule's 0, no decision: said as before
+    assert out.getvalue().splitlines() == [
+        "step 0: learning rate · apply 2 of 4 · confidence high",
+        "step 1: learning rate · apply 0 of 3 · unusable reply (not JSON) · no candidate this step",
+        "step 2: edit budget 0, no edits",
     ]

@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from core.run.events import LearningRateDecided
 from skillopt_tui.app.messages import RunFeedUpdated
 from skillopt_tui.app.run_feed import FeedUpdate, RunFollower, RunHeader, RunStatus
 from skillopt_tui.app.train_launcher import resume_command
@@ -20,6 +21,7 @@ from skillopt_tui.app.widgets.budget_footer import BudgetFooter
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.diff_view import DiffView
 from skillopt_tui.app.widgets.gate_log import GateLog, gate_scores
+from skillopt_tui.app.widgets.lr_log import LearningRateLog, lr_line
 from skillopt_tui.app.widgets.reflection_log import ReflectionLog
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
 from skillopt_tui.app.widgets.score_chart import ScoreChart
@@ -76,6 +78,13 @@ class RunScreen(AppScreen):
         Binding(
             "3", "tab('candidate')", "Candidate", show=False, tooltip="The latest candidate's diff"
         ),
+        Binding(
+            "4",
+            "tab('lr')",
+            "Learning rate",
+            show=False,
+            tooltip="Each step's autonomous learning-rate decision",
+        ),
         Binding("t", "trajectory", "Trajectory", tooltip="The selected rollout in full"),
         Binding(
             "comma",
@@ -113,6 +122,7 @@ class RunScreen(AppScreen):
         self.candidates: list = []  # every CandidateProposed, in order
         self.candidate_pos = 0  # the one the Candidate tab shows (follows the newest)
         self.gates: dict[int, object] = {}  # step → GateDecided
+        self.lr: dict[int, LearningRateDecided] = {}  # step → its autonomous LR decision
         self._stoppable = False
         self._in_flight = False  # an update is posted and not yet handled
         self.follower = RunFollower(self.run_dir, self._deliver, ready=lambda: not self._in_flight)
@@ -132,11 +142,14 @@ class RunScreen(AppScreen):
                 yield ReflectionLog(id="reflection-log")
             with TabPane("Candidate (3)", id="candidate"):
                 yield DiffView("No candidate proposed yet.", id="candidate-diff")
+            with TabPane("Learning rate (4)", id="lr"):
+                yield LearningRateLog(id="lr-log")
         yield BudgetFooter(id="budget")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
+        self.query_one(TabbedContent).hide_tab("lr")  # until an autonomous decision arrives
         self.follower.interval_s = self.app.poll_interval
         self.query_one(BudgetFooter).show(None, 0, 0, self.status.status, None)
         self._follow()
@@ -186,12 +199,18 @@ class RunScreen(AppScreen):
         self.query_one(GateLog).add_gates(u.gates)
         for gate in u.gates:
             self.gates[gate.step] = gate
+        if u.lr_decisions:
+            if not self.lr:
+                self.query_one(TabbedContent).show_tab("lr")
+                self.refresh_bindings()  # `4` exists from now on
+            self.query_one(LearningRateLog).add_decisions(u.lr_decisions)
+            self.lr.update((d.step, d) for d in u.lr_decisions)
         if u.candidates:
             following = self.candidate_pos >= len(self.candidates) - 1
             self.candidates.extend(u.candidates)
             if following:
                 self.candidate_pos = len(self.candidates) - 1
-        if u.candidates or u.gates:
+        if u.candidates or u.gates or u.lr_decisions:
             self._show_candidate()
         self.query_one(BudgetFooter).show(
             self.budget,
@@ -243,7 +262,9 @@ class RunScreen(AppScreen):
         )
         if not c.valid:
             title.append("  INVALID: " + "; ".join(c.problems), style="bold red")
-        self.query_one(DiffView).show(c.diff, title)
+        decision = self.lr.get(c.step)  # the step's autonomous learning rate, if any
+        preamble = None if decision is None else lr_line(decision)
+        self.query_one(DiffView).show(c.diff, title, preamble)
 
     def action_candidate(self, delta: int) -> None:
         if not self.candidates:
@@ -277,6 +298,8 @@ class RunScreen(AppScreen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """`s` exists only for a run this window started and that is still running; `r`
         only for a run that stopped before its end and can be resumed."""
+        if action == "tab" and parameters == ("lr",):
+            return bool(self.lr)  # the tab exists only for an autonomous learning rate
         launcher = self.app.launcher
         if action == "stop_run":
             return launcher.alive and launcher.run_dir == self.run_dir

@@ -8,6 +8,7 @@ from pathlib import Path
 from core.run.events import (
     BudgetUpdated,
     GateDecided,
+    LearningRateDecided,
     RolloutFinished,
     RunFailed,
     RunStarted,
@@ -105,6 +106,17 @@ def test_replay_of_the_recorded_run():
     assert update.status.status == "finished"
     assert [p.accepted for p in update.steps] == [True, False, True, False, True, False]
     assert update.candidate.step == 6
+
+
+def test_learning_rate_decisions_are_new_rows_kept_through_a_merge():
+    feed = RunFeed()
+    first = feed.apply([_start(), LearningRateDecided(step=0, count=1, pool=3)])
+    second = feed.apply([LearningRateDecided(step=1, count=0, pool=2, error="not JSON")])
+    assert [(d.step, d.count) for d in first.lr_decisions] == [(0, 1)]
+    assert [(d.step, d.error) for d in second.lr_decisions] == [(1, "not JSON")]
+    assert [d.step for d in first.merge(second).lr_decisions] == [0, 1]
+    replayed = RunFeed().apply(read_events(RUNS / "demo-finished" / "events.jsonl"))
+    assert replayed.lr_decisions == []  # a fixed learning rate has none
 
 
 def test_follower_delivers_complete_lines_only_and_marks_dead_runs(tmp_path: Path):

@@ -1,0 +1,96 @@
+"""The `train:` section of the run configuration: the loop's sizes, the schedule (the
+textual learning rate), the gate, and the optimizer's variants and ablations.
+
+Kept apart from core.config (which loads files and holds the other sections) because it
+is the part the published method's variants change; core.config re-exports every name.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from core.strict_model import StrictModel
+
+
+class ScheduleConfig(StrictModel):
+    """The textual learning rate: how many edits a step may apply."""
+
+    kind: Literal["constant", "linear", "cosine"] = "cosine"
+    start: int = Field(default=4, ge=0)
+    end: int = Field(default=2, ge=0)
+
+
+class GateConfig(StrictModel):
+    # false = the no-gate ablation: every valid candidate is accepted (marked as such in
+    # gate.json and the staged evidence).
+    enabled: bool = True
+    metric: Literal["hard", "soft", "mixed"] = "hard"
+    soft_weight: float = Field(default=0.5, ge=0, le=1)  # weight of soft in "mixed"
+    early_decide: bool = True
+    # The published density term: weight of the share of imperative rule words (protected
+    # blocks excluded) mixed into the gate's score; 0 = off.
+    density_weight: float = Field(default=0.0, ge=0, lt=1)
+    repeats: int = Field(default=1, ge=1)  # each val item scored N times (mean): noisy targets
+
+
+class OptimizerMethodConfig(StrictModel):
+    """Variants and ablations of the published optimizer (configs/features/*.yaml)."""
+
+    # fixed = the schedule's budget; autonomous = one call per step picks how many of the
+    # ranked pool to apply (within [0, pool]): merged edits (patch) or suggestions (rewrite).
+    lr_control: Literal["fixed", "autonomous"] = "fixed"
+    rejected_buffer: bool = True  # false = the buffer ablation (analysts never see it)
+    failures_only: bool = False  # true = no success analysts
+    trajectory_chars: int | None = Field(default=2000, ge=200)  # per item; null = unlimited
+    merge_context: Literal["edits", "analyses"] = "edits"  # analyses: + analyses, counts
+    max_completion_tokens: int = Field(default=32_768, ge=1)  # ceiling of sized budgets
+    # patch = edits; rewrite = typed suggestions, then one call rewrites the skill;
+    # full_rewrite = each group writes a whole candidate, the merge picks or combines.
+    update_mode: Literal["patch", "rewrite", "full_rewrite"] = "patch"
+    skill_aware: bool = False  # failure analysts tell skill defects from lapses (→ notes)
+    notes_max_chars: int = Field(default=1500, ge=100)  # execution notes: consolidate past it
+
+    @field_validator("update_mode")
+    @classmethod
+    def _check_update_mode(cls, mode: str, info: ValidationInfo) -> str:
+        """The autonomous learning rate sizes a ranked pool; full_rewrite ranks nothing
+        (one merged candidate), so the pair has no published meaning: refuse it."""
+        if mode == "full_rewrite" and info.data.get("lr_control") == "autonomous":
+            raise ValueError(
+                "full_rewrite has no ranked pool for lr_control autonomous to size; use "
+                "update_mode rewrite (or patch) with it, or set lr_control fixed"
+            )
+        return mode
+
+
+class SlowUpdateConfig(StrictModel):
+    enabled: bool = True
+    sample_size: int = Field(default=20, ge=1)
+    gated: bool = True
+
+
+class MetaSkillConfig(StrictModel):
+    enabled: bool = True
+
+
+class TrainConfig(StrictModel):
+    initial_skill: str | None = None  # path; null = an empty skill
+    epochs: int = Field(default=2, ge=1)
+    steps_per_epoch: int | None = Field(default=None, ge=1)  # null = ceil(train / batch)
+    batch_size: int = Field(default=40, ge=1)
+    minibatch_size: int = Field(default=8, ge=1)
+    merge_batch_size: int = Field(default=4, ge=2)
+    edit_budget: int = Field(default=4, ge=0)  # most edits one analyst call may propose
+    schedule: ScheduleConfig = ScheduleConfig()
+    strategy: Literal["auto", "llm", "fewshot"] = "auto"
+    optimizer: OptimizerMethodConfig = OptimizerMethodConfig()
+    gate: GateConfig = GateConfig()
+    slow_update: SlowUpdateConfig = SlowUpdateConfig()
+    meta_skill: MetaSkillConfig = MetaSkillConfig()
+    max_skill_chars: int = Field(default=20_000, ge=100)
+    val_limit: int | None = Field(default=None, ge=1)
+    test_limit: int | None = Field(default=None, ge=1)
+    final_test: bool = True
+    shuffle: bool = True
