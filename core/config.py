@@ -73,7 +73,11 @@ class RoleConfig(_Strict):
     stop: list[str] | None = None
     # null = 4 for API backends, 2 for the coding-agent CLIs (each call is a process).
     concurrency: int = Field(default=4, ge=1)
+    # Unstreamed: the deadline of a whole call. Streamed: the longest wait for the stream to
+    # start or for its next chunk (core/models/streaming.py).
     timeout_s: float = Field(default=60.0, gt=0)
+    # auto = stream calls allowed 2048+ output tokens (openai, azure, anthropic backends).
+    stream: Literal["auto", "always", "never"] = "auto"
     max_retries: int = Field(default=4, ge=0)
     cache: bool = True
     # Coding-agent CLIs only (backend claude_code | codex).

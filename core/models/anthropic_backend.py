@@ -5,7 +5,8 @@ call: system messages join into `system`, `stop` becomes `stop_sequences`, a JSO
 `response_format` becomes `output_config.format` (structured outputs) and a plain JSON
 `response_format` an instruction in the system prompt. `temperature`, `top_p` and `seed`
 are not sent: the pinned SDK's Messages API no longer takes sampling parameters (they stay
-in the request, so they still key the response cache).
+in the request, so they still key the response cache). `send_streamed` is the same call as
+a Messages event stream, its `timeout_s` an idle timeout (core/models/streaming.py).
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from typing import Any
 
 from core.models.openai_backend import PerLoop
 from core.models.sdk_errors import call_sdk
+from core.models.streaming import ANTHROPIC_FINISH, AnthropicEvents, streamed_completion
 from core.models.types import BadRequestError, Completion, Message, Request, TransientError, Usage
 
 ANTHROPIC_SETTINGS = frozenset(
     {"temperature", "max_tokens", "top_p", "seed", "stop", "response_format"}
 )
 OFFICIAL_BASE_URL = "https://api.anthropic.com"
-_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 
 
 class AnthropicBackend:
@@ -113,9 +114,27 @@ class AnthropicBackend:
                 input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
                 output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
             ),
-            finish_reason=_FINISH.get(reason, reason),
+            finish_reason=ANTHROPIC_FINISH.get(reason, reason),
             latency_s=latency,
             model=str(getattr(response, "model", None) or request.model),
+        )
+
+    async def send_streamed(self, request: Request, *, idle_timeout_s: float) -> Completion:
+        """The reply as an event stream: `idle_timeout_s` bounds the wait for it to start and
+        every gap between events, not its length. Returns only a finished reply (one whose
+        stream reached message_stop)."""
+        import anthropic
+
+        kwargs = self.sdk_kwargs(request)
+        return await streamed_completion(
+            anthropic,
+            anthropic.AnthropicError,
+            lambda timeout: self._sdk.get().messages.create(**kwargs, stream=True, timeout=timeout),
+            AnthropicEvents(model=request.model),
+            request,
+            idle_timeout_s,
+            credential=self.credential,
+            where=self._where(),
         )
 
     def _where(self) -> dict[str, str]:

@@ -3,7 +3,9 @@
 Order of a call: merge settings → response cache → budget check → concurrency slot →
 backend (with the retry policy and a per-call timeout) → ledger → cache → `on_usage`.
 Backends only translate requests; everything that must behave the same for every model
-(caching, budget, retries, limits) lives here.
+(caching, budget, retries, limits) lives here. A long call streams (the role's `stream`
+mode, core/models/streaming.py): then its timeout is the backend's idle timeout between
+chunks instead of a deadline for the whole reply, and everything else stays the same.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from core.models.ledger import LedgerSnapshot, UsageLedger
 from core.models.response_cache import ResponseCache, canonical_json, request_key
 from core.models.retry import RetryPolicy
+from core.models.streaming import StreamMode, wants_stream
 from core.models.types import (
     AgentOutcome,
     AgentTask,
@@ -27,6 +30,7 @@ from core.models.types import (
     Message,
     ModelError,
     Request,
+    StreamingBackend,
     TransientError,
     Usage,
 )
@@ -51,6 +55,8 @@ class RoleRuntime:
     endpoint: str = ""  # cache identity of the server (no secrets, no random ports)
     settings: dict[str, Any] = field(default_factory=dict)
     timeout_s: float = 60.0
+    # The factory sets never for backends that cannot stream.
+    stream: StreamMode = "never"
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     cache: bool = True
     concurrency: int = 4
@@ -149,8 +155,9 @@ class ModelClient:
     # ------------------------------------------------------------------ the call
     async def complete(self, messages: list[Message], *, role: str, **settings: Any) -> Completion:
         """One completion for `role`. Settings override the role's config for this call
-        (a value of None removes the setting); `timeout_s` overrides the call timeout and
-        `cache_scope` is added to the response-cache key (see `bind`)."""
+        (a value of None removes the setting); `timeout_s` overrides the call timeout (for
+        a streamed call, the idle timeout between chunks) and `cache_scope` is added to the
+        response-cache key (see `bind`)."""
         rt = self.runtime(role)
         if rt.error is not None:
             raise rt.error
@@ -268,13 +275,18 @@ class ModelClient:
         self, rt: RoleRuntime, request: Request, timeout_s: float, sent: list[bool]
     ) -> Completion:
         assert rt.backend is not None
+        streamed = wants_stream(rt.stream, request.settings.get("max_tokens"))
         async with rt.semaphore():
             sent[0] = True
-            try:
-                async with asyncio.timeout(timeout_s):
-                    completion = await rt.backend.send(request, timeout_s=timeout_s)
-            except TimeoutError:
-                raise TransientError(f"no answer within {timeout_s:g}s") from None
+            if streamed:  # the backend bounds each wait, not the whole reply
+                backend = cast(StreamingBackend, rt.backend)
+                completion = await backend.send_streamed(request, idle_timeout_s=timeout_s)
+            else:
+                try:
+                    async with asyncio.timeout(timeout_s):
+                        completion = await rt.backend.send(request, timeout_s=timeout_s)
+                except TimeoutError:
+                    raise TransientError(f"no answer within {timeout_s:g}s") from None
         if not completion.text and rt.kind in HTTP_API_KINDS:
             # `content: null` or no text block: the server misbehaved. Retried like any
             # transient failure and never cached; scored as an empty answer it would be

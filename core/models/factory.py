@@ -34,6 +34,7 @@ from core.models.openai_backend import OpenAIBackend
 from core.models.response_cache import ResponseCache
 from core.models.retry import RetryPolicy, Sleep
 from core.models.scripted import SCRIPTED_MODEL, ScriptedBackend, ScriptedResponder
+from core.models.streaming import STREAMING_KINDS
 from core.models.transport_errors import public_url
 from core.models.types import AuthError, BadRequestError, ModelError
 from core.secrets import Secrets
@@ -189,6 +190,7 @@ def _resolve_role(
         backend=None,
         settings=settings,
         timeout_s=rc.timeout_s,
+        stream=rc.stream if kind in STREAMING_KINDS else "never",
         retry=retry,
         cache=rc.cache,
         concurrency=rc.concurrency,
@@ -199,6 +201,11 @@ def _resolve_role(
             raise BadRequestError(
                 f"{where}.reasoning_effort is set but the {kind} backend does not take it; "
                 f"remove it or use one of: {', '.join(REASONING_EFFORT_BACKENDS)}"
+            )
+        if rc.stream == "always" and kind not in STREAMING_KINDS:
+            raise BadRequestError(
+                f"{where}.stream is always but the {kind} backend does not stream; set it "
+                f"to auto or never, or use one of: {', '.join(sorted(STREAMING_KINDS))}"
             )
         if kind == "scripted":
             _scripted(rt, rc, responder, where)

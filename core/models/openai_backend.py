@@ -3,7 +3,9 @@ OpenAI-compatible server (vLLM, Ollama, llama.cpp — including our embedded one
 
 The SDK's own retries are off (`max_retries=0`): `RetryPolicy` in the client is the only
 retry loop. This module only translates a `Request` into one HTTP call and the answer (or
-the failure) into a `Completion` or a typed error.
+the failure) into a `Completion` or a typed error. `send_streamed` is the same call as a
+stream (`stream: true`, usage requested with `stream_options.include_usage`), its
+`timeout_s` an idle timeout (core/models/streaming.py says why and when).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from core.models.sdk_errors import call_sdk
+from core.models.streaming import OpenAIChunks, streamed_completion
 from core.models.types import BadRequestError, Completion, Request, TransientError, Usage
 
 SDK = TypeVar("SDK")
@@ -140,6 +143,24 @@ class OpenAIBackend:
         )
         latency = time.monotonic() - started
         return _to_completion(response, request, latency)
+
+    async def send_streamed(self, request: Request, *, idle_timeout_s: float) -> Completion:
+        """The reply as a stream: `idle_timeout_s` bounds the wait for it to start and every
+        gap between chunks, not its length. Returns only a finished reply."""
+        import openai
+
+        kwargs = self.sdk_kwargs(request)
+        kwargs.update(stream=True, stream_options={"include_usage": True})
+        return await streamed_completion(
+            openai,
+            openai.OpenAIError,
+            lambda timeout: self._sdk.get().chat.completions.create(**kwargs, timeout=timeout),
+            OpenAIChunks(model=request.model),
+            request,
+            idle_timeout_s,
+            credential=self.credential,
+            where=self._where(),
+        )
 
     def _where(self) -> dict[str, str]:
         """The URL in use and the setting to fix, for transport error messages."""

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from core.models.retry import error_for_status, parse_retry_after
 from core.models.transport_errors import connection_error, unexpected_error
-from core.models.types import TransientError
+from core.models.types import ModelError, TransientError
 from core.secrets import redact
 
 T = TypeVar("T")
@@ -52,6 +52,8 @@ async def call_sdk(
         raise TransientError(f"malformed response body: {type(exc).__name__}") from None
     except base_error:
         raise  # the SDK's other errors stay as they are (with their traceback)
+    except ModelError:
+        raise  # already ours (a stalled or unfinished stream)
     except Exception as exc:
         # Leaked from the HTTP stack (anyio's ExceptionGroup for a port out of range,
         # httpx's InvalidURL): a bad base_url, never a reason to retry or a traceback.

@@ -95,6 +95,13 @@ class Backend(Protocol):
     async def aclose(self) -> None: ...
 
 
+class StreamingBackend(Backend, Protocol):
+    """A backend that can also stream a reply (core/models/streaming.py): `idle_timeout_s`
+    bounds each wait for data, not the whole reply; only a finished reply is returned."""
+
+    async def send_streamed(self, request: Request, *, idle_timeout_s: float) -> Completion: ...
+
+
 class ModelError(UserError):
     """A model call failed for good; the message says what to do next."""
 

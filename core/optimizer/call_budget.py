@@ -5,8 +5,10 @@ the completion budget, and it grows with what they read. So each call's budget i
 from its prompt and the skill it may quote back (edit targets and contents copy skill
 text): never below the role's configured `max_tokens` (the floor), never above the
 configured ceiling. A call allowed more tokens is allowed more time, at a conservative
-generation rate, so a long answer is not cut by the role's timeout. Characters per token
-is the usual ~4 for English prose; the estimate only needs to be generous, not exact.
+generation rate, so a long answer is not cut by the role's timeout (a streamed call, as
+every optimizer call is at `stream: auto`, takes it as its idle timeout between chunks:
+core/models/streaming.py). Characters per token is the usual ~4 for English prose; the
+estimate only needs to be generous, not exact.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.loopback_anthropic import _ERROR_TYPES
+from tests.support.loopback_anthropic import _ERROR_TYPES, message_end, message_start, text_block
 from tests.support.loopback_openai import Fault, RecordedRequest, Reply, word_count
 from tests.support.loopback_sse import AgentFault, StreamingServer, ToolCall, request_text
 
@@ -62,96 +62,36 @@ class LoopbackMessagesSSE(StreamingServer):
         in_tok = getattr(reply, "input_tokens", None)
         in_tok = in_tok if in_tok is not None else anthropic_prompt_tokens(body)
         number = self.next_id()
-        events: list[tuple[str, Any]] = [
-            (
-                "message_start",
-                {
-                    "type": "message_start",
-                    "message": {
-                        "id": f"msg_loopback_{number}",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": model,
-                        "content": [],
-                        "stop_reason": None,
-                        "stop_sequence": None,
-                        "usage": {"input_tokens": in_tok, "output_tokens": 1},
-                    },
-                },
-            )
-        ]
-        blocks: list[dict[str, Any]] = []
+        events = [message_start(f"msg_loopback_{number}", model, in_tok)]
         text = reply.text
+        index = 0
         if text or isinstance(reply, Reply):
-            blocks.append({"kind": "text", "text": text})
+            events += text_block(index, [text or ""])
+            index += 1
         if isinstance(reply, ToolCall):
-            blocks.append({"kind": "tool", "call": reply})
-        for index, block in enumerate(blocks):
-            if block["kind"] == "text":
-                events += [
-                    (
-                        "content_block_start",
-                        {
-                            "type": "content_block_start",
-                            "index": index,
-                            "content_block": {"type": "text", "text": ""},
-                        },
-                    ),
-                    (
-                        "content_block_delta",
-                        {
-                            "type": "content_block_delta",
-                            "index": index,
-                            "delta": {"type": "text_delta", "text": block["text"]},
-                        },
-                    ),
-                ]
-            else:
-                call: ToolCall = block["call"]
-                events += [
-                    (
-                        "content_block_start",
-                        {
-                            "type": "content_block_start",
-                            "index": index,
-                            "content_block": {
-                                "type": "tool_use",
-                                "id": f"toolu_loopback_{number}",
-                                "name": call.name,
-                                "input": {},
-                            },
-                        },
-                    ),
-                    (
-                        "content_block_delta",
-                        {
-                            "type": "content_block_delta",
-                            "index": index,
-                            "delta": {
-                                "type": "input_json_delta",
-                                "partial_json": json.dumps(call.input),
-                            },
-                        },
-                    ),
-                ]
-            events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-        if isinstance(reply, ToolCall):
+            tool = {
+                "type": "tool_use",
+                "id": f"toolu_loopback_{number}",
+                "name": reply.name,
+                "input": {},
+            }
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(reply.input)}
+            events += [
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": tool},
+                ),
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                ),
+                ("content_block_stop", {"type": "content_block_stop", "index": index}),
+            ]
             stop, out_tok = "tool_use", word_count(json.dumps(reply.input))
         else:
             stop = {"stop": "end_turn", "length": "max_tokens"}.get(reply.finish_reason, "end_turn")
             out_tok = reply.output_tokens if reply.output_tokens is not None else word_count(text)
-        events += [
-            (
-                "message_delta",
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": stop, "stop_sequence": None},
-                    "usage": {"output_tokens": out_tok},
-                },
-            ),
-            ("message_stop", {"type": "message_stop"}),
-        ]
-        return events
+        return [*events, *message_end(stop, out_tok)]
 
     def render_whole(self, record: RecordedRequest, reply: Reply | ToolCall) -> Any:
         # Claude Code retries a broken stream once without streaming.

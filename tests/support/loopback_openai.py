@@ -5,6 +5,13 @@ function, or a deterministic echo of the last user message. Faults are injected 
 (status codes with `Retry-After`, hung connections, malformed JSON, truncated bodies), and
 every request is recorded with its arrival time so tests can assert what reached the server.
 
+A request with `"stream": true` is answered as server-sent events (the protocol's chunks,
+usage last when `stream_options.include_usage` asks for it, then `data: [DONE]`).
+`Reply(chunk_chars=, chunk_interval_s=)` splits the text into many deltas and paces them,
+like a slow server writing a long reply; the same reply unstreamed arrives whole after the
+same total time. Stream faults start a reply and then stall, drop the connection or send
+the protocol's error event (`Fault.stream_stall / stream_drop / stream_end / stream_error`).
+
     with LoopbackOpenAI() as server:
         server.queue(Fault.error(429, retry_after=2), Reply("Paris"))
         client = AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0)
@@ -32,18 +39,35 @@ class Reply:
     input_tokens: int | None = None
     output_tokens: int | None = None
     finish_reason: str = "stop"  # OpenAI spelling; the Anthropic server translates it
+    chunk_chars: int | None = None  # streamed: deltas of this many characters (None = one)
+    chunk_interval_s: float = 0.0  # pause before each streamed event (unstreamed: in total)
+
+    def pieces(self) -> list[str]:
+        """The text as the streamed deltas carry it."""
+        if not self.text:
+            return []
+        size = self.chunk_chars or len(self.text)
+        return [self.text[i : i + size] for i in range(0, len(self.text), size)]
+
+
+# What a stream fault sends before it goes wrong: a few deltas of an unfinished reply.
+PARTIAL_REPLY = Reply("a partial reply that never finishes", chunk_chars=8)
 
 
 @dataclass
 class Fault:
     """Something going wrong on one request."""
 
-    kind: str  # "status" | "raw" | "hang" | "malformed" | "truncated"
+    # "status" | "raw" | "hang" | "malformed" | "truncated"
+    # | "stream_stall" | "stream_drop" | "stream_end" | "stream_error"
+    kind: str
     status: int = 500
     retry_after: float | str | None = None
-    seconds: float | None = None  # for "hang": None = until the server stops
+    seconds: float | None = None  # for "hang", "stream_stall": None = until the server stops
     message: str = "injected fault"
     body: Any = None  # for "raw": the JSON body sent as it is
+    after: int = 0  # stream faults: events of `partial` sent before the fault
+    partial: Reply | None = None  # stream faults: the reply they start (PARTIAL_REPLY)
 
     @classmethod
     def raw(cls, status: int, body: Any) -> Fault:
@@ -72,6 +96,31 @@ class Fault:
     def truncated_body(cls) -> Fault:
         """Announce a full body, send half of it, close the connection."""
         return cls("truncated")
+
+    @classmethod
+    def stream_stall(
+        cls, after: int = 2, seconds: float | None = None, partial: Reply | None = None
+    ) -> Fault:
+        """Start a streamed reply, send its first `after` events, then nothing more."""
+        return cls("stream_stall", after=after, seconds=seconds, partial=partial)
+
+    @classmethod
+    def stream_drop(cls, after: int = 2, partial: Reply | None = None) -> Fault:
+        """Start a streamed reply, send `after` events, close the connection mid-body."""
+        return cls("stream_drop", after=after, partial=partial)
+
+    @classmethod
+    def stream_end(cls, after: int = 2, partial: Reply | None = None) -> Fault:
+        """Start a streamed reply, send `after` events, end the body properly: a stream
+        that looks complete on the wire but never said the reply was finished."""
+        return cls("stream_end", after=after, partial=partial)
+
+    @classmethod
+    def stream_error(
+        cls, after: int = 2, message: str = "Overloaded", partial: Reply | None = None
+    ) -> Fault:
+        """Start a streamed reply, send `after` events, then the protocol's error event."""
+        return cls("stream_error", after=after, message=message, partial=partial)
 
 
 @dataclass
@@ -116,8 +165,12 @@ def http_path_route(path: str) -> str:
     return path.split("?", 1)[0].rstrip("/")
 
 
-def word_count(text: str) -> int:
-    return max(1, len(text.split()))
+def word_count(text: str | None) -> int:
+    return max(1, len((text or "").split()))
+
+
+def _model(record: RecordedRequest) -> str:
+    return record.body.get("model", "loopback") if isinstance(record.body, dict) else "loopback"
 
 
 class LoopbackServer:
@@ -267,6 +320,13 @@ class LoopbackServer:
         if isinstance(action, str):
             action = Reply(action)
         if isinstance(action, Reply):
+            if wants_stream(record):
+                self._send_events(http, self.render_stream(record, action), action)
+                return
+            if action.chunk_interval_s:
+                # A slow server unstreamed: the same reply, whole, after the same time.
+                events = len(self.render_stream(record, action))
+                self._stopping.wait(action.chunk_interval_s * events)
             self._send_json(http, 200, self.render_success(record, action))
             return
         if not isinstance(action, Fault):
@@ -294,8 +354,60 @@ class LoopbackServer:
             http.wfile.write(body[: len(body) // 2])
             http.wfile.flush()
             http.close_connection = True
+        elif action.kind in ("stream_stall", "stream_drop", "stream_end", "stream_error"):
+            self._act_stream_fault(http, record, action)
         else:
             raise ValueError(f"unknown fault {action.kind!r}")
+
+    def _act_stream_fault(
+        self, http: BaseHTTPRequestHandler, record: RecordedRequest, fault: Fault
+    ) -> None:
+        events = self.render_stream(record, fault.partial or PARTIAL_REPLY)[: fault.after]
+        self._start_stream(http)
+        for event in events:
+            self._write_chunk(http, sse_bytes(*event))
+        if fault.kind == "stream_error":
+            self._write_chunk(http, sse_bytes(*self.render_stream_error(fault.message)))
+            self._end_stream(http)
+        elif fault.kind == "stream_end":
+            self._end_stream(http)
+        else:  # stall, then (like a drop) close with the chunked body unfinished
+            if fault.kind == "stream_stall":
+                self._stopping.wait(fault.seconds)
+            http.close_connection = True
+
+    # ------------------------------------------------------------------ SSE wire
+    def _send_events(
+        self,
+        http: BaseHTTPRequestHandler,
+        events: list[tuple[str | None, Any]],
+        pace: Reply | None = None,
+    ) -> None:
+        self._start_stream(http)
+        for name, data in events:
+            if pace is not None and pace.chunk_interval_s:
+                self._stopping.wait(pace.chunk_interval_s)
+            self._write_chunk(http, sse_bytes(name, data))
+        self._end_stream(http)
+
+    @staticmethod
+    def _start_stream(http: BaseHTTPRequestHandler) -> None:
+        http.send_response(200)
+        http.send_header("Content-Type", "text/event-stream")
+        http.send_header("Cache-Control", "no-cache")
+        http.send_header("Transfer-Encoding", "chunked")
+        http.end_headers()
+        http.wfile.flush()
+
+    @staticmethod
+    def _write_chunk(http: BaseHTTPRequestHandler, data: bytes) -> None:
+        http.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        http.wfile.flush()
+
+    @staticmethod
+    def _end_stream(http: BaseHTTPRequestHandler) -> None:
+        http.wfile.write(b"0\r\n\r\n")
+        http.wfile.flush()
 
     def _send_json(
         self,
@@ -329,6 +441,25 @@ class LoopbackServer:
     def render_error(self, status: int, message: str) -> Any:
         raise NotImplementedError
 
+    def render_stream(self, record: RecordedRequest, reply: Any) -> list[tuple[str | None, Any]]:
+        """The reply as (event name or None, data) pairs, in order."""
+        raise NotImplementedError
+
+    def render_stream_error(self, message: str) -> tuple[str | None, Any]:
+        """The event a server sends when a stream fails after it started."""
+        raise NotImplementedError
+
+
+def wants_stream(record: RecordedRequest) -> bool:
+    return isinstance(record.body, dict) and record.body.get("stream") is True
+
+
+def sse_bytes(name: str | None, data: Any) -> bytes:
+    """One server-sent event; `data` is JSON-encoded unless it is already text."""
+    line = data if isinstance(data, str) else json.dumps(data)
+    head = f"event: {name}\n" if name else ""
+    return f"{head}data: {line}\n\n".encode()
+
 
 class LoopbackOpenAI(LoopbackServer):
     """POST /v1/chat/completions. `base_url` is what an OpenAI client takes."""
@@ -340,17 +471,11 @@ class LoopbackOpenAI(LoopbackServer):
         return f"{self.root_url}/v1"
 
     def render_success(self, record: RecordedRequest, reply: Reply) -> Any:
-        prompt = " ".join(_content_text(m.get("content")) for m in record.messages)
-        in_tok = reply.input_tokens if reply.input_tokens is not None else word_count(prompt)
-        out_tok = reply.output_tokens if reply.output_tokens is not None else word_count(reply.text)
-        model = (
-            record.body.get("model", "loopback") if isinstance(record.body, dict) else "loopback"
-        )
         return {
             "id": f"chatcmpl-loopback-{record.index}",
             "object": "chat.completion",
             "created": 0,
-            "model": model,
+            "model": _model(record),
             "choices": [
                 {
                     "index": 0,
@@ -358,11 +483,42 @@ class LoopbackOpenAI(LoopbackServer):
                     "finish_reason": reply.finish_reason,
                 }
             ],
-            "usage": {
-                "prompt_tokens": in_tok,
-                "completion_tokens": out_tok,
-                "total_tokens": in_tok + out_tok,
-            },
+            "usage": self._usage(record, reply),
+        }
+
+    def render_stream(self, record: RecordedRequest, reply: Reply) -> list[tuple[str | None, Any]]:
+        head = {
+            "id": f"chatcmpl-loopback-{record.index}",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": _model(record),
+        }
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return None, {**head, "choices": [choice]}
+
+        events = [chunk({"role": "assistant", "content": ""})]
+        events += [chunk({"content": piece}) for piece in reply.pieces()]
+        events.append(chunk({}, reply.finish_reason))
+        options = record.body.get("stream_options") if isinstance(record.body, dict) else None
+        if isinstance(options, dict) and options.get("include_usage"):
+            events.append((None, {**head, "choices": [], "usage": self._usage(record, reply)}))
+        events.append((None, "[DONE]"))
+        return events
+
+    def render_stream_error(self, message: str) -> tuple[str | None, Any]:
+        return None, {"error": {"message": message, "type": "server_error", "code": None}}
+
+    @staticmethod
+    def _usage(record: RecordedRequest, reply: Reply) -> dict[str, int]:
+        prompt = " ".join(_content_text(m.get("content")) for m in record.messages)
+        in_tok = reply.input_tokens if reply.input_tokens is not None else word_count(prompt)
+        out_tok = reply.output_tokens if reply.output_tokens is not None else word_count(reply.text)
+        return {
+            "prompt_tokens": in_tok,
+            "completion_tokens": out_tok,
+            "total_tokens": in_tok + out_tok,
         }
 
     def render_error(self, status: int, message: str) -> Any:
@@ -377,5 +533,6 @@ __all__ = [
     "LoopbackServer",
     "RecordedRequest",
     "Reply",
+    "sse_bytes",
     "word_count",
 ]

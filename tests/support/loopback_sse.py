@@ -1,6 +1,6 @@
-"""The streaming half of the loopback agent servers: SSE plumbing, tool calls and the
-faults only a streaming agent server has (see tests/support/loopback_agent_servers.py for
-the two protocols and how tests script them)."""
+"""The streaming half of the loopback agent servers: streaming by default, tool calls and
+the faults only a streaming agent server has (see tests/support/loopback_agent_servers.py
+for the two protocols and how tests script them; the SSE wire itself is LoopbackServer's)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.loopback_openai import Fault, Handler, LoopbackServer, RecordedRequest, Reply
+from tests.support.loopback_openai import (
+    Fault,
+    Handler,
+    LoopbackServer,
+    RecordedRequest,
+    Reply,
+)
 
 
 @dataclass
@@ -43,7 +49,8 @@ class AgentFault(Fault):
 
     @classmethod
     def stream_hang(cls) -> AgentFault:
-        return cls("stream_hang")
+        """The stream starts (its first event), then nothing ever comes."""
+        return cls("stream_stall", after=1, partial=Reply(""))
 
 
 def request_text(record: RecordedRequest) -> str:
@@ -53,7 +60,8 @@ def request_text(record: RecordedRequest) -> str:
 
 
 class StreamingServer(LoopbackServer):
-    """Shared SSE plumbing; subclasses render the events of their protocol."""
+    """A server that streams unless the request says `"stream": false` (what the agent
+    CLIs expect); subclasses render the events of their protocol."""
 
     def __init__(self, handler: Handler | None = None, **kwargs: Any):
         super().__init__(handler, **kwargs)
@@ -108,47 +116,10 @@ class StreamingServer(LoopbackServer):
             self._write_chunk(http, b"event: message_start\ndata: {not json at all\n\n")
             self._write_chunk(http, b"data: }}}}\n\n")
             self._end_stream(http)
-        elif fault.kind == "stream_hang":
-            self._start_stream(http)
-            first = self.render_stream(record, Reply(""))[0]
-            self._write_chunk(http, _sse(*first))
-            self._stopping.wait(fault.seconds)
-            http.close_connection = True
         else:
             super()._act(http, record, fault)
 
-    # ------------------------------------------------------------------ SSE wire
-    def _send_events(self, http: BaseHTTPRequestHandler, events: list[tuple[str, Any]]) -> None:
-        self._start_stream(http)
-        for name, data in events:
-            self._write_chunk(http, _sse(name, data))
-        self._end_stream(http)
-
-    @staticmethod
-    def _start_stream(http: BaseHTTPRequestHandler) -> None:
-        http.send_response(200)
-        http.send_header("Content-Type", "text/event-stream")
-        http.send_header("Cache-Control", "no-cache")
-        http.send_header("Transfer-Encoding", "chunked")
-        http.end_headers()
-        http.wfile.flush()
-
-    @staticmethod
-    def _write_chunk(http: BaseHTTPRequestHandler, data: bytes) -> None:
-        http.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        http.wfile.flush()
-
-    @staticmethod
-    def _end_stream(http: BaseHTTPRequestHandler) -> None:
-        http.wfile.write(b"0\r\n\r\n")
-        http.wfile.flush()
-
     # ------------------------------------------------------------------ protocol
-    def render_stream(
-        self, record: RecordedRequest, reply: Reply | ToolCall
-    ) -> list[tuple[str, Any]]:
-        raise NotImplementedError
-
     def render_whole(self, record: RecordedRequest, reply: Reply | ToolCall) -> Any:
         """The same answer as one JSON body, for a request with `"stream": false`."""
         raise NotImplementedError
@@ -158,7 +129,3 @@ class StreamingServer(LoopbackServer):
 
     def render_usage_limit(self, reset_at: int) -> tuple[int, Any, dict[str, str]]:
         raise NotImplementedError
-
-
-def _sse(name: str, data: Any) -> bytes:
-    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
