@@ -21,6 +21,7 @@ from core.models.response_cache import ResponseCache, canonical_json, request_ke
 from core.models.retry import RetryPolicy
 from core.models.streaming import StreamMode, wants_stream
 from core.models.types import (
+    AbandonedCall,
     AgentOutcome,
     AgentTask,
     Backend,
@@ -278,15 +279,25 @@ class ModelClient:
         streamed = wants_stream(rt.stream, request.settings.get("max_tokens"))
         async with rt.semaphore():
             sent[0] = True
-            if streamed:  # the backend bounds each wait, not the whole reply
-                backend = cast(StreamingBackend, rt.backend)
-                completion = await backend.send_streamed(request, idle_timeout_s=timeout_s)
-            else:
-                try:
-                    async with asyncio.timeout(timeout_s):
-                        completion = await rt.backend.send(request, timeout_s=timeout_s)
-                except TimeoutError:
-                    raise TransientError(f"no answer within {timeout_s:g}s") from None
+            try:
+                if streamed:  # the backend bounds each wait, not the whole reply
+                    backend = cast(StreamingBackend, rt.backend)
+                    completion = await backend.send_streamed(request, idle_timeout_s=timeout_s)
+                else:
+                    try:
+                        async with asyncio.timeout(timeout_s):
+                            completion = await rt.backend.send(request, timeout_s=timeout_s)
+                    except TimeoutError:
+                        raise AbandonedCall(f"no answer within {timeout_s:g}s") from None
+            except AbandonedCall:
+                self.ledger.record(
+                    rt.role, rt.model, estimated_usage(request), False, cancelled=True
+                )
+                sent[0] = False  # counted; nothing in flight while the retry waits
+                raise
+            except ModelError:
+                sent[0] = False  # refused (429, 5xx, ...): nothing in flight or billed
+                raise
         if not completion.text and rt.kind in HTTP_API_KINDS:
             # `content: null` or no text block: the server misbehaved. Retried like any
             # transient failure and never cached; scored as an empty answer it would be
@@ -328,7 +339,7 @@ def _check_messages(messages: Any) -> None:
 
 
 def estimated_usage(request: Request) -> Usage:
-    """What a call cancelled in flight is counted at: its prompt at ~4 characters a token,
+    """What a call cancelled in flight or abandoned (AbandonedCall) is counted at: its prompt at ~4 characters a token,
     and the whole `max_tokens` of output (an upper bound, so the cap errs on the safe side)."""
     chars = sum(len(str(m.get("content", ""))) for m in request.messages)
     return Usage(

@@ -104,8 +104,8 @@ class UsageLedger:
         cancelled: bool = False,
     ) -> None:
         """A finished call. A cache hit counts as a call and a hit, and costs nothing. A
-        call cancelled in flight counts with the usage it was estimated at (the provider
-        bills it). With a journal attached the call is appended (and a paid one fsync'd)
+        call cancelled in flight, or abandoned (a timeout, a stream that stalled or broke
+        off), counts with the usage it was estimated at (the provider bills it). With a journal attached the call is appended (and a paid one fsync'd)
         before this returns, so before the reply is used."""
         if cached:
             cost = 0.0

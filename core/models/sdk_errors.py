@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from core.models.retry import error_for_status, parse_retry_after
 from core.models.transport_errors import connection_error, unexpected_error
-from core.models.types import ModelError, TransientError
+from core.models.types import AbandonedCall, ModelError, TransientError
 from core.secrets import redact
 
 T = TypeVar("T")
@@ -44,7 +44,7 @@ async def call_sdk(
             model=model,
         ) from None
     except sdk.APITimeoutError:
-        raise TransientError(f"no answer within {timeout_s:g}s") from None
+        raise AbandonedCall(f"no answer within {timeout_s:g}s") from None
     except sdk.APIConnectionError as exc:
         raise connection_error(exc.__cause__ or exc.__context__ or exc, **where) from None
     except (json.JSONDecodeError, UnicodeDecodeError, sdk.APIResponseValidationError) as exc:

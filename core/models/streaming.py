@@ -5,7 +5,8 @@ a slow or reasoning model is cut by `timeout_s` however steadily it is being wri
 a streamed call `timeout_s` is an idle timeout instead: the longest wait for the stream to
 start and between two of its events. A reply of any length survives while it keeps
 coming; a stream that stalls still fails within `timeout_s` of its last event, as a
-retryable `TransientError`, and so does one that breaks off or reports an error midway.
+retryable `AbandonedCall`, and so does one that breaks off or reports an error midway
+(the client counts each such attempt at its estimated usage: the provider may bill it).
 
 A stream's reply is used only once the stream said it was finished (OpenAI: a
 `finish_reason`; Anthropic: `message_stop`). Until then nothing is returned, so nothing
@@ -38,7 +39,15 @@ from types import ModuleType
 from typing import Any, Literal, Protocol, TypeVar
 
 from core.models.sdk_errors import call_sdk
-from core.models.types import Completion, Request, TransientError, Usage
+from core.models.transport_errors import broke_off
+from core.models.types import (
+    AbandonedCall,
+    Completion,
+    ModelError,
+    Request,
+    TransientError,
+    Usage,
+)
 from core.secrets import redact
 
 T = TypeVar("T")
@@ -89,8 +98,16 @@ async def streamed_completion(
     started = time.monotonic()
 
     async def streamed() -> Completion:
-        stream = await open_stream(lambda: create(sdk_timeout), idle_s)
-        await read_stream(sdk, stream, idle_s, fold.add)
+        try:
+            stream = await open_stream(lambda: create(sdk_timeout), idle_s)
+            await read_stream(sdk, stream, idle_s, fold.add)
+        except Exception as exc:
+            if not isinstance(exc, ModelError) and broke_off(exc):
+                raise AbandonedCall(
+                    f"the stream broke off mid-reply ({type(exc).__name__}); the partial "
+                    "reply was discarded"
+                ) from None
+            raise
         return fold.completion(request, time.monotonic() - started)
 
     return await call_sdk(
@@ -110,11 +127,11 @@ async def open_stream(call: Callable[[], Awaitable[T]], idle_s: float) -> T:
         async with asyncio.timeout(idle_s):
             return await call()
     except TimeoutError:
-        raise TransientError(f"no answer within {idle_s:g}s (the stream did not start)") from None
+        raise AbandonedCall(f"no answer within {idle_s:g}s (the stream did not start)") from None
 
 
 async def events_within(stream: AsyncIterator[T], idle_s: float) -> AsyncIterator[T]:
-    """The stream's events, each within `idle_s` of the one before (else a TransientError)."""
+    """The stream's events, each within `idle_s` of the one before (else an AbandonedCall)."""
     iterator = aiter(stream)
     while True:
         try:
@@ -123,7 +140,7 @@ async def events_within(stream: AsyncIterator[T], idle_s: float) -> AsyncIterato
         except StopAsyncIteration:
             return
         except TimeoutError:
-            raise TransientError(
+            raise AbandonedCall(
                 f"the stream stalled: no data for {idle_s:g}s (streamed calls' timeout_s is "
                 "the longest silence allowed); the partial reply was discarded"
             ) from None
@@ -134,21 +151,21 @@ async def read_stream(
     sdk: ModuleType, stream: Any, idle_s: float, add: Callable[[Any], None]
 ) -> None:
     """Feed every event of an SDK stream to `add`, then close the stream (also on failure:
-    the connection is never left half read). Connection failures and the SDK's own timeout
-    propagate for `call_sdk` to translate; an error the server sends inside the stream
-    becomes a TransientError here (both SDKs raise it as an APIError, Anthropic's with the
-    stream's status 200, which must not be read as an HTTP status)."""
+    the connection is never left half read). A connection that breaks off, or an error the
+    server sends inside the stream, is an AbandonedCall: counted, then retried (both SDKs
+    raise the error event as an APIError, Anthropic's with the stream's status 200, which
+    must not be read as an HTTP status)."""
     async with stream, contextlib.aclosing(events_within(stream, idle_s)) as events:
         try:
             async for event in events:
                 add(event)
         except sdk.APIConnectionError:
-            raise
+            raise  # streamed_completion tells a broken-off reply from a refused connection
         except sdk.APIError as exc:
             raise mid_stream_error(getattr(exc, "body", None), str(exc)) from None
 
 
-def mid_stream_error(body: Any, fallback: str) -> TransientError:
+def mid_stream_error(body: Any, fallback: str) -> AbandonedCall:
     """For an error event: `{"error": {"type", "message"}}` or the inner object itself."""
     inner = body.get("error", body) if isinstance(body, dict) else None
     if isinstance(inner, dict) and (inner.get("message") or inner.get("type")):
@@ -156,7 +173,7 @@ def mid_stream_error(body: Any, fallback: str) -> TransientError:
         detail = f"{kind}: {message}" if kind and message else str(kind or message)
     else:
         detail = fallback
-    return TransientError(
+    return AbandonedCall(
         redact(f"the server reported an error mid-stream ({detail[:300]}); the partial reply "
                "was discarded")
     )  # fmt: skip
@@ -259,8 +276,8 @@ class AnthropicEvents:
         )
 
 
-def _unfinished(why: str) -> TransientError:
-    return TransientError(
+def _unfinished(why: str) -> AbandonedCall:
+    return AbandonedCall(
         f"the stream ended before the reply was finished ({why}); the partial reply was discarded"
     )
 

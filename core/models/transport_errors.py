@@ -83,6 +83,30 @@ def _from_http_stack(exc: BaseException) -> bool:
     return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in _HTTP_STACK_MODULES
 
 
+# Read failures once the request is out (the reply began, then broke off), by class name:
+# the SDKs run on httpx or its fork httpx2. Unlike a refused connection, the provider had
+# the request and may bill it.
+_BROKEN_OFF_NAMES = frozenset({"RemoteProtocolError", "ReadError"})
+
+
+def broke_off(exc: BaseException) -> bool:
+    """`exc`, what it was raised from (the SDKs wrap the transport's errors) or a member
+    of its group, is a read failure of the HTTP stack after the request went out."""
+    seen: set[int] = set()
+    pending: list[BaseException] = [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if _from_http_stack(current) and type(current).__name__ in _BROKEN_OFF_NAMES:
+            return True
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return False
+
+
 def describe(exc: BaseException) -> str:
     """`Type: first line of the message`, secrets masked, at most 200 characters."""
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -128,4 +152,11 @@ def unexpected_error(exc: Exception, *, url: str, setting: str) -> ModelError | 
     )
 
 
-__all__ = ["bad_url_error", "connection_error", "describe", "public_url", "unexpected_error"]
+__all__ = [
+    "bad_url_error",
+    "broke_off",
+    "connection_error",
+    "describe",
+    "public_url",
+    "unexpected_error",
+]

@@ -122,6 +122,13 @@ class TransientError(ModelError):
         self.retry_after_s = retry_after_s
 
 
+class AbandonedCall(TransientError):
+    """We stopped waiting for a reply the provider had the request for: a timeout after
+    sending, a stream that stalled, ended unfinished or broke off with an error event. The
+    provider may have generated (and billed) it all the same, so the client counts the
+    attempt at its estimated usage before it is retried: the budget cap sees it."""
+
+
 class RetriesExhausted(ModelError):
     """Transient failures outlasted the retry policy. The one model failure an environment
     may turn into a zero-scored rollout: the server was reachable in principle, this item

@@ -74,11 +74,15 @@ async def test_hung_connection_times_out_retries_then_fails(server, tmp_path):
     # the short timeout below on a busy machine, which would time out before sending.
     server.queue(Reply("warm"), Fault.hang(), Fault.hang())
     async with make_client(server, tmp_path, role={"timeout_s": 0.3, "max_retries": 1}) as client:
-        await client.complete([{"role": "user", "content": "warm up"}], role="target")
+        await client.complete([{"role": "user", "content": "warm up"}], role="target", timeout_s=60)
         with pytest.raises(ModelError, match=r"gave up after 2 attempts: no answer within 0.3s"):
             await client.complete(USER, role="target")
     assert len(server.requests) == 3
-    assert client.ledger.snapshot().calls == 1
+    # The server had both timed-out requests and may bill them: each is counted at its
+    # estimate (the whole max_tokens of output), so a budget cap sees them.
+    snap = client.ledger.snapshot()
+    max_tokens = client.runtime("target").settings["max_tokens"]
+    assert snap.calls == 3 and snap.output_tokens == 1 + 2 * max_tokens
 
 
 async def test_401_fails_fast_naming_the_variable_and_hiding_the_key(server, tmp_path):
