@@ -290,10 +290,10 @@ class ModelClient:
                     except TimeoutError:
                         raise AbandonedCall(f"no answer within {timeout_s:g}s") from None
             except AbandonedCall:
-                self.ledger.record(
-                    rt.role, rt.model, estimated_usage(request), False, cancelled=True
-                )
-                sent[0] = False  # counted; nothing in flight while the retry waits
+                if rt.kind in HTTP_API_KINDS:  # a provider that bills (not our own model)
+                    usage = estimated_usage(request)
+                    self.ledger.record(rt.role, rt.model, usage, False, cancelled=True)
+                sent[0] = False  # nothing in flight while the retry waits
                 raise
             except ModelError:
                 sent[0] = False  # refused (429, 5xx, ...): nothing in flight or billed
