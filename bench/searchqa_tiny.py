@@ -68,6 +68,9 @@ def config_tree(data: Path, runs: Path, timeout_s: float) -> dict:
             "edit_budget": 4,
             "schedule": {"kind": "constant", "start": 4, "end": 4},
             "gate": {"metric": "hard", "early_decide": True},
+            # The 512-token cap holds for every call: the optimizer's budgets are not sized
+            # up from the prompt (they would be, to ~1,600 tokens, without this).
+            "optimizer": {"max_completion_tokens": 512},
         },
     }
 
