@@ -3,15 +3,18 @@
 It counts calls from the loop's shape (steps, batch, groups, gate, epochs, final test) and
 prices them with the config's price table. Token counts are rough upper bounds: outputs
 are taken at `max_tokens` and the gate at its full val split (the early gate and the
-caches only ever lower the real figures).
+caches only ever lower the real figures). A coding-agent target (claude_code, codex) is
+counted in runs and left out of tokens and cost: a run takes as many model turns, with
+the agent's own prompts and tools, as the agent needs, which no loop shape predicts.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.config import Config
+from core.environment.contract import needs_agent
 from core.models.ledger import Estimate, estimate_cost
 
 CHARS_PER_TOKEN = 4
@@ -25,6 +28,7 @@ class CallPlan:
     target_calls: int
     optimizer_calls: int
     total_steps: int
+    target_is_agent: bool = False  # target_calls are agent runs, not priced
 
 
 def plan_calls(
@@ -62,8 +66,10 @@ def estimate_run(
     models: dict[str, str],
     initial_skill_chars: int = 0,
     free_models: frozenset[str] = frozenset(),
+    agent_target: bool = False,
 ) -> tuple[CallPlan, Estimate]:
-    """`free_models`: models that cost nothing (the embedded model, test doubles)."""
+    """`free_models`: models that cost nothing (the embedded model, test doubles);
+    `agent_target`: the target runs a coding agent (counted in runs, not priced)."""
     plan = plan_calls(
         config,
         train_items=train_items,
@@ -79,16 +85,26 @@ def estimate_run(
         "target": (plan.target_calls, target_in, config.models.target.max_tokens),
         "optimizer": (plan.optimizer_calls, optimizer_in, config.models.optimizer.max_tokens),
     }
+    if agent_target:
+        plan = replace(plan, target_is_agent=True)
+        del calls["target"]
     prices = {m: {"input_per_mtok": 0.0, "output_per_mtok": 0.0} for m in free_models}
     return plan, estimate_cost(calls, models, {**config.models.prices, **prices})
 
 
 def describe(plan: CallPlan, estimate: Estimate) -> str:
     cost = f"${estimate.cost_usd:.2f}" if not estimate.unpriced else "cost unknown (no price)"
-    return (
-        f"estimate (upper bound): {plan.total_steps} steps, {plan.target_calls} target calls, "
+    target = f"{plan.target_calls} target {'agent runs' if plan.target_is_agent else 'calls'}"
+    line = (
+        f"estimate (upper bound): {plan.total_steps} steps, {target}, "
         f"{plan.optimizer_calls} optimizer calls, {estimate.total_tokens:,} tokens, {cost}"
     )
+    if plan.target_is_agent:
+        line += (
+            "; agent runs are not in the tokens or cost (each takes the model turns the agent "
+            "needs): cap them with budget.max_calls or budget.max_cost_usd"
+        )
+    return line
 
 
 def estimate_for(config: Config, env, client, initial_skill: str, *, uses_llm: bool) -> str:
@@ -103,5 +119,6 @@ def estimate_for(config: Config, env, client, initial_skill: str, *, uses_llm: b
         models={role: rt.model for role, rt in roles.items()},
         initial_skill_chars=len(initial_skill),
         free_models=frozenset(rt.model for rt in roles.values() if rt.kind in FREE_KINDS),
+        agent_target=needs_agent(env),
     )
     return describe(plan, estimate)

@@ -57,3 +57,19 @@ def test_cost_uses_the_price_table_and_free_models_cost_nothing():
     _, unpriced = estimate_run(cfg, models={"target": "m-x", "optimizer": "m-opt"}, **kwargs)
     assert unpriced.unpriced == ["m-x"]
     assert "cost unknown" in describe(plan, unpriced)
+
+
+def test_an_agent_target_is_counted_in_runs_and_left_out_of_tokens_and_cost():
+    """A coding agent's run takes the turns it needs: no loop shape prices it, so the
+    estimate says so instead of pricing one chat call per run."""
+    cfg = small_config()
+    kwargs = dict(train_items=100, val_items=50, test_items=50, uses_llm=True)
+    models = {"target": "claude-sonnet-4-5", "optimizer": "m-opt"}
+    chat_plan, chat = estimate_run(cfg, models=models, **kwargs)
+    plan, est = estimate_run(cfg, models=models, agent_target=True, **kwargs)
+    assert plan.target_calls == chat_plan.target_calls and plan.target_is_agent
+    assert "target" not in est.per_role and est.per_role["optimizer"] == chat.per_role["optimizer"]
+    assert est.unpriced == [] and est.cost_usd == chat.per_role["optimizer"]["cost_usd"]
+    line = describe(plan, est)
+    assert f"{plan.target_calls} target agent runs" in line
+    assert "budget.max_calls" in line and "target calls" not in line
