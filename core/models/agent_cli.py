@@ -132,7 +132,7 @@ class AgentCli(Protocol):
     settings: AgentSettings
     setting: str
 
-    def agent_args(self, placement: Placement) -> list[str]: ...
+    def agent_args(self, placement: Placement, task: AgentTask) -> list[str]: ...
 
     async def invoke(
         self,
@@ -184,7 +184,7 @@ async def run_agent_task(
             placement = place_skill(workspace, placement_kind, task.skill_name, skill_text)
             run = await cli.invoke(
                 task.prompt,
-                args=cli.agent_args(placement),
+                args=cli.agent_args(placement, task),
                 cwd=workspace,
                 home=home,
                 timeout_s=min(timeout_s, s.timeout_s),

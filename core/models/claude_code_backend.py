@@ -28,6 +28,11 @@ from core.models.agent_cli import (
     run_chat,
     tail,
 )
+from core.models.agent_confinement import (
+    claude_confinement_args,
+    claude_tools,
+    refuse_bypass,
+)
 from core.models.agent_process import (
     base_environment,
     record_session,
@@ -50,6 +55,7 @@ _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 _LIMIT_TEXT = re.compile(r"hit your .*limit|usage limit|out of usage|spend limit", re.I)
 _LOGIN_TEXT = re.compile(r"not logged in|/login|invalid api key|failed to authenticate", re.I)
 CREDENTIALS = ".credentials.json"
+_NO_SANDBOX = "sandbox required but unavailable"  # stderr of a run with failIfUnavailable
 # Agent use without an allowed_tools list: what editing a workspace takes.
 AGENT_TOOLS = ("Read", "Write", "Edit", "Bash", "Glob", "Grep", "Skill")
 
@@ -81,14 +87,17 @@ class ClaudeCodeBackend:
     async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
         return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
 
-    def agent_args(self, placement: Placement) -> list[str]:
+    def agent_args(self, placement: Placement, task: AgentTask) -> list[str]:
         """Explicit tools and permissions: the listed tools run without asking, anything
-        else is denied (`dontAsk`); every check is bypassed only if the user says so."""
+        else is denied (`dontAsk`); every check is bypassed only if the user says so. A
+        task confined to its workspace also gets the settings that enforce it."""
         s = self.settings
-        tools = list(s.allowed_tools) if s.allowed_tools is not None else list(AGENT_TOOLS)
+        refuse_bypass(task, s.bypass_permissions, self.setting)
+        tools = claude_tools(task, s.allowed_tools, AGENT_TOOLS)
         mode = "bypassPermissions" if s.bypass_permissions else "dontAsk"
         args = ["--tools", ",".join(tools), "--allowedTools", ",".join(tools)]
         args += ["--permission-mode", mode]
+        args += claude_confinement_args(task, tools, path=os.environ.get("PATH"))
         if s.max_turns:
             args += ["--max-turns", str(s.max_turns)]
         return [*args, *placement.args]
@@ -115,6 +124,11 @@ class ClaudeCodeBackend:
         result = await run_process(
             argv, cwd=cwd, env=env, timeout_s=timeout_s, what="claude -p", stdin=prompt
         )
+        if _NO_SANDBOX in result.stderr:
+            raise BadRequestError(
+                f"Claude Code could not start its sandbox ({tail(result.stderr)}); this task "
+                "confines the agent to its workspace: make bubblewrap work here, or use codex"
+            )
         events = parse_events(result.stdout)
         session = next((e.get("session_id") for e in events if e.get("session_id")), "")
         record_session("claude_code", str(session or ""), cwd, purpose=purpose)

@@ -13,7 +13,6 @@ points at api.openai.com; with no key, the user's `codex login` is lent to the c
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -28,6 +27,7 @@ from core.models.agent_cli import (
     run_chat,
     tail,
 )
+from core.models.agent_confinement import codex_confinement_args, refuse_bypass, toml_string
 from core.models.agent_process import base_environment, record_session, run_process
 from core.models.agent_workspace import Placement
 from core.models.types import (
@@ -48,11 +48,6 @@ AUTH_FILE = "auth.json"
 _LIMIT = re.compile(r"usage limit|hit your .*limit", re.I)
 _AUTH = re.compile(r"\b(401|403)\b|unauthori[sz]ed|invalid api key|not logged in|login", re.I)
 _BAD_REQUEST = re.compile(r"\b(400|404)\b|not found|invalid request", re.I)
-
-
-def toml_string(text: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's, given non-ASCII kept as is)."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 class CodexBackend:
@@ -80,14 +75,18 @@ class CodexBackend:
     async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
         return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
 
-    def agent_args(self, placement: Placement) -> list[str]:
-        """Codex has no per-tool list: its sandbox bounds the agent to the workspace
-        (`workspace-write`, approvals never asked), bypassed only if the user says so."""
+    def agent_args(self, placement: Placement, task: AgentTask) -> list[str]:
+        """Codex has no per-tool list: its sandbox bounds the agent's writes to the
+        workspace (`workspace-write`, approvals never asked), bypassed only if the user says
+        so; a task confined to its workspace gets a profile that bounds reads too."""
         if self.settings.allowed_tools is not None:
             raise BadRequestError(
                 f"{self.setting}.allowed_tools does not apply to codex (its sandbox, "
                 "workspace-write, bounds what the agent may do); remove it"
             )
+        refuse_bypass(task, self.settings.bypass_permissions, self.setting)
+        if task.workspace_only:
+            return [*codex_confinement_args(task, self.settings.binary), *placement.args]
         if self.settings.bypass_permissions:
             return ["--dangerously-bypass-approvals-and-sandbox", *placement.args]
         return ["-s", "workspace-write", *placement.args]
@@ -114,6 +113,10 @@ class CodexBackend:
         codex_home = home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)
         env["CODEX_HOME"] = str(codex_home)
+        # Codex links its sandbox helper under CODEX_HOME only when that is outside the
+        # temporary directory (a confined run needs the helper to read AGENTS.md).
+        (home / "tmp").mkdir(exist_ok=True)
+        env["TMPDIR"] = str(home / "tmp")
         argv += self._provider_args(env, codex_home)
         argv += [*args, *s.extra_args, "-"]
         result = await run_process(

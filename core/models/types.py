@@ -64,6 +64,15 @@ class AgentTask:
     # With a commit, `files` is a git repository and the workspace is its tree at that
     # commit (`git archive`): the user's checkout and its uncommitted changes stay out.
     commit: str | None = None
+    # Confinement, for tasks whose answers (or anything else) must stay out of the agent's
+    # reach: it may read and write its workspace only, and read `readable` (e.g. the
+    # Python its commands need). The backend turns on its CLI's own sandbox for this and
+    # refuses to run where the CLI cannot enforce it (see core/models/agent_confinement.py).
+    workspace_only: bool = False
+    readable: tuple[Path, ...] = ()
+    # False: the task needs no commands run (reading files is enough), so an agent with
+    # separate file tools (Claude Code) is given those only.
+    shell: bool = True
 
 
 @dataclass(frozen=True)
