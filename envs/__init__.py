@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from core.config import EnvConfig
+from core.config import AGENT_BACKENDS, EnvConfig
 from core.environment.contract import EnvError, Environment
 from envs.catalog import BY_NAME, EnvSpec
 
@@ -41,12 +41,16 @@ def manifest_dir_of(name: str, root: Path | None = None) -> Path:
     )
 
 
-def get_environment(env_config: EnvConfig, *, root: Path | None = None) -> Environment:
+def get_environment(
+    env_config: EnvConfig, *, root: Path | None = None, target_backend: str | None = None
+) -> Environment:
     """Build the configured environment.
 
     `root` is the base for relative `manifest_dir` / `data_dir` and for the default manifest
     folder `<root>/manifests/<folder>`; it defaults to the project checkout. Unknown names and
     unknown or invalid options raise EnvError (a UserError) naming what is allowed.
+    `target_backend` (models.target.backend) picks the kind of target of an environment
+    that can run either: a coding-agent CLI (claude_code, codex) does each item as an agent.
     """
     spec = spec_of(env_config.name)
     base = Path(root) if root is not None else PROJECT_ROOT
@@ -54,7 +58,10 @@ def get_environment(env_config: EnvConfig, *, root: Path | None = None) -> Envir
     data_dir = _resolve(env_config.data_dir, base)
     module_name, class_name = spec.factory.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
-    return cls(manifest_dir, data_dir, dict(env_config.options))
+    if len(spec.targets) < 2:
+        return cls(manifest_dir, data_dir, dict(env_config.options))
+    kind = "agent" if target_backend in AGENT_BACKENDS else "chat"
+    return cls(manifest_dir, data_dir, dict(env_config.options), target_kind=kind)
 
 
 __all__ = ["ENVIRONMENTS", "EnvError", "Environment", "get_environment", "manifest_dir_of"]

@@ -14,6 +14,9 @@ class EnvSpec:
     factory: str  # "module:Class"; the class takes (manifest_dir, data_dir, options)
     interaction: str
     needs: tuple[str, ...] = ()  # what a run needs beyond a text chat model
+    # What the target may be: "chat" (a model called by the environment), "agent" (a
+    # coding-agent CLI doing the item in a workspace). With both, the target backend picks.
+    targets: tuple[str, ...] = ("chat",)
     manifest_folder: str | None = None  # under manifests/; None = the env's name
     materializer: str | None = None  # "module:function"; None = the data ships with us
     source: str = ""  # where the public data comes from
@@ -41,6 +44,7 @@ SPECS: tuple[EnvSpec, ...] = (
         "envs.repo_tasks.environment:RepoTasksEnvironment",
         "coding agent in a tiny repository; checks run after",
         needs=("agent backend (claude_code or codex)",),
+        targets=("agent",),
         source="ours (shipped)",
     ),
     EnvSpec(
@@ -71,7 +75,10 @@ SPECS: tuple[EnvSpec, ...] = (
     EnvSpec(
         "officeqa",
         "envs.officeqa.environment:OfficeQAEnvironment",
-        "tool loop (glob, read, grep) over the item's source files",
+        "tool loop (glob, read, grep) over the item's source files; or a coding agent "
+        "with them in its workspace",
+        needs=("exec target optional: claude_code or codex",),
+        targets=("chat", "agent"),
         manifest_folder="officeqa_id_split",
         materializer="envs.officeqa.materialize:materialize",
         source="databricks/officeqa (gated)",
@@ -79,8 +86,14 @@ SPECS: tuple[EnvSpec, ...] = (
     EnvSpec(
         "spreadsheetbench",
         "envs.spreadsheetbench.environment:SpreadsheetBenchEnvironment",
-        "code generation run in a sandboxed subprocess; errors fed back",
-        needs=("sandbox (subprocess)", "openpyxl"),
+        "code generation run in a sandboxed subprocess, errors fed back; or a coding agent "
+        "writing the output workbook in its workspace",
+        needs=(
+            "sandbox (subprocess)",
+            "openpyxl",
+            "exec target optional: codex, or claude_code with bubblewrap + socat",
+        ),
+        targets=("chat", "agent"),
         manifest_folder="spreadsheetbench_id_split",
         materializer="envs.spreadsheetbench.materialize:materialize",
         source="KAKA22/SpreadsheetBench (verified 400)",

@@ -1,5 +1,6 @@
 """The rows of `skillopt envs`: each environment with its interaction, whether its data is
-present at the default location, its split sizes and what it needs."""
+present at the default location, its split sizes, what it needs and the kinds of target it
+runs (a chat model, a coding agent)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ class EnvRow:
     data: bool
     sizes: dict[str, int] | None
     needs: list[str]
+    targets: list[str]  # "chat" and/or "agent" (a coding-agent CLI as the exec target)
     source: str
     data_dir: str | None  # where the data is read from (None: shipped with the project)
     problem: str | None = None  # why the data is not usable, when it is not
@@ -46,6 +48,7 @@ def list_environments(root: Path | None = None) -> list[EnvRow]:
                 data=present,
                 sizes=sizes,
                 needs=list(spec.needs),
+                targets=list(spec.targets),
                 source=spec.source,
                 data_dir=str(data_dir) if data_dir is not None else None,
                 problem=problem,

@@ -19,7 +19,11 @@ class SplitDirEnvironment:
 
     Subclasses set `name`, `version`, `source_hint` (what `--source` must be, for the
     missing-data message), `OPTIONS` (option -> default; a value's type is the option's
-    type) and implement `to_item`, `rollout` and `score`."""
+    type) and implement `to_item`, `rollout` and `score`.
+
+    `target_kind` "agent" (given by the registry when the catalog lists an agent target and
+    the target backend is a coding-agent CLI) makes `rollout` receive an `AgentFn`; the
+    version then names the kind, so chat and agent rollouts never share a cache entry."""
 
     name: ClassVar[str]
     version: ClassVar[str]
@@ -32,10 +36,17 @@ class SplitDirEnvironment:
         manifest_dir: Path,
         data_dir: Path | None = None,
         options: Mapping[str, Any] | None = None,
+        *,
+        target_kind: str = "chat",
     ):
         self.manifest_dir = Path(manifest_dir)
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir(self.name)
         self.options = self.validate_options(options or {})
+        if target_kind not in ("chat", "agent"):
+            raise EnvError(f"{self.name}: unknown target kind {target_kind!r}; use chat or agent")
+        self.target_kind = target_kind
+        if target_kind != "chat":
+            self.version = f"{type(self).version}+{target_kind}"
 
     @classmethod
     def validate_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,9 @@ and the result comes back as the next user message; a reply with `<answer>...</a
 (or with neither, taken as the answer) ends the episode. Tools are confined to the item's
 files (envs/officeqa/tools.py). Scored by envs/officeqa/scoring.py.
 
+With a coding agent as the target (backend claude_code or codex) the item runs as an agent
+task instead: envs/officeqa/agent.py.
+
 Data: `<data_dir>/{train,val,test}/items.json` of `{id, question, answers, source_files,
 category}` and the documents in `<data_dir>/docs/`.
 """
@@ -21,6 +24,7 @@ from typing import Any
 from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
 from envs.answer_tag import extract_answer
+from envs.officeqa.agent import agent_rollout
 from envs.officeqa.scoring import score_officeqa
 from envs.officeqa.tools import ItemFiles
 from envs.scoring import explain_model_error
@@ -81,6 +85,8 @@ class OfficeQAEnvironment(SplitDirEnvironment):
         return score_officeqa(prediction, item.answer)
 
     async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
+        if self.target_kind == "agent":
+            return await agent_rollout(self, item, skill_text, complete)
         files = self.files_of(item)
         messages: list[Message] = []
         if skill_text.strip():

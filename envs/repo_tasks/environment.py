@@ -33,14 +33,13 @@ from core.environment.contract import (
     Score,
     TaskItem,
 )
-from core.models.agent_events import summarize_events
 from core.models.types import AgentTask, RetriesExhausted, TransientError
+from envs.agent_rollout import agent_result, changes_and_text
 
 NAME = "repo_tasks"
 VERSION = "repo_tasks-1"
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent / "tasks"
 OPTIONS = {"skill_name": "repo-tasks", "check_timeout_s": 30.0}
-_PREDICTION_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -168,11 +167,6 @@ def score_checks(results: list[CheckResult], reference: str) -> Score:
     return Score(hard=hard, soft=soft, explanation=explanation)
 
 
-def exit_note(status: int, workspace: str | None) -> str:
-    kept = f" (workspace kept at {workspace})" if workspace else ""
-    return f"exit status {status}{kept}"
-
-
 class RepoTasksEnvironment:
     name = NAME
     version = VERSION
@@ -239,26 +233,4 @@ class RepoTasksEnvironment:
                 error=str(exc),
             )
         score = score_checks(list(outcome.check), item.answer)
-        prediction = (outcome.diff or "(no changes)") + (
-            f"\n{outcome.text}" if outcome.text else ""
-        )
-        trajectory = [
-            prompt,
-            *summarize_events(outcome.events),
-            {"role": "diff", "content": outcome.diff or "(no changes)"},
-            {"role": "exit", "content": exit_note(outcome.exit_status, outcome.workspace)},
-        ]
-        return RolloutResult(
-            item_id=item.id,
-            task_type=item.task_type,
-            question=item.question,
-            reference=item.answer,
-            prediction=prediction[:_PREDICTION_CHARS],
-            hard=score.hard,
-            soft=score.soft,
-            explanation=score.explanation,
-            trajectory=trajectory,
-            input_tokens=outcome.usage.input_tokens,
-            output_tokens=outcome.usage.output_tokens,
-            latency_s=outcome.latency_s,
-        )
+        return agent_result(item, changes_and_text(outcome), score, item.question, outcome)

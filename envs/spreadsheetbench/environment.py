@@ -8,6 +8,9 @@ back too (never on val or test: that would leak the answer into the score).
 Scored by the published cell rules (compare.py) over the `answer_position` cells of every
 test case: hard = all cells right, soft = the fraction of cells right.
 
+With a coding agent as the target (backend claude_code or codex) the item runs as an agent
+task instead: envs/spreadsheetbench/agent.py.
+
 Data: `<data_dir>/{train,val,test}/items.json` of `{id, instruction, instruction_type,
 answer_position, cases: [{input, answer}]}`, workbook paths relative to the data directory
 (what `skillopt data materialize spreadsheetbench` writes).
@@ -164,6 +167,10 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
         )
 
     async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
+        if self.target_kind == "agent":
+            from envs.spreadsheetbench.agent import agent_rollout  # it imports this module
+
+            return await agent_rollout(self, item, skill_text, complete)
         messages: list[Message] = []
         if skill_text.strip():
             messages.append({"role": "system", "content": skill_text})

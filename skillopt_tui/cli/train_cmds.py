@@ -99,7 +99,7 @@ def train(
 
     # Everything that can be wrong with the input is checked before the run directory is
     # touched, so a typo never leaves an empty run behind.
-    env = get_environment(cfg.env)
+    env = get_environment(cfg.env, target_backend=cfg.models.target.backend)
     env.load_split("train")  # data not materialised: one line saying how, before any run dir
     repo = None
     if skills_repo is not None and skill is not None:
@@ -256,7 +256,7 @@ def eval_(
     text = load_skill(skill)
     from envs import get_environment
 
-    env = get_environment(cfg.env)
+    env = get_environment(cfg.env, target_backend=cfg.models.target.backend)
     result = asyncio.run(evaluate_skill(cfg, text, split, env=env))
     if as_json:
         emit_json(result.to_dict())

@@ -1,7 +1,6 @@
 """`officeqa`: the tool loop over the item's own files, path escapes refused, one scripted
 rollout, scoring, the missing-data error and `materialize` from the CSV and documents."""
 
-import csv
 import os
 
 import pytest
@@ -11,45 +10,13 @@ from envs import get_environment
 from envs.officeqa.materialize import materialize
 from envs.officeqa.tools import ItemFiles
 from envs.split_data import MissingDataError
-from tests.envs.benchmarks.fixtures import SPLIT_IDS, scripted_client, write_manifest
-
-BULLETIN = "\n".join(
-    [
-        "TREASURY BULLETIN, JANUARY 1944",
-        "Table 3.- Public debt",
-        *[f"line {n}" for n in range(1, 300)],
-        "Total public debt: 170,659 million dollars",
-    ]
-)
+from tests.envs.benchmarks.fixtures import officeqa_source, scripted_client, write_manifest
 
 
 @pytest.fixture
 def materialised(tmp_path):
     manifest = write_manifest(tmp_path / "manifest")
-    src = tmp_path / "src"
-    (src / "docs" / "1944").mkdir(parents=True)
-    (src / "docs" / "1944" / "treasury_bulletin_1944_01.txt").write_text(BULLETIN)
-    (src / "docs" / "1944" / "treasury_bulletin_1944_02.txt").write_text(
-        "FEBRUARY: secret other doc"
-    )
-    with (src / "officeqa_full.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(
-            handle, ["uid", "question", "answer", "category", "source_files", "source_docs"]
-        )
-        writer.writeheader()
-        for ids in SPLIT_IDS.values():
-            for i in ids:
-                writer.writerow(
-                    {
-                        "uid": i,
-                        "question": "What was the total public debt in January 1944, in millions?",
-                        "answer": "170,659",
-                        "category": "easy",
-                        "source_files": "treasury_bulletin_1944_01.txt",
-                        "source_docs": "https://example.org/bulletin",
-                    }
-                )
-    report = materialize(src, tmp_path / "out", manifest)
+    report = materialize(officeqa_source(tmp_path / "src"), tmp_path / "out", manifest)
     env = get_environment(
         EnvConfig(name="officeqa", manifest_dir=str(manifest), data_dir=str(tmp_path / "out"))
     )

@@ -2,7 +2,6 @@
 scripted TEST DOUBLE, cell scoring, the missing-data error and `materialize` from the
 published release layout (folder and .tar.gz)."""
 
-import json
 import os
 import tarfile
 
@@ -15,55 +14,19 @@ from envs import get_environment  # noqa: E402
 from envs.split_data import MissingDataError  # noqa: E402
 from envs.spreadsheetbench.materialize import materialize  # noqa: E402
 from envs.spreadsheetbench.sandbox import Limits, run_program  # noqa: E402
-from tests.envs.benchmarks.fixtures import SPLIT_IDS, scripted_client, write_manifest  # noqa: E402
-
-SOLUTION = """```python
-import openpyxl
-wb = openpyxl.load_workbook("input.xlsx")
-ws = wb["Data"]
-for row in range(2, 4):
-    ws[f"C{row}"] = ws[f"A{row}"].value + ws[f"B{row}"].value
-wb.save("output.xlsx")
-```"""
-
-
-def workbook(path, with_sums: bool) -> None:
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Data"
-    ws.append(["a", "b", "sum"])
-    ws.append([1, 2, 3 if with_sums else None])
-    ws.append([10.004, 5, 15.004 if with_sums else None])
-    wb.save(path)
-
-
-def release(root):
-    """The published layout: dataset.json and spreadsheet/<id>/<n>_<id>_{input,answer}.xlsx."""
-    rows = []
-    for ids in SPLIT_IDS.values():
-        for i in ids:
-            folder = root / "spreadsheet" / i
-            folder.mkdir(parents=True)
-            for n in (1, 2):
-                workbook(folder / f"{n}_{i}_input.xlsx", with_sums=False)
-                workbook(folder / f"{n}_{i}_answer.xlsx", with_sums=True)
-            rows.append(
-                {
-                    "id": i,
-                    "instruction": "Fill column C with the sum of A and B.",
-                    "spreadsheet_path": f"spreadsheet/{i}",
-                    "instruction_type": "Cell-Level Manipulation",
-                    "answer_position": "Data!C2:C3",
-                }
-            )
-    (root / "dataset.json").write_text(json.dumps(rows))
-    return root
+from tests.envs.benchmarks.fixtures import (  # noqa: E402
+    SOLUTION,
+    scripted_client,
+    spreadsheet_release,
+    workbook,
+    write_manifest,
+)
 
 
 @pytest.fixture
 def materialised(tmp_path):
     manifest = write_manifest(tmp_path / "manifest")
-    report = materialize(release(tmp_path / "release"), tmp_path / "out", manifest)
+    report = materialize(spreadsheet_release(tmp_path / "release"), tmp_path / "out", manifest)
     return manifest, tmp_path / "out", report
 
 
@@ -84,7 +47,7 @@ def test_materialize_from_the_release_folder(materialised):
 
 def test_materialize_from_the_release_archive(tmp_path):
     manifest = write_manifest(tmp_path / "manifest")
-    folder = release(tmp_path / "spreadsheetbench_verified_400")
+    folder = spreadsheet_release(tmp_path / "spreadsheetbench_verified_400")
     archive = tmp_path / "spreadsheetbench_verified_400.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(folder, arcname=folder.name)
