@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,14 @@ requires_agents = pytest.mark.skipif(
 )
 # For modules of such tests: skipped without the CLIs, deselectable with `-m "not agents"`.
 AGENT_TESTS = [pytest.mark.agents, requires_agents]
+# Claude Code confined to its workspace while it runs commands uses its own sandbox, which
+# needs bubblewrap and socat on PATH (core/models/agent_confinement.py).
+requires_claude_sandbox = pytest.mark.skipif(
+    not (shutil.which("bwrap") and shutil.which("socat")),
+    reason="Claude Code's sandbox needs bubblewrap and socat: apt install bubblewrap socat",
+)
+# AGENTS for a test whose Claude Code run is confined and runs commands.
+AGENTS_SANDBOXED = [pytest.param("claude_code", marks=requires_claude_sandbox), "codex"]
 
 
 def shell_call(agent: str, command: str):

@@ -22,7 +22,13 @@ from core.models.agent_confinement import (
 from core.models.factory import build_model_client
 from core.models.types import AgentTask, BadRequestError
 from tests.core.models.helpers import FakeSleep
-from tests.support.agent_clis import SERVER, agent_config, requires_agents, shell_call
+from tests.support.agent_clis import (
+    AGENTS_SANDBOXED,
+    SERVER,
+    agent_config,
+    requires_agents,
+    shell_call,
+)
 from tests.support.loopback_agent_servers import Reply, ToolCall
 
 CLAUDE_DEFAULT = ("Read", "Write", "Edit", "Bash", "Glob", "Grep", "Skill")
@@ -155,7 +161,7 @@ async def run(agent, server, tmp_path, confined_task):
 
 @pytest.mark.agents
 @requires_agents
-@pytest.mark.parametrize("agent", ["claude_code", "codex"])
+@pytest.mark.parametrize("agent", AGENTS_SANDBOXED)
 @pytest.mark.parametrize("confined", [True, False], ids=["confined", "unconfined-control"])
 async def test_no_tool_reaches_outside_the_workspace(agent, confined, tmp_path, outside):
     secret, target, readable = outside

@@ -8,19 +8,34 @@ for the reference answers outside its workspace comes back empty-handed."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import pytest
+import yaml
 
 from core.models.factory import build_model_client
 from core.models.types import BadRequestError
 from tests.core.models.helpers import FakeSleep
 from tests.envs.benchmarks.test_exec_targets import officeqa_env, sheets_env
-from tests.support.agent_clis import AGENT_TESTS, AGENTS, PROTOCOL, SERVER, agent_config
+from tests.support.agent_clis import (
+    AGENT_TESTS,
+    AGENTS,
+    AGENTS_SANDBOXED,
+    MODEL,
+    PROTOCOL,
+    SERVER,
+    agent_config,
+)
 from tests.support.benchmark_agent_brain import OfficeQABrain, SpreadsheetBrain
 
 pytestmark = AGENT_TESTS
 pytest.importorskip("openpyxl")
+REPO = Path(__file__).resolve().parents[3]
+SKILLOPT = Path(sys.executable).parent / "skillopt"
 
 
 def target(agent, server, tmp_path):
@@ -49,7 +64,7 @@ async def test_officeqa_item_through_the_real_agent(agent, tmp_path):
     assert result.input_tokens > 0 and result.error is None
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", AGENTS_SANDBOXED)
 async def test_spreadsheetbench_item_through_the_real_agent(agent, tmp_path):
     env = sheets_env(tmp_path, agent)
     item = env.load_split("val")[0]
@@ -77,7 +92,7 @@ async def test_an_officeqa_agent_cannot_read_the_answers_on_disk(agent, tmp_path
     assert result.hard == 0.0 and result.prediction == "unknown"
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", AGENTS_SANDBOXED)
 async def test_a_spreadsheet_agent_cannot_copy_the_answer_workbook(agent, tmp_path):
     env = sheets_env(tmp_path, agent)
     item = env.load_split("val")[0]
@@ -101,3 +116,38 @@ async def test_without_claude_codes_sandbox_a_spreadsheet_item_is_refused(tmp_pa
             await env.rollout(env.load_split("val")[0], "", client.bind_agent("target"))
         await client.aclose()
     assert server.model_requests == []
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_skillopt_eval_runs_the_config_through_the_agent(agent, tmp_path):
+    """The face builds the environment from models.target.backend: `skillopt eval` on
+    officeqa with an agent backend runs the real agent, not the chat tool loop."""
+    officeqa_env(tmp_path, agent)  # materialises the fixture data
+    skill_file = tmp_path / "skill.md"
+    skill_file.write_text(skill("SKILL-EVAL"))
+    with SERVER[agent](OfficeQABrain(PROTOCOL[agent])) as server:
+        role = {"backend": agent, "base_url": server.base_url, "model": MODEL[agent]}
+        tree = {
+            "env": {
+                "name": "officeqa",
+                "manifest_dir": str(tmp_path / "manifest"),
+                "data_dir": str(tmp_path / "out"),
+            },
+            "models": {"target": {**role, "timeout_s": 60.0, "max_retries": 0}},
+            "cache": {"path": str(tmp_path / "cache.sqlite")},
+        }
+        config = tmp_path / "eval.yaml"
+        config.write_text(yaml.safe_dump(tree))
+        environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        done = subprocess.run(
+            [SKILLOPT, "eval", "--config", config, "--skill", skill_file, "--json"],
+            cwd=REPO,
+            env={**environ, "PYTHONPATH": str(REPO)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["hard"], result["n"]) == (1.0, 1)
+    assert "SKILL-EVAL" in server.sent_text() and "Total public debt" in server.sent_text()
