@@ -77,7 +77,7 @@ SPECS: tuple[EnvSpec, ...] = (
         "envs.officeqa.environment:OfficeQAEnvironment",
         "tool loop (glob, read, grep) over the item's source files; or a coding agent "
         "with them in its workspace",
-        needs=("exec target optional: claude_code or codex",),
+        needs=("optional exec target: claude_code / codex",),
         targets=("chat", "agent"),
         manifest_folder="officeqa_id_split",
         materializer="envs.officeqa.materialize:materialize",
@@ -91,7 +91,7 @@ SPECS: tuple[EnvSpec, ...] = (
         needs=(
             "sandbox (subprocess)",
             "openpyxl",
-            "exec target optional: codex, or claude_code with bubblewrap + socat",
+            "optional exec target: codex / claude_code (with bubblewrap + socat)",
         ),
         targets=("chat", "agent"),
         manifest_folder="spreadsheetbench_id_split",
