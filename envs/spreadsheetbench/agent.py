@@ -27,8 +27,8 @@ from core.models.types import AgentTask, RetriesExhausted, TransientError
 from envs.agent_rollout import agent_result, changes_and_text, staged_files
 from envs.scoring import explain_model_error
 from envs.split_env import model_error_result
-from envs.spreadsheetbench.compare import compare_workbooks
-from envs.spreadsheetbench.environment import SpreadsheetBenchEnvironment, explain, preview
+from envs.spreadsheetbench.compare import Comparison, compare_workbooks
+from envs.spreadsheetbench.environment import explain, preview
 
 SKILL_NAME = "spreadsheetbench"
 
@@ -68,10 +68,10 @@ def agent_prompt(item: TaskItem, names: list[tuple[str, str]], workbook_preview:
 
 def check_outputs(
     workspace: Path, cases: list[dict[str, Any]], names: list[tuple[str, str]], position: str
-):
+) -> tuple[list[Comparison], str]:
     """(comparisons, problem) of the outputs the agent left. A missing output, or a link
     instead of a file, is a problem: nothing outside the workspace is ever read as one."""
-    comparisons = []
+    comparisons: list[Comparison] = []
     for case, (_, output) in zip(cases, names, strict=True):
         produced = workspace / output
         if produced.is_symlink() or not produced.is_file():
@@ -80,9 +80,7 @@ def check_outputs(
     return comparisons, ""
 
 
-async def agent_rollout(
-    env: SpreadsheetBenchEnvironment, item: TaskItem, skill_text: str, run_agent: AgentFn
-) -> RolloutResult:
+async def agent_rollout(item: TaskItem, skill_text: str, run_agent: AgentFn) -> RolloutResult:
     cases, position = item.data["cases"], item.data["answer_position"]
     names = workbook_names(len(cases))
     prompt = agent_prompt(item, names, preview(Path(cases[0]["input"])))

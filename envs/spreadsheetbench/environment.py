@@ -170,7 +170,7 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
         if self.target_kind == "agent":
             from envs.spreadsheetbench.agent import agent_rollout  # it imports this module
 
-            return await agent_rollout(self, item, skill_text, complete)
+            return await agent_rollout(item, skill_text, complete)
         messages: list[Message] = []
         if skill_text.strip():
             messages.append({"role": "system", "content": skill_text})
