@@ -10,18 +10,14 @@ commands (`shell=False`), so Claude Code gets its file tools only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from core.environment.contract import AgentFn, EnvError, RolloutResult, TaskItem
 from core.models.types import AgentTask, RetriesExhausted, TransientError
 from envs.agent_rollout import agent_result, staged_files
 from envs.answer_tag import extract_answer
-from envs.officeqa.tools import ToolRefused
+from envs.officeqa.scoring import score_officeqa
+from envs.officeqa.tools import ItemFiles, ToolRefused
 from envs.scoring import explain_model_error
 from envs.split_env import model_error_result
-
-if TYPE_CHECKING:
-    from envs.officeqa.environment import OfficeQAEnvironment
 
 SKILL_NAME = "officeqa"
 
@@ -37,9 +33,9 @@ def agent_prompt(item: TaskItem, names: tuple[str, ...]) -> str:
 
 
 async def agent_rollout(
-    env: OfficeQAEnvironment, item: TaskItem, skill_text: str, run_agent: AgentFn
+    item: TaskItem, files: ItemFiles, skill_text: str, run_agent: AgentFn
 ) -> RolloutResult:
-    files = env.files_of(item)
+    """`files`: the item's source files (what the tool loop's tools are confined to)."""
     try:
         sources = {name: files.resolve(name) for name in files.names}
     except ToolRefused as exc:
@@ -64,4 +60,4 @@ async def agent_rollout(
                 item, trajectory, exc, explain_model_error(item.answer, (), str(exc))
             )
     prediction = extract_answer(outcome.text)[0]
-    return agent_result(item, prediction, env.score(item, prediction), prompt, outcome)
+    return agent_result(item, prediction, score_officeqa(prediction, item.answer), prompt, outcome)

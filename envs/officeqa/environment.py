@@ -86,7 +86,7 @@ class OfficeQAEnvironment(SplitDirEnvironment):
 
     async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
         if self.target_kind == "agent":
-            return await agent_rollout(self, item, skill_text, complete)
+            return await agent_rollout(item, self.files_of(item), skill_text, complete)
         files = self.files_of(item)
         messages: list[Message] = []
         if skill_text.strip():
