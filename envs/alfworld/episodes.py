@@ -2,9 +2,11 @@
 
 `TextWorldEpisode` plays a real ALFWorld game file (`*.tw-pddl` under `$ALFWORLD_DATA`)
 through `textworld` with ALFWorld's demangler, asking for the admissible commands and the
-won flag — the published setup. It needs `pip install alfworld` (which brings textworld) and
-the game files from `alfworld-download`; neither can be fetched on an offline machine, so
-this class is not exercised by our tests.
+won flag — the published setup. It needs the alfworld extra (`pip install
+'skillopt-tui[alfworld]'`, which brings textworld and compiles its fast-downward planner)
+and the game files from `alfworld-download`, which an offline machine cannot fetch. Our tests play a small game of
+our own in the same format instead (ALFWorld's shipped domain and grammar, a problem
+written by us; tests/envs/benchmarks/alfworld_game.py) when the extra is installed.
 
 `RecordedEpisode` replays an observation fixture: a JSON state machine
 `{"start": name, "states": {name: {"observation", "admissible", "won", "next": {action:
@@ -15,6 +17,7 @@ as ALFWorld does. Our tests use small fixtures of this shape, written by us.
 from __future__ import annotations
 
 import json
+import queue
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,6 +25,7 @@ from typing import Any, Protocol
 from core.environment.contract import EnvError
 
 NOTHING = "Nothing happens."
+INSTALL_HINT = "pip install 'skillopt-tui[alfworld]'"
 
 
 @dataclass(frozen=True)
@@ -70,38 +74,61 @@ class RecordedEpisode:
         return None
 
 
+# Idle textworld PDDL environments, reused by later episodes (see TextWorldEpisode).
+_IDLE_PDDL_ENVS: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+
 class TextWorldEpisode:
-    """A real ALFWorld game through textworld (see the module docstring: untested offline)."""
+    """A real ALFWorld game played by textworld's PDDL environment, wrapped as ALFWorld
+    wraps it (its demangler names objects "pen 1", "drawer 1", ...).
+
+    The environment is built directly, as ALFWorld's own game generator does, rather than
+    through `textworld.gym`, and reused: each textworld PDDL environment loads a private
+    copy of the fast-downward planner library and never unloads it (about 1.3 MB and five
+    memory mappings per episode, for every rollout of a run), and unloading it by hand
+    crashes the interpreter at exit. A closed episode hands its environment to the next
+    one, so a run holds as many as it plays at once."""
 
     def __init__(self, gamefile: Path):
         try:
             import textworld
-            import textworld.gym
             from alfworld.agents.environment.alfred_tw_env import AlfredDemangler, AlfredInfos
+            from textworld.envs import PddlEnv
         except ImportError:
             raise EnvError(
-                "alfworld: playing game files needs `pip install alfworld` (with textworld) "
-                "and the games from `alfworld-download`"
+                f"alfworld: playing game files needs the alfworld extra (`{INSTALL_HINT}`, "
+                "which builds textworld's planner from source) and the games from "
+                "`alfworld-download`"
             ) from None
-        infos = textworld.EnvInfos(admissible_commands=True, won=True, extras=["gamefile"])
-        env_id = textworld.gym.register_game(
-            str(gamefile),
-            request_infos=infos,
-            wrappers=[AlfredDemangler(), AlfredInfos],
-            max_episode_steps=1000,
+        try:
+            self._pddl = _IDLE_PDDL_ENVS.get_nowait()
+        except queue.Empty:
+            infos = textworld.EnvInfos(admissible_commands=True, won=True, extras=["gamefile"])
+            self._pddl = PddlEnv(infos)
+        self._env = AlfredInfos(AlfredDemangler(self._pddl))
+        try:
+            self._env.load(str(gamefile))
+        except Exception as exc:  # textworld raises bare errors for unreadable game data
+            self.close()
+            raise EnvError(f"alfworld: cannot load game file {gamefile}: {exc}") from None
+
+    @staticmethod
+    def _observe(state: Any) -> Observation:
+        return Observation(
+            state.feedback, list(state["admissible_commands"]), bool(state.get("won"))
         )
-        self._env = textworld.gym.make(env_id)
 
     def reset(self) -> Observation:
-        obs, infos = self._env.reset()
-        return Observation(obs, list(infos["admissible_commands"]), bool(infos.get("won")))
+        return self._observe(self._env.reset())
 
     def step(self, action: str) -> Observation:
-        obs, _score, _done, infos = self._env.step(action)
-        return Observation(obs, list(infos["admissible_commands"]), bool(infos.get("won")))
+        state, _score, _done = self._env.step(action)
+        return self._observe(state)
 
     def close(self) -> None:
-        self._env.close()
+        if self._pddl is not None:
+            _IDLE_PDDL_ENVS.put(self._pddl)
+            self._pddl = None
 
 
 def open_episode(gamefile: Path) -> Episode:

@@ -18,7 +18,8 @@ def materialize(
 ) -> MaterializeReport:
     if download or source is None:
         raise EnvError(
-            "alfworld: run `pip install alfworld && alfworld-download`, then pass --source $ALFWORLD_DATA"
+            "alfworld: run `pip install 'skillopt-tui[alfworld]' && alfworld-download`, "
+            "then pass --source $ALFWORLD_DATA"
         )
     root = Path(source).resolve()
     splits, missing = {}, []

@@ -1,5 +1,5 @@
-"""`alfworld`: episodes from recorded observation fixtures (made by us: textworld cannot
-fetch ALFWorld's games offline), one model call per step with the admissible actions in
+"""`alfworld`: episodes from recorded observation fixtures (made by us; a real game is played
+in test_alfworld_real_game.py when the alfworld extra is installed), one model call per step with the admissible actions in
 the prompt, the won flag as the score, the missing-data error and `materialize`."""
 
 import json
