@@ -3,10 +3,14 @@ runs PROGRAM as __main__ in the current (temporary) directory.
 
 The hook refuses, with PermissionError: opening a file for writing (or creating, removing,
 renaming one) outside the current directory; starting processes; network connections;
-loading native libraries through ctypes. It guards against a generated program's mistakes
-(overwriting the user's files, shelling out, reaching the network); it is not a boundary
-against deliberately hostile code — the rlimits, the scrubbed environment and the
-temporary directory are the other layers.
+loading native libraries through ctypes, and looking up native functions through it.
+`import ctypes` itself opens the interpreter's own symbols (`dlopen(NULL)`, nothing new
+loaded) and is allowed: numpy imports ctypes, and openpyxl imports numpy when it is
+installed, so refusing it refused every workbook program on a machine with numpy.
+
+It guards against a generated program's mistakes (overwriting the user's files, shelling
+out, reaching the network); it is not a boundary against deliberately hostile code — the
+rlimits, the scrubbed environment and the temporary directory are the other layers.
 """
 
 import os
@@ -27,6 +31,7 @@ _BLOCKED = (
     "socket.connect",
     "socket.bind",
     "ctypes.dlopen",
+    "ctypes.dlsym",
 )
 _PATH_EVENTS = (
     "os.remove",
@@ -65,6 +70,8 @@ def _hook(event, args):
         for path in args[:2]:
             if isinstance(path, (str, bytes, os.PathLike)) and not _inside(path):
                 raise PermissionError(f"sandbox: {event} outside the working directory: {path}")
+    elif event == "ctypes.dlopen" and args[0] is None:
+        return  # the interpreter's own symbols, opened by `import ctypes`
     elif event.startswith(_BLOCKED):
         raise PermissionError(f"sandbox: {event} is not allowed")
 

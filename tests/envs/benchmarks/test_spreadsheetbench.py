@@ -160,3 +160,19 @@ def test_output_is_cut_and_the_cwd_is_a_fresh_temporary_folder(input_book, tmp_p
     assert "skillopt-sheet-" in cwd and not os.path.exists(cwd)  # removed afterwards
     assert listing == "['input.xlsx', 'solution.py']"
     assert result.stdout.endswith("[output cut]") and len(result.stdout) < 600
+
+
+def test_importing_ctypes_is_allowed_but_loading_or_calling_native_code_is_not(
+    input_book, tmp_path
+):
+    # numpy imports ctypes, and openpyxl imports numpy when it is installed: a workbook
+    # program must survive `import ctypes` (which opens only the interpreter's own symbols).
+    save = "import openpyxl\nopenpyxl.load_workbook('input.xlsx').save('output.xlsx')\n"
+    allowed = run_program(f"import ctypes\n{save}", input_book, tmp_path / "o1", Limits(10.0))
+    assert allowed.ok, allowed.stderr
+    for code in (
+        "import ctypes\nctypes.CDLL('libc.so.6')",
+        "import ctypes\nctypes.CDLL(None).getpid()",
+    ):
+        result = run_program(code, input_book, tmp_path / "o2", Limits(timeout_s=10.0))
+        assert not result.ok and "sandbox: ctypes." in result.stderr, code
