@@ -1,7 +1,9 @@
 """Offline tasks on the embedded model: which one shows the clearest honest lift?
 
-For each shipped task (capitals via configs/demo.yaml, and the three BIG-bench slices via
-configs/bigbench/default.yaml) this runs a short `skillopt train` with the `fewshot`
+For each offline task (capitals via configs/demo.yaml, the three BIG-bench slices via
+configs/bigbench/default.yaml, and three reasoning-gym datasets via
+configs/reasoning_gym/default.yaml with the generator settings in REASONING_GYM, which
+need the reasoning-gym extra) this runs a short `skillopt train` with the `fewshot`
 strategy on the embedded SmolLM2-135M model, with a fresh run directory and the response
 cache off (so every figure is a real model call), and prints: baseline and best val (hard),
 test of the initial and the best skill, target calls, tokens and wall time. Two honesty
@@ -25,12 +27,33 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SKILLOPT = Path(sys.executable).parent / "skillopt"
-TASKS = ("capitals", "sports_understanding", "date_understanding", "object_counting")
+# reasoning-gym dataset -> generator settings small enough for a 135M model to have a chance.
+REASONING_GYM = {
+    "chain_sum": {"min_terms": 2, "max_terms": 2, "min_digits": 1, "max_digits": 1},
+    "family_relationships": {"min_family_size": 3, "max_family_size": 4},
+    "needle_haystack": {"min_num_statements": 3, "max_num_statements": 4},
+}
+TASKS = (
+    "capitals",
+    "sports_understanding",
+    "date_understanding",
+    "object_counting",
+    *REASONING_GYM,
+)
 
 
 def run_task(task: str, out_root: Path) -> dict:
     if task == "capitals":
         args = ["--config", str(ROOT / "configs/demo.yaml")]
+    elif task in REASONING_GYM:
+        args = [
+            "--config",
+            str(ROOT / "configs/reasoning_gym/default.yaml"),
+            "--set",
+            f"env.options.datasets=[{task}]",
+            "--set",
+            f"env.options.dataset_config={json.dumps({task: REASONING_GYM[task]})}",
+        ]
     else:
         args = [
             "--config",

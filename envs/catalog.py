@@ -107,6 +107,13 @@ SPECS: tuple[EnvSpec, ...] = (
         materializer="envs.alfworld.materialize:materialize",
         source="alfworld/alfworld json_2.1.1 (alfworld-download)",
     ),
+    EnvSpec(
+        "reasoning_gym",
+        "envs.reasoning_gym.environment:ReasoningGymEnvironment",
+        "one chat call; <answer> tag; the generator's own scorer",
+        needs=("reasoning-gym extra: pip install 'skillopt-tui[reasoning-gym]'",),
+        source="reasoning-gym 0.1.25 generators, Apache-2.0 (generated, seeded)",
+    ),
 )
 
 BY_NAME = {spec.name: spec for spec in SPECS}

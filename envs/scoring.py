@@ -95,7 +95,8 @@ def token_f1(prediction: str, reference: str, normalise: Normaliser = normalise_
     return 2 * precision * recall / (precision + recall)
 
 
-def _contains(haystack: list[str], needle: list[str]) -> bool:
+def contains_phrase(haystack: list[str], needle: list[str]) -> bool:
+    """Whether the token list `needle` occurs as a contiguous run in `haystack`."""
     n = len(needle)
     return n > 0 and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
 
@@ -136,7 +137,7 @@ def score_answer(
             detail = DETAIL_NORMALISED
     elif not pred_tokens:
         verdict = VERDICT_EMPTY
-    elif any(_contains(pred_tokens, answer_tokens(a, normalise)) for a in accepted):
+    elif any(contains_phrase(pred_tokens, answer_tokens(a, normalise)) for a in accepted):
         verdict = VERDICT_EXTRA_WORDS
         if _looks_like_sentence(prediction):
             detail = DETAIL_SENTENCE

@@ -63,7 +63,9 @@ def materialize(
 
     spec = spec_of(env)
     if spec.materializer is None:
-        raise DataUsageError(f"{env}: its data ships with the project; nothing to materialise")
+        raise DataUsageError(
+            f"{env}: its data ships with the project (or is generated); nothing to materialise"
+        )
     if (source is None) == (not download):
         raise DataUsageError("give exactly one of --source PATH or --download")
     module_name, function = spec.materializer.split(":")
