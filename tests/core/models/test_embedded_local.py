@@ -73,3 +73,41 @@ def test_missing_runtime_names_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "xllamacpp", None)  # makes `import xllamacpp` fail
     with pytest.raises(ModelError, match=r"pip install 'skillopt-tui\[embedded\]'"):
         local_server._import_runtime()
+
+
+class ListenerStuckInAccept:
+    """Stands in for the native server whose destructor joins an HTTP thread blocked in
+    accept(): being dropped blocks until a connection arrives on its real socket."""
+
+    def __init__(self) -> None:
+        import socket
+
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.woken = False
+
+    def __del__(self) -> None:
+        self.sock.settimeout(20)  # a broken release fails the test instead of hanging it
+        try:
+            self.sock.accept()[0].close()
+            self.woken = True
+        finally:
+            self.sock.close()
+
+
+def test_a_stop_racing_the_listener_is_woken_instead_of_hanging(monkeypatch):
+    """Seen once in CI: the suite hung for good in the server's destructor, its HTTP
+    thread still in accept(). The release connects to the port until the drop is done."""
+    stuck = ListenerStuckInAccept()
+    url, record = stuck.url, []
+    original = ListenerStuckInAccept.__del__
+
+    def dropped(self):
+        original(self)
+        record.append(self.woken)
+
+    monkeypatch.setattr(ListenerStuckInAccept, "__del__", dropped)
+    holder = [stuck]
+    del stuck
+    local_server._release(holder, url)
+    assert holder == [] and record == [True]
