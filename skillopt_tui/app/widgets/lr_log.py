@@ -6,9 +6,9 @@ decisions, and the Run screen then shows no Learning rate tab at all."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import RichLog
 
 from core.run.events import LearningRateDecided
+from skillopt_tui.app.widgets.wrapping_log import WrappingLog
 
 CONFIDENCE_STYLE = {"high": "green", "medium": "yellow", "low": "red"}
 
@@ -44,26 +44,7 @@ def lr_line(d: LearningRateDecided, reason_chars: int = 100) -> Text:
     )
 
 
-class LearningRateLog(RichLog):
-    """Lines wrap at the log's own width, as the reflection log's do."""
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(
-            wrap=True, markup=False, highlight=False, max_lines=5000, min_width=1, **kwargs
-        )
-        self.seen = 0
-
-    def write(  # type: ignore[override]
-        self,
-        content,
-        width: int | None = None,
-        expand: bool = True,
-        shrink: bool = True,
-        scroll_end: bool | None = None,
-        animate: bool = False,
-    ):
-        return super().write(content, width, expand, shrink, scroll_end, animate)
-
+class LearningRateLog(WrappingLog):
     def add_decisions(self, items: list[LearningRateDecided]) -> None:
         for d in items:
             self.seen += 1

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import RichLog
 
 from core.run.events import ReflectionText
+from skillopt_tui.app.widgets.wrapping_log import WrappingLog
 
 BATCH = 40  # newest reflections written per update; the run directory keeps them all
 
@@ -16,27 +16,7 @@ PLACEHOLDER = (
 )
 
 
-class ReflectionLog(RichLog):
-    """Lines wrap at the log's own width (`expand`/`shrink` on every write), not at
-    RichLog's default of 78 columns."""
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(
-            wrap=True, markup=False, highlight=False, max_lines=5000, min_width=1, **kwargs
-        )
-        self.seen = 0
-
-    def write(  # type: ignore[override]
-        self,
-        content,
-        width: int | None = None,
-        expand: bool = True,
-        shrink: bool = True,
-        scroll_end: bool | None = None,
-        animate: bool = False,
-    ):
-        return super().write(content, width, expand, shrink, scroll_end, animate)
-
+class ReflectionLog(WrappingLog):
     def on_mount(self) -> None:
         self.write(Text(PLACEHOLDER, style="dim"))
 
