@@ -242,7 +242,10 @@ async def test_quit_while_a_launched_run_is_live_can_stop_it(runs_dir):
             await pilot.press("q")
             assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
             await pilot.press("s")
-        assert app.launcher.process.wait(timeout=10) == -signal.SIGINT
+            # the dialog's answer runs on a later turn of the app's loop: leaving the test
+            # app before it ran would close the app without stopping anything
+            assert await wait_until(pilot, lambda: app.launcher.process.poll() is not None)
+        assert app.launcher.process.returncode == -signal.SIGINT
     finally:
         if app.launcher.process.poll() is None:
             app.launcher.process.kill()
