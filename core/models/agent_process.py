@@ -91,13 +91,36 @@ def base_environment(home: Path, environ: Mapping[str, str] | None = None) -> di
 
 @contextlib.contextmanager
 def private_home(prefix: str):
-    """A temporary HOME for one call, removed afterwards."""
+    """A temporary HOME for one call, removed afterwards with every process still running
+    from it (see end_stragglers)."""
     home = Path(tempfile.mkdtemp(prefix=f"skillopt-{prefix}-home-"))
     (home / "tmp").mkdir()  # the child's TMPDIR (base_environment)
     try:
         yield home
     finally:
+        end_stragglers(home)
         shutil.rmtree(home, ignore_errors=True)
+
+
+def end_stragglers(home: Path) -> list[int]:
+    """Kill the processes whose command line names `home`; returns their pids.
+
+    Why: killing the CLI's process group does not reach what it started in a session of
+    its own. Codex runs its sandbox helper as `bwrap --new-session … <home>/.codex/tmp/…`,
+    and one was seen outliving its run (parent gone, waiting forever). Every such process
+    names the private home, which is unique to the call, so nothing else can match.
+    Linux only (/proc); elsewhere nothing is done."""
+    needle = str(home).encode()
+    ended: list[int] = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            pid = int(entry.name)
+            if pid != os.getpid() and needle in (entry / "cmdline").read_bytes():
+                os.kill(pid, signal.SIGKILL)
+                ended.append(pid)
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+    return ended
 
 
 @dataclass(frozen=True)
