@@ -228,23 +228,41 @@ async def test_adopt_error_is_a_notification_not_a_crash(runs_dir):
         assert isinstance(app.screen, ReviewScreen) and app.is_running
 
 
+def _signal_state(pid: int) -> str:
+    """SigBlk/SigIgn/SigCgt of a process, for a failure message (a CI run once saw SIGINT
+    leave the stand-in running)."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError as exc:
+        return f"unreadable ({exc})"
+    return ", ".join(line for line in lines if line.startswith(("SigBlk", "SigIgn", "SigCgt")))
+
+
 async def test_quit_while_a_launched_run_is_live_can_stop_it(runs_dir):
     app = _app(runs_dir)
     # stands in for the launched trainer: a real child process that SIGINT ends
     app.launcher.process = subprocess.Popen(["sleep", "30"])
+
+    def dialog_ready() -> bool:  # its keys bound and its buttons mounted (not just pushed)
+        return isinstance(app.screen, ConfirmDialog) and len(app.screen.query("Button")) == 3
+
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.press("q")
-            assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            assert await wait_until(pilot, dialog_ready)
             await pilot.press("c")  # cancel: nothing happens
             assert await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen))
             assert app.launcher.alive
             await pilot.press("q")
-            assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            assert await wait_until(pilot, dialog_ready)
             await pilot.press("s")
             # the dialog's answer runs on a later turn of the app's loop: leaving the test
             # app before it ran would close the app without stopping anything
-            assert await wait_until(pilot, lambda: app.launcher.process.poll() is not None)
+            assert await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmDialog))
+            process = app.launcher.process
+            assert await wait_until(pilot, lambda: process.poll() is not None), (
+                f"SIGINT did not end the child; its signal state: {_signal_state(process.pid)}"
+            )
         assert app.launcher.process.returncode == -signal.SIGINT
     finally:
         if app.launcher.process.poll() is None:
