@@ -3,6 +3,7 @@ heavy libraries (textual, openai, anthropic, git) are imported inside the comman
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import typer
@@ -75,6 +76,11 @@ def main() -> None:
     from core.errors import UserError
     from core.secrets import redact
 
+    # Started in the background by a shell without job control, a process inherits SIGINT
+    # ignored; the TUI's Stop and `kill -INT` (a SIGINT to `skillopt train`, `sleep run`)
+    # must still land.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     _register()
     command = typer.main.get_command(app)
     _with_placeholders(command)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 from core.run.events import GateDecided, StepFinished
@@ -228,6 +229,9 @@ async def test_adopt_error_is_a_notification_not_a_crash(runs_dir):
         assert isinstance(app.screen, ReviewScreen) and app.is_running
 
 
+TAKES_SIGINT = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_DFL); time.sleep(30)"
+
+
 def _signal_state(pid: int) -> str:
     """SigBlk/SigIgn/SigCgt of a process, for a failure message (a CI run once saw SIGINT
     leave the stand-in running)."""
@@ -240,8 +244,10 @@ def _signal_state(pid: int) -> str:
 
 async def test_quit_while_a_launched_run_is_live_can_stop_it(runs_dir):
     app = _app(runs_dir)
-    # stands in for the launched trainer: a real child process that SIGINT ends
-    app.launcher.process = subprocess.Popen(["sleep", "30"])
+    # stands in for the launched trainer: a real child process that SIGINT ends. Like the
+    # trainer it takes SIGINT itself: a parent started in the background without job
+    # control passes SIGINT down ignored (a clean-clone run launched so saw SigIgn 0x80000007)
+    app.launcher.process = subprocess.Popen([sys.executable, "-c", TAKES_SIGINT])
 
     def dialog_ready() -> bool:  # its keys bound and its buttons mounted (not just pushed)
         return isinstance(app.screen, ConfirmDialog) and len(app.screen.query("Button")) == 3

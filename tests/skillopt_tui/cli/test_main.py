@@ -1,5 +1,6 @@
 """The `skillopt` entry point: version, help, and a fast start (heavy imports are lazy)."""
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +46,25 @@ def test_user_errors_are_one_line_with_exit_code_2(tmp_path):
     assert result.stderr.strip().startswith("skillopt: error:")
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
+
+
+def test_a_sigint_ignored_by_the_parent_is_taken_back():
+    """A shell without job control starts background commands with SIGINT ignored; then
+    the TUI's Stop (a SIGINT to `skillopt train` / `sleep run`) would do nothing."""
+    probe = (
+        "import atexit, signal, sys\n"
+        "sys.argv = ['skillopt', '--version']\n"
+        "atexit.register(lambda: print(signal.getsignal(signal.SIGINT) is "
+        "signal.default_int_handler))\n"
+        "from skillopt_tui.cli.main import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.splitlines()[-1] == "True", done.stdout + done.stderr
