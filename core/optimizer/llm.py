@@ -41,8 +41,8 @@ from core.optimizer.merge_tree import (
     PRIORITY,
     Proposals,
     evidence_of,
+    merge_levels,
     merged_kind,
-    passthrough,
     tree_node,
 )
 from core.optimizer.prompt_templates import load_prompt, render_prompt
@@ -278,19 +278,13 @@ class LLMOptimizer:
         if not level:
             return []
         max_edits = max(ctx.edit_budget, ctx.budget)
-        size = max(ctx.merge_batch_size, 2)
-        call_index = 0
-        while len(level) > 1:
-            batches = [level[i : i + size] for i in range(0, len(level), size)]
-            tasks = []
-            for batch in batches:
-                if len(batch) == 1:
-                    tasks.append(passthrough(batch[0]))
-                else:
-                    tasks.append(self._merge(ctx, batch, call_index, max_edits, reflections))
-                    call_index += 1
-            level = sorted(await asyncio.gather(*tasks), key=lambda p: PRIORITY[p.kind])
-        return level[0].edits
+        merged = await merge_levels(
+            level,
+            max(ctx.merge_batch_size, 2),
+            lambda batch, index: self._merge(ctx, batch, index, max_edits, reflections),
+        )
+        assert merged is not None  # level is not empty
+        return merged.edits
 
     async def _merge(
         self,

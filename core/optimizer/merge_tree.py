@@ -4,8 +4,10 @@ them (analyses, failure counts) for the merge prompt and reflections.json."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from core.optimizer.reflection_groups import FAILURE, SUCCESS, Group
 from core.skill.edits import Edit
@@ -54,5 +56,31 @@ def evidence_of(group: Group, analysis: str) -> dict[str, Any]:
     }
 
 
-async def passthrough(proposals: Proposals) -> Proposals:
-    return proposals
+T = TypeVar("T")
+
+
+async def passthrough(item: T) -> T:
+    return item
+
+
+async def merge_levels(
+    level: list[T], size: int, merge: Callable[[list[T], int], Awaitable[T]]
+) -> T | None:
+    """Merge `size` lists per call, level by level, until one is left (None for none).
+    Lists go in PRIORITY order (failure-driven first, a stable sort, so they lead every
+    batch they share); a batch of one goes up as it is. `merge(batch, index)` gets the
+    running number of the merge call. Edits, suggestions and whole candidates all merge
+    this way; only what one call does with its batch differs."""
+    level = sorted(level, key=lambda p: PRIORITY[p.kind])  # type: ignore[attr-defined]
+    index = 0
+    while len(level) > 1:
+        tasks = []
+        for start in range(0, len(level), size):
+            batch = level[start : start + size]
+            if len(batch) == 1:
+                tasks.append(passthrough(batch[0]))
+            else:
+                tasks.append(merge(batch, index))
+                index += 1
+        level = sorted(await asyncio.gather(*tasks), key=lambda p: PRIORITY[p.kind])  # type: ignore[attr-defined]
+    return level[0] if level else None

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from core.optimizer.autonomous_lr import decide_suggestion_count, decision_text
 from core.optimizer.edit_lists import NONE, rank_order
 from core.optimizer.json_reply import RANK_SHAPE, JsonReply, Shape
-from core.optimizer.merge_tree import ORIGIN, PRIORITY, merged_kind
+from core.optimizer.merge_tree import ORIGIN, PRIORITY, merge_levels, merged_kind
 from core.optimizer.prompt_templates import render_prompt
 from core.optimizer.reflection_groups import FAILURE, Group, render_results
 from core.optimizer.strategy import Proposal, ProposalContext
@@ -177,23 +177,13 @@ async def _merge_suggestions(
     if not level:
         return []
     most = max(ctx.edit_budget, ctx.budget)
-    size = max(ctx.merge_batch_size, 2)
-    index = 0
-    while len(level) > 1:
-        tasks = []
-        for start in range(0, len(level), size):
-            batch = level[start : start + size]
-            if len(batch) == 1:
-                tasks.append(_same(batch[0]))
-            else:
-                tasks.append(_merge_batch(opt, ctx, batch, index, most, reflections))
-                index += 1
-        level = sorted(await asyncio.gather(*tasks), key=lambda p: PRIORITY[p.kind])
-    return level[0].suggestions
-
-
-async def _same(item: Any) -> Any:
-    return item
+    merged = await merge_levels(
+        level,
+        max(ctx.merge_batch_size, 2),
+        lambda batch, index: _merge_batch(opt, ctx, batch, index, most, reflections),
+    )
+    assert merged is not None  # level is not empty
+    return merged.suggestions
 
 
 async def _merge_batch(
@@ -291,22 +281,13 @@ async def propose_full_rewrite(
     found = await asyncio.gather(
         *(_write_candidate(opt, ctx, g, reflections, lapses) for g in opt.groups(ctx))
     )
-    level = sorted((c for c in found if c is not None), key=lambda c: PRIORITY[c.kind])
-    index = 0
-    size = max(ctx.merge_batch_size, 2)
-    while len(level) > 1:
-        tasks = []
-        for start in range(0, len(level), size):
-            batch = level[start : start + size]
-            if len(batch) == 1:
-                tasks.append(_same(batch[0]))
-            else:
-                tasks.append(_pick(opt, ctx, batch, index, reflections))
-                index += 1
-        level = sorted(await asyncio.gather(*tasks), key=lambda c: PRIORITY[c.kind])
+    best = await merge_levels(
+        [c for c in found if c is not None],
+        max(ctx.merge_batch_size, 2),
+        lambda batch, index: _pick(opt, ctx, batch, index, reflections),
+    )
     proposal = Proposal(edits=[], reflections=reflections)
-    if level:
-        best = level[0]
+    if best is not None:
         proposal.candidate = best.text
         proposal.suggestions = [
             {"kind": "full_rewrite", "summary": best.summary, "sources": best.sources}
