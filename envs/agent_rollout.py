@@ -56,16 +56,11 @@ def agent_result(
     item: TaskItem, prediction: str, score: Score, prompt: str, outcome: AgentOutcome
 ) -> RolloutResult:
     """A scored agent run; usage and latency are the run's."""
-    return RolloutResult(
-        item_id=item.id,
-        task_type=item.task_type,
-        question=item.question,
-        reference=item.answer,
-        prediction=prediction,
-        hard=score.hard,
-        soft=score.soft,
-        explanation=score.explanation,
-        trajectory=agent_trajectory(prompt, outcome),
+    return RolloutResult.scored(
+        item,
+        prediction,
+        score,
+        agent_trajectory(prompt, outcome),
         input_tokens=outcome.usage.input_tokens,
         output_tokens=outcome.usage.output_tokens,
         latency_s=outcome.latency_s,

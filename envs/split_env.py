@@ -92,16 +92,11 @@ def scored_result(
     completions: list[Completion],
 ) -> RolloutResult:
     """A finished rollout; usage and latency summed over the rollout's model calls."""
-    return RolloutResult(
-        item_id=item.id,
-        task_type=item.task_type,
-        question=item.question,
-        reference=item.answer,
-        prediction=prediction,
-        hard=score.hard,
-        soft=score.soft,
-        explanation=score.explanation,
-        trajectory=trajectory,
+    return RolloutResult.scored(
+        item,
+        prediction,
+        score,
+        trajectory,
         input_tokens=sum(c.usage.input_tokens for c in completions),
         output_tokens=sum(c.usage.output_tokens for c in completions),
         latency_s=sum(c.latency_s for c in completions),

@@ -62,6 +62,29 @@ class RolloutResult:
     def from_dict(cls, data: dict[str, Any]) -> RolloutResult:
         return cls(**data)
 
+    @classmethod
+    def scored(
+        cls,
+        item: TaskItem,
+        prediction: str,
+        score: Score,
+        trajectory: list[Message],
+        **usage: Any,
+    ) -> RolloutResult:
+        """The rollout of `item`, scored; `usage`: tokens, latency, cached."""
+        return cls(
+            item_id=item.id,
+            task_type=item.task_type,
+            question=item.question,
+            reference=item.answer,
+            prediction=prediction,
+            hard=score.hard,
+            soft=score.soft,
+            explanation=score.explanation,
+            trajectory=trajectory,
+            **usage,
+        )
+
 
 class CompleteFn(Protocol):
     """What an environment may call: the model client's `complete`, bound to a role."""

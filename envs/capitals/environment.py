@@ -18,6 +18,7 @@ from core.environment.contract import SPLITS, CompleteFn, EnvError, RolloutResul
 from core.errors import unreadable
 from core.models.types import Message, RetriesExhausted, TransientError
 from envs.scoring import explain_model_error, score_answer
+from envs.split_env import scored_result
 
 NAME = "capitals"
 VERSION = "capitals-1"
@@ -175,18 +176,5 @@ class CapitalsEnvironment:
         # The raw reply, stripped: "A: Paris" or "The answer is Paris." are the scorer's call.
         prediction = completion.text.strip()
         score = self.score(item, prediction)
-        return RolloutResult(
-            item_id=item.id,
-            task_type=item.task_type,
-            question=item.question,
-            reference=item.answer,
-            prediction=prediction,
-            hard=score.hard,
-            soft=score.soft,
-            explanation=score.explanation,
-            trajectory=[*messages, {"role": "assistant", "content": completion.text}],
-            input_tokens=completion.usage.input_tokens,
-            output_tokens=completion.usage.output_tokens,
-            latency_s=completion.latency_s,
-            cached=completion.cached,
-        )
+        trajectory = [*messages, {"role": "assistant", "content": completion.text}]
+        return scored_result(item, prediction, score, trajectory, [completion])
