@@ -108,15 +108,4 @@ def model_error_result(
     item: TaskItem, trajectory: list[Message], error: Exception, explanation: str
 ) -> RolloutResult:
     """A rollout the model could not finish (retries exhausted): scored zero, `error` set."""
-    return RolloutResult(
-        item_id=item.id,
-        task_type=item.task_type,
-        question=item.question,
-        reference=item.answer,
-        prediction="",
-        hard=0.0,
-        soft=0.0,
-        explanation=explanation,
-        trajectory=list(trajectory),
-        error=str(error),
-    )
+    return RolloutResult.failed(item, trajectory, str(error), explanation)

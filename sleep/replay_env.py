@@ -230,15 +230,4 @@ class ReplayEnvironment:
         return answer.value
 
     def _failed(self, item: TaskItem, messages: list[Message], error: str) -> RolloutResult:
-        return RolloutResult(
-            item_id=item.id,
-            task_type=item.task_type,
-            question=item.question,
-            reference=item.answer,
-            prediction="",
-            hard=0.0,
-            soft=0.0,
-            explanation=f"model error: {error}",
-            trajectory=list(messages),
-            error=error,
-        )
+        return RolloutResult.failed(item, messages, error, f"model error: {error}")

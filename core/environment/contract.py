@@ -71,7 +71,8 @@ class RolloutResult:
         trajectory: list[Message],
         **usage: Any,
     ) -> RolloutResult:
-        """The rollout of `item`, scored; `usage`: tokens, latency, cached."""
+        """The rollout of `item`, scored; `usage`: tokens, latency, cached. (`failed` is
+        the one the model could not finish.)"""
         return cls(
             item_id=item.id,
             task_type=item.task_type,
@@ -83,6 +84,25 @@ class RolloutResult:
             explanation=score.explanation,
             trajectory=trajectory,
             **usage,
+        )
+
+    @classmethod
+    def failed(
+        cls, item: TaskItem, trajectory: list[Message], error: str, explanation: str
+    ) -> RolloutResult:
+        """A rollout the model could not finish (retries exhausted): scored zero, `error`
+        set, which the engine never counts as a score."""
+        return cls(
+            item_id=item.id,
+            task_type=item.task_type,
+            question=item.question,
+            reference=item.answer,
+            prediction="",
+            hard=0.0,
+            soft=0.0,
+            explanation=explanation,
+            trajectory=list(trajectory),
+            error=error,
         )
 
 

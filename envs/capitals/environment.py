@@ -161,18 +161,8 @@ class CapitalsEnvironment:
             # rejected key, an unknown model, a bad base_url, the budget — propagates: it
             # would fail every item the same way, and a run of zeros that "finishes" hides it.
             aliases = item.data.get("aliases", ())
-            return RolloutResult(
-                item_id=item.id,
-                task_type=item.task_type,
-                question=item.question,
-                reference=item.answer,
-                prediction="",
-                hard=0.0,
-                soft=0.0,
-                explanation=explain_model_error(item.answer, aliases, str(exc)),
-                trajectory=list(messages),
-                error=str(exc),
-            )
+            explanation = explain_model_error(item.answer, aliases, str(exc))
+            return RolloutResult.failed(item, messages, str(exc), explanation)
         # The raw reply, stripped: "A: Paris" or "The answer is Paris." are the scorer's call.
         prediction = completion.text.strip()
         score = self.score(item, prediction)

@@ -220,17 +220,6 @@ class RepoTasksEnvironment:
         except (TransientError, RetriesExhausted) as exc:
             # Only an agent that kept failing (or hanging) lands here: recorded as a model
             # error, which the engine never counts as a score (see rollout_runner).
-            return RolloutResult(
-                item_id=item.id,
-                task_type=item.task_type,
-                question=item.question,
-                reference=item.answer,
-                prediction="",
-                hard=0.0,
-                soft=0.0,
-                explanation=f"model error: {exc}",
-                trajectory=[prompt],
-                error=str(exc),
-            )
+            return RolloutResult.failed(item, [prompt], str(exc), f"model error: {exc}")
         score = score_checks(list(outcome.check), item.answer)
         return agent_result(item, changes_and_text(outcome), score, item.question, outcome)
