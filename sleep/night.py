@@ -47,7 +47,7 @@ from core.training.trainer import run_training
 from sleep.mine import mine_sessions, priority
 from sleep.mine_model import mine_with_model
 from sleep.replay_env import AgentReplay, ReplayEnvironment
-from sleep.routing import Route, route_sessions
+from sleep.routing import Route, plan_routes
 from sleep.split import split_tasks
 from sleep.tasks import MinedTask, TaskArchive
 
@@ -103,10 +103,11 @@ class NightStager:
         )
 
 
-def night_folder(state_dir: Path, day: dt.date) -> tuple[str, Path]:
-    """The id of tonight's night: today's unless finished, then -2, -3, ..."""
+def night_folder(state_dir: Path, day: dt.date, label: str | None = None) -> tuple[str, Path]:
+    """The id of tonight's night: today's unless finished, then -2, -3, ... With a label
+    (the project's, sleep/projects.py) each project keeps nights of its own."""
     nights = Path(state_dir) / "nights"
-    base = f"sleep-{day.isoformat()}"
+    base = f"sleep-{day.isoformat()}" + (f"-{label}" if label else "")
     for n in range(1, 1000):
         night_id = base if n == 1 else f"{base}-{n}"
         folder = nights / night_id
@@ -150,6 +151,7 @@ class Night:
     include_automation: bool = False
     auto_adopt: bool = False
     today: dt.date = field(default_factory=dt.date.today)
+    label: str | None = None  # the project's name in night ids and staged branches
     on_line: Callable[[str], None] = lambda _line: None
     # A dry run plans without writing anything: no saved harvest, no archive, no night folder.
     dry: bool = False
@@ -160,7 +162,7 @@ class Night:
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
-        self.night_id, self.folder = night_folder(self.state_dir, self.today)
+        self.night_id, self.folder = night_folder(self.state_dir, self.today, self.label)
 
     # -- inputs, frozen per night -------------------------------------------------------
     def sessions(self) -> list[dict[str, Any]]:
@@ -190,12 +192,15 @@ class Night:
         self, sessions: list[dict[str, Any]]
     ) -> list[tuple[Route, dict[str, list[MinedTask]]]]:
         saved = self.folder / "tasks.json"
-        routes = route_sessions(
+        routing = plan_routes(
             [s for s in sessions if self.include_automation or not s.get("automation")],
             self.repo.list_skills(),
             project=self.project,
             forced=self.skill,
         )
+        for line in routing.describe_left_out():
+            self.on_line(line)
+        routes = routing.routes
         if saved.exists():
             frozen = read_json(saved)["skills"]
             return [
@@ -214,7 +219,9 @@ class Night:
                 (
                     t
                     for t in known.values()
-                    if t.skill == route.skill and _in_project(t.project, self.project)
+                    if t.skill == route.skill
+                    and _in_project(t.project, self.project)
+                    and route.accepts(t.source_sessions)
                 ),
                 key=priority,
             )[: self.max_tasks]

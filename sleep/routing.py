@@ -1,16 +1,27 @@
-"""Which skill a night's tasks improve.
+"""Which skill a night's tasks improve: a file the agent that made the task will read.
 
-A session that shows which skill it used (the harvest lists the skills a session invoked
-or was shown, in `skills`) has its tasks attributed to that skill, when the skills
-repository holds a skill of that name. Every other session goes to the project's main
-instruction file: the skill deployed to `<project>/CLAUDE.md` or `<project>/AGENTS.md`.
-`--skill NAME` sends everything to one skill. How each group was routed is part of the
-staged evidence (the `Routed-By` trailer).
+Each agent reads its own instruction files: Claude Code reads CLAUDE.md and
+`.claude/skills/*`; Codex, and every other agent that reads AGENTS.md, reads AGENTS.md and
+`.agents/skills/*`. A skill's readers follow from where it is deployed; a skill deployed
+nowhere we recognise may be read by any agent. A session is routed by the first rule
+that applies:
+
+1. `--skill NAME` sends everything to one skill (an explicit override);
+2. the skill the session named in its transcript (`skills` in the harvest), when the
+   repository holds it and the session's agent reads it;
+3. the project's main file for the session's agent: the skill deployed to
+   `<project>/CLAUDE.md` for Claude Code, to `<project>/AGENTS.md` for the others;
+4. the repository's only skill, when the session's agent reads it.
+
+A session no rule places is left out (counted, never sent to a file its agent does not
+read). Each route says which rules filled it: that is the staged commit's `Routed-By`.
+A skill's gate then uses only tasks from agents that read it (`Route.accepts`).
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,31 +29,144 @@ from typing import Any
 from core.errors import UserError
 from core.skills_repo.types import SkillEntry
 
-MAIN_FILES = ("CLAUDE.md", "AGENTS.md")
-BY_TRANSCRIPT = "skill named in the transcripts"
-BY_MAIN_FILE = "project instruction file"
+CLAUDE_CODE = "claude"  # the harvest's source name of Claude Code
+AGENTS_MD = "agents"  # Codex and every other reader of AGENTS.md
+MAIN_FILES = {CLAUDE_CODE: ("CLAUDE.md", ".claude/CLAUDE.md"), AGENTS_MD: ("AGENTS.md",)}
+
 BY_FLAG = "--skill"
+BY_TRANSCRIPT = "skill named in the transcripts"
+BY_MAIN_FILE = {CLAUDE_CODE: "Claude Code reads CLAUDE.md", AGENTS_MD: "Codex reads AGENTS.md"}
+BY_ONLY_SKILL = "the repository's only skill"
+
+
+def family(source: str | None) -> str:
+    """Which instruction files a session's agent reads, from the harvest's `source`."""
+    return CLAUDE_CODE if source == CLAUDE_CODE else AGENTS_MD
+
+
+def readers(entry: SkillEntry) -> frozenset[str] | None:
+    """The agents that read a skill, from its deploy target; None: not known (any)."""
+    if not entry.deploy_to:
+        return None
+    target = Path(os.path.normpath(os.path.expanduser(entry.deploy_to)))
+    if target.name == "CLAUDE.md" or ".claude" in target.parts:
+        return frozenset({CLAUDE_CODE})
+    if target.name == "AGENTS.md" or {".agents", ".codex"} & set(target.parts):
+        return frozenset({AGENTS_MD})
+    return None
+
+
+def _reads(entry: SkillEntry, agent: str) -> bool:
+    known = readers(entry)
+    return known is None or agent in known
 
 
 @dataclass
 class Route:
     skill: str
-    routed_by: str
+    rules: list[str] = field(default_factory=list)
     sessions: list[dict[str, Any]] = field(default_factory=list)
+    # The agents whose tasks may reach this skill's gate; None: any (unknown or --skill).
+    agents: frozenset[str] | None = None
+
+    @property
+    def routed_by(self) -> str:
+        return "; ".join(self.rules)
+
+    def add(self, rule: str, session: dict[str, Any]) -> None:
+        if rule not in self.rules:
+            self.rules.append(rule)
+        self.sessions.append(session)
+
+    def accepts(self, source_sessions: list[str]) -> bool:
+        """Whether a task seen in these sessions (`source:session-id`) may be replayed and
+        gated for this skill: some session of it is by an agent that reads the skill."""
+        if self.agents is None:
+            return True
+        return any(family(s.split(":", 1)[0]) in self.agents for s in source_sessions)
+
+
+@dataclass
+class Routing:
+    routes: list[Route]
+    left_out: Counter = field(default_factory=Counter)  # agent family -> sessions
+
+    def describe_left_out(self) -> list[str]:
+        return [
+            f"{n} session(s) of {'Claude Code' if agent == CLAUDE_CODE else 'Codex/AGENTS.md agents'} "
+            f"left out: no skill they read ({' or '.join(MAIN_FILES[agent])} of the project); "
+            "add it with `skillopt sleep init` or pass --skill NAME"
+            for agent, n in sorted(self.left_out.items())
+        ]
 
 
 def _same_path(a: str, b: Path) -> bool:
     return os.path.normpath(os.path.expanduser(a)) == os.path.normpath(str(b))
 
 
-def main_skill(entries: list[SkillEntry], project: Path | None) -> str | None:
-    if project is not None:
-        for name in MAIN_FILES:
-            target = Path(project).expanduser().absolute() / name
-            for entry in entries:
-                if entry.deploy_to and _same_path(entry.deploy_to, target):
-                    return entry.name
-    return entries[0].name if len(entries) == 1 else None
+def main_skill(entries: list[SkillEntry], project: Path | None, agent: str) -> SkillEntry | None:
+    """The skill deployed to the project's main file for this agent."""
+    if project is None:
+        return None
+    root = Path(project).expanduser().absolute()
+    for name in MAIN_FILES[agent]:
+        for entry in entries:
+            if entry.deploy_to and _same_path(entry.deploy_to, root / name):
+                return entry
+    return None
+
+
+def plan_routes(
+    sessions: list[dict[str, Any]],
+    entries: list[SkillEntry],
+    *,
+    project: Path | None,
+    forced: str | None = None,
+) -> Routing:
+    by_name = {e.name: e for e in entries}
+    if forced is not None:
+        if forced not in by_name:
+            raise UserError(
+                f"--skill {forced}: the skills repository has no such skill "
+                f"(it has: {', '.join(sorted(by_name)) or 'none'}); add it with skillopt skills add"
+            )
+        return Routing([Route(forced, [BY_FLAG], list(sessions))])
+    routes: dict[str, Route] = {}
+    left_out: Counter = Counter()
+    for session in sessions:
+        agent = family(session.get("source"))
+        entry, rule = _rule_for(session, agent, entries, by_name, project)
+        if entry is None:
+            left_out[agent] += 1
+            continue
+        route = routes.setdefault(entry.name, Route(entry.name, agents=readers(entry)))
+        route.add(rule, session)
+    unplaced = not routes and len(entries) != 1
+    if left_out and unplaced and not any(main_skill(entries, project, a) for a in MAIN_FILES):
+        raise UserError(
+            "no skill to improve: the skills repository has no skill deployed to the "
+            "project's CLAUDE.md or AGENTS.md; run `skillopt sleep init --project PATH` "
+            "or pass --skill NAME"
+        )
+    return Routing(sorted(routes.values(), key=lambda r: r.skill), left_out)
+
+
+def _rule_for(
+    session: dict[str, Any],
+    agent: str,
+    entries: list[SkillEntry],
+    by_name: dict[str, SkillEntry],
+    project: Path | None,
+) -> tuple[SkillEntry | None, str]:
+    for name in session.get("skills", []):
+        if name in by_name and _reads(by_name[name], agent):
+            return by_name[name], BY_TRANSCRIPT
+    main = main_skill(entries, project, agent)
+    if main is not None:
+        return main, BY_MAIN_FILE[agent]
+    if len(entries) == 1 and _reads(entries[0], agent):
+        return entries[0], BY_ONLY_SKILL
+    return None, ""
 
 
 def route_sessions(
@@ -52,34 +176,4 @@ def route_sessions(
     project: Path | None,
     forced: str | None = None,
 ) -> list[Route]:
-    names = {e.name for e in entries}
-    if forced is not None:
-        if forced not in names:
-            raise UserError(
-                f"--skill {forced}: the skills repository has no such skill "
-                f"(it has: {', '.join(sorted(names)) or 'none'}); add it with skillopt skills add"
-            )
-        return [Route(forced, BY_FLAG, list(sessions))]
-    default = main_skill(entries, project)
-    routes: dict[str, Route] = {}
-    unrouted: list[dict[str, Any]] = []
-    for session in sessions:
-        used = [s for s in session.get("skills", []) if s in names]
-        if used:
-            route = routes.setdefault(used[0], Route(used[0], BY_TRANSCRIPT))
-            route.sessions.append(session)
-        else:
-            unrouted.append(session)
-    if unrouted:
-        if default is None:
-            raise UserError(
-                "no skill to improve: the skills repository has no skill deployed to the "
-                "project's CLAUDE.md or AGENTS.md; run `skillopt sleep init --project PATH` "
-                "or pass --skill NAME"
-            )
-        route = routes.get(default)
-        if route is None:
-            routes[default] = Route(default, BY_MAIN_FILE, unrouted)
-        else:
-            route.sessions.extend(unrouted)
-    return sorted(routes.values(), key=lambda r: r.skill)
+    return plan_routes(sessions, entries, project=project, forced=forced).routes

@@ -147,7 +147,7 @@ async def test_a_night_stages_the_improvement_with_its_evidence(tmp_path, repo, 
     result = await night.run()
     assert result.status == "finished", result.message
     outcome = result.skills["project"]
-    assert outcome["routed_by"] == "project instruction file"
+    assert outcome["routed_by"] == "Claude Code reads CLAUDE.md"
     assert outcome["staged"] == "staged/sleep-2026-11-30-project"
     assert outcome["baseline_val"] < outcome["best_val"]
     [branch] = repo.staged_branches()
@@ -157,7 +157,7 @@ async def test_a_night_stages_the_improvement_with_its_evidence(tmp_path, repo, 
     diff = repo.diff(branch.name)
     [commit] = diff.evidence
     assert commit.trailers["Night"] == "sleep-2026-11-30"
-    assert commit.trailers["Routed-By"] == "project instruction file"
+    assert commit.trailers["Routed-By"] == "Claude Code reads CLAUDE.md"
     sources = commit.trailers["Source-Sessions"].split(", ")
     assert "claude:auto" not in sources and "claude:s00" in sources
     # nothing reached the live file without adoption
@@ -290,7 +290,7 @@ async def test_tasks_are_routed_to_the_skill_a_session_used(tmp_path, repo, proj
     routes = {r["skill"]: r for r in plan.routes}
     assert routes["deploy"]["routed_by"] == "skill named in the transcripts"
     assert routes["deploy"]["sessions"] == 6
-    assert routes["project"]["routed_by"] == "project instruction file"
+    assert routes["project"]["routed_by"] == "Claude Code reads CLAUDE.md"
     assert routes["project"]["sessions"] == 6  # the automation session is never routed
     result = await night.run()
     staged = {b.skill: b for b in repo.staged_branches()}

@@ -157,8 +157,8 @@ def make_world(root: Path, *, backend: str = "scripted") -> SleepWorld:
     return SleepWorld(home, project, skills, state, config)
 
 
-def run_night(world: SleepWorld, day: dt.date = DAY) -> dict:
-    """A real night on the test double, in this process (as `skillopt sleep run` does)."""
+def world_night(world: SleepWorld, day: dt.date = DAY) -> Night:
+    """The night `skillopt sleep run` would run on this world, on the test double."""
     s = world.settings
 
     def harvested() -> list[dict]:
@@ -168,16 +168,69 @@ def run_night(world: SleepWorld, day: dt.date = DAY) -> dict:
                 project=world.project,
                 claude_home=s.claude_home,
                 codex_home=s.codex_home,
+                include_automation=s.include_automation,
             )
         )
         return [session.to_json() for session in result.sessions]
 
-    night = Night(
+    return Night(
         state_dir=world.state,
         repo=SkillsRepo.open(world.skills),
         config=load_config(world.config, []),
         harvest=harvested,
         project=world.project,
+        include_automation=s.include_automation,
         today=day,
     )
-    return asyncio.run(night.run()).to_dict()
+
+
+def run_night(world: SleepWorld, day: dt.date = DAY) -> dict:
+    """A real night on the test double, in this process (as `skillopt sleep run` does)."""
+    return asyncio.run(world_night(world, day).run()).to_dict()
+
+
+# -- the transcripts the real CLIs wrote (tests/sleep/fixtures/make_real_transcripts.py) --
+REAL_FIXTURE_HOME = "/home/dev"  # what the fixture script scrubbed the private home to
+AGENTS_TEXT = "# Agent notes\n\nRun the tests before you finish.\n"
+
+
+def real_cli_world(root: Path) -> SleepWorld:
+    """The real Claude Code and Codex transcripts moved into a private home (the fixture
+    script's scrubbing undone: its FIXTURE_HOME becomes this home, nothing else changes),
+    their project with both a CLAUDE.md and an AGENTS.md, each a skill of a real skills
+    repository deployed back where it was found, and sleep.yaml on the test double."""
+    from tests.sleep.transcripts import REAL
+
+    home = root / "home"
+    for tool in ("claude", "codex"):
+        for src in sorted((REAL / tool).rglob("*.jsonl")):
+            dst = home / f".{tool}" / src.relative_to(REAL / tool)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            dst.write_bytes(
+                src.read_bytes().replace(REAL_FIXTURE_HOME.encode(), str(home).encode())
+            )
+    files = sorted((home / ".claude").rglob("*.jsonl"), key=lambda p: "e89635d4" in p.name)
+    touch_in_order([*files, *sorted((home / ".codex").rglob("*.jsonl"))])
+    project = home / "src" / "notes-app"
+    project.mkdir(parents=True)
+    (project / "CLAUDE.md").write_text(SKILL_TEXT)
+    (project / "AGENTS.md").write_text(AGENTS_TEXT)
+    skills = home / "skills"
+    repo = SkillsRepo.init(skills)
+    repo.add_skill("notes-app", SKILL_TEXT, deploy_to=str(project / "CLAUDE.md"))
+    repo.add_skill("notes-app-agents", AGENTS_TEXT, deploy_to=str(project / "AGENTS.md"))
+    state = home / ".local" / "state" / "skillopt" / "sleep"
+    config = night_config(home / "night.yaml")
+    save_settings(
+        state,
+        SleepSettings(
+            project=str(project),
+            skills_repo=str(skills),
+            backend="scripted",
+            config=str(config),
+            claude_home=str(home / ".claude"),
+            codex_home=str(home / ".codex"),
+            include_automation=True,  # the Codex transcripts are `codex exec` sessions
+        ),
+    )
+    return SleepWorld(home, project, skills, state, config)
