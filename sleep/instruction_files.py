@@ -9,6 +9,7 @@ target), so a first night needs no manual setup: the project's `CLAUDE.md` and
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,13 @@ class FoundFile:
 
 
 def slug(text: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.").lower()
+    """A skill (and branch) name from a folder name. Letters and digits of any script stay
+    (`ünïcode-proj`), composed (NFC) so the same folder gives the same name everywhere;
+    what git refs or file names cannot hold (spaces, `~^:?*[\\`, control characters,
+    bytes that are not text) becomes `-`."""
+    text = unicodedata.normalize("NFC", text)
+    s = re.sub(r"[^\w.-]+", "-", text).strip("-.").lower()
+    s = re.sub(r"\.{2,}", ".", s).removesuffix(".lock").strip("-.")
     return s or "project"
 
 

@@ -3,20 +3,29 @@
 The line carries a marker comment naming the state directory, so `unschedule` removes our
 line and nothing else, and scheduling twice replaces rather than duplicates. The crontab
 is read and written with `crontab -l` / `crontab -`, or as a plain file (`--crontab-file`,
-for tests and for systems whose cron reads a file).
+for tests and for systems whose cron reads a file). Where the line went is recorded in the
+state directory (`schedule.json`), so `status` and `unschedule` look in the same place.
+
+Cron runs the line with a bare environment: the transcript roots in use when scheduling
+($CLAUDE_CONFIG_DIR, $CODEX_HOME or the flags) are written into the line, or a cron night
+would read empty defaults. In a cron command `%` means newline, so it is escaped, and a
+path holding a newline (which would split the line in two) is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import shlex
 import subprocess
 from pathlib import Path
 
-from core.atomic import write_text
-from core.errors import UserError
+from core.atomic import write_json, write_text
+from core.errors import UserError, unreadable
 
 MARKER = "# skillopt-sleep:"
+RECORD_FILE = "schedule.json"
+_OUR_COMMAND = " sleep run --state-dir "
 
 
 def marker(state_dir: Path) -> str:
@@ -24,13 +33,52 @@ def marker(state_dir: Path) -> str:
     return f"{MARKER}{digest}"
 
 
-def cron_line(*, at: str, skillopt: str, state_dir: Path, project: Path | None, log: Path) -> str:
+def check_state_dir(state_dir: Path) -> None:
+    """A state directory that exists as something else cannot hold nights: refuse before
+    installing a line that would fail every night."""
+    if state_dir.exists() and not state_dir.is_dir():
+        raise UserError(
+            f"--state-dir {state_dir}: not a directory; pass another --state-dir or move it aside"
+        )
+
+
+def cron_line(
+    *,
+    at: str,
+    skillopt: str,
+    state_dir: Path,
+    log: Path,
+    claude_home: str | None = None,
+    codex_home: str | None = None,
+) -> str:
     hour, minute = parse_time(at)
     args = [skillopt, "sleep", "run", "--state-dir", str(Path(state_dir).absolute())]
-    if project is not None:
-        args += ["--project", str(Path(project).absolute())]
+    if claude_home:
+        args += ["--claude-home", claude_home]
+    if codex_home:
+        args += ["--codex-home", codex_home]
+    for arg in [*args, str(log)]:
+        if "\n" in arg or "\r" in arg:
+            raise UserError(
+                f"{arg!r}: a path with a line break cannot go into a cron line; "
+                "use a --state-dir (and homes) without one"
+            )
+        if not arg.isprintable() or _not_utf8(arg):
+            raise UserError(
+                f"{arg!r}: a path that is not printable UTF-8 text cannot go into a cron line; "
+                "use a --state-dir (and homes) without such characters"
+            )
     command = " ".join(shlex.quote(a) for a in args)
-    return f"{minute} {hour} * * * {command} >> {shlex.quote(str(log))} 2>&1 {marker(state_dir)}"
+    command = f"{command} >> {shlex.quote(str(log))} 2>&1".replace("%", "\\%")
+    return f"{minute} {hour} * * * {command} {marker(state_dir)}"
+
+
+def _not_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def parse_time(at: str) -> tuple[int, int]:
@@ -46,35 +94,119 @@ def parse_time(at: str) -> tuple[int, int]:
 
 def read_crontab(crontab_file: Path | None) -> str:
     if crontab_file is not None:
-        return crontab_file.read_text(encoding="utf-8") if crontab_file.exists() else ""
+        return _read_file(crontab_file)
     try:
-        out = subprocess.run(["crontab", "-l"], capture_output=True, text=True, check=False)
+        out = subprocess.run(["crontab", "-l"], capture_output=True, check=False)
     except FileNotFoundError:
         raise UserError(
             "crontab is not installed; install cron, or add the line shown by "
             "`skillopt sleep schedule --print` to your scheduler yourself"
         ) from None
-    if out.returncode != 0 and "no crontab" not in out.stderr.lower():
-        raise UserError(f"crontab -l failed: {' '.join(out.stderr.split())[:200]}")
-    return out.stdout if out.returncode == 0 else ""
+    stderr = out.stderr.decode("utf-8", "replace")
+    if out.returncode != 0 and "no crontab" not in stderr.lower():
+        raise UserError(f"crontab -l failed: {' '.join(stderr.split())[:200]}")
+    try:
+        return out.stdout.decode("utf-8") if out.returncode == 0 else ""
+    except UnicodeDecodeError:
+        raise UserError(
+            "crontab -l: the crontab is not UTF-8 text; fix it with `crontab -e` first"
+        ) from None
+
+
+def _read_file(path: Path) -> str:
+    if not path.exists():
+        return ""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"--crontab-file {unreadable(path, exc)}") from None
 
 
 def write_crontab(text: str, crontab_file: Path | None) -> None:
     if crontab_file is not None:
-        write_text(crontab_file, text)
+        try:
+            write_text(crontab_file, text)
+        except OSError as exc:
+            raise UserError(
+                f"--crontab-file {crontab_file}: cannot write ({exc.strerror})"
+            ) from None
         return
-    out = subprocess.run(["crontab", "-"], input=text, capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        ["crontab", "-"], input=text.encode("utf-8"), capture_output=True, check=False
+    )
     if out.returncode != 0:
-        raise UserError(f"crontab - failed: {' '.join(out.stderr.split())[:200]}")
+        stderr = out.stderr.decode("utf-8", "replace")
+        raise UserError(f"crontab - failed: {' '.join(stderr.split())[:200]}")
 
 
 def with_line(crontab: str, line: str, state_dir: Path) -> str:
-    kept = [entry for entry in crontab.splitlines() if marker(state_dir) not in entry]
+    kept, _removed = _without(_lines(crontab), state_dir)
     return "\n".join([*kept, line]) + "\n"
 
 
 def without_line(crontab: str, state_dir: Path) -> tuple[str, int]:
-    lines = crontab.splitlines()
-    kept = [entry for entry in lines if marker(state_dir) not in entry]
-    removed = len(lines) - len(kept)
+    kept, removed = _without(_lines(crontab), state_dir)
     return ("\n".join(kept) + "\n" if kept else ""), removed
+
+
+def _lines(crontab: str) -> list[str]:
+    # Cron splits at "\n" only; str.splitlines would also split (and so rewrite) a user's
+    # line at form feeds, "\x1c" or U+2028.
+    lines = crontab.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def _without(lines: list[str], state_dir: Path) -> tuple[list[str], int]:
+    """The lines without ours. A line of ours that an older version let the state
+    directory's line breaks split (in `--state-dir` and in the log path) is removed whole:
+    the marked tail and the pieces back to the head that starts it, never half."""
+    mark = marker(state_dir)
+    reach = 3 * str(Path(state_dir).absolute()).count("\n")
+    kept: list[str] = []
+    removed = 0
+    for entry in lines:
+        if mark not in entry:
+            kept.append(entry)
+            continue
+        removed += 1
+        if _OUR_COMMAND in entry:
+            continue
+        for head in range(len(kept) - 1, max(len(kept) - reach, 0) - 1, -1):
+            if MARKER in kept[head]:
+                break
+            if _OUR_COMMAND in kept[head]:
+                del kept[head:]
+                break
+    return kept, removed
+
+
+# -- where the line was installed ----------------------------------------------------------
+def record_installed(state_dir: Path, crontab_file: Path | None) -> None:
+    where = str(crontab_file.absolute()) if crontab_file is not None else None
+    write_json(Path(state_dir) / RECORD_FILE, {"crontab_file": where})
+
+
+def forget_installed(state_dir: Path) -> None:
+    (Path(state_dir) / RECORD_FILE).unlink(missing_ok=True)
+
+
+def installed_crontab_file(state_dir: Path) -> Path | None:
+    """The crontab file `schedule --crontab-file` installed into, or None for the user's
+    crontab (also when nothing was recorded)."""
+    try:
+        data = json.loads((Path(state_dir) / RECORD_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    where = data.get("crontab_file") if isinstance(data, dict) else None
+    return Path(where) if isinstance(where, str) and where else None
+
+
+def scheduled_line(state_dir: Path, crontab_text: str | None = None) -> str | None:
+    """Our line where it was installed, or None (no cron here is not an error of status)."""
+    try:
+        if crontab_text is None:
+            crontab_text = read_crontab(installed_crontab_file(state_dir))
+    except (UserError, OSError):
+        return None
+    mark = marker(state_dir)
+    return next((entry for entry in _lines(crontab_text) if mark in entry), None)

@@ -1,13 +1,19 @@
 """`sleep.yaml` in the state directory: what `skillopt sleep init` recorded, so a night (or
-cron) needs no flags. Command-line flags override it for one night."""
+cron) needs no flags. Command-line flags override it for one night.
+
+People work in several projects: `projects` lists every one `init --project` added, and
+`sleep run` runs a night for each. A settings file written before the list (one
+`project:` key) still loads, as a list of that one project."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from core.atomic import write_text
 from core.errors import UserError
@@ -21,7 +27,7 @@ NightBackend = Literal[
 class SleepSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    project: str | None = None
+    projects: list[str] = Field(default_factory=list)
     skills_repo: str | None = None
     skill: str | None = None  # null = route by transcripts, else the project's main file
     backend: NightBackend | None = None  # null = handoff
@@ -34,6 +40,30 @@ class SleepSettings(BaseModel):
     pass_mark: float = Field(default=0.7, gt=0, le=1)
     include_automation: bool = False
     auto_adopt: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_project_is_a_list(cls, data: Any) -> Any:
+        """The settings of before the list: `project: P` is `projects: [P]`."""
+        if isinstance(data, dict) and "project" in data:
+            data = dict(data)
+            old = data.pop("project")
+            projects = list(data.get("projects") or [])
+            if old and old not in projects:
+                projects.insert(0, old)
+            data["projects"] = projects
+        return data
+
+    @property
+    def project(self) -> str | None:
+        """The first recorded project (what a screen shows when it shows one)."""
+        return self.projects[0] if self.projects else None
+
+    def with_project(self, project: str) -> SleepSettings:
+        """These settings with `project` recorded (once; the order of adding is kept)."""
+        if project in self.projects:
+            return self
+        return self.model_copy(update={"projects": [*self.projects, project]})
 
 
 def load_settings(state_dir: Path) -> SleepSettings:
@@ -62,3 +92,11 @@ def save_settings(state_dir: Path, settings: SleepSettings) -> Path:
         + yaml.safe_dump(data, sort_keys=False),
     )
     return path
+
+
+def default_skills_repo(environ: Mapping[str, str] | None = None) -> Path:
+    """The skills repository `init` creates when none is given: in the user's data folder,
+    shared by every project (so a project's own tree never gains a folder of ours)."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "skillopt" / "skills"

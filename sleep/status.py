@@ -29,14 +29,10 @@ def list_nights(state_dir: Path, limit: int = RECENT_NIGHTS) -> list[dict[str, A
 
 
 def night_status(state_dir: Path, crontab_text: str | None = None) -> dict[str, Any]:
-    from sleep.schedule import marker, read_crontab
+    from sleep.schedule import scheduled_line
 
     settings = load_settings(state_dir)
-    try:
-        crontab = crontab_text if crontab_text is not None else read_crontab(None)
-    except Exception:  # noqa: BLE001 - no cron here is not an error of the status
-        crontab = ""
-    line = next((entry for entry in crontab.splitlines() if marker(state_dir) in entry), None)
+    line = scheduled_line(state_dir, crontab_text)
     return {
         "state_dir": str(state_dir),
         "settings": settings.model_dump(),

@@ -12,7 +12,8 @@ COMMAND_MODULES = (
     "skillopt_tui.cli.skills_cmds",  # init, skills ...
     "skillopt_tui.cli.tui_cmd",  # tui
     "skillopt_tui.cli.sleep_cmds",  # sleep harvest
-    "skillopt_tui.cli.sleep_night_cmds",  # sleep init, run, dry-run, status, schedule, unschedule
+    "skillopt_tui.cli.sleep_night_cmds",  # sleep run, dry-run, status
+    "skillopt_tui.cli.sleep_setup_cmds",  # sleep init, schedule, unschedule
     "skillopt_tui.cli.mcp_cmd",  # mcp
     "skillopt_tui.cli.integrations_cmds",  # integrations list, install, uninstall
     "skillopt_tui.cli.envs_cmds",  # envs, data materialize

@@ -1,10 +1,9 @@
-"""`skillopt sleep init | run | dry-run | status | schedule | unschedule`: the night from
-the shell and from cron. `harvest` lives in sleep_cmds.py; these join the same group."""
+"""`skillopt sleep run | dry-run | status`: the night from the shell and from cron.
+`harvest` lives in sleep_cmds.py, `init | schedule | unschedule` in sleep_setup_cmds.py;
+these join the same group."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -13,8 +12,6 @@ import typer
 
 from core.errors import UserError
 from skillopt_tui.cli.output import emit_json
-
-EXIT_STOPPED = 3
 
 
 class SleepNightUsageError(UserError):
@@ -87,18 +84,20 @@ def _settings(state_dir: Path, **flags):
     return settings.model_copy(update=updates)
 
 
-def _night(state_dir: Path, settings, config_path, sets, *, dry: bool, backend_flag=None):
-    """A ready Night from the recorded settings and this command's flags."""
+def _night(
+    state_dir: Path, settings, project: Path, config_path, sets, *, dry: bool, backend_flag=None
+):
+    """A ready Night of one project from the recorded settings and this command's flags."""
     from core.config import load_config
     from core.skills_repo import SkillsRepo
     from sleep.harvest import HarvestOptions, harvest
     from sleep.night import Night, night_defaults
+    from sleep.projects import night_label
 
     if not settings.skills_repo:
         raise SleepNightUsageError(
             "no skills repository: run `skillopt sleep init --project PATH` first, or pass --skills-repo"
         )
-    project = Path(settings.project or Path.cwd()).expanduser().absolute()
     if not project.is_dir():
         raise SleepNightUsageError(f"--project {project}: no such directory")
     repo = SkillsRepo.open(settings.skills_repo)
@@ -147,19 +146,28 @@ def _night(state_dir: Path, settings, config_path, sets, *, dry: bool, backend_f
         auto_adopt=settings.auto_adopt,
         on_line=lambda line: print(f"skillopt: sleep: {line}", file=sys.stderr),
         dry=dry,
+        label=night_label(project, settings.projects),
     )
     return night, chosen
+
+
+def _flagged_settings(state_dir, skills_repo, **flags):
+    """The state directory, and the recorded settings with this command's flags over them."""
+    state = _state_dir(state_dir)
+    flags = {k: (v or None) if isinstance(v, bool) else v for k, v in flags.items()}
+    return state, _settings(state, skills_repo=_abs(skills_repo), **flags)
 
 
 def _night_from_flags(
     state_dir, config, sets, backend, *, dry: bool, project, skills_repo, **flags
 ):
-    """The recorded settings with this command's flags over them, and the Night they make.
+    """The Night of `--project`, else of the first recorded project (a plan shows one).
     `--backend` is not a setting: it overrides every role but the miner for this night."""
-    state = _state_dir(state_dir)
-    flags = {k: (v or None) if isinstance(v, bool) else v for k, v in flags.items()}
-    settings = _settings(state, project=_abs(project), skills_repo=_abs(skills_repo), **flags)
-    return _night(state, settings, config, sets, dry=dry, backend_flag=backend)
+    from sleep.projects import projects_to_run
+
+    state, settings = _flagged_settings(state_dir, skills_repo, **flags)
+    first = projects_to_run(settings.projects, project, Path.cwd())[0]
+    return _night(state, settings, first, config, sets, dry=dry, backend_flag=backend)
 
 
 def run_cmd(
@@ -181,26 +189,45 @@ def run_cmd(
     state_dir: StateDir = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run tonight's night: harvest, mine, replay, judge, gate and stage for review."""
-    from sleep.night import run_night
+    """Run tonight's nights, one per recorded project (or --project): harvest, mine,
+    replay, judge, gate and stage for review."""
+    from sleep.night import NightBusy, run_night
+    from sleep.projects import exit_status, projects_to_run
 
-    night, chosen = _night_from_flags(
-        state_dir, config, set_, backend, dry=False, project=project, skills_repo=skills_repo,
-        skill=skill, claude_home=claude_home, codex_home=codex_home,
+    state, settings = _flagged_settings(
+        state_dir, skills_repo, skill=skill, claude_home=claude_home, codex_home=codex_home,
         include_automation=include_automation, auto_adopt=auto_adopt,
     )  # fmt: skip
-    print(f"skillopt: sleep: night {night.night_id}, backend {chosen}", file=sys.stderr)
-    result = run_night(night)
+    projects = projects_to_run(settings.projects, project, Path.cwd())
+    results, statuses = [], []
+    for path in projects:
+        try:
+            night, chosen = _night(
+                state, settings, path, config, set_, dry=False, backend_flag=backend
+            )
+            print(f"skillopt: sleep: night {night.night_id}, backend {chosen}", file=sys.stderr)
+            result = run_night(night)
+        except UserError as exc:
+            if len(projects) == 1 or isinstance(exc, NightBusy):
+                raise
+            print(f"skillopt: sleep: {path}: {exc}", file=sys.stderr)  # the other projects go on
+            statuses.append("failed")
+            continue
+        results.append(result.to_dict())
+        statuses.append(result.status)
+        if not as_json:
+            if len(projects) > 1:
+                typer.echo(f"{path}:")
+            for skill_name, outcome in result.skills.items():
+                typer.echo(_outcome_line(skill_name, outcome))
+            typer.echo(result.message)
+        if result.status == "stopped":  # an interrupt or the budget: the rest waits too
+            break
     if as_json:
-        emit_json(result.to_dict())
-    else:
-        for skill_name, outcome in result.skills.items():
-            typer.echo(_outcome_line(skill_name, outcome))
-        typer.echo(result.message)
-    if result.status == "failed":
-        raise typer.Exit(1)
-    if result.status in ("waiting", "stopped"):
-        raise typer.Exit(EXIT_STOPPED)
+        emit_json(results[0] if len(projects) == 1 else {"nights": results})
+    code = exit_status(statuses)
+    if code:
+        raise typer.Exit(code)
 
 
 def _outcome_line(skill: str, o: dict) -> str:
@@ -276,7 +303,7 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     s = status["settings"]
     typer.echo(f"state: {status['state_dir']}")
     typer.echo(
-        f"project: {s.get('project') or '-'} · skills repo: {s.get('skills_repo') or '-'} · backend: {s.get('backend') or 'handoff'}"
+        f"projects: {', '.join(s.get('projects') or []) or '-'} · skills repo: {s.get('skills_repo') or '-'} · backend: {s.get('backend') or 'handoff'}"
     )
     typer.echo(f"scheduled: {status['scheduled'] or 'no'}")
     if not status["nights"]:
@@ -290,121 +317,6 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
         typer.echo(f"{n['night_id']}: {n['status']} — {staged}{pending}")
 
 
-def init_cmd(
-    project: ProjectOpt = None,
-    skills_repo: RepoOpt = None,
-    backend: BackendOpt = None,
-    state_dir: StateDir = None,
-    yes: Annotated[
-        bool,
-        typer.Option(
-            "--yes", "-y", help="Add the files found and keep the suggested backend without asking."
-        ),
-    ] = False,
-) -> None:
-    """Find the project's instruction files, add them to the skills repository, choose a backend."""
-    from core.skills_repo import SkillsRepo
-    from sleep.backend_choice import suggest_backend
-    from sleep.instruction_files import find_instruction_files, not_yet_tracked
-    from sleep.settings import save_settings
-
-    state = _state_dir(state_dir)
-    settings = _settings(state, project=_abs(project), skills_repo=_abs(skills_repo))
-    proj = Path(settings.project or Path.cwd()).absolute()
-    if not proj.is_dir():
-        raise SleepNightUsageError(f"--project {proj}: no such directory")
-    repo_path = Path(settings.skills_repo or proj / ".skillopt" / "skills").absolute()
-    repo = (
-        SkillsRepo.init(repo_path)
-        if not (repo_path / ".git").exists()
-        else SkillsRepo.open(repo_path)
-    )
-    found = not_yet_tracked(find_instruction_files(proj, Path.home()), repo.list_skills())
-    if found:
-        typer.echo(f"found {len(found)} instruction file(s) to add to {repo_path}:")
-        for f in found:
-            typer.echo(f"  {f.name:24} {f.path}  ({f.kind})")
-        if yes or typer.confirm(
-            "add them (each deploys back to where it was found)?", default=True
-        ):
-            for f in found:
-                repo.add_skill(f.name, f.path.read_text(encoding="utf-8"), deploy_to=str(f.path))
-                typer.echo(f"added {f.name}")
-    elif not repo.list_skills():
-        typer.echo(
-            f"no CLAUDE.md, AGENTS.md or SKILL.md found in {proj} or your home; add one with `skillopt skills add`"
-        )
-    suggestion, why = suggest_backend(os.environ, shutil.which)
-    chosen = backend or suggestion
-    if backend is None and not yes and sys.stdin.isatty():
-        chosen = typer.prompt(f"backend for nights ({why})", default=suggestion)
-    settings = settings.model_copy(
-        update={"project": str(proj), "skills_repo": str(repo_path), "backend": chosen}
-    )
-    path = save_settings(state, settings)
-    typer.echo(
-        f"recorded {path}: backend {chosen}; run `skillopt sleep dry-run` to see tonight's plan"
-    )
-
-
-def schedule_cmd(
-    at: Annotated[
-        str, typer.Option("--at", metavar="HH:MM", help="When to run every night.")
-    ] = "03:30",
-    crontab_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--crontab-file", metavar="FILE", help="Edit this file instead of the user's crontab."
-        ),
-    ] = None,
-    print_only: Annotated[bool, typer.Option("--print", help="Only print the line.")] = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Install without asking.")] = False,
-    state_dir: StateDir = None,
-) -> None:
-    """Install the nightly cron line (shown first, installed after you confirm)."""
-    from sleep.schedule import cron_line, read_crontab, with_line, write_crontab
-
-    state = _state_dir(state_dir)
-    settings = _settings(state)
-    exe = shutil.which("skillopt") or str(Path(sys.argv[0]).absolute())
-    line = cron_line(
-        at=at,
-        skillopt=exe,
-        state_dir=state,
-        project=Path(settings.project) if settings.project else None,
-        log=state / "cron.log",
-    )
-    typer.echo(line)
-    if print_only:
-        return
-    if not yes and not typer.confirm("install this line in your crontab?", default=False):
-        typer.echo("not installed")
-        raise typer.Exit(1)
-    write_crontab(with_line(read_crontab(crontab_file), line, state), crontab_file)
-    typer.echo("installed; `skillopt sleep unschedule` removes exactly this line")
-
-
-def unschedule_cmd(
-    crontab_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--crontab-file", metavar="FILE", help="Edit this file instead of the user's crontab."
-        ),
-    ] = None,
-    state_dir: StateDir = None,
-) -> None:
-    """Remove the nightly cron line that `schedule` installed (and nothing else)."""
-    from sleep.schedule import read_crontab, without_line, write_crontab
-
-    state = _state_dir(state_dir)
-    text, removed = without_line(read_crontab(crontab_file), state)
-    if not removed:
-        typer.echo("no skillopt sleep line in the crontab; nothing changed")
-        return
-    write_crontab(text, crontab_file)
-    typer.echo(f"removed {removed} line")
-
-
 def _abs(path: Path | None) -> str | None:
     return str(path.expanduser().absolute()) if path is not None else None
 
@@ -413,9 +325,6 @@ def register(app: typer.Typer) -> None:
     group = next((g.typer_instance for g in app.registered_groups if g.name == "sleep"), None)
     if group is None:
         raise RuntimeError("sleep_night_cmds must be registered after sleep_cmds")
-    group.command("init")(init_cmd)
     group.command("run")(run_cmd)
     group.command("dry-run")(dry_run_cmd)
     group.command("status")(status_cmd)
-    group.command("schedule")(schedule_cmd)
-    group.command("unschedule")(unschedule_cmd)

@@ -146,7 +146,7 @@ def make_world(root: Path, *, backend: str = "scripted") -> SleepWorld:
     save_settings(
         state,
         SleepSettings(
-            project=str(project),
+            projects=[str(project)],
             skills_repo=str(skills),
             backend=backend,
             config=str(config),
@@ -224,7 +224,7 @@ def real_cli_world(root: Path) -> SleepWorld:
     save_settings(
         state,
         SleepSettings(
-            project=str(project),
+            projects=[str(project)],
             skills_repo=str(skills),
             backend="scripted",
             config=str(config),
