@@ -33,15 +33,6 @@ def marker(state_dir: Path) -> str:
     return f"{MARKER}{digest}"
 
 
-def check_state_dir(state_dir: Path) -> None:
-    """A state directory that exists as something else cannot hold nights: refuse before
-    installing a line that would fail every night."""
-    if state_dir.exists() and not state_dir.is_dir():
-        raise UserError(
-            f"--state-dir {state_dir}: not a directory; pass another --state-dir or move it aside"
-        )
-
-
 def cron_line(
     *,
     at: str,

@@ -61,8 +61,7 @@ def init_cmd(
     from core.skills_repo import SkillsRepo
     from sleep.backend_choice import suggest_backend
     from sleep.instruction_files import find_instruction_files, not_yet_tracked
-    from sleep.schedule import check_state_dir
-    from sleep.settings import default_skills_repo, load_settings, save_settings
+    from sleep.settings import check_state_dir, default_skills_repo, load_settings, save_settings
 
     state = _state_dir(state_dir)
     check_state_dir(state)
@@ -141,14 +140,13 @@ def schedule_cmd(
 ) -> None:
     """Install the nightly cron line (shown first, installed after you confirm)."""
     from sleep.schedule import (
-        check_state_dir,
         cron_line,
         read_crontab,
         record_installed,
         with_line,
         write_crontab,
     )
-    from sleep.settings import load_settings
+    from sleep.settings import check_state_dir, load_settings
     from sleep.sources import claude_root_paths, codex_root_paths
 
     state = _state_dir(state_dir)

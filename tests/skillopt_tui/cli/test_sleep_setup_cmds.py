@@ -114,6 +114,17 @@ def test_init_refused_or_at_end_of_input_writes_nothing(world):
     assert sorted(world["tmp"].rglob("*")) == before  # no state, no skills repository
 
 
+def test_init_into_a_state_dir_that_is_a_file_is_refused_before_anything_is_written(world):
+    p = project(world, "early", transcripts=False)
+    state = world["tmp"] / "state-file"
+    state.write_text("not a folder\n")
+    out = run(
+        world["env"], "sleep", "init", "--project", str(p), "--yes", "--state-dir", str(state)
+    )
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "not a directory" in out.stderr
+    assert not world["skills"].exists() and state.read_text() == "not a folder\n"
+
+
 def test_skill_names_keep_non_ascii_letters(world):
     p = project(world, "ünïcode-proj", transcripts=False)
     out = run(world["env"], "sleep", "init", "--project", str(p), "--yes")
