@@ -39,3 +39,32 @@ def test_a_settings_file_of_one_project_becomes_a_list_and_adding_keeps_order(tm
     save_settings(tmp_path, added)
     assert load_settings(tmp_path).projects == ["/w/old", "/w/new"]
     assert SleepSettings(project=None).projects == []
+
+
+async def test_a_night_of_a_non_ascii_project_stages_on_a_branch_of_its_name(tmp_path):
+    """Git and the file system take the letters: the skill, the night folder and the staged
+    branch all keep `ünïcode-proj` (scripted TEST DOUBLE, tests/sleep/night_double.py)."""
+    import datetime as dt
+
+    from core.skills_repo import SkillsRepo
+    from sleep.instruction_files import find_instruction_files
+    from sleep.night import Night
+    from tests.sleep.test_night import SKILL_TEXT, night_config, sessions
+
+    project = tmp_path / "ünïcode-proj"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text(SKILL_TEXT)
+    [found] = find_instruction_files(project, tmp_path / "nohome")
+    repo = SkillsRepo.init(tmp_path / "skills")
+    repo.add_skill(found.name, SKILL_TEXT, deploy_to=str(found.path))
+    night = Night(
+        state_dir=tmp_path / "state", repo=repo, config=night_config(tmp_path),
+        harvest=lambda: sessions(project), project=project, today=dt.date(2026, 11, 30),
+        label=night_label(project, [str(project)]),
+    )  # fmt: skip
+    result = await night.run()
+    assert result.status == "finished", result.message
+    staged = result.skills["ünïcode-proj"]["staged"]
+    assert staged == "staged/sleep-2026-11-30-ünïcode-proj-ünïcode-proj"
+    assert [b.name for b in repo.staged_branches()] == [staged]
+    assert (tmp_path / "state" / "nights" / "sleep-2026-11-30-ünïcode-proj").is_dir()
