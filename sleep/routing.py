@@ -167,13 +167,3 @@ def _rule_for(
     if len(entries) == 1 and _reads(entries[0], agent):
         return entries[0], BY_ONLY_SKILL
     return None, ""
-
-
-def route_sessions(
-    sessions: list[dict[str, Any]],
-    entries: list[SkillEntry],
-    *,
-    project: Path | None,
-    forced: str | None = None,
-) -> list[Route]:
-    return plan_routes(sessions, entries, project=project, forced=forced).routes
