@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 
+from core.errors import unreadable
 from skillopt_tui.cli.sleep_night_cmds import (
     BackendOpt,
     ProjectOpt,
@@ -123,8 +124,6 @@ def _readable(found):
         try:
             texts[f] = f.path.read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            from core.errors import unreadable
-
             typer.echo(f"skipped {unreadable(f.path, exc)}", err=True)
     return texts
 
