@@ -91,8 +91,9 @@ def _night(state_dir: Path, settings, config_path, sets, *, dry: bool, backend_f
     """A ready Night from the recorded settings and this command's flags."""
     from core.config import load_config
     from core.skills_repo import SkillsRepo
-    from sleep.harvest import HarvestOptions, harvest
+    from sleep.harvest import HarvestOptions
     from sleep.night import Night, night_defaults
+    from sleep.night_tasks import transcript_harvester
 
     if not settings.skills_repo:
         raise SleepNightUsageError(
@@ -117,20 +118,17 @@ def _night(state_dir: Path, settings, config_path, sets, *, dry: bool, backend_f
             rc.backend = backend
     chosen = ", ".join(sorted({f"{config.models.role(r).backend}" for r in roles}))
 
-    def harvested():
-        result = harvest(
-            HarvestOptions(
-                state_dir=state_dir,
-                project=project,
-                claude_home=settings.claude_home,
-                codex_home=settings.codex_home,
-                include_automation=settings.include_automation,
-                commit=not dry,
-            )
-        )
-        for skipped in result.skipped:
-            print(f"skillopt: sleep: skipped {skipped.file}: {skipped.reason}", file=sys.stderr)
-        return [s.to_json() for s in result.sessions]
+    harvested = transcript_harvester(
+        HarvestOptions(
+            state_dir=state_dir,
+            project=project,
+            claude_home=settings.claude_home,
+            codex_home=settings.codex_home,
+            include_automation=settings.include_automation,
+            commit=not dry,  # a dry run is a preview: it moves no cursor
+        ),
+        lambda skipped: print(f"skillopt: sleep: {skipped.line()}", file=sys.stderr),
+    )
 
     night = Night(
         state_dir=state_dir,

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from core.config import load_config
 from core.skills_repo import SkillsRepo
-from sleep.harvest import HarvestOptions, harvest
+from sleep.harvest import HarvestOptions
 from sleep.night import Night
+from sleep.night_tasks import transcript_harvester
 from sleep.settings import SleepSettings, load_settings, save_settings
 from tests.sleep.night_double import INSTALL_PROMPT, parts_for
 from tests.sleep.transcripts import (
@@ -161,16 +162,14 @@ def run_night(world: SleepWorld, day: dt.date = DAY) -> dict:
     """A real night on the test double, in this process (as `skillopt sleep run` does)."""
     s = world.settings
 
-    def harvested() -> list[dict]:
-        result = harvest(
-            HarvestOptions(
-                state_dir=world.state,
-                project=world.project,
-                claude_home=s.claude_home,
-                codex_home=s.codex_home,
-            )
+    harvested = transcript_harvester(
+        HarvestOptions(
+            state_dir=world.state,
+            project=world.project,
+            claude_home=s.claude_home,
+            codex_home=s.codex_home,
         )
-        return [session.to_json() for session in result.sessions]
+    )
 
     night = Night(
         state_dir=world.state,
