@@ -310,6 +310,7 @@ class Night:
             result.status = "stopped"
             result.message = "night interrupted; run the same command to continue it"
             self._save(result)
+            self.on_line(result.message)
             raise
 
     async def _run_phases(self, result: NightResult) -> NightResult:
