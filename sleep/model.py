@@ -60,5 +60,9 @@ class Skipped:
         what = self.file if self.part == "file" else f"{self.part} of {self.file}"
         return f"skipped {what}: {self.reason}"
 
+    def detail(self) -> str:
+        """What was skipped and why, beside the file's name (a table cell)."""
+        return self.reason if self.part == "file" else f"{self.part} skipped: {self.reason}"
+
     def to_json(self) -> dict:
         return {"file": self.file, "part": self.part, "reason": self.reason}

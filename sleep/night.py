@@ -116,11 +116,11 @@ class NightStager:
         )
 
 
-def night_folder(state_dir: Path, day: dt.date) -> tuple[str, Path]:
-    """The night a run continues (sleep/night_tasks.open_night), else a new one: today's id
-    unless that night is over, then -2, -3, ..."""
+def night_folder(state_dir: Path, day: dt.date, project: Path | None = None) -> tuple[str, Path]:
+    """The project's night a run continues (sleep/night_tasks.open_night), else a new one:
+    today's id unless that night is over, then -2, -3, ..."""
     nights = Path(state_dir) / "nights"
-    folder = open_night(nights, day)
+    folder = open_night(nights, day, _str(project))
     if folder is not None:
         return folder.name, folder
     base = f"sleep-{day.isoformat()}"
@@ -166,7 +166,7 @@ class Night:
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
-        self.night_id, self.folder = night_folder(self.state_dir, self.today)
+        self.night_id, self.folder = night_folder(self.state_dir, self.today, self.project)
 
     # -- inputs, frozen per night -------------------------------------------------------
     def sessions(self) -> list[dict[str, Any]]:
@@ -181,7 +181,7 @@ class Night:
         self._harvested = frozen(self.folder)
         if self._harvested is not None:
             return self._harvested
-        carry = carried(self.state_dir, self.today)
+        carry = carried(self.state_dir, self.today, _str(self.project))
 
         def freeze_tonight(harvested: Harvested) -> None:
             self._harvested = with_carried(harvested, carry)
@@ -314,7 +314,7 @@ class Night:
             raise
 
     async def _run_phases(self, result: NightResult) -> NightResult:
-        for closed in close_failed_nights(self.state_dir, self.today):
+        for closed in close_failed_nights(self.state_dir, self.today, _str(self.project)):
             self.on_line(f"closed failed night {closed}; tonight takes up its tasks")
         frozen_before = frozen(self.folder) is not None
         sessions = self.sessions()

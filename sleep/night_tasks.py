@@ -32,7 +32,8 @@ SESSIONS_FILE = "sessions.json"
 CARRY_FILE = "carried-sessions.json"
 # Statuses of a night the next run continues whatever the day.
 RESUMABLE = frozenset({"running", "stopped", "waiting"})
-_NIGHT_ID = re.compile(r"(\d{4}-\d{2}-\d{2})(?:-(\d+))?$")
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_NUMBER = re.compile(r"-(\d+)$")
 
 
 @dataclass
@@ -112,26 +113,33 @@ def freeze(folder: Path, harvested: Harvested) -> None:
 
 
 def _day_and_number(night_id: str) -> tuple[dt.date, int] | None:
-    found = _NIGHT_ID.search(night_id)
+    """The day in a night's id (`sleep-2026-12-01`, `sleep-2026-12-01-2`, or with more
+    words after the date) and its number that day."""
+    found = _DAY.search(night_id)
     if found is None:
         return None
     try:
-        day = dt.date.fromisoformat(found.group(1))
+        day = dt.date.fromisoformat(found.group(0))
     except ValueError:
         return None
-    return day, int(found.group(2) or 1)
+    number = _NUMBER.search(night_id[found.end() :])
+    return day, int(number.group(1)) if number else 1
 
 
-def _nights(nights_dir: Path) -> list[tuple[dt.date, int, Path]]:
-    """Night folders, oldest first (by the day and number in their id)."""
+def _nights(nights_dir: Path, project: str | None) -> list[tuple[dt.date, Path, dict[str, Any]]]:
+    """The project's night folders with their night.json, oldest first (by the day and
+    number in their id). A night recorded without a project belongs to every project."""
     if not nights_dir.is_dir():
         return []
-    out = []
+    found = []
     for folder in nights_dir.iterdir():
         when = _day_and_number(folder.name)
-        if when is not None and folder.is_dir():
-            out.append((*when, folder))
-    return sorted(out, key=lambda n: (n[0], n[1], n[2].name))
+        if when is None or not folder.is_dir():
+            continue
+        night = read_json(folder / "night.json")
+        if night.get("project") in (None, project):
+            found.append((when, folder.name, folder, night))
+    return [(when[0], folder, night) for when, _name, folder, night in sorted(found)]
 
 
 def _is_open(night: dict[str, Any], day: dt.date, today: dt.date) -> bool:
@@ -141,73 +149,79 @@ def _is_open(night: dict[str, Any], day: dt.date, today: dt.date) -> bool:
     return status == "failed" and not night.get("closed") and day >= today
 
 
-def open_night(nights_dir: Path, today: dt.date) -> Path | None:
-    """The latest night the next run continues: running (interrupted), stopped or
-    waiting on any day, or failed today."""
-    for day, _n, folder in reversed(_nights(nights_dir)):
-        if _is_open(read_json(folder / "night.json"), day, today):
+def open_night(nights_dir: Path, today: dt.date, project: str | None) -> Path | None:
+    """The project's latest night the next run continues: running (interrupted), stopped
+    or waiting on any day, or failed today."""
+    for day, folder, night in reversed(_nights(nights_dir, project)):
+        if _is_open(night, day, today):
             return folder
     return None
 
 
-def _failed_before(nights_dir: Path, today: dt.date) -> list[Path]:
-    """Failed nights of earlier days not closed yet: the next night closes them."""
-    out = []
-    for day, _n, folder in _nights(nights_dir):
-        night = read_json(folder / "night.json")
-        if night.get("status") == "failed" and not night.get("closed") and day < today:
-            out.append(folder)
-    return out
+def _failed_before(state_dir: Path, today: dt.date, project: str | None) -> list[Path]:
+    """The project's failed nights of earlier days not closed yet: the next night closes
+    them."""
+    return [
+        folder
+        for day, folder, night in _nights(Path(state_dir) / "nights", project)
+        if night.get("status") == "failed" and not night.get("closed") and day < today
+    ]
 
 
 # -- the carry archive -------------------------------------------------------------------
 
 
 class CarryArchive:
-    """Sessions of nights closed as failed, keyed by night id, until a night takes them up.
-    Keyed so that closing a night twice (a crash in between) never doubles its tasks."""
+    """Sessions of nights closed as failed, keyed by night id, with the night's project,
+    until a night of that project takes them up. Keyed so that closing a night twice (a
+    crash in between) never doubles its tasks."""
 
     def __init__(self, state_dir: Path) -> None:
         self.path = Path(state_dir) / CARRY_FILE
 
-    def load(self) -> dict[str, Harvested]:
-        nights = read_json(self.path).get("nights", {})
-        return {night_id: Harvested.from_json(h) for night_id, h in nights.items()}
+    def _load(self) -> dict[str, dict[str, Any]]:
+        return dict(read_json(self.path).get("nights", {}))
 
-    def _save(self, nights: dict[str, Harvested]) -> None:
-        write_json(self.path, {"version": 1, "nights": {k: h.to_json() for k, h in nights.items()}})
+    def load(self, project: str | None) -> dict[str, Harvested]:
+        return {
+            night_id: Harvested.from_json(entry)
+            for night_id, entry in self._load().items()
+            if entry.get("project") in (None, project)
+        }
 
-    def add(self, night_id: str, harvested: Harvested) -> None:
-        self._save({**self.load(), night_id: harvested})
-
-    def drop(self, night_ids: list[str]) -> None:
-        kept = {k: h for k, h in self.load().items() if k not in night_ids}
-        if kept:
-            self._save(kept)
+    def _save(self, nights: dict[str, dict[str, Any]]) -> None:
+        if nights:
+            write_json(self.path, {"version": 1, "nights": nights})
         else:
             self.path.unlink(missing_ok=True)
 
+    def add(self, night_id: str, harvested: Harvested, project: str | None) -> None:
+        self._save({**self._load(), night_id: {**harvested.to_json(), "project": project}})
 
-def close_failed_nights(state_dir: Path, today: dt.date) -> list[str]:
-    """Close the failed nights of earlier days: carry their frozen sessions first, then
-    mark them closed (so a crash in between closes them again, harmlessly)."""
+    def drop(self, night_ids: list[str]) -> None:
+        self._save({k: v for k, v in self._load().items() if k not in night_ids})
+
+
+def close_failed_nights(state_dir: Path, today: dt.date, project: str | None) -> list[str]:
+    """Close the project's failed nights of earlier days: carry their frozen sessions
+    first, then mark them closed (a crash in between closes them again, harmlessly)."""
     archive = CarryArchive(state_dir)
     closed = []
-    for folder in _failed_before(Path(state_dir) / "nights", today):
+    for folder in _failed_before(state_dir, today, project):
         harvested = frozen(folder)
         if harvested is not None and harvested.sessions:
-            archive.add(folder.name, harvested)
+            archive.add(folder.name, harvested, project)
         night = read_json(folder / "night.json")
         write_json(folder / "night.json", {**night, "closed": True})
         closed.append(folder.name)
     return closed
 
 
-def carried(state_dir: Path, today: dt.date) -> dict[str, Harvested]:
-    """What a new night tonight takes up: the carry archive, plus (for a dry run, which
-    closes nothing) the failed nights a real run would close first."""
-    out = CarryArchive(state_dir).load()
-    for folder in _failed_before(Path(state_dir) / "nights", today):
+def carried(state_dir: Path, today: dt.date, project: str | None) -> dict[str, Harvested]:
+    """What the project's new night takes up: its carry archive entries, plus (for a dry
+    run, which closes nothing) the failed nights a real run would close first."""
+    out = CarryArchive(state_dir).load(project)
+    for folder in _failed_before(state_dir, today, project):
         harvested = frozen(folder)
         if harvested is not None and harvested.sessions:
             out.setdefault(folder.name, harvested)

@@ -137,12 +137,28 @@ def test_closing_a_failed_night_twice_carries_its_sessions_once(tmp_path):
     world = make_real_world(tmp_path, openai_roles(down_url()))
     failed = asyncio.run(real_night(world, DAY).run())
     assert failed.status == "failed"
-    assert close_failed_nights(world.state, NEXT_DAY) == [failed.night_id]
+    assert close_failed_nights(world.state, NEXT_DAY, str(world.project)) == [failed.night_id]
     # a crash after carrying and before marking it closed: closed again, carried once
     night = json.loads((failed.folder / "night.json").read_text())
     (failed.folder / "night.json").write_text(json.dumps({**night, "closed": False}))
-    assert close_failed_nights(world.state, NEXT_DAY) == [failed.night_id]
-    carried = CarryArchive(world.state).load()
+    assert close_failed_nights(world.state, NEXT_DAY, str(world.project)) == [failed.night_id]
+    carried = CarryArchive(world.state).load(str(world.project))
     assert list(carried) == [failed.night_id]
     assert isinstance(carried[failed.night_id], Harvested)
     assert len(carried[failed.night_id].sessions) == 1
+
+
+def test_another_projects_night_never_takes_up_a_failed_nights_tasks(tmp_path):
+    world = make_real_world(tmp_path, openai_roles(down_url()))
+    failed = asyncio.run(real_night(world, DAY).run())
+    assert failed.status == "failed"
+    other = world.home / "src" / "other"
+    other.mkdir()
+    elsewhere = real_night(world, NEXT_DAY, roles=scripted_roles(), project=other)
+    assert elsewhere.night_id != failed.night_id
+    asyncio.run(elsewhere.run())
+    assert elsewhere.sessions() == []
+    assert "closed" not in json.loads((failed.folder / "night.json").read_text())
+    mine = real_night(world, NEXT_DAY, roles=scripted_roles())
+    assert asyncio.run(mine.run()).status == "finished"
+    assert frozen_sessions(mine.folder) == frozen_sessions(failed.folder)

@@ -124,14 +124,21 @@ def make_real_world(root: Path, roles: dict[str, Any] | None = None) -> RealWorl
 
 
 def real_night(
-    world: RealWorld, day: dt.date, roles: dict[str, Any] | None = None, *, dry: bool = False
+    world: RealWorld,
+    day: dt.date,
+    roles: dict[str, Any] | None = None,
+    *,
+    dry: bool = False,
+    project: Path | None = None,
 ) -> Night:
-    """The night `skillopt sleep run` builds for this world, on `day`."""
+    """The night `skillopt sleep run` builds for this world (or another `project` on the
+    same state), on `day`."""
+    project = project or world.project
     config = json.loads(world.config.read_text()) if roles is None else night_config(roles)
     harvester = transcript_harvester(
         HarvestOptions(
             state_dir=world.state,
-            project=world.project,
+            project=project,
             claude_home=str(world.home / ".claude"),
             codex_home=str(world.home / ".codex"),
             commit=not dry,
@@ -142,7 +149,7 @@ def real_night(
         repo=SkillsRepo.open(world.skills),
         config=config_from_dict(config),
         harvest=harvester,
-        project=world.project,
+        project=project,
         today=day,
         dry=dry,
     )
