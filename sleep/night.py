@@ -80,6 +80,8 @@ class NightPlan:
     sessions: int
     automation_skipped: int
     routes: list[dict[str, Any]] = field(default_factory=list)
+    # The status of the open night tonight continues on its frozen tasks (None: a new one).
+    continues: str | None = None
 
 
 @dataclass
@@ -273,6 +275,7 @@ class Night:
             night_id=self.night_id,
             sessions=len(sessions),
             automation_skipped=harvested.automation_skipped + delivered,
+            continues=read_json(self.folder / "night.json").get("status"),
         )
         for route, splits in await self.routed_tasks(sessions):
             plan.routes.append(

@@ -49,7 +49,7 @@ def harvest_cmd(
         typer.Option(
             "--since",
             help="Only tasks from this date (local midnight) or ISO time on; "
-            "older new tasks are still marked read.",
+            "with --mark-read the older new tasks are marked read too.",
         ),
     ] = None,
     include_automation: Annotated[

@@ -245,13 +245,15 @@ def dry_run_cmd(
                 "backend": chosen,
                 "sessions": plan.sessions,
                 "automation_skipped": plan.automation_skipped,
+                "continues": plan.continues,
                 "skills": plan.routes,
                 "estimate": estimates,
             }
         )
         return
+    continues = f", continuing the {plan.continues} night's frozen tasks" if plan.continues else ""
     typer.echo(
-        f"night {plan.night_id} (backend {chosen}): {plan.sessions} session(s), "
+        f"night {plan.night_id} (backend {chosen}{continues}): {plan.sessions} session(s), "
         f"{plan.automation_skipped} automation session(s) left out"
     )
     for route in plan.routes:

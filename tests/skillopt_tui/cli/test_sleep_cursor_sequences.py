@@ -112,6 +112,14 @@ def test_a_night_stopped_by_sigint_mid_replay_is_continued_with_the_same_tasks(t
         saved = json.loads((folder / "night.json").read_text())
         assert saved["status"] == "stopped" and "continue" in saved["message"]
 
+        # the plan says so, and shows the frozen tasks (nothing new was harvested)
+        plan = planned(world)
+        assert (plan["night_id"], plan["continues"]) == (folder.name, "stopped")
+        [skill] = plan["skills"]
+        listed = sorted((f"{skill['skill']}/{t['split']}", t["id"]) for t in skill["tasks"])
+        assert listed == sorted((split, i) for split, v in tasks.items() for i, _ in v)
+        assert "continuing the stopped night" in skillopt(world, "dry-run").stdout
+
         # the next night (cron, the next day) continues it, on the same tasks
         tomorrow = real_night(world, dt.date.today() + dt.timedelta(days=1))
         assert tomorrow.night_id == folder.name
