@@ -9,8 +9,9 @@ frozen what it read into its own folder (`sessions.json`, redacted):
   day's night starts it is closed, its sessions are carried to
   `<state>/carried-sessions.json`, and that night takes them up beside its own harvest.
 
-So a task is always in exactly one of: the transcripts past an unmoved cursor, an open
-night's folder, the carry archive, or a night that took it up.
+So a task is always in at least one of: the transcripts past an unmoved cursor, an open
+night's folder, the carry archive, or a night that took it up (a crash between the freeze
+and the cursors' save can leave it in two; the mined-task archive merges it by id).
 """
 
 from __future__ import annotations
