@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 from core.config import config_from_dict  # noqa: E402
 from core.skills_repo import SkillsRepo  # noqa: E402
-from sleep.harvest import HarvestOptions, harvest  # noqa: E402
+from sleep.harvest import HarvestOptions  # noqa: E402
 from sleep.night import Night  # noqa: E402
+from sleep.night_tasks import transcript_harvester  # noqa: E402
 from tests.sleep.night_double import INSTALL_PROMPT, NAMES  # noqa: E402
 
 REQUESTS = [
@@ -127,16 +128,14 @@ def main() -> None:
         )
         state = tmp / "state"
 
-        def harvested():
-            result = harvest(
-                HarvestOptions(
-                    state_dir=state,
-                    project=project,
-                    claude_home=str(tmp / "home" / ".claude"),
-                    codex_home=str(tmp / "home" / ".codex"),
-                )
+        harvested = transcript_harvester(
+            HarvestOptions(
+                state_dir=state,
+                project=project,
+                claude_home=str(tmp / "home" / ".claude"),
+                codex_home=str(tmp / "home" / ".codex"),
             )
-            return [s.to_json() for s in result.sessions]
+        )
 
         night = Night(
             state_dir=state,

@@ -1,5 +1,7 @@
 """One harvest: find the transcripts, read what is new in each, keep the user tasks of the
-sessions in scope, redact them, and move the cursors on.
+sessions in scope, redact them, and (when committing) move the cursors on. The night is
+the one consumer of the cursors: it commits only after freezing what it read, and
+`skillopt sleep harvest` is a preview unless told `--mark-read`.
 
 Files are read oldest first (by mtime), so a parent session is delivered before the
 resumed or forked sessions that replay it. A file that cannot be read, or lines of it, are
@@ -13,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +27,13 @@ from sleep.claude_tasks import ClaudeTaskReader
 from sleep.codex_tasks import CodexTaskReader
 from sleep.cursors import Cursor, HarvestState, digest, probe
 from sleep.identity import SessionIdentity
-from sleep.jsonl import CompressedUnsupported, JsonlReader, open_transcript
+from sleep.jsonl import (
+    MAX_LINE_BYTES,
+    CompressedUnsupported,
+    JsonlReader,
+    LineProblems,
+    open_transcript,
+)
 from sleep.model import Session, Skipped, Task
 from sleep.redact import Redacted, Redactor
 from sleep.sources import SourceRoot, TranscriptFile, discover
@@ -92,6 +100,27 @@ class HarvestResult:
 
 class HarvestBusy(UserError):
     """Another harvest holds the state directory."""
+
+
+def _lines(n: int) -> str:
+    return f"{n} line" if n == 1 else f"{n} lines"
+
+
+def _line_skips(file: str, problems: LineProblems) -> list[Skipped]:
+    """One entry per kind of bad line, saying how many lines of the file were skipped."""
+    out = []
+    if problems.not_json:
+        at = problems.first_offset["not_json"]
+        out.append(
+            Skipped(file, f"not a JSON object (first at byte {at})", _lines(problems.not_json))
+        )
+    if problems.too_long:
+        at = problems.first_offset["too_long"]
+        limit = MAX_LINE_BYTES // (1024 * 1024)
+        out.append(
+            Skipped(file, f"over {limit} MiB (first at byte {at})", _lines(problems.too_long))
+        )
+    return out
 
 
 def _scope_roots(project: Path) -> list[str]:
@@ -212,9 +241,9 @@ class Harvest:
             ident.session_id = file.path.stem
         self.result.files_read += 1
         self.result.bytes_read += reader.offset - start
-        for reason in (reader.problems.describe(), stopped):
-            if reason:
-                self.result.skipped.append(Skipped(str(file.path), reason))
+        self.result.skipped.extend(_line_skips(str(file.path), reader.problems))
+        if stopped:
+            self.result.skipped.append(Skipped(str(file.path), stopped, part="the rest"))
 
         left_out = self._wanted(ident)
         if left_out is None or ident.not_a_root:
@@ -302,10 +331,14 @@ class Harvest:
         return self.result
 
 
-def harvest(options: HarvestOptions) -> HarvestResult:
-    """Run one harvest; with `commit`, under the state directory's lock, saving the
-    cursors atomically at the end (a crash keeps the previous ones: nothing is lost,
-    the next run reads the same new records again)."""
+def harvest(
+    options: HarvestOptions, *, before_commit: Callable[[HarvestResult], None] | None = None
+) -> HarvestResult:
+    """Run one harvest. Without `commit` it is a preview: the cursors are read, never
+    moved. With `commit`, under the state directory's lock, `before_commit` is given the
+    result first (a night freezes its tasks there) and the cursors are saved atomically
+    only after it returns: a crash or an error before that keeps the previous cursors, so
+    the next run reads the same new records again and nothing is lost."""
     job = Harvest(options)
     state_path = options.state_dir / STATE_FILE
     if not options.commit:
@@ -322,6 +355,8 @@ def harvest(options: HarvestOptions) -> HarvestResult:
     try:
         job.state = HarvestState.load(state_path)
         result = job.run()
+        if before_commit is not None:
+            before_commit(result)
         job.state.save(state_path)
         return result
     finally:

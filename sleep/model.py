@@ -47,10 +47,22 @@ class Session:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A file, or lines of one, that could not be read, and why."""
+    """A file, or lines of one, that could not be read, and why. `part` says how much of
+    the file was skipped ("file", "1 line", "3 lines", "the rest"), so a single bad line
+    is never reported as if the whole file were lost."""
 
     file: str
     reason: str
+    part: str = "file"
+
+    def line(self) -> str:
+        """The console line: `skipped 1 line of FILE: reason` or `skipped FILE: reason`."""
+        what = self.file if self.part == "file" else f"{self.part} of {self.file}"
+        return f"skipped {what}: {self.reason}"
+
+    def detail(self) -> str:
+        """What was skipped and why, beside the file's name (a table cell)."""
+        return self.reason if self.part == "file" else f"{self.part} skipped: {self.reason}"
 
     def to_json(self) -> dict:
-        return {"file": self.file, "reason": self.reason}
+        return {"file": self.file, "part": self.part, "reason": self.reason}

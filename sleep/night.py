@@ -7,16 +7,19 @@ edits, a strict gate on val tasks only, atomic state, resume without repeating a
 the usage ledger's caps. What this module adds is the night's own state:
 
     <state>/nights/<night-id>/night.json      status, per-skill results, staged branches
-    <state>/nights/<night-id>/sessions.json   tonight's harvest (a resumed night reuses it)
+    <state>/nights/<night-id>/sessions.json   tonight's harvest, frozen before the cursors move
     <state>/nights/<night-id>/tasks.json      the tasks it replays, with their splits
     <state>/nights/<night-id>/<skill>/        an ordinary run directory (events.jsonl, ...)
     <state>/nights/<night-id>/handoff/        prompt and answer files (handoff backend)
     <state>/tasks.json                        the mined-task archive across nights
+    <state>/carried-sessions.json             sessions of failed nights closed, for the next
     <state>/night.lock                        one night at a time
 
-A night that is stopped (budget, interrupt) or waiting for handoff answers keeps its id:
-running again the same day continues it. A backend failure fails the night loudly and
-stages nothing for the skill it hit; a finished night's id is never reused.
+A night that is stopped (budget, interrupt) or waiting for handoff answers keeps its id
+and its frozen tasks: the next run continues it, on any day. A backend failure fails the
+night loudly and stages nothing for the skill it hit; a re-run the same day retries it,
+and a later day's night closes it and takes up its tasks (sleep/night_tasks.py). A
+finished night's id is never reused.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as dt
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,12 +48,23 @@ from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
 from sleep.mine import mine_sessions, priority
 from sleep.mine_model import mine_with_model
+from sleep.night_tasks import (
+    CarryArchive,
+    Harvested,
+    Harvester,
+    carried,
+    close_failed_nights,
+    freeze,
+    frozen,
+    open_night,
+    read_json,
+    with_carried,
+)
 from sleep.replay_env import AgentReplay, ReplayEnvironment
 from sleep.routing import Route, plan_routes
 from sleep.split import split_tasks
 from sleep.tasks import MinedTask, TaskArchive
 
-Harvester = Callable[[], list[dict[str, Any]]]
 EXIT_WAITING = 3
 
 
@@ -67,6 +80,8 @@ class NightPlan:
     sessions: int
     automation_skipped: int
     routes: list[dict[str, Any]] = field(default_factory=list)
+    # The status of the open night tonight continues on its frozen tasks (None: a new one).
+    continues: str | None = None
 
 
 @dataclass
@@ -103,29 +118,23 @@ class NightStager:
         )
 
 
-def night_folder(state_dir: Path, day: dt.date, label: str | None = None) -> tuple[str, Path]:
-    """The id of tonight's night: today's unless finished, then -2, -3, ... With a label
-    (the project's, sleep/projects.py) each project keeps nights of its own."""
+def night_folder(
+    state_dir: Path, day: dt.date, project: Path | None = None, label: str | None = None
+) -> tuple[str, Path]:
+    """The project's night a run continues (sleep/night_tasks.open_night), else a new one:
+    today's id unless that night is over, then -2, -3, ... With a label (the project's,
+    sleep/projects.py) each project keeps nights of its own."""
     nights = Path(state_dir) / "nights"
+    folder = open_night(nights, day, _str(project))
+    if folder is not None:
+        return folder.name, folder
     base = f"sleep-{day.isoformat()}" + (f"-{label}" if label else "")
     for n in range(1, 1000):
         night_id = base if n == 1 else f"{base}-{n}"
         folder = nights / night_id
-        status = read_json(folder / "night.json").get("status")
-        if status != "finished":
+        if not (folder / "night.json").exists():
             return night_id, folder
     raise UserError(f"{nights}: more than 999 nights today; remove old ones")
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        raise UserError(
-            f"{path}: unreadable ({exc}); move it aside to start the night again"
-        ) from None
 
 
 def session_ids(sessions: list[dict[str, Any]]) -> list[str]:
@@ -135,8 +144,9 @@ def session_ids(sessions: list[dict[str, Any]]) -> list[str]:
 @dataclass
 class Night:
     """One night's inputs. `config` is the night's run config (models, budget, train
-    settings from sleep/night.yaml or the user's); `harvest` returns tonight's sessions in
-    the harvest's JSON shape and moves the cursors (called once per night)."""
+    settings from sleep/night.yaml or the user's); `harvest` reads tonight's sessions,
+    hands them to the freeze callback it is given before it moves any cursor, and returns
+    them (called once per night; sleep/night_tasks.transcript_harvester)."""
 
     state_dir: Path
     repo: SkillsRepo
@@ -155,29 +165,44 @@ class Night:
     on_line: Callable[[str], None] = lambda _line: None
     # A dry run plans without writing anything: no saved harvest, no archive, no night folder.
     dry: bool = False
-    _sessions: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
+    _harvested: Harvested | None = field(default=None, init=False, repr=False)
     _routed: list[tuple[Route, dict[str, list[MinedTask]]]] | None = field(
         default=None, init=False, repr=False
     )
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
-        self.night_id, self.folder = night_folder(self.state_dir, self.today, self.label)
+        self.night_id, self.folder = night_folder(
+            self.state_dir, self.today, self.project, self.label
+        )
 
     # -- inputs, frozen per night -------------------------------------------------------
     def sessions(self) -> list[dict[str, Any]]:
-        """Tonight's harvest: read once (the harvest moves the cursors), then saved in the
-        night's folder so a resumed night replays exactly the same input."""
-        if self._sessions is not None:
-            return self._sessions
-        saved = self.folder / "sessions.json"
-        if saved.exists():
-            self._sessions = read_json(saved)["sessions"]
-            return self._sessions
-        self._sessions = self.harvest()
-        if not self.dry:
-            write_json(saved, {"sessions": self._sessions})
-        return self._sessions
+        return self.harvested().sessions
+
+    def harvested(self) -> Harvested:
+        """Tonight's input: the open night's frozen harvest, else the carried sessions of
+        closed nights plus a new harvest, frozen in the night's folder before the harvest
+        moves its cursors (a dry run freezes nothing and moves nothing)."""
+        if self._harvested is not None:
+            return self._harvested
+        self._harvested = frozen(self.folder)
+        if self._harvested is not None:
+            return self._harvested
+        carry = carried(self.state_dir, self.today, _str(self.project))
+
+        def freeze_tonight(harvested: Harvested) -> None:
+            self._harvested = with_carried(harvested, carry)
+            if not self.dry:
+                freeze(self.folder, self._harvested)
+
+        read = self.harvest(freeze_tonight)
+        if self._harvested is None:  # the harvester moved no cursor (a preview)
+            freeze_tonight(read)
+        if carry and not self.dry:  # now held by this night's frozen sessions
+            CarryArchive(self.state_dir).drop(list(carry))
+        assert self._harvested is not None
+        return self._harvested
 
     async def routed_tasks(
         self, sessions: list[dict[str, Any]]
@@ -252,13 +277,16 @@ class Night:
             await client.aclose()
 
     async def plan(self) -> NightPlan:
-        sessions = self.sessions()
+        harvested = self.harvested()
+        sessions = harvested.sessions
+        delivered = (
+            0 if self.include_automation else sum(1 for s in sessions if s.get("automation"))
+        )
         plan = NightPlan(
             night_id=self.night_id,
             sessions=len(sessions),
-            automation_skipped=sum(1 for s in sessions if s.get("automation"))
-            if not self.include_automation
-            else 0,
+            automation_skipped=harvested.automation_skipped + delivered,
+            continues=read_json(self.folder / "night.json").get("status"),
         )
         for route, splits in await self.routed_tasks(sessions):
             plan.routes.append(
@@ -267,6 +295,7 @@ class Night:
                     "routed_by": route.routed_by,
                     "sessions": len(route.sessions),
                     **{split: len(tasks) for split, tasks in splits.items()},
+                    "tasks": planned_tasks(splits, str(route.routed_by)),
                 }
             )
         return plan
@@ -288,7 +317,25 @@ class Night:
     async def _run(self) -> NightResult:
         result = NightResult(self.night_id, "running", self.folder)
         self._save(result)
+        try:
+            return await self._run_phases(result)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            # Interrupted mid-phase: the frozen tasks stay, the next run continues them.
+            result.status = "stopped"
+            result.message = "night interrupted; run the same command to continue it"
+            self._save(result)
+            self.on_line(result.message)
+            raise
+
+    async def _run_phases(self, result: NightResult) -> NightResult:
+        for closed in close_failed_nights(self.state_dir, self.today, _str(self.project)):
+            self.on_line(f"closed failed night {closed}; tonight takes up its tasks")
+        frozen_before = frozen(self.folder) is not None
         sessions = self.sessions()
+        if frozen_before:
+            self.on_line(
+                f"continuing night {self.night_id} with its {len(sessions)} frozen session(s)"
+            )
         try:
             routed = await self.routed_tasks(sessions)
         except ModelError as exc:  # the miner failed or waits for a handoff answer
@@ -436,6 +483,25 @@ class Night:
 
     def _save(self, result: NightResult) -> None:
         write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})
+
+
+def planned_tasks(splits: dict[str, list[MinedTask]], routed_by: str) -> list[dict[str, Any]]:
+    """The tasks a skill's night replays, as `dry-run --json` lists them."""
+    out = []
+    for split, tasks in splits.items():
+        for task in tasks:
+            source, _, session = (task.source_sessions or ["?:?"])[0].partition(":")
+            out.append(
+                {
+                    "id": task.id,
+                    "text": task.intent,
+                    "source": source,
+                    "session": session,
+                    "split": split,
+                    "routed_by": routed_by,
+                }
+            )
+    return out
 
 
 def git_head(project: Path) -> str | None:

@@ -1,5 +1,5 @@
-"""`skillopt sleep ...`: the nightly companion from the shell. So far: `harvest`, which
-reads what the user asked their coding agents since the last harvest, redacted."""
+"""`skillopt sleep harvest`: what the user asked their coding agents since the last night,
+redacted — a preview that moves no cursor unless `--mark-read`."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def harvest_cmd(
         typer.Option(
             "--since",
             help="Only tasks from this date (local midnight) or ISO time on; "
-            "older new tasks are still marked read.",
+            "with --mark-read the older new tasks are marked read too.",
         ),
     ] = None,
     include_automation: Annotated[
@@ -62,6 +62,14 @@ def harvest_cmd(
     show_redactions: Annotated[
         bool, typer.Option("--show-redactions", help="List each redaction in context.")
     ] = False,
+    mark_read: Annotated[
+        bool,
+        typer.Option(
+            "--mark-read",
+            help="Move the cursors past what is shown, so no later night learns from it "
+            "(default: a preview that moves nothing).",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
     state_dir: Annotated[
         Path | None,
@@ -70,7 +78,10 @@ def harvest_cmd(
         ),
     ] = None,
 ) -> None:
-    """Read what is new in the user's agent sessions (the current project by default)."""
+    """Show what is new in the user's agent sessions (the current project by default).
+
+    A preview: the cursors the night reads from stay where they are, so the next
+    `sleep run` still learns from everything shown. `--mark-read` moves them on purpose."""
     from sleep.harvest import HarvestOptions, default_state_dir, harvest
     from sleep.timestamps import parse_since
 
@@ -94,6 +105,7 @@ def harvest_cmd(
             codex_home=codex_home,
             since=since_at,
             include_automation=include_automation,
+            commit=mark_read,
         )
     )
     if as_json:
@@ -110,8 +122,14 @@ def harvest_cmd(
         f"{tasks} new task(s) in {len(result.sessions)} session(s); "
         f"{result.files_read} file(s) read, {result.files_unchanged} unchanged"
     )
+    typer.echo(
+        "marked read: the next night starts after these"
+        if mark_read
+        else "preview: nothing marked read (the next night still gets these; "
+        "--mark-read skips them)"
+    )
     for skipped in result.skipped:
-        typer.echo(f"skipped {skipped.file}: {skipped.reason}", err=True)
+        typer.echo(skipped.line(), err=True)
     if result.redactions:
         counts = ", ".join(f"{k} {n}" for k, n in sorted(result.redactions.items()))
         typer.echo(f"redacted: {counts}")

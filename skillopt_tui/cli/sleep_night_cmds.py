@@ -90,8 +90,9 @@ def _night(
     """A ready Night of one project from the recorded settings and this command's flags."""
     from core.config import load_config
     from core.skills_repo import SkillsRepo
-    from sleep.harvest import HarvestOptions, harvest
+    from sleep.harvest import HarvestOptions
     from sleep.night import Night, night_defaults
+    from sleep.night_tasks import transcript_harvester
     from sleep.projects import night_label
 
     if not settings.skills_repo:
@@ -116,20 +117,17 @@ def _night(
             rc.backend = backend
     chosen = ", ".join(sorted({f"{config.models.role(r).backend}" for r in roles}))
 
-    def harvested():
-        result = harvest(
-            HarvestOptions(
-                state_dir=state_dir,
-                project=project,
-                claude_home=settings.claude_home,
-                codex_home=settings.codex_home,
-                include_automation=settings.include_automation,
-                commit=not dry,
-            )
-        )
-        for skipped in result.skipped:
-            print(f"skillopt: sleep: skipped {skipped.file}: {skipped.reason}", file=sys.stderr)
-        return [s.to_json() for s in result.sessions]
+    harvested = transcript_harvester(
+        HarvestOptions(
+            state_dir=state_dir,
+            project=project,
+            claude_home=settings.claude_home,
+            codex_home=settings.codex_home,
+            include_automation=settings.include_automation,
+            commit=not dry,  # a dry run is a preview: it moves no cursor
+        ),
+        lambda skipped: print(f"skillopt: sleep: {skipped.line()}", file=sys.stderr),
+    )
 
     night = Night(
         state_dir=state_dir,
@@ -274,13 +272,15 @@ def dry_run_cmd(
                 "backend": chosen,
                 "sessions": plan.sessions,
                 "automation_skipped": plan.automation_skipped,
+                "continues": plan.continues,
                 "skills": plan.routes,
                 "estimate": estimates,
             }
         )
         return
+    continues = f", continuing the {plan.continues} night's frozen tasks" if plan.continues else ""
     typer.echo(
-        f"night {plan.night_id} (backend {chosen}): {plan.sessions} session(s), "
+        f"night {plan.night_id} (backend {chosen}{continues}): {plan.sessions} session(s), "
         f"{plan.automation_skipped} automation session(s) left out"
     )
     for route in plan.routes:

@@ -14,6 +14,7 @@ from core.config import config_from_dict
 from core.file_lock import FileLock
 from core.skills_repo import SkillsRepo
 from sleep.night import Night, NightBusy
+from sleep.night_tasks import Harvested
 from sleep.split import split_of
 from tests.sleep.night_double import RULE, parts_for
 
@@ -125,9 +126,9 @@ def repo(tmp_path, project) -> SkillsRepo:
 def make_night(tmp_path, repo, project, harvested=None, **kw) -> Night:
     calls = []
 
-    def harvest():
+    def harvest(_freeze):
         calls.append(1)
-        return harvested if harvested is not None else sessions(project)
+        return Harvested(harvested if harvested is not None else sessions(project))
 
     night = Night(
         state_dir=tmp_path / "state",

@@ -16,6 +16,7 @@ from core.config import config_from_dict
 from core.models.agent_process import AGENTS_BIN, recorded_sessions
 from core.skills_repo import SkillsRepo
 from sleep.night import Night
+from sleep.night_tasks import Harvested
 from tests.sleep.night_double import INSTALL_PROMPT, RULE, parts_for
 from tests.support.agent_clis import AGENT_TESTS
 from tests.support.loopback_agent_servers import LoopbackMessagesSSE, Reply
@@ -75,7 +76,7 @@ async def test_a_night_replays_with_the_real_claude_in_a_copy_of_the_project(tmp
                       "slow_update": {"enabled": False}, "meta_skill": {"enabled": False}},
         })  # fmt: skip
         night = Night(
-            state_dir=tmp_path / "state", repo=repo, config=config, harvest=lambda: sessions,
+            state_dir=tmp_path / "state", repo=repo, config=config, harvest=lambda _freeze: Harvested(sessions),
             project=project, today=dt.date(2026, 12, 1),
         )  # fmt: skip
         result = await night.run()

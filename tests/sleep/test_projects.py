@@ -49,6 +49,7 @@ async def test_a_night_of_a_non_ascii_project_stages_on_a_branch_of_its_name(tmp
     from core.skills_repo import SkillsRepo
     from sleep.instruction_files import find_instruction_files
     from sleep.night import Night
+    from sleep.night_tasks import Harvested
     from tests.sleep.test_night import SKILL_TEXT, night_config, sessions
 
     project = tmp_path / "ünïcode-proj"
@@ -59,7 +60,7 @@ async def test_a_night_of_a_non_ascii_project_stages_on_a_branch_of_its_name(tmp
     repo.add_skill(found.name, SKILL_TEXT, deploy_to=str(found.path))
     night = Night(
         state_dir=tmp_path / "state", repo=repo, config=night_config(tmp_path),
-        harvest=lambda: sessions(project), project=project, today=dt.date(2026, 11, 30),
+        harvest=lambda _freeze: Harvested(sessions(project)), project=project, today=dt.date(2026, 11, 30),
         label=night_label(project, [str(project)]),
     )  # fmt: skip
     result = await night.run()

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from core.config import load_config
 from core.skills_repo import SkillsRepo
-from sleep.harvest import HarvestOptions, harvest
+from sleep.harvest import HarvestOptions
 from sleep.night import Night
+from sleep.night_tasks import transcript_harvester
 from sleep.settings import SleepSettings, load_settings, save_settings
 from tests.sleep.night_double import INSTALL_PROMPT, parts_for
 from tests.sleep.transcripts import (
@@ -161,17 +162,15 @@ def world_night(world: SleepWorld, day: dt.date = DAY) -> Night:
     """The night `skillopt sleep run` would run on this world, on the test double."""
     s = world.settings
 
-    def harvested() -> list[dict]:
-        result = harvest(
-            HarvestOptions(
-                state_dir=world.state,
-                project=world.project,
-                claude_home=s.claude_home,
-                codex_home=s.codex_home,
-                include_automation=s.include_automation,
-            )
+    harvested = transcript_harvester(
+        HarvestOptions(
+            state_dir=world.state,
+            project=world.project,
+            claude_home=s.claude_home,
+            codex_home=s.codex_home,
+            include_automation=s.include_automation,
         )
-        return [session.to_json() for session in result.sessions]
+    )
 
     return Night(
         state_dir=world.state,

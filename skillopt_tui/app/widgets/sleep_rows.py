@@ -138,7 +138,7 @@ def sources_summary(preview: HarvestPreview) -> Text:
 def skipped_cells(preview: HarvestPreview) -> list[tuple]:
     if preview.result is None:
         return []
-    return [(Path(s.file).name, s.reason) for s in preview.result.skipped]
+    return [(Path(s.file).name, s.detail()) for s in preview.result.skipped]
 
 
 # -- sessions and redactions -----------------------------------------------------------------

@@ -69,8 +69,30 @@ def test_json_output_has_exactly_the_issue_shape(tmp_path):
         {"text": "scripted", "timestamp": "2026-03-26T14:02:10.018Z", "aborted": False},
     ]
     assert data["skipped"] == []
+    # a preview moves no cursor: the same again; --mark-read moves them, then nothing is new
     again = json.loads(run("sleep", "harvest", "--all-projects", "--json", *homes).stdout)
-    assert again["sessions"] == []
+    assert again["sessions"] == data["sessions"]
+    marked = run("sleep", "harvest", "--all-projects", "--mark-read", "--json", *homes)
+    assert json.loads(marked.stdout)["sessions"] == data["sessions"]
+    after = json.loads(run("sleep", "harvest", "--all-projects", "--json", *homes).stdout)
+    assert after["sessions"] == []
+
+
+def test_help_says_harvest_is_a_preview_and_mark_read_moves_the_cursors():
+    shown = " ".join(run("sleep", "harvest", "--help").stdout.split())
+    assert "preview" in shown and "--mark-read" in shown
+    assert "Move the cursors" in shown
+
+
+def test_one_bad_line_is_reported_as_one_line_not_the_file(tmp_path):
+    homes, _ = lay_out(tmp_path)
+    [transcript] = (tmp_path / "claude").rglob("s-1.jsonl")
+    with transcript.open("ab") as f:
+        f.write(b"not json at all\n")
+    result = run("sleep", "harvest", "--all-projects", *homes)
+    assert result.returncode == 0, result.stderr
+    assert f"skipped 1 line of {transcript}: not a JSON object" in result.stderr
+    assert "preview: nothing marked read" in result.stdout
 
 
 def test_automation_and_redaction_preview(tmp_path):
