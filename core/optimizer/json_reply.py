@@ -14,8 +14,11 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from core.models.call_label import labelled
+from core.models.handoff import AnswerRejected, accept_answer, reject_answer
 from core.models.types import Completion, Message
 from core.optimizer.prompt_templates import render_prompt
 
@@ -84,6 +87,12 @@ class Shape:
     name: str
     example: str
     check: Callable[[dict[str, Any]], dict[str, Any]]
+
+    def __post_init__(self) -> None:
+        SHAPES[self.name] = self  # `skillopt sleep handoff` checks a written answer by name
+
+
+SHAPES: dict[str, Shape] = {}
 
 
 def need_str(obj: dict[str, Any], key: str, *, optional: bool = False) -> str:
@@ -194,8 +203,11 @@ async def ask_json(
     are the trainer's to handle (a budget stop, a bad key), not a malformed reply."""
     reply = JsonReply(value=None)
     conversation = list(messages)
+    rejected = ""  # the handoff answer file the repair re-ask is about
     for attempt in range(repairs + 1):
-        completion = await complete(conversation, **settings)
+        label = {"shape": shape.name, "example": shape.example, "repair": attempt}
+        with labelled(shape.name, **label, repair_of=rejected):
+            completion = await complete(conversation, **settings)
         reply.calls += 1
         reply.completions.append(completion)
         if completion.truncated:
@@ -206,6 +218,14 @@ async def ask_json(
         except OptimizerOutputError as exc:
             error = str(exc)
             reply.error = f"unusable JSON after {attempt + 1} attempt(s): {error}"
+            if completion.answer_file:  # a person's answer: say why, never use it
+                reject_answer(completion, error)
+                rejected = Path(completion.answer_file).name
+                if attempt == repairs:
+                    raise AnswerRejected(
+                        f"handoff: {completion.answer_file} was not used: {error}; fix it "
+                        f"(the expected shape is {shape.example}) and run the same command again"
+                    ) from None
             if attempt == repairs:
                 break
             conversation = [
@@ -219,5 +239,6 @@ async def ask_json(
             continue
         reply.error = None
         reply.repaired = attempt > 0
+        accept_answer(completion)
         return reply
     return reply
