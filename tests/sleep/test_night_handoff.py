@@ -48,7 +48,7 @@ def answer(folder, brain, *, garbage_for_judge: bool = False, leak: bool = False
     return len(waiting)
 
 
-async def test_garbage_twice_then_corrected_answers_finish_the_night(tmp_path, repo, project):
+async def test_garbage_twice_then_corrected_answers_finish_the_night(tmp_path, repo, project):  # noqa: F811
     brain = Brain()
     config = handoff_config(tmp_path)
     night = make_night(tmp_path, repo, project, config=config)
@@ -60,9 +60,7 @@ async def test_garbage_twice_then_corrected_answers_finish_the_night(tmp_path, r
     while result.status == "waiting":
         rounds += 1
         assert rounds < 30, result.message
-        judging = any(
-            s.info.kind.startswith("judge") for s in HandoffFolder(folder).waiting()
-        )
+        judging = any(s.info.kind.startswith("judge") for s in HandoffFolder(folder).waiting())
         garbage = judging and garbage_rounds < 2
         garbage_rounds += garbage
         if garbage_rounds == 2 and not garbage and judging:
@@ -84,8 +82,9 @@ async def test_garbage_twice_then_corrected_answers_finish_the_night(tmp_path, r
     [branch] = repo.staged_branches()
     assert RULE in repo.git.blob(branch.head, repo.entry("project").path).decode()
     stored = b"".join(
-        p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file()
-        and "answers" not in p.parts and "prompts" not in p.parts
+        p.read_bytes()
+        for p in (tmp_path / "state").rglob("*")
+        if p.is_file() and "answers" not in p.parts and "prompts" not in p.parts
     )
     assert GARBAGE.encode() not in stored.replace(b"\\n", b"")  # never cached nor stored
     assert KEY.encode() not in stored  # masked before any file, event or rollout held it
