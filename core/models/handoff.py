@@ -64,7 +64,9 @@ def waiting_summary(folder: Path, statuses: list[PromptStatus] | None = None) ->
     """One line per waiting prompt, then what to do: for the console and the exception."""
     folder = Path(folder)
     statuses = HandoffFolder(folder).waiting() if statuses is None else statuses
-    lines = [f"waiting for {len(statuses)} handoff answer(s) in {folder}:"]
+    lines = [
+        f"waiting for {len(statuses)} handoff answer(s); the prompts are in {folder / 'prompts'}:"
+    ]
     for s in statuses:
         verdict = "rejected: " if s.state == "rejected" else ""
         lines.append(f"  {s.prompt.name} ({s.info.kind or s.info.role}): {verdict}{s.reason}")

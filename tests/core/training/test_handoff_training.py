@@ -10,6 +10,8 @@ import re
 
 import yaml
 
+from core.run.events import read_events
+from skillopt_tui.app.run_feed import RunFeed
 from tests.skillopt_tui.cli.test_train_cmds import skillopt
 from tests.support.handoff_answerer import answer_round
 from tests.support.train_scenario import scenario_config
@@ -78,6 +80,10 @@ def test_a_handoff_optimizer_waits_each_round_then_matches_the_scripted_run(tmp_
     ).read_text()
     kinds = {n.split("-")[1] for n in (p.name for p in (folder / "prompts").iterdir())}
     assert {"analyst", "slow", "meta"} <= kinds
+    # the Run tab counts each rollout once however many rounds replayed it (issue 19)
+    shown = RunFeed().apply(read_events(run / "events.jsonl")).rollouts
+    alone = RunFeed().apply(read_events(tmp_path / "scripted" / "run" / "events.jsonl")).rollouts
+    assert len(shown) == len(alone)
     # usage counts each answered prompt once, with estimated tokens, and no cache hits
     optimizer = summary["usage"]["per_role"]["optimizer"]
     assert optimizer["calls"] == len(list((folder / "answers").iterdir()))
