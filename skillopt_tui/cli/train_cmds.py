@@ -273,7 +273,13 @@ def eval_(
     from envs import get_environment
 
     env = get_environment(cfg.env, target_backend=cfg.models.target.backend)
-    result = asyncio.run(evaluate_skill(cfg, text, split, env=env))
+    from core.models.handoff import HandoffWaiting, waiting_summary
+
+    try:
+        result = asyncio.run(evaluate_skill(cfg, text, split, env=env))
+    except HandoffWaiting:  # every waiting prompt, then exit 3 like train
+        print(f"skillopt: {waiting_summary(Path(cfg.models.handoff_dir))}", file=sys.stderr)
+        raise typer.Exit(EXIT_STOPPED) from None
     if as_json:
         emit_json(result.to_dict())
         return
