@@ -88,3 +88,29 @@ def test_a_handoff_optimizer_waits_each_round_then_matches_the_scripted_run(tmp_
     optimizer = summary["usage"]["per_role"]["optimizer"]
     assert optimizer["calls"] == len(list((folder / "answers").iterdir()))
     assert optimizer["input_tokens"] > 0 and optimizer.get("cache_hits", 0) == 0
+
+
+def test_eval_with_a_handoff_target_waits_then_scores_like_the_scripted_target(tmp_path):
+    from tests.doubles.skill_sensitive_target import SkillSensitiveTarget
+
+    skill = tmp_path / "skill.md"
+    skill.write_text("# Capitals\n\n- Norway: Oslo\nAnswer with only the city name.\n")
+    tree = scenario_config(tmp_path / "h")
+    expected_cfg = tmp_path / "scripted.yaml"
+    expected_cfg.write_text(yaml.safe_dump(tree))
+    tree["models"]["target"] = {"backend": "handoff"}
+    tree["models"]["handoff_dir"] = str(tmp_path / "h" / "handoff")
+    handoff_cfg = tmp_path / "handoff.yaml"
+    handoff_cfg.write_text(yaml.safe_dump(tree))
+    args = ("eval", "--skill", str(skill), "--split", "val", "--json", "--config")
+    waiting = skillopt(tmp_path, *args, str(handoff_cfg))
+    assert waiting.returncode == 3, waiting.stderr
+    assert "Traceback" not in waiting.stderr and "RetriesExhausted" not in waiting.stderr
+    folder = tmp_path / "h" / "handoff"
+    names = sorted(p.name for p in (folder / "prompts").iterdir())
+    assert len(names) == 5 and all(n in waiting.stderr for n in names)  # every val item
+    answer_round(folder, SkillSensitiveTarget())
+    done = skillopt(tmp_path, *args, str(handoff_cfg))
+    expected = skillopt(tmp_path, *args, str(expected_cfg))
+    assert done.returncode == 0 == expected.returncode, done.stderr
+    assert json.loads(done.stdout)["hard"] == json.loads(expected.stdout)["hard"] > 0
