@@ -131,14 +131,14 @@ class HandoffFolder:
         """The answer was used: forget an earlier rejection, and drop the repair prompts
         written for it that nobody answered (they are not needed any more)."""
         records = self._read("rejected.json")
-        changed = records.pop(name, None) is not None
+        if records.pop(name, None) is None:
+            return  # never rejected: no repair prompt was written for it
         for status in self.statuses():
             if status.info.repair_of == name and status.state != "answered":
                 with contextlib.suppress(OSError):
                     status.prompt.unlink()
-                changed = records.pop(status.prompt.name, None) is not None or changed
-        if changed:
-            write_json(self.root / "rejected.json", records)
+                records.pop(status.prompt.name, None)
+        write_json(self.root / "rejected.json", records)
 
     def is_new_answer(self, name: str, text: str) -> bool:
         """True while no run has used this answer (this content) yet."""
