@@ -114,6 +114,7 @@ def render_request(request: Request, answer_path: Path, info: PromptInfo) -> str
 
 
 def estimated_tokens(text: str) -> int:
+    """What usage counts for a person's answer and its prompt: ~4 characters a token."""
     return len(text) // 4 + 1
 
 
@@ -137,10 +138,6 @@ class HandoffBackend:
         kind = label.kind or self.role or "call"
         return f"{kind}-repair-{label.repair}" if label.repair else kind
 
-    def paths(self, request: Request) -> tuple[Path, Path]:
-        name = self.name_for(request)
-        return self.folder.prompts / name, self.folder.answers / name
-
     async def send(self, request: Request, *, timeout_s: float) -> Completion:
         name = self.name_for(request)
         prompt, answer = self.folder.prompts / name, self.folder.answers / name
@@ -148,8 +145,8 @@ class HandoffBackend:
         if read.text is not None:
             text = mask_answer(read.text)
             first = self.folder.first_count(name, read.text)
-            prompt_chars = sum(len(str(m.get("content", ""))) for m in request.messages)
-            usage = Usage(input_tokens=prompt_chars // 4 + 1, output_tokens=estimated_tokens(text))
+            asked = "".join(str(m.get("content", "")) for m in request.messages)
+            usage = Usage(estimated_tokens(asked), estimated_tokens(text))
             return Completion(
                 text=text,
                 usage=usage if first else Usage(),
@@ -169,9 +166,8 @@ class HandoffBackend:
                 repair_of=label.repair_of,
             )
             self.folder.write_prompt(name, info, render_request(request, answer, info))
-        problem = f": the answer file {read.problem}" if read.problem else ""
         if read.problem:
-            raise AnswerRejected(f"handoff: {answer} was not used{problem}")
+            raise AnswerRejected(f"handoff: {answer} was not used: the answer file {read.problem}")
         raise HandoffWaiting(f"handoff: waiting for {answer} (the prompt is {prompt})")
 
     async def aclose(self) -> None:
