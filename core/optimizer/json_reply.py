@@ -6,6 +6,10 @@ fails we re-ask once, quoting the parse error and the expected shape: a second f
 reported, not guessed around. A reply cut off by the token limit (finish reason "length")
 is never used, not even its parsable prefix, and is not re-asked: the same request would
 be cut off again; the fix is a larger `max_tokens`, which the reason says.
+
+A person's answer (the handoff backend) that is unusable is rejected with the reason in
+its folder; a still unusable repair answer raises `AnswerRejected`, so the run waits for a
+fixed answer instead of going on without one. The call's shape labels the prompt file.
 """
 
 from __future__ import annotations

@@ -285,10 +285,10 @@ class Training:
 
     def waiting(self, exc: HandoffWaiting) -> RunSummary:
         """Handoff prompts wait for answers: stop at the last boundary like a budget stop,
-        with every waiting prompt in an event (the console and the TUI list them)."""
-        folder = self.config.models.handoff_dir
-        statuses = HandoffFolder(folder).waiting() if folder else []
-        reason = waiting_summary(Path(folder), statuses) if statuses else str(exc)
+        with every waiting prompt in an event and in the reason (the console prints it)."""
+        folder = Path(self.config.models.handoff_dir or ".").expanduser()
+        statuses = HandoffFolder(folder).waiting()
+        reason = waiting_summary(folder, statuses) if statuses else str(exc)
         self.emit(AnswersWaiting(folder=str(folder), prompts=[s.to_dict() for s in statuses]))
         return self.stopped(reason, status="waiting")
 

@@ -278,7 +278,8 @@ def eval_(
     try:
         result = asyncio.run(evaluate_skill(cfg, text, split, env=env))
     except HandoffWaiting:  # every waiting prompt, then exit 3 like train
-        print(f"skillopt: {waiting_summary(Path(cfg.models.handoff_dir))}", file=sys.stderr)
+        folder = Path(cfg.models.handoff_dir or ".").expanduser()
+        print(f"skillopt: {waiting_summary(folder)}", file=sys.stderr)
         raise typer.Exit(EXIT_STOPPED) from None
     if as_json:
         emit_json(result.to_dict())
