@@ -44,27 +44,23 @@ def check_folder(folder: Path) -> list[CheckedPrompt]:
     handoff = HandoffFolder(folder)
     out = []
     for status in handoff.statuses():
-        if status.state == "waiting":
-            out.append(CheckedPrompt(status, "waiting", status.reason))
-        elif status.state == "rejected":
-            out.append(CheckedPrompt(status, "rejected", status.reason))
-        else:
-            read = read_answer(status.answer)
-            if read.text is not None and handoff.is_new_answer(status.prompt.name, read.text):
-                verdict, why = check_answer(status)
-                out.append(CheckedPrompt(status, verdict, why))
+        if status.state != "answered":  # waiting, or rejected with its reason
+            out.append(CheckedPrompt(status, status.state, status.reason))
+            continue
+        text = read_answer(status.answer).text
+        if text is not None and handoff.is_new_answer(status.prompt.name, text):
+            out.append(CheckedPrompt(status, *check_answer(text, status.info.shape)))
     return out
 
 
-def check_answer(status: PromptStatus) -> tuple[str, str]:
-    read = read_answer(status.answer)
-    if read.text is None:
-        return "rejected", read.problem or "the answer file is empty"
-    shape = SHAPES.get(status.info.shape)
+def check_answer(text: str, shape_name: str) -> tuple[str, str]:
+    """("ok", "") or ("rejected", why) for an answer to a prompt that asked for `shape_name`
+    (free text when no shape is registered under that name)."""
+    shape = SHAPES.get(shape_name)
     if shape is None:
         return "ok", ""
     try:
-        parse_reply(read.text, shape)
+        parse_reply(text, shape)
     except OptimizerOutputError as exc:
         return "rejected", f"{exc}; expected {shape.example}"
     return "ok", ""

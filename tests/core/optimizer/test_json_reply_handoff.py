@@ -48,3 +48,21 @@ async def test_a_rejected_answer_gets_a_repair_prompt_and_fixing_it_is_enough(tm
     assert reply.value == {"order": [1, 0], "reason": ""} and not reply.repaired
     assert HandoffFolder(tmp_path).waiting() == []  # the unneeded repair prompt is gone
     assert not repair.prompt.exists()
+
+
+async def test_checking_answers_uses_the_shape_asked_for_and_writes_nothing(tmp_path):
+    from core.optimizer.handoff_check import check_folder
+
+    backend = HandoffBackend(tmp_path, role="optimizer")
+    messages = [{"role": "user", "content": "Rank them."}]
+    with pytest.raises(HandoffWaiting):
+        await ask_json(complete_with(backend), messages, RANK_SHAPE)
+    [waiting] = check_folder(tmp_path)
+    assert waiting.verdict == "waiting" and waiting.expects.startswith("one JSON object (rank)")
+    waiting.status.answer.write_text('{"order": "first"}')
+    before = sorted(p.name for p in tmp_path.iterdir())
+    [checked] = check_folder(tmp_path)
+    assert checked.verdict == "rejected" and "array of integers" in checked.why
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing recorded
+    waiting.status.answer.write_text('{"order": [0]}')
+    assert [c.verdict for c in check_folder(tmp_path)] == ["ok"]
