@@ -78,13 +78,11 @@ async def finish_through_garbage(new_night, state: Path):
     assert result.status == "finished", result.message
     assert garbage_rounds == 2 and corrected > 0
     assert json.loads((night.folder / "tasks.json").read_text()) == tasks  # same tasks
-    stored = b"".join(
-        p.read_bytes()
-        for p in state.rglob("*")
-        if p.is_file() and "answers" not in p.parts and "prompts" not in p.parts
-    )
+    ours = [p for p in state.rglob("*") if p.is_file() and "answers" not in p.parts]
+    stored = b"".join(p.read_bytes() for p in ours if "prompts" not in p.parts)
     assert GARBAGE.encode() not in stored  # never cached, never a score
-    assert KEY.encode() not in stored  # masked before any response, event or rollout held it
+    # masked before any response, event, rollout or the judge's prompt held it
+    assert not [p for p in ours if KEY.encode() in p.read_bytes()]
     return result
 
 
