@@ -37,7 +37,7 @@ from core.config import AGENT_BACKENDS, Config
 from core.errors import UserError
 from core.file_lock import FileLock
 from core.models.factory import build_model_client
-from core.models.handoff import pending_prompts
+from core.models.handoff import HandoffWaiting, pending_prompts, waiting_summary
 from core.models.types import ModelError
 from core.run.directory import RunDirectory
 from core.run.events import EventBus
@@ -46,6 +46,7 @@ from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
+from sleep import handoff_answers  # noqa: F401 - masks secrets in handoff answers
 from sleep.mine import mine_sessions, priority
 from sleep.mine_model import mine_with_model
 from sleep.night_tasks import (
@@ -339,11 +340,10 @@ class Night:
         try:
             routed = await self.routed_tasks(sessions)
         except ModelError as exc:  # the miner failed or waits for a handoff answer
-            result.status = "waiting" if pending_prompts(self.folder / "handoff") else "failed"
+            result.status = "waiting" if isinstance(exc, HandoffWaiting) else "failed"
             result.pending = len(pending_prompts(self.folder / "handoff"))
             result.message = (
-                f"waiting for the miner's handoff answers in {self.folder / 'handoff'}: answer "
-                "them and run the same command again"
+                waiting_summary(self.folder / "handoff")
                 if result.status == "waiting"
                 else f"night failed while mining, nothing staged: {exc}"
             )
@@ -357,7 +357,7 @@ class Night:
         result.pending = len(pending_prompts(self.folder / "handoff"))
         if "failed" in statuses:
             result.status = "failed"
-        elif result.pending:
+        elif "waiting" in statuses:
             result.status = "waiting"
         elif statuses & {"stopped", "waiting"}:
             result.status = "stopped"
@@ -389,7 +389,11 @@ class Night:
         )
         try:
             env = ReplayEnvironment(
-                splits, client.bind("judge"), pass_mark=self.pass_mark, agent=self._agent(route)
+                splits,
+                client.bind("judge"),
+                pass_mark=self.pass_mark,
+                agent=self._agent(route),
+                judge_backend=config.models.judge.backend,
             )
             state = run_dir.read_state()
             inner = SkillsRepoStager(
@@ -412,7 +416,7 @@ class Night:
                 initial_skill=self.repo.read_skill(route.skill),
             )
         except ModelError as exc:
-            waiting = pending_prompts(self.folder / "handoff")
+            waiting = isinstance(exc, HandoffWaiting)
             outcome.update(status="waiting" if waiting else "failed", reason=str(exc))
             return outcome
         finally:
@@ -460,11 +464,7 @@ class Night:
         if not result.skills:
             return "no new sessions in scope since the last night: nothing to learn from"
         if result.status == "waiting":
-            return (
-                f"waiting for {result.pending} handoff answer(s): answer each prompt in "
-                f"{self.folder / 'handoff' / 'prompts'} by writing its reply to the file of the "
-                f"same name in {self.folder / 'handoff' / 'answers'}, then run the same command again"
-            )
+            return waiting_summary(self.folder / "handoff")
         staged = [o["staged"] for o in result.skills.values() if o.get("staged")]
         if result.status == "failed":
             failed = {k: o["reason"] for k, o in result.skills.items() if o["status"] == "failed"}

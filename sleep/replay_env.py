@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.config import AGENT_BACKENDS
 from core.environment.contract import SPLITS, CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.models.agent_events import summarize_events
 from core.models.types import (
@@ -54,6 +55,14 @@ def _check_verdict(obj: dict) -> dict:
 
 
 VERDICT_SHAPE = Shape("judge", '{"score": 0.5, "reason": "..."}', _check_verdict)
+
+
+def judge_advice(backend: str) -> str:
+    """What can make the judge's replies usable, for the backend in use. (A handoff judge
+    never gets here: a rejected answer makes the night wait for a fixed one.)"""
+    if backend in AGENT_BACKENDS:
+        return f"check models.judge (a stronger model for the {backend} CLI)"
+    return "check models.judge (a stronger model, or a larger models.judge.max_tokens)"
 
 
 class JudgeFailed(ModelError):
@@ -106,9 +115,11 @@ class ReplayEnvironment:
         *,
         pass_mark: float = DEFAULT_PASS_MARK,
         agent: AgentReplay | None = None,
+        judge_backend: str = "",
     ) -> None:
         self._items = {s: [task_item(t) for t in splits.get(s, [])] for s in SPLITS}
         self.judge = judge
+        self.judge_backend = judge_backend
         self.pass_mark = pass_mark
         self.agent = agent
         # core.environment.contract.needs_agent reads this: the runner then hands
@@ -225,7 +236,7 @@ class ReplayEnvironment:
         if not answer.ok:
             raise JudgeFailed(
                 f"the judge's reply for task {item.id} is unusable ({answer.error}); the night "
-                "stops without staging: check models.judge (a stronger model, more max_tokens)"
+                f"stops without staging: {judge_advice(self.judge_backend)}"
             )
         return answer.value
 

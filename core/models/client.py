@@ -216,7 +216,8 @@ class ModelClient:
         # A model may echo a key it saw (in a prompt, a tool result): mask it before the
         # answer is used, so no cache, rollout, event or skill ever holds it.
         completion = _masked(completion)
-        self.ledger.record(role, rt.model, completion.usage, cached=False)
+        if not completion.cached:  # a backend's own replay (a handoff answer read again)
+            self.ledger.record(role, rt.model, completion.usage, cached=False)
         if cache is not None and self.cache is cache:  # not disabled meanwhile
             try:
                 cache.put(key, request, completion)

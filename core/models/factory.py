@@ -51,6 +51,7 @@ _ZERO_PRICE = {"input_per_mtok": 0.0, "output_per_mtok": 0.0}
 # Seconds the client waits beyond a coding-agent call's timeout_s, so the process deadline
 # (which kills the agent's process group and says so) fires before the client's own.
 AGENT_KILL_SLACK_S = 5.0
+HANDOFF_CONCURRENCY = 10_000
 
 
 def default_cache_path(config: Config) -> Path:
@@ -255,9 +256,14 @@ def _handoff(rt: RoleRuntime, config: Config, where: str) -> None:
     rt.label = "handoff (prompt files)"
     # A missing answer is not worth retrying: the engine stops, the person answers.
     rt.retry = RetryPolicy(max_retries=0, sleep=rt.retry.sleep)
+    # The answer files are this backend's cache: a rejected answer fixed in its file must
+    # be read again, never replayed from responses.sqlite.
+    rt.cache = False
+    # Nothing to rate-limit: every call of a phase writes its prompt before the run waits.
+    rt.concurrency = HANDOFF_CONCURRENCY
     if not config.models.handoff_dir:
         raise BadRequestError(f"{where}.backend is handoff but models.handoff_dir is not set")
-    rt.backend = HandoffBackend(Path(config.models.handoff_dir).expanduser())
+    rt.backend = HandoffBackend(Path(config.models.handoff_dir).expanduser(), role=rt.role)
 
 
 def _openai(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:

@@ -35,6 +35,9 @@ class Completion:
     latency_s: float
     model: str
     cached: bool = False
+    # A handoff reply: the answer file it was read from (a caller that cannot use the
+    # reply says so there, core/models/handoff.py).
+    answer_file: str | None = None
 
     @property
     def truncated(self) -> bool:

@@ -6,6 +6,10 @@ fails we re-ask once, quoting the parse error and the expected shape: a second f
 reported, not guessed around. A reply cut off by the token limit (finish reason "length")
 is never used, not even its parsable prefix, and is not re-asked: the same request would
 be cut off again; the fix is a larger `max_tokens`, which the reason says.
+
+A person's answer (the handoff backend) that is unusable is rejected with the reason in
+its folder; a still unusable repair answer raises `AnswerRejected`, so the run waits for a
+fixed answer instead of going on without one. The call's shape labels the prompt file.
 """
 
 from __future__ import annotations
@@ -14,8 +18,11 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from core.models.call_label import labelled
+from core.models.handoff import AnswerRejected, accept_answer, reject_answer
 from core.models.types import Completion, Message
 from core.optimizer.prompt_templates import render_prompt
 
@@ -84,6 +91,12 @@ class Shape:
     name: str
     example: str
     check: Callable[[dict[str, Any]], dict[str, Any]]
+
+    def __post_init__(self) -> None:
+        SHAPES[self.name] = self  # `skillopt sleep handoff` checks a written answer by name
+
+
+SHAPES: dict[str, Shape] = {}
 
 
 def need_str(obj: dict[str, Any], key: str, *, optional: bool = False) -> str:
@@ -194,8 +207,11 @@ async def ask_json(
     are the trainer's to handle (a budget stop, a bad key), not a malformed reply."""
     reply = JsonReply(value=None)
     conversation = list(messages)
+    rejected = ""  # the handoff answer file the repair re-ask is about
     for attempt in range(repairs + 1):
-        completion = await complete(conversation, **settings)
+        label = {"shape": shape.name, "example": shape.example, "repair": attempt}
+        with labelled(shape.name, **label, repair_of=rejected):
+            completion = await complete(conversation, **settings)
         reply.calls += 1
         reply.completions.append(completion)
         if completion.truncated:
@@ -206,6 +222,14 @@ async def ask_json(
         except OptimizerOutputError as exc:
             error = str(exc)
             reply.error = f"unusable JSON after {attempt + 1} attempt(s): {error}"
+            if completion.answer_file:  # a person's answer: say why, never use it
+                reject_answer(completion, error)
+                rejected = Path(completion.answer_file).name
+                if attempt == repairs:
+                    raise AnswerRejected(
+                        f"handoff: {completion.answer_file} was not used: {error}; fix it "
+                        f"(the expected shape is {shape.example}) and run the same command again"
+                    ) from None
             if attempt == repairs:
                 break
             conversation = [
@@ -219,5 +243,6 @@ async def ask_json(
             continue
         reply.error = None
         reply.repaired = attempt > 0
+        accept_answer(completion)
         return reply
     return reply

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Protocol
 
+from core.models.call_label import labelled
 from core.models.ledger import stage
 from core.models.types import Completion, Message
 from core.optimizer import epoch_calls
@@ -227,7 +228,8 @@ class LLMOptimizer:
             edit_rules=load_prompt("edit_rules").strip(),
             lapse_rules=self.lapse_rules(group, "an edit"),
         )
-        reply = await self.ask(prompt, ANALYST_SHAPE, ctx.skill_text)
+        with labelled(f"analyst-{group.kind}-{group.index}"):
+            reply = await self.ask(prompt, ANALYST_SHAPE, ctx.skill_text)
         if not reply.ok:
             self.reflect(
                 ctx,
@@ -310,7 +312,8 @@ class LLMOptimizer:
             meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
         )
-        reply = await self.ask(prompt, MERGE_SHAPE, ctx.skill_text)
+        with labelled(f"merge-{index}"):
+            reply = await self.ask(prompt, MERGE_SHAPE, ctx.skill_text)
         if not reply.ok:
             # The lists are still good proposals: keep them in priority order rather than
             # lose a whole batch to one bad merge reply.

@@ -174,7 +174,8 @@ class BudgetUpdated(Event):
 @dataclass(kw_only=True)
 class RunFinished(Event):
     type: ClassVar[str] = "RunFinished"
-    # status: "finished", or "stopped" (budget cap / user stop; resumable)
+    # status: "finished", "stopped" (budget cap / user stop; resumable) or "waiting"
+    # (for handoff answers, listed by the AnswersWaiting event before it; resumable)
     status: str
     baseline_val: float
     best_val: float
@@ -188,6 +189,16 @@ class RunFailed(Event):
     type: ClassVar[str] = "RunFailed"
     error: str
     step: int | None = None
+
+
+@dataclass(kw_only=True)
+class AnswersWaiting(Event):
+    """The run waits for handoff answers (status `waiting`, exit 3): every prompt still
+    without a usable answer, each {file, prompt, answer, role, kind, shape, state, reason}."""
+
+    type: ClassVar[str] = "AnswersWaiting"
+    folder: str
+    prompts: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -214,6 +225,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         BudgetUpdated,
         RunFinished,
         RunFailed,
+        AnswersWaiting,
         Notice,
     )
 }

@@ -36,7 +36,7 @@ class TrainState:
     started_at: float
     total_steps: int
     steps_per_epoch: int
-    # "running" while a process works on it, else "stopped" | "failed" | "finished".
+    # "running" while a process works on it, else "stopped" | "waiting" | "failed" | "finished".
     status: str = "running"
     next_step: int = 0  # global index of the next step to run
     epochs_reviewed: int = 0  # epochs whose end-of-epoch work (slow update, meta) is done

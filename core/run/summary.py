@@ -51,7 +51,7 @@ class EvalResult:
 @dataclass
 class RunSummary:
     run_id: str
-    status: str  # "finished" | "stopped"
+    status: str  # "finished" | "stopped" | "waiting" (for handoff answers)
     env: str
     strategy: str
     metric: str  # the gate metric the val scores below are in

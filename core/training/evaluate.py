@@ -43,7 +43,7 @@ async def evaluate_skill(
             bind_target(env, client),
             cache,
             bus.emit if bus else (lambda _e: None),
-            concurrency=config.models.target.concurrency,
+            concurrency=client.runtime("target").concurrency,
         )
         results = await runner.run(items, skill_text, split=split, phase="eval", step=-1)
         cache.close()

@@ -17,16 +17,19 @@ import contextlib
 import copy
 import math
 import time
+from pathlib import Path
 
 from core.config import Config
 from core.environment.contract import Environment, RolloutResult, bind_target
+from core.models.handoff import HandoffWaiting, waiting_summary
+from core.models.handoff_files import HandoffFolder
 from core.models.spend_journal import SpendJournal
 from core.models.types import BudgetExceeded, ModelUnavailable, RetriesExhausted
 from core.optimizer.rejected_buffer import RejectedEditBuffer
 from core.optimizer.strategy import OptimizerStrategy
 from core.run.dir_stager import RunDirStager
 from core.run.directory import RunDirectory
-from core.run.events import EventBus, RunFailed, RunFinished, RunStarted
+from core.run.events import AnswersWaiting, EventBus, RunFailed, RunFinished, RunStarted
 from core.run.staging import Stager
 from core.run.state import SkillVersion, TrainState
 from core.run.summary import RunSummary
@@ -90,7 +93,7 @@ class Training:
             bind_target(env, client, cache_scope=f"run-seed:{config.run.seed}"),
             self.cache,
             bus.emit,
-            concurrency=config.models.target.concurrency,
+            concurrency=client.runtime("target").concurrency,
             # gate.repeats: repeat r is its own sample (its own response-cache scope).
             complete_for_repeat=lambda r: client.bind(
                 "target", cache_scope=f"run-seed:{config.run.seed}:repeat:{r}"
@@ -274,23 +277,34 @@ class Training:
             return await finish(self)
         except BudgetExceeded as exc:
             return self.stopped(f"{exc}; the run is resumable: rerun the same command")
+        except HandoffWaiting as exc:
+            return self.waiting(exc)
 
     def stop_requested(self) -> bool:
         return self.stop is not None and self.stop.is_set()
 
-    def stopped(self, reason: str) -> RunSummary:
-        self.abandon_step("stopped", reason)
+    def waiting(self, exc: HandoffWaiting) -> RunSummary:
+        """Handoff prompts wait for answers: stop at the last boundary like a budget stop,
+        with every waiting prompt in an event and in the reason (the console prints it)."""
+        folder = Path(self.config.models.handoff_dir or ".").expanduser()
+        statuses = HandoffFolder(folder).waiting()
+        reason = waiting_summary(folder, statuses) if statuses else str(exc)
+        self.emit(AnswersWaiting(folder=str(folder), prompts=[s.to_dict() for s in statuses]))
+        return self.stopped(reason, status="waiting")
+
+    def stopped(self, reason: str, status: str = "stopped") -> RunSummary:
+        self.abandon_step(status, reason)
         s = self.state
         self.budget_event()
         self.emit(
             RunFinished(
-                status="stopped",
+                status=status,
                 baseline_val=s.baseline_score or 0.0,
                 best_val=s.best_score or 0.0,
                 reason=reason,
             )
         )
-        return summary_of(self, status="stopped", reason=reason)
+        return summary_of(self, status=status, reason=reason)
 
     async def baseline(self) -> None:
         if self.cfg.gate.repeats > 1:  # scored as every candidate will be: N repeats, mean

@@ -9,6 +9,7 @@ item's accepted aliases (envs/scoring.py).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,12 +22,18 @@ from envs.scoring import explain_model_error, score_answer
 from envs.split_env import scored_result
 
 NAME = "capitals"
-VERSION = "capitals-1"
+VERSION = "capitals-2"  # 2: ids that do not spell countries or capitals
 DATA_FILE = "capitals.jsonl"
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent / "data"
 TASK_TYPES = ("country_to_capital", "capital_to_country")
 DIRECTIONS = ("both", *TASK_TYPES)
 OPTIONS = {"directions": DIRECTIONS}
+
+
+def item_id(question: str) -> str:
+    """An item's id: a hash of its question. Ids are shown to whoever answers handoff
+    prompts (state.json, gate.json), so they must not spell a country or a capital."""
+    return "cap-" + hashlib.sha256(f"capitals:{question}".encode()).hexdigest()[:10]
 
 
 def build_messages(item: TaskItem, skill_text: str) -> list[Message]:

@@ -10,6 +10,7 @@ writes hundreds of rollouts at once.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -142,6 +143,32 @@ class RunFeed:
         self._baseline_complete = False  # every val item scored, or a later phase began
         self._step_times: list[float] = []
         self._started_ts: float | None = None
+        # Rows shown per rollout (and outcome), and how often this process emitted it: a
+        # resumed run (a handoff round, a budget stop) redoes its step and replays the same
+        # rollouts from the rollout cache; the table shows each once (issue 19: "61
+        # rollouts" for a night of 13), while repeats within one process (gate.repeats) stay.
+        self._rows: Counter[tuple] = Counter()
+        self._this_process: Counter[tuple] = Counter()
+
+    def _replayed(self, event: RolloutFinished) -> bool:
+        """Whether this rollout repeats, with the same outcome, one an earlier process of
+        the run already showed (then it is not a new row)."""
+        key = (
+            event.phase,
+            event.step,
+            event.split,
+            event.skill_hash,
+            event.item_id,
+            event.skill_role,
+            event.hard,
+            event.soft,
+            event.prediction,
+        )
+        self._this_process[key] += 1
+        if self._this_process[key] <= self._rows[key]:
+            return True
+        self._rows[key] += 1
+        return False
 
     def apply(self, events: Iterable[Event]) -> FeedUpdate:
         update = FeedUpdate()
@@ -149,7 +176,8 @@ class RunFeed:
         for event in events:
             update.events += 1
             if isinstance(event, RolloutFinished):
-                update.rollouts.append(event)
+                if not self._replayed(event):
+                    update.rollouts.append(event)
                 if event.phase == "baseline" and not self._baseline_complete:
                     self._baseline.append(event.hard)
                     total = self.header.val_items
@@ -238,6 +266,7 @@ class RunFeed:
             self.status = replace(self.status, status="live", reason="")  # resumed
         self._started_ts = event.ts
         self._step_times = []
+        self._this_process = Counter()
 
     def _on_step(self, event: StepFinished) -> None:
         point = StepPoint(

@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "skillopt_tui.cli.sleep_cmds",  # sleep harvest
     "skillopt_tui.cli.sleep_night_cmds",  # sleep run, dry-run, status
     "skillopt_tui.cli.sleep_setup_cmds",  # sleep init, schedule, unschedule
+    "skillopt_tui.cli.sleep_handoff_cmd",  # sleep handoff
     "skillopt_tui.cli.mcp_cmd",  # mcp
     "skillopt_tui.cli.integrations_cmds",  # integrations list, install, uninstall
     "skillopt_tui.cli.envs_cmds",  # envs, data materialize

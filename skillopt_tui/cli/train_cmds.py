@@ -93,6 +93,7 @@ def train(
     from skillopt_tui.console import ConsoleLogger
 
     cfg = load_config(config, set_ or [])
+    _mask_handoff_answers(cfg)
     if (skills_repo is None) != (skill is None):
         raise TrainUsageError("--skills-repo and --skill go together: give both or neither")
     from envs import get_environment
@@ -154,9 +155,23 @@ def train(
         emit_json({"run_dir": str(run_path), **summary.to_dict()})
     else:
         typer.echo(str(run_path))
+    if summary.status == "waiting":  # the prompts are listed above (the console logger)
+        print(
+            "skillopt: waiting for handoff answers; run the same command once written",
+            file=sys.stderr,
+        )
+        raise typer.Exit(EXIT_STOPPED)
     if summary.status != "finished":
         print(f"skillopt: stopped: {summary.reason}", file=sys.stderr)
         raise typer.Exit(EXIT_STOPPED)
+
+
+def _mask_handoff_answers(cfg) -> None:
+    """With a handoff role, secrets pasted into answers are masked by Sleep's patterns."""
+    from core.config import ROLES
+
+    if any(cfg.models.role(r).backend == "handoff" for r in ROLES):
+        import sleep.handoff_answers  # noqa: F401 - registers the mask
 
 
 def _check_before_the_run(cfg, env) -> None:
@@ -253,11 +268,19 @@ def eval_(
     if split not in ("val", "test"):
         raise TrainUsageError(f"--split must be val or test, got {split!r}")
     cfg = load_config(config, set_ or [])
+    _mask_handoff_answers(cfg)
     text = load_skill(skill)
     from envs import get_environment
 
     env = get_environment(cfg.env, target_backend=cfg.models.target.backend)
-    result = asyncio.run(evaluate_skill(cfg, text, split, env=env))
+    from core.models.handoff import HandoffWaiting, waiting_summary
+
+    try:
+        result = asyncio.run(evaluate_skill(cfg, text, split, env=env))
+    except HandoffWaiting:  # every waiting prompt, then exit 3 like train
+        folder = Path(cfg.models.handoff_dir or ".").expanduser()
+        print(f"skillopt: {waiting_summary(folder)}", file=sys.stderr)
+        raise typer.Exit(EXIT_STOPPED) from None
     if as_json:
         emit_json(result.to_dict())
         return

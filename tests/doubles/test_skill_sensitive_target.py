@@ -120,7 +120,7 @@ def test_noise_is_seeded_and_flips_a_stable_subset():
 
 async def test_drives_the_capitals_environment_with_documented_verdicts():
     env = get_environment(EnvConfig())
-    item = TaskItem("capital-of-france", "country_to_capital", FRANCE_Q, "Paris", {"aliases": []})
+    item = TaskItem("cap-france", "country_to_capital", FRANCE_Q, "Paris", {"aliases": []})
     target = SkillSensitiveTarget()
     sentence = await env.rollout(item, EXAMPLES, target.complete)
     assert verdict_of(sentence.explanation) == VERDICT_EXTRA_WORDS

@@ -28,9 +28,10 @@ async def test_fewshot_skill_lifts_accuracy_on_val():
     env = get_environment(Config().env)
     # Well-known train pairs whose capital does not echo the country's name: with examples
     # like "Algeria -> Algiers" the 135M model learns to copy the country instead.
-    by_id = {i.id: i for i in env.load_split("train")}
+    by_question = {i.question: i for i in env.load_split("train")}
     train = [
-        by_id[f"capital-of-{c}"] for c in ("france", "germany", "japan", "egypt", "china", "peru")
+        by_question[f"What is the capital of {c}?"]
+        for c in ("France", "Germany", "Japan", "Egypt", "China", "Peru")
     ]
     val = [i for i in env.load_split("val") if i.task_type == "country_to_capital"][:10]
     skill = RULE + "\n\n" + "\n\n".join(f"Q: {i.question}\nA: {i.answer}" for i in train)

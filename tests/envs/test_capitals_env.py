@@ -1,6 +1,7 @@
 """The `capitals` environment: shipped data and manifests, splits, rollout and scoring."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from envs.capitals.environment import (
     TASK_TYPES,
     VERSION,
     CapitalsEnvironment,
+    item_id,
     read_items,
 )
 from envs.capitals.make_manifests import DEFAULT_OUT, write_manifests
@@ -81,20 +83,40 @@ def test_every_item_is_well_formed(splits):
 
 
 def test_spot_checked_facts(env):
-    items = read_items(DEFAULT_DATA_DIR / "capitals.jsonl")
-    france = items["capital-of-france"]
+    by_question = {i.question: i for i in read_items(DEFAULT_DATA_DIR / "capitals.jsonl").values()}
+
+    def forward(country: str):
+        return by_question[f"What is the capital of {country}?"]
+
+    def backward(capital: str):
+        return by_question[f"{capital} is the capital of which country?"]
+
+    france = forward("France")
     assert (france.question, france.answer) == ("What is the capital of France?", "Paris")
-    assert items["country-of-paris"].question == "Paris is the capital of which country?"
-    assert items["country-of-paris"].answer == "France"
-    assert items["capital-of-bolivia"].answer == "Sucre"
-    assert "La Paz" in items["capital-of-bolivia"].data["aliases"]
-    assert items["capital-of-netherlands"].answer == "Amsterdam"
-    assert items["capital-of-myanmar"].answer == "Naypyidaw"
-    assert env.score(items["capital-of-myanmar"], "Nay Pyi Taw").hard == 1.0
-    assert env.score(items["capital-of-south-africa"], "Cape Town").hard == 1.0
-    assert env.score(items["capital-of-sri-lanka"], "Kotte").hard == 1.0
-    assert env.score(items["country-of-washington-dc"], "USA").hard == 1.0
-    assert env.score(items["country-of-yamoussoukro"], "Ivory Coast").hard == 1.0
+    assert backward("Paris").question == "Paris is the capital of which country?"
+    assert backward("Paris").answer == "France"
+    assert forward("Bolivia").answer == "Sucre"
+    assert "La Paz" in forward("Bolivia").data["aliases"]
+    assert forward("the Netherlands").answer == "Amsterdam"
+    assert forward("Myanmar").answer == "Naypyidaw"
+    assert env.score(forward("Myanmar"), "Nay Pyi Taw").hard == 1.0
+    assert env.score(forward("South Africa"), "Cape Town").hard == 1.0
+    assert env.score(forward("Sri Lanka"), "Kotte").hard == 1.0
+    assert env.score(backward("Washington, D.C."), "USA").hard == 1.0
+    assert env.score(backward("Yamoussoukro"), "Ivory Coast").hard == 1.0
+
+
+def test_item_ids_do_not_spell_countries_or_capitals():
+    """Issue 19: state.json and gate.json show item ids to whoever answers handoff prompts;
+    `country-of-brussels` beside `capital-of-belgium` gave held-out answers away."""
+    items = read_items(DEFAULT_DATA_DIR / "capitals.jsonl").values()
+    words = set()
+    for item in items:
+        for name in (item.answer, item.data["country"], *item.data["aliases"]):
+            words |= {w for w in re.findall(r"[a-z]+", name.lower()) if len(w) > 3}
+    for item in items:
+        assert item.id == item_id(item.question)
+        assert not any(w in item.id for w in words), item.id
 
 
 def test_manifests_regenerate_identically(tmp_path):
@@ -144,9 +166,9 @@ def test_unknown_split_and_missing_manifest(tmp_path, env):
 
 def test_manifest_id_missing_from_data_is_an_error(tmp_path):
     shutil.copytree(DEFAULT_OUT, tmp_path / "m")
-    (tmp_path / "m" / "val.json").write_text(json.dumps(["capital-of-atlantis"]))
+    (tmp_path / "m" / "val.json").write_text(json.dumps(["cap-atlantis"]))
     env = get_environment(EnvConfig(manifest_dir="m"), root=tmp_path)
-    with pytest.raises(EnvError, match="capital-of-atlantis"):
+    with pytest.raises(EnvError, match="cap-atlantis"):
         env.load_split("val")
 
 
@@ -155,7 +177,7 @@ def test_relative_data_dir_resolves_against_root(tmp_path):
     (tmp_path / "d" / "capitals.jsonl").write_text(
         json.dumps(
             {
-                "id": "capital-of-france",
+                "id": "cap-france",
                 "task_type": "country_to_capital",
                 "question": "What is the capital of France?",
                 "answer": "Paris",
@@ -165,7 +187,7 @@ def test_relative_data_dir_resolves_against_root(tmp_path):
         + "\n"
     )
     (tmp_path / "m").mkdir()
-    (tmp_path / "m" / "train.json").write_text('[{"id": "capital-of-france"}]')
+    (tmp_path / "m" / "train.json").write_text('[{"id": "cap-france"}]')
     env = get_environment(EnvConfig(manifest_dir="m", data_dir="d"), root=tmp_path)
     [item] = env.load_split("train")
     assert (item.answer, item.data["aliases"]) == ("Paris", [])
@@ -196,7 +218,7 @@ class FakeComplete:
 
 
 FRANCE = TaskItem(
-    id="capital-of-france",
+    id="cap-france",
     task_type="country_to_capital",
     question="What is the capital of France?",
     answer="Paris",
@@ -226,7 +248,7 @@ async def test_rollout_builds_the_messages_and_scores(env):
         0.25,
         True,
     )
-    assert result.to_dict()["item_id"] == "capital-of-france"
+    assert result.to_dict()["item_id"] == "cap-france"
 
 
 async def test_empty_skill_sends_no_system_message(env):

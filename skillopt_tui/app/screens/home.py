@@ -21,6 +21,7 @@ STATUS_STYLE = {
     "failed": "bold red",
     "stopped": "yellow",
     "interrupted": "yellow",
+    "waiting": "yellow",
 }
 REFRESH_S = 2.0
 RUN_COLUMNS = ("run", "env", "status", "base → best", "steps", "cost")

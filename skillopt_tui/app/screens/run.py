@@ -28,8 +28,14 @@ from skillopt_tui.app.widgets.score_chart import ScoreChart
 from skillopt_tui.app.widgets.trajectory_screen import TrajectoryScreen, find_record
 from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
 
-RESUMABLE = {"stopped", "interrupted"}
-STATUS_STYLE = {"live": "bold green", "finished": "cyan", "failed": "bold red", "stopped": "yellow"}
+RESUMABLE = {"stopped", "interrupted", "waiting"}  # waiting: for handoff answers
+STATUS_STYLE = {
+    "live": "bold green",
+    "finished": "cyan",
+    "failed": "bold red",
+    "stopped": "yellow",
+    "waiting": "yellow",
+}
 
 
 def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:

@@ -187,3 +187,18 @@ def test_budget_footer_names_the_stages_that_spent_most():
     )  # fmt: skip
     line = budget_line(event, 1, 4, "live", None).plain
     assert "analyst $0.350, rollout $0.100" in line and "gate" not in line
+
+
+def test_a_resumed_run_replaying_its_rollouts_shows_each_once():
+    """Issue 19: a handoff run re-run in rounds replays the redone step's rollouts from the
+    rollout cache; the Run tab counted them again ("61 rollouts" for a night of 13). A
+    replayed rollout with another outcome is new information and stays."""
+    feed = RunFeed()
+    first = feed.apply([_start(), _rollout("train", 1.0), _rollout("train", 0.0)])
+    again = feed.apply(
+        [_start(200.0), _rollout("train", 1.0), _rollout("train", 0.0), _rollout("train", 0.5)]
+    )
+    assert len(first.rollouts) == 2
+    assert [r.hard for r in again.rollouts] == [0.5]
+    within = RunFeed().apply([_start(), _rollout("gate", 1.0), _rollout("gate", 1.0)])
+    assert len(within.rollouts) == 2  # repeats inside one process (gate.repeats) all count

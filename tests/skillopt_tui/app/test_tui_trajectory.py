@@ -20,7 +20,7 @@ SKILL_LINES = [f"- rule {i}: answer with the country's common name" for i in ran
 
 def _result() -> RolloutResult:
     return RolloutResult(
-        item_id="country-of-amman",
+        item_id="cap-1b2c3d4e5f",
         task_type="capital_to_country",
         question="Amman is the capital of which country?",
         reference="Jordan",
@@ -61,7 +61,7 @@ def _run_dir(tmp_path):
         step=2,  # the engine gives end-of-run rollouts the step count: no steps/0002 exists
         split="test",
         skill_hash="skillhash",
-        item_id="country-of-amman",
+        item_id="cap-1b2c3d4e5f",
         task_type="capital_to_country",
         hard=0.0,
         soft=0.0,

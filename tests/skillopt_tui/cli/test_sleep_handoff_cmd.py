@@ -1,0 +1,59 @@
+"""`skillopt sleep handoff` (issue 19): the waiting prompts of tonight's handoff night with
+their role, kind, expected answer and how to check one; answers already written checked as
+the night will read them, without running it; a rejected answer makes the next `sleep run`
+wait again (exit 3) with the reason on the console, never fail."""
+
+from __future__ import annotations
+
+import json
+
+from tests.skillopt_tui.cli.test_sleep_night_cmds import run, world  # noqa: F401
+
+
+def snapshot(folder) -> dict:
+    return {str(p): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_handoff_lists_checks_and_a_rejected_answer_waits_again(world):  # noqa: F811
+    env, project = world["env"], world["project"]
+    assert run(env, "sleep", "init", "--project", str(project), "--yes").returncode == 0
+    night = run(env, "sleep", "run")
+    assert night.returncode == 3, night.stderr
+    state = world["tmp"] / "xdg" / "skillopt" / "sleep"
+    [folder] = [p / "handoff" for p in (state / "nights").iterdir()]
+    listed = run(env, "sleep", "handoff", "--json")
+    assert listed.returncode == 0, listed.stderr
+    prompts = json.loads(listed.stdout)["prompts"]
+    names = sorted(p.name for p in (folder / "prompts").iterdir())
+    assert [p["file"] for p in prompts] == names and len(names) >= 3
+    for p in prompts:
+        assert p["check"] == "waiting" and p["role"] == "target" and p["kind"] == "target"
+        assert (
+            p["expects"].startswith("free text") and "skillopt sleep handoff" in p["how_to_check"]
+        )
+        assert p["answer"] == str(folder / "answers" / p["file"])
+
+    good, binary, blank = names[:3]
+    (folder / "answers" / good).write_text("Run `pnpm install`.")
+    (folder / "answers" / binary).write_bytes(b"\x00\x89PNG")
+    (folder / "answers" / blank).write_text("  \n")
+    before = snapshot(state)
+    checked = run(env, "sleep", "handoff")
+    assert checked.returncode == 0, checked.stderr
+    assert snapshot(state) == before  # a check writes nothing
+    lines = {n: next(line for line in checked.stdout.splitlines() if n in line) for n in names[:3]}
+    assert lines[good].split()[0] == "ok"
+    assert lines[binary].split()[0] == "rejected" and "binary" in lines[binary]
+    assert lines[blank].split()[0] == "waiting" and "empty" in lines[blank]
+
+    again = run(env, "sleep", "run")
+    assert again.returncode == 3, again.stderr  # waiting again, never failed
+    assert f"{binary} (target): rejected: the answer file is binary" in again.stdout
+    status = json.loads((folder.parent / "night.json").read_text())["status"]
+    assert status == "waiting"
+
+
+def test_handoff_without_a_night_is_a_one_line_error(world):  # noqa: F811
+    out = run(world["env"], "sleep", "handoff")
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "no night" in out.stderr
