@@ -27,6 +27,7 @@ MAX_READ_LIMIT = 400
 MAX_GREP_LINES = 50
 MAX_LINE_CHARS = 400
 MAX_PATTERN_CHARS = 500
+MAX_NAME_CHARS = 255
 GREP_TIMEOUT_S = 3.0
 GREP_CHILD = Path(__file__).resolve().parent / "grep_child.py"
 
@@ -41,7 +42,7 @@ def whole_number(value: object, what: str) -> int:
         return value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)
-    raise ToolRefused(f"{what} must be a whole number, got {value!r}")
+    raise ToolRefused(f"{what} must be a whole number, got {repr(value)[:40]}")
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,8 @@ class ItemFiles:
     def resolve(self, path: str) -> Path:
         if not isinstance(path, str) or not path.strip():
             raise ToolRefused("give a file name (see glob)")
+        if len(path) > MAX_NAME_CHARS:
+            raise ToolRefused(f"a file name has at most {MAX_NAME_CHARS} characters (see glob)")
         if path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", path):
             raise ToolRefused(
                 f"{path!r}: absolute paths are not allowed; use a file name from glob"
@@ -67,6 +70,8 @@ class ItemFiles:
         return full
 
     def glob(self, pattern: str = "*") -> str:
+        if not isinstance(pattern, str) or len(pattern) > MAX_PATTERN_CHARS:
+            raise ToolRefused(f"a pattern is a string of at most {MAX_PATTERN_CHARS} characters")
         matches = [n for n in self.names if fnmatch.fnmatch(n, pattern or "*")]
         return "\n".join(matches) if matches else f"no file matches {pattern!r}"
 

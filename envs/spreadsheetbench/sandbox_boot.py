@@ -111,21 +111,20 @@ def _hook(event, args):
         raise PermissionError(f"sandbox: {event} is not allowed")
 
 
-def _confine(max_processes: str | None, uid: str | None) -> None:
+def _confine(max_processes: int | None = None, uid: int | None = None) -> None:
     """Inside the jail: become the jail's own user (when started as root there), then cap
     the number of processes. Both before any of the program's code runs."""
     if uid is not None:
         os.setgroups([])
-        os.setresgid(int(uid), int(uid), int(uid))
-        os.setresuid(int(uid), int(uid), int(uid))
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
     if max_processes is not None:
-        limit = int(max_processes)
-        resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_NPROC, (max_processes, max_processes))
 
 
 def main():
     program, *confinement = sys.argv[1:]
-    _confine(*(confinement + [None, None])[:2])
+    _confine(*(int(number) for number in confinement))
     sys.argv = [program]
     sys.addaudithook(_hook)
     runpy.run_path(program, run_name="__main__")

@@ -191,6 +191,20 @@ def test_tool_calls_nested_deep_or_numbers_too_long_are_an_error_message(materia
     assert len(observation) < 300
 
 
+def test_oversized_arguments_are_refused_without_being_echoed(materialised):
+    env, _, _ = materialised
+    files = env.files_of(env.load_split("val")[0])
+    huge = "x" * 1_000_000
+    for tool, args in (
+        ("read", {"path": huge}),
+        ("grep", {"pattern": "a", "path": huge}),
+        ("glob", {"pattern": huge}),
+        ("read", {"path": "treasury_bulletin_1944_01.txt", "offset": huge}),
+    ):
+        reply = files.call(tool, args)
+        assert reply.startswith("refused:") and len(reply) < 200, (tool, reply[:200])
+
+
 def test_a_string_holding_brackets_is_not_counted_as_nesting():
     reply = '<tool>{"name": "grep", "pattern": "' + "[" * 50 + '"}</tool>'
     assert parse_tool_call(reply) == ("grep", {"pattern": "[" * 50})
