@@ -137,12 +137,15 @@ def test_a_setsid_grandchild_dies_with_the_jail(input_book, tmp_path, then):
     the time run_program returns, and never writes its file."""
     marker = f"skillopt-survivor-{uuid.uuid4().hex}"
     late = tmp_path / "late.txt"
-    code = hostile(
-        f"""
+    code = (
+        hostile(
+            f"""
         survivor = "import time\\ntime.sleep(3)\\nopen({str(late)!r}, 'w').write('late')"
         python(survivor, {marker!r}, start_new_session=True)
         """
-    ) + then
+        )
+        + then
+    )
     result = run(code, input_book, tmp_path, timeout_s=3.0)
     assert result.timed_out == then.startswith("while")
     assert processes_with(marker) == []
@@ -254,3 +257,22 @@ def test_the_answer_workbook_cannot_be_copied_into_the_output(tmp_path):
     for cheat in (copy, hostile(f"python({copy!r}).wait()\n")):
         score = env.score(item, cheat)
         assert (score.hard, score.soft) == (0.0, 0.0), score.explanation
+
+
+def test_an_output_workbook_that_unpacks_huge_is_unreadable_not_loaded(tmp_path, monkeypatch):
+    from envs.spreadsheetbench import compare
+
+    monkeypatch.setattr(compare, "MAX_UNPACKED_BYTES", 4 * 1024 * 1024)  # the test writes less
+    gold = tmp_path / "gold.xlsx"
+    workbook(gold, with_sums=True)
+    bomb = textwrap.dedent(
+        """
+        import zipfile
+        with zipfile.ZipFile("output.xlsx", "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("xl/worksheets/sheet1.xml", b"0" * (8 * 1024 * 1024))
+        """
+    )
+    result = run(bomb, gold, tmp_path)
+    assert result.ok, result.stderr
+    comparison = compare.compare_workbooks(gold, result.output, "Data!C2:C3")
+    assert comparison.correct == 0 and "unpacks to more than 4 MB" in comparison.first_mismatch
