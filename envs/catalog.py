@@ -86,10 +86,10 @@ SPECS: tuple[EnvSpec, ...] = (
     EnvSpec(
         "spreadsheetbench",
         "envs.spreadsheetbench.environment:SpreadsheetBenchEnvironment",
-        "code generation run in a sandboxed subprocess, errors fed back; or a coding agent "
+        "code generation run in a bubblewrap jail, errors fed back; or a coding agent "
         "writing the output workbook in its workspace",
         needs=(
-            "sandbox (subprocess)",
+            "bubblewrap (or env.options.sandbox: audit-hook-only, weaker)",
             "openpyxl",
             "optional exec target: codex / claude_code (with bubblewrap + socat)",
         ),

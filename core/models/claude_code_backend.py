@@ -49,6 +49,7 @@ from core.models.types import (
     TransientError,
     Usage,
     UsageLimitReached,
+    reported_amount,
 )
 
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
@@ -230,10 +231,9 @@ def to_completion(result: dict[str, Any], model: str, latency_s: float) -> Compl
         raise TransientError("Claude Code: malformed result (not text)")
 
     def tokens(key: str) -> int:
-        value = usage.get(key)
-        return int(value) if isinstance(value, (int, float)) else 0
+        return int(reported_amount(usage.get(key), f"usage.{key}", "Claude Code") or 0)
 
-    cost = result.get("total_cost_usd")
+    cost = reported_amount(result.get("total_cost_usd"), "total_cost_usd", "Claude Code")
     reason = str(result.get("stop_reason") or "end_turn")
     if result.get("subtype") == "error_max_turns":
         reason = "max_turns"
@@ -245,7 +245,7 @@ def to_completion(result: dict[str, Any], model: str, latency_s: float) -> Compl
             + tokens("cache_creation_input_tokens")
             + tokens("cache_read_input_tokens"),
             output_tokens=tokens("output_tokens"),
-            cost_usd=float(cost) if isinstance(cost, (int, float)) else None,
+            cost_usd=cost,
         ),
         finish_reason=_FINISH.get(reason, reason),
         latency_s=latency_s,

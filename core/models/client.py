@@ -28,6 +28,7 @@ from core.models.types import (
     BadRequestError,
     BudgetExceeded,
     Completion,
+    ImpossibleUsage,
     Message,
     ModelError,
     Request,
@@ -250,6 +251,10 @@ class ModelClient:
                         return await run(task, skill_text, timeout_s=rt.timeout_s)
                 except TimeoutError:
                     raise TransientError(f"no answer within {rt.timeout_s:g}s") from None
+                except ImpossibleUsage:
+                    usage = Usage(input_tokens=len(task.prompt) // 4 + 1)
+                    self.ledger.record(role, rt.model, usage, False, estimated=True)
+                    raise
 
         try:
             outcome = await rt.retry.run(once)
@@ -290,6 +295,11 @@ class ModelClient:
                             completion = await rt.backend.send(request, timeout_s=timeout_s)
                     except TimeoutError:
                         raise AbandonedCall(f"no answer within {timeout_s:g}s") from None
+            except ImpossibleUsage:
+                usage = estimated_usage(request)
+                self.ledger.record(rt.role, rt.model, usage, False, estimated=True)
+                sent[0] = False
+                raise
             except AbandonedCall:
                 if rt.kind in HTTP_API_KINDS:  # a provider that bills (not our own model)
                     usage = estimated_usage(request)

@@ -39,6 +39,7 @@ from core.models.types import (
     TransientError,
     Usage,
     UsageLimitReached,
+    reported_amount,
 )
 
 PROVIDER = "skillopt"
@@ -215,8 +216,7 @@ def to_completion(events: list[dict[str, Any]], model: str, latency_s: float) ->
             usage = event.get("usage") or {}
 
     def tokens(key: str) -> int:
-        value = usage.get(key)
-        return int(value) if isinstance(value, (int, float)) else 0
+        return int(reported_amount(usage.get(key), f"usage.{key}", "Codex") or 0)
 
     return Completion(
         text=final_message(events),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -53,6 +54,15 @@ def cost_of(prices: Mapping[str, Any], model: str, input_tokens: int, output_tok
     return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
 
 
+def _spent(value: Any) -> float:
+    """A journal entry's cost; one an older version wrote as NaN or negative counts 0."""
+    try:
+        cost = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return cost if math.isfinite(cost) and cost >= 0 else 0.0
+
+
 @dataclass(frozen=True)
 class LedgerSnapshot:
     calls: int
@@ -91,6 +101,7 @@ class UsageLedger:
         self._per_role: dict[str, dict[str, float]] = {}
         self._per_stage: dict[str, dict[str, float]] = {}
         self._unpriced: set[str] = set()
+        self._reported: dict[str, tuple[float, int]] = {}  # model -> (sum, calls) reported
         self._lock = threading.Lock()
         self.journal: SpendJournal | None = None
 
@@ -102,15 +113,26 @@ class UsageLedger:
         cached: bool,
         *,
         cancelled: bool = False,
+        estimated: bool = False,
     ) -> None:
         """A finished call. A cache hit counts as a call and a hit, and costs nothing. A
         call cancelled in flight, or abandoned (a timeout, a stream that stalled or broke
-        off), counts with the usage it was estimated at (the provider bills it). With a journal attached the call is appended (and a paid one fsync'd)
-        before this returns, so before the reply is used."""
+        off), counts with the usage it was estimated at (the provider bills it). So does an
+        `estimated` call, one whose backend reported an impossible cost: priced by the
+        table, or, for a model without a price whose backend prices its own calls, at the
+        mean of the costs it reported so far. With a journal attached the call is appended
+        (and a paid one fsync'd) before this returns, so before the reply is used."""
+        reported = usage.cost_usd
+        if reported is not None and not (math.isfinite(reported) and reported >= 0):
+            reported, estimated = None, True  # never a cost that moves or disables the cap
         if cached:
             cost = 0.0
-        elif usage.cost_usd is not None:
-            cost = usage.cost_usd  # the backend knows its own price (agent CLIs report it)
+        elif reported is not None:
+            cost = reported  # the backend knows its own price (agent CLIs report it)
+        elif estimated and _price_of(self.prices, model) is None:
+            with self._lock:
+                total, calls = self._reported.get(model, (0.0, 0))
+            cost = total / calls if calls else 0.0
         else:
             cost = cost_of(self.prices, model, usage.input_tokens, usage.output_tokens)
         entry = {
@@ -124,14 +146,21 @@ class UsageLedger:
         }
         if cancelled:
             entry["cancelled"] = True
+        if estimated:
+            entry["estimated"] = True
+        elif reported is not None and not cached:
+            entry["reported"] = True
         with self._lock:
             self._apply(entry)
-            if not cached and usage.cost_usd is None and _price_of(self.prices, model) is None:
+            if not cached and reported is None and _price_of(self.prices, model) is None:
                 self._unpriced.add(model)
         if self.journal is not None:
             self.journal.append(entry, durable=not cached)
 
     def _apply(self, entry: Mapping[str, Any]) -> None:
+        if entry.get("reported"):
+            total, calls = self._reported.get(str(entry["model"]), (0.0, 0))
+            self._reported[str(entry["model"])] = (total + _spent(entry["cost_usd"]), calls + 1)
         for rows, key in ((self._per_role, entry["role"]), (self._per_stage, entry["stage"])):
             row = rows.setdefault(str(key), dict.fromkeys(_FIELDS, 0))
             row["calls"] += 1
@@ -140,7 +169,7 @@ class UsageLedger:
                 continue
             row["input_tokens"] += int(entry.get("input_tokens", 0))
             row["output_tokens"] += int(entry.get("output_tokens", 0))
-            row["cost_usd"] += float(entry.get("cost_usd", 0.0))
+            row["cost_usd"] += _spent(entry.get("cost_usd", 0.0))
 
     def attach_journal(self, journal: SpendJournal) -> None:
         """Replay what `journal` already holds (every call of every earlier process of the
@@ -148,7 +177,7 @@ class UsageLedger:
         entries = journal.read()
         with self._lock:
             if entries:
-                self._per_role, self._per_stage = {}, {}
+                self._per_role, self._per_stage, self._reported = {}, {}, {}
                 for entry in entries:
                     entry.setdefault("stage", "other")
                     self._apply(entry)

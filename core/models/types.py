@@ -7,6 +7,7 @@ be further `Backend` implementations.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,6 +140,27 @@ class AbandonedCall(TransientError):
     sending, a stream that stalled, ended unfinished or broke off with an error event. The
     provider may have generated (and billed) it all the same, so the client counts the
     attempt at its estimated usage before it is retried: the budget cap sees it."""
+
+
+class ImpossibleUsage(TransientError):
+    """A backend reported a cost or a token count that is not a finite non-negative
+    number (a CLI's `total_cost_usd: -5.0`, NaN, Infinity, a string). Added to the ledger it
+    would move the cost cap or, as NaN, disable it: the call is an error instead, retried
+    like a malformed answer, and the client counts it at its estimate."""
+
+
+def reported_amount(value: object, field: str, source: str) -> float | None:
+    """A cost or token count a backend reported: None when absent, the number when it is
+    finite and non-negative, else ImpossibleUsage."""
+    if value is None:
+        return None
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value) or value < 0:
+        raise ImpossibleUsage(
+            f"{source} reported {field}={value!r}, not a finite non-negative number; "
+            "the call is counted at its estimate and retried"
+        )
+    return float(value)
 
 
 class RetriesExhausted(ModelError):

@@ -17,6 +17,7 @@ category}` and the documents in `<data_dir>/docs/`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -31,6 +32,7 @@ from envs.scoring import explain_model_error
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
 
 DOCS_DIR = "docs"
+MAX_CALL_DEPTH = 20
 _TOOL = re.compile(r"<tool>(.*?)(?:</tool>|$)", re.DOTALL)
 
 PROTOCOL = """You can look at this task's files with tools. To call one, reply with only
@@ -40,15 +42,47 @@ PROTOCOL = """You can look at this task's files with tools. To call one, reply w
 When you know the answer, reply with <answer>...</answer>."""
 
 
+def json_depth(text: str, limit: int) -> int:
+    """How deep `text`'s brackets nest (outside strings), counted up to `limit` + 1: a
+    tool call nested 100,000 deep would exhaust json's recursion."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                break
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def parse_tool_call(reply: str) -> tuple[str, dict[str, Any]] | None | str:
     """(name, args) of a tool call, None when the reply has none, or an error text."""
     match = _TOOL.search(reply)
     if not match:
         return None
+    text = match.group(1).strip()
+    if json_depth(text, MAX_CALL_DEPTH) > MAX_CALL_DEPTH:
+        return (
+            f"error: the tool call nests deeper than {MAX_CALL_DEPTH} levels; use the shapes shown"
+        )
     try:
-        call = json.loads(match.group(1).strip())
+        call = json.loads(text)
     except json.JSONDecodeError as exc:
         return f"error: the tool call is not JSON ({exc.msg}); use the shapes shown"
+    except (ValueError, RecursionError):  # e.g. a number of more digits than Python reads
+        return "error: the tool call could not be read (a number too long); use the shapes shown"
     if not isinstance(call, dict) or not isinstance(call.get("name"), str):
         return 'error: a tool call is a JSON object with a "name"'
     name = call.pop("name")
@@ -114,6 +148,9 @@ class OfficeQAEnvironment(SplitDirEnvironment):
                 break
             if len(completions) > self.options["max_tool_turns"]:
                 break  # the tool budget is spent: no answer
-            observation = call if isinstance(call, str) else files.call(*call)
+            # A tool call can take seconds (grep's time limit): off the event loop.
+            observation = (
+                call if isinstance(call, str) else await asyncio.to_thread(files.call, *call)
+            )
             messages.append({"role": "user", "content": f"Tool result:\n{observation}"})
         return scored_result(item, prediction, self.score(item, prediction), messages, completions)

@@ -5,12 +5,20 @@ Confinement is by name, not by directory: a path is accepted only if it is exact
 the item's file names (a plain name, no folder part), and the file it names is a regular
 file, not a symlink. `..`, absolute paths, folder parts and symlinks are refused with a
 message the model reads; no tool can see another item's documents or anything else.
+
+Every argument is bounded: counts must be whole numbers (JSON's `Infinity` is not one), a
+pattern has at most MAX_PATTERN_CHARS, and grep runs in a child process killed after
+GREP_TIMEOUT_S (grep_child.py): a backtracking pattern is a refusal, not a hang.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import json
+import math
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,10 +26,23 @@ READ_LIMIT = 200  # lines per read unless asked otherwise
 MAX_READ_LIMIT = 400
 MAX_GREP_LINES = 50
 MAX_LINE_CHARS = 400
+MAX_PATTERN_CHARS = 500
+MAX_NAME_CHARS = 255
+GREP_TIMEOUT_S = 3.0
+GREP_CHILD = Path(__file__).resolve().parent / "grep_child.py"
 
 
 class ToolRefused(Exception):
     """A tool call the sandbox will not run; the message goes back to the model."""
+
+
+def whole_number(value: object, what: str) -> int:
+    """An int, or a float with no fraction (JSON gives 10.0 as a float); else refused."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    raise ToolRefused(f"{what} must be a whole number, got {repr(value)[:40]}")
 
 
 @dataclass(frozen=True)
@@ -32,6 +53,8 @@ class ItemFiles:
     def resolve(self, path: str) -> Path:
         if not isinstance(path, str) or not path.strip():
             raise ToolRefused("give a file name (see glob)")
+        if len(path) > MAX_NAME_CHARS:
+            raise ToolRefused(f"a file name has at most {MAX_NAME_CHARS} characters (see glob)")
         if path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", path):
             raise ToolRefused(
                 f"{path!r}: absolute paths are not allowed; use a file name from glob"
@@ -47,12 +70,15 @@ class ItemFiles:
         return full
 
     def glob(self, pattern: str = "*") -> str:
+        if not isinstance(pattern, str) or len(pattern) > MAX_PATTERN_CHARS:
+            raise ToolRefused(f"a pattern is a string of at most {MAX_PATTERN_CHARS} characters")
         matches = [n for n in self.names if fnmatch.fnmatch(n, pattern or "*")]
         return "\n".join(matches) if matches else f"no file matches {pattern!r}"
 
     def read(self, path: str, offset: int = 0, limit: int = READ_LIMIT) -> str:
         lines = self._lines(self.resolve(path))
-        offset, limit = max(0, int(offset)), max(1, min(int(limit), MAX_READ_LIMIT))
+        offset = max(0, whole_number(offset, "offset"))
+        limit = max(1, min(whole_number(limit, "limit"), MAX_READ_LIMIT))
         chunk = lines[offset : offset + limit]
         if not chunk:
             return f"{path} has {len(lines)} lines; offset {offset} is past the end"
@@ -65,18 +91,34 @@ class ItemFiles:
         )
 
     def grep(self, pattern: str, path: str | None = None) -> str:
+        if not isinstance(pattern, str) or len(pattern) > MAX_PATTERN_CHARS:
+            raise ToolRefused(f"a pattern is a string of at most {MAX_PATTERN_CHARS} characters")
         try:
-            regex = re.compile(pattern, re.IGNORECASE)
-        except (re.error, TypeError) as exc:
+            re.compile(pattern, re.IGNORECASE)
+        except re.error as exc:
             raise ToolRefused(f"bad pattern {pattern!r}: {exc}") from None
-        files = [path] if path else list(self.names)
-        hits: list[str] = []
-        for name in files:
-            for number, line in enumerate(self._lines(self.resolve(name)), 1):
-                if regex.search(line):
-                    hits.append(f"{name}:{number}: {line[:MAX_LINE_CHARS]}")
-                    if len(hits) >= MAX_GREP_LINES:
-                        return "\n".join(hits) + "\n[more matches; narrow the pattern]"
+        names = [path] if path else list(self.names)
+        files = [[name, str(self.resolve(name))] for name in names]
+        job = {"pattern": pattern, "files": files, "limit": MAX_GREP_LINES, "width": MAX_LINE_CHARS}
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", "-S", str(GREP_CHILD)],
+                input=json.dumps(job),
+                capture_output=True,
+                text=True,
+                timeout=GREP_TIMEOUT_S,
+            )
+            found = json.loads(done.stdout)
+        except subprocess.TimeoutExpired:
+            raise ToolRefused(
+                f"the pattern {pattern[:80]!r} ran past {GREP_TIMEOUT_S:g}s and was stopped; "
+                "simplify it (nested quantifiers such as (a*)* backtrack without end)"
+            ) from None
+        except ValueError:
+            raise ToolRefused(f"the pattern {pattern[:80]!r} could not be searched") from None
+        hits = [f"{name}:{number}: {line}" for name, number, line in found["hits"]]
+        if found["more"]:
+            return "\n".join(hits) + "\n[more matches; narrow the pattern]"
         return "\n".join(hits) if hits else f"no line matches {pattern!r}"
 
     @staticmethod
@@ -92,5 +134,5 @@ class ItemFiles:
             return tools[name](**args)
         except ToolRefused as exc:
             return f"refused: {exc}"
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             return f"error: bad arguments for {name}: {exc}"

@@ -18,6 +18,7 @@ It is the exec-target path of the engine and the shape Sleep's coding-task repla
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -115,6 +116,17 @@ def describe_reference(row: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def check_environment(workspace: Path) -> dict[str, str]:
+    """What a check command runs with: the agent's code runs in it, so nothing of ours
+    (API keys, tokens, the user's HOME), only a PATH to find its programs."""
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(workspace),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
 def run_checks(
     workspace: Path, checks: list[dict[str, Any]], timeout_s: float
 ) -> list[CheckResult]:
@@ -128,6 +140,7 @@ def run_checks(
                 done = subprocess.run(
                     argv,
                     cwd=workspace,
+                    env=check_environment(workspace),
                     capture_output=True,
                     text=True,
                     timeout=timeout_s,

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import datetime
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 EXCEL_EPOCH = datetime.datetime(1899, 12, 30)
+# A produced workbook is a zip written by a generated program: one that unpacks to more
+# than this would take the scorer's memory and time (a zip bomb); it counts as unreadable.
+MAX_UNPACKED_BYTES = 256 * 1024 * 1024
 
 
 def transform(value: Any) -> Any:
@@ -107,6 +111,16 @@ class Comparison:
         return self.total > 0 and self.correct == self.total
 
 
+def _unpacked_size(path: Path) -> int:
+    """What the zip's members add up to, unpacked (0 when it is not a zip: openpyxl then
+    says it is unreadable). zipfile never inflates a member past its declared size."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return 0
+
+
 def compare_workbooks(gold_path: Path, pred_path: Path, answer_position: str) -> Comparison:
     """Cells of `answer_position` in the produced workbook against the gold one (values as
     last computed: formulas are compared by their cached results, as published)."""
@@ -117,6 +131,9 @@ def compare_workbooks(gold_path: Path, pred_path: Path, answer_position: str) ->
     names = [(sheet, cell) for sheet, rng in positions for cell in cell_names(rng)]
     if not Path(pred_path).is_file():
         return Comparison(0, len(names), "no output workbook")
+    if _unpacked_size(Path(pred_path)) > MAX_UNPACKED_BYTES:
+        limit = MAX_UNPACKED_BYTES // (1024 * 1024)
+        return Comparison(0, len(names), f"output workbook unpacks to more than {limit} MB")
     try:
         pred = openpyxl.load_workbook(pred_path, data_only=True)
     except Exception as exc:  # any unreadable file is a wrong answer, not a crash

@@ -1,6 +1,6 @@
 """`spreadsheetbench`: SpreadsheetBench (Verified 400) as the published method runs it: the
 target writes a Python program that transforms the input workbook; the program runs in a
-sandboxed subprocess (envs/spreadsheetbench/sandbox.py) on each of the task's test cases;
+bubblewrap jail (envs/spreadsheetbench/sandbox.py, envs/jail.py) on each of the task's test cases;
 an error, a timeout or a missing output is fed back and the target tries again, for up to
 `max_turns` rounds. With `train_cell_feedback` on, a training item's wrong cells are fed
 back too (never on val or test: that would leak the answer into the score).
@@ -27,6 +27,7 @@ from typing import Any
 from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.environment.verdicts import VERDICT_CORRECT, VERDICT_EMPTY, VERDICT_WRONG
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
+from envs.jail import BUBBLEWRAP, MODES, require_jail
 from envs.scoring import explain_model_error, shown_text
 from envs.split_data import load_split_rows
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
@@ -95,7 +96,14 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
         "memory_mb": 2048,
         "max_output_chars": 4000,
         "train_cell_feedback": False,
+        "sandbox": BUBBLEWRAP,  # or "audit-hook-only": no jail, the weaker mode, by name
     }
+    CHOICES = {"sandbox": MODES}
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        if self.target_kind == "chat":  # an agent target runs in its CLI's own sandbox
+            require_jail(self.name, self.options["sandbox"])
 
     def load_split(self, split: str) -> list[TaskItem]:
         rows = load_split_rows(self.name, self.manifest_dir, self.data_dir, split, self.source_hint)
@@ -144,7 +152,11 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
         with tempfile.TemporaryDirectory(prefix="skillopt-sheet-out-") as tmp:
             for number, case in enumerate(item.data["cases"], 1):
                 result = run_program(
-                    program, Path(case["input"]), Path(tmp) / str(number), self.limits
+                    program,
+                    Path(case["input"]),
+                    Path(tmp) / str(number),
+                    self.limits,
+                    self.options["sandbox"],
                 )
                 if not result.ok:
                     return [], result.problem()

@@ -1,11 +1,17 @@
-"""Running a generated Python program on a workbook, in a subprocess with limits.
+"""Running a generated Python program on a workbook, jailed, with limits.
 
-Layers: a fresh temporary working directory holding only the input workbook and the
-program; an environment with nothing of ours in it (no API keys, no HOME, a minimal PATH);
-resource limits set in the child before it starts (address space, CPU seconds, size of any
-file it writes, open files); a wall-clock timeout after which the whole process group is
-killed; stdout/stderr captured to files and cut to `max_output_chars`; and the audit hook of
-sandbox_boot.py (no writes outside the directory, no processes, no network).
+Layers: the bubblewrap jail of envs/jail.py, in which the program sees a fresh work folder
+holding a copy of the input workbook and the program, the interpreter read-only and
+nothing else (never the data directory, where the answer workbooks sit next to the inputs);
+an environment with nothing of ours in it (no API keys, a minimal PATH); resource limits
+set before it starts (address space, CPU seconds, size of any file it writes, open files,
+and in the jail the number of processes); a wall-clock timeout after which the whole
+process group and the jail, with every process in it, are killed; stdout/stderr captured
+to files and cut to `max_output_chars`; and the audit hook of sandbox_boot.py (no writes or
+reads outside the folder, no processes, no network, no signals) as a second layer.
+
+`sandbox="audit-hook-only"` runs without the jail, under the last layers alone: weaker,
+for machines without bubblewrap, only when the user names it.
 """
 
 from __future__ import annotations
@@ -13,12 +19,21 @@ from __future__ import annotations
 import os
 import resource
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from envs.jail import (
+    AUDIT_HOOK_ONLY,
+    BUBBLEWRAP,
+    WORK,
+    Running,
+    bwrap_command,
+    jail_uid,
+    start_jailed,
+)
 
 BOOT = Path(__file__).resolve().parent / "sandbox_boot.py"
 PROGRAM = "solution.py"
@@ -32,6 +47,7 @@ class Limits:
     memory_mb: int = 1024
     max_output_chars: int = 4000
     max_file_mb: int = 50
+    max_processes: int = 16  # in the jail: processes and threads of the program together
 
 
 @dataclass(frozen=True)
@@ -86,14 +102,32 @@ def _child_limits(limits: Limits):
     return apply
 
 
-def _clean_env(home: Path) -> dict[str, str]:
+def _clean_env(home: str) -> dict[str, str]:
     return {
         "PATH": "/usr/bin:/bin",
-        "HOME": str(home),
+        "HOME": home,
+        "TMPDIR": home,
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
+        "OPENBLAS_NUM_THREADS": "1",  # numpy's thread pool would eat the process limit
+        "OMP_NUM_THREADS": "1",
     }
+
+
+def _command(work: Path, limits: Limits, sandbox: str) -> tuple[list[str], dict[str, str] | None]:
+    """(argv, env for Popen) of the program's run: in the jail, or under the hook alone."""
+    if sandbox == AUDIT_HOOK_ONLY:
+        return [sys.executable, "-I", str(BOOT), PROGRAM], _clean_env(str(work))
+    if sandbox != BUBBLEWRAP:
+        raise ValueError(f"unknown sandbox {sandbox!r}")
+    boot = f"/sandbox/{BOOT.name}"
+    argv = [sys.executable, "-I", boot, PROGRAM, str(limits.max_processes)]
+    uid = jail_uid()
+    if uid is not None:
+        argv.append(str(uid))
+        os.chown(work, uid, uid)
+    return bwrap_command(argv, work, {boot: BOOT}, _clean_env(WORK)), {}
 
 
 def _read_cut(path: Path, limit: int) -> str:
@@ -103,7 +137,9 @@ def _read_cut(path: Path, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "\n[output cut]"
 
 
-def run_program(code: str, input_workbook: Path, out_dir: Path, limits: Limits) -> RunResult:
+def run_program(
+    code: str, input_workbook: Path, out_dir: Path, limits: Limits, sandbox: str = BUBBLEWRAP
+) -> RunResult:
     """Run `code` with `input.xlsx` in a fresh directory; the produced `output.xlsx` is copied
     to `out_dir` (outside the sandbox) and the sandbox is removed."""
     with tempfile.TemporaryDirectory(prefix="skillopt-sheet-") as tmp:
@@ -112,24 +148,29 @@ def run_program(code: str, input_workbook: Path, out_dir: Path, limits: Limits) 
         logs.mkdir()
         shutil.copyfile(input_workbook, work / INPUT_NAME)
         (work / PROGRAM).write_text(code, encoding="utf-8")
+        argv, env = _command(work, limits, sandbox)
         timed_out = False
         with (logs / "stdout").open("wb") as out, (logs / "stderr").open("wb") as err:
-            child = subprocess.Popen(
-                [sys.executable, "-I", str(BOOT), PROGRAM],
-                cwd=work,
-                env=_clean_env(work),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                preexec_fn=_child_limits(limits),  # noqa: PLW1509 - limits must be set pre-exec
-                start_new_session=True,
-            )
+            popen = {
+                "cwd": work,
+                "env": env,
+                "stdin": subprocess.DEVNULL,
+                "stdout": out,
+                "stderr": err,
+                "preexec_fn": _child_limits(limits),  # limits must be set pre-exec
+                "start_new_session": True,
+            }
+            if sandbox == BUBBLEWRAP:
+                running = start_jailed(argv, **popen)
+            else:
+                running = Running(subprocess.Popen(argv, **popen))
             try:
-                returncode: int | None = child.wait(timeout=limits.timeout_s)
+                returncode: int | None = running.process.wait(timeout=limits.timeout_s)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                os.killpg(child.pid, signal.SIGKILL)
-                returncode = child.wait()
+                returncode = running.kill()
+            finally:
+                running.close()
         produced = work / OUTPUT_NAME
         output = None
         if produced.is_file() and not produced.is_symlink():

@@ -1,23 +1,36 @@
-"""Started by the sandbox as `python -I sandbox_boot.py PROGRAM`: installs an audit hook, then
-runs PROGRAM as __main__ in the current (temporary) directory.
+"""Started by the sandbox as `python -I sandbox_boot.py PROGRAM [MAX_PROCESSES [UID]]`:
+inside the bubblewrap jail (envs/jail.py) it first drops to UID when given (the jail is run
+by root) and sets the process limit; then it installs an audit hook and runs PROGRAM as
+__main__ in the current (work) directory.
 
 The hook refuses, with PermissionError: opening a file for writing (or creating, removing,
-renaming one) outside the current directory; starting processes; network connections;
-loading native libraries through ctypes, and looking up native functions through it.
-`import ctypes` itself opens the interpreter's own symbols (`dlopen(NULL)`, nothing new
-loaded) and is allowed: numpy imports ctypes, and openpyxl imports numpy when it is
-installed, so refusing it refused every workbook program on a machine with numpy.
+renaming one, or a sqlite database) outside the current directory; reading or listing
+anything outside it and the interpreter's own folders; starting processes; network
+connections and datagrams; signals; loading native libraries through ctypes, and looking up
+native functions through it. `import ctypes` itself opens the interpreter's own symbols
+(`dlopen(NULL)`, nothing new loaded) and is allowed: numpy imports ctypes, and openpyxl
+imports numpy when it is installed, so refusing it refused every workbook program on a
+machine with numpy.
 
-It guards against a generated program's mistakes (overwriting the user's files, shelling
-out, reaching the network); it is not a boundary against deliberately hostile code — the
-rlimits, the scrubbed environment and the temporary directory are the other layers.
+The hook is the second layer: it catches a generated program's mistakes with a message the
+model can read, and a program can get past it (`_posixsubprocess.fork_exec` raises no
+event). The jail is the boundary.
 """
 
+import mimetypes
 import os
+import resource
 import runpy
 import sys
 
 ROOT = os.path.realpath(os.getcwd())
+# What a program may read besides its work folder: the interpreter's own files.
+_READABLE = tuple(
+    sorted(
+        {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+        | {os.path.realpath(p) for p in sys.path if os.path.isdir(p)}
+    )
+) + ("/dev/null", "/dev/urandom", *mimetypes.knownfiles)  # openpyxl reads mime.types
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _BLOCKED = (
     "subprocess.Popen",
@@ -30,6 +43,11 @@ _BLOCKED = (
     "pty.spawn",
     "socket.connect",
     "socket.bind",
+    "socket.sendto",
+    "socket.sendmsg",
+    "os.kill",
+    "os.killpg",
+    "signal.pthread_kill",
     "ctypes.dlopen",
     "ctypes.dlsym",
 )
@@ -48,14 +66,22 @@ _PATH_EVENTS = (
 )
 
 
-def _inside(path) -> bool:
+def _under(path, roots) -> bool:
     if isinstance(path, int):
         return True  # an already-open descriptor
     try:
         full = os.path.realpath(os.fsdecode(path))
     except (TypeError, ValueError):
         return False
-    return full == ROOT or full.startswith(ROOT + os.sep)
+    return any(full == root or full.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def _inside(path) -> bool:
+    return _under(path, (ROOT,))
+
+
+def _readable(path) -> bool:
+    return _under(path, (ROOT, *_READABLE))
 
 
 def _hook(event, args):
@@ -66,6 +92,15 @@ def _hook(event, args):
         )
         if writing and not _inside(path):
             raise PermissionError(f"sandbox: writing outside the working directory: {path}")
+        if not _readable(path):
+            raise PermissionError(f"sandbox: reading outside the working directory: {path}")
+    elif event in ("os.listdir", "os.scandir"):
+        if args and args[0] is not None and not _readable(args[0]):
+            raise PermissionError(f"sandbox: listing outside the working directory: {args[0]}")
+    elif event == "sqlite3.connect":
+        database = args[0]
+        if database not in (":memory:", b":memory:", "") and not _inside(database):
+            raise PermissionError(f"sandbox: a database outside the working directory: {database}")
     elif event in _PATH_EVENTS:
         for path in args[:2]:
             if isinstance(path, (str, bytes, os.PathLike)) and not _inside(path):
@@ -76,8 +111,20 @@ def _hook(event, args):
         raise PermissionError(f"sandbox: {event} is not allowed")
 
 
+def _confine(max_processes: int | None = None, uid: int | None = None) -> None:
+    """Inside the jail: become the jail's own user (when started as root there), then cap
+    the number of processes. Both before any of the program's code runs."""
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    if max_processes is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (max_processes, max_processes))
+
+
 def main():
-    program = sys.argv[1]
+    program, *confinement = sys.argv[1:]
+    _confine(*(int(number) for number in confinement))
     sys.argv = [program]
     sys.addaudithook(_hook)
     runpy.run_path(program, run_name="__main__")

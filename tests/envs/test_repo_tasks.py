@@ -90,3 +90,19 @@ async def test_an_agent_that_kept_failing_is_a_model_error_not_a_score():
     result = await env().rollout(item, "a skill", failing_agent)
     assert result.error and "HTTP 529" in result.error
     assert result.hard == 0.0 and result.trajectory == [{"role": "user", "content": item.question}]
+
+
+def test_checks_run_the_agents_code_without_our_keys(tmp_path, monkeypatch):
+    """A check runs code the agent wrote: it must not see the user's API keys."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-user-secret-0123456789")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-user-secret-0123456789")
+    (tmp_path / "test_leak.py").write_text(
+        "import os, unittest\n"
+        "class Leak(unittest.TestCase):\n"
+        "    def test_keys(self):\n"
+        "        print(sorted(os.environ))\n"
+        "        self.assertNotIn('sk-', ' '.join(os.environ.values()))\n"
+    )
+    checks = [{"name": "tests pass", "run": ["python", "-m", "unittest", "-q"]}]
+    [result] = run_checks(tmp_path, checks, 30)
+    assert result.passed, result.detail

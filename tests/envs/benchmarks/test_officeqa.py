@@ -7,6 +7,8 @@ import pytest
 
 from core.config import EnvConfig
 from envs import get_environment
+from envs.officeqa import tools
+from envs.officeqa.environment import parse_tool_call
 from envs.officeqa.materialize import materialize
 from envs.officeqa.tools import ItemFiles
 from envs.split_data import MissingDataError
@@ -121,3 +123,88 @@ def test_bad_tool_calls_are_observations_not_crashes(materialised):
     assert files.call("rm", {}).startswith("error: unknown tool")
     assert files.call("read", {"nope": 1}).startswith("error: bad arguments")
     assert files.call("grep", {"pattern": "("}).startswith("refused: bad pattern")
+
+
+# ------------------------------------------------- hostile tool calls: bounded, never raised
+
+
+def test_a_backtracking_grep_pattern_is_stopped_with_a_message(materialised, tmp_path, monkeypatch):
+    monkeypatch.setattr(tools, "GREP_TIMEOUT_S", 1.0)  # the test waits less
+    env, _, _ = materialised
+    files = env.files_of(env.load_split("val")[0])
+    long_line = tmp_path / "docs"
+    long_line.mkdir()
+    (long_line / "long.txt").write_text("a" * 5000 + "\n")
+    hostile = ItemFiles(long_line, ("long.txt",))
+    for pattern in ("(a*)*b", "(a|a)*b", "(a+)+$x"):
+        reply = hostile.call("grep", {"pattern": pattern})
+        assert reply.startswith("refused: the pattern") and "ran past" in reply, reply
+    assert "302: Total public debt" in files.call("grep", {"pattern": "public debt"})
+    too_long = files.call("grep", {"pattern": "a" * 10_000})
+    assert too_long.startswith("refused: a pattern is a string of at most")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"offset": float("inf")},
+        {"offset": float("-inf")},
+        {"offset": float("nan")},
+        {"limit": float("inf")},
+        {"offset": 1.5},
+        {"offset": "10"},
+        {"offset": True},
+        {"offset": [1]},
+    ],
+)
+def test_read_offsets_and_limits_that_are_not_whole_numbers_are_refused(materialised, args):
+    env, _, _ = materialised
+    files = env.files_of(env.load_split("val")[0])
+    reply = files.call("read", {"path": "treasury_bulletin_1944_01.txt", **args})
+    assert reply.startswith("refused:") and "must be a whole number" in reply
+
+
+def test_huge_and_float_whole_offsets_still_read(materialised):
+    env, _, _ = materialised
+    files = env.files_of(env.load_split("val")[0])
+    name = "treasury_bulletin_1944_01.txt"
+    assert "past the end" in files.call("read", {"path": name, "offset": 10**30})
+    assert files.call("read", {"path": name, "offset": 1.0, "limit": 1.0}).startswith("2: ")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "<tool>" + "[" * 100_000 + "]" * 100_000 + "</tool>",
+        '<tool>{"name": "read", "path": ' + "{" * 100_000 + "</tool>",
+        '<tool>{"name": "read", "offset": ' + "9" * 100_000 + "}</tool>",
+        '<tool>{"name": "read", "offset": Infinity}</tool>',
+    ],
+    ids=["nested-100000", "unclosed-100000", "number-100000-digits", "infinity"],
+)
+def test_tool_calls_nested_deep_or_numbers_too_long_are_an_error_message(materialised, reply):
+    env, _, _ = materialised
+    files = env.files_of(env.load_split("val")[0])
+    call = parse_tool_call(reply)
+    observation = call if isinstance(call, str) else files.call(*call)
+    assert observation.startswith(("error:", "refused:")), observation
+    assert len(observation) < 300
+
+
+def test_oversized_arguments_are_refused_without_being_echoed(materialised):
+    env, _, _ = materialised
+    files = env.files_of(env.load_split("val")[0])
+    huge = "x" * 1_000_000
+    for tool, args in (
+        ("read", {"path": huge}),
+        ("grep", {"pattern": "a", "path": huge}),
+        ("glob", {"pattern": huge}),
+        ("read", {"path": "treasury_bulletin_1944_01.txt", "offset": huge}),
+    ):
+        reply = files.call(tool, args)
+        assert reply.startswith("refused:") and len(reply) < 200, (tool, reply[:200])
+
+
+def test_a_string_holding_brackets_is_not_counted_as_nesting():
+    reply = '<tool>{"name": "grep", "pattern": "' + "[" * 50 + '"}</tool>'
+    assert parse_tool_call(reply) == ("grep", {"pattern": "[" * 50})

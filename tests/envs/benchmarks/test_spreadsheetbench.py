@@ -4,6 +4,7 @@ published release layout (folder and .tar.gz)."""
 
 import os
 import tarfile
+import tempfile
 
 import pytest
 
@@ -11,6 +12,7 @@ openpyxl = pytest.importorskip("openpyxl")
 
 from core.config import EnvConfig  # noqa: E402
 from envs import get_environment  # noqa: E402
+from envs.jail import WORK  # noqa: E402
 from envs.split_data import MissingDataError  # noqa: E402
 from envs.spreadsheetbench.materialize import materialize  # noqa: E402
 from envs.spreadsheetbench.sandbox import Limits, run_program  # noqa: E402
@@ -151,13 +153,16 @@ def test_the_program_cannot_read_our_environment(input_book, tmp_path, monkeypat
     assert "OPENAI_API_KEY" not in result.stdout
 
 
-def test_output_is_cut_and_the_cwd_is_a_fresh_temporary_folder(input_book, tmp_path):
+def test_output_is_cut_and_the_cwd_is_a_fresh_temporary_folder(input_book, tmp_path, monkeypatch):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     code = "import os\nprint(os.getcwd())\nprint(sorted(os.listdir('.')))\nprint('x' * 100000)"
     result = run_program(
         code, input_book, tmp_path / "o", Limits(timeout_s=10.0, max_output_chars=500)
     )
     cwd, listing = result.stdout.splitlines()[:2]
-    assert "skillopt-sheet-" in cwd and not os.path.exists(cwd)  # removed afterwards
+    assert cwd == WORK and os.listdir(scratch) == []  # the jail's folder, removed afterwards
     assert listing == "['input.xlsx', 'solution.py']"
     assert result.stdout.endswith("[output cut]") and len(result.stdout) < 600
 
