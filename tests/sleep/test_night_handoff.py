@@ -17,8 +17,9 @@ from core.models.handoff import parse_prompt_file
 from core.models.handoff_files import HandoffFolder
 from core.models.types import Request
 from core.skills_repo import SkillsRepo
-from sleep.harvest import HarvestOptions, harvest
+from sleep.harvest import HarvestOptions
 from sleep.night import Night
+from sleep.night_tasks import transcript_harvester
 from tests.sleep.night_double import RULE, Brain
 from tests.sleep.test_night import DAY, SKILL_TEXT, make_night, night_config, project, repo  # noqa: F401
 from tests.sleep.transcripts import REAL
@@ -103,8 +104,8 @@ async def test_the_same_on_transcripts_the_real_claude_cli_wrote(tmp_path):
     state = tmp_path / "state"
     config = handoff_config(tmp_path)
 
-    def harvested():
-        options = HarvestOptions(
+    harvested = transcript_harvester(
+        HarvestOptions(
             state_dir=state,
             project=project_dir,
             claude_home=str(claude),
@@ -112,7 +113,7 @@ async def test_the_same_on_transcripts_the_real_claude_cli_wrote(tmp_path):
             environ={},
             home=tmp_path,
         )
-        return [s.to_json() for s in harvest(options).sessions]
+    )
 
     def new_night():
         return Night(

@@ -52,7 +52,7 @@ def test_prompt_files_are_named_by_order_and_kind_and_keep_their_name(tmp_path):
 def test_an_answer_is_used_masked_and_counted_once(tmp_path, monkeypatch):
     key = "sk-proj-" + "Zq8wX2vB7nM4kL1pR6tY9uE3iO5aS0dF"
     mask = lambda text: text.replace(key, "[REDACTED:key]")  # noqa: E731
-    monkeypatch.setitem(handoff._answer_masks, "test-key", mask)
+    monkeypatch.setattr(handoff, "_answer_masks", {"test-key": mask})  # only this mask
     backend = HandoffBackend(tmp_path, role="target")
     name = waiting_name(backend, request())
     (tmp_path / "answers" / name).write_text(f"Lima (my key is {key})\n")
