@@ -13,6 +13,7 @@ ever used.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from core.atomic import write_json
 from core.environment.contract import SPLITS, EnvError
 from envs.source_root import SourceRoot, read_source_text
 from envs.split_data import ITEMS_FILE, manifest_ids, read_items_file
-from envs.staged_output import check_out, staged_output
+from envs.staged_output import staged_output
 
 Row = dict[str, Any]
 RECORD_SUFFIXES = (".jsonl", ".json", ".parquet")
@@ -66,7 +67,7 @@ def materialize_into(
     returns: a bad row anywhere leaves the old `out` exactly as it was."""
     with staged_output(out, source) as stage:
         report = build(stage)
-    report.out = check_out(out, None)
+    report.out = Path(os.path.abspath(out))
     return report
 
 

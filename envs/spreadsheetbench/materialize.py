@@ -43,6 +43,8 @@ def _rows(root: SourceRoot) -> list[dict[str, Any]]:
         rows = json.loads(read_source_text(path))
     except json.JSONDecodeError as exc:
         raise EnvError(f"{path}: malformed JSON ({exc.msg}, line {exc.lineno})") from None
+    except RecursionError:
+        raise EnvError(f"{path}: JSON nested too deeply") from None
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise EnvError(f"{path}: expected a JSON array of objects")
     return rows

@@ -88,6 +88,7 @@ def test_workbook_symlinked_out_of_the_release_is_not_copied(tmp_path, manifest,
     [
         (b"\xff\xfe", "not UTF-8"),
         (b'{"id": "t1"}', "expected a JSON array of objects"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
         (b'[{"id": "t1"}]', "manifest id(s) are not in the source"),
     ],
 )
