@@ -9,13 +9,13 @@ the parent folders this run created: the old data stays exactly as it was.
 
 `--out` must be absent, empty, or a data directory we wrote (only split and side-file
 folders): swapping out a folder that holds anything else would delete the user's files.
+An `--out` that is a symlink to a folder has that folder replaced; the link stays.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import errno
 import os
 import shutil
@@ -34,7 +34,11 @@ _AT_FDCWD = -100
 def check_out(out: Path, source: Path | None) -> Path:
     """`out` made absolute, or an EnvError when it cannot safely be replaced."""
     out = Path(os.path.abspath(out))
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
+    if out.is_symlink():  # e.g. linked to a bigger disk: replace its folder, keep the link
+        if not out.is_dir():
+            raise EnvError(f"--out {out} is a symlink to no folder; fix or remove the link")
+        out = Path(os.path.realpath(out))
+    if out.exists() and not out.is_dir():
         raise EnvError(f"--out {out} is not a folder; give a folder (it is created if absent)")
     if out.exists():
         try:
@@ -105,10 +109,10 @@ def _swap_in(stage: Path, out: Path) -> None:
 
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two paths with renameat2; False where the call is unavailable."""
-    libc_name = ctypes.util.find_library("c")
-    if not libc_name:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)  # the C library this process runs on
+    except OSError:
         return False
-    libc = ctypes.CDLL(libc_name, use_errno=True)
     renameat2 = getattr(libc, "renameat2", None)
     if renameat2 is None:
         return False

@@ -58,9 +58,18 @@ def test_a_failed_second_rename_puts_the_old_data_back(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["data"]
 
 
-def test_an_out_folder_that_is_a_symlink_is_refused(tmp_path):
-    (tmp_path / "real").mkdir()
-    (tmp_path / "link").symlink_to(tmp_path / "real")
-    with pytest.raises(EnvError, match="is not a folder"):
-        build(tmp_path / "link", "x")
+def test_an_out_folder_that_is_a_symlink_keeps_the_link(tmp_path):
+    (tmp_path / "disk" / "data").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "disk" / "data")
+    build(tmp_path / "link", "x")
+    build(tmp_path / "link", "y")
     assert (tmp_path / "link").is_symlink()
+    assert (tmp_path / "disk" / "data" / "train" / "items.json").read_text() == "y"
+    assert os.listdir(tmp_path / "disk") == ["data"]
+
+
+def test_a_dangling_out_symlink_is_refused(tmp_path):
+    (tmp_path / "link").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(EnvError, match="symlink to no folder"):
+        build(tmp_path / "link", "x")
+    assert (tmp_path / "link").is_symlink() and not (tmp_path / "nowhere").exists()
