@@ -55,6 +55,7 @@ def recover(repo: Any, journal: Journal) -> str | None:
     data = journal.read()
     if data is None:
         return None
+    _remove_stale_git_locks(repo, data)
     if _committed(repo, data):
         _roll_forward(repo, data)
         journal.clear()
@@ -115,6 +116,17 @@ def recover(repo: Any, journal: Journal) -> str | None:
     journal.clear()
     what = ", ".join(undone) or "nothing had changed yet"
     return f"recovered from an interrupted {data.get('op', 'operation')}: restored {what}"
+
+
+def _remove_stale_git_locks(repo: Any, data: dict[str, Any]) -> None:
+    """A git killed with us (kill -9 of the process group) leaves `<ref>.lock` files and
+    `index.lock` behind, and every later git command on them fails. We hold the operation
+    lock and the journal says the operation died, so the locks of its refs are stale."""
+    names = [f"{ref}.lock" for ref, _old, _new in data.get("refs") or []]
+    for name in [*names, "index.lock", "packed-refs.lock"]:
+        lock = Path(repo.git_dir) / name
+        if lock.is_file() and Path(repo.git_dir) in lock.parents:
+            lock.unlink(missing_ok=True)
 
 
 def _committed(repo: Any, data: dict[str, Any]) -> bool:

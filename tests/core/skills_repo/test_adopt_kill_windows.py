@@ -83,3 +83,42 @@ def test_every_kill_window_leaves_main_unmoved_or_the_adopt_whole(template, tmp_
     assert set(landed.values()) == {"before", "after"}, landed
     assert landed["adopt:after-records#1"] == "before"  # the last step before main moves
     assert landed["adopt:after-refs#1"] == "after"
+
+
+def test_a_ref_transaction_killed_halfway_is_finished_with_its_stale_locks(template):
+    """kill -9 of the whole process group can stop git inside `update-ref --stdin` with
+    main renamed into place and the staged/adopted refs still locked: the next start
+    finishes the transaction (main moved = the commit point passed) and removes the
+    stale `.lock` files that would otherwise fail every later git command."""
+    live = fresh(template)
+    before = state(live)
+    assert adopt(live, {}).returncode == 0
+    after = state(live)
+    live = fresh(template)
+    assert adopt(live, {"SKILLOPT_CRASH_AT": "adopt:after-records#1"}).returncode == 86
+    git_dir = live / "skills" / ".git"
+    plan = json.loads((git_dir / "skillopt" / "journal.json").read_text())
+    assert plan["refs"][0][0] == "refs/heads/main"
+    plain_git(live / "skills", "update-ref", "refs/heads/main", plan["new_main"])  # main only
+    for ref, _old, _new in plan["refs"][1:]:
+        (git_dir / f"{ref}.lock").parent.mkdir(parents=True, exist_ok=True)
+        (git_dir / f"{ref}.lock").write_text("stale\n")
+    (git_dir / "index.lock").write_text("")
+    reopened = SkillsRepo.open(live / "skills")
+    assert "it had completed" in (reopened.recovered or "")
+    assert state(live) == after != before
+    assert not list(git_dir.rglob("*.lock")) or all(
+        p.name == "skillopt.lock" for p in git_dir.rglob("*.lock")
+    )
+
+
+def test_stale_git_locks_do_not_block_undoing_an_adopt(template):
+    live = fresh(template)
+    before = state(live)
+    assert adopt(live, {"SKILLOPT_CRASH_AT": "adopt:after-worktree#1"}).returncode == 86
+    git_dir = live / "skills" / ".git"
+    (git_dir / "refs" / "heads" / "main.lock").write_text("stale\n")
+    (git_dir / "index.lock").write_text("")
+    reopened = SkillsRepo.open(live / "skills")
+    assert "restored" in (reopened.recovered or "")
+    assert state(live) == before
