@@ -109,14 +109,17 @@ def main(argv: list[str]) -> int:
     try:
         if os.getppid() == 1:
             raise Stop  # our parent ended before PR_SET_PDEATHSIG was set
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # none mid-fork
         child = os.fork()
         if child == 0:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
             try:
                 os.execvp(argv[0], argv)
             except OSError as exc:
                 os.write(2, f"cannot start {argv[0]} ({exc.strerror})\n".encode())
             os._exit(127)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         while True:
             pid, wait_status = os.wait()  # orphans below us are reaped here too
             if pid == child:

@@ -113,3 +113,40 @@ async def test_a_missing_binary_is_still_agent_missing(tmp_path):
             [str(tmp_path / "no-such-cli")], cwd=tmp_path, env={"PATH": "/usr/bin"},
             timeout_s=5, what="x",
         )  # fmt: skip
+
+
+def test_killing_skillopt_itself_ends_the_agent_and_its_daemon(tmp_path):
+    """kill -9 of the process that ran the agent (nothing of ours left to clean up): the
+    reaper gets its parent-death signal and ends everything below it."""
+    import subprocess
+    import sys
+
+    script = agent(tmp_path, 'echo started > "$PIDFILE.agent"; exec sleep 300')
+    runner = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import asyncio, sys\n"
+            "from pathlib import Path\n"
+            "from core.models.agent_process import run_process\n"
+            "asyncio.run(run_process([sys.argv[1]], cwd=Path(sys.argv[2]), timeout_s=300,"
+            " what='fake', env={'PATH': '/usr/bin:/bin', 'PIDFILE': sys.argv[3]}))\n",
+            str(script),
+            str(tmp_path),
+            str(tmp_path / "daemon.pid"),
+        ],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
+    )
+    try:
+        for _ in range(1000):  # until the fake agent has started its daemon
+            if (tmp_path / "daemon.pid.agent").exists():
+                break
+            time.sleep(0.01)
+        pid = daemon_pid(tmp_path / "daemon.pid")
+        runner.kill()
+        runner.wait(timeout=30)
+        assert not settle(pid), "the daemon outlived the killed skillopt process"
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+        kill_if_alive(tmp_path / "daemon.pid")
