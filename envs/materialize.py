@@ -12,7 +12,6 @@ ever used.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from typing import Any
 
 from core.atomic import write_json
 from core.environment.contract import SPLITS, EnvError
-from envs.source_root import SourceRoot, read_source_text
+from envs.source_root import SourceRoot, parse_json, read_source_text
 from envs.split_data import ITEMS_FILE, manifest_ids, read_items_file
 from envs.staged_output import staged_output
 
@@ -137,19 +136,11 @@ def _read_file(path: Path) -> list[Row]:
             raise EnvError(f"{path}: expected a table of records")
         return rows
     text = read_source_text(path)
-    lines = text.splitlines() if path.suffix == ".jsonl" else [text]
-    data: Any = []
-    for number, line in enumerate(lines, 1):
-        try:
-            if line.strip():
-                data.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            where = number if path.suffix == ".jsonl" else exc.lineno
-            raise EnvError(f"{path}: malformed JSON ({exc.msg}, line {where})") from None
-        except RecursionError:
-            raise EnvError(f"{path}: JSON nested too deeply to be records") from None
-    if path.suffix != ".jsonl":
-        data = data[0] if data else []
+    if path.suffix == ".jsonl":
+        lines = enumerate(text.splitlines(), 1)
+        data: Any = [parse_json(line, path, number) for number, line in lines if line.strip()]
+    else:
+        data = parse_json(text, path) if text.strip() else []
     if isinstance(data, dict):
         return []  # a metadata file (e.g. dataset_info.json), not records
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):

@@ -10,9 +10,11 @@ gives (not UTF-8, a directory where a file is expected, unreadable) into one-lin
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from core.environment.contract import EnvError
 from core.errors import unreadable
@@ -87,3 +89,18 @@ def read_source_bytes(path: Path) -> bytes:
         return Path(path).read_bytes()
     except OSError as exc:
         raise EnvError(unreadable(path, exc)) from None
+
+
+def parse_json(text: str, where: object, line: int | None = None) -> Any:
+    """JSON from a source, or a one-line EnvError (malformed, or nested past Python's
+    recursion limit). `line` names a JSON Lines line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EnvError(f"{where}: malformed JSON ({exc.msg}, line {line or exc.lineno})") from None
+    except RecursionError:
+        raise EnvError(f"{where}: JSON nested too deeply") from None
+
+
+def read_source_json(path: Path) -> Any:
+    return parse_json(read_source_text(path), path)

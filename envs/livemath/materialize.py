@@ -4,13 +4,12 @@ manifest is, normalised to `{id, question, choices, correct_choice, theorem_type
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from core.environment.contract import EnvError
 from envs.materialize import MaterializeReport, materialize_into, source_root, write_splits
-from envs.source_root import read_source_text
+from envs.source_root import read_source_json
 
 _LABELS = "ABCDEFGHIJ"
 
@@ -63,12 +62,7 @@ def materialize(
         raise EnvError(f"--source {source}: no qa_*_final.json files found")
     by_id: dict[str, dict[str, Any]] = {}
     for path in files:
-        try:
-            rows = json.loads(read_source_text(path))
-        except json.JSONDecodeError as exc:
-            raise EnvError(f"{path}: malformed JSON ({exc.msg}, line {exc.lineno})") from None
-        except RecursionError:
-            raise EnvError(f"{path}: JSON nested too deeply") from None
+        rows = read_source_json(path)
         if not isinstance(rows, list):
             raise EnvError(f"{path}: expected a JSON array of questions")
         for row in rows:

@@ -8,7 +8,6 @@ before anything is unpacked."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import tempfile
@@ -18,7 +17,7 @@ from typing import Any
 from core.environment.contract import EnvError
 from envs.materialize import MaterializeReport, index_rows, materialize_into, text_of, write_splits
 from envs.safe_tar import extract_checked
-from envs.source_root import SourceRoot, read_source_text
+from envs.source_root import SourceRoot, read_source_json
 
 _CASE = re.compile(r"^(\d+)_(.+)_input\.xlsx$")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -39,12 +38,7 @@ def _root(source: Path, scratch: Path) -> SourceRoot:
 
 def _rows(root: SourceRoot) -> list[dict[str, Any]]:
     path = root.root / "dataset.json"
-    try:
-        rows = json.loads(read_source_text(path))
-    except json.JSONDecodeError as exc:
-        raise EnvError(f"{path}: malformed JSON ({exc.msg}, line {exc.lineno})") from None
-    except RecursionError:
-        raise EnvError(f"{path}: JSON nested too deeply") from None
+    rows = read_source_json(path)
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise EnvError(f"{path}: expected a JSON array of objects")
     return rows
