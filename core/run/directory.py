@@ -25,6 +25,7 @@ holds it; the file is removed when the owner releases it and left behind if it d
 from __future__ import annotations
 
 import json
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -97,8 +98,15 @@ class RunDirectoryCorrupt(UserError):
 def lock_owner(run_path: str | Path) -> int | None:
     """The pid of the process owning the run directory, or None when no process does
     (0: one does but has not written its pid yet). Asks the lock, never whether a pid is
-    alive: pids are reused, and another host's cannot be checked."""
-    return holder_pid(Path(run_path) / LOCK_NAME)
+    alive: pids are reused, and another host's cannot be checked. A lock path that is not
+    a regular file (a FIFO would block the probe forever) is no owner."""
+    path = Path(run_path) / LOCK_NAME
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return None
+    except OSError:
+        return None
+    return holder_pid(path)
 
 
 def _first_line(exc: Exception) -> str:
@@ -250,6 +258,7 @@ class RunDirectory:
     def read_config(self) -> dict[str, Any] | None:
         """The config the run was started with; None before the first start."""
         try:
+            self._check_regular(self.config_path)
             text = self.config_path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
@@ -271,6 +280,7 @@ class RunDirectory:
     def read_state(self) -> TrainState | None:
         """The saved state; None before the run first saved one."""
         try:
+            self._check_regular(self.state_path)
             return TrainState.load(self.state_path)
         except FileNotFoundError:
             return None
@@ -280,6 +290,15 @@ class RunDirectory:
 
     def write_state(self, state: TrainState) -> None:
         state.save(self.state_path)
+
+    @staticmethod
+    def _check_regular(path: Path) -> None:
+        """A FIFO or device under a run file's name would block the read forever; a
+        folder or one of those is reported as what it is (FileNotFoundError if absent)."""
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise OSError(f"{kind}, expected a file")
 
     def _corrupt(self, path: Path, exc: Exception) -> RunDirectoryCorrupt:
         why = unreadable(path.name, exc) if isinstance(exc, UnicodeDecodeError) else None
@@ -349,6 +368,7 @@ class RunDirectory:
     def read_summary(self) -> dict[str, Any] | None:
         """The summary of a finished run; None before it finished."""
         try:
+            self._check_regular(self.summary_path)
             data = json.loads(self.summary_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
@@ -395,7 +415,10 @@ class RunInfo:
 def _last_terminal_status(events_path: Path) -> str | None:
     """Status from the last terminal event after the last RunStarted (reads the tail)."""
     try:
-        size = events_path.stat().st_size
+        info = events_path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever
+            return None
+        size = info.st_size
         with events_path.open("rb") as fh:
             fh.seek(max(0, size - 65536))
             tail = fh.read().decode("utf-8", errors="replace")

@@ -5,6 +5,7 @@ listing never raises and the other runs are listed as before."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -80,3 +81,27 @@ def test_skillopt_runs_prints_each_damaged_run_and_exits_0(runs_dir):
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HOME": str(runs_dir)},
     )  # fmt: skip
     assert as_json.returncode == 0 and '"problem": "summary.json is not UTF-8' in as_json.stdout
+
+
+def test_run_files_that_are_fifos_do_not_hang_the_listing(tmp_path):
+    """A FIFO under a run file's name would block a read forever: each is reported as
+    not a regular file (in a subprocess with a deadline, so a hang fails the test)."""
+    runs = tmp_path / "runs"
+    for name in ("summary.json", "state.json", "config.yaml", "events.jsonl", ".owner.pid"):
+        rd = _run(runs, f"fifo-{name.strip('.')}", status="finished", finished=True)
+        target = rd.path / name
+        target.unlink(missing_ok=True)
+        os.mkfifo(target)
+    skillopt = Path(sys.executable).parent / "skillopt"
+    result = subprocess.run(
+        [str(skillopt), "runs", "--runs-dir", str(runs), "--json"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    import json
+
+    listed = {row["run_id"]: row for row in json.loads(result.stdout)}
+    for name in ("summary.json", "state.json", "config.yaml"):
+        row = listed[f"fifo-{name}"]
+        assert row["status"] == "unreadable" and "not a regular file" in row["problem"], row
