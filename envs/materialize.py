@@ -3,14 +3,16 @@
 Each benchmark's materialiser reads the files as the dataset's publishers distribute them,
 indexes the rows by the id the manifest uses, and hands them here. `write_splits` checks the
 rows against the published manifest before writing anything: a manifest id missing from
-the source is an error that names how many and which (nothing is written, so no half
-split is ever used); source rows that no split lists are counted and reported, never
-silently dropped from the report.
+the source is an error that names how many and which; source rows that no split lists are
+counted and reported, never silently dropped from the report. `materialize_into` builds the
+whole data directory aside and swaps it in at the end, so an error anywhere (a bad row, a
+file outside the source, a full disk) leaves the old data as it was and no half split is
+ever used.
 """
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,9 @@ from typing import Any
 
 from core.atomic import write_json
 from core.environment.contract import SPLITS, EnvError
+from envs.source_root import SourceRoot, parse_json, read_source_text
 from envs.split_data import ITEMS_FILE, manifest_ids, read_items_file
+from envs.staged_output import staged_output
 
 Row = dict[str, Any]
 RECORD_SUFFIXES = (".jsonl", ".json", ".parquet")
@@ -55,16 +59,56 @@ class MaterializeReport:
         return line
 
 
+def materialize_into(
+    out: Path, source: Path | None, build: Callable[[Path], MaterializeReport]
+) -> MaterializeReport:
+    """Run `build(folder)` on an empty staging folder and swap it in as `out` only when it
+    returns: a bad row anywhere leaves the old `out` exactly as it was."""
+    with staged_output(out, source) as stage:
+        report = build(stage)
+    report.out = Path(os.path.abspath(out))
+    return report
+
+
+def source_root(source: Path) -> SourceRoot:
+    """The root the source's files are confined to: the folder itself, or a file's folder."""
+    source = Path(source)
+    if not source.exists():
+        raise EnvError(f"--source {source}: no such file or folder")
+    return SourceRoot(source if source.is_dir() else source.parent)
+
+
+def text_of(row: Row, name: str, where: str) -> str:
+    """A required text field of a source row (numbers are taken as their text)."""
+    value = row.get(name)
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        shown = "missing" if value is None else f"a {type(value).__name__}"
+        raise EnvError(f"{where}: field {name!r} is {shown}, expected text")
+    return str(value)
+
+
+def texts_of(value: Any, name: str, where: str) -> list[str]:
+    """A list-of-text field (a lone text is a list of one; absent is empty)."""
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in items):
+        raise EnvError(f"{where}: field {name!r} must be text or a list of texts")
+    return [str(v) for v in items]
+
+
 def read_records(source: Path) -> list[Row]:
     """Rows from a file or every record file under a folder: JSON arrays, JSON Lines, and
-    Parquet (what the Hugging Face hub distributes; needs `pyarrow`)."""
+    Parquet (what the Hugging Face hub distributes; needs `pyarrow`). Files under a folder
+    that are symlinks out of it are not read."""
     source = Path(source)
-    if source.is_file():
+    root = source_root(source)
+    if source.is_dir():
+        files = [p for p in root.files("*") if p.suffix in RECORD_SUFFIXES]
+    elif source.is_file():
         files = [source]
-    elif source.is_dir():
-        files = sorted(p for p in source.rglob("*") if p.suffix in RECORD_SUFFIXES and p.is_file())
     else:
-        raise EnvError(f"--source {source}: no such file or folder")
+        raise EnvError(f"--source {source}: not a regular file or folder")
     rows: list[Row] = []
     for path in files:
         rows.extend(_read_file(path))
@@ -84,15 +128,19 @@ def _read_file(path: Path) -> list[Row]:
                 f"{path}: reading Parquet needs pyarrow (`pip install pyarrow`), "
                 "or export the rows to JSON Lines first"
             ) from None
-        return pq.read_table(path).to_pylist()
-    text = path.read_text(encoding="utf-8")
-    try:
-        if path.suffix == ".jsonl":
-            data: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
-        else:
-            data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EnvError(f"{path}: malformed JSON ({exc.msg}, line {exc.lineno})") from None
+        try:
+            rows = pq.read_table(path).to_pylist()
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise EnvError(f"{path}: not a readable Parquet file ({exc})") from None
+        if not all(isinstance(r, dict) for r in rows):
+            raise EnvError(f"{path}: expected a table of records")
+        return rows
+    text = read_source_text(path)
+    if path.suffix == ".jsonl":
+        lines = enumerate(text.splitlines(), 1)
+        data: Any = [parse_json(line, path, number) for number, line in lines if line.strip()]
+    else:
+        data = parse_json(text, path) if text.strip() else []
     if isinstance(data, dict):
         return []  # a metadata file (e.g. dataset_info.json), not records
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
@@ -106,7 +154,7 @@ def index_rows(rows: Iterable[Row], key: Callable[[Row], str | None], where: str
     for row in rows:
         item_id = key(row)
         if item_id is None or item_id == "":
-            raise EnvError(f"{where}: a source row has no id: {sorted(row)[:6]}")
+            raise EnvError(f"{where}: a source row has no id: {sorted(map(str, row))[:6]}")
         by_id.setdefault(str(item_id), row)
     return by_id
 

@@ -6,8 +6,9 @@ What every agent call shares, whichever CLI:
 - each call gets a private, temporary HOME (and CLAUDE_CONFIG_DIR / CODEX_HOME inside it)
   and a minimal environment: the user's own config, history and keys are never read or
   written, and the CLI's transcripts vanish with the call;
-- the process runs in its own process group, so a timeout (or a cancelled call) kills the
-  agent *and* every tool it started, and nothing is left running;
+- the process runs in its own process group, under a subreaper (agent_reaper.py), so a
+  timeout (or a cancelled call) kills the agent *and* every tool it started, and when the
+  agent ends nothing it started is left running, not even a tool that called setsid;
 - the ids of the sessions we start are appended to `agent-sessions.jsonl` in the state
   directory (`$SKILLOPT_STATE_DIR`, else `$XDG_STATE_HOME/skillopt`, else
   `~/.local/state/skillopt`), so Sleep never learns from our own automation sessions.
@@ -21,6 +22,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -31,6 +33,7 @@ from core.models.types import BadRequestError, TransientError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 AGENTS_BIN = PROJECT_ROOT / ".tools" / "agents" / "node_modules" / ".bin"
+REAPER = Path(__file__).with_name("agent_reaper.py")
 INSTALL = {
     "claude": "@anthropic-ai/claude-code@2.1.328",
     "codex": "@openai/codex@0.169.0",
@@ -144,9 +147,11 @@ async def run_process(
     waits for input must never hang us). On timeout, or if the awaiting task is cancelled,
     the whole process group is killed before this returns or raises."""
     started = time.monotonic()
+    if shutil.which(argv[0], path=env.get("PATH")) is None:
+        raise AgentMissing(f"cannot start {argv[0]} (not found); reinstall it with `make agents`")
     try:
         process = await asyncio.create_subprocess_exec(
-            *argv,
+            *reaped(argv),
             cwd=str(cwd),
             env=dict(env),
             stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
@@ -177,6 +182,14 @@ async def run_process(
         stderr=err.decode("utf-8", errors="replace"),
         duration_s=time.monotonic() - started,
     )
+
+
+def reaped(argv: list[str]) -> list[str]:
+    """`argv` run under agent_reaper.py (Linux): when the CLI ends, or its group is sent
+    SIGTERM, every process below it is killed, setsid-ed daemons included."""
+    if not sys.platform.startswith("linux"):
+        return argv
+    return [sys.executable, "-I", str(REAPER), *argv]
 
 
 async def kill_group(process: asyncio.subprocess.Process) -> None:

@@ -16,9 +16,10 @@ import time
 from typing import Any
 
 from core.models.openai_backend import PerLoop
+from core.models.reply_shape import anthropic_text, malformed, token_count
 from core.models.sdk_errors import call_sdk
 from core.models.streaming import ANTHROPIC_FINISH, AnthropicEvents, streamed_completion
-from core.models.types import BadRequestError, Completion, Message, Request, TransientError, Usage
+from core.models.types import BadRequestError, Completion, Message, Request, Usage
 
 ANTHROPIC_SETTINGS = frozenset(
     {"temperature", "max_tokens", "top_p", "seed", "stop", "response_format"}
@@ -102,17 +103,15 @@ class AnthropicBackend:
         latency = time.monotonic() - started
         blocks = getattr(response, "content", None)
         if blocks is None:
-            raise TransientError("malformed response body: no content")
-        text = "".join(
-            getattr(b, "text", None) or "" for b in blocks if getattr(b, "type", "") == "text"
-        )
+            raise malformed("no content")
+        text = anthropic_text(blocks)
         usage = getattr(response, "usage", None)
         reason = str(getattr(response, "stop_reason", None) or "end_turn")
         return Completion(
             text=text,
             usage=Usage(
-                input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
-                output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+                input_tokens=token_count(getattr(usage, "input_tokens", 0), "input_tokens"),
+                output_tokens=token_count(getattr(usage, "output_tokens", 0), "output_tokens"),
             ),
             finish_reason=ANTHROPIC_FINISH.get(reason, reason),
             latency_s=latency,

@@ -15,9 +15,10 @@ import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from core.models.reply_shape import malformed, token_count
 from core.models.sdk_errors import call_sdk
 from core.models.streaming import OpenAIChunks, streamed_completion
-from core.models.types import BadRequestError, Completion, Request, TransientError, Usage
+from core.models.types import BadRequestError, Completion, Request, Usage
 
 SDK = TypeVar("SDK")
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
@@ -172,19 +173,19 @@ class OpenAIBackend:
 
 def _to_completion(response: Any, request: Request, latency: float) -> Completion:
     choices = getattr(response, "choices", None)
-    if not choices:
-        raise TransientError("malformed response body: no choices")
+    if not choices or not isinstance(choices, list):
+        raise malformed("no choices")
     choice = choices[0]
     message = getattr(choice, "message", None)
     text = getattr(message, "content", None) or ""
     if not isinstance(text, str):
-        raise TransientError("malformed response body: content is not text")
+        raise malformed("content is not text")
     usage = getattr(response, "usage", None)
     return Completion(
         text=text,
         usage=Usage(
-            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            input_tokens=token_count(getattr(usage, "prompt_tokens", 0), "prompt_tokens"),
+            output_tokens=token_count(getattr(usage, "completion_tokens", 0), "completion_tokens"),
         ),
         finish_reason=str(getattr(choice, "finish_reason", None) or "stop"),
         latency_s=latency,

@@ -3,7 +3,9 @@
 Keyed by the SHA-256 of the canonical JSON of the full request — backend, endpoint
 identity, model, messages and every sampling setting — so any change to what would be sent
 is a miss. SQLite in WAL mode lets several runs (processes) share one file; one connection
-guarded by a lock serves all threads of this process.
+guarded by a lock serves all threads of this process. Only answers are kept: a reply with no
+text is never stored, and an entry that is not a usable answer (no text, token counts that
+are not non-negative integers) is read as a miss, so it cannot be replayed as a score of 0.
 """
 
 from __future__ import annotations
@@ -44,6 +46,16 @@ def request_key(request: Request, endpoint: str = "", scope: str = "") -> str:
     if scope:  # absent rather than empty, so unscoped keys stay what they always were
         payload["scope"] = scope
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def _usable(data: Any) -> bool:
+    """An entry is an answer: non-empty text, token counts that are non-negative ints."""
+    if not isinstance(data, dict) or not isinstance(data.get("text"), str) or not data["text"]:
+        return False
+    usage = data.get("usage")
+    return isinstance(usage, dict) and all(
+        type(usage.get(k)) is int and usage[k] >= 0 for k in ("input_tokens", "output_tokens")
+    )
 
 
 class ResponseCache:
@@ -90,6 +102,8 @@ class ResponseCache:
             return None
         try:
             data = json.loads(row[0])
+            if not _usable(data):
+                return None  # e.g. an empty reply an older version stored: ask again
             return Completion(
                 text=data["text"],
                 usage=Usage(**data["usage"]),
@@ -102,6 +116,9 @@ class ResponseCache:
             return None  # an unreadable entry is a miss; the next put replaces it
 
     def put(self, key: str, request: Request, completion: Completion) -> None:
+        """Store an answer; a reply without text is not one and is never stored."""
+        if not completion.text:
+            return
         data = {
             "text": completion.text,
             "usage": {

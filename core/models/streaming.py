@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Literal, Protocol, TypeVar
 
+from core.models.reply_shape import token_count
 from core.models.sdk_errors import call_sdk
 from core.models.transport_errors import broke_off
 from core.models.types import (
@@ -202,8 +203,10 @@ class OpenAIChunks:
         usage = getattr(chunk, "usage", None)
         if usage is not None:
             self.usage = Usage(
-                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                input_tokens=token_count(getattr(usage, "prompt_tokens", 0), "prompt_tokens"),
+                output_tokens=token_count(
+                    getattr(usage, "completion_tokens", 0), "completion_tokens"
+                ),
             )
         for choice in getattr(chunk, "choices", None) or []:
             if (getattr(choice, "index", 0) or 0) != 0:
@@ -260,8 +263,10 @@ class AnthropicEvents:
             self.stopped = True
 
     def _usage(self, usage: Any) -> None:
-        self.input_tokens = max(self.input_tokens, int(getattr(usage, "input_tokens", 0) or 0))
-        self.output_tokens = max(self.output_tokens, int(getattr(usage, "output_tokens", 0) or 0))
+        seen_in = token_count(getattr(usage, "input_tokens", 0), "input_tokens")
+        seen_out = token_count(getattr(usage, "output_tokens", 0), "output_tokens")
+        self.input_tokens = max(self.input_tokens, seen_in)
+        self.output_tokens = max(self.output_tokens, seen_out)
 
     def completion(self, request: Request, latency_s: float) -> Completion:
         if not self.stopped:

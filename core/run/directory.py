@@ -25,6 +25,7 @@ holds it; the file is removed when the owner releases it and left behind if it d
 from __future__ import annotations
 
 import json
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from typing import Any
 import yaml
 
 from core.atomic import write_text
-from core.errors import UserError
+from core.errors import UserError, unreadable
 from core.file_lock import FileLock, holder_pid
 from core.run.events import EventBus, JsonlEventLog, RunFailed, RunFinished, RunStarted
 from core.run.state import TrainState
@@ -85,15 +86,27 @@ class NotARunDirectory(UserError):
 
 
 class RunDirectoryCorrupt(UserError):
-    """state.json or config.yaml cannot be read back. Both are written atomically, so this
-    means something outside skillopt changed them."""
+    """state.json, config.yaml or summary.json cannot be read back. All are written
+    atomically, so this means something outside skillopt changed them. `reason` is the
+    short "<file>: <why>" a listing shows."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 def lock_owner(run_path: str | Path) -> int | None:
     """The pid of the process owning the run directory, or None when no process does
     (0: one does but has not written its pid yet). Asks the lock, never whether a pid is
-    alive: pids are reused, and another host's cannot be checked."""
-    return holder_pid(Path(run_path) / LOCK_NAME)
+    alive: pids are reused, and another host's cannot be checked. A lock path that is not
+    a regular file (a FIFO would block the probe forever) is no owner."""
+    path = Path(run_path) / LOCK_NAME
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return None
+    except OSError:
+        return None
+    return holder_pid(path)
 
 
 def _first_line(exc: Exception) -> str:
@@ -245,6 +258,7 @@ class RunDirectory:
     def read_config(self) -> dict[str, Any] | None:
         """The config the run was started with; None before the first start."""
         try:
+            self._check_regular(self.config_path)
             text = self.config_path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
@@ -266,6 +280,7 @@ class RunDirectory:
     def read_state(self) -> TrainState | None:
         """The saved state; None before the run first saved one."""
         try:
+            self._check_regular(self.state_path)
             return TrainState.load(self.state_path)
         except FileNotFoundError:
             return None
@@ -276,11 +291,22 @@ class RunDirectory:
     def write_state(self, state: TrainState) -> None:
         state.save(self.state_path)
 
+    @staticmethod
+    def _check_regular(path: Path) -> None:
+        """A FIFO or device under a run file's name would block the read forever; a
+        folder or one of those is reported as what it is (FileNotFoundError if absent)."""
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise OSError(f"{kind}, expected a file")
+
     def _corrupt(self, path: Path, exc: Exception) -> RunDirectoryCorrupt:
+        why = unreadable(path.name, exc) if isinstance(exc, UnicodeDecodeError) else None
         return RunDirectoryCorrupt(
             f"{path} is unreadable ({_first_line(exc)}); skillopt writes it atomically, so "
             "something else changed it: restore it, or rerun with --fresh --force to start "
-            "the run over"
+            "the run over",
+            reason=why or f"{path.name} is unreadable ({_first_line(exc)})",
         )
 
     # ----------------------------------------------------------------- skills
@@ -340,10 +366,17 @@ class RunDirectory:
         write_text(self.summary_path, redacted_json(data))
 
     def read_summary(self) -> dict[str, Any] | None:
+        """The summary of a finished run; None before it finished."""
         try:
-            return json.loads(self.summary_path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError):
+            self._check_regular(self.summary_path)
+            data = json.loads(self.summary_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
             return None
+        except (OSError, ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, a folder
+            raise self._corrupt(self.summary_path, exc) from None
+        if not isinstance(data, dict):
+            raise self._corrupt(self.summary_path, ValueError("not a JSON object"))
+        return data
 
 
 # --------------------------------------------------------------------------- listing
@@ -354,13 +387,14 @@ class RunInfo:
     run_id: str
     path: Path
     env: str
-    status: str  # "live" | "finished" | "failed" | "stopped" | "interrupted"
+    status: str  # "live" | "finished" | "failed" | "stopped" | "interrupted" | "unreadable"
     baseline_val: float | None
     best_val: float | None
     steps_done: int
     total_steps: int
     cost_usd: float
     started_at: float | None
+    problem: str | None = None  # why the run is listed as "unreadable"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -374,13 +408,17 @@ class RunInfo:
             "total_steps": self.total_steps,
             "cost_usd": self.cost_usd,
             "started_at": self.started_at,
+            "problem": self.problem,
         }
 
 
 def _last_terminal_status(events_path: Path) -> str | None:
     """Status from the last terminal event after the last RunStarted (reads the tail)."""
     try:
-        size = events_path.stat().st_size
+        info = events_path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read forever
+            return None
+        size = info.st_size
         with events_path.open("rb") as fh:
             fh.seek(max(0, size - 65536))
             tail = fh.read().decode("utf-8", errors="replace")
@@ -402,20 +440,39 @@ def _last_terminal_status(events_path: Path) -> str | None:
     return status
 
 
+def _number(data: dict[str, Any], key: str, problems: list[str]) -> float | None:
+    """A score or cost from summary.json: a finite number, else None and a problem."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        problems.append(f"{SUMMARY_NAME}: {key} is not a number")
+        return None
+    return float(value)
+
+
 def run_info(path: Path) -> RunInfo | None:
-    """What `skillopt runs` shows for one directory, or None if it is not a run."""
+    """What `skillopt runs` shows for one directory, or None if it is not a run. A file
+    that cannot be read lists the run as "unreadable" with the reason, never raises."""
     rd = RunDirectory(path)
     if not (rd.state_path.exists() or rd.events_path.exists()):
         return None
+    problems: list[str] = []
+    state: TrainState | None = None
+    summary: dict[str, Any] = {}
+    config: dict[str, Any] = {}
     try:
         state = rd.read_state()
-    except RunDirectoryCorrupt:
-        state = None
-    summary = rd.read_summary() or {}
+    except RunDirectoryCorrupt as exc:
+        problems.append(exc.reason)
+    try:
+        summary = rd.read_summary() or {}
+    except RunDirectoryCorrupt as exc:
+        problems.append(exc.reason)
     try:
         config = rd.read_config() or {}
-    except RunDirectoryCorrupt:
-        config = {}
+    except RunDirectoryCorrupt as exc:
+        problems.append(exc.reason)
     env = (config.get("env") or {}).get("name", "") if isinstance(config.get("env"), dict) else ""
     if lock_owner(path) is not None:
         status = "live"
@@ -428,19 +485,27 @@ def run_info(path: Path) -> RunInfo | None:
     cost = 0.0
     if state is not None and state.ledger:
         cost = float(state.ledger.get("cost_usd", 0.0) or 0.0)
-    if summary.get("cost_usd") is not None:
-        cost = float(summary["cost_usd"])
+    summary_cost = _number(summary, "cost_usd", problems)
+    if summary_cost is not None:
+        cost = summary_cost
+    baseline = state.baseline_score if state else None
+    best = state.best_score if state else None
+    if "baseline_val" in summary:
+        baseline = _number(summary, "baseline_val", problems)
+    if "best_val" in summary:
+        best = _number(summary, "best_val", problems)
     return RunInfo(
         run_id=path.name,
         path=path,
-        env=env or (state.env if state else ""),
-        status=status,
-        baseline_val=summary.get("baseline_val", state.baseline_score if state else None),
-        best_val=summary.get("best_val", state.best_score if state else None),
+        env=str(env or (state.env if state else "")),
+        status="unreadable" if problems and status != "live" else status,
+        baseline_val=baseline,
+        best_val=best,
         steps_done=state.next_step if state else 0,
         total_steps=state.total_steps if state else 0,
         cost_usd=cost,
         started_at=state.started_at if state else None,
+        problem="; ".join(problems) or None,
     )
 
 

@@ -1,5 +1,7 @@
 """Fault injection for the crash-safety tests: `SKILLOPT_CRASH_AT=<point>` makes the
-process die abruptly (exit 86, no cleanup) when it reaches that point, as kill -9 would."""
+process die abruptly (exit 86, no cleanup) when it reaches that point, as kill -9 would.
+`SKILLOPT_CRASH_TRACE=<file>` appends every point reached (as `name#N`) to the file, so
+a test can kill an operation at each of its points in turn."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import os
 from collections import Counter
 
 CRASH_ENV = "SKILLOPT_CRASH_AT"
+TRACE_ENV = "SKILLOPT_CRASH_TRACE"
 _seen: Counter[str] = Counter()
 
 
@@ -14,8 +17,12 @@ def crash_point(name: str) -> None:
     """Die here if asked to. A point reached several times can be named with `#N` for its
     N-th time (e.g. `write:before-rename:SKILL.md#2`, the second such write)."""
     wanted = os.environ.get(CRASH_ENV)
-    if not wanted:
+    trace = os.environ.get(TRACE_ENV)
+    if not wanted and not trace:
         return
     _seen[name] += 1
+    if trace:
+        with open(trace, "a", encoding="utf-8") as handle:
+            handle.write(f"{name}#{_seen[name]}\n")
     if wanted == name or wanted == f"{name}#{_seen[name]}":
         os._exit(86)

@@ -2,10 +2,13 @@
 
 Before a multi-step change (move refs, update the work tree, write a deploy target), the
 operation writes what it is about to do to `.git/skillopt/journal.json`; it removes the
-journal when everything is done. If a journal is found later, the operation died part-way
-and `recover` puts back the "before" state: refs that we moved are set back, work-tree files
-and the deploy target that hold our new content get their old content again. Each step only
-undoes what is recognisably ours, so recovery never clobbers someone else's later change.
+journal when everything is done. Main moves last, in one ref transaction: that is the
+operation's commit point. If a journal is found later, the operation died part-way: before
+the commit point `recover` puts back the "before" state (refs that we moved are set back,
+work-tree files and the deploy target that hold our new content get their old content
+again); after it, the change is complete and `recover` only finishes the ref transaction
+and removes the journal. Each step only undoes what is recognisably ours, so recovery never
+clobbers someone else's later change.
 """
 
 from __future__ import annotations
@@ -52,6 +55,14 @@ def recover(repo: Any, journal: Journal) -> str | None:
     data = journal.read()
     if data is None:
         return None
+    _remove_stale_git_locks(repo, data)
+    if _committed(repo, data):
+        _roll_forward(repo, data)
+        journal.clear()
+        return (
+            f"recovered from an interrupted {data.get('op', 'operation')}: it had completed "
+            "(main already pointed at it)"
+        )
     git = repo.git
     undone: list[str] = []
     lines = []
@@ -105,6 +116,49 @@ def recover(repo: Any, journal: Journal) -> str | None:
     journal.clear()
     what = ", ".join(undone) or "nothing had changed yet"
     return f"recovered from an interrupted {data.get('op', 'operation')}: restored {what}"
+
+
+def _remove_stale_git_locks(repo: Any, data: dict[str, Any]) -> None:
+    """A git killed with us (kill -9 of the process group) leaves `<ref>.lock` files and
+    `index.lock` behind, and every later git command on them fails. We hold the operation
+    lock and the journal says the operation died, so the locks of its refs are stale."""
+    names = [f"{ref}.lock" for ref, _old, _new in data.get("refs") or []]
+    for name in [*names, "index.lock", "packed-refs.lock"]:
+        lock = Path(repo.git_dir) / name
+        if lock.is_file() and Path(repo.git_dir) in lock.parents:
+            lock.unlink(missing_ok=True)
+
+
+def _committed(repo: Any, data: dict[str, Any]) -> bool:
+    """Whether the operation passed its commit point: main moves last (commit_main), so
+    main at the journal's new commit means every other step was done."""
+    new_main = data.get("new_main")
+    refs = data.get("refs") or []
+    if not new_main or not refs or refs[0][2] != new_main:
+        return False
+    return repo.git.rev(refs[0][0]) == new_main
+
+
+def _roll_forward(repo: Any, data: dict[str, Any]) -> None:
+    """Finish what a kill inside the ref transaction may have left: the other refs of it
+    that did not move yet, and the index's stat cache."""
+    lines = []
+    for ref, old, new in data["refs"][1:]:
+        current = repo.git.rev(ref)
+        if current == old and current != new:
+            if new is None:
+                lines.append(f"delete {ref} {old}\n")
+            elif old is None:
+                lines.append(f"create {ref} {new}\n")
+            else:
+                lines.append(f"update {ref} {new} {old}\n")
+    if lines:
+        repo.git.run("update-ref", "--stdin", stdin="".join(lines).encode("utf-8"))
+    for path in data.get("paths", []):
+        sweep_temp_files(repo.path / path)
+    if data.get("deploy"):
+        sweep_temp_files(Path(data["deploy"]["target"]))
+    repo.git.call("update-index", "-q", "--refresh")
 
 
 def _prune_empty_dirs(directory: Path, stop: Path) -> None:

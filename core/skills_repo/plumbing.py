@@ -243,8 +243,9 @@ class RepoCore:
         extra_refs: list[tuple[str, str | None, str | None]] | None = None,
         deploy: PlannedDeploy | None = None,
     ) -> str:
-        """Commit `changes` on main, then update the work tree and deploy, journaled so an
-        interruption at any point is undone at the next start. Call inside operation()."""
+        """Commit `changes` on main: update the work tree and deploy, then move main,
+        journaled so an interruption before main moves is undone at the next start and
+        one after it is complete. Call inside operation()."""
         old = self.git.rev(MAIN)
         blobs = {p: self.git.hash_blob(d) for p, d in changes.items() if d is not None}
         tree = self.tree_with(old, changes, blobs)
@@ -273,14 +274,12 @@ class RepoCore:
             plan["records_old"] = self.records.load()
         self.journal.write(plan)
         crash_point(f"{op}:after-journal")
+        # Everything is prepared first and main moves last: the ref transaction is the
+        # commit point. A kill before it leaves main where it was (the next start puts the
+        # work tree and deploy target back); a kill after it leaves the change complete
+        # (the next start only removes the journal).
         try:
-            self.move_refs([tuple(r) for r in plan["refs"]])
-        except SkillsRepoError:
-            self.journal.clear()  # nothing moved
-            raise
-        try:
-            crash_point(f"{op}:after-refs")
-            self._sync_work_tree(paths, changes)
+            self._sync_work_tree(paths, changes, new)
             crash_point(f"{op}:after-worktree")
             if deploy:
                 write_file(deploy.target, deploy.data)
@@ -290,6 +289,8 @@ class RepoCore:
                         deploy.name, deploy.target, plan["deploy"]["new_blob"], deploy.data, new
                     )
                 )
+                crash_point(f"{op}:after-records")
+            self.move_refs([tuple(r) for r in plan["refs"]])
         except Exception as exc:  # undo now rather than at the next start
             recover(self, self.journal)
             if isinstance(exc, OSError):
@@ -298,11 +299,14 @@ class RepoCore:
                     "nothing was changed"
                 ) from exc
             raise
+        crash_point(f"{op}:after-refs")
         crash_point(f"{op}:before-journal-clear")
         self.journal.clear()
         return new
 
-    def _sync_work_tree(self, paths: list[str], changes: dict[str, bytes | None]) -> None:
+    def _sync_work_tree(self, paths: list[str], changes: dict[str, bytes | None], new: str) -> None:
+        """Work-tree files and index entries as in commit `new`, before main points at it
+        (so once it does, the checkout is clean with nothing left to do)."""
         if not paths:
             return
         for path in paths:
@@ -311,7 +315,7 @@ class RepoCore:
                 file.unlink(missing_ok=True)
             else:
                 write_file(file, data)
-        self.git.call("reset", "-q", "--", *paths)
+        self.git.call("reset", "-q", new, "--", *paths)
         self.git.call("update-index", "-q", "--refresh")
 
 

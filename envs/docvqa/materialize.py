@@ -2,29 +2,53 @@
 `lmms-lab/DocVQA` (Parquet as the hub ships them, whose `image` column holds
 `{bytes, path}`; or JSON / JSON Lines exports where `image` is `{"bytes": <base64>}` or
 `{"path": <file relative to the export>}`), keyed by `questionId`. Page images are written
-to `<out>/images/` under the manifest's file names."""
+to `<out>/images/` under the manifest's file names. An image path must name a file inside
+the export (never an absolute path or one that climbs out of it)."""
 
 from __future__ import annotations
 
 import base64
+import binascii
 from pathlib import Path
 from typing import Any
 
 from core.atomic import write_bytes
 from core.environment.contract import EnvError
-from envs.materialize import MaterializeReport, index_rows, read_records, write_splits
+from envs.materialize import (
+    MaterializeReport,
+    index_rows,
+    materialize_into,
+    read_records,
+    source_root,
+    text_of,
+    texts_of,
+    write_splits,
+)
+from envs.source_root import SourceRoot, read_source_bytes
 
 
-def _image_bytes(row: dict[str, Any], base: Path) -> bytes:
+def _image_bytes(row: dict[str, Any], root: SourceRoot, where: str) -> bytes:
     image = row.get("image")
     if isinstance(image, dict) and image.get("bytes") is not None:
         data = image["bytes"]
-        return data if isinstance(data, bytes) else base64.b64decode(data)
+        if isinstance(data, bytes):
+            return data
+        if not isinstance(data, str):
+            raise EnvError(f"{where}: image bytes are a {type(data).__name__}, expected base64")
+        try:
+            return base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise EnvError(f"{where}: image bytes are not valid base64") from None
     if isinstance(image, dict) and image.get("path"):
-        path = base / image["path"]
-        if path.is_file():
-            return path.read_bytes()
-    raise EnvError(f"docvqa source row {row.get('questionId')!r} has no readable image")
+        return read_source_bytes(root.resolve(image["path"], f"{where}: image.path"))
+    raise EnvError(f"{where}: the row has no image (expected image.bytes or image.path)")
+
+
+def _image_name(item_id: str, entry: dict[str, Any]) -> str:
+    name = Path(str(entry.get("image_path") or f"q{item_id}.png")).name
+    if name in ("", ".", ".."):
+        raise EnvError(f"docvqa manifest entry {item_id!r}: image_path {name!r} is not a file name")
+    return name
 
 
 def materialize(
@@ -34,24 +58,30 @@ def materialize(
         raise EnvError(
             "docvqa: --download is not supported; pass your copy of lmms-lab/DocVQA as --source"
         )
-    base = Path(source) if Path(source).is_dir() else Path(source).parent
+    root = source_root(source)
     rows = [r for r in read_records(source) if r.get("questionId") is not None]
     by_id = index_rows(rows, lambda r: str(r["questionId"]), str(source))
-    written = 0
 
-    def convert(item_id: str, row: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-        nonlocal written
-        name = Path(entry.get("image_path") or f"q{item_id}.png").name
-        write_bytes(Path(out) / "images" / name, _image_bytes(row, base))
-        written += 1
-        return {
-            "id": item_id,
-            "question": str(row["question"]),
-            "answers": [str(a) for a in row.get("answers") or []],
-            "image_path": f"images/{name}",
-            "topic": entry.get("topic", ""),
-        }
+    def build(stage: Path) -> MaterializeReport:
+        written = 0
 
-    report = write_splits("docvqa", manifest_dir, out, by_id, convert)
-    report.files = written
-    return report
+        def convert(item_id: str, row: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+            nonlocal written
+            where = f"docvqa source row {item_id!r}"
+            name = _image_name(item_id, entry)
+            item = {
+                "id": item_id,
+                "question": text_of(row, "question", where),
+                "answers": texts_of(row.get("answers"), "answers", where),
+                "image_path": f"images/{name}",
+                "topic": entry.get("topic", ""),
+            }
+            write_bytes(stage / "images" / name, _image_bytes(row, root, where))
+            written += 1
+            return item
+
+        report = write_splits("docvqa", manifest_dir, stage, by_id, convert)
+        report.files = written
+        return report
+
+    return materialize_into(out, source, build)

@@ -9,22 +9,29 @@ from pathlib import Path
 from typing import Any
 
 from core.environment.contract import EnvError
-from envs.materialize import MaterializeReport, index_rows, read_records, write_splits
+from envs.materialize import (
+    MaterializeReport,
+    index_rows,
+    materialize_into,
+    read_records,
+    text_of,
+    texts_of,
+    write_splits,
+)
 
 HF_DATASET = "lucadiliello/searchqa"
 
 
 def _convert(item_id: str, row: dict[str, Any], _entry: dict[str, Any]) -> dict[str, Any]:
-    try:
-        answers = row["answers"]
-        return {
-            "id": item_id,
-            "question": str(row["question"]),
-            "context": str(row["context"]),
-            "answers": [str(a) for a in (answers if isinstance(answers, list) else [answers])],
-        }
-    except KeyError as exc:
-        raise EnvError(f"searchqa source row {item_id!r} has no {exc} field") from None
+    where = f"searchqa source row {item_id!r}"
+    if "answers" not in row:
+        raise EnvError(f"{where} has no 'answers' field")
+    return {
+        "id": item_id,
+        "question": text_of(row, "question", where),
+        "context": text_of(row, "context", where),
+        "answers": texts_of(row["answers"], "answers", where),
+    }
 
 
 def materialize(
@@ -32,7 +39,11 @@ def materialize(
 ) -> MaterializeReport:
     rows = _download() if download else read_records(source)
     by_id = index_rows(rows, lambda r: r.get("key") or r.get("id"), str(source or HF_DATASET))
-    return write_splits("searchqa", manifest_dir, out, by_id, _convert)
+    return materialize_into(
+        out,
+        None if download else source,
+        lambda stage: write_splits("searchqa", manifest_dir, stage, by_id, _convert),
+    )
 
 
 def _download() -> list[dict[str, Any]]:

@@ -314,6 +314,8 @@ def runs(
             f"{i.run_id}  {i.status:<11} {i.env:<10} val {base} → {best}  "
             f"steps {i.steps_done}/{i.total_steps}  ${i.cost_usd:.4f}"
         )
+        if i.problem:
+            typer.echo(f"  {i.problem}")
 
 
 def register(app: typer.Typer) -> None:

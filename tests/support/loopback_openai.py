@@ -58,14 +58,15 @@ PARTIAL_REPLY = Reply("a partial reply that never finishes", chunk_chars=8)
 class Fault:
     """Something going wrong on one request."""
 
-    # "status" | "raw" | "hang" | "malformed" | "truncated"
+    # "status" | "raw" | "bytes" | "hang" | "malformed" | "truncated"
     # | "stream_stall" | "stream_drop" | "stream_end" | "stream_error"
     kind: str
     status: int = 500
     retry_after: float | str | None = None
     seconds: float | None = None  # for "hang", "stream_stall": None = until the server stops
     message: str = "injected fault"
-    body: Any = None  # for "raw": the JSON body sent as it is
+    body: Any = None  # for "raw": the JSON body sent as it is; for "bytes": the bytes
+    content_type: str = "application/json"  # for "bytes"
     after: int = 0  # stream faults: events of `partial` sent before the fault
     partial: Reply | None = None  # stream faults: the reply they start (PARTIAL_REPLY)
 
@@ -82,6 +83,11 @@ class Fault:
         return cls(
             "status", status=status, retry_after=retry_after, message=message or f"HTTP {status}"
         )
+
+    @classmethod
+    def raw_bytes(cls, status: int, body: bytes, content_type: str = "application/json") -> Fault:
+        """Any bytes as the body (not JSON, HTML, an empty body) under `content_type`."""
+        return cls("bytes", status=status, body=body, content_type=content_type)
 
     @classmethod
     def hang(cls, seconds: float | None = None) -> Fault:
@@ -340,6 +346,8 @@ class LoopbackServer:
             )
         elif action.kind == "raw":
             self._send_json(http, action.status, action.body)
+        elif action.kind == "bytes":
+            self._send_raw(http, action.status, action.body, {}, action.content_type)
         elif action.kind == "hang":
             self._stopping.wait(action.seconds)
             http.close_connection = True
@@ -424,9 +432,10 @@ class LoopbackServer:
         status: int,
         body: bytes,
         headers: dict[str, str] | None = None,
+        content_type: str = "application/json",
     ) -> None:
         http.send_response(status)
-        http.send_header("Content-Type", "application/json")
+        http.send_header("Content-Type", content_type)
         http.send_header("Content-Length", str(len(body)))
         for key, value in (headers or {}).items():
             http.send_header(key, value)

@@ -246,7 +246,8 @@ def test_list_runs_shows_a_run_with_unreadable_files(tmp_path):
     rd.state_path.write_text("{")
     rd.config_path.write_text("env: [")
     (info,) = list_runs(tmp_path)
-    assert (info.run_id, info.status) == ("broken", "interrupted")
+    assert (info.run_id, info.status) == ("broken", "unreadable")
+    assert "state.json is unreadable" in info.problem and "config.yaml" in info.problem
 
 
 def test_skill_versions_and_steps_are_written_atomically_where_documented(tmp_path):

@@ -85,13 +85,14 @@ def test_two_processes_staging_at_once_both_land(repo: SkillsRepo):
     plain_git(repo.path, "fsck", "--strict", "--no-progress")
 
 
+# Before main moves (the commit point): undone at the next start. After it: complete.
 CRASH_POINTS = [
     "adopt:after-journal",
-    "adopt:after-refs",
     "adopt:after-worktree",
     "adopt:after-deploy-write",
-    "adopt:before-journal-clear",
+    "adopt:after-records",
 ]
+COMMITTED_POINTS = ["adopt:after-refs", "adopt:before-journal-clear"]
 
 
 def _state(repo: SkillsRepo, target: Path) -> dict:
@@ -122,6 +123,23 @@ def test_crash_mid_adopt_recovers_to_before(repo: SkillsRepo, target: Path, poin
     assert _state(reopened, target) == before
     reopened.adopt("r")  # and the operation can simply be run again
     assert target.read_text() == NEW == reopened.read_skill(SKILL)
+
+
+@pytest.mark.parametrize("point", COMMITTED_POINTS)
+def test_crash_after_main_moved_finds_the_adopt_complete(repo: SkillsRepo, target: Path, point):
+    repo.stage(SKILL, "r", NEW, subject="s", trailers={})
+    done = run_python(
+        f"from core.skills_repo import SkillsRepo\nSkillsRepo.open({str(repo.path)!r}).adopt('r')\n",
+        env={"SKILLOPT_CRASH_AT": point},
+        timeout=60,
+    )
+    assert done.returncode == 86, done.stderr
+    whole = _state(repo, target)  # before any other command: nothing half-done to see
+    assert target.read_text() == NEW and whole["status"] == ""
+    reopened = SkillsRepo.open(repo.path)
+    assert reopened.recovered and "interrupted adopt: it had completed" in reopened.recovered
+    assert not (repo.git_dir / "skillopt/journal.json").exists()
+    assert _state(reopened, target) == whole and reopened.read_skill(SKILL) == NEW
 
 
 def test_crash_mid_rollback_recovers_to_before(repo: SkillsRepo, target: Path):
