@@ -21,7 +21,6 @@ from pathlib import Path
 
 from envs.jail import WORK, bwrap_command, jail_problem, jail_uid, start_jailed
 
-COMMAND_TIMEOUT_S = 120.0
 MAX_OUTPUT_CHARS = 20_000
 MAX_PROCESSES = 128
 MAX_FILE_BYTES = 100_000_000
@@ -40,7 +39,9 @@ _BOOT = (
 
 
 def _hand_over(root: Path, uid: int) -> None:
-    """Give the workspace to the jail's uid, so the dropped shell can change it."""
+    """Give the workspace to the jail's uid, so the dropped shell can change it; its root
+    stays enterable by bwrap itself (root without CAP_DAC_OVERRIDE) under any umask."""
+    os.chmod(root, 0o755)
     for folder, dirs, files in os.walk(root):
         os.chown(folder, uid, uid, follow_symlinks=False)
         for name in dirs + files:
@@ -53,16 +54,16 @@ def _cut(data: bytes) -> str:
 
 
 class JailedShell:
-    """`shell(command) -> output` over one workspace, each command in a fresh jail."""
+    """`shell(command, timeout_s) -> output` over one workspace, each command in a fresh
+    jail."""
 
-    def __init__(self, root: Path, *, timeout_s: float = COMMAND_TIMEOUT_S) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.timeout_s = timeout_s
         self.uid = jail_uid()
         if self.uid is not None:
             _hand_over(root, self.uid)
 
-    def __call__(self, command: str) -> str:
+    def __call__(self, command: str, timeout_s: float) -> str:
         readonly = {p: Path(p) for p in _SYSTEM_BINARIES if os.path.isdir(p)}
         env = {"PATH": ":".join(readonly), "HOME": WORK, "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
         argv = [sys.executable, "-I", "-S", "-c", _BOOT, str(-1 if self.uid is None else self.uid)]
@@ -78,11 +79,11 @@ class JailedShell:
                 start_new_session=True,
             )
             try:
-                status = running.process.wait(timeout=self.timeout_s)
+                status = running.process.wait(timeout=timeout_s)
                 note = f"[exit status {status}]"
             except subprocess.TimeoutExpired:
                 running.kill()
-                note = f"[stopped after {self.timeout_s:g}s]"
+                note = f"[stopped after {timeout_s:.1f}s]"
             finally:
                 running.close()
             output.seek(0)
@@ -90,7 +91,7 @@ class JailedShell:
         return f"{text.rstrip()}\n{note}" if text.strip() else note
 
 
-def jailed_shell(root: Path) -> tuple[Callable[[str], str] | None, str]:
+def jailed_shell(root: Path) -> tuple[Callable[[str, float], str] | None, str]:
     """(a shell over `root`, "") when the jail works here, else (None, why not)."""
     problem = jail_problem()
     if problem:

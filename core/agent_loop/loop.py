@@ -6,7 +6,8 @@ Anthropic-compatible servers, local servers, handoff): a reply holding one or mo
 `<tool>{"name": "read_file", "arguments": {"path": "app.py"}}</tool>` blocks (the shape of
 an OpenAI tool call) runs those tools, and their results come back as the next user
 message; a reply without a tool block is the final message. Bounds: `max_turns` model
-replies, `time_limit_s` for the whole loop (each model call waits only for what is left),
+replies, `time_limit_s` for the whole loop (each model call and shell command gets only what is
+left),
 MAX_CALLS_PER_TURN tool calls per reply, and tool calls nested or sized past what the
 parser reads are refused as text.
 """
@@ -137,6 +138,7 @@ async def run_tool_loop(
     messages.append({"role": "user", "content": task})
     outcome = LoopOutcome(final="", messages=messages)
     deadline = time.monotonic() + limits.time_limit_s
+    tools.deadline = deadline  # a shell command stops at the loop's time cap too
     for _turn in range(limits.max_turns):
         left = deadline - time.monotonic()
         if left <= 0:

@@ -19,6 +19,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -36,8 +37,10 @@ GREP_TIMEOUT_S = 3.0
 GREP_CHILD = Path(__file__).resolve().parent / "grep_child.py"
 HIDDEN = frozenset({".git"})
 
-# `shell(command) -> output`: a jailed shell the caller provides (sleep/replay_shell.py).
-Shell = Callable[[str], str]
+# `shell(command, timeout_s) -> output`: a jailed shell the caller provides
+# (sleep/replay_shell.py); it stops the command after `timeout_s`.
+Shell = Callable[[str, float], str]
+SHELL_TIMEOUT_S = 120.0
 
 
 class ToolRefused(Exception):
@@ -93,6 +96,8 @@ class WorkspaceTools:
     def __init__(self, root: Path, *, shell: Shell | None = None) -> None:
         self.root = root.resolve()
         self.shell_runner = shell
+        # time.monotonic() by which every tool must be done (the loop's time cap), if any.
+        self.deadline: float | None = None
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
@@ -254,7 +259,13 @@ class WorkspaceTools:
     def shell(self, command: str) -> str:
         if self.shell_runner is None:
             raise ToolRefused("no shell here: commands cannot be run in this workspace")
-        return self.shell_runner(_text_arg(command, "command", MAX_PATTERN_CHARS * 8))
+        command = _text_arg(command, "command", MAX_PATTERN_CHARS * 8)
+        timeout = SHELL_TIMEOUT_S
+        if self.deadline is not None:
+            timeout = min(timeout, self.deadline - time.monotonic())
+        if timeout <= 0:
+            raise ToolRefused("the replay's time is up: no more commands")
+        return self.shell_runner(command, timeout)
 
     def call(self, name: str, args: dict) -> str:
         """Run one tool call; a refusal or bad arguments become the observation."""

@@ -198,3 +198,9 @@ def test_which_tasks_and_where_the_skill_goes():
     assert skill_path_for(frozenset({AGENTS_MD})) == "AGENTS.md"
     assert skill_path_for(frozenset({CLAUDE_CODE})) == "CLAUDE.md"
     assert skill_path_for(None) == "CLAUDE.md"
+
+
+@pytest.mark.skipif(bool(replay_shell.jail_problem()), reason="bubblewrap jail unavailable")
+def test_a_jailed_command_past_its_time_is_stopped(tmp_path):
+    shell = replay_shell.JailedShell(tmp_path)
+    assert shell("echo started; sleep 60", 0.5) == "started\n[stopped after 0.5s]"

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 from core.agent_loop.loop import LoopLimits, parse_call, protocol_text, run_tool_loop
-from core.agent_loop.tools import WorkspaceTools
+from core.agent_loop.tools import SHELL_TIMEOUT_S, WorkspaceTools
 from core.models.types import Completion, Usage
 
 
@@ -104,5 +105,24 @@ def test_call_shapes():
 def test_protocol_names_the_shell_only_when_offered(tmp_path: Path):
     without = protocol_text(WorkspaceTools(tmp_path), shell_note="No shell here.")
     assert "- shell" not in without and "No shell here." in without
-    with_shell = protocol_text(WorkspaceTools(tmp_path, shell=lambda c: "out"))
+    with_shell = protocol_text(WorkspaceTools(tmp_path, shell=lambda c, t: "out"))
     assert "- shell" in with_shell
+
+
+def test_a_shell_command_gets_no_more_than_the_time_left(tmp_path: Path):
+    timeouts: list[float] = []
+
+    def shell(command: str, timeout_s: float) -> str:
+        timeouts.append(timeout_s)
+        return "[exit status 0]"
+
+    tools = WorkspaceTools(tmp_path, shell=shell)
+    chat = ScriptedChat(call("shell", command="make test"), "ok")
+    limits = LoopLimits(time_limit_s=30.0)
+    asyncio.run(run_tool_loop(chat, tools, system="", task="t", limits=limits))
+    assert len(timeouts) == 1 and 0 < timeouts[0] <= 30.0 < SHELL_TIMEOUT_S
+    tools.deadline = time.monotonic() - 1
+    assert tools.call("shell", {"command": "make test"}) == (
+        "refused: the replay's time is up: no more commands"
+    )
+    assert len(timeouts) == 1
