@@ -11,6 +11,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from core.models.types import Request
 from tests.sleep.night_double import Brain
 from tests.support.loopback_openai import LoopbackOpenAI, RecordedRequest, Reply
@@ -68,17 +70,23 @@ class Server:
         return Reply(self.brain(Request("openai", "m", messages)))
 
 
-def test_an_api_night_replays_agentic_tasks_in_a_workspace_copy(tmp_path):
+@pytest.mark.parametrize("in_git", [True, False], ids=["git-commit", "plain-folder"])
+def test_an_api_night_replays_agentic_tasks_in_a_workspace_copy(tmp_path, in_git):
     handler = Server()
     with LoopbackOpenAI(handler=handler) as server:
         world = make_real_world(tmp_path, openai_roles(server.base_url))
         project = world.project
         (project / "app.py").write_text("x = 1\n")
-        git(project, "init", "-q")
-        git(project, "add", "-A")
-        git(project, "commit", "-q", "-m", "start")
-        (project / "app.py").write_text("x = 'uncommitted'\n")
-        before, status = snapshot(project), git(project, "status", "--porcelain")
+        if in_git:
+            git(project, "init", "-q")
+            git(project, "add", "-A")
+            git(project, "commit", "-q", "-m", "start")
+            (project / "app.py").write_text("x = 'uncommitted'\n")
+        else:
+            (project / "node_modules" / "dep").mkdir(parents=True)
+            (project / "node_modules" / "dep" / "index.js").write_text("bulk\n")
+        before = snapshot(project)
+        status = git(project, "status", "--porcelain") if in_git else ""
         night = real_night(world, DAY)
         result = asyncio.run(night.run())
         requests = list(server.requests)
@@ -90,11 +98,12 @@ def test_an_api_night_replays_agentic_tasks_in_a_workspace_copy(tmp_path):
         if r.messages and r.messages[-1]["content"].startswith("Tool results:")
     ]
     first_results = next(m[-1]["content"] for m in tool_rounds if "[list_dir]" in m[-1]["content"])
-    assert "CLAUDE.md\napp.py" in first_results
+    assert "[list_dir]\nCLAUDE.md\napp.py\n\n[read_file]" in first_results  # no node_modules
     assert "1: x = 1" in first_results and "uncommitted" not in first_results
     writes = [m[-1]["content"] for m in tool_rounds if "[write_file]" in m[-1]["content"]]
     assert writes and all("wrote NOTES.md" in w and "edited app.py" in w for w in writes)
     rollouts = "\n".join(p.read_text() for p in night.folder.rglob("*.jsonl"))
     assert "+x = 2" in rollouts and "+replayed" in rollouts
     assert snapshot(project) == before
-    assert git(project, "status", "--porcelain") == status
+    if in_git:
+        assert git(project, "status", "--porcelain") == status
