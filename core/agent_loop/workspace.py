@@ -101,6 +101,39 @@ def _git(git_dir: Path, root: Path, *args: str) -> str:
     return done.stdout.decode("utf-8", errors="replace")
 
 
+class _Members:
+    """The tar filter of a commit's extraction: tarfile's "data" rules (no absolute paths,
+    no `..`, no links leading out, no devices), except that a member breaking them — a
+    committed symlink to /etc/passwd — or a file past MAX_COPIED_FILE_BYTES is left out
+    rather than failing the replay; past MAX_COPIED_BYTES in all, the copy is refused."""
+
+    def __init__(self) -> None:
+        self.total = 0
+
+    def __call__(self, member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+        try:
+            member = tarfile.data_filter(member, dest)
+        except tarfile.FilterError:
+            return None
+        if member.size > MAX_COPIED_FILE_BYTES:
+            return None
+        self.total += member.size
+        if self.total > MAX_COPIED_BYTES:
+            raise _TooLarge()
+        return member
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _too_large(project: Path) -> WorkspaceError:
+    return WorkspaceError(
+        f"{project} holds more than {MAX_COPIED_BYTES // 1_000_000} MB of files to copy for "
+        "a replay; replay a smaller project, or move the bulk out of it"
+    )
+
+
 def _extract_commit(project: Path, commit: str, into: Path) -> None:
     with subprocess.Popen(
         ["git", "-C", str(project), "archive", "--format=tar", commit],
@@ -110,7 +143,10 @@ def _extract_commit(project: Path, commit: str, into: Path) -> None:
     ) as archive:
         try:
             with tarfile.open(fileobj=archive.stdout, mode="r|") as tar:
-                tar.extractall(into, filter="data")
+                tar.extractall(into, filter=_Members())
+        except _TooLarge:
+            archive.kill()
+            raise _too_large(project) from None
         except (tarfile.TarError, OSError) as exc:
             archive.kill()
             error = archive.stderr.read().decode(errors="replace") if archive.stderr else ""
@@ -162,11 +198,7 @@ def _copy_folder(project: Path, into: Path) -> None:
                 continue
             total += size
             if total > MAX_COPIED_BYTES:
-                raise WorkspaceError(
-                    f"{project} holds more than {MAX_COPIED_BYTES // 1_000_000} MB of files "
-                    "to copy for a replay; commit it to git (the replay then copies the "
-                    "recorded commit only)"
-                )
+                raise _too_large(project)
             shutil.copyfile(path, target / name)
 
 

@@ -116,3 +116,22 @@ def test_plain_copy_skips_git_bulk_big_files_and_links_out(tmp_path: Path):
             p.relative_to(ws.root).as_posix() for p in ws.root.rglob("*") if not p.is_dir()
         )
     assert names == ["AGENTS.md", "inner.py", "src/a.py"]
+
+
+def test_committed_links_out_and_huge_files_are_left_out_of_the_copy(tmp_path: Path):
+    (tmp_path / "secret.txt").write_text("secret\n")
+    repo = tmp_path / "project"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "ok.py").write_text("ok = 1\n")
+    os.symlink("../secret.txt", repo / "up.txt")
+    os.symlink("/etc/passwd", repo / "abs.txt")
+    os.symlink("ok.py", repo / "inner.py")
+    (repo / "huge.bin").write_bytes(b"0" * (MAX_COPIED_FILE_BYTES + 1))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "links")
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    with replay_workspace(repo, commit, skill_path="CLAUDE.md", skill_text="s\n") as ws:
+        names = sorted(p.name for p in ws.root.iterdir())
+        assert ws.diff() == ""
+    assert names == ["CLAUDE.md", "inner.py", "ok.py"]
