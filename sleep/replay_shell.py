@@ -4,10 +4,11 @@
 The jail shows the command the system's binaries and libraries read-only, the workspace
 read-write at /job (its cwd), a private /tmp, and nothing else: no home, no /etc, no
 network (loopback only), new PID namespace (everything it starts dies with it). As root,
-a small bootstrap drops to the jail's own uid (the workspace is handed to that uid first)
-and sets a process and file-size limit before it execs `/bin/sh -c`. A command that runs
-past its time limit is killed with everything it started. Without a working jail there is
-no shell: `jailed_shell` returns None and the reason, which the task's prompt states.
+a small bootstrap drops to the jail's own uid (the workspace is handed to that uid before
+each command, files the other tools wrote included) and sets a process and file-size
+limit before it execs `/bin/sh -c`. A command that runs past its time limit is killed with
+everything it started. Without a working jail there is no shell: `jailed_shell` returns
+None and the reason, which the task's prompt states.
 """
 
 from __future__ import annotations
@@ -60,10 +61,10 @@ class JailedShell:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.uid = jail_uid()
-        if self.uid is not None:
-            _hand_over(root, self.uid)
 
     def __call__(self, command: str, timeout_s: float) -> str:
+        if self.uid is not None:  # again each time: the file tools write as we do
+            _hand_over(self.root, self.uid)
         readonly = {p: Path(p) for p in _SYSTEM_BINARIES if os.path.isdir(p)}
         env = {"PATH": ":".join(readonly), "HOME": WORK, "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
         argv = [sys.executable, "-I", "-S", "-c", _BOOT, str(-1 if self.uid is None else self.uid)]
