@@ -172,8 +172,9 @@ async def test_the_shell_runs_in_the_jail_over_the_copy(tmp_path, project):
     before = snapshot(repo)
     script = Scripted(
         call("shell", command="cat calc.py > copy.txt; ls /; cat /etc/passwd; echo x > ../x"),
-        call("write_file", path="calc.py", content=FIXED),
-        call("shell", command="echo '# checked' >> calc.py"),
+        call("write_file", path="calc.py", content=FIXED)
+        + call("write_file", path="notes/new.md", content="new\n"),
+        call("shell", command="echo checked >> notes/new.md; echo more > notes/more.md"),
         "done",
     )
     result = await replay(tmp_path, script, project, agentic_task(), shell=True)
@@ -181,7 +182,8 @@ async def test_the_shell_runs_in_the_jail_over_the_copy(tmp_path, project):
     output = script.target_requests[1].messages[-1]["content"]
     assert "root:" not in output and "home\n" not in output
     assert "b/copy.txt" in result.prediction and "+    return sum(xs)" in result.prediction
-    assert "+# checked" in result.prediction  # the shell can change what write_file wrote
+    # the shell can change what write_file created, in the folder it created
+    assert "+new\n+checked" in result.prediction and "b/notes/more.md" in result.prediction
     assert snapshot(repo) == before
 
 
