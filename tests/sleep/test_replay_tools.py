@@ -171,7 +171,11 @@ async def test_the_shell_runs_in_the_jail_over_the_copy(tmp_path, project):
     repo, _ = project
     before = snapshot(repo)
     script = Scripted(
-        call("shell", command="cat calc.py > copy.txt; ls /; cat /etc/passwd; echo x > ../x"),
+        call(
+            "shell",
+            command=f"cat calc.py > copy.txt; ls /; cat /etc/passwd; echo x > ../x; "
+            f"cat {repo}/calc.py; echo pwned > {repo}/calc.py",
+        ),
         call("write_file", path="calc.py", content=FIXED)
         + call("write_file", path="notes/new.md", content="new\n"),
         call("shell", command="echo checked >> notes/new.md; echo more > notes/more.md"),
@@ -180,7 +184,7 @@ async def test_the_shell_runs_in_the_jail_over_the_copy(tmp_path, project):
     result = await replay(tmp_path, script, project, agentic_task(), shell=True)
     assert "- shell" in script.target_requests[0].messages[-1]["content"]
     output = script.target_requests[1].messages[-1]["content"]
-    assert "root:" not in output and "home\n" not in output
+    assert "root:" not in output and "home\n" not in output and "unfinished" not in output
     assert "b/copy.txt" in result.prediction and "+    return sum(xs)" in result.prediction
     # the shell can change what write_file created, in the folder it created
     assert "+new\n+checked" in result.prediction and "b/notes/more.md" in result.prediction
