@@ -62,6 +62,7 @@ from sleep.night_tasks import (
     with_carried,
 )
 from sleep.replay_env import AgentReplay, ReplayEnvironment
+from sleep.replay_tools import ToolReplay, skill_path_for
 from sleep.routing import Route, plan_routes
 from sleep.split import split_tasks
 from sleep.tasks import MinedTask, TaskArchive
@@ -393,6 +394,7 @@ class Night:
                 client.bind("judge"),
                 pass_mark=self.pass_mark,
                 agent=self._agent(route),
+                tools=self._tools(route),
                 judge_backend=config.models.judge.backend,
             )
             state = run_dir.read_state()
@@ -442,12 +444,25 @@ class Night:
             return None
         if self.project is None:
             raise UserError("a coding-agent target replays tasks in the project: pass --project")
+        recorded = self._recorded_tree()
+        return AgentReplay(Path(recorded["project"]), recorded["commit"], route.skill)
+
+    def _tools(self, route: Route) -> ToolReplay | None:
+        """With an API backend and a project, where agentic tasks replay as our tool loop
+        (sleep/replay_tools.py): the same recorded tree, the skill where its agent reads it."""
+        if self.config.models.target.backend in (*AGENT_BACKENDS, "handoff") or not self.project:
+            return None
+        recorded = self._recorded_tree()
+        project, commit = Path(recorded["project"]), recorded["commit"]
+        return ToolReplay(project, commit, skill_path_for(route.agents))
+
+    def _recorded_tree(self) -> dict[str, Any]:
         saved = self.folder / "replay.json"
         recorded = read_json(saved)
         if "commit" not in recorded:
             recorded = {"project": str(self.project), "commit": git_head(Path(self.project))}
             write_json(saved, recorded)
-        return AgentReplay(Path(recorded["project"]), recorded["commit"], route.skill)
+        return recorded
 
     def run_config(self, n_train: int, has_test: bool) -> Config:
         config = self.config.model_copy(deep=True)

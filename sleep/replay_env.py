@@ -9,7 +9,9 @@ reason), and runs the literal checks. The rubric outweighs the checks: soft =
 With a coding agent as the target (`claude_code`, `codex`), a replay is an agent run in a
 fresh temporary copy of the project's tree at the commit the night recorded (never the
 user's checkout), the skill placed where that agent reads it; the judge then sees the
-agent's final message and the diff it made.
+agent's final message and the diff it made. With an API (chat) backend, an agentic task
+(`replays_with_tools`) is replayed the same way by our own bounded tool loop
+(sleep/replay_tools.py).
 
 The judge's reply must be the JSON the prompt asks for; one repair re-ask, then the
 rollout fails with a model error (the night stops loudly), never a silent 0.
@@ -33,6 +35,7 @@ from core.models.types import (
 )
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.prompt_files import render_sleep_prompt
+from sleep.replay_tools import ToolReplay, replays_with_tools, run_in_workspace
 from sleep.tasks import Check, MinedTask
 
 NAME = "sleep"
@@ -77,7 +80,11 @@ def task_item(task: MinedTask) -> TaskItem:
         task_type=task.kind,
         question=task.intent,
         answer=task.rubric or "(no rubric: judge the reply against the request)",
-        data={"checks": [[c.kind, c.value] for c in task.checks], "skill": task.skill},
+        data={
+            "checks": [[c.kind, c.value] for c in task.checks],
+            "skill": task.skill,
+            "tools": replays_with_tools(task),
+        },
     )
 
 
@@ -91,6 +98,12 @@ def replay_messages(item: TaskItem, skill_text: str) -> list[Message]:
         messages.append({"role": "system", "content": skill_text})
     messages.append({"role": "user", "content": item.question})
     return messages
+
+
+def with_diff(final: str, diff: str) -> str:
+    """What the judge reads of an agent run: its final message and the diff it made."""
+    reply = final.strip()
+    return reply + "\n\nChanges made:\n" + diff[:DIFF_SHOWN_CHARS] if diff else reply
 
 
 @dataclass(frozen=True)
@@ -115,6 +128,7 @@ class ReplayEnvironment:
         *,
         pass_mark: float = DEFAULT_PASS_MARK,
         agent: AgentReplay | None = None,
+        tools: ToolReplay | None = None,
         judge_backend: str = "",
     ) -> None:
         self._items = {s: [task_item(t) for t in splits.get(s, [])] for s in SPLITS}
@@ -122,6 +136,7 @@ class ReplayEnvironment:
         self.judge_backend = judge_backend
         self.pass_mark = pass_mark
         self.agent = agent
+        self.tools = tools  # an API backend's workspace for agentic tasks (None: chat only)
         # core.environment.contract.needs_agent reads this: the runner then hands
         # `rollout` the client's agent runner instead of its chat `complete`.
         self.target_kind = "agent" if agent is not None else "chat"
@@ -141,6 +156,8 @@ class ReplayEnvironment:
     async def rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
         if self.agent is not None:
             return await self._agent_rollout(item, skill_text, complete)
+        if self.tools is not None and item.data.get("tools"):
+            return await self._tools_rollout(item, skill_text, complete)
         messages = replay_messages(item, skill_text)
         try:
             completion = await complete(messages)
@@ -170,9 +187,7 @@ class ReplayEnvironment:
         prompt = {"role": "user", "content": item.question}
         try:
             outcome = await run_agent(task, skill_text)
-            reply = outcome.text.strip()
-            if outcome.diff:
-                reply += "\n\nChanges made:\n" + outcome.diff[:DIFF_SHOWN_CHARS]
+            reply = with_diff(outcome.text, outcome.diff)
             verdict = await self._judge(item, reply)
         except (TransientError, RetriesExhausted) as exc:
             return self._failed(item, [prompt], str(exc))
@@ -188,6 +203,23 @@ class ReplayEnvironment:
             trajectory=trajectory,
             usage=(outcome.usage.input_tokens, outcome.usage.output_tokens),
             latency_s=outcome.latency_s,
+            cached=False,
+        )
+
+    async def _tools_rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
+        try:
+            run = await run_in_workspace(self.tools, item.question, skill_text, complete)
+            reply = with_diff(run.final, run.diff)
+            verdict = await self._judge(item, reply)
+        except (TransientError, RetriesExhausted) as exc:
+            return self._failed(item, [{"role": "user", "content": item.question}], str(exc))
+        return self._scored(
+            item,
+            reply,
+            verdict,
+            trajectory=run.trajectory,
+            usage=run.usage,
+            latency_s=run.latency_s,
             cached=False,
         )
 

@@ -1,0 +1,253 @@
+"""A fresh copy of a project for one replayed task, with the candidate skill in place.
+
+Why a copy: the replayed task reads and edits files, and the user's checkout (and its
+uncommitted work) must never be touched. A git project is copied as its tree at the commit
+recorded when the night started (`git archive`, so no worktree, no shared object store and
+no hooks of the user's repository); any other folder is copied plainly, leaving out `.git`,
+bulky generated folders, oversized files, special files and symlinks that point outside it.
+
+The copy gets a git repository of its own whose git directory lives *beside* the work tree,
+not in it: the tools only reach the work tree, so a model cannot plant a `core.fsmonitor`
+or a hook that our `git diff` would run. The baseline commit holds the copy with the skill
+placed, so the diff is exactly what the task changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from core.errors import UserError
+
+# Folders a plain copy leaves out: version control, dependencies and build output.
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "target",
+        "dist",
+        "build",
+        ".next",
+    }
+)
+MAX_COPIED_FILE_BYTES = 5_000_000
+MAX_COPIED_BYTES = 200_000_000
+MAX_DIFF_CHARS = 50_000
+_GIT_IDENTITY = ("-c", "user.name=skillopt", "-c", "user.email=skillopt@localhost")
+
+
+class WorkspaceError(UserError):
+    """The project cannot be copied for a replay (bad commit, too large, not a folder)."""
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The work tree a replay may touch (`root`) and the git directory beside it."""
+
+    root: Path
+    git_dir: Path
+
+    def diff(self) -> str:
+        """What changed since the baseline, new files included, as a unified diff."""
+        self._git("add", "-A")
+        text = self._git("diff", "--cached", "--no-color", "--no-ext-diff", "--no-renames", "HEAD")
+        if len(text) > MAX_DIFF_CHARS:
+            text = text[:MAX_DIFF_CHARS] + "\n... (diff truncated)\n"
+        return text
+
+    def _git(self, *args: str) -> str:
+        return _git(self.git_dir, self.root, *args)
+
+
+def _git_env() -> dict[str, str]:
+    """Only our settings: the user's global/system git config (aliases, filters, hooks
+    paths) has no say over a workspace."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "HOME": os.devnull,
+        "LC_ALL": "C",
+    }
+
+
+def _git(git_dir: Path, root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", f"--git-dir={git_dir}", f"--work-tree={root}", *_GIT_IDENTITY, *args],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        env=_git_env(),
+    )
+    if done.returncode != 0:
+        why = " ".join(done.stderr.decode(errors="replace").split())[:200]
+        raise WorkspaceError(f"git {args[0]} in the replay workspace failed: {why}")
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+class _Members:
+    """The tar filter of a commit's extraction: tarfile's "data" rules (no absolute paths,
+    no `..`, no links leading out, no devices), except that a member breaking them — a
+    committed symlink to /etc/passwd — or a file past MAX_COPIED_FILE_BYTES is left out
+    rather than failing the replay; past MAX_COPIED_BYTES in all, the copy is refused."""
+
+    def __init__(self) -> None:
+        self.total = 0
+
+    def __call__(self, member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+        try:
+            member = tarfile.data_filter(member, dest)
+        except tarfile.FilterError:
+            return None
+        if member.size > MAX_COPIED_FILE_BYTES:
+            return None
+        self.total += member.size
+        if self.total > MAX_COPIED_BYTES:
+            raise _TooLarge()
+        return member
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _too_large(project: Path) -> WorkspaceError:
+    return WorkspaceError(
+        f"{project} holds more than {MAX_COPIED_BYTES // 1_000_000} MB of files to copy for "
+        "a replay; replay a smaller project, or move the bulk out of it"
+    )
+
+
+def _extract_commit(project: Path, commit: str, into: Path) -> None:
+    with subprocess.Popen(
+        ["git", "-C", str(project), "archive", "--format=tar", commit],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    ) as archive:
+        try:
+            with tarfile.open(fileobj=archive.stdout, mode="r|") as tar:
+                tar.extractall(into, filter=_Members())
+        except _TooLarge:
+            archive.kill()
+            raise _too_large(project) from None
+        except (tarfile.TarError, OSError) as exc:
+            archive.kill()
+            error = archive.stderr.read().decode(errors="replace") if archive.stderr else ""
+            why = " ".join((error or str(exc)).split())[:200]
+            raise WorkspaceError(
+                f"cannot copy commit {commit!r} of {project}: {why}; "
+                "check that the project is the git repository the night recorded"
+            ) from None
+        error = archive.stderr.read().decode(errors="replace") if archive.stderr else ""
+    if archive.returncode != 0:
+        why = " ".join(error.split())[:200]
+        raise WorkspaceError(f"cannot copy commit {commit!r} of {project}: {why}")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _copy_folder(project: Path, into: Path) -> None:
+    """A plain copy of a folder that is not a git repository (see the module doc)."""
+    root = project.resolve()
+    total = 0
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        here = Path(folder)
+        target = into / here.relative_to(root)
+        target.mkdir(exist_ok=True)
+        kept = []
+        for name in sorted(dirs):
+            path = here / name
+            if name in SKIPPED_DIRS:
+                continue
+            if path.is_symlink():
+                files.append(name)  # a link to a folder: judged like a file link
+                continue
+            kept.append(name)
+        dirs[:] = kept
+        for name in sorted(files):
+            path = here / name
+            if path.is_symlink():
+                pointed = Path(os.path.realpath(path))
+                link = os.readlink(path)
+                if not os.path.isabs(link) and _inside(pointed, root) and pointed.exists():
+                    os.symlink(link, target / name)
+                continue
+            if not path.is_file():
+                continue  # FIFOs, sockets, devices
+            size = path.stat().st_size
+            if size > MAX_COPIED_FILE_BYTES:
+                continue
+            total += size
+            if total > MAX_COPIED_BYTES:
+                raise _too_large(project)
+            shutil.copyfile(path, target / name)
+
+
+def _check_relative(path: str) -> str:
+    pure = PurePosixPath(path)
+    if not path or pure.is_absolute() or ".." in pure.parts:
+        raise WorkspaceError(f"the skill's place {path!r} must be a path inside the project")
+    return pure.as_posix()
+
+
+def _place_skill(root: Path, skill_path: str, skill_text: str) -> None:
+    """Write the skill at `skill_path`, replacing what the project had there. A folder on
+    the way that is a symlink is refused: the write could land outside the copy."""
+    target = root / skill_path
+    for parent in reversed(target.relative_to(root).parents):
+        if (root / parent).is_symlink():
+            raise WorkspaceError(
+                f"the skill's place {skill_path!r} goes through a symlink in the project"
+            )
+    if target.is_symlink():
+        target.unlink()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(skill_text, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def replay_workspace(
+    project: Path, commit: str | None, *, skill_path: str, skill_text: str, keep: bool = False
+) -> Iterator[Workspace]:
+    """A fresh workspace: the project's tree at `commit` (or a plain copy of the folder when
+    `commit` is None), the skill written to `skill_path` (relative; an empty skill is placed
+    nowhere, so a baseline replay has none), removed on exit unless `keep`."""
+    if not project.is_dir():
+        raise WorkspaceError(f"the project {project} is not a folder; check the night's project")
+    skill_path = _check_relative(skill_path)
+    base = Path(tempfile.mkdtemp(prefix="skillopt-replay-"))
+    try:
+        root, git_dir = base / "work", base / "git"
+        root.mkdir()
+        if commit is None:
+            _copy_folder(project, root)
+        else:
+            _extract_commit(project, commit, root)
+        if skill_text.strip():
+            _place_skill(root, skill_path, skill_text)
+        _git(git_dir, root, "init", "-q", "--template=")
+        _git(git_dir, root, "add", "-A")
+        _git(git_dir, root, "commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline")
+        yield Workspace(root, git_dir)
+    finally:
+        if not keep:
+            shutil.rmtree(base, ignore_errors=True)

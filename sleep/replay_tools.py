@@ -1,0 +1,108 @@
+"""A tools replay: an agentic task replayed on an API (chat) backend as our own bounded tool
+loop (core/agent_loop) in a fresh copy of the project at the night's recorded commit, the
+candidate skill both where the source agent reads it and as the system prompt, a shell
+only inside the bubblewrap jail (sleep/replay_shell.py).
+
+Which tasks: `replays_with_tools(task)`. The task's replay mode, once mining records one
+(`task.replay == "tools"`), decides; until then a task of an agentic kind does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.agent_loop.loop import LoopLimits, protocol_text, run_tool_loop
+from core.agent_loop.tools import WorkspaceTools
+from core.agent_loop.workspace import replay_workspace
+from core.models.types import Message
+from sleep.replay_shell import jailed_shell
+from sleep.routing import AGENTS_MD
+from sleep.tasks import MinedTask
+
+AGENTIC_KINDS = frozenset({"coding", "agentic"})
+STOPPED = {
+    "turns": "stopped at the turn cap before finishing",
+    "time": "stopped at the time cap before finishing",
+}
+
+
+def replays_with_tools(task: MinedTask) -> bool:
+    """Whether an API-backend replay of `task` runs the tool loop in a workspace."""
+    mode = getattr(task, "replay", None)
+    if mode is not None:
+        return mode == "tools"
+    return task.kind in AGENTIC_KINDS
+
+
+def skill_path_for(agents: frozenset[str] | None) -> str:
+    """Where the source agent reads the skill: AGENTS.md for Codex and other AGENTS.md
+    readers, else CLAUDE.md."""
+    return "AGENTS.md" if agents == frozenset({AGENTS_MD}) else "CLAUDE.md"
+
+
+@dataclass(frozen=True)
+class ToolReplay:
+    """Where and how a tools replay works: the project (its tree at `commit`, or a plain
+    copy when None), the skill's place in it, the loop's caps, and whether a jailed shell
+    is offered when the jail works here."""
+
+    project: Path
+    commit: str | None
+    skill_path: str = "CLAUDE.md"
+    limits: LoopLimits = field(default_factory=LoopLimits)
+    shell: bool = True
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """What the loop did: the final message, the diff of the workspace, the trajectory
+    (the messages, which hold every tool call and its result, then the diff), token usage
+    and time."""
+
+    final: str
+    diff: str
+    trajectory: list[Message]
+    usage: tuple[int, int]
+    latency_s: float
+    stopped: str
+
+
+def task_prompt(tools: WorkspaceTools, intent: str, shell_problem: str) -> str:
+    note = ""
+    if tools.shell_runner is None:
+        note = (
+            f"No shell is available in this replay ({shell_problem}): you cannot run commands. "
+            "Do what you can with the file tools, and say which commands you would run."
+        )
+    return f"{protocol_text(tools, shell_note=note)}\n\nTask: {intent}"
+
+
+async def run_in_workspace(replay: ToolReplay, intent: str, skill_text: str, complete) -> ToolRun:
+    """Replay one task; model errors propagate to the caller."""
+    started = time.monotonic()
+    with replay_workspace(
+        replay.project, replay.commit, skill_path=replay.skill_path, skill_text=skill_text
+    ) as workspace:
+        shell, problem = jailed_shell(workspace.root) if replay.shell else (None, "turned off")
+        tools = WorkspaceTools(workspace.root, shell=shell)
+        outcome = await run_tool_loop(
+            complete,
+            tools,
+            system=skill_text,
+            task=task_prompt(tools, intent, problem),
+            limits=replay.limits,
+        )
+        diff = await asyncio.to_thread(workspace.diff)
+    final = outcome.final or f"(no final message: {STOPPED.get(outcome.stopped, outcome.stopped)})"
+    trajectory = [
+        *outcome.messages,
+        {"role": "diff", "content": diff or "(no changes)"},
+    ]
+    usage = (
+        sum(c.usage.input_tokens for c in outcome.completions),
+        sum(c.usage.output_tokens for c in outcome.completions),
+    )
+    return ToolRun(final, diff, trajectory, usage, time.monotonic() - started, outcome.stopped)
