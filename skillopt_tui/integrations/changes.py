@@ -82,10 +82,15 @@ class Record:
             return cls(file, home, {}, [])
         try:
             data = json.loads(decode(file, existing.data))
-            entries, dirs = dict(data["entries"]), list(data["created_dirs"])
-        except (ValueError, KeyError, TypeError, IntegrationError) as exc:
+            entries, dirs = data["entries"], data["created_dirs"]
+            if not isinstance(entries, dict) or not isinstance(dirs, list):
+                raise TypeError("entries must be an object, created_dirs a list")
+        except (ValueError, KeyError, TypeError, RecursionError, IntegrationError) as exc:
+            reason = f"no {exc}" if isinstance(exc, KeyError) else str(exc) or "not JSON"
+            if isinstance(exc, TypeError) and "entries must" not in reason:
+                reason = "not an object"
             raise IntegrationError(
-                f"{file}: unreadable install record ({exc}); remove it to start over"
+                f"{file}: unreadable install record ({reason}); remove it to start over"
             ) from None
         paths = {str(c.path): c.path for c in changes}
         for key, entry in entries.items():
@@ -217,7 +222,13 @@ def plan_uninstall(changes: list[Change], record: Record) -> Plan:
         path, entry = change.path, record.entries.get(str(change.path))
         if entry is None:
             continue
-        existing = read_existing(path)
+        try:
+            existing = read_existing(path)
+        except IntegrationError as exc:
+            if isinstance(change, ConfigEdit):
+                raise
+            plan.lines.append(f"keep      {path} ({exc})")  # the user's now, whatever it is
+            continue
         unchanged = existing is not None and _digest(existing.data) == entry.get("written")
         saved = _restorable_backup(path, entry)
         backup = backup_path(path)

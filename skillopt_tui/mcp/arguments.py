@@ -21,6 +21,7 @@ MAX_HUNKS = 1000
 
 
 def _no_nul(value: str) -> str:
+    """No path or argv can hold a NUL (pydantic itself refuses lone surrogates)."""
     if "\x00" in value:
         raise ValueError("contains a NUL character")
     return value

@@ -65,7 +65,8 @@ class ConfirmationCodes:
         digest = self._digest(action)
         if digest not in self._pending:
             return "void"
-        if hmac.compare_digest(code.strip().upper(), self._code(digest)):
+        given = code.strip().upper().encode("utf-8")  # compare_digest takes non-ASCII as bytes
+        if hmac.compare_digest(given, self._code(digest).encode()):
             del self._pending[digest]
             return "confirmed"
         self._pending[digest] += 1

@@ -416,3 +416,30 @@ def test_backup_keeps_the_originals_permissions(home):
     backup = home / ".claude.json.skillopt-backup"
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
+
+
+def test_an_owned_file_turned_into_a_folder_is_kept_and_the_rest_undone(home):
+    config = codex_home(home, 'model = "o3"\n')
+    assert skillopt(home, "install", "codex").returncode == 0
+    skill = home / ".agents" / "skills" / "skillopt-sleep" / "SKILL.md"
+    skill.unlink()
+    skill.mkdir()
+    done = skillopt(home, "uninstall", "codex")
+    assert done.returncode == 0, done.stderr
+    assert f"keep      {skill}" in done.stdout and skill.is_dir()
+    assert config.read_text() == 'model = "o3"\n'
+
+
+@pytest.mark.parametrize(
+    "content", ["[]", '{"entries": [], "created_dirs": []}', '{"created_dirs": []}', "null"]
+)
+def test_a_record_of_the_wrong_shape_is_one_plain_line(home, content):
+    record = _record(home, "codex")
+    record.parent.mkdir(parents=True)
+    record.write_text(content)
+    before = snapshot(home)
+    for command in ("install", "uninstall"):
+        done = skillopt(home, command, "codex")
+        assert_refused(done, "unreadable install record")
+        assert "indices" not in done.stderr and "NoneType" not in done.stderr
+    assert snapshot(home) == before

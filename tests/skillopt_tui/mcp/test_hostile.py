@@ -52,6 +52,8 @@ OVERSIZED = [
     ("sleep_adopt", {"staged": "demo-finished", "confirm": "C" * 100_000}, "confirm"),
     ("sleep_rollback", {"target": "t" * 100_000}, "target"),
     ("sleep_status", {"state_dir": "state\x00/etc"}, "state_dir"),
+    ("sleep_status", {"state_dir": "state/\ud800"}, "state_dir"),
+    ("train", {"config": "c.yaml", "set": ["a=\udfff"]}, "set.0"),
     ("sleep_review", {"staged": ""}, "staged"),
     ("sleep_adopt", {"staged": "demo-finished", "hunks": [-1]}, "hunks.0"),
 ]
@@ -142,8 +144,8 @@ async def test_wrong_codes_void_the_pending_confirmation(server, repo):
         code = preview["confirmation_code"]
         wrong = "AAAAAA" if code != "AAAAAA" else "BBBBBB"
         texts = []
-        for _ in range(MAX_WRONG):
-            result = await client.call_tool("sleep_adopt", {**args, "confirm": wrong})
+        for guess in ["ÄÖÜ-ß", *[wrong] * (MAX_WRONG - 1)]:  # non-ASCII is a miss, not a crash
+            result = await client.call_tool("sleep_adopt", {**args, "confirm": guess})
             assert result.is_error
             texts.append(result.content[0].text)
         late = await client.call_tool("sleep_adopt", {**args, "confirm": code})
