@@ -14,7 +14,8 @@ from importlib import resources
 from pathlib import Path
 
 from skillopt_tui.integrations import claude_json, codex_toml
-from skillopt_tui.integrations.changes import Change, ConfigEdit, FileWrite, IntegrationError
+from skillopt_tui.integrations.changes import Change, ConfigEdit, FileWrite
+from skillopt_tui.integrations.files import IntegrationError
 
 AGENTS = ("claude-code", "codex")
 SERVER = "skillopt"

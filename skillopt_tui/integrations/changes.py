@@ -34,7 +34,6 @@ from skillopt_tui.integrations.files import (
 )
 
 BACKUP_SUFFIX = ".skillopt-backup"
-__all__ = ["ConfigEdit", "FileWrite", "IntegrationError", "Record", "install", "uninstall"]
 
 
 @dataclass(frozen=True)
@@ -294,11 +293,3 @@ def run(plan: Plan) -> list[str]:
             "so uninstall undoes it"
         ) from None
     return plan.lines
-
-
-def install(changes: list[Change], record: Record) -> list[str]:
-    return run(plan_install(changes, record))
-
-
-def uninstall(changes: list[Change], record: Record) -> list[str]:
-    return run(plan_uninstall(changes, record))

@@ -6,6 +6,7 @@ inside one of the server's roots:
 
 - the folders it was started with (`--state-dir`, else the default Sleep state dir;
   `--skills-repo`; `--runs-dir`, else ./runs) and every `--root DIR`;
+- what `skillopt sleep init` recorded in that state dir (the skills repo, the projects);
 - its working directory (the agent starts it in the project), unless that is `/` or the
   home directory itself, which would let a model reach every file the user has.
 
@@ -42,6 +43,20 @@ class Roots:
         if cwd not in (Path("/"), _real(Path.home())):
             folders.append(cwd)
         return cls(tuple(dict.fromkeys(folders)))
+
+    def with_recorded(self, state_dir: Path) -> Roots:
+        """These roots plus the folders `sleep init` recorded in `state_dir` (read on each
+        call: an init after the server started counts)."""
+        from sleep.settings import load_settings
+
+        try:
+            settings = load_settings(state_dir)
+        except (UserError, OSError, ValueError):
+            return self  # unreadable settings add nothing; the tool itself will say why
+        named = [settings.skills_repo, getattr(settings, "project", None)]
+        named += list(getattr(settings, "projects", None) or [])
+        extra = [_real(Path(p).expanduser()) for p in named if isinstance(p, str) and p]
+        return Roots(tuple(dict.fromkeys([*self.folders, *extra])))
 
     def confine(self, argument: str, value: str) -> Path:
         """`value` as an absolute path, if it lies inside a root; else OutsideRoots, naming

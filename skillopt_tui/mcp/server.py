@@ -145,7 +145,7 @@ def _error_result(message: str) -> types.CallToolResult:
     )
 
 
-def unreadable_line_reply(exc: Exception) -> SessionMessage:
+def _unreadable_line_reply(exc: Exception) -> SessionMessage:
     """The JSON-RPC reply to a line the transport could not read as a message: -32700 when it
     is not JSON, -32600 when it is JSON but no JSON-RPC message (the id is unknown: null)."""
     not_json = isinstance(exc, ValidationError) and any(
@@ -165,7 +165,7 @@ async def _answer_unreadable_lines(read_stream, write_stream, forward) -> None:
     async with forward:
         async for item in read_stream:
             if isinstance(item, Exception):
-                await write_stream.send(unreadable_line_reply(item))
+                await write_stream.send(_unreadable_line_reply(item))
             else:
                 await forward.send(item)
 

@@ -41,7 +41,12 @@ class ServerDefaults:
 
     def path(self, argument: str, value: str | None) -> Path | None:
         """A path argument, confined to the roots (None when not given)."""
-        return None if value is None else self.roots.confine(argument, value)
+        if value is None:
+            return None
+        from sleep.harvest import default_state_dir
+
+        roots = self.roots.with_recorded(self.state_dir or default_state_dir())
+        return roots.confine(argument, value)
 
 
 class ConfirmationNeeded(UserError):

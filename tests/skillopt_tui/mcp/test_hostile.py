@@ -20,6 +20,7 @@ from core.skills_repo import SkillsRepo
 from skillopt_tui.mcp.confirmation import MAX_WRONG
 from skillopt_tui.mcp.server import build_server
 from skillopt_tui.mcp.tools import ServerDefaults
+from sleep.settings import SETTINGS_FILE
 from tests.support.tui_app import SKILL_V1, make_skills_repo
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -113,6 +114,18 @@ async def test_a_root_given_at_start_is_allowed(tmp_path, repo):
         status = await client.call_tool("sleep_status", {"state_dir": str(other)})
     assert not status.is_error, status.content[0].text
     assert json.loads(status.content[0].text)["state_dir"] == str(other)
+
+
+async def test_what_sleep_init_recorded_is_a_root(tmp_path, repo):
+    state = tmp_path / "state"
+    state.mkdir()
+    server = build_server(ServerDefaults(state_dir=state))
+    async with Client(server) as client:
+        with pytest.raises(MCPError):  # not recorded yet: outside every root
+            await client.call_tool("sleep_review", {"skills_repo": str(repo.path)})
+        (state / SETTINGS_FILE).write_text(f"skills_repo: {repo.path}\n")  # as `sleep init`
+        review = await client.call_tool("sleep_review", {"skills_repo": str(repo.path)})
+    assert not review.is_error, review.content[0].text
 
 
 async def test_runs_dir_that_is_a_file_says_so(server, tmp_path):
