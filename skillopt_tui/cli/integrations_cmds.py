@@ -27,11 +27,13 @@ def _record_file(home: Path, agent: str) -> Path:
     return home / ".local" / "state" / "skillopt" / "integrations" / f"{agent}.json"
 
 
-def _changes_and_record(agent: str, home: Path):
+def _changes_and_record(agent: str, home: Path, *, installing: bool = False):
+    """The agent's changes and its checked record. Only install needs the installed
+    `skillopt` (its path goes into the config); list and uninstall work without it."""
     from skillopt_tui.integrations.agents import changes_for, skillopt_command
     from skillopt_tui.integrations.changes import Record
 
-    changes = changes_for(agent, home, skillopt_command())
+    changes = changes_for(agent, home, skillopt_command() if installing else "skillopt")
     return changes, Record.load(_record_file(home, agent), home, changes)
 
 
@@ -54,7 +56,9 @@ def install_cmd(agent: Agent, dry_run: DryRun = False, home: HomeOpt = None) -> 
     """Write the skillopt-sleep skill and the `skillopt mcp` server entry (backs up what it replaces)."""
     from skillopt_tui.integrations.changes import plan_install, run
 
-    plan = plan_install(*_changes_and_record(agent, _home(home)))  # refuses before writing
+    plan = plan_install(
+        *_changes_and_record(agent, _home(home), installing=True)
+    )  # refuses before writing
     for line in plan.lines if dry_run else run(plan):
         typer.echo(line)
     if dry_run:

@@ -443,3 +443,20 @@ def test_a_record_of_the_wrong_shape_is_one_plain_line(home, content):
         assert_refused(done, "unreadable install record")
         assert "indices" not in done.stderr and "NoneType" not in done.stderr
     assert snapshot(home) == before
+
+
+def test_list_and_uninstall_work_without_skillopt_on_path(home):
+    (home / ".claude.json").write_text('{"numStartups": 3}\n')
+    before = snapshot(home)
+    assert skillopt(home, "install", "claude-code").returncode == 0
+    bare = {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT))}
+    python = "/nonexistent-venv/bin/python"  # no `skillopt` beside it either
+    for args in (["list"], ["uninstall", "claude-code"]):
+        done = subprocess.run(
+            [sys.executable, "-c", f"import sys; sys.executable = {python!r}; "
+             "from skillopt_tui.cli.main import main; main()",
+             "integrations", *args, "--home", str(home)],
+            capture_output=True, text=True, cwd=ROOT, env=bare, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    assert snapshot(home) == before
