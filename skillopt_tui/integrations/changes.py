@@ -81,16 +81,15 @@ class Record:
             return cls(file, home, {}, [])
         try:
             data = json.loads(decode(file, existing.data))
-            entries, dirs = data["entries"], data["created_dirs"]
-            if not isinstance(entries, dict) or not isinstance(dirs, list):
-                raise TypeError("entries must be an object, created_dirs a list")
-        except (ValueError, KeyError, TypeError, RecursionError, IntegrationError) as exc:
-            reason = f"no {exc}" if isinstance(exc, KeyError) else str(exc) or "not JSON"
-            if isinstance(exc, TypeError) and "entries must" not in reason:
-                reason = "not an object"
+        except (ValueError, RecursionError, IntegrationError):
+            data = None
+        entries = data.get("entries") if isinstance(data, dict) else None
+        dirs = data.get("created_dirs") if isinstance(data, dict) else None
+        if not isinstance(entries, dict) or not isinstance(dirs, list):
             raise IntegrationError(
-                f"{file}: unreadable install record ({reason}); remove it to start over"
-            ) from None
+                f"{file}: unreadable install record (not the JSON install writes); "
+                "remove it to start over"
+            )
         paths = {str(c.path): c.path for c in changes}
         for key, entry in entries.items():
             ok = (
@@ -107,7 +106,8 @@ class Record:
                 )
         for folder in dirs:
             path = Path(folder) if isinstance(folder, str) else None
-            if path is None or os.path.normpath(folder) != folder or not path.is_relative_to(home):
+            inside = path is not None and path != home and path.is_relative_to(home)
+            if not inside or os.path.normpath(folder) != folder:
                 raise IntegrationError(
                     f"{file}: the install record names a folder outside {home}; remove it"
                 )

@@ -354,6 +354,7 @@ def _record(home: Path, agent: str) -> Path:
         ),
         lambda data, home, secret: data["created_dirs"].append(str(secret.parent)),
         lambda data, home, secret: data["created_dirs"].append(str(home / "a" / ".." / "..")),
+        lambda data, home, secret: data["created_dirs"].append(str(home)),
         lambda data, home, secret: data["entries"][str(home / ".claude.json")].update(existed=1),
     ],
 )
