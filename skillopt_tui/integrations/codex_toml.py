@@ -53,12 +53,11 @@ def parse(text: str, path: Path) -> dict[str, Any]:
         raise IntegrationError(f"{path}: nested too deeply to be a config; fix it") from None
 
 
-def _parses(text: str) -> bool:
+def _loads_or_none(text: str) -> dict[str, Any] | None:
     try:
-        tomllib.loads(text)
+        return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):
-        return False
-    return True
+        return None
 
 
 def _header_key(line: str) -> tuple[str, ...] | None:
@@ -80,7 +79,9 @@ def _header_key(line: str) -> tuple[str, ...] | None:
 
 
 def _is_header(lines: list[str], i: int) -> bool:
-    return bool(_LOOKS_LIKE_HEADER.match(lines[i])) and _parses("".join(lines[:i]))
+    return (
+        bool(_LOOKS_LIKE_HEADER.match(lines[i])) and _loads_or_none("".join(lines[:i])) is not None
+    )
 
 
 def _ours(key: tuple[str, ...] | None) -> bool:
@@ -158,7 +159,7 @@ def _stripped_checked(text: str, path: Path) -> tuple[dict[str, Any], str]:
     if SERVER in servers and not isinstance(servers[SERVER], dict):
         raise IntegrationError(f"{path}: mcp_servers.{SERVER} is not a table; fix it first")
     stripped = strip_server(text)
-    after = parse(stripped, path) if _parses(stripped) else None
+    after = _loads_or_none(stripped)
     if after is None or _without_ours(after) != _without_ours(data):
         raise IntegrationError(
             f"{path}: cannot take out [mcp_servers.{SERVER}] without touching other settings; "
@@ -180,7 +181,7 @@ def add(text: str, path: Path, command: str) -> str:
     new = stripped + (eol if stripped.strip() else "") + block(command, eol)
     expected = _without_ours(after)
     expected.setdefault("mcp_servers", {})[SERVER] = entry(command)
-    if not _parses(new) or tomllib.loads(new) != expected:
+    if _loads_or_none(new) != expected:
         raise IntegrationError(
             f"{path}: adding [mcp_servers.{SERVER}] here would not parse as intended (is "
             "mcp_servers an inline table or dotted keys?); make it a [mcp_servers] table"
