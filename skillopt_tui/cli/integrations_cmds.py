@@ -23,16 +23,18 @@ def _home(home: Path | None) -> Path:
     return (home or Path.home()).expanduser().absolute()
 
 
-def _record(home: Path, agent: str):
+def _record_file(home: Path, agent: str) -> Path:
+    return home / ".local" / "state" / "skillopt" / "integrations" / f"{agent}.json"
+
+
+def _changes_and_record(agent: str, home: Path, *, installing: bool = False):
+    """The agent's changes and its checked record. Only install needs the installed
+    `skillopt` (its path goes into the config); list and uninstall work without it."""
+    from skillopt_tui.integrations.agents import changes_for, skillopt_command
     from skillopt_tui.integrations.changes import Record
 
-    return Record.load(home / ".local" / "state" / "skillopt" / "integrations" / f"{agent}.json")
-
-
-def _plan(agent: str, home: Path):
-    from skillopt_tui.integrations.agents import changes_for, skillopt_command
-
-    return changes_for(agent, home, skillopt_command())
+    changes = changes_for(agent, home, skillopt_command() if installing else "skillopt")
+    return changes, Record.load(_record_file(home, agent), home, changes)
 
 
 @integrations_app.command("list")
@@ -42,7 +44,7 @@ def list_cmd(home: HomeOpt = None) -> None:
 
     root = _home(home)
     for agent in AGENTS:
-        record = _record(root, agent)
+        _, record = _changes_and_record(agent, root)
         state = "installed" if record.entries else "not installed"
         typer.echo(f"{agent:12} {state}")
         for path in record.entries:
@@ -52,16 +54,15 @@ def list_cmd(home: HomeOpt = None) -> None:
 @integrations_app.command("install")
 def install_cmd(agent: Agent, dry_run: DryRun = False, home: HomeOpt = None) -> None:
     """Write the skillopt-sleep skill and the `skillopt mcp` server entry (backs up what it replaces)."""
-    from skillopt_tui.integrations.changes import describe_install, install
+    from skillopt_tui.integrations.changes import plan_install, run
 
-    root = _home(home)
-    changes, record = _plan(agent, root), _record(root, agent)
-    if dry_run:
-        for line in describe_install(changes, record):
-            typer.echo(line)
-        return
-    for line in install(changes, record):
+    plan = plan_install(
+        *_changes_and_record(agent, _home(home), installing=True)
+    )  # refuses before writing
+    for line in plan.lines if dry_run else run(plan):
         typer.echo(line)
+    if dry_run:
+        return
     _warn_without_mcp()
     typer.echo(f"installed for {agent}; `skillopt integrations uninstall {agent}` undoes it")
 
@@ -79,15 +80,14 @@ def _warn_without_mcp() -> None:
 @integrations_app.command("uninstall")
 def uninstall_cmd(agent: Agent, dry_run: DryRun = False, home: HomeOpt = None) -> None:
     """Undo `install`: restore backups, remove our files and config entries."""
-    from skillopt_tui.integrations.changes import describe_uninstall, uninstall
+    from skillopt_tui.integrations.changes import plan_uninstall, run
 
-    root = _home(home)
-    changes, record = _plan(agent, root), _record(root, agent)
+    changes, record = _changes_and_record(agent, _home(home))
     if not record.entries:
         typer.echo(f"{agent}: not installed; nothing to do")
         return
-    lines = describe_uninstall(changes, record) if dry_run else uninstall(changes, record)
-    for line in lines:
+    plan = plan_uninstall(changes, record)  # refuses before changing anything
+    for line in plan.lines if dry_run else run(plan):
         typer.echo(line)
 
 

@@ -36,6 +36,14 @@ def mcp_cmd(
             "--runs-dir", metavar="DIR", help="Default folder of training runs (default: ./runs)."
         ),
     ] = None,
+    roots: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--root",
+            metavar="DIR",
+            help="Another folder the tools' path arguments may name (repeatable; see README).",
+        ),
+    ] = None,
 ) -> None:
     """Serve SkillOpt as an MCP server on stdin/stdout (for agents; see README, Integrations)."""
     try:
@@ -53,6 +61,7 @@ def mcp_cmd(
         state_dir=state_dir.expanduser().absolute() if state_dir else None,
         skills_repo=skills_repo.expanduser().absolute() if skills_repo else None,
         runs_dir=runs_dir.expanduser().absolute() if runs_dir else None,
+        extra_roots=tuple(p.expanduser().absolute() for p in roots or ()),
     )
     anyio.run(serve_stdio, defaults)
 

@@ -8,14 +8,14 @@ found now (an absolute path), so the agent finds it whatever its PATH.
 
 from __future__ import annotations
 
-import json
-import re
 import shutil
 import sys
 from importlib import resources
 from pathlib import Path
 
-from skillopt_tui.integrations.changes import Change, ConfigEdit, FileWrite, IntegrationError
+from skillopt_tui.integrations import claude_json, codex_toml
+from skillopt_tui.integrations.changes import Change, ConfigEdit, FileWrite
+from skillopt_tui.integrations.files import IntegrationError
 
 AGENTS = ("claude-code", "codex")
 SERVER = "skillopt"
@@ -41,89 +41,23 @@ def skillopt_command() -> str:
     return str(Path(found).absolute())
 
 
-# -- Codex: ~/.codex/config.toml ------------------------------------------------------------
-
-BEGIN = "# BEGIN skillopt (written by `skillopt integrations install codex`; uninstall removes it)"
-END = "# END skillopt"
-TABLE = f"[mcp_servers.{SERVER}]"
-
-
-def _toml_string(value: str) -> str:
-    return json.dumps(value)  # a JSON string is a valid TOML basic string
-
-
-def codex_block(command: str) -> str:
-    return "\n".join(
-        [
-            BEGIN,
-            TABLE,
-            f"command = {_toml_string(command)}",
-            'args = ["mcp"]',
-            "# Without it `codex exec` starts its first turn before the server is up.",
-            "required = true",
-            END,
-            "",
-        ]
-    )
-
-
-_OUR_BLOCK = re.compile(rf"\n?{re.escape(BEGIN)}\n.*?{re.escape(END)}\n?", re.DOTALL)
-_THEIR_TABLE = re.compile(rf"^{re.escape(TABLE)}[ \t]*\n(?:(?!\[).*\n?)*", re.MULTILINE)
-
-
-def codex_remove(text: str) -> str:
-    return _OUR_BLOCK.sub("", text, count=1)
-
-
-def codex_add(command: str):
-    def add(text: str) -> str:
-        text = codex_remove(text)
-        text = _THEIR_TABLE.sub("", text)  # a hand-made entry of the same name is replaced
-        separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-        return text + separator + codex_block(command)
-
-    return add
-
-
 def codex_changes(home: Path, command: str) -> list[Change]:
     config = home / ".codex" / "config.toml"
     return [
         FileWrite(
             home / ".agents" / "skills" / SKILL_NAME / "SKILL.md", asset(f"{SKILL_NAME}/SKILL.md")
         ),
-        ConfigEdit(config, codex_add(command), codex_remove, TABLE),
+        ConfigEdit(
+            config,
+            add=lambda text: codex_toml.add(text, config, command),
+            remove=lambda text, _parent: codex_toml.remove(text, config),
+            what=f"[mcp_servers.{SERVER}]",
+        ),
     ]
-
-
-# -- Claude Code: ~/.claude.json (user-scope MCP servers), ~/.claude/{skills,commands} -----
-
-
-def _load_json(text: str, path: Path) -> dict:
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except ValueError as exc:
-        raise IntegrationError(
-            f"{path}: not valid JSON ({exc}); fix it, then install again"
-        ) from None
-    if not isinstance(data, dict):
-        raise IntegrationError(f"{path}: expected a JSON object")
-    return data
 
 
 def claude_changes(home: Path, command: str) -> list[Change]:
     path = home / ".claude.json"
-
-    def add(text: str) -> str:
-        data = _load_json(text, path)
-        servers = data.setdefault("mcpServers", {})
-        servers[SERVER] = {"type": "stdio", "command": command, "args": ["mcp"], "env": {}}
-        return json.dumps(data, indent=2) + "\n"
-
-    def remove(text: str) -> str:
-        data = _load_json(text, path)
-        data.get("mcpServers", {}).pop(SERVER, None)
-        return json.dumps(data, indent=2) + "\n"
-
     claude = home / ".claude"
     return [
         FileWrite(claude / "skills" / SKILL_NAME / "SKILL.md", asset(f"{SKILL_NAME}/SKILL.md")),
@@ -131,7 +65,13 @@ def claude_changes(home: Path, command: str) -> list[Change]:
         FileWrite(
             claude / "commands" / "skillopt-handoff.md", asset("commands/skillopt-handoff.md")
         ),
-        ConfigEdit(path, add, remove, f"mcpServers.{SERVER}"),
+        ConfigEdit(
+            path,
+            add=lambda text: claude_json.add(text, path, command),
+            remove=lambda text, parent: claude_json.remove(text, path, parent),
+            what=f"mcpServers.{SERVER}",
+            has_parent=lambda text: claude_json.has_parent(text, path),
+        ),
     ]
 
 

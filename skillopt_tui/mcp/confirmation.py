@@ -12,6 +12,10 @@ moves (a replay after the adoption fails), and no other session's code works her
 a model acting on its own initiative in one step; it cannot stop a model that copies the
 code without asking — the agent's own per-tool permission prompt is the second guard, which
 is why the docs say never to pre-approve sleep_adopt or sleep_rollback.
+
+A preview opens a pending confirmation; the right code closes it (so a code works once),
+and after MAX_WRONG wrong codes it is void: guessing cannot outlast it, and only a new
+preview, which the user sees, opens another with a fresh code.
 """
 
 from __future__ import annotations
@@ -21,20 +25,52 @@ import hashlib
 import hmac
 import json
 import os
-from typing import Any
+from typing import Any, Literal
 
 CODE_LENGTH = 6
+MAX_WRONG = 5
+Verdict = Literal["confirmed", "wrong", "void"]
+
+
+def _message(action: dict[str, Any]) -> bytes:
+    return json.dumps(action, sort_keys=True, separators=(",", ":")).encode()
 
 
 class ConfirmationCodes:
     def __init__(self, key: bytes | None = None) -> None:
         self._key = key or os.urandom(32)
+        self._pending: dict[bytes, int] = {}  # action digest -> wrong codes so far
+        self._issued: dict[bytes, int] = {}  # action digest -> previews opened (the code's nonce)
+
+    def _digest(self, action: dict[str, Any]) -> bytes:
+        return hashlib.sha256(_message(action)).digest()
+
+    def _code(self, digest: bytes) -> str:
+        nonce = self._issued.get(digest, 0).to_bytes(8, "big")
+        mac = hmac.new(self._key, digest + nonce, hashlib.sha256).digest()
+        return base64.b32encode(mac).decode()[:CODE_LENGTH]
 
     def code_for(self, action: dict[str, Any]) -> str:
-        message = json.dumps(action, sort_keys=True, separators=(",", ":")).encode()
-        digest = hmac.new(self._key, message, hashlib.sha256).digest()
-        return base64.b32encode(digest).decode()[:CODE_LENGTH]
+        """The code for a preview of `action`: the pending one, or a fresh one once the last
+        was used or voided."""
+        digest = self._digest(action)
+        if digest not in self._pending:
+            self._issued[digest] = self._issued.get(digest, 0) + 1
+            self._pending[digest] = 0
+        return self._code(digest)
 
-    def matches(self, action: dict[str, Any], code: str) -> bool:
-        given = code.strip().upper()
-        return hmac.compare_digest(given, self.code_for(action))
+    def check(self, action: dict[str, Any], code: str) -> Verdict:
+        """ "confirmed" closes the pending confirmation; "wrong" counts a miss; "void" is a
+        miss with no confirmation pending (none previewed, used, or voided by this miss)."""
+        digest = self._digest(action)
+        if digest not in self._pending:
+            return "void"
+        given = code.strip().upper().encode("utf-8")  # compare_digest takes non-ASCII as bytes
+        if hmac.compare_digest(given, self._code(digest).encode()):
+            del self._pending[digest]
+            return "confirmed"
+        self._pending[digest] += 1
+        if self._pending[digest] >= MAX_WRONG:
+            del self._pending[digest]
+            return "void"
+        return "wrong"

@@ -4,12 +4,15 @@ Built on the SDK's low-level `Server` rather than its decorator API so that each
 schema is exactly our strict pydantic model (`additionalProperties: false`) and the same
 model validates the call. Bad arguments are JSON-RPC errors (INVALID_PARAMS) carrying one
 line; a tool that fails returns an error result (`isError`) carrying the one line the CLI
-would print, so the agent's model reads why and what to do next.
+would print, so the agent's model reads why and what to do next. A path argument outside
+the server's roots is an invalid argument too; an OSError is an error result naming only
+its reason, never the argument; a line on stdin that is not JSON gets a -32700 reply.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +20,14 @@ from typing import Any
 import mcp_types as types
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, ValidationError
 
 from core.errors import UserError
 from skillopt_tui import __version__
 from skillopt_tui.mcp import arguments as a
 from skillopt_tui.mcp import tools as t
+from skillopt_tui.mcp.roots import OutsideRoots
 from skillopt_tui.mcp.subprocess_tool import ToolFailure
 
 SERVER_NAME = "skillopt"
@@ -109,11 +114,18 @@ def build_server(defaults: t.ServerDefaults | None = None) -> Server:
 
         try:
             data = await spec.run(args, defaults, progress)
+        except OutsideRoots as exc:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"{spec.name}: {exc}") from None
         except (UserError, ToolFailure) as exc:
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=f"skillopt: error: {exc}")],
-                is_error=True,
-            )
+            return _error_result(str(exc))
+        except OSError as exc:  # the reason only: the filename may be a huge argument
+            return _error_result(f"{spec.name}: {exc.strerror or type(exc).__name__}")
+        except Exception as exc:
+            logging.getLogger(__name__).exception("tool %s failed", spec.name)
+            raise MCPError(
+                code=types.INTERNAL_ERROR,
+                message=f"{spec.name}: internal error ({type(exc).__name__}); see the server log",
+            ) from None
         text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
@@ -126,9 +138,46 @@ def build_server(defaults: t.ServerDefaults | None = None) -> Server:
     )
 
 
+def _error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=f"skillopt: error: {message}")],
+        is_error=True,
+    )
+
+
+def _unreadable_line_reply(exc: Exception) -> SessionMessage:
+    """The JSON-RPC reply to a line the transport could not read as a message: -32700 when it
+    is not JSON, -32600 when it is JSON but no JSON-RPC message (the id is unknown: null)."""
+    not_json = isinstance(exc, ValidationError) and any(
+        e["type"] == "json_invalid" for e in exc.errors()
+    )
+    error = (
+        types.ErrorData(code=types.PARSE_ERROR, message="Parse error: the line is not JSON")
+        if not_json
+        else types.ErrorData(code=types.INVALID_REQUEST, message="Invalid Request")
+    )
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
+
+
+async def _answer_unreadable_lines(read_stream, write_stream, forward) -> None:
+    """Pass messages on to the server; answer what the transport could not parse (the SDK
+    would only log it, leaving the client waiting)."""
+    async with forward:
+        async for item in read_stream:
+            if isinstance(item, Exception):
+                await write_stream.send(_unreadable_line_reply(item))
+            else:
+                await forward.send(item)
+
+
 async def serve_stdio(defaults: t.ServerDefaults) -> None:
+    import anyio
     from mcp.server.stdio import stdio_server
+    from mcp.shared._context_streams import create_context_streams
 
     server = build_server(defaults)
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        forward, messages = create_context_streams[SessionMessage | Exception](0)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(_answer_unreadable_lines, read_stream, write_stream, forward)
+            await server.run(messages, write_stream, server.create_initialization_options())

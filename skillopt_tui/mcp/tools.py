@@ -1,7 +1,8 @@
 """What each MCP tool does. Short, read-only and git-only work runs in-process on the engine
 (the skills repository, the Sleep state); nights and training run as `skillopt` children
 (subprocess_tool.py). Every function returns plain JSON data or raises a UserError /
-ToolFailure whose message is the one line the CLI would print."""
+ToolFailure whose message is the one line the CLI would print. Every path argument passes
+through the server's roots (roots.py) first."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 
 from core.errors import UserError
 from skillopt_tui.mcp import arguments as a
-from skillopt_tui.mcp.confirmation import ConfirmationCodes
+from skillopt_tui.mcp.confirmation import MAX_WRONG, ConfirmationCodes
+from skillopt_tui.mcp.roots import Roots
 from skillopt_tui.mcp.subprocess_tool import ProgressFn, run_skillopt
 
 
@@ -22,7 +24,29 @@ class ServerDefaults:
     state_dir: Path | None = None
     skills_repo: Path | None = None
     runs_dir: Path | None = None
+    extra_roots: tuple[Path, ...] = ()  # `skillopt mcp --root DIR`
     codes: ConfirmationCodes = field(default_factory=ConfirmationCodes)
+    roots: Roots = field(init=False)
+
+    def __post_init__(self) -> None:
+        from sleep.harvest import default_state_dir
+
+        configured = [
+            self.state_dir or default_state_dir(),
+            self.skills_repo,
+            self.runs_dir or Path("runs"),
+            *self.extra_roots,
+        ]
+        self.roots = Roots.of(configured)
+
+    def path(self, argument: str, value: str | None) -> Path | None:
+        """A path argument, confined to the roots (None when not given)."""
+        if value is None:
+            return None
+        from sleep.harvest import default_state_dir
+
+        roots = self.roots.with_recorded(self.state_dir or default_state_dir())
+        return roots.confine(argument, value)
 
 
 class ConfirmationNeeded(UserError):
@@ -32,15 +56,15 @@ class ConfirmationNeeded(UserError):
 def _state_dir(args: a.StateArgs, defaults: ServerDefaults) -> Path:
     from sleep.harvest import default_state_dir
 
-    chosen = args.state_dir or defaults.state_dir or default_state_dir()
-    return Path(chosen).expanduser().absolute()
+    chosen = defaults.path("state_dir", args.state_dir) or defaults.state_dir
+    return Path(chosen or default_state_dir()).expanduser().absolute()
 
 
 def _repo(args: a.RepoArgs, defaults: ServerDefaults):
     from core.skills_repo import SkillsRepo
     from sleep.settings import load_settings
 
-    path = args.skills_repo or defaults.skills_repo
+    path = defaults.path("skills_repo", args.skills_repo) or defaults.skills_repo
     if path is None:
         path = load_settings(_state_dir(args, defaults)).skills_repo
     if path is None:
@@ -66,11 +90,11 @@ async def sleep_status(args: a.SleepStatusArgs, defaults: ServerDefaults, progre
 
 def _night_argv(command: str, args: a.NightArgs, defaults: ServerDefaults) -> list[str]:
     argv = ["sleep", command, "--json", "--state-dir", str(_state_dir(args, defaults))]
-    repo = args.skills_repo or defaults.skills_repo
+    repo = defaults.path("skills_repo", args.skills_repo) or defaults.skills_repo
     if repo:
         argv += ["--skills-repo", str(repo)]
     if args.project:
-        argv += ["--project", args.project]
+        argv += ["--project", str(defaults.path("project", args.project))]
     if args.skill:
         argv += ["--skill", args.skill]
     if args.backend:
@@ -103,20 +127,26 @@ async def sleep_review(args: a.SleepReviewArgs, defaults: ServerDefaults, progre
 
 
 def _check_code(defaults: ServerDefaults, action: dict[str, Any], given: str | None, preview):
-    code = defaults.codes.code_for(action)
     if given is None:
         return {
             "confirmed": False,
             "preview": preview,
-            "confirmation_code": code,
+            "confirmation_code": defaults.codes.code_for(action),
             "next": "Show this preview to the user and ask them to type the code back if they "
             f"agree; then call {action['tool']} again with the same arguments and confirm set "
             "to what they typed. Do not supply the code yourself.",
         }
-    if not defaults.codes.matches(action, given):
+    verdict = defaults.codes.check(action, given)
+    if verdict == "wrong":
         raise ConfirmationNeeded(
-            f"{action['tool']}: the confirmation code does not match this change (or main moved "
-            "since the preview); call it again without confirm for a new preview and code"
+            f"{action['tool']}: the confirmation code does not match this change; ask the user "
+            "to type the code from the preview again"
+        )
+    if verdict == "void":
+        raise ConfirmationNeeded(
+            f"{action['tool']}: no confirmation pending for this change (never previewed, "
+            f"already used, main moved, or {MAX_WRONG} wrong codes voided it); call it again "
+            "without confirm for a new preview and code"
         )
     return None
 
@@ -190,14 +220,14 @@ def _adoption_to_revert(repo, target: str | None):
 
 
 async def train(args: a.TrainArgs, defaults: ServerDefaults, progress: ProgressFn):
-    argv = ["train", "--config", args.config]
+    argv = ["train", "--config", str(defaults.path("config", args.config))]
     for option, value in (
-        ("--out", args.out),
-        ("--skills-repo", args.skills_repo),
+        ("--out", defaults.path("out", args.out)),
+        ("--skills-repo", defaults.path("skills_repo", args.skills_repo)),
         ("--skill", args.skill),
     ):
         if value:
-            argv += [option, value]
+            argv += [option, str(value)]
     for item in args.set or []:
         argv += ["--set", item]
     if args.estimate:  # a text report, not JSON
@@ -208,7 +238,8 @@ async def train(args: a.TrainArgs, defaults: ServerDefaults, progress: ProgressF
 
 
 async def eval_(args: a.EvalArgs, defaults: ServerDefaults, progress: ProgressFn):
-    argv = ["eval", "--json", "--config", args.config, "--skill", args.skill, "--split", args.split]
+    config, skill = defaults.path("config", args.config), defaults.path("skill", args.skill)
+    argv = ["eval", "--json", "--config", str(config), "--skill", str(skill), "--split", args.split]
     for item in args.set or []:
         argv += ["--set", item]
     return (await run_skillopt(argv, progress)).data
@@ -217,5 +248,7 @@ async def eval_(args: a.EvalArgs, defaults: ServerDefaults, progress: ProgressFn
 async def runs(args: a.RunsArgs, defaults: ServerDefaults, progress: ProgressFn):
     from core.run.directory import list_runs
 
-    folder = Path(args.runs_dir or defaults.runs_dir or "runs").expanduser()
+    folder = defaults.path("runs_dir", args.runs_dir) or defaults.runs_dir or Path("runs")
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"runs_dir {folder} is not a directory; give the folder of runs")
     return {"runs_dir": str(folder.absolute()), "runs": [i.to_dict() for i in list_runs(folder)]}

@@ -144,7 +144,9 @@ def test_codex_exec_calls_the_server_that_install_configured(tmp_path):
             [str(BIN / "codex"), "exec", "--json", "--skip-git-repo-check", "-s", "read-only",
              "-m", "local-model", "-c", "model_provider=lp", "-c", provider,
              "What is staged for review?"],
-            cwd=home, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
+            # In the folder holding the skills repo: the server's roots are its working
+            # directory (never the home itself) and what `sleep init` recorded.
+            cwd=tmp_path, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
             env={"HOME": str(home), "PATH": os.environ["PATH"], "CODEX_HOME": str(home / ".codex"),
                  "LOCAL_KEY": "loopback-dummy"},
             check=False,

@@ -31,7 +31,10 @@ def repo(tmp_path: Path) -> SkillsRepo:
 def server(tmp_path: Path, repo: SkillsRepo):
     return build_server(
         ServerDefaults(
-            state_dir=tmp_path / "state", skills_repo=repo.path, runs_dir=tmp_path / "runs"
+            state_dir=tmp_path / "state",
+            skills_repo=repo.path,
+            runs_dir=tmp_path / "runs",
+            extra_roots=(tmp_path,),  # the tests name files anywhere under it
         )
     )
 
@@ -140,7 +143,7 @@ async def test_rollback_needs_the_users_code(server, repo):
 
 
 async def test_engine_errors_are_one_line_results(tmp_path):
-    server = build_server(ServerDefaults(state_dir=tmp_path / "state"))
+    server = build_server(ServerDefaults(state_dir=tmp_path / "state", extra_roots=(tmp_path,)))
     async with Client(server) as client:
         review = await client.call_tool("sleep_review", {})
         bad_repo = await client.call_tool("sleep_review", {"skills_repo": str(tmp_path)})
