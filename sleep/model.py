@@ -17,6 +17,18 @@ class Task:
     text: str
     timestamp: str | None
     aborted: bool = False
+    # What the session shows of the answer (sleep/session_evidence.py): the tools the
+    # assistant called, the shell commands it ran, its last text reply (all redacted).
+    tools: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    answer: str = ""
+
+    def to_json(self) -> dict:
+        data: dict = {"text": self.text, "timestamp": self.timestamp, "aborted": self.aborted}
+        for name in ("tools", "commands", "answer"):
+            if getattr(self, name):
+                data[name] = getattr(self, name)
+        return data
 
 
 @dataclass
@@ -39,9 +51,7 @@ class Session:
             "branch": self.branch,
             "file": self.file,
             "automation": self.automation,
-            "tasks": [
-                {"text": t.text, "timestamp": t.timestamp, "aborted": t.aborted} for t in self.tasks
-            ],
+            "tasks": [t.to_json() for t in self.tasks],
         }
 
 

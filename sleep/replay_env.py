@@ -33,7 +33,9 @@ from core.models.types import (
 )
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.prompt_files import render_sleep_prompt
-from sleep.tasks import Check, MinedTask
+from sleep.replay_modes import MISSING, WORKSPACE_MODES, replay_mode, workspace_runner
+from sleep.task_evidence import context_text
+from sleep.tasks import Check, MinedTask, Turn
 
 NAME = "sleep"
 VERSION = "1"
@@ -71,13 +73,24 @@ class JudgeFailed(ModelError):
     exit_code = 1
 
 
-def task_item(task: MinedTask) -> TaskItem:
+def task_item(task: MinedTask, backend: str = "") -> TaskItem:
+    """The judge reads the rubric and, when the person accepted an answer, that reference;
+    `command` checks travel apart (they run in a workspace, not on the reply's text)."""
+    answer = task.rubric or "(no rubric: judge the reply against the request)"
+    if task.reference:
+        answer += f"\n\nWhat the person accepted in their session (reference):\n{task.reference}"
     return TaskItem(
         id=task.id,
         task_type=task.kind,
         question=task.intent,
-        answer=task.rubric or "(no rubric: judge the reply against the request)",
-        data={"checks": [[c.kind, c.value] for c in task.checks], "skill": task.skill},
+        answer=answer,
+        data={
+            "checks": [[c.kind, c.value] for c in task.checks if c.on_reply],
+            "command_checks": [c.value for c in task.checks if c.kind == "command"],
+            "context": [[t.prompt, t.answer] for t in task.context],
+            "skill": task.skill,
+            "replay": replay_mode(task, backend).mode,
+        },
     )
 
 
@@ -86,11 +99,23 @@ def checks_of(item: TaskItem) -> list[Check]:
 
 
 def replay_messages(item: TaskItem, skill_text: str) -> list[Message]:
+    """The skill, the earlier turns the task follows up on, then the task itself."""
     messages: list[Message] = []
     if skill_text.strip():
         messages.append({"role": "system", "content": skill_text})
+    for prompt, answer in item.data.get("context", []):
+        messages.append({"role": "user", "content": prompt})
+        messages.append({"role": "assistant", "content": answer or "(no answer recorded)"})
     messages.append({"role": "user", "content": item.question})
     return messages
+
+
+def agent_prompt(item: TaskItem) -> str:
+    """An agent run has no message history: the context goes before the request."""
+    turns = [Turn(p, a) for p, a in item.data.get("context", [])]
+    if not turns:
+        return item.question
+    return f"{context_text(turns)}\n\nNow: {item.question}"
 
 
 @dataclass(frozen=True)
@@ -116,8 +141,12 @@ class ReplayEnvironment:
         pass_mark: float = DEFAULT_PASS_MARK,
         agent: AgentReplay | None = None,
         judge_backend: str = "",
+        target_backend: str = "",
+        workspace: AgentReplay | None = None,
     ) -> None:
-        self._items = {s: [task_item(t) for t in splits.get(s, [])] for s in SPLITS}
+        self._items = {s: [task_item(t, target_backend) for t in splits.get(s, [])] for s in SPLITS}
+        # where `tools` / `handoff-workspace` replays work (a chat target's agentic tasks)
+        self.workspace = workspace
         self.judge = judge
         self.judge_backend = judge_backend
         self.pass_mark = pass_mark
@@ -141,6 +170,9 @@ class ReplayEnvironment:
     async def rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
         if self.agent is not None:
             return await self._agent_rollout(item, skill_text, complete)
+        mode = item.data.get("replay")
+        if mode in WORKSPACE_MODES:
+            return await self._workspace_rollout(item, skill_text, complete, mode)
         messages = replay_messages(item, skill_text)
         try:
             completion = await complete(messages)
@@ -158,16 +190,33 @@ class ReplayEnvironment:
             cached=completion.cached,
         )
 
-    async def _agent_rollout(self, item: TaskItem, skill_text: str, run_agent) -> RolloutResult:
-        agent = self.agent
+    async def _workspace_rollout(
+        self, item: TaskItem, skill_text: str, complete, mode: str
+    ) -> RolloutResult:
+        """An agentic task on a chat target: never a bare chat call (the night skipped it
+        when no runner is registered; a resumed night that lost it fails loudly)."""
+        runner = workspace_runner(mode)
+        if runner is None or self.workspace is None:
+            raise EnvError(f"sleep: task {item.id} needs a {mode} replay: {MISSING[mode]}")
+
+        async def run(task: AgentTask, skill: str):
+            return await runner(task, skill, complete)
+
+        return await self._agent_rollout(item, skill_text, run, self.workspace)
+
+    async def _agent_rollout(
+        self, item: TaskItem, skill_text: str, run_agent, where: AgentReplay | None = None
+    ) -> RolloutResult:
+        agent = where or self.agent
+        assert agent is not None
         task = AgentTask(
-            prompt=item.question,
+            prompt=agent_prompt(item),
             files=agent.project,
             skill_name=agent.skill_name,
             check=lambda _workspace: None,
             commit=agent.commit,
         )
-        prompt = {"role": "user", "content": item.question}
+        prompt = {"role": "user", "content": task.prompt}
         try:
             outcome = await run_agent(task, skill_text)
             reply = outcome.text.strip()

@@ -17,6 +17,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from core.models.types import Request
 from tests.sleep.night_double import Brain
 from tests.support.loopback_openai import LoopbackOpenAI
@@ -61,7 +63,7 @@ def test_harvest_then_dry_run_plans_the_same_tasks_as_without_the_harvest(tmp_pa
     assert len(typed) == 5 and "List the files in this project." in typed
     assert before["sessions"] == 1 and before["automation_skipped"] == 2  # claude -p, codex exec
     for task in skill["tasks"]:
-        assert set(task) == {"id", "text", "source", "session", "split", "routed_by"}
+        assert {"id", "text", "source", "session", "split", "routed_by"} <= set(task)
         assert (task["source"], task["session"]) == ("claude", INTERACTIVE)
         assert task["routed_by"] == skill["routed_by"] == "Claude Code reads CLAUDE.md"
     assert sorted(t["split"] for t in skill["tasks"]) == sorted(
@@ -83,6 +85,10 @@ def test_harvest_then_dry_run_plans_the_same_tasks_as_without_the_harvest(tmp_pa
     assert planned(world)["sessions"] == 0
 
 
+@pytest.mark.skip(
+    reason="the fixtures' tasks are agentic: an API-backend night replays them only through "
+    "the workspace tool loop (issue 21, toolloop branch): unskip when it registers",
+)
 def test_a_night_stopped_by_sigint_mid_replay_is_continued_with_the_same_tasks(tmp_path):
     asked, released, brain = threading.Event(), threading.Event(), Brain()
 
