@@ -62,7 +62,7 @@ from sleep.night_tasks import (
     with_carried,
 )
 from sleep.replay_env import AgentReplay, ReplayEnvironment
-from sleep.replay_modes import replay_at_night, replayable, workspace_runner
+from sleep.replay_modes import replay_at_night, replay_mode, replayable, workspace_runner
 from sleep.routing import Route, plan_routes
 from sleep.split import split_tasks
 from sleep.tasks import MinedTask, TaskArchive, task_listing
@@ -523,7 +523,9 @@ def planned_tasks(
                     "session": session,
                     "split": split,
                     "routed_by": routed_by,
-                    **task_listing(task, replay_at_night(task, backend)),
+                    **task_listing(
+                        task, replay_mode(task, backend), replay_at_night(task, backend)
+                    ),
                 }
             )
     return out

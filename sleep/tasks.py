@@ -165,13 +165,15 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
     )
 
 
-def task_listing(task: MinedTask, replay: Any) -> dict[str, Any]:
-    """What `dry-run --json` shows of a task beside its ids: its kind, how it is replayed
-    (`replay`: a sleep.replay_modes.Replay) and what it is judged by."""
+def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
+    """What `dry-run --json` shows of a task beside its ids: its kind, the mode it is
+    replayed in and, when tonight skips it, why (both sleep.replay_modes.Replay: the
+    `planned` mode, and `tonight`'s, which skips a mode not implemented yet), and what it
+    is judged by."""
     return {
         "kind": task.kind,
-        "replay": replay.mode,
-        "skip_reason": replay.skip_reason,
+        "replay": planned.mode,
+        "skip_reason": tonight.skip_reason,
         "rubric": task.rubric,
         "reference": task.reference,
         "checks": [asdict(c) for c in task.checks],
