@@ -31,7 +31,7 @@ from sleep.task_evidence import (
     verification_commands,
 )
 from sleep.task_kinds import kind_of
-from sleep.tasks import Check, MinedTask, Turn, task_id
+from sleep.tasks import Check, MinedTask, Turn, stronger_kind, task_id
 
 ACKNOWLEDGEMENTS = frozenset(
     [
@@ -192,8 +192,8 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
                 branch=session.get("branch"),
                 context=context,
             )
-        elif kind in ("external", "redacted"):
-            task.kind = kind
+        else:
+            task.kind = stronger_kind(task.kind, kind)
         constraints = constraint_rubric(text)
         if constraints and constraints not in task.rubric:
             task.rubric = f"{task.rubric}\n{constraints}".strip()

@@ -17,6 +17,7 @@ from core.models.types import ModelError
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.mine import is_acknowledgement, shape_of
 from sleep.prompt_files import render_sleep_prompt
+from sleep.task_evidence import verification_commands
 from sleep.task_kinds import KINDS, TaskKind, kind_of
 from sleep.tasks import Check, MinedTask, task_id
 
@@ -117,6 +118,9 @@ async def mine_with_model(
                 if check not in task.checks:
                     task.checks.append(check)
             for sid, session, prompt in sources:
+                for check in verification_commands(prompt.get("commands", [])):
+                    if check not in task.checks:
+                        task.checks.append(check)
                 if sid not in task.source_sessions:
                     task.source_sessions.append(sid)
                 when = prompt.get("timestamp")

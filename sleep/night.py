@@ -62,7 +62,13 @@ from sleep.night_tasks import (
     with_carried,
 )
 from sleep.replay_env import AgentReplay, ReplayEnvironment
-from sleep.replay_modes import replay_at_night, replay_mode, replayable, workspace_runner
+from sleep.replay_modes import (
+    WORKSPACE_MODES,
+    replay_at_night,
+    replay_mode,
+    replayable,
+    workspace_runner,
+)
 from sleep.routing import Route, plan_routes
 from sleep.split import split_tasks
 from sleep.tasks import MinedTask, TaskArchive, task_listing
@@ -455,8 +461,7 @@ class Night:
         """Where a chat target's agentic tasks replay (sleep/replay_modes.py), when a
         workspace runner is registered for its backend's mode."""
         backend = self.config.models.target.backend
-        modes = {"tools", "handoff-workspace"}
-        if backend in AGENT_BACKENDS or not any(workspace_runner(m) for m in modes):
+        if backend in AGENT_BACKENDS or not any(workspace_runner(m) for m in WORKSPACE_MODES):
             return None
         return self._replay_tree(route)
 

@@ -136,13 +136,21 @@ class TaskArchive:
         return tasks
 
 
+def stronger_kind(old: TaskKind, new: TaskKind) -> TaskKind:
+    """A kind that says "never replay" wins (a request seen once as a deploy stays one),
+    then agentic over advice (a sighting whose answer used the project's tools)."""
+    for kind in ("redacted", "external", "agentic"):
+        if kind in (old, new):
+            return kind  # type: ignore[return-value]
+    return old
+
+
 def merged(old: MinedTask, new: MinedTask) -> MinedTask:
     """The archive's task updated by tonight's sighting: sessions and checks accumulate;
     the first wording stays (it keeps the task's replay stable across nights)."""
     sessions = list(dict.fromkeys([*old.source_sessions, *new.source_sessions]))
     checks = list(dict.fromkeys([*old.checks, *new.checks]))
-    # a kind that says "never replay" wins: a request seen once as a deploy stays one
-    kind = new.kind if new.kind in ("external", "redacted") else old.kind
+    kind = stronger_kind(old.kind, new.kind)
     rubric = old.rubric
     if new.rubric and new.rubric not in rubric:
         rubric = f"{rubric}\n{new.rubric}".strip()

@@ -189,3 +189,14 @@ def test_an_archive_written_before_kinds_loads_with_defaults(tmp_path):
     assert tasks["t-2"].train_only  # nothing to judge it by
     again = TaskArchive(path).merge([])
     assert again["t-1"].to_dict() == tasks["t-1"].to_dict()
+
+
+def test_a_task_seen_again_keeps_the_kind_that_replays_it_safely(tmp_path):
+    archive = TaskArchive(tmp_path / "tasks.json")
+    advice = MinedTask(id="t-1", intent="what is in here?", project="/p", kind="advice")
+    archive.merge([advice])
+    seen_with_tools = MinedTask(id="t-1", intent="what is in here?", project="/p", kind="agentic")
+    assert archive.merge([seen_with_tools])["t-1"].kind == "agentic"
+    posted = MinedTask(id="t-1", intent="what is in here?", project="/p", kind="external")
+    archive.merge([posted])
+    assert archive.merge([advice])["t-1"].kind == "external"  # never replayed again

@@ -15,7 +15,12 @@ SESSION = {
     "branch": "main",
     "automation": False,
     "tasks": [
-        {"text": "what is in the data folder?", "timestamp": None, "tools": ["Bash"]},
+        {
+            "text": "what is in the data folder?",
+            "timestamp": None,
+            "tools": ["Bash"],
+            "commands": ["ls data", "make test"],
+        },
         {"text": "tell the team on slack that the import finished", "timestamp": None},
     ],
 }
@@ -38,11 +43,12 @@ async def test_a_kind_the_model_gives_is_kept():
     assert task.kind == "external"
 
 
-async def test_without_a_kind_the_heuristic_reads_the_sessions_tool_calls():
+async def test_without_a_kind_the_heuristic_reads_the_sessions_tool_calls_and_commands():
     reply = {"tasks": [{"intent": "what is in the data folder?", "sources": [1]}]}
     [task] = await mine_with_model([SESSION], scripted(reply))
     assert task.kind == "agentic"  # the assistant ran a shell command answering it
-    assert task.train_only  # nothing to judge it by
+    assert [(c.kind, c.value) for c in task.checks] == [("command", "make test")]
+    assert not task.train_only
 
 
 async def test_an_unknown_kind_is_repaired_once_then_stops_the_night():
