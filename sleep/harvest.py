@@ -86,7 +86,7 @@ class HarvestResult:
 
     def to_json(self, *, show_redactions: bool = False) -> dict:
         data = {
-            "sessions": [s.to_json() for s in self.sessions],
+            "sessions": [s.to_json(evidence=False) for s in self.sessions],
             "skipped": [s.to_json() for s in self.skipped],
             "redactions": dict(sorted(self.redactions.items())),
         }

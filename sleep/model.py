@@ -23,9 +23,11 @@ class Task:
     commands: list[str] = field(default_factory=list)
     answer: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self, *, evidence: bool = True) -> dict:
+        """The prompt; with `evidence`, also what the session showed of its answer (what a
+        night freezes and mines; `sleep harvest --json` lists the prompts only)."""
         data: dict = {"text": self.text, "timestamp": self.timestamp, "aborted": self.aborted}
-        for name in ("tools", "commands", "answer"):
+        for name in ("tools", "commands", "answer") if evidence else ():
             if getattr(self, name):
                 data[name] = getattr(self, name)
         return data
@@ -43,7 +45,7 @@ class Session:
     automation: bool
     tasks: list[Task] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self, *, evidence: bool = True) -> dict:
         return {
             "source": self.source,
             "session_id": self.session_id,
@@ -51,7 +53,7 @@ class Session:
             "branch": self.branch,
             "file": self.file,
             "automation": self.automation,
-            "tasks": [t.to_json() for t in self.tasks],
+            "tasks": [t.to_json(evidence=evidence) for t in self.tasks],
         }
 
 
