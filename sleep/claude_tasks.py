@@ -20,6 +20,7 @@ from typing import Any
 from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
+from sleep.session_evidence import claude_assistant
 
 NOT_A_TASK_PREFIXES = (
     "<command-name>",
@@ -92,6 +93,8 @@ class ClaudeTaskReader:
             message = record.get("message")
             if isinstance(message, dict) and message.get("model") != "<synthetic>":
                 self._unanswered = None
+                if self.tasks:
+                    claude_assistant(self.tasks[-1], message.get("content"))
             return
         if kind == "system" and record.get("subtype") == "compact_boundary":
             self._close_unanswered()

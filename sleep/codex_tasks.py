@@ -23,6 +23,7 @@ from typing import Any
 from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
+from sleep.session_evidence import codex_item
 
 INJECTED_PREFIXES = (
     "<user_instructions>",
@@ -172,8 +173,19 @@ class CodexTaskReader:
         elif kind == "event_msg":
             self._event(payload, stamp)
 
+    def _answering(self) -> Task | None:
+        """The prompt the assistant's records now answer (None while replaying a parent)."""
+        if self.identity.carry["replaying"]:
+            return None
+        if not self.identity.carry["events"] and self._fallback:
+            return self._fallback[-1]
+        return self.tasks[-1] if self.tasks else None
+
     def _response_item(self, item: dict, stamp: str | None) -> None:
         if item.get("type") != "message" or item.get("role") != "user":
+            task = self._answering()
+            if task is not None:
+                codex_item(task, item)
             return
         raw = _content_text(item.get("content"))
         if not self.identity.cwd and raw.lstrip().startswith("<environment_context>"):
@@ -199,6 +211,10 @@ class CodexTaskReader:
             item = event.get("item")
             if isinstance(item, dict) and item.get("type") == "UserMessage":
                 self._event_prompt(_content_text(item.get("content")), "item_completed", stamp)
+        elif etype == "agent_message":
+            task = self._answering()
+            if task is not None:
+                codex_item(task, event)
         elif etype == "turn_aborted":
             if self.tasks:
                 self.tasks[-1].aborted = True

@@ -86,7 +86,7 @@ class HarvestResult:
 
     def to_json(self, *, show_redactions: bool = False) -> dict:
         data = {
-            "sessions": [s.to_json() for s in self.sessions],
+            "sessions": [s.to_json(evidence=False) for s in self.sessions],
             "skipped": [s.to_json() for s in self.skipped],
             "redactions": dict(sorted(self.redactions.items())),
         }
@@ -277,7 +277,13 @@ class Harvest:
                 self.result.shown.append(
                     RedactionShown(str(file.path), finding.kind, finding.context, finding.hint)
                 )
-            tasks.append(Task(redacted.text, task.timestamp, task.aborted))
+            tasks.append(
+                Task(
+                    redacted.text, task.timestamp, task.aborted, list(task.tools),
+                    [self._redact(c).text for c in task.commands],
+                    self._redact(task.answer).text if task.answer else "",
+                )
+            )  # fmt: skip
         if tasks:
             self.result.sessions.append(
                 Session(

@@ -8,7 +8,10 @@ The heuristic reads each root session's prompts in order:
 - every other prompt is a task, keyed by its **shape** (lowercased, numbers, paths and
   quoted strings abstracted), so the same request made in several sessions is one task
   with several sources. Recurring and corrected tasks come first when the night caps
-  how many it replays.
+  how many it replays;
+- each task gets its kind (sleep/task_kinds.py), the earlier turns a follow-up depends
+  on, the constraints it states, what the person accepted and the verification commands
+  the session ran (sleep/task_evidence.py).
 The input is the harvest's JSON shape (`skillopt sleep harvest --json`), texts already
 redacted.
 """
@@ -17,9 +20,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from sleep.tasks import Check, MinedTask, task_id
+from sleep.task_evidence import (
+    bounded_context,
+    constraint_rubric,
+    is_follow_up,
+    reference_of,
+    verification_commands,
+)
+from sleep.task_kinds import kind_of
+from sleep.tasks import Check, MinedTask, Turn, stronger_kind, task_id
 
 ACKNOWLEDGEMENTS = frozenset(
     [
@@ -99,15 +111,18 @@ def checks_from_correction(text: str) -> list[Check]:
     return checks
 
 
-def looks_like_coding(text: str) -> bool:
-    return bool(
-        re.search(
-            r"\b(fix|implement|refactor|add a test|write a test|tests? pass|bug|function|"
-            r"class|module|file|compile|lint|commit|rename)\b",
-            text,
-            re.IGNORECASE,
-        )
-    )
+@dataclass
+class _Waiting:
+    """A task's latest answer, waiting for the person's next word: an acknowledgement or
+    a new request accepts it (it becomes the reference); a correction replaces it."""
+
+    task: MinedTask
+    answer: str
+    aborted: bool
+
+    def accept(self) -> None:
+        if self.answer and not self.aborted and not self.task.reference:
+            self.task.reference = reference_of(self.answer)
 
 
 def mine_sessions(
@@ -118,44 +133,80 @@ def mine_sessions(
     for session in sessions:
         if session.get("automation") and not include_automation:
             continue
-        project = session.get("cwd")
-        sid = f"{session.get('source', '?')}:{session.get('session_id', '?')}"
-        previous: MinedTask | None = None
-        for prompt in session.get("tasks", []):
-            text = (prompt.get("text") or "").strip()
-            if not text or is_acknowledgement(text):
-                continue
-            if previous is not None and is_correction(text):
-                note = f"The person had to correct an earlier answer: {text[:500]!r}"
-                if note not in previous.rubric:
-                    previous.rubric = f"{previous.rubric}\n{note}".strip()
-                for check in checks_from_correction(text):
-                    if check not in previous.checks:
-                        previous.checks.append(check)
-                continue
-            if len(text) < MIN_TASK_CHARS:
-                continue
-            shape = shape_of(text)
-            tid = task_id(project, shape)
-            when = prompt.get("timestamp")
-            task = by_id.get(tid)
-            if task is None:
-                task = by_id[tid] = MinedTask(
-                    id=tid,
-                    intent=text[:MAX_INTENT_CHARS],
-                    project=project,
-                    kind="coding" if looks_like_coding(text) else "advice",
-                    first_seen=when,
-                    last_seen=when,
-                    branch=session.get("branch"),
-                )
-            if sid not in task.source_sessions:
-                task.source_sessions.append(sid)
-            task.occurrences = max(task.occurrences, len(task.source_sessions))
-            if when and (task.last_seen is None or when > task.last_seen):
-                task.last_seen = when
-            previous = task
+        _mine_session(session, by_id)
+    for task in by_id.values():
+        task.train_only = not task.has_evidence
     return sorted(by_id.values(), key=priority)
+
+
+def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
+    project = session.get("cwd")
+    sid = f"{session.get('source', '?')}:{session.get('session_id', '?')}"
+    previous: MinedTask | None = None
+    waiting: _Waiting | None = None
+    turns: list[tuple[Turn, bool]] = []  # the session so far, and whether each was agentic
+    for prompt in session.get("tasks", []):
+        text = (prompt.get("text") or "").strip()
+        if not text:
+            continue
+        answer = prompt.get("answer") or ""
+        aborted = bool(prompt.get("aborted"))
+        commands = [c for c in prompt.get("commands", []) if isinstance(c, str)]
+        if is_acknowledgement(text):
+            if waiting is not None:
+                waiting.accept()
+            waiting = None
+            continue
+        if previous is not None and is_correction(text):
+            note = f"The person had to correct an earlier answer: {text[:500]!r}"
+            if note not in previous.rubric:
+                previous.rubric = f"{previous.rubric}\n{note}".strip()
+            for check in [*checks_from_correction(text), *verification_commands(commands)]:
+                if check not in previous.checks:
+                    previous.checks.append(check)
+            waiting = _Waiting(previous, answer, aborted)
+            turns.append((Turn(text, answer), previous.kind == "agentic"))
+            continue
+        if waiting is not None:
+            waiting.accept()  # the next request: the person moved on from that answer
+        waiting = None
+        tools = [t for t in prompt.get("tools", []) if isinstance(t, str)]
+        context = bounded_context([t for t, _a in turns]) if is_follow_up(text) else []
+        agentic_before = any(a for _t, a in turns[-len(context) :]) if context else False
+        kind = kind_of(text, tools=tools, context_agentic=agentic_before)
+        turns.append((Turn(text, answer), kind == "agentic"))
+        if len(text) < MIN_TASK_CHARS:
+            continue
+        shape = shape_of(text)
+        tid = task_id(project, shape)
+        when = prompt.get("timestamp")
+        task = by_id.get(tid)
+        if task is None:
+            task = by_id[tid] = MinedTask(
+                id=tid,
+                intent=text[:MAX_INTENT_CHARS],
+                project=project,
+                kind=kind,
+                first_seen=when,
+                last_seen=when,
+                branch=session.get("branch"),
+                context=context,
+            )
+        else:
+            task.kind = stronger_kind(task.kind, kind)
+        constraints = constraint_rubric(text)
+        if constraints and constraints not in task.rubric:
+            task.rubric = f"{task.rubric}\n{constraints}".strip()
+        for check in verification_commands(commands):
+            if check not in task.checks:
+                task.checks.append(check)
+        if sid not in task.source_sessions:
+            task.source_sessions.append(sid)
+        task.occurrences = max(task.occurrences, len(task.source_sessions))
+        if when and (task.last_seen is None or when > task.last_seen):
+            task.last_seen = when
+        previous = task
+        waiting = _Waiting(task, answer, aborted)
 
 
 def priority(task: MinedTask) -> tuple:

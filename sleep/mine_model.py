@@ -1,5 +1,6 @@
 """Mining with the miner role: the model reads a project's prompts in order and returns
-replayable tasks (intent, rubric, checks, which prompts they came from).
+replayable tasks (intent, kind, rubric, checks, which prompts they came from). A kind it
+gives is validated (sleep/task_kinds.py); without one the heuristic decides.
 
 Used when the night's config names a miner (`models.miner.backend` not `auto`); the
 heuristic miner (sleep/mine.py) is the fallback everywhere else. The model's tasks get the
@@ -16,6 +17,8 @@ from core.models.types import ModelError
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.mine import is_acknowledgement, shape_of
 from sleep.prompt_files import render_sleep_prompt
+from sleep.task_evidence import verification_commands
+from sleep.task_kinds import KINDS, TaskKind, kind_of
 from sleep.tasks import Check, MinedTask, task_id
 
 PROMPTS_PER_CALL = 40
@@ -46,6 +49,8 @@ def _check_tasks(obj: dict) -> dict:
                 raise OptimizerOutputError(
                     'a check is {"kind": "contains" | "not_contains", "value": "..."}'
                 )
+        if "kind" in t and t["kind"] not in KINDS:
+            raise OptimizerOutputError(f'"kind" must be one of {", ".join(KINDS)}')
         if not all(isinstance(s, int) for s in t.get("sources", [])):
             raise OptimizerOutputError('"sources" must list prompt numbers')
     return obj
@@ -53,7 +58,8 @@ def _check_tasks(obj: dict) -> dict:
 
 TASKS_SHAPE = Shape(
     "miner",
-    '{"tasks": [{"intent": "...", "rubric": "...", "checks": [], "sources": [1]}]}',
+    '{"tasks": [{"intent": "...", "kind": "agentic", "rubric": "...", "checks": [], '
+    '"sources": [1]}]}',
     _check_tasks,
 )
 
@@ -97,9 +103,14 @@ async def mine_with_model(
             sources = [chunk[n - 1] for n in t.get("sources", []) if 1 <= n <= len(chunk)]
             project = sources[0][1].get("cwd") if sources else None
             tid = task_id(project, shape_of(t["intent"]))
-            task = by_id.setdefault(
-                tid, MinedTask(id=tid, intent=t["intent"].strip(), project=project)
-            )
+            task = by_id.get(tid)
+            if task is None:
+                task = by_id[tid] = MinedTask(
+                    id=tid,
+                    intent=t["intent"].strip(),
+                    project=project,
+                    kind=t.get("kind") or heuristic_kind(t["intent"], sources),
+                )
             if t.get("rubric") and t["rubric"] not in task.rubric:
                 task.rubric = f"{task.rubric}\n{t['rubric']}".strip()
             for c in t.get("checks", []):
@@ -107,6 +118,9 @@ async def mine_with_model(
                 if check not in task.checks:
                     task.checks.append(check)
             for sid, session, prompt in sources:
+                for check in verification_commands(prompt.get("commands", [])):
+                    if check not in task.checks:
+                        task.checks.append(check)
                 if sid not in task.source_sessions:
                     task.source_sessions.append(sid)
                 when = prompt.get("timestamp")
@@ -115,4 +129,12 @@ async def mine_with_model(
                 task.first_seen = task.first_seen or when
                 task.branch = task.branch or session.get("branch")
             task.occurrences = max(1, len(task.source_sessions))
+    for task in by_id.values():
+        task.train_only = not task.has_evidence
     return sorted(by_id.values(), key=lambda t: (-t.occurrences, t.id))
+
+
+def heuristic_kind(intent: str, sources: list[tuple[str, dict, dict]]) -> TaskKind:
+    """The kind when the model gave none: the heuristic, with the session's evidence."""
+    tools = [name for _sid, _s, p in sources for name in p.get("tools", [])]
+    return kind_of(intent, tools=tools)

@@ -17,6 +17,20 @@ class Task:
     text: str
     timestamp: str | None
     aborted: bool = False
+    # What the session shows of the answer (sleep/session_evidence.py): the tools the
+    # assistant called, the shell commands it ran, its last text reply (all redacted).
+    tools: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    answer: str = ""
+
+    def to_json(self, *, evidence: bool = True) -> dict:
+        """The prompt; with `evidence`, also what the session showed of its answer (what a
+        night freezes and mines; `sleep harvest --json` lists the prompts only)."""
+        data: dict = {"text": self.text, "timestamp": self.timestamp, "aborted": self.aborted}
+        for name in ("tools", "commands", "answer") if evidence else ():
+            if getattr(self, name):
+                data[name] = getattr(self, name)
+        return data
 
 
 @dataclass
@@ -31,7 +45,7 @@ class Session:
     automation: bool
     tasks: list[Task] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self, *, evidence: bool = True) -> dict:
         return {
             "source": self.source,
             "session_id": self.session_id,
@@ -39,9 +53,7 @@ class Session:
             "branch": self.branch,
             "file": self.file,
             "automation": self.automation,
-            "tasks": [
-                {"text": t.text, "timestamp": t.timestamp, "aborted": t.aborted} for t in self.tasks
-            ],
+            "tasks": [t.to_json(evidence=evidence) for t in self.tasks],
         }
 
 

@@ -62,10 +62,17 @@ from sleep.night_tasks import (
     with_carried,
 )
 from sleep.replay_env import AgentReplay, ReplayEnvironment
+from sleep.replay_modes import (
+    WORKSPACE_MODES,
+    replay_at_night,
+    replay_mode,
+    replayable,
+    workspace_runner,
+)
 from sleep.replay_tools import ToolReplay, skill_path_for
 from sleep.routing import Route, plan_routes
 from sleep.split import split_tasks
-from sleep.tasks import MinedTask, TaskArchive
+from sleep.tasks import MinedTask, TaskArchive, task_listing
 
 EXIT_WAITING = 3
 
@@ -297,7 +304,9 @@ class Night:
                     "routed_by": route.routed_by,
                     "sessions": len(route.sessions),
                     **{split: len(tasks) for split, tasks in splits.items()},
-                    "tasks": planned_tasks(splits, str(route.routed_by)),
+                    "tasks": planned_tasks(
+                        splits, str(route.routed_by), self.config.models.target.backend
+                    ),
                 }
             )
         return plan
@@ -369,6 +378,7 @@ class Night:
         return result
 
     async def _run_skill(self, route: Route, splits: dict[str, list[MinedTask]]) -> dict[str, Any]:
+        splits = replayable(splits, self.config.models.target.backend, self._skipped_line)
         counts = {split: len(tasks) for split, tasks in splits.items()}
         outcome: dict[str, Any] = {"routed_by": route.routed_by, **counts, "staged": None}
         if not splits["train"] or not splits["val"]:
@@ -396,6 +406,8 @@ class Night:
                 agent=self._agent(route),
                 tools=self._tools(route),
                 judge_backend=config.models.judge.backend,
+                target_backend=config.models.target.backend,
+                workspace=self._workspace(route),
             )
             state = run_dir.read_state()
             inner = SkillsRepoStager(
@@ -436,12 +448,26 @@ class Night:
                 outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
         return outcome
 
+    def _skipped_line(self, task: MinedTask, reason: str) -> None:
+        self.on_line(f"skipped task {task.id}: {reason}")
+
     def _agent(self, route: Route) -> AgentReplay | None:
         """With a coding agent as target, where its replays work: the project's tree at the
         commit recorded when the night started (kept in replay.json, so a resumed night
         replays the same tree), or a copy of the folder when it is not a git repository."""
         if self.config.models.target.backend not in AGENT_BACKENDS:
             return None
+        return self._replay_tree(route)
+
+    def _workspace(self, route: Route) -> AgentReplay | None:
+        """Where a chat target's agentic tasks replay (sleep/replay_modes.py), when a
+        workspace runner is registered for its backend's mode."""
+        backend = self.config.models.target.backend
+        if backend in AGENT_BACKENDS or not any(workspace_runner(m) for m in WORKSPACE_MODES):
+            return None
+        return self._replay_tree(route)
+
+    def _replay_tree(self, route: Route) -> AgentReplay:
         if self.project is None:
             raise UserError("a coding-agent target replays tasks in the project: pass --project")
         recorded = self._recorded_tree()
@@ -500,8 +526,11 @@ class Night:
         write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})
 
 
-def planned_tasks(splits: dict[str, list[MinedTask]], routed_by: str) -> list[dict[str, Any]]:
-    """The tasks a skill's night replays, as `dry-run --json` lists them."""
+def planned_tasks(
+    splits: dict[str, list[MinedTask]], routed_by: str, backend: str = ""
+) -> list[dict[str, Any]]:
+    """The tasks a skill's night holds, as `dry-run --json` lists them, with how each is
+    replayed (or why it is not)."""
     out = []
     for split, tasks in splits.items():
         for task in tasks:
@@ -514,6 +543,9 @@ def planned_tasks(splits: dict[str, list[MinedTask]], routed_by: str) -> list[di
                     "session": session,
                     "split": split,
                     "routed_by": routed_by,
+                    **task_listing(
+                        task, replay_mode(task, backend), replay_at_night(task, backend)
+                    ),
                 }
             )
     return out

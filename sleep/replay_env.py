@@ -10,7 +10,7 @@ With a coding agent as the target (`claude_code`, `codex`), a replay is an agent
 fresh temporary copy of the project's tree at the commit the night recorded (never the
 user's checkout), the skill placed where that agent reads it; the judge then sees the
 agent's final message and the diff it made. With an API (chat) backend, an agentic task
-(`replays_with_tools`) is replayed the same way by our own bounded tool loop
+(replay mode `tools`, sleep/replay_modes.py) is replayed the same way by our own bounded tool loop
 (sleep/replay_tools.py).
 
 The judge's reply must be the JSON the prompt asks for; one repair re-ask, then the
@@ -35,8 +35,10 @@ from core.models.types import (
 )
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.prompt_files import render_sleep_prompt
-from sleep.replay_tools import ToolReplay, replays_with_tools, run_in_workspace
-from sleep.tasks import Check, MinedTask
+from sleep.replay_modes import MISSING, WORKSPACE_MODES, replay_mode, workspace_runner
+from sleep.replay_tools import ToolReplay, run_in_workspace
+from sleep.task_evidence import context_text
+from sleep.tasks import Check, MinedTask, Turn
 
 NAME = "sleep"
 VERSION = "1"
@@ -74,16 +76,23 @@ class JudgeFailed(ModelError):
     exit_code = 1
 
 
-def task_item(task: MinedTask) -> TaskItem:
+def task_item(task: MinedTask, backend: str = "") -> TaskItem:
+    """The judge reads the rubric and, when the person accepted an answer, that reference;
+    `command` checks travel apart (they run in a workspace, not on the reply's text)."""
+    answer = task.rubric or "(no rubric: judge the reply against the request)"
+    if task.reference:
+        answer += f"\n\nWhat the person accepted in their session (reference):\n{task.reference}"
     return TaskItem(
         id=task.id,
         task_type=task.kind,
         question=task.intent,
-        answer=task.rubric or "(no rubric: judge the reply against the request)",
+        answer=answer,
         data={
-            "checks": [[c.kind, c.value] for c in task.checks],
+            "checks": [[c.kind, c.value] for c in task.checks if c.on_reply],
+            "command_checks": [c.value for c in task.checks if c.kind == "command"],
+            "context": [[t.prompt, t.answer] for t in task.context],
             "skill": task.skill,
-            "tools": replays_with_tools(task),
+            "replay": replay_mode(task, backend).mode,
         },
     )
 
@@ -93,9 +102,13 @@ def checks_of(item: TaskItem) -> list[Check]:
 
 
 def replay_messages(item: TaskItem, skill_text: str) -> list[Message]:
+    """The skill, the earlier turns the task follows up on, then the task itself."""
     messages: list[Message] = []
     if skill_text.strip():
         messages.append({"role": "system", "content": skill_text})
+    for prompt, answer in item.data.get("context", []):
+        messages.append({"role": "user", "content": prompt})
+        messages.append({"role": "assistant", "content": answer or "(no answer recorded)"})
     messages.append({"role": "user", "content": item.question})
     return messages
 
@@ -104,6 +117,14 @@ def with_diff(final: str, diff: str) -> str:
     """What the judge reads of an agent run: its final message and the diff it made."""
     reply = final.strip()
     return reply + "\n\nChanges made:\n" + diff[:DIFF_SHOWN_CHARS] if diff else reply
+
+
+def agent_prompt(item: TaskItem) -> str:
+    """An agent run has no message history: the context goes before the request."""
+    turns = [Turn(p, a) for p, a in item.data.get("context", [])]
+    if not turns:
+        return item.question
+    return f"{context_text(turns)}\n\nNow: {item.question}"
 
 
 @dataclass(frozen=True)
@@ -130,8 +151,12 @@ class ReplayEnvironment:
         agent: AgentReplay | None = None,
         tools: ToolReplay | None = None,
         judge_backend: str = "",
+        target_backend: str = "",
+        workspace: AgentReplay | None = None,
     ) -> None:
-        self._items = {s: [task_item(t) for t in splits.get(s, [])] for s in SPLITS}
+        self._items = {s: [task_item(t, target_backend) for t in splits.get(s, [])] for s in SPLITS}
+        # where `tools` / `handoff-workspace` replays work (a chat target's agentic tasks)
+        self.workspace = workspace
         self.judge = judge
         self.judge_backend = judge_backend
         self.pass_mark = pass_mark
@@ -156,8 +181,11 @@ class ReplayEnvironment:
     async def rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
         if self.agent is not None:
             return await self._agent_rollout(item, skill_text, complete)
-        if self.tools is not None and item.data.get("tools"):
+        mode = item.data.get("replay")
+        if mode == "tools" and self.tools is not None:
             return await self._tools_rollout(item, skill_text, complete)
+        if mode in WORKSPACE_MODES:
+            return await self._workspace_rollout(item, skill_text, complete, mode)
         messages = replay_messages(item, skill_text)
         try:
             completion = await complete(messages)
@@ -175,16 +203,33 @@ class ReplayEnvironment:
             cached=completion.cached,
         )
 
-    async def _agent_rollout(self, item: TaskItem, skill_text: str, run_agent) -> RolloutResult:
-        agent = self.agent
+    async def _workspace_rollout(
+        self, item: TaskItem, skill_text: str, complete, mode: str
+    ) -> RolloutResult:
+        """An agentic task on a chat target: never a bare chat call (the night skipped it
+        when no runner is registered; a resumed night that lost it fails loudly)."""
+        runner = workspace_runner(mode)
+        if runner is None or self.workspace is None:
+            raise EnvError(f"sleep: task {item.id} needs a {mode} replay: {MISSING[mode]}")
+
+        async def run(task: AgentTask, skill: str):
+            return await runner(task, skill, complete)
+
+        return await self._agent_rollout(item, skill_text, run, self.workspace)
+
+    async def _agent_rollout(
+        self, item: TaskItem, skill_text: str, run_agent, where: AgentReplay | None = None
+    ) -> RolloutResult:
+        agent = where or self.agent
+        assert agent is not None
         task = AgentTask(
-            prompt=item.question,
+            prompt=agent_prompt(item),
             files=agent.project,
             skill_name=agent.skill_name,
             check=lambda _workspace: None,
             commit=agent.commit,
         )
-        prompt = {"role": "user", "content": item.question}
+        prompt = {"role": "user", "content": task.prompt}
         try:
             outcome = await run_agent(task, skill_text)
             reply = with_diff(outcome.text, outcome.diff)
@@ -208,11 +253,11 @@ class ReplayEnvironment:
 
     async def _tools_rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
         try:
-            run = await run_in_workspace(self.tools, item.question, skill_text, complete)
+            run = await run_in_workspace(self.tools, agent_prompt(item), skill_text, complete)
             reply = with_diff(run.final, run.diff)
             verdict = await self._judge(item, reply)
         except (TransientError, RetriesExhausted) as exc:
-            return self._failed(item, [{"role": "user", "content": item.question}], str(exc))
+            return self._failed(item, [{"role": "user", "content": agent_prompt(item)}], str(exc))
         return self._scored(
             item,
             reply,

@@ -3,8 +3,8 @@ loop (core/agent_loop) in a fresh copy of the project at the night's recorded co
 candidate skill both where the source agent reads it and as the system prompt, a shell
 only inside the bubblewrap jail (sleep/replay_shell.py).
 
-Which tasks: `replays_with_tools(task)`. The task's replay mode, once mining records one
-(`task.replay == "tools"`), decides; until then a task of an agentic kind does.
+Which tasks: those whose replay mode is `tools` (sleep/replay_modes.py: an agentic task on
+an API backend).
 """
 
 from __future__ import annotations
@@ -20,21 +20,11 @@ from core.agent_loop.workspace import replay_workspace
 from core.models.types import Message
 from sleep.replay_shell import jailed_shell
 from sleep.routing import AGENTS_MD
-from sleep.tasks import MinedTask
 
-AGENTIC_KINDS = frozenset({"coding", "agentic"})
 STOPPED = {
     "turns": "stopped at the turn cap before finishing",
     "time": "stopped at the time cap before finishing",
 }
-
-
-def replays_with_tools(task: MinedTask) -> bool:
-    """Whether an API-backend replay of `task` runs the tool loop in a workspace."""
-    mode = getattr(task, "replay", None)
-    if mode is not None:
-        return mode == "tools"
-    return task.kind in AGENTIC_KINDS
 
 
 def skill_path_for(agents: frozenset[str] | None) -> str:

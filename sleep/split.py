@@ -1,7 +1,9 @@
 """Train / val / test by a stable hash of the task id.
 
 A task never moves between splits from one night to the next (the hash depends only on
-its id), so a task the optimizer learned from can never later count as validation.
+its id), so a task the optimizer learned from can never later count as validation. A
+train-only task (mined with no rubric, reference or check: nothing to judge it by) is
+always train; its flag is sticky in the archive, so it never moves either.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ def split_tasks(
 ) -> dict[str, list[MinedTask]]:
     out: dict[str, list[MinedTask]] = {"train": [], "val": [], "test": []}
     for task in sorted(tasks, key=lambda t: t.id):
-        split = split_of(task.id, val_fraction=val_fraction, test_fraction=test_fraction)
+        split = (
+            "train"
+            if task.train_only
+            else split_of(task.id, val_fraction=val_fraction, test_fraction=test_fraction)
+        )
         out[split].append(task)
     return out

@@ -18,17 +18,25 @@ from typing import Any, Literal
 
 from core.atomic import write_json
 from core.errors import UserError
+from sleep.task_kinds import TaskKind, normalise_kind
 
-CheckKind = Literal["contains", "not_contains"]
-TaskKind = Literal["advice", "coding"]
+CheckKind = Literal["contains", "not_contains", "command"]
+TEXT_CHECKS = ("contains", "not_contains")
+MAX_CONTEXT_CHARS = 3000  # the earlier turns a follow-up keeps, in all
 
 
 @dataclass(frozen=True)
 class Check:
-    """A literal check on the reply text: cheap evidence beside the judge's rubric."""
+    """A literal check on the reply text (`contains` / `not_contains`): cheap evidence
+    beside the judge's rubric; or a `command` the session ran to verify its work (`make
+    test`), run in the replay workspace after the agent finishes."""
 
     kind: CheckKind
     value: str
+
+    @property
+    def on_reply(self) -> bool:
+        return self.kind in TEXT_CHECKS
 
     def passes(self, reply: str) -> bool:
         # A whole-word match: "avoid npm" must not fail on a reply that says "pnpm".
@@ -37,7 +45,17 @@ class Check:
         return found if self.kind == "contains" else not found
 
     def describe(self) -> str:
+        if self.kind == "command":
+            return f"runs {self.value!r} successfully"
         return f"{'mentions' if self.kind == 'contains' else 'avoids'} {self.value!r}"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """An earlier turn of the session a follow-up depends on (redacted, bounded)."""
+
+    prompt: str
+    answer: str = ""
 
 
 @dataclass
@@ -54,17 +72,33 @@ class MinedTask:
     first_seen: str | None = None
     last_seen: str | None = None
     branch: str | None = None  # the git branch recorded with the prompt, when any
+    context: list[Turn] = field(default_factory=list)  # earlier turns it follows up on
+    reference: str = ""  # what the person accepted (an excerpt of the answer, redacted)
+    # Mined with nothing to judge it by (no rubric, reference or check): it may teach but
+    # never gates. Sticky from the first sighting, so a task never moves from train to val.
+    train_only: bool = False
+
+    @property
+    def has_evidence(self) -> bool:
+        return bool(self.rubric or self.reference or self.checks)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["checks"] = [asdict(c) for c in self.checks]
+        data["context"] = [asdict(t) for t in self.context]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MinedTask:
+        """Also reads archives written before kinds, context and references existed."""
         data = dict(data)
         data["checks"] = [Check(**c) for c in data.get("checks", [])]
-        return cls(**data)
+        data["context"] = [Turn(**t) for t in data.get("context", [])]
+        data["kind"] = normalise_kind(data.get("kind", "advice"))
+        task = cls(**data)
+        if "train_only" not in data:
+            task.train_only = not task.has_evidence
+        return task
 
 
 def task_id(project: str | None, shape: str) -> str:
@@ -102,11 +136,21 @@ class TaskArchive:
         return tasks
 
 
+def stronger_kind(old: TaskKind, new: TaskKind) -> TaskKind:
+    """A kind that says "never replay" wins (a request seen once as a deploy stays one),
+    then agentic over advice (a sighting whose answer used the project's tools)."""
+    for kind in ("redacted", "external", "agentic"):
+        if kind in (old, new):
+            return kind  # type: ignore[return-value]
+    return old
+
+
 def merged(old: MinedTask, new: MinedTask) -> MinedTask:
     """The archive's task updated by tonight's sighting: sessions and checks accumulate;
     the first wording stays (it keeps the task's replay stable across nights)."""
     sessions = list(dict.fromkeys([*old.source_sessions, *new.source_sessions]))
     checks = list(dict.fromkeys([*old.checks, *new.checks]))
+    kind = stronger_kind(old.kind, new.kind)
     rubric = old.rubric
     if new.rubric and new.rubric not in rubric:
         rubric = f"{rubric}\n{new.rubric}".strip()
@@ -114,7 +158,7 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         id=old.id,
         intent=old.intent,
         project=old.project,
-        kind=old.kind,
+        kind=kind,
         rubric=rubric,
         checks=checks,
         source_sessions=sessions,
@@ -123,4 +167,24 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         first_seen=old.first_seen or new.first_seen,
         last_seen=max(filter(None, [old.last_seen, new.last_seen]), default=None),
         branch=old.branch or new.branch,
+        context=old.context or new.context,
+        reference=old.reference or new.reference,
+        train_only=old.train_only,
     )
+
+
+def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
+    """What `dry-run --json` shows of a task beside its ids: its kind, the mode it is
+    replayed in and, when tonight skips it, why (both sleep.replay_modes.Replay: the
+    `planned` mode, and `tonight`'s, which skips a mode not implemented yet), and what it
+    is judged by."""
+    return {
+        "kind": task.kind,
+        "replay": planned.mode,
+        "skip_reason": tonight.skip_reason,
+        "rubric": task.rubric,
+        "reference": task.reference,
+        "checks": [asdict(c) for c in task.checks],
+        "context": [asdict(t) for t in task.context],
+        "train_only": task.train_only,
+    }

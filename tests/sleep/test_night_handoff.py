@@ -12,6 +12,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from core.config import config_from_dict
 from core.models.handoff import parse_prompt_file
 from core.models.handoff_files import HandoffFolder
@@ -23,9 +25,18 @@ from sleep.night_tasks import transcript_harvester
 from tests.sleep.night_double import RULE, Brain
 from tests.sleep.test_night import DAY, SKILL_TEXT, make_night, night_config, project, repo  # noqa: F401
 from tests.sleep.transcripts import REAL
+from tests.support.workspace_runner_double import workspace_runner_double
 
 GARBAGE = "sure! the score is high"
 KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z0123456789"
+
+
+@pytest.fixture(autouse=True)
+def _agentic_tasks_replay():
+    """The fixtures' tasks are agentic: a handoff target replays them in a workspace,
+    here through the TEST DOUBLE until the real workspace handoff is registered."""
+    with workspace_runner_double():
+        yield
 
 
 def handoff_config(tmp_path):

@@ -26,6 +26,7 @@ from tests.support.real_transcript_world import (
     real_night,
     scripted_roles,
 )
+from tests.support.workspace_runner_double import workspace_runner_double
 
 DAY = dt.date(2026, 12, 2)
 NEXT_DAY = DAY + dt.timedelta(days=1)
@@ -42,6 +43,14 @@ def down_url() -> str:
 
 def frozen_sessions(folder) -> list[dict]:
     return json.loads((folder / "sessions.json").read_text())["sessions"]
+
+
+@pytest.fixture(autouse=True)
+def _agentic_tasks_replay():
+    """The fixtures' tasks are agentic: a chat target replays them through a workspace
+    runner, here the TEST DOUBLE until the real tool loop is registered."""
+    with workspace_runner_double():
+        yield
 
 
 def test_a_failed_night_is_retried_the_same_day_and_replayed_by_the_next_night(tmp_path):

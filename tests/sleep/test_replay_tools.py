@@ -14,7 +14,8 @@ import pytest
 from core.models.factory import build_model_client
 from sleep import replay_shell
 from sleep.replay_env import ReplayEnvironment
-from sleep.replay_tools import ToolReplay, replays_with_tools, skill_path_for
+from sleep.replay_modes import replay_at_night, replay_mode
+from sleep.replay_tools import ToolReplay, skill_path_for
 from sleep.routing import AGENTS_MD, CLAUDE_CODE
 from sleep.tasks import Check, MinedTask
 from tests.core.models.helpers import ENV, loopback_config
@@ -81,7 +82,7 @@ def agentic_task(**extra) -> MinedTask:
         id="t-fix",
         intent="make total() skip None values",
         project=None,
-        kind="coding",
+        kind="agentic",
         rubric="total() ignores None",
         **extra,
     )
@@ -97,6 +98,7 @@ async def replay(tmp_path, script: Scripted, project, task: MinedTask, *, shell:
                 {"train": [task]},
                 client.bind("judge"),
                 tools=ToolReplay(repo, commit, skill_path="CLAUDE.md", shell=shell),
+                target_backend="openai",  # an API backend: agentic tasks replay as tools
             )
             [item] = env.load_split("train")
             return await env.rollout(
@@ -201,8 +203,9 @@ async def test_an_advice_task_stays_one_chat_call(tmp_path, project):
 
 
 def test_which_tasks_and_where_the_skill_goes():
-    assert replays_with_tools(agentic_task())
-    assert not replays_with_tools(MinedTask(id="a", intent="?", project=None))
+    assert replay_mode(agentic_task(), "openai").mode == "tools"
+    assert replay_at_night(agentic_task(), "openai").mode == "tools"  # built in: no runner
+    assert replay_mode(MinedTask(id="a", intent="?", project=None), "openai").mode == "chat"
     assert skill_path_for(frozenset({AGENTS_MD})) == "AGENTS.md"
     assert skill_path_for(frozenset({CLAUDE_CODE})) == "CLAUDE.md"
     assert skill_path_for(None) == "CLAUDE.md"

@@ -1,0 +1,97 @@
+"""What a session shows about how a prompt was answered, beside the prompt itself.
+
+Mining needs more than the person's words: whether the assistant read or changed the
+project (its file and shell tool calls make a task `agentic`), which verification command
+it ran (`make test`, `pytest …`: a `command` check), and its final reply (what the person
+accepted: the task's reference). The transcript readers hand each assistant record here
+with the prompt it answers; everything is bounded, and redacted by the harvest later.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sleep.model import Task
+
+MAX_COMMANDS = 20
+MAX_COMMAND_CHARS = 500
+MAX_ANSWER_CHARS = 4000
+MAX_TOOLS = 30
+
+# Tool names that run a shell command, and where their command is.
+_SHELL_TOOLS = {"bash", "shell", "exec_command", "local_shell", "shell_command", "run_shell"}
+
+
+def _note_tool(task: Task, name: str, command: str | None = None) -> None:
+    if name and name not in task.tools and len(task.tools) < MAX_TOOLS:
+        task.tools.append(name)
+    if command and len(task.commands) < MAX_COMMANDS:
+        task.commands.append(command.strip()[:MAX_COMMAND_CHARS])
+
+
+def _note_answer(task: Task, text: str) -> None:
+    text = text.strip()
+    if text:
+        task.answer = text[-MAX_ANSWER_CHARS:]
+
+
+def _command_of(arguments: Any) -> str | None:
+    """The shell command in a tool call's arguments (a dict, or JSON text of one)."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return None
+    if not isinstance(arguments, dict):
+        return None
+    command = arguments.get("command", arguments.get("cmd"))
+    if isinstance(command, list) and all(isinstance(c, str) for c in command):
+        # ["bash", "-lc", "make test"]: the script is the last word
+        command = (
+            command[-1] if len(command) >= 3 and command[1] in ("-lc", "-c") else " ".join(command)
+        )
+    return command if isinstance(command, str) else None
+
+
+def claude_assistant(task: Task, content: Any) -> None:
+    """A Claude Code assistant message's blocks: text replies and tool_use calls."""
+    if isinstance(content, str):
+        _note_answer(task, content)
+        return
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            _note_answer(task, block["text"])
+        elif block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+            name = block["name"]
+            command = _command_of(block.get("input")) if name.lower() in _SHELL_TOOLS else None
+            _note_tool(task, name, command)
+
+
+def codex_item(task: Task, item: dict) -> None:
+    """A Codex response item or event of the turn: tool calls and assistant replies."""
+    kind = item.get("type")
+    if kind in ("function_call", "custom_tool_call") and isinstance(item.get("name"), str):
+        name = item["name"]
+        command = _command_of(item.get("arguments")) if name in _SHELL_TOOLS else None
+        _note_tool(task, name, command)
+    elif kind == "local_shell_call":
+        action = item.get("action")
+        _note_tool(task, "local_shell", _command_of(action) if isinstance(action, dict) else None)
+    elif kind == "message" and item.get("role") == "assistant":
+        content = item.get("content")
+        if isinstance(content, list):
+            _note_answer(
+                task,
+                "\n".join(
+                    b["text"]
+                    for b in content
+                    if isinstance(b, dict) and isinstance(b.get("text"), str)
+                ),
+            )
+    elif kind == "agent_message" and isinstance(item.get("message"), str):
+        _note_answer(task, item["message"])
