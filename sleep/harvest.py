@@ -29,6 +29,7 @@ from sleep.jsonl import CompressedUnsupported, JsonlReader, open_transcript
 from sleep.model import Session, Skipped, Task
 from sleep.redact import Redacted, Redactor
 from sleep.sources import SourceRoot, TranscriptFile, discover
+from sleep.state_dir import check_state_dir
 from sleep.timestamps import parse_timestamp
 
 STATE_FILE = "harvest-state.json"
@@ -306,6 +307,7 @@ def harvest(options: HarvestOptions) -> HarvestResult:
     """Run one harvest; with `commit`, under the state directory's lock, saving the
     cursors atomically at the end (a crash keeps the previous ones: nothing is lost,
     the next run reads the same new records again)."""
+    check_state_dir(options.state_dir, writing=options.commit)
     job = Harvest(options)
     state_path = options.state_dir / STATE_FILE
     if not options.commit:

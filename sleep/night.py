@@ -49,6 +49,7 @@ from sleep.mine_model import mine_with_model
 from sleep.replay_env import AgentReplay, ReplayEnvironment
 from sleep.routing import Route, route_sessions
 from sleep.split import split_tasks
+from sleep.state_dir import check_state_dir
 from sleep.tasks import MinedTask, TaskArchive
 
 Harvester = Callable[[], list[dict[str, Any]]]
@@ -118,13 +119,20 @@ def night_folder(state_dir: Path, day: dt.date) -> tuple[str, Path]:
 
 def read_json(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:
+        data = exc
+    if not isinstance(data, dict):
+        why = (
+            data if isinstance(data, Exception) else f"a JSON {type(data).__name__}, not an object"
+        )
         raise UserError(
-            f"{path}: unreadable ({exc}); move it aside to start the night again"
+            f"{path}: unreadable ({' '.join(str(why).split())[:200]}); "
+            "move it aside to start the night again"
         ) from None
+    return data
 
 
 def session_ids(sessions: list[dict[str, Any]]) -> list[str]:
@@ -266,6 +274,7 @@ class Night:
 
     # -- the night ----------------------------------------------------------------------
     async def run(self) -> NightResult:
+        check_state_dir(self.state_dir, writing=True)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         lock = FileLock(self.state_dir / "night.lock")
         if not lock.try_acquire():

@@ -72,6 +72,7 @@ def harvest_cmd(
 ) -> None:
     """Read what is new in the user's agent sessions (the current project by default)."""
     from sleep.harvest import HarvestOptions, default_state_dir, harvest
+    from sleep.state_dir import check_state_dir
     from sleep.timestamps import parse_since
 
     if project is not None and all_projects:
@@ -86,9 +87,10 @@ def harvest_cmd(
         since_at = parse_since(since) if since else None
     except ValueError as exc:
         raise SleepUsageError(str(exc)) from None
+    state = check_state_dir((state_dir or default_state_dir()).expanduser(), writing=True)
     result = harvest(
         HarvestOptions(
-            state_dir=(state_dir or default_state_dir()).expanduser(),
+            state_dir=state,
             project=scope,
             claude_home=claude_home,
             codex_home=codex_home,

@@ -73,10 +73,14 @@ AutomationOpt = Annotated[
 ]
 
 
-def _state_dir(state_dir: Path | None) -> Path:
+def _state_dir(state_dir: Path | None, *, writing: bool = True) -> Path:
+    """The state directory, checked before anything reads or writes it (sleep/state_dir.py)."""
     from sleep.harvest import default_state_dir
+    from sleep.state_dir import check_state_dir
 
-    return (state_dir or default_state_dir()).expanduser().absolute()
+    return check_state_dir(
+        (state_dir or default_state_dir()).expanduser().absolute(), writing=writing
+    )
 
 
 def _settings(state_dir: Path, **flags):
@@ -156,7 +160,7 @@ def _night_from_flags(
 ):
     """The recorded settings with this command's flags over them, and the Night they make.
     `--backend` is not a setting: it overrides every role but the miner for this night."""
-    state = _state_dir(state_dir)
+    state = _state_dir(state_dir, writing=not dry)
     flags = {k: (v or None) if isinstance(v, bool) else v for k, v in flags.items()}
     settings = _settings(state, project=_abs(project), skills_repo=_abs(skills_repo), **flags)
     return _night(state, settings, config, sets, dry=dry, backend_flag=backend)
@@ -269,7 +273,7 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     """Recorded settings, recent nights and handoff prompts waiting for answers."""
     from sleep.status import night_status
 
-    status = night_status(_state_dir(state_dir))
+    status = night_status(_state_dir(state_dir, writing=False))
     if as_json:
         emit_json(status)
         return
@@ -396,7 +400,7 @@ def unschedule_cmd(
     """Remove the nightly cron line that `schedule` installed (and nothing else)."""
     from sleep.schedule import read_crontab, without_line, write_crontab
 
-    state = _state_dir(state_dir)
+    state = _state_dir(state_dir, writing=False)
     text, removed = without_line(read_crontab(crontab_file), state)
     if not removed:
         typer.echo("no skillopt sleep line in the crontab; nothing changed")
