@@ -27,6 +27,7 @@ from sleep.cursors import Cursor, HarvestState, digest, probe
 from sleep.identity import SessionIdentity
 from sleep.jsonl import CompressedUnsupported, JsonlReader, open_transcript
 from sleep.model import Session, Skipped, Task
+from sleep.path_text import shown
 from sleep.redact import Redacted, Redactor
 from sleep.sources import SourceRoot, TranscriptFile, discover
 from sleep.state_dir import check_state_dir
@@ -156,7 +157,7 @@ class Harvest:
         cursor = self.state.cursors.get(file.key)
         unchanged = (
             cursor is not None
-            and cursor.path == str(file.path)
+            and cursor.path == file.shown
             and (cursor.size, cursor.mtime_ns) == (st.st_size, st.st_mtime_ns)
         )
         if unchanged and cursor is not None:
@@ -215,18 +216,18 @@ class Harvest:
         self.result.bytes_read += reader.offset - start
         for reason in (reader.problems.describe(), stopped):
             if reason:
-                self.result.skipped.append(Skipped(str(file.path), reason))
+                self.result.skipped.append(Skipped(file.shown, reason))
 
         left_out = self._wanted(ident)
         if left_out is None or ident.not_a_root:
             self.state.cursors[file.key] = Cursor(
-                str(file.path), st.st_size, st.st_mtime_ns, reader.offset,
+                file.shown, st.st_size, st.st_mtime_ns, reader.offset,
                 digest(reader.head), digest(reader.tail), True, ident.to_json(),
             )  # fmt: skip
         else:
             self.result.left_out[left_out] += 1
             self.state.cursors[file.key] = Cursor(
-                str(file.path), st.st_size, st.st_mtime_ns, 0, "", "", False, ident.to_json()
+                file.shown, st.st_size, st.st_mtime_ns, 0, "", "", False, ident.to_json()
             )
         if left_out is None:
             self._deliver(file, ident, task_reader)
@@ -247,14 +248,14 @@ class Harvest:
             for finding in redacted.findings:
                 self.result.redactions[finding.kind] += 1
                 self.result.shown.append(
-                    RedactionShown(str(file.path), finding.kind, finding.context, finding.hint)
+                    RedactionShown(file.shown, finding.kind, finding.context, finding.hint)
                 )
             tasks.append(Task(redacted.text, task.timestamp, task.aborted))
         if tasks:
             self.result.sessions.append(
                 Session(
                     file.tool, ident.session_id or "", ident.cwd, ident.branch,
-                    str(file.path), self._automation(ident), tasks,
+                    file.shown, self._automation(ident), tasks,
                 )
             )  # fmt: skip
 
@@ -262,7 +263,7 @@ class Harvest:
         """Drop the cursors of files that are gone from the roots scanned now (Claude's
         30-day cleanup deletes transcripts); cursors of other roots are kept."""
         prefixes = tuple(
-            f"{root.path}::" if root.tool == "codex" else f"{root.path}{os.sep}"
+            f"{shown(root.path)}::" if root.tool == "codex" else f"{shown(root.path)}{os.sep}"
             for root in self.result.roots
         )
         for key in list(self.state.cursors):
@@ -283,7 +284,7 @@ class Harvest:
                     st = file.path.stat()
                 except OSError as exc:
                     self.result.skipped.append(
-                        Skipped(str(file.path), f"cannot stat: {exc.strerror or exc}")
+                        Skipped(file.shown, f"cannot stat: {exc.strerror or exc}")
                     )
                     continue
                 files.append((st.st_mtime_ns, file, st))
@@ -293,12 +294,12 @@ class Harvest:
             try:
                 self._read(file, st)
             except FileNotFoundError:
-                self.result.skipped.append(Skipped(str(file.path), "disappeared while reading"))
+                self.result.skipped.append(Skipped(file.shown, "disappeared while reading"))
             except CompressedUnsupported as exc:
-                self.result.skipped.append(Skipped(str(file.path), str(exc)))
+                self.result.skipped.append(Skipped(file.shown, str(exc)))
             except OSError as exc:
                 self.result.skipped.append(
-                    Skipped(str(file.path), f"cannot read: {exc.strerror or exc}")
+                    Skipped(file.shown, f"cannot read: {exc.strerror or exc}")
                 )
         return self.result
 

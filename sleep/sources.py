@@ -9,7 +9,8 @@ and `archived_sessions/`. One rollout can exist as plain and compressed, or in b
 the plain file and `sessions/` win, so each thread is read once.
 
 Folder names are never decoded into project paths (the encoding loses information); the
-project comes from the `cwd` recorded inside the files.
+project comes from the `cwd` recorded inside the files. A name that is not UTF-8 is
+reported and keyed with `\\xNN` escapes (sleep/path_text.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sleep.model import Tool
+from sleep.path_text import shown
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,12 @@ class TranscriptFile:
     path: Path
     # Identity across runs: a Codex rollout keeps it when it is compressed or archived.
     key: str
+
+    @property
+    def shown(self) -> str:
+        """The path as UTF-8 text (a name that is not UTF-8 with `\\xNN` escapes): what the
+        harvest reports and stores; `path` is what it opens."""
+        return shown(self.path)
 
 
 @dataclass
@@ -89,7 +97,7 @@ def scan_claude_root(path: Path) -> SourceRoot:
         if file.name.startswith("agent-") or "subagents" in file.parts[len(projects.parts) :]:
             root.subagent_files += 1
         elif depth == 2:
-            root.sessions.append(TranscriptFile("claude", file, str(file)))
+            root.sessions.append(TranscriptFile("claude", file, shown(file)))
         # deeper files (workflows/, tool-results/) are not transcripts
     return root
 
@@ -119,7 +127,7 @@ def scan_codex_root(path: Path) -> SourceRoot:
             if name not in chosen or rank < chosen[name][0]:
                 chosen[name] = (rank, file)
     for name, (_rank, file) in sorted(chosen.items()):
-        root.sessions.append(TranscriptFile("codex", file, f"{path}::{name}"))
+        root.sessions.append(TranscriptFile("codex", file, f"{shown(path)}::{shown(name)}"))
     return root
 
 

@@ -72,6 +72,7 @@ def harvest_cmd(
 ) -> None:
     """Read what is new in the user's agent sessions (the current project by default)."""
     from sleep.harvest import HarvestOptions, default_state_dir, harvest
+    from sleep.path_text import require_text
     from sleep.state_dir import check_state_dir
     from sleep.timestamps import parse_since
 
@@ -80,7 +81,7 @@ def harvest_cmd(
     if all_projects:
         scope = None
     else:
-        scope = (project or Path.cwd()).expanduser()
+        scope = require_text((project or Path.cwd()).expanduser(), "--project")
         if not scope.is_dir():
             raise SleepUsageError(f"--project {scope}: no such directory")
     try:

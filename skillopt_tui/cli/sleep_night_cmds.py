@@ -84,11 +84,15 @@ def _state_dir(state_dir: Path | None, *, writing: bool = True) -> Path:
 
 
 def _settings(state_dir: Path, **flags):
+    from sleep.path_text import require_text
     from sleep.settings import load_settings
 
     settings = load_settings(state_dir)
     updates = {k: v for k, v in flags.items() if v is not None}
-    return settings.model_copy(update=updates)
+    settings = settings.model_copy(update=updates)
+    for flag, value in (("--project", settings.project), ("--skills-repo", settings.skills_repo)):
+        require_text(Path(value) if value else None, flag)
+    return settings
 
 
 def _night(state_dir: Path, settings, config_path, sets, *, dry: bool, backend_flag=None):
