@@ -135,6 +135,28 @@ def read_json(path: Path) -> dict[str, Any]:
     return data
 
 
+def read_frozen(path: Path, key: str) -> Any:
+    """`key` of a file the night froze (sessions.json: a list of sessions; tasks.json:
+    tasks by skill and split), or a UserError naming the file when it is not that shape:
+    a hand-edited or truncated file would otherwise be a KeyError mid-night."""
+    value = read_json(path).get(key)
+    if key == "sessions":
+        ok = isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    else:
+        ok = isinstance(value, dict) and all(
+            isinstance(splits, dict)
+            and all(isinstance(ts, list) and all(isinstance(t, dict) for t in ts)
+                    for ts in splits.values())
+            for splits in value.values()
+        )  # fmt: skip
+    if not ok:
+        raise UserError(
+            f"{path}: unreadable (no {key!r} in the shape the night wrote); "
+            "move it aside to start the night again"
+        )
+    return value
+
+
 def session_ids(sessions: list[dict[str, Any]]) -> list[str]:
     return [f"{s.get('source', '?')}:{s.get('session_id', '?')}" for s in sessions]
 
@@ -169,6 +191,7 @@ class Night:
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
         self.night_id, self.folder = night_folder(self.state_dir, self.today)
+        self.check_frozen()
 
     # -- inputs, frozen per night -------------------------------------------------------
     def sessions(self) -> list[dict[str, Any]]:
@@ -178,7 +201,7 @@ class Night:
             return self._sessions
         saved = self.folder / "sessions.json"
         if saved.exists():
-            self._sessions = read_json(saved)["sessions"]
+            self._sessions = read_frozen(saved, "sessions")
             return self._sessions
         self._sessions = self.harvest()
         if not self.dry:
@@ -205,7 +228,7 @@ class Night:
             forced=self.skill,
         )
         if saved.exists():
-            frozen = read_json(saved)["skills"]
+            frozen = read_frozen(saved, "skills")
             return [
                 (r, {k: [MinedTask.from_dict(t) for t in v] for k, v in frozen[r.skill].items()})
                 for r in routes
@@ -273,6 +296,13 @@ class Night:
         return plan
 
     # -- the night ----------------------------------------------------------------------
+    def check_frozen(self) -> None:
+        """The inputs a resumed night reuses, checked when the night is made (before it
+        takes the lock or writes): a malformed one is one line and leaves it as it was."""
+        for name, key in (("sessions.json", "sessions"), ("tasks.json", "skills")):
+            if (self.folder / name).exists():
+                read_frozen(self.folder / name, key)
+
     async def run(self) -> NightResult:
         check_state_dir(self.state_dir, writing=True)
         self.state_dir.mkdir(parents=True, exist_ok=True)

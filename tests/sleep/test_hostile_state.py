@@ -199,3 +199,29 @@ def test_status_lists_a_malformed_night_as_unreadable(world, case):
     text = world.run("sleep", "status", "--state-dir", str(world.state))
     assert text.returncode == 0 and text.stderr == "", text.stderr
     assert f"{folder.name}: unreadable" in text.stdout
+
+
+FROZEN = {
+    "sessions-a-list": ("sessions.json", "[]"),
+    "sessions-missing": ("sessions.json", "{}"),
+    "sessions-not-objects": ("sessions.json", json.dumps({"sessions": [3, "x"]})),
+    "tasks-missing": ("tasks.json", "{}"),
+    "tasks-skills-a-list": ("tasks.json", json.dumps({"skills": []})),  # was: nothing to learn
+    "tasks-split-not-a-list": ("tasks.json", json.dumps({"skills": {"proj": {"train": 3}}})),
+}
+
+
+@pytest.mark.parametrize("command", ["run", "dry-run"])
+@pytest.mark.parametrize("case", sorted(FROZEN))
+def test_a_malformed_frozen_input_stops_the_night_in_one_line(world, case, command):
+    name, text = FROZEN[case]
+    folder = _tonight(world)
+    (folder / "night.json").write_text(json.dumps({"night_id": folder.name, "status": "waiting",
+                                                   "skills": {}}))  # fmt: skip
+    (folder / name).write_text(text)
+    if name == "tasks.json":
+        (folder / "sessions.json").write_text(json.dumps({"sessions": []}))
+    before = snapshot(world.root)
+    out = world.run(*commands(world)[command])
+    assert snapshot(world.root) == before
+    assert str(folder / name) in one_line_error(out)
