@@ -71,8 +71,11 @@ def test_a_night_over_non_utf8_file_names_runs(tmp_path):
     dry = world.run("sleep", "dry-run", "--json")
     assert dry.returncode == 0, dry.stderr
     assert json.loads(dry.stdout)["sessions"] == 4
-    night = world.run("sleep", "run", "--json")  # handoff: waits for answers, exit 3
-    assert night.returncode == 3, night.stderr
+    # handoff: waits for answers (exit 3), or finishes when the split of these few tasks
+    # (a hash of the temporary project path) leaves nothing to gate on
+    night = world.run("sleep", "run", "--json")
+    assert night.returncode in (0, 3) and "Traceback" not in night.stderr, night.stderr
+    assert json.loads(night.stdout)["status"] in ("waiting", "finished")
     [folder] = (world.state / "nights").iterdir()
     saved = json.loads((folder / "sessions.json").read_text(encoding="utf-8"))
     assert len(saved["sessions"]) == 4
