@@ -29,7 +29,7 @@ from sleep.jsonl import CompressedUnsupported, JsonlReader, open_transcript
 from sleep.model import Session, Skipped, Task
 from sleep.path_text import shown
 from sleep.redact import Redacted, Redactor
-from sleep.sources import SourceRoot, TranscriptFile, discover
+from sleep.sources import SourceRoot, TranscriptFile, check_roots, discover
 from sleep.state_dir import check_state_dir
 from sleep.timestamps import parse_timestamp
 
@@ -309,6 +309,7 @@ def harvest(options: HarvestOptions) -> HarvestResult:
     cursors atomically at the end (a crash keeps the previous ones: nothing is lost,
     the next run reads the same new records again)."""
     check_state_dir(options.state_dir, writing=options.commit)
+    check_roots(options.claude_home, options.codex_home)
     job = Harvest(options)
     state_path = options.state_dir / STATE_FILE
     if not options.commit:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.errors import UserError
 from sleep.model import Tool
 from sleep.path_text import shown
 
@@ -141,6 +142,19 @@ def discover(
     """Every candidate root, found or not (the screen shows where it looked)."""
     environ = os.environ if environ is None else environ
     home = Path(environ.get("HOME") or Path.home()) if home is None else home
-    roots = [scan_claude_root(p) for p in claude_root_paths(claude_home, environ, home)]
-    roots += [scan_codex_root(p) for p in codex_root_paths(codex_home, environ, home)]
-    return roots
+    check_roots(claude_home, codex_home)
+    claude = claude_root_paths(claude_home, environ, home)
+    codex = codex_root_paths(codex_home, environ, home)
+    return [*(scan_claude_root(p) for p in claude), *(scan_codex_root(p) for p in codex)]
+
+
+def check_roots(claude_home: str | None, codex_home: str | None) -> None:
+    """A root the user named that exists but is a file, a FIFO or a device is a mistake
+    to say (a harvest of it found nothing, silently); one not there yet is only empty.
+    Cheap, so callers check before they take a lock or write."""
+    for flag, given in (("--claude-home", claude_home), ("--codex-home", codex_home)):
+        for path in _split_list(given or ""):
+            if os.path.exists(path) and not path.is_dir():
+                raise UserError(
+                    f"{flag} {shown(path)}: not a directory; give the tool's root folder"
+                )

@@ -101,7 +101,9 @@ def _night(state_dir: Path, settings, config_path, sets, *, dry: bool, backend_f
     from core.skills_repo import SkillsRepo
     from sleep.harvest import HarvestOptions, harvest
     from sleep.night import Night, night_defaults
+    from sleep.sources import check_roots
 
+    check_roots(settings.claude_home, settings.codex_home)
     if not settings.skills_repo:
         raise SleepNightUsageError(
             "no skills repository: run `skillopt sleep init --project PATH` first, or pass --skills-repo"

@@ -225,3 +225,22 @@ def test_a_malformed_frozen_input_stops_the_night_in_one_line(world, case, comma
     out = world.run(*commands(world)[command])
     assert snapshot(world.root) == before
     assert str(folder / name) in one_line_error(out)
+
+
+@pytest.mark.parametrize("target", ["a-file", "a-fifo", "/dev/zero"])
+@pytest.mark.parametrize("flag", ["--claude-home", "--codex-home"])
+@pytest.mark.parametrize("command", ["harvest", "dry-run", "run"])
+def test_a_named_agent_root_that_is_not_a_folder_is_one_line(world, target, flag, command):
+    """It used to harvest nothing and say so as if all was well."""
+    if target == "a-file":
+        path = world.root / "claude-root"
+        path.write_text("x")
+    elif target == "a-fifo":
+        path = world.root / "claude-root"
+        os.mkfifo(path)
+    else:
+        path = Path(target)
+    before = snapshot(world.root)
+    out = world.run(*commands(world)[command], flag, str(path))
+    assert f"{flag} {path}: not a directory" in one_line_error(out)
+    assert snapshot(world.root) == before
