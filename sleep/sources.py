@@ -142,10 +142,9 @@ def discover(
     """Every candidate root, found or not (the screen shows where it looked)."""
     environ = os.environ if environ is None else environ
     home = Path(environ.get("HOME") or Path.home()) if home is None else home
-    check_roots(claude_home, codex_home)
-    claude = claude_root_paths(claude_home, environ, home)
-    codex = codex_root_paths(codex_home, environ, home)
-    return [*(scan_claude_root(p) for p in claude), *(scan_codex_root(p) for p in codex)]
+    roots = [scan_claude_root(p) for p in claude_root_paths(claude_home, environ, home)]
+    roots += [scan_codex_root(p) for p in codex_root_paths(codex_home, environ, home)]
+    return roots
 
 
 def check_roots(claude_home: str | None, codex_home: str | None) -> None:
