@@ -244,3 +244,19 @@ def test_a_named_agent_root_that_is_not_a_folder_is_one_line(world, target, flag
     out = world.run(*commands(world)[command], flag, str(path))
     assert f"{flag} {path}: not a directory" in one_line_error(out)
     assert snapshot(world.root) == before
+
+
+@pytest.mark.parametrize("case", ["state-is-a-file", "state-read-only", "night.lock-dir"])
+def test_init_on_bad_state_creates_no_skills_repository(world, case):
+    """init used to create and commit the project's skills repository, then crash
+    writing sleep.yaml."""
+    expected = BREAKS[case](world)
+    prefix = ()
+    if case == "state-read-only" and os.geteuid() == 0:
+        prefix = ("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups")
+    before = snapshot(world.root)
+    out = world.run("sleep", "init", "--project", str(world.project), "--yes",
+                    "--state-dir", str(world.state), prefix=prefix)  # fmt: skip
+    assert expected in one_line_error(out)
+    assert not (world.project / ".skillopt").exists()
+    assert snapshot(world.root) == before
