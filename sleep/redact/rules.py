@@ -112,18 +112,17 @@ def _token_value(value: str) -> bool:
 def _prose_value(value: str) -> bool:
     """Not a path, a URL, a file name or a variable: what follows a secret's name in
     prose is often the place it is kept ("the token is in ~/.config/gh/hosts.yml")."""
-    v = value
     return (
-        _not_placeholder(v)
-        and not v.startswith(("/", "~", "."))
-        and "://" not in v
-        and re.search(r"\.[a-z]{1,5}\Z", v) is None
+        _not_placeholder(value)
+        and not value.startswith(("/", "~", "."))
+        and "://" not in value
+        and re.search(r"\.[a-z]{1,5}\Z", value) is None
     )
 
 
 def _prose_token(value: str) -> bool:
-    """Random-looking and long: a digit, two letter cases or letters and digits, 3.5 bits
-    per character (a word, a CamelCase name or a version number is not)."""
+    """Random-looking and long: 16+ characters, letters and digits, 3.5 bits per
+    character (a word, a CamelCase name or a version number is not)."""
     return (
         len(value) >= 16
         and _prose_value(value)
@@ -306,7 +305,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "secret_in_prose",
         re.compile(
-            r"(?<![A-Za-z0-9_-])(?i:" + _PROSE_TOKEN_KIND + r")s?" + _PROSE_LINK + _PROSE_VALUE,
+            r"(?<![A-Za-z0-9_-])" + _PROSE_TOKEN_KIND + r"s?" + _PROSE_LINK + _PROSE_VALUE,
             re.IGNORECASE,
         ),
         group="value",
@@ -316,7 +315,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "password_in_prose",
         re.compile(
-            r"(?<![A-Za-z0-9_-])(?i:" + _PROSE_PASSWORD_KIND + r")s?" + _PROSE_LINK + _PROSE_VALUE,
+            r"(?<![A-Za-z0-9_-])" + _PROSE_PASSWORD_KIND + r"s?" + _PROSE_LINK + _PROSE_VALUE,
             re.IGNORECASE,
         ),
         group="value",
