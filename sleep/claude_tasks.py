@@ -83,11 +83,11 @@ class ClaudeTaskReader:
         if record.get("isSidechain") is True:
             return
         if ident.session_id is None and isinstance(record.get("sessionId"), str):
-            ident.session_id = record["sessionId"]
+            ident.session_id = clean_text(record["sessionId"])
         if not ident.cwd and isinstance(record.get("cwd"), str) and record["cwd"]:
-            ident.cwd = record["cwd"]
+            ident.cwd = clean_text(record["cwd"])
         if not ident.branch and isinstance(record.get("gitBranch"), str) and record["gitBranch"]:
-            ident.branch = record["gitBranch"]
+            ident.branch = clean_text(record["gitBranch"])
         kind = record.get("type")
         if kind == "assistant":
             message = record.get("message")

@@ -122,17 +122,17 @@ class CodexTaskReader:
 
     def _session_meta(self, meta: dict, stamp: str | None) -> None:
         ident, carry = self.identity, self.identity.carry
-        meta_id = meta.get("id") if isinstance(meta.get("id"), str) else None
+        meta_id = clean_text(meta["id"]) if isinstance(meta.get("id"), str) else None
         if ident.session_id is not None:
             if meta_id and meta_id != ident.session_id:
                 carry["replaying"] = True  # a parent's history copied into this file
             return
         ident.session_id = meta_id
         if isinstance(meta.get("cwd"), str) and meta["cwd"]:
-            ident.cwd = meta["cwd"]
+            ident.cwd = clean_text(meta["cwd"])
         git = meta.get("git")
         if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
-            ident.branch = git["branch"]
+            ident.branch = clean_text(git["branch"])
         if meta.get("originator") in AUTOMATION_ORIGINATORS or meta.get("source") in (
             AUTOMATION_SOURCES
         ):
@@ -167,7 +167,7 @@ class CodexTaskReader:
             return
         if kind == "turn_context":
             if not self.identity.cwd and isinstance(payload.get("cwd"), str):
-                self.identity.cwd = payload["cwd"] or None
+                self.identity.cwd = clean_text(payload["cwd"]) or None
         elif kind == "response_item":
             self._response_item(payload, stamp)
         elif kind == "event_msg":
@@ -191,7 +191,7 @@ class CodexTaskReader:
         if not self.identity.cwd and raw.lstrip().startswith("<environment_context>"):
             found = _CWD_IN_CONTEXT.search(raw)
             if found:
-                self.identity.cwd = found.group(1).strip()
+                self.identity.cwd = clean_text(found.group(1).strip())
         text = _prompt_text(raw)
         if text is None or self.identity.carry["replaying"]:
             return

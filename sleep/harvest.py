@@ -35,8 +35,10 @@ from sleep.jsonl import (
     open_transcript,
 )
 from sleep.model import Session, Skipped, Task
+from sleep.path_text import shown
 from sleep.redact import Redacted, Redactor
-from sleep.sources import SourceRoot, TranscriptFile, discover
+from sleep.sources import SourceRoot, TranscriptFile, check_roots, discover
+from sleep.state_dir import check_state_dir
 from sleep.timestamps import parse_timestamp
 
 STATE_FILE = "harvest-state.json"
@@ -184,7 +186,7 @@ class Harvest:
         cursor = self.state.cursors.get(file.key)
         unchanged = (
             cursor is not None
-            and cursor.path == str(file.path)
+            and cursor.path == file.shown
             and (cursor.size, cursor.mtime_ns) == (st.st_size, st.st_mtime_ns)
         )
         if unchanged and cursor is not None:
@@ -241,20 +243,20 @@ class Harvest:
             ident.session_id = file.path.stem
         self.result.files_read += 1
         self.result.bytes_read += reader.offset - start
-        self.result.skipped.extend(_line_skips(str(file.path), reader.problems))
+        self.result.skipped.extend(_line_skips(file.shown, reader.problems))
         if stopped:
-            self.result.skipped.append(Skipped(str(file.path), stopped, part="the rest"))
+            self.result.skipped.append(Skipped(file.shown, stopped, part="the rest"))
 
         left_out = self._wanted(ident)
         if left_out is None or ident.not_a_root:
             self.state.cursors[file.key] = Cursor(
-                str(file.path), st.st_size, st.st_mtime_ns, reader.offset,
+                file.shown, st.st_size, st.st_mtime_ns, reader.offset,
                 digest(reader.head), digest(reader.tail), True, ident.to_json(),
             )  # fmt: skip
         else:
             self.result.left_out[left_out] += 1
             self.state.cursors[file.key] = Cursor(
-                str(file.path), st.st_size, st.st_mtime_ns, 0, "", "", False, ident.to_json()
+                file.shown, st.st_size, st.st_mtime_ns, 0, "", "", False, ident.to_json()
             )
         if left_out is None:
             self._deliver(file, ident, task_reader)
@@ -275,7 +277,7 @@ class Harvest:
             for finding in redacted.findings:
                 self.result.redactions[finding.kind] += 1
                 self.result.shown.append(
-                    RedactionShown(str(file.path), finding.kind, finding.context, finding.hint)
+                    RedactionShown(file.shown, finding.kind, finding.context, finding.hint)
                 )
             tasks.append(
                 Task(
@@ -288,7 +290,7 @@ class Harvest:
             self.result.sessions.append(
                 Session(
                     file.tool, ident.session_id or "", ident.cwd, ident.branch,
-                    str(file.path), self._automation(ident), tasks,
+                    file.shown, self._automation(ident), tasks,
                 )
             )  # fmt: skip
 
@@ -296,7 +298,7 @@ class Harvest:
         """Drop the cursors of files that are gone from the roots scanned now (Claude's
         30-day cleanup deletes transcripts); cursors of other roots are kept."""
         prefixes = tuple(
-            f"{root.path}::" if root.tool == "codex" else f"{root.path}{os.sep}"
+            f"{shown(root.path)}::" if root.tool == "codex" else f"{shown(root.path)}{os.sep}"
             for root in self.result.roots
         )
         for key in list(self.state.cursors):
@@ -317,7 +319,7 @@ class Harvest:
                     st = file.path.stat()
                 except OSError as exc:
                     self.result.skipped.append(
-                        Skipped(str(file.path), f"cannot stat: {exc.strerror or exc}")
+                        Skipped(file.shown, f"cannot stat: {exc.strerror or exc}")
                     )
                     continue
                 files.append((st.st_mtime_ns, file, st))
@@ -327,12 +329,12 @@ class Harvest:
             try:
                 self._read(file, st)
             except FileNotFoundError:
-                self.result.skipped.append(Skipped(str(file.path), "disappeared while reading"))
+                self.result.skipped.append(Skipped(file.shown, "disappeared while reading"))
             except CompressedUnsupported as exc:
-                self.result.skipped.append(Skipped(str(file.path), str(exc)))
+                self.result.skipped.append(Skipped(file.shown, str(exc)))
             except OSError as exc:
                 self.result.skipped.append(
-                    Skipped(str(file.path), f"cannot read: {exc.strerror or exc}")
+                    Skipped(file.shown, f"cannot read: {exc.strerror or exc}")
                 )
         return self.result
 
@@ -345,6 +347,8 @@ def harvest(
     result first (a night freezes its tasks there) and the cursors are saved atomically
     only after it returns: a crash or an error before that keeps the previous cursors, so
     the next run reads the same new records again and nothing is lost."""
+    check_state_dir(options.state_dir, writing=options.commit)
+    check_roots(options.claude_home, options.codex_home)
     job = Harvest(options)
     state_path = options.state_dir / STATE_FILE
     if not options.commit:

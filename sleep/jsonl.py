@@ -13,8 +13,11 @@ the file.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,9 +33,42 @@ class CompressedUnsupported(Exception):
     """A `.zst` file and no zstd library to read it."""
 
 
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+class NotRegularFile(OSError):
+    """A transcript path that names a FIFO, a device, a socket or a directory (itself or
+    through a symlink): reading it would block forever (a FIFO with no writer) or never
+    end (`/dev/zero`), so it is skipped with this reason."""
+
+
+def _not_regular(path: Path, mode: int) -> NotRegularFile:
+    kind = next((name for test, name in _KINDS if test(mode)), "of another kind")
+    through = "a symlink to " if path.is_symlink() else ""
+    return NotRegularFile(errno.EINVAL, f"not a regular file ({through}{kind})")
+
+
 def open_transcript(path: Path) -> BinaryIO:
-    """A buffered binary stream of the file's (decompressed) bytes."""
-    raw = open(path, "rb")  # noqa: SIM115 - the caller closes the returned stream
+    """A buffered binary stream of the file's (decompressed) bytes; NotRegularFile unless
+    the path is a regular file. Opened non-blocking and checked on the open descriptor,
+    so a FIFO put there after any earlier check cannot block the open either."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, mode)
+        # A regular file reads the same with or without O_NONBLOCK; clear it anyway.
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    raw = os.fdopen(fd, "rb")  # the caller closes the returned stream
     if path.name.endswith(".zst"):
         try:
             import zstandard

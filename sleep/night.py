@@ -58,6 +58,7 @@ from sleep.night_tasks import (
     freeze,
     frozen,
     open_night,
+    read_frozen,
     read_json,
     with_carried,
 )
@@ -72,6 +73,7 @@ from sleep.replay_modes import (
 from sleep.replay_tools import ToolReplay, skill_path_for
 from sleep.routing import Route, plan_routes
 from sleep.split import split_tasks
+from sleep.state_dir import check_state_dir
 from sleep.tasks import MinedTask, TaskArchive, task_listing
 
 EXIT_WAITING = 3
@@ -184,6 +186,7 @@ class Night:
         self.night_id, self.folder = night_folder(
             self.state_dir, self.today, self.project, self.label
         )
+        self.check_frozen()
 
     # -- inputs, frozen per night -------------------------------------------------------
     def sessions(self) -> list[dict[str, Any]]:
@@ -236,7 +239,7 @@ class Night:
             self.on_line(line)
         routes = routing.routes
         if saved.exists():
-            frozen = read_json(saved)["skills"]
+            frozen = read_frozen(saved, "skills")
             return [
                 (r, {k: [MinedTask.from_dict(t) for t in v] for k, v in frozen[r.skill].items()})
                 for r in routes
@@ -312,7 +315,15 @@ class Night:
         return plan
 
     # -- the night ----------------------------------------------------------------------
+    def check_frozen(self) -> None:
+        """The inputs a resumed night reuses, checked when the night is made (before it
+        takes the lock or writes): a malformed one is one line and leaves it as it was."""
+        for name, key in (("sessions.json", "sessions"), ("tasks.json", "skills")):
+            if (self.folder / name).exists():
+                read_frozen(self.folder / name, key)
+
     async def run(self) -> NightResult:
+        check_state_dir(self.state_dir, writing=True)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         lock = FileLock(self.state_dir / "night.lock")
         if not lock.try_acquire():

@@ -100,10 +100,39 @@ def read_json(path: Path) -> dict[str, Any]:
     return data
 
 
+def read_frozen(path: Path, key: str) -> Any:
+    """`key` of a file the night froze (sessions.json: a list of sessions; tasks.json:
+    tasks by skill and split), or a UserError naming the file when it is not that shape:
+    a hand-edited or truncated file would otherwise be a KeyError mid-night."""
+    value = read_json(path).get(key)
+    if key == "sessions":
+        ok = isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    else:
+        ok = isinstance(value, dict) and all(
+            isinstance(splits, dict)
+            and all(isinstance(ts, list) and all(isinstance(t, dict) for t in ts)
+                    for ts in splits.values())
+            for splits in value.values()
+        )  # fmt: skip
+    if not ok:
+        raise UserError(
+            f"{path}: unreadable (no {key!r} in the shape the night wrote); "
+            "move it aside to start the night again"
+        )
+    return value
+
+
+def session_ids(sessions: list[dict[str, Any]]) -> list[str]:
+    return [f"{s.get('source', '?')}:{s.get('session_id', '?')}" for s in sessions]
+
+
 def frozen(folder: Path) -> Harvested | None:
     """The night's frozen harvest, or None when it has not harvested yet."""
     path = folder / SESSIONS_FILE
-    return Harvested.from_json(read_json(path)) if path.exists() else None
+    if not path.exists():
+        return None
+    read_frozen(path, "sessions")  # the shape the night wrote, else one line naming it
+    return Harvested.from_json(read_json(path))
 
 
 def freeze(folder: Path, harvested: Harvested) -> None:

@@ -66,23 +66,6 @@ class SleepSettings(BaseModel):
         return self.model_copy(update={"projects": [*self.projects, project]})
 
 
-def check_state_dir(state_dir: Path) -> None:
-    """Refuse, before anything is written, a state directory that cannot hold Sleep's
-    state: a file in its place, or a folder (or the nearest existing parent) we may not
-    write. So `init` never half-sets-up and `schedule` never installs a line that would
-    fail every night."""
-    state_dir = Path(state_dir)
-    if state_dir.exists() and not state_dir.is_dir():
-        raise UserError(
-            f"--state-dir {state_dir}: not a directory; pass another --state-dir or move it aside"
-        )
-    nearest = next((p for p in (state_dir, *state_dir.parents) if p.exists()), None)
-    if nearest is not None and not os.access(nearest, os.W_OK | os.X_OK):
-        raise UserError(
-            f"--state-dir {state_dir}: {nearest} is not writable; pass another --state-dir"
-        )
-
-
 def load_settings(state_dir: Path) -> SleepSettings:
     path = Path(state_dir) / SETTINGS_FILE
     if not path.exists():

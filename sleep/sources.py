@@ -9,7 +9,8 @@ and `archived_sessions/`. One rollout can exist as plain and compressed, or in b
 the plain file and `sessions/` win, so each thread is read once.
 
 Folder names are never decoded into project paths (the encoding loses information); the
-project comes from the `cwd` recorded inside the files.
+project comes from the `cwd` recorded inside the files. A name that is not UTF-8 is
+reported and keyed with `\\xNN` escapes (sleep/path_text.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.errors import UserError
 from sleep.model import Tool
+from sleep.path_text import shown
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,12 @@ class TranscriptFile:
     path: Path
     # Identity across runs: a Codex rollout keeps it when it is compressed or archived.
     key: str
+
+    @property
+    def shown(self) -> str:
+        """The path as UTF-8 text (a name that is not UTF-8 with `\\xNN` escapes): what the
+        harvest reports and stores; `path` is what it opens."""
+        return shown(self.path)
 
 
 @dataclass
@@ -89,7 +98,7 @@ def scan_claude_root(path: Path) -> SourceRoot:
         if file.name.startswith("agent-") or "subagents" in file.parts[len(projects.parts) :]:
             root.subagent_files += 1
         elif depth == 2:
-            root.sessions.append(TranscriptFile("claude", file, str(file)))
+            root.sessions.append(TranscriptFile("claude", file, shown(file)))
         # deeper files (workflows/, tool-results/) are not transcripts
     return root
 
@@ -119,7 +128,7 @@ def scan_codex_root(path: Path) -> SourceRoot:
             if name not in chosen or rank < chosen[name][0]:
                 chosen[name] = (rank, file)
     for name, (_rank, file) in sorted(chosen.items()):
-        root.sessions.append(TranscriptFile("codex", file, f"{path}::{name}"))
+        root.sessions.append(TranscriptFile("codex", file, f"{shown(path)}::{shown(name)}"))
     return root
 
 
@@ -136,3 +145,15 @@ def discover(
     roots = [scan_claude_root(p) for p in claude_root_paths(claude_home, environ, home)]
     roots += [scan_codex_root(p) for p in codex_root_paths(codex_home, environ, home)]
     return roots
+
+
+def check_roots(claude_home: str | None, codex_home: str | None) -> None:
+    """A root the user named that exists but is a file, a FIFO or a device is a mistake
+    to say (a harvest of it found nothing, silently); one not there yet is only empty.
+    Cheap, so callers check before they take a lock or write."""
+    for flag, given in (("--claude-home", claude_home), ("--codex-home", codex_home)):
+        for path in _split_list(given or ""):
+            if os.path.exists(path) and not path.is_dir():
+                raise UserError(
+                    f"{flag} {shown(path)}: not a directory; give the tool's root folder"
+                )

@@ -22,10 +22,21 @@ def list_nights(state_dir: Path, limit: int = RECENT_NIGHTS) -> list[dict[str, A
         try:
             data = json.loads((folder / "night.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
+            data = None
+        if not _well_formed(data):  # `[]`, no `skills`, skills not by name: still listed
             data = {"night_id": folder.name, "status": "unreadable", "skills": {}}
         data["pending"] = len(pending_prompts(folder / "handoff"))
         nights.append(data)
     return nights
+
+
+def _well_formed(data: Any) -> bool:
+    skills = data.get("skills") if isinstance(data, dict) else None
+    return (
+        isinstance(skills, dict)
+        and all(isinstance(v, dict) for v in skills.values())
+        and isinstance(data.get("status"), str)
+    )
 
 
 def night_status(state_dir: Path, crontab_text: str | None = None) -> dict[str, Any]:

@@ -40,6 +40,7 @@ _ABOUT_SECRET = re.compile(
     r"(?:real|live|leaked))\b",
     re.IGNORECASE,
 )
+_MARK = re.compile(r"\[REDACTED:[\w.-]*\]")
 _SECRET_WORD = re.compile(
     r"\b(?:this|the|my|that|our)\s+(?:\w+\s+)?(?:token|key|secret|password|jwt|credential\w*|"
     r"cert\w*|cookie)\b",
@@ -106,6 +107,9 @@ def kind_of(text: str, *, tools: list[str] = (), context_agentic: bool = False) 
     and whether the turns it follows up on were agentic."""
     if is_about_a_secret(text):
         return "redacted"
+    # A redaction's mark names its kind (`[REDACTED:aws_access_key_id]`), which reads like
+    # an identifier of the project: the words of the request decide, not the mark.
+    text = _MARK.sub(" ", text)
     if _EXTERNAL.search(text):
         return "external"
     if used_project_tools(list(tools)) or context_agentic or _agentic_text(text):

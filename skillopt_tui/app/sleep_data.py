@@ -73,7 +73,7 @@ class HarvestPreview:
 
 
 def root_row(root: SourceRoot, result: HarvestResult) -> RootRow:
-    files = {str(f.path) for f in root.sessions}
+    files = {f.shown for f in root.sessions}
     sessions = sum(1 for s in result.sessions if s.file in files)
     return RootRow(root.tool, root.path, root.exists, len(files), root.subagent_files, sessions)
 

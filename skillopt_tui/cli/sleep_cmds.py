@@ -83,6 +83,8 @@ def harvest_cmd(
     A preview: the cursors the night reads from stay where they are, so the next
     `sleep run` still learns from everything shown. `--mark-read` moves them on purpose."""
     from sleep.harvest import HarvestOptions, default_state_dir, harvest
+    from sleep.path_text import require_text
+    from sleep.state_dir import check_state_dir
     from sleep.timestamps import parse_since
 
     if project is not None and all_projects:
@@ -90,16 +92,17 @@ def harvest_cmd(
     if all_projects:
         scope = None
     else:
-        scope = (project or Path.cwd()).expanduser()
+        scope = require_text((project or Path.cwd()).expanduser(), "--project")
         if not scope.is_dir():
             raise SleepUsageError(f"--project {scope}: no such directory")
     try:
         since_at = parse_since(since) if since else None
     except ValueError as exc:
         raise SleepUsageError(str(exc)) from None
+    state = check_state_dir((state_dir or default_state_dir()).expanduser(), writing=True)
     result = harvest(
         HarvestOptions(
-            state_dir=(state_dir or default_state_dir()).expanduser(),
+            state_dir=state,
             project=scope,
             claude_home=claude_home,
             codex_home=codex_home,

@@ -70,18 +70,26 @@ AutomationOpt = Annotated[
 ]
 
 
-def _state_dir(state_dir: Path | None) -> Path:
+def _state_dir(state_dir: Path | None, *, writing: bool = True) -> Path:
+    """The state directory, checked before anything reads or writes it (sleep/state_dir.py)."""
     from sleep.harvest import default_state_dir
+    from sleep.state_dir import check_state_dir
 
-    return (state_dir or default_state_dir()).expanduser().absolute()
+    return check_state_dir(
+        (state_dir or default_state_dir()).expanduser().absolute(), writing=writing
+    )
 
 
 def _settings(state_dir: Path, **flags):
+    from sleep.path_text import require_text
     from sleep.settings import load_settings
 
     settings = load_settings(state_dir)
     updates = {k: v for k, v in flags.items() if v is not None}
-    return settings.model_copy(update=updates)
+    settings = settings.model_copy(update=updates)
+    for flag, value in (("--project", settings.project), ("--skills-repo", settings.skills_repo)):
+        require_text(Path(value) if value else None, flag)
+    return settings
 
 
 def _night(
@@ -93,8 +101,12 @@ def _night(
     from sleep.harvest import HarvestOptions
     from sleep.night import Night, night_defaults
     from sleep.night_tasks import transcript_harvester
+    from sleep.path_text import require_text
     from sleep.projects import night_label
+    from sleep.sources import check_roots
 
+    check_roots(settings.claude_home, settings.codex_home)
+    require_text(project, "--project")
     if not settings.skills_repo:
         raise SleepNightUsageError(
             "no skills repository: run `skillopt sleep init --project PATH` first, or pass --skills-repo"
@@ -149,9 +161,9 @@ def _night(
     return night, chosen
 
 
-def _flagged_settings(state_dir, skills_repo, **flags):
+def _flagged_settings(state_dir, skills_repo, *, writing: bool = True, **flags):
     """The state directory, and the recorded settings with this command's flags over them."""
-    state = _state_dir(state_dir)
+    state = _state_dir(state_dir, writing=writing)
     flags = {k: (v or None) if isinstance(v, bool) else v for k, v in flags.items()}
     return state, _settings(state, skills_repo=_abs(skills_repo), **flags)
 
@@ -163,7 +175,7 @@ def _night_from_flags(
     `--backend` is not a setting: it overrides every role but the miner for this night."""
     from sleep.projects import projects_to_run
 
-    state, settings = _flagged_settings(state_dir, skills_repo, **flags)
+    state, settings = _flagged_settings(state_dir, skills_repo, writing=not dry, **flags)
     first = projects_to_run(settings.projects, project, Path.cwd())[0]
     return _night(state, settings, first, config, sets, dry=dry, backend_flag=backend)
 
@@ -296,7 +308,7 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     """Recorded settings, recent nights and handoff prompts waiting for answers."""
     from sleep.status import night_status
 
-    status = night_status(_state_dir(state_dir))
+    status = night_status(_state_dir(state_dir, writing=False))
     if as_json:
         emit_json(status)
         return

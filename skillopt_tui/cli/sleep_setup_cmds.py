@@ -62,12 +62,14 @@ def init_cmd(
     from core.skills_repo import SkillsRepo
     from sleep.backend_choice import suggest_backend
     from sleep.instruction_files import find_instruction_files, not_yet_tracked
-    from sleep.settings import check_state_dir, default_skills_repo, load_settings, save_settings
+    from sleep.path_text import require_text
+    from sleep.settings import default_skills_repo, load_settings, save_settings
 
-    state = _state_dir(state_dir)
-    check_state_dir(state)
+    state = _state_dir(state_dir)  # checked: a file or read-only folder is one line
     settings = load_settings(state)
     proj = (project or Path.cwd()).expanduser().absolute()
+    require_text(proj, "--project")  # recorded in sleep.yaml and the cron line: UTF-8 text
+    require_text(skills_repo, "--skills-repo")
     if not proj.is_dir():
         raise SleepNightUsageError(f"--project {proj}: no such directory")
     repo_path = (
@@ -145,11 +147,10 @@ def schedule_cmd(
         with_line,
         write_crontab,
     )
-    from sleep.settings import check_state_dir, load_settings
+    from sleep.settings import load_settings
     from sleep.sources import claude_root_paths, codex_root_paths
 
-    state = _state_dir(state_dir)
-    check_state_dir(state)
+    state = _state_dir(state_dir)  # checked: a file or read-only folder is one line
     settings = load_settings(state)
     home = Path.home()
     # Cron starts with a bare environment: the roots in use now go into the line.
@@ -187,7 +188,7 @@ def unschedule_cmd(crontab_file: CrontabFile = None, state_dir: StateDir = None)
         write_crontab,
     )
 
-    state = _state_dir(state_dir)
+    state = _state_dir(state_dir, writing=False)  # removing a line writes only the crontab
     where = crontab_file if crontab_file is not None else installed_crontab_file(state)
     text, removed = without_line(read_crontab(where), state)
     if not removed:

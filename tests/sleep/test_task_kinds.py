@@ -80,3 +80,10 @@ def test_kinds_from_old_archives_and_models_are_normalised():
     assert normalise_kind("coding") == "agentic"
     assert normalise_kind("advice") == "advice"
     assert normalise_kind("nonsense") == "advice"
+
+
+def test_a_redaction_mark_does_not_read_as_a_project_identifier():
+    # `[REDACTED:aws_access_key_id]` looks like a snake_case name of the project
+    text = "explain what the parser module is for; my access key is [REDACTED:aws_access_key_id]"
+    assert kind_of(text) == "advice"
+    assert kind_of("explain what parse_rows() is for; my key is [REDACTED:openai_key]") == "agentic"
