@@ -26,13 +26,14 @@ from skillopt_tui.app.messages import (
 )
 from skillopt_tui.app.review_state import ReviewState
 from skillopt_tui.app.screens.loading import LoadingScreen
+from skillopt_tui.app.screens.repo_follow import FollowsRepo
 from skillopt_tui.app.screens.review_keys import DIFF_ACTIONS, HELP, NOTHING_STAGED, REVIEW_KEYS
 from skillopt_tui.app.screens.review_writes import ReviewWrites
 from skillopt_tui.app.widgets.evidence_panel import EvidencePanel
 from skillopt_tui.app.widgets.hunk_list import HunkList
 
 
-class ReviewScreen(ReviewWrites, LoadingScreen):
+class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
     BINDINGS = REVIEW_KEYS
 
     def __init__(self, skill: str | None = None, *, branch: str | None = None) -> None:
@@ -76,15 +77,23 @@ class ReviewScreen(ReviewWrites, LoadingScreen):
         self.query_one("#search", Input).display = False
         self.query_one(HunkList).focus()
         self._load_branches()
+        self.follow_repo()
+
+    def reread(self) -> None:
+        """main or a branch moved (a rollback in History, a command in another terminal):
+        the marks of what main holds are recomputed, the decisions kept."""
+        self._load_branches()
 
     # One exclusive group per kind of read, as on History: a diff load must not cancel an
     # adopt preview.
     @work(thread=True, exclusive=True, group="review-branches", exit_on_error=False)
     def _load_branches(self) -> None:
-        self.post_message(SkillsLoaded(self.app.skills.overview()))
+        version = self.app.skills.version()
+        self.post_message(SkillsLoaded(self.app.skills.overview(), version))
 
     async def on_skills_loaded(self, message: SkillsLoaded) -> None:
         overview = message.overview
+        self.seen = message.version
         staged = list(overview.staged)
         if self.skill is not None and any(b.skill == self.skill for b in staged):
             staged.sort(key=lambda b: b.skill != self.skill)  # this skill's branches first
@@ -159,9 +168,9 @@ class ReviewScreen(ReviewWrites, LoadingScreen):
         self.loading = None
         self.diff = message.diff
         self.deploy_to = message.deploy_to
-        self.state, dropped = self.app.review_states.for_diff(self.diff)
-        if dropped:
-            self.note = "the branch changed since you reviewed it: decisions start afresh"
+        self.state, news = self.app.review_states.for_diff(self.diff)
+        if news:
+            self.note = news
         hunk_list = self.query_one(HunkList)
         await hunk_list.set_items(self.state.items)
         self._redraw_current()
