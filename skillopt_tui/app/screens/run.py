@@ -103,7 +103,8 @@ class RunScreen(AppScreen):
         Binding(
             "f", "filter", "Filter", show=False, tooltip="Show the rollouts of some phases or steps"
         ),
-        Binding("s", "stop_run", "Stop run"),
+        # x, as Sleep's "Stop night" (s opens Sleep on Home); asks first
+        Binding("x", "stop_run", "Stop run", tooltip="Stop the run at the next step (asks)"),
         Binding("r", "resume", "Resume", tooltip="Resume this stopped run (shows the command)"),
         Binding("question_mark", "help", "Help"),
         *LIST_KEYS,
@@ -222,7 +223,7 @@ class RunScreen(AppScreen):
         )
         self.updates += 1
         stoppable = bool(self.check_action("stop_run", ()))
-        if stoppable != self._stoppable:  # `s` comes and goes with the launched process
+        if stoppable != self._stoppable:  # `x` comes and goes with the launched process
             self._stoppable = stoppable
             self.refresh_bindings()
 
@@ -296,7 +297,7 @@ class RunScreen(AppScreen):
         self.app.call_from_thread(self.app.push_screen, TrajectoryScreen(rollout, record))
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """`s` exists only for a run this window started and that is still running; `r`
+        """`x` exists only for a run this window started and that is still running; `r`
         only for a run that stopped before its end and can be resumed."""
         if action == "tab" and parameters == ("lr",):
             return bool(self.lr)  # the tab exists only for an autonomous learning rate
@@ -316,7 +317,7 @@ class RunScreen(AppScreen):
             self.notify("This run directory keeps no config.yaml to resume from.", severity="error")
             return
         if launcher.alive:
-            self.notify("A run started here is still going; stop it (s) first.", severity="warning")
+            self.notify("A run started here is still going; stop it (x) first.", severity="warning")
             return
         shown = shlex.join(cmd)
         body = Text.assemble(
@@ -334,7 +335,18 @@ class RunScreen(AppScreen):
         self.app.push_screen(ConfirmDialog("Resume this run?", body), answered)
 
     def action_stop_run(self) -> None:
-        self.app.stop_launched_run()
+        body = Text.assemble(
+            "Stop ",
+            (self.run_dir.name, "bold"),
+            " at the next step boundary. It can be resumed later (r here, or the same "
+            "`skillopt train` command).",
+        )
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes":
+                self.app.stop_launched_run()
+
+        self.app.push_screen(ConfirmDialog("Stop this run?", body), answered)
 
     def action_back(self) -> None:
         box = self.query_one("#filter", Input)
