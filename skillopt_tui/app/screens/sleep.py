@@ -50,6 +50,7 @@ HELP = (
     "next step (resumable). t switches the mined tasks between the night and the archive."
 )
 PREVIEW_TABS = {"sources", "sessions", "redactions"}
+SCROLLBAR_CELLS = 2  # kept free for the table's vertical scrollbar
 TAB_TABLE = {
     "sources": "roots",
     "sessions": "session-list",
@@ -141,6 +142,11 @@ class SleepScreen(AppScreen):
         self._load_nights()
         self._load_preview(self.everything)
 
+    def on_screen_resume(self) -> None:
+        """Back from Review or History: a staged branch may be adopted or rolled back now."""
+        if self.is_mounted and self.loaded["nights"]:
+            self._load_nights()
+
     @work(thread=True, exclusive=True, group="sleep-preview", exit_on_error=False)
     def _load_preview(self, everything: bool) -> None:
         preview = harvest_preview(load_context(self.app.state_dir), everything=everything)
@@ -211,7 +217,7 @@ class SleepScreen(AppScreen):
         self.nights = message.nights
         self.night_refs, cells = rows.night_rows(self.nights)
         table = self.query_one("#night-list", DataTable)
-        fill_table(table, rows.NIGHT_COLUMNS, cells)
+        self._fill_nights(cells)
         self._empty("nights", "night-list", None if self.nights else rows.no_nights(self.context))
         if selected is not None:  # keep the cursor on the same row after a refresh
             for pos, ref in enumerate(self.night_refs):
@@ -225,6 +231,22 @@ class SleepScreen(AppScreen):
         self._focus_table()
         self._load_tasks(self._selected_night(), self.archive)
         self.loaded["nights"] += 1
+
+    def _fill_nights(self, cells: list[tuple]) -> None:
+        """The first column (night, skill, branch) gives way so the scores stay whole; a
+        cut branch name is whole in the detail below."""
+        table = self.query_one("#night-list", DataTable)
+        width = table.size.width or self.app.size.width
+        scrolls = not table.size.height or len(cells) + 1 > table.size.height  # + header
+        fit = width - (SCROLLBAR_CELLS if scrolls else 0)
+        fill_table(table, rows.NIGHT_COLUMNS, cells, fit=fit, flexible=0)
+
+    def on_resize(self) -> None:
+        if self.night_refs:
+            table = self.query_one("#night-list", DataTable)
+            row = table.cursor_row
+            self._fill_nights(rows.night_rows(self.nights)[1])
+            table.move_cursor(row=row, animate=False)
 
     def on_mined_tasks_loaded(self, message: MinedTasksLoaded) -> None:
         self.tasks = message.tasks
@@ -362,6 +384,9 @@ class SleepScreen(AppScreen):
         staged = row.skill.staged if row and row.skill else None
         if row is None or row.skill is None or not staged:
             self.notify("Pick a staged branch (a ↳ row) to review.", severity="warning")
+            return
+        if row.skill.branch_state != "staged":
+            self.notify(rows.branch_gone(row.skill) + ".", severity="warning")
             return
         repo = self.app.skills.path
         recorded = self.context.settings.skills_repo
