@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Label, OptionList
+from textual.widgets import DataTable, Label, OptionList
 from textual.widgets.option_list import Option
 
 from core.errors import UserError
@@ -30,6 +30,7 @@ from skillopt_tui.app.screens.repo_follow import FollowsRepo
 from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
 from skillopt_tui.app.widgets.deploy_conflict import ask_overwrite
 from skillopt_tui.app.widgets.diff_view import DiffView
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.table_fill import fill_table
 from skillopt_tui.app.widgets.word_diff import styled_diff
 from skillopt_tui.app.worker_errors import LIST_KEYS
@@ -86,7 +87,7 @@ class HistoryScreen(FollowsRepo, LoadingScreen):
                 yield DiffView(
                     "Press d to show the selected commit's diff.", fit=True, id="commit-diff"
                 )
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#log", DataTable).focus()

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Input, Label, OptionList
+from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from core.errors import UserError
@@ -30,6 +30,7 @@ from skillopt_tui.app.screens.repo_follow import FollowsRepo
 from skillopt_tui.app.screens.review_keys import DIFF_ACTIONS, HELP, NOTHING_STAGED, REVIEW_KEYS
 from skillopt_tui.app.screens.review_writes import ReviewWrites
 from skillopt_tui.app.widgets.evidence_panel import EvidencePanel
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.hunk_list import HunkList
 
 
@@ -71,7 +72,7 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
                 yield Label("", id="review-status")
                 yield Input(placeholder="search hunks (enter: next match)", id="search")
                 yield HunkList(id="hunks")
-        yield Footer(compact=True, show_command_palette=False)  # room for keys at 80 cols
+        yield FittingFooter(compact=True, show_command_palette=False)  # room for keys at 80 cols
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False

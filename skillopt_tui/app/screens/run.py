@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from core.run.events import LearningRateDecided
@@ -20,6 +20,7 @@ from skillopt_tui.app.train_launcher import resume_command
 from skillopt_tui.app.widgets.budget_footer import BudgetFooter
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.diff_view import DiffView
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.gate_log import GateLog, gate_scores
 from skillopt_tui.app.widgets.lr_log import LearningRateLog, lr_line
 from skillopt_tui.app.widgets.reflection_log import ReflectionLog
@@ -146,7 +147,7 @@ class RunScreen(AppScreen):
             with TabPane("Learning rate (4)", id="lr"):
                 yield LearningRateLog(id="lr-log")
         yield BudgetFooter(id="budget")
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False

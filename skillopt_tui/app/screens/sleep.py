@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Label, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Label, Static, TabbedContent, TabPane
 
 from skillopt_tui.app.messages import (
     ActionFailed,
@@ -38,6 +38,7 @@ from skillopt_tui.app.sleep_data import (
     night_tasks,
 )
 from skillopt_tui.app.widgets import sleep_rows as rows
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.night_progress import NightProgressLine
 from skillopt_tui.app.widgets.table_fill import fill_table
 from skillopt_tui.app.worker_errors import AppScreen
@@ -127,7 +128,7 @@ class SleepScreen(AppScreen):
                 yield DataTable(id="mined-list", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="mined-empty", classes="sleep-empty")
                 yield Static("", id="mined-detail", classes="sleep-detail")
-        yield Footer(compact=True, show_command_palette=False)
+        yield FittingFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         for empty in self.query(".sleep-empty"):

@@ -14,7 +14,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
+
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ class ConfirmDialog(ModalScreen[str | None]):
                                 compact=True,
                             )
         # its own keys, covering the screen below's footer (whose y/n mean something else)
-        yield Footer(compact=True, show_command_palette=False)
+        yield FittingFooter(compact=True, show_command_palette=False)
 
     @property
     def _rows(self) -> list[list[Choice]]:
