@@ -191,17 +191,20 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
         counts = state.counts()
         item = state.item
         undecided = counts["pending"]
+        # one line, most important first (a narrow screen cuts the end, with …): where
+        # the cursor is, the news, then the reminder
         line = Text.assemble(
-            (f"hunk {state.current + 1}/{len(state.items)}", "bold"),
-            f" · {undecided} undecided · decisions kept for this session",
+            (f"hunk {state.current + 1}/{len(state.items)}", "bold"), f" · {undecided} undecided"
         )
         if state.line_cursor is not None and item is not None:
             line = Text.assemble(
-                (f"choosing lines of {item.label}", "bold yellow"),
-                " · j/k move · space choose · v range · esc done",
+                (f"lines of {item.label}", "bold yellow"),
+                " · space choose · v range · esc done · j/k move",
             )
         if self.note:
             line.append(f" · {self.note}", style="yellow")
+        if state.line_cursor is None:
+            line.append(" · decisions kept for this session")
         label.update(line)
 
     def _redraw_current(self) -> None:

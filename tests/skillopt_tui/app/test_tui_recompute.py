@@ -195,3 +195,26 @@ async def test_every_rollback_button_shows_whole_at_80_and_60_columns(runs_dir, 
             )
         footer = app.screen.query_one("Footer")
         assert all(b.region.y < footer.region.y for b in buttons)
+
+
+async def test_the_review_status_line_says_the_news_first_and_marks_a_cut(runs_dir, skills_repo):
+    """At 80 columns the status line once ended mid-sentence with the news of a rolled-back
+    hunk wrapped out of sight; now the news comes before the reminder, and a cut ends in …."""
+    app = _app(runs_dir, skills_repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        review = await _open(pilot, "v", ReviewScreen)
+        await pilot.press("y", "n", "n", "A")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        assert await wait_until(pilot, lambda: review.loaded > 1, limit=250)
+        SkillsRepo.open(skills_repo, identity=IDENTITY).rollback("quiz")
+        await pilot.press("escape", "v")
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
+        status = app.screen.query_one("#review-status")
+        await pilot.pause(0.1)
+        shown = app.screen._compositor.render_strips()[status.region.y].text
+        shown = shown[status.region.x : status.region.right].strip()
+        assert shown.startswith("hunk ") and "#1 no longer on main" in shown
+        assert shown.endswith("…") or shown.endswith("decisions kept for this session")
