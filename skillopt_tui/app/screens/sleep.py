@@ -38,6 +38,7 @@ from skillopt_tui.app.sleep_data import (
     night_tasks,
 )
 from skillopt_tui.app.widgets import sleep_rows as rows
+from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.night_progress import NightProgressLine
 from skillopt_tui.app.widgets.table_fill import fill_table
@@ -79,7 +80,7 @@ class SleepScreen(AppScreen):
         ),
         Binding("v", "review", "Review", tooltip="Review the selected night's staged branch"),
         Binding("r", "run_night", "Run night", tooltip="Run a night now (skillopt sleep run)"),
-        Binding("x", "stop_night", "Stop night", tooltip="Stop the night at the next step"),
+        Binding("x", "stop_night", "Stop night", tooltip="Stop the night at the next step (asks)"),
         Binding("a", "all_history", "All/new", tooltip="Sessions: whole history or new only"),
         Binding("t", "task_source", "Night/archive", tooltip="Mined tasks: night or archive"),
         Binding("g", "refresh", "Refresh"),
@@ -442,9 +443,17 @@ class SleepScreen(AppScreen):
         progress.follow()
 
     def action_stop_night(self) -> None:
-        if self.app.night_launcher.alive:
-            self.app.night_launcher.stop()
-            self.notify("Stopping the night at the next step boundary (resumable).")
+        """Asks first, as x on the Run screen does: the night stops at a step boundary."""
+        if not self.app.night_launcher.alive:
+            return
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes" and self.app.night_launcher.alive:
+                self.app.night_launcher.stop()
+                self.notify("Stopping the night at the next step boundary (resumable).")
+
+        body = "It stops at the next step boundary; r here (or `skillopt sleep run`) continues it."
+        self.app.push_screen(ConfirmDialog("Stop the night?", body), answered)
 
     def on_night_progress(self, message: NightProgress) -> None:
         self._load_nights()  # the night's run directories appear as it goes

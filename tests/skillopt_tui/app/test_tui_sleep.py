@@ -5,6 +5,8 @@ formats, a real skills repository, and nights really run on the scripted TEST DO
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -334,3 +336,27 @@ async def test_the_nights_table_shows_its_val_column_whole(world, night, tmp_pat
         await pilot.press("down", "down")
         detail = str(screen.query_one("#night-detail", Static).render())
         assert outcome["staged"] in detail.replace("\n", "")
+
+
+async def test_stopping_a_night_asks_first(world, tmp_path):
+    """x stops a night started here only after Yes, as x on the Run screen."""
+    app = _app(world, tmp_path)
+    app.night_launcher.process = subprocess.Popen(["sleep", "30"])  # a live night standing in
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await _open_sleep(pilot)
+            await pilot.press("x")
+            assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("n")
+            assert await wait_until(pilot, lambda: app.screen is screen)
+            await pilot.pause(0.2)
+            assert app.night_launcher.alive
+            await pilot.press("x")
+            assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("y")
+            process = app.night_launcher.process
+            assert await wait_until(pilot, lambda: process.poll() is not None)
+        assert process.returncode == -signal.SIGINT
+    finally:
+        if app.night_launcher.process.poll() is None:
+            app.night_launcher.process.kill()
