@@ -23,21 +23,30 @@ def _cells(key: FooterKey) -> int:
 
 class FittingFooter(Footer):
     def compose(self) -> ComposeResult:
-        items = list(super().compose())
-        width = self.size.width
-        if not width or not all(isinstance(item, FooterKey) for item in items):
-            yield from items  # not laid out yet (it composes again), or grouped keys
-            return
+        yield from self._fitting(list(super().compose()))
+
+    def _fitting(self, items: list) -> list:
+        """The keys that fit whole, in order, then the palette key. The footer spans the
+        screen, so before its first layout the screen's width stands for its own."""
+        width = self.size.width or self.app.size.width
+        if not all(isinstance(item, FooterKey) for item in items):
+            return items  # grouped keys: left as Textual lays them out
         palette = [k for k in items if k.has_class(PALETTE)]
         room = width - sum(_cells(k) + PALETTE_EXTRA for k in palette)
+        shown = []
         for key in items:
             if key in palette:
                 continue
             if room < _cells(key) + TEXT_EXTRA:
                 break
             room -= _cells(key) + KEY_EXTRA
-            yield key
-        yield from palette
+            shown.append(key)
+        return shown + palette
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self.recompose)
+        """Composes again only when a different number of keys fits."""
+        shown = len(self.query(FooterKey))
+        if not self._bindings_ready or not shown:
+            return  # the footer's own first compose is on its way
+        if len(self._fitting(list(super().compose()))) != shown:
+            self.call_after_refresh(self.recompose)
