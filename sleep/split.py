@@ -22,15 +22,18 @@ def split_of(task_id: str, *, val_fraction: float, test_fraction: float) -> str:
     return "train"
 
 
+def task_split(task: MinedTask, *, val_fraction: float, test_fraction: float) -> str:
+    """A task's split: by its id's hash, except a task with nothing to judge it by, which
+    only ever trains (it must never gate)."""
+    if task.train_only:
+        return "train"
+    return split_of(task.id, val_fraction=val_fraction, test_fraction=test_fraction)
+
+
 def split_tasks(
     tasks: list[MinedTask], *, val_fraction: float, test_fraction: float
 ) -> dict[str, list[MinedTask]]:
     out: dict[str, list[MinedTask]] = {"train": [], "val": [], "test": []}
     for task in sorted(tasks, key=lambda t: t.id):
-        split = (
-            "train"
-            if task.train_only
-            else split_of(task.id, val_fraction=val_fraction, test_fraction=test_fraction)
-        )
-        out[split].append(task)
+        out[task_split(task, val_fraction=val_fraction, test_fraction=test_fraction)].append(task)
     return out

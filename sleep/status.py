@@ -1,5 +1,6 @@
 """What `skillopt sleep status` (and the TUI's Sleep screen) report: the recorded
-settings, whether a nightly line is scheduled, and the recent nights."""
+settings, whether a nightly line is scheduled, and the recent nights, each staged branch
+with what became of it since (sleep/branch_state.py: read from the skills repository)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+from core.errors import UserError
 from core.models.handoff import pending_prompts
+from sleep.branch_state import branch_states
 from sleep.settings import load_settings
 
 RECENT_NIGHTS = 10
 
 
-def list_nights(state_dir: Path, limit: int = RECENT_NIGHTS) -> list[dict[str, Any]]:
+def list_nights(
+    state_dir: Path, limit: int = RECENT_NIGHTS, skills_repo: str | Path | None = None
+) -> list[dict[str, Any]]:
+    """The newest nights' night.json; each skill that staged a branch gets `branch_state`
+    (staged, adopted, rolled back, rejected, gone) from `skills_repo` (default: the
+    recorded one), when it can be read."""
     nights = []
     folders = sorted(
         (Path(state_dir) / "nights").glob("sleep-*"), key=lambda p: p.stat().st_mtime, reverse=True
@@ -27,6 +35,7 @@ def list_nights(state_dir: Path, limit: int = RECENT_NIGHTS) -> list[dict[str, A
             data = {"night_id": folder.name, "status": "unreadable", "skills": {}}
         data["pending"] = len(pending_prompts(folder / "handoff"))
         nights.append(data)
+    _add_branch_states(state_dir, nights, skills_repo)
     return nights
 
 
@@ -39,6 +48,34 @@ def _well_formed(data: Any) -> bool:
     )
 
 
+def _staged_outcomes(nights: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    skills = [n.get("skills") for n in nights]
+    return [
+        o
+        for outcomes in skills
+        if isinstance(outcomes, dict)
+        for o in outcomes.values()
+        if isinstance(o, dict) and isinstance(o.get("staged"), str)
+    ]
+
+
+def _add_branch_states(
+    state_dir: Path, nights: list[dict[str, Any]], skills_repo: str | Path | None
+) -> None:
+    outcomes = _staged_outcomes(nights)
+    if not outcomes:
+        return
+    if skills_repo is None:
+        try:
+            skills_repo = load_settings(state_dir).skills_repo
+        except UserError:
+            return
+    states = branch_states(skills_repo, sorted({o["staged"] for o in outcomes}))
+    for outcome in outcomes:
+        if outcome["staged"] in states:
+            outcome["branch_state"] = states[outcome["staged"]]
+
+
 def night_status(state_dir: Path, crontab_text: str | None = None) -> dict[str, Any]:
     from sleep.schedule import scheduled_line
 
@@ -48,5 +85,5 @@ def night_status(state_dir: Path, crontab_text: str | None = None) -> dict[str, 
         "state_dir": str(state_dir),
         "settings": settings.model_dump(),
         "scheduled": line,
-        "nights": list_nights(state_dir),
+        "nights": list_nights(state_dir, skills_repo=settings.skills_repo),
     }

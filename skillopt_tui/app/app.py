@@ -233,7 +233,10 @@ class SkillOptApp(App[None]):
 
     def action_new_run(self) -> None:
         if self.launcher.alive:
-            self.notify("A run started here is still going; stop it (s) first.", severity="warning")
+            self.notify(
+                "A run started here is still going; stop it (x on its Run screen) first.",
+                severity="warning",
+            )
             return
 
         self._open_new_run_dialog()
@@ -289,7 +292,7 @@ class SkillOptApp(App[None]):
         self.open_run(message.run_dir)
 
     def on_train_exited(self, message: TrainExited) -> None:
-        for screen in self.screen_stack:  # `s Stop run` leaves the footer with the process
+        for screen in self.screen_stack:  # `x Stop run` leaves the footer with the process
             screen.refresh_bindings()
         if message.returncode == 0:
             self.notify("The training run finished.", title="Run finished")

@@ -22,9 +22,10 @@ class RunsLoaded(Message):
 
 
 class SkillsLoaded(Message):
-    def __init__(self, overview: Any) -> None:
+    def __init__(self, overview: Any, version: tuple | None = None) -> None:
         super().__init__()
         self.overview = overview
+        self.version = version  # SkillsSource.version() when read, if the screen asked
 
 
 class RunFeedUpdated(Message):
@@ -67,10 +68,11 @@ class RejectFinished(Message):
 
 
 class LogLoaded(Message):
-    def __init__(self, skill: str, entries: list[Any]) -> None:
+    def __init__(self, skill: str, entries: list[Any], version: tuple | None = None) -> None:
         super().__init__()
         self.skill = skill
         self.entries = entries
+        self.version = version  # SkillsSource.version() when read
 
 
 class CommitDiffLoaded(Message):

@@ -67,14 +67,23 @@ class ReviewState:
     def fresh(cls, diff: Any) -> ReviewState:
         return cls(diff.branch, diff.head, [_whole(h) for h in diff.hunks])
 
-    def refresh(self, diff: Any) -> None:
-        """The same branch and head, reloaded (after a partial adopt): keep every decision,
-        take the hunks' new on-main and conflict marks."""
+    def refresh(self, diff: Any) -> list[str]:
+        """The same branch and head, reloaded (after an adopt here, a rollback in History or
+        a change made outside the TUI): keep every decision, but "adopted" is what main
+        holds now, recomputed, never remembered. Returns the labels of the items main no
+        longer holds (rolled back): pending again."""
         by_index = {h.index: h for h in diff.hunks}
+        reopened = []
         for item in self.items:
             item.hunk = by_index.get(item.hunk.index, item.hunk)
             if getattr(item.hunk, "on_main", False):
-                item.decision = "adopted"
+                item.decision, item.chosen = "adopted", set()
+            elif item.decision == "adopted":
+                item.decision = "pending"
+                reopened.append(item.label)
+        if reopened:
+            self.undo_stack.clear()  # an undo must not bring back a mark main lost
+        return reopened
 
     # -- the cursor ------------------------------------------------------------------------
 
@@ -259,13 +268,18 @@ class ReviewStates:
     def __init__(self) -> None:
         self._states: dict[str, ReviewState] = {}
 
-    def for_diff(self, diff: Any) -> tuple[ReviewState, bool]:
-        """(the state, whether earlier decisions were dropped because the branch moved)."""
+    def for_diff(self, diff: Any) -> tuple[ReviewState, str]:
+        """(the state, news for the status line: earlier decisions dropped because the
+        branch moved, or hunks reopened because main no longer holds them; else "")."""
         known = self._states.get(diff.branch)
         if known is not None and known.head == diff.head:
-            known.refresh(diff)
-            return known, False
+            reopened = known.refresh(diff)
+            if not reopened:
+                return known, ""
+            names = ", ".join(reopened)
+            return known, f"{names} no longer on main (rolled back?): to review again"
         state = ReviewState.fresh(diff)
         self._states[diff.branch] = state
-        dropped = known is not None and any(i.decided for i in known.items)
-        return state, dropped
+        if known is not None and any(i.decided for i in known.items):
+            return state, "the branch changed since you reviewed it: decisions start afresh"
+        return state, ""

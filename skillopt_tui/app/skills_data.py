@@ -78,6 +78,16 @@ class SkillsSource:
             return SkillsOverview(problem=str(exc))
         return SkillsOverview(rows, staged)
 
+    def version(self) -> tuple | None:
+        """Where main and every staged branch point now (None: unreadable): a screen that
+        showed the repository at one version reloads when this moves."""
+        try:
+            repo = self.repo()
+            main = repo.main_sha() if hasattr(repo, "main_sha") else ""
+            return (main, tuple((b.name, b.head) for b in repo.staged_branches()))
+        except UserError:
+            return None
+
     def deploy_target(self, skill: str) -> str | None:
         for entry in self.repo().list_skills():
             if entry.name == skill:

@@ -15,7 +15,7 @@ from core.errors import UserError
 from sleep.harvest import HarvestOptions, HarvestResult, harvest
 from sleep.settings import SleepSettings, load_settings
 from sleep.sources import SourceRoot
-from sleep.split import split_of
+from sleep.split import task_split
 from sleep.status import list_nights
 from sleep.tasks import MinedTask, TaskArchive
 
@@ -121,7 +121,8 @@ class NightSkill:
     replayed: int | None  # distinct tasks the run replayed (None: no run directory)
     baseline_val: float | None = None
     best_val: float | None = None
-    staged: str | None = None
+    staged: str | None = None  # the branch the night staged
+    branch_state: str = "staged"  # what became of it since (sleep/branch_state.py)
     adopted: str | None = None
     run_dir: Path | None = None
     reason: str = ""
@@ -173,6 +174,7 @@ def _night_skill(night_id: str, folder: Path, skill: str, o: dict[str, Any]) -> 
         baseline_val=o.get("baseline_val"),
         best_val=o.get("best_val"),
         staged=o.get("staged"),
+        branch_state=str(o.get("branch_state") or "staged"),
         adopted=o.get("adopted"),
         run_dir=run_dir if has_run else None,
         reason=str(o.get("reason") or ""),
@@ -291,6 +293,6 @@ def archive_tasks(ctx: SleepContext) -> TaskList:
         return out
     s = ctx.settings
     for task in sorted(tasks.values(), key=lambda t: (t.skill or "", -t.occurrences, t.id)):
-        split = split_of(task.id, val_fraction=s.val_fraction, test_fraction=s.test_fraction)
+        split = task_split(task, val_fraction=s.val_fraction, test_fraction=s.test_fraction)
         out.rows.append(TaskRow(task, split, list(task.source_sessions)))
     return out

@@ -322,11 +322,17 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
         typer.echo("no nights yet: run `skillopt sleep run` (or `sleep dry-run` first)")
     for n in status["nights"]:
         staged = (
-            ", ".join(v["staged"] for v in n["skills"].values() if v.get("staged"))
+            ", ".join(_branch_now(v) for v in n["skills"].values() if v.get("staged"))
             or "nothing staged"
         )
         pending = f", {n['pending']} handoff answer(s) waiting" if n.get("pending") else ""
         typer.echo(f"{n['night_id']}: {n['status']} — {staged}{pending}")
+
+
+def _branch_now(outcome: dict) -> str:
+    """The branch a night staged, with what became of it when it is no longer staged."""
+    state = outcome.get("branch_state", "staged")
+    return outcome["staged"] + ("" if state == "staged" else f" ({state})")
 
 
 def _abs(path: Path | None) -> str | None:

@@ -1,4 +1,5 @@
-"""History: a skill's log on main (adoptions, rollbacks); a commit's diff; roll back."""
+"""History: a skill's log on main (adoptions, and what of them was rolled back); a commit's
+diff; roll back what is still live."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Label, OptionList
+from textual.widgets import DataTable, Label, OptionList
 from textual.widgets.option_list import Option
 
 from core.errors import UserError
@@ -23,10 +24,13 @@ from skillopt_tui.app.messages import (
     RollbackFinished,
     SkillsLoaded,
 )
+from skillopt_tui.app.rollbacks import RolledBack, rollbacks
 from skillopt_tui.app.screens.loading import LoadingScreen
+from skillopt_tui.app.screens.repo_follow import FollowsRepo
 from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
 from skillopt_tui.app.widgets.deploy_conflict import ask_overwrite
 from skillopt_tui.app.widgets.diff_view import DiffView
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.table_fill import fill_table
 from skillopt_tui.app.widgets.word_diff import styled_diff
 from skillopt_tui.app.worker_errors import LIST_KEYS
@@ -34,9 +38,14 @@ from skillopt_tui.app.worker_errors import LIST_KEYS
 KIND_STYLE = {"adopt": "bold green", "rollback": "yellow", "init": "cyan", "add": "cyan"}
 
 
-def commit_message(entry: Any) -> Text:
-    """Subject, body and trailers: the why of an adoption or rollback, above its diff."""
+def commit_message(entry: Any, rolled: RolledBack | None = None) -> Text:
+    """Subject, body and trailers: the why of an adoption or rollback, above its diff; for
+    an adoption, what of it was rolled back since, and by which commits."""
     parts = [Text(entry.subject, style="bold")]
+    if rolled is not None:
+        said = rolled.describe()
+        by = ", ".join(sha[:7] for sha in rolled.by)
+        parts.append(Text(f"{said[0].upper()}{said[1:]} by {by}.", style="yellow"))
     body = (getattr(entry, "body", "") or "").strip()
     if body:
         parts += [Text(""), Text(body)]
@@ -48,7 +57,7 @@ def commit_message(entry: Any) -> Text:
     return Text("\n").join(parts)
 
 
-class HistoryScreen(LoadingScreen):
+class HistoryScreen(FollowsRepo, LoadingScreen):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("d", "diff", "Diff"),
@@ -65,6 +74,7 @@ class HistoryScreen(LoadingScreen):
         self.skill = skill
         self.skills: list[str] = []
         self.entries: list[Any] = []
+        self.rolled: dict[str, RolledBack] = {}  # adoption sha: what of it was rolled back
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="history"):
@@ -77,11 +87,19 @@ class HistoryScreen(LoadingScreen):
                 yield DiffView(
                     "Press d to show the selected commit's diff.", fit=True, id="commit-diff"
                 )
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#log", DataTable).focus()
         self._load_skills()
+        self.follow_repo()
+
+    def reread(self) -> None:
+        """main moved (a rollback or adopt elsewhere): the log is read again."""
+        if self.skill in self.skills:
+            self._load_log(self.skill)
+        else:
+            self._load_skills()
 
     # One exclusive group per kind of read: a newer read supersedes an older one of its
     # kind only (a shared group let the diff under the cursor cancel a rollback question).
@@ -118,15 +136,20 @@ class HistoryScreen(LoadingScreen):
 
     @work(thread=True, exclusive=True, group="history-log", exit_on_error=False)
     def _load_log(self, skill: str) -> None:
+        version = self.app.skills.version()
         try:
             entries = list(self.app.skills.repo().log(skill))
         except UserError as exc:
             self.post_message(ActionFailed("read log", str(exc)))
             return
-        self.post_message(LogLoaded(skill, entries))
+        self.post_message(LogLoaded(skill, entries, version))
 
     def on_log_loaded(self, message: LogLoaded) -> None:
+        if message.skill != self.skill:
+            return  # a late answer for a skill no longer selected
+        self.seen = message.version
         self.entries = message.entries
+        self.rolled = rollbacks(self.entries)
         self.query_one("#log-title", Label).update(f"Log on main · {message.skill}")
         self._fill_log()
         self.query_one(DiffView).show("")
@@ -149,13 +172,25 @@ class HistoryScreen(LoadingScreen):
                     e.date_iso[:10],
                     Text(e.kind, style=KIND_STYLE.get(e.kind, "")),
                     e.sha[:7],
-                    e.subject if len(e.subject) <= room else e.subject[: room - 1] + "…",
+                    self._subject(e, room),
                 )
                 for e in self.entries
             ],
         )
         if 0 < row < table.row_count:
             table.move_cursor(row=row, animate=False)
+
+    def _subject(self, entry: Any, room: int) -> Text:
+        """The subject cut with … to `room`; an adoption rolled back (in part) says so
+        first, where the cut cannot hide it."""
+        rolled = self.rolled.get(entry.sha) if entry.kind == "adopt" else None
+        mark = f"({rolled.describe()}) " if rolled else ""
+        text = mark + entry.subject
+        if len(text) > room:
+            text = text[: room - 1] + "…"
+        cell = Text(text)
+        cell.stylize("yellow", 0, len(mark))
+        return cell
 
     def on_resize(self) -> None:
         if self.entries:
@@ -198,7 +233,8 @@ class HistoryScreen(LoadingScreen):
 
     def on_commit_diff_loaded(self, message: CommitDiffLoaded) -> None:
         entry = next((e for e in self.entries if e.sha == message.sha), None)
-        preamble = commit_message(entry) if entry is not None else None
+        rolled = self.rolled.get(message.sha) if entry is not None else None
+        preamble = commit_message(entry, rolled) if entry is not None else None
         self.query_one(DiffView).show(message.diff, f"commit {message.sha[:7]}", preamble)
 
     def action_rollback(self) -> None:
@@ -210,7 +246,18 @@ class HistoryScreen(LoadingScreen):
                 "Only an adoption can be rolled back; pick an 'adopt' row.", severity="warning"
             )
             return
+        rolled = self.rolled.get(entry.sha)
+        if rolled is not None and rolled.whole:
+            self._already_rolled_back(entry, rolled)
+            return
         self._ask_rollback(entry)
+
+    def _already_rolled_back(self, entry: Any, rolled: RolledBack) -> None:
+        by = ", ".join(sha[:7] for sha in rolled.by)
+        self.notify(
+            f"Adoption {entry.sha[:7]} was already rolled back (by {by}); nothing left to revert.",
+            severity="warning",
+        )
 
     @work(thread=True, exclusive=True, group="history-rollback-ask", exit_on_error=False)
     def _ask_rollback(self, entry: Any) -> None:
@@ -225,19 +272,32 @@ class HistoryScreen(LoadingScreen):
         self.post_message(RollbackAsked(entry, diff, count))
 
     def on_rollback_asked(self, message: RollbackAsked) -> None:
+        """Offers what can still be rolled back: the whole rest, or one live hunk (keys
+        1-9); hunks rolled back already are named, not offered."""
         entry = message.entry
+        rolled = self.rolled.get(entry.sha, RolledBack(False, frozenset(), ()))
+        live = rolled.live(message.hunks)
+        if not live:
+            self._already_rolled_back(entry, rolled)
+            return
+        earlier = ""
+        if rolled.hunks:
+            by = ", ".join(sha[:7] for sha in rolled.by)
+            earlier = f"Its {rolled.describe().replace('rolled back', 'was rolled back')}"
+            earlier = f"{earlier} already ({by}). "
         body = Text.assemble(
             "Revert ",
             (entry.sha[:7], "bold"),
             f" “{entry.subject}” with a new commit on main and redeploy the skill. ",
+            (earlier, "yellow"),
             "It reverts:\n\n",
             styled_diff(message.diff),
         )
-        choices = [Choice("y", "Roll back all", "yes", "primary")]
-        if message.hunks > 1:
+        everything = "Roll back the rest" if rolled.hunks else "Roll back all"
+        choices = [Choice("y", everything, "yes", "primary")]
+        if len(live) > 1:
             choices += [
-                Choice(str(i), f"Only hunk {i}", str(i))
-                for i in range(1, min(message.hunks, 9) + 1)
+                Choice(str(i), f"Only hunk {i}", str(i), in_footer=False) for i in live if i <= 9
             ]
         choices.append(Choice("n", "No", "no"))
 

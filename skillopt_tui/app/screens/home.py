@@ -7,11 +7,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Label
+from textual.widgets import DataTable, Label
 
 from core.run.directory import RunInfo, list_runs
 from skillopt_tui.app.messages import RunsLoaded, SkillsLoaded
 from skillopt_tui.app.skills_data import SkillsOverview
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.table_fill import fill_table
 from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
 
@@ -71,7 +72,7 @@ class HomeScreen(AppScreen):
             yield Label("Skills", classes="section-title")
             yield DataTable(id="skills", cursor_type="row", zebra_stripes=True)
             yield Label("", id="skills-problem")
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#runs-empty", Label).display = False

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Input, Label, OptionList
+from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from core.errors import UserError
@@ -26,13 +26,15 @@ from skillopt_tui.app.messages import (
 )
 from skillopt_tui.app.review_state import ReviewState
 from skillopt_tui.app.screens.loading import LoadingScreen
+from skillopt_tui.app.screens.repo_follow import FollowsRepo
 from skillopt_tui.app.screens.review_keys import DIFF_ACTIONS, HELP, NOTHING_STAGED, REVIEW_KEYS
 from skillopt_tui.app.screens.review_writes import ReviewWrites
 from skillopt_tui.app.widgets.evidence_panel import EvidencePanel
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.hunk_list import HunkList
 
 
-class ReviewScreen(ReviewWrites, LoadingScreen):
+class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
     BINDINGS = REVIEW_KEYS
 
     def __init__(self, skill: str | None = None, *, branch: str | None = None) -> None:
@@ -70,21 +72,29 @@ class ReviewScreen(ReviewWrites, LoadingScreen):
                 yield Label("", id="review-status")
                 yield Input(placeholder="search hunks (enter: next match)", id="search")
                 yield HunkList(id="hunks")
-        yield Footer(compact=True, show_command_palette=False)  # room for keys at 80 cols
+        yield FittingFooter(compact=True, show_command_palette=False)  # room for keys at 80 cols
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False
         self.query_one(HunkList).focus()
+        self._load_branches()
+        self.follow_repo()
+
+    def reread(self) -> None:
+        """main or a branch moved (a rollback in History, a command in another terminal):
+        the marks of what main holds are recomputed, the decisions kept."""
         self._load_branches()
 
     # One exclusive group per kind of read, as on History: a diff load must not cancel an
     # adopt preview.
     @work(thread=True, exclusive=True, group="review-branches", exit_on_error=False)
     def _load_branches(self) -> None:
-        self.post_message(SkillsLoaded(self.app.skills.overview()))
+        version = self.app.skills.version()
+        self.post_message(SkillsLoaded(self.app.skills.overview(), version))
 
     async def on_skills_loaded(self, message: SkillsLoaded) -> None:
         overview = message.overview
+        self.seen = message.version
         staged = list(overview.staged)
         if self.skill is not None and any(b.skill == self.skill for b in staged):
             staged.sort(key=lambda b: b.skill != self.skill)  # this skill's branches first
@@ -159,9 +169,9 @@ class ReviewScreen(ReviewWrites, LoadingScreen):
         self.loading = None
         self.diff = message.diff
         self.deploy_to = message.deploy_to
-        self.state, dropped = self.app.review_states.for_diff(self.diff)
-        if dropped:
-            self.note = "the branch changed since you reviewed it: decisions start afresh"
+        self.state, news = self.app.review_states.for_diff(self.diff)
+        if news:
+            self.note = news
         hunk_list = self.query_one(HunkList)
         await hunk_list.set_items(self.state.items)
         self._redraw_current()
@@ -181,17 +191,20 @@ class ReviewScreen(ReviewWrites, LoadingScreen):
         counts = state.counts()
         item = state.item
         undecided = counts["pending"]
+        # one line, most important first (a narrow screen cuts the end, with …): where
+        # the cursor is, the news, then the reminder
         line = Text.assemble(
-            (f"hunk {state.current + 1}/{len(state.items)}", "bold"),
-            f" · {undecided} undecided · decisions kept for this session",
+            (f"hunk {state.current + 1}/{len(state.items)}", "bold"), f" · {undecided} undecided"
         )
         if state.line_cursor is not None and item is not None:
             line = Text.assemble(
-                (f"choosing lines of {item.label}", "bold yellow"),
-                " · j/k move · space choose · v range · esc done",
+                (f"lines of {item.label}", "bold yellow"),
+                " · space choose · v range · esc done · j/k move",
             )
         if self.note:
             line.append(f" · {self.note}", style="yellow")
+        if state.line_cursor is None:
+            line.append(" · decisions kept for this session")
         label.update(line)
 
     def _redraw_current(self) -> None:

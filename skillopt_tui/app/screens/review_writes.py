@@ -42,7 +42,11 @@ class ReviewWrites:
             return
         whole, lines = self.state.selection()
         if not whole and not lines:
-            self.notify("Nothing approved yet: the skill on main would not change.")
+            self.notify(
+                _only_conflicts(self.state)
+                or "Nothing approved yet: the skill on main would not change.",
+                severity="warning",
+            )
             return
         self._preview(self.diff.branch, whole, lines)
 
@@ -78,7 +82,8 @@ class ReviewWrites:
         whole, lines = self.state.selection()
         if not whole and not lines:
             self.notify(
-                "No hunk approved yet: press y on a hunk, a for all, or space to choose lines.",
+                _only_conflicts(self.state)
+                or "No hunk approved yet: press y on a hunk, a for all, or space to choose lines.",
                 severity="warning",
             )
             return
@@ -182,6 +187,15 @@ class ReviewWrites:
         self.notify(f"Rejected; archived as {message.archived_as}", title="Rejected")
         self._forget_diff()
         self._load_branches()
+
+
+def _only_conflicts(state: Any) -> str:
+    """What the CLI would refuse with when every chosen hunk conflicts with main (the
+    selection leaves them out, so it is empty), in this screen's words; "" otherwise."""
+    chosen = sorted({i.hunk.index for i in state.items if i.hunk_conflicts and i.chosen_lines()})
+    if not chosen:
+        return ""
+    return _tui_words(AdoptConflict("", chosen)) + "."
 
 
 def _tui_words(exc: UserError) -> str:

@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from core.run.events import LearningRateDecided
@@ -20,6 +20,7 @@ from skillopt_tui.app.train_launcher import resume_command
 from skillopt_tui.app.widgets.budget_footer import BudgetFooter
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.diff_view import DiffView
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.gate_log import GateLog, gate_scores
 from skillopt_tui.app.widgets.lr_log import LearningRateLog, lr_line
 from skillopt_tui.app.widgets.reflection_log import ReflectionLog
@@ -109,7 +110,8 @@ class RunScreen(AppScreen):
         Binding(
             "f", "filter", "Filter", show=False, tooltip="Show the rollouts of some phases or steps"
         ),
-        Binding("s", "stop_run", "Stop run"),
+        # x, as Sleep's "Stop night" (s opens Sleep on Home); asks first
+        Binding("x", "stop_run", "Stop run", tooltip="Stop the run at the next step (asks)"),
         Binding("r", "resume", "Resume", tooltip="Resume this stopped run (shows the command)"),
         Binding("question_mark", "help", "Help"),
         *LIST_KEYS,
@@ -151,7 +153,7 @@ class RunScreen(AppScreen):
             with TabPane("Learning rate (4)", id="lr"):
                 yield LearningRateLog(id="lr-log")
         yield BudgetFooter(id="budget")
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
@@ -228,7 +230,7 @@ class RunScreen(AppScreen):
         )
         self.updates += 1
         stoppable = bool(self.check_action("stop_run", ()))
-        if stoppable != self._stoppable:  # `s` comes and goes with the launched process
+        if stoppable != self._stoppable:  # `x` comes and goes with the launched process
             self._stoppable = stoppable
             self.refresh_bindings()
 
@@ -302,7 +304,7 @@ class RunScreen(AppScreen):
         self.app.call_from_thread(self.app.push_screen, TrajectoryScreen(rollout, record))
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """`s` exists only for a run this window started and that is still running; `r`
+        """`x` exists only for a run this window started and that is still running; `r`
         only for a run that stopped before its end and can be resumed."""
         if action == "tab" and parameters == ("lr",):
             return bool(self.lr)  # the tab exists only for an autonomous learning rate
@@ -322,7 +324,7 @@ class RunScreen(AppScreen):
             self.notify("This run directory keeps no config.yaml to resume from.", severity="error")
             return
         if launcher.alive:
-            self.notify("A run started here is still going; stop it (s) first.", severity="warning")
+            self.notify("A run started here is still going; stop it (x) first.", severity="warning")
             return
         shown = shlex.join(cmd)
         body = Text.assemble(
@@ -340,7 +342,18 @@ class RunScreen(AppScreen):
         self.app.push_screen(ConfirmDialog("Resume this run?", body), answered)
 
     def action_stop_run(self) -> None:
-        self.app.stop_launched_run()
+        body = Text.assemble(
+            "Stop ",
+            (self.run_dir.name, "bold"),
+            " at the next step boundary. It can be resumed later (r here, or the same "
+            "`skillopt train` command).",
+        )
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes":
+                self.app.stop_launched_run()
+
+        self.app.push_screen(ConfirmDialog("Stop this run?", body), answered)
 
     def action_back(self) -> None:
         box = self.query_one("#filter", Input)

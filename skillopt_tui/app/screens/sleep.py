@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Label, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Label, Static, TabbedContent, TabPane
 
 from skillopt_tui.app.messages import (
     ActionFailed,
@@ -38,6 +38,8 @@ from skillopt_tui.app.sleep_data import (
     night_tasks,
 )
 from skillopt_tui.app.widgets import sleep_rows as rows
+from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.night_progress import NightProgressLine
 from skillopt_tui.app.widgets.table_fill import fill_table
 from skillopt_tui.app.worker_errors import AppScreen
@@ -50,6 +52,7 @@ HELP = (
     "next step (resumable). t switches the mined tasks between the night and the archive."
 )
 PREVIEW_TABS = {"sources", "sessions", "redactions"}
+SCROLLBAR_CELLS = 2  # kept free for the table's vertical scrollbar
 TAB_TABLE = {
     "sources": "roots",
     "sessions": "session-list",
@@ -77,7 +80,7 @@ class SleepScreen(AppScreen):
         ),
         Binding("v", "review", "Review", tooltip="Review the selected night's staged branch"),
         Binding("r", "run_night", "Run night", tooltip="Run a night now (skillopt sleep run)"),
-        Binding("x", "stop_night", "Stop night", tooltip="Stop the night at the next step"),
+        Binding("x", "stop_night", "Stop night", tooltip="Stop the night at the next step (asks)"),
         Binding("a", "all_history", "All/new", tooltip="Sessions: whole history or new only"),
         Binding("t", "task_source", "Night/archive", tooltip="Mined tasks: night or archive"),
         Binding("g", "refresh", "Refresh"),
@@ -126,7 +129,7 @@ class SleepScreen(AppScreen):
                 yield DataTable(id="mined-list", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="mined-empty", classes="sleep-empty")
                 yield Static("", id="mined-detail", classes="sleep-detail")
-        yield Footer(compact=True, show_command_palette=False)
+        yield FittingFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         for empty in self.query(".sleep-empty"):
@@ -140,6 +143,11 @@ class SleepScreen(AppScreen):
     def action_refresh(self) -> None:
         self._load_nights()
         self._load_preview(self.everything)
+
+    def on_screen_resume(self) -> None:
+        """Back from Review or History: a staged branch may be adopted or rolled back now."""
+        if self.is_mounted and self.loaded["nights"]:
+            self._load_nights()
 
     @work(thread=True, exclusive=True, group="sleep-preview", exit_on_error=False)
     def _load_preview(self, everything: bool) -> None:
@@ -211,7 +219,7 @@ class SleepScreen(AppScreen):
         self.nights = message.nights
         self.night_refs, cells = rows.night_rows(self.nights)
         table = self.query_one("#night-list", DataTable)
-        fill_table(table, rows.NIGHT_COLUMNS, cells)
+        self._fill_nights(cells)
         self._empty("nights", "night-list", None if self.nights else rows.no_nights(self.context))
         if selected is not None:  # keep the cursor on the same row after a refresh
             for pos, ref in enumerate(self.night_refs):
@@ -225,6 +233,22 @@ class SleepScreen(AppScreen):
         self._focus_table()
         self._load_tasks(self._selected_night(), self.archive)
         self.loaded["nights"] += 1
+
+    def _fill_nights(self, cells: list[tuple]) -> None:
+        """The first column (night, skill, branch) gives way so the scores stay whole; a
+        cut branch name is whole in the detail below."""
+        table = self.query_one("#night-list", DataTable)
+        width = table.size.width or self.app.size.width
+        scrolls = not table.size.height or len(cells) + 1 > table.size.height  # + header
+        fit = width - (SCROLLBAR_CELLS if scrolls else 0)
+        fill_table(table, rows.NIGHT_COLUMNS, cells, fit=fit, flexible=0)
+
+    def on_resize(self) -> None:
+        if self.night_refs:
+            table = self.query_one("#night-list", DataTable)
+            row = table.cursor_row
+            self._fill_nights(rows.night_rows(self.nights)[1])
+            table.move_cursor(row=row, animate=False)
 
     def on_mined_tasks_loaded(self, message: MinedTasksLoaded) -> None:
         self.tasks = message.tasks
@@ -363,6 +387,9 @@ class SleepScreen(AppScreen):
         if row is None or row.skill is None or not staged:
             self.notify("Pick a staged branch (a ↳ row) to review.", severity="warning")
             return
+        if row.skill.branch_state != "staged":
+            self.notify(rows.branch_gone(row.skill) + ".", severity="warning")
+            return
         repo = self.app.skills.path
         recorded = self.context.settings.skills_repo
         if recorded and (repo is None or Path(repo).absolute() != Path(recorded).absolute()):
@@ -416,9 +443,17 @@ class SleepScreen(AppScreen):
         progress.follow()
 
     def action_stop_night(self) -> None:
-        if self.app.night_launcher.alive:
-            self.app.night_launcher.stop()
-            self.notify("Stopping the night at the next step boundary (resumable).")
+        """Asks first, as x on the Run screen does: the night stops at a step boundary."""
+        if not self.app.night_launcher.alive:
+            return
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes" and self.app.night_launcher.alive:
+                self.app.night_launcher.stop()
+                self.notify("Stopping the night at the next step boundary (resumable).")
+
+        body = "It stops at the next step boundary; r here (or `skillopt sleep run`) continues it."
+        self.app.push_screen(ConfirmDialog("Stop the night?", body), answered)
 
     def on_night_progress(self, message: NightProgress) -> None:
         self._load_nights()  # the night's run directories appear as it goes

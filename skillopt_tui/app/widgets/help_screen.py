@@ -7,7 +7,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
+
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 
 
 def keys_table(screen: Screen) -> Table:
@@ -41,4 +43,4 @@ class HelpScreen(ModalScreen[None]):
                 if self.intro:
                     yield Static(self.intro, classes="help-intro")
                 yield Static(self.table)
-        yield Footer(compact=True, show_command_palette=False)  # hides the screen's keys
+        yield FittingFooter(compact=True, show_command_palette=False)  # hides the screen's keys

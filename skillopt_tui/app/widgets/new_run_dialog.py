@@ -11,7 +11,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, OptionList, Select
+from textual.widgets import Button, Input, Label, OptionList, Select
+
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 
 NO_SKILL = "__none__"
 
@@ -64,7 +66,7 @@ class NewRunDialog(ModalScreen[NewRunChoice | None]):
             with Horizontal(id="dialog-buttons"):
                 yield Button("Start", id="start", variant="primary")
                 yield Button("Cancel (esc)", id="cancel")
-        yield Footer(compact=True, show_command_palette=False)  # hides the screen's keys
+        yield FittingFooter(compact=True, show_command_palette=False)  # hides the screen's keys
 
     def chosen_skill(self) -> str | None:
         if not self.skills:

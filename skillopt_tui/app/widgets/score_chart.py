@@ -10,6 +10,26 @@ from textual_plotext import PlotextPlot
 from skillopt_tui.app.run_feed import StepPoint
 
 REDRAW_S = 0.5  # at most two redraws a second: a plot costs tens of milliseconds
+# the rows plotext keeps from the widget's height for this chart: the title, the frame's
+# top and bottom lines and the x tick labels; the rest is the canvas
+CHART_FRAME_ROWS = 4
+AIM_INTERVALS = 4  # quarters, where the canvas allows
+
+
+def y_ticks(canvas_rows: int) -> list[float]:
+    """Ticks on [0, 1] that each fall exactly on a canvas row, evenly spaced: plotext puts a
+    value on the row nearest to it, so a tick between rows would be drawn on a row that
+    holds other values (at four rows, 0.25 on the row of 0.33, with 0.40 drawn there). The
+    spacing divides the height into the number of intervals nearest to four (at least two:
+    a prime height labels every row rather than only the ends)."""
+    gaps = canvas_rows - 1
+    if gaps < 2:
+        return [0.0, 1.0]
+    intervals = min(
+        (n for n in range(2, gaps + 1) if gaps % n == 0),
+        key=lambda n: (abs(n - AIM_INTERVALS), -n),
+    )
+    return [k / intervals for k in range(intervals + 1)]
 
 
 def gate_marks(
@@ -64,7 +84,6 @@ class ScoreChart(PlotextPlot):
         plt.clear_figure()
         plt.title("val per step · ● kept · x rejected")
         plt.ylim(0, 1)
-        plt.yticks([0, 0.25, 0.5, 0.75, 1])
         steps = [p.step for p in self.points]
         xs = steps or [0, 1]
         if self.baseline is not None:
@@ -79,3 +98,9 @@ class ScoreChart(PlotextPlot):
                     )
             plt.xticks(steps if len(steps) <= 12 else steps[:: len(steps) // 12 + 1])
         self.refresh()
+
+    def render(self):
+        """The y ticks follow the height the chart is drawn at (a resize draws again)."""
+        ticks = y_ticks(self.size.height - CHART_FRAME_ROWS)
+        self.plt.yticks(ticks, [f"{t:.2f}" for t in ticks])
+        return super().render()

@@ -221,6 +221,9 @@ class NightRow:
     skill: NightSkill | None = None
 
 
+BRANCH_STYLE = {"adopted": "green", "rolled back": "yellow", "rejected": "dim", "gone": "dim"}
+
+
 def _score(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
@@ -255,17 +258,28 @@ def night_rows(nights: list[NightView]) -> tuple[list[NightRow], list[tuple]]:
             )
             if skill.staged:
                 refs.append(NightRow("branch", night, skill))
-                adopted = Text(" adopted", style="green") if skill.adopted else ""
+                waiting = skill.branch_state == "staged"
                 cells.append(
                     (
-                        Text.assemble(("    ↳ ", "dim"), (skill.staged, "yellow")),
-                        adopted,
+                        Text.assemble(
+                            ("    ↳ ", "dim"), (skill.staged, "yellow" if waiting else "dim")
+                        ),
+                        ""
+                        if waiting
+                        else Text(skill.branch_state, BRANCH_STYLE.get(skill.branch_state, "")),
                         "",
                         "",
                         "",
                     )
                 )
     return refs, cells
+
+
+def branch_gone(skill: NightSkill) -> str:
+    """Why a branch the night staged is not to review any more."""
+    where = "History (h on Home) shows main" if skill.branch_state != "gone" else ""
+    said = f"{skill.staged} is {skill.branch_state} since the night: nothing to review"
+    return f"{said}; {where}" if where else said
 
 
 def night_detail(row: NightRow | None) -> Text:
@@ -300,8 +314,10 @@ def night_detail(row: NightRow | None) -> Text:
         )
     if skill.reason:
         lines.append(Text(skill.reason, style="dim"))
-    if row.kind == "branch":
+    if row.kind == "branch" and skill.branch_state == "staged":
         lines.append(Text(f"Enter: review {skill.staged}", style="yellow"))
+    elif row.kind == "branch":
+        lines.append(Text(branch_gone(skill), style="dim"))
     elif skill.run_dir is not None:
         lines.append(Text(f"Enter: the run ({tilde(skill.run_dir)})", style="dim"))
     if skill.adopted:

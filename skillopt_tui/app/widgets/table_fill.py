@@ -1,7 +1,10 @@
 """Refills a DataTable with columns sized to their content.
 
 The widths are measured here rather than left to DataTable's auto width, which measures
-on idle and can paint a first frame (and keep it) with header-wide columns."""
+on idle and can paint a first frame (and keep it) with header-wide columns. Given `fit`
+(the cells the table has), one `flexible` column gives up what the others need and its
+long cells end in … (the screen shows them whole elsewhere), so no column is pushed past
+the edge."""
 
 from __future__ import annotations
 
@@ -17,15 +20,36 @@ def _width(cell: RenderableType) -> int:
     return max((len(line) for line in text.plain.splitlines()), default=0)
 
 
+CELL_PADDING = 2  # DataTable's one cell either side of each column
+
+
 def fill_table(
     table: DataTable,
     columns: Sequence[str],
     rows: Sequence[Sequence[RenderableType]],
     keys: Sequence[str] | None = None,
+    *,
+    fit: int | None = None,
+    flexible: int = 0,
 ) -> None:
     table.clear(columns=True)
-    for i, label in enumerate(columns):
-        width = max([len(label), *(_width(row[i]) for row in rows)])
+    widths = [
+        max([len(label), *(_width(row[i]) for row in rows)]) for i, label in enumerate(columns)
+    ]
+    over = sum(widths) + CELL_PADDING * len(widths) - (fit or 0)
+    if fit and over > 0:
+        widths[flexible] = max(len(columns[flexible]), widths[flexible] - over)
+        rows = [_cut_column(row, flexible, widths[flexible]) for row in rows]
+    for label, width in zip(columns, widths, strict=True):
         table.add_column(label, width=width)
     for n, row in enumerate(rows):
         table.add_row(*row, key=keys[n] if keys else None)
+
+
+def _cut_column(row: Sequence[RenderableType], i: int, width: int) -> list[RenderableType]:
+    cell = row[i]
+    if _width(cell) <= width:
+        return list(row)
+    text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
+    text.truncate(width, overflow="ellipsis")
+    return [*row[:i], text, *row[i + 1 :]]

@@ -18,11 +18,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
 
 from core.run.directory import ROLLOUT_CACHE_NAME
 from core.run.events import RolloutFinished
 from core.training.rollout_cache import find_saved
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.run_words import activity, rollout_step
 
 COLLAPSED_LINES = 3  # system and skill text shown by its first lines until `e`
@@ -164,7 +165,7 @@ class TrajectoryScreen(ModalScreen[None]):
             yield Label(f"Trajectory · {where} · {self.rollout.item_id}", id="dialog-title")
             with VerticalScroll(id="dialog-body"):
                 yield Static(trajectory_text(self.rollout, self.record), id="trajectory")
-        yield Footer(compact=True, show_command_palette=False)  # hides the screen's keys
+        yield FittingFooter(compact=True, show_command_palette=False)  # hides the screen's keys
 
     def action_expand(self) -> None:
         self.expanded = not self.expanded

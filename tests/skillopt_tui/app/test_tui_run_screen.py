@@ -1,13 +1,15 @@
 """Run screen keys: the rollouts table has focus from the start (Enter/↑/↓/t act on it),
-and `s Stop run` leaves the footer when the launched process ends."""
+and `x Stop run` asks first and leaves the footer when the launched process ends."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.messages import TrainExited
 from skillopt_tui.app.screens.run import RunScreen
+from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
 from skillopt_tui.app.widgets.trajectory_screen import TrajectoryScreen
 from tests.support.tui_app import RUNS, wait_until
@@ -70,6 +72,41 @@ async def test_stop_key_leaves_when_the_launched_process_exits():
             app.launcher.process.wait(timeout=10)
             app.post_message(TrainExited(-15, ""))
             assert await wait_until(pilot, lambda: "Stop run" not in _footer_text(screen))
+    finally:
+        if app.launcher.process.poll() is None:
+            app.launcher.process.kill()
+
+
+async def test_stopping_a_live_run_asks_first_with_the_key_sleep_uses():
+    """`s` opens Sleep on Home, so it stops nothing here; `x` (as Sleep's Stop night) asks,
+    and only Yes sends the stop."""
+    run_dir = RUNS / "demo-partial"
+    app = _app(run=run_dir)
+    app.launcher.process = subprocess.Popen(["sleep", "30"])  # a live child standing in
+    app.launcher.run_dir = run_dir
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await wait_until(
+                pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+            )
+            screen = app.screen
+            assert await wait_until(pilot, lambda: "x Stop run" in _footer_text(screen))
+            await pilot.press("s")
+            await pilot.pause(0.2)
+            assert app.launcher.alive and app.screen is screen
+            await pilot.press("x")
+            assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            assert "next step boundary" in str(app.screen.body)
+            await pilot.press("n")
+            assert await wait_until(pilot, lambda: app.screen is screen)
+            await pilot.pause(0.2)
+            assert app.launcher.alive
+            await pilot.press("x")
+            assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("y")
+            process = app.launcher.process
+            assert await wait_until(pilot, lambda: process.poll() is not None)
+        assert process.returncode == -signal.SIGINT
     finally:
         if app.launcher.process.poll() is None:
             app.launcher.process.kill()

@@ -5,6 +5,8 @@ formats, a real skills repository, and nights really run on the scripted TEST DO
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,8 @@ from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.review import ReviewScreen
 from skillopt_tui.app.screens.run import RunScreen
 from skillopt_tui.app.screens.sleep import SleepScreen
-from sleep.split import split_of
+from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
+from sleep.split import task_split
 from tests.support.sleep_world import SECRET_PROMPT, make_world, run_night
 from tests.support.tui_app import wait_until
 
@@ -62,6 +65,12 @@ async def _open_sleep(pilot) -> SleepScreen:
 def _cells(screen, table_id: str) -> list[list[str]]:
     table = screen.query_one(f"#{table_id}", DataTable)
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def _names(cell: str, branch: str) -> bool:
+    """A ↳ row names `branch`, whole or (at 80 columns, beside the scores) cut with …."""
+    shown = cell.strip().removeprefix("↳ ")
+    return shown == branch or (shown.endswith("…") and branch.startswith(shown[:-1]))
 
 
 def _screen_text(screen) -> str:
@@ -117,7 +126,8 @@ async def test_nights_open_the_run_and_review_the_staged_branch(world, night, tm
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _open_sleep(pilot)
         rows = _cells(screen, "night-list")
-        assert [r[0].strip() for r in rows] == ["sleep-2026-11-30", "notes-app", f"↳ {staged}"]
+        assert [r[0].strip() for r in rows[:2]] == ["sleep-2026-11-30", "notes-app"]
+        assert _names(rows[2][0], staged)
         o = result["skills"]["notes-app"]
         mined = o["train"] + o["val"] + o["test"]
         assert rows[1][1:] == [
@@ -163,7 +173,8 @@ async def test_mined_tasks_of_the_night_and_of_the_archive(world, night, tmp_pat
         archive = {r.task.id: r.split for r in screen.tasks.rows}
         assert archive == by_split  # the archive's splits are the night's
         assert all(
-            split_of(i, val_fraction=0.3, test_fraction=0.0) == s for i, s in archive.items()
+            task_split(r.task, val_fraction=0.3, test_fraction=0.0) == r.split
+            for r in screen.tasks.rows
         )
 
 
@@ -191,7 +202,7 @@ async def test_run_a_night_now_end_to_end(world, tmp_path, monkeypatch):
         )
         assert app.night_launcher.process.returncode == 0, app.night_launcher.log_tail()
         rows = _cells(screen, "night-list")
-        assert rows[-1][0].strip() == f"↳ staged/{rows[0][0]}-notes-app"
+        assert _names(rows[-1][0], f"staged/{rows[0][0]}-notes-app")
 
         def footer() -> str:
             return " ".join(str(k.render()) for k in screen.query("FooterKey"))
@@ -260,3 +271,93 @@ async def test_every_key_is_in_the_footer_or_the_palette(world, tmp_path):
         await pilot.press("1")
         titles = {c.title for c in app.get_system_commands(screen)}
         assert "All/new (a)" in titles and "Review (v)" not in titles
+
+
+async def test_a_branch_adopted_in_review_then_rolled_back_is_not_listed_as_staged(
+    world, night, tmp_path
+):
+    staged = night["skills"]["notes-app"]["staged"]
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sleep(pilot)
+        branch, state = _cells(screen, "night-list")[2][:2]
+        assert _names(branch, staged) and state == ""
+        await pilot.press("down", "down", "enter")  # the branch row: Review
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
+        )
+        review = app.screen
+        await pilot.press("a", "A")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        assert await wait_until(pilot, lambda: review.loaded > 1, limit=250)
+        nights = screen.loaded["nights"]
+        await pilot.press("escape")
+        assert await wait_until(pilot, lambda: screen.loaded["nights"] > nights, limit=250)
+        assert _cells(screen, "night-list")[2][1] == "adopted"
+
+        SkillsRepo.open(world.skills).rollback("notes-app")  # as from another terminal
+        await pilot.press("g")
+        assert await wait_until(
+            pilot, lambda: _cells(screen, "night-list")[2][1] == "rolled back", limit=250
+        )
+        assert "nothing to review" in str(screen.query_one("#night-detail", Static).render())
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.screen is screen
+        messages = " ".join(n.message for n in app._notifications)
+        assert f"{staged} is rolled back since the night: nothing to review" in messages
+
+
+LONG_SKILL = "customer-support-knowledge-portal"
+
+
+@pytest.mark.parametrize("width", [80, 60])
+async def test_the_nights_table_shows_its_val_column_whole(world, night, tmp_path, width):
+    """A long skill name makes a long branch name (`staged/sleep-<date>-<skill>`): the
+    branch is cut with … in its row (whole in the detail below), the scores stay whole."""
+    path = world.state / "nights" / "sleep-2026-11-30" / "night.json"
+    data = json.loads(path.read_text())
+    outcome = data["skills"].pop("notes-app")
+    outcome["staged"] = f"staged/sleep-2026-11-30-{LONG_SKILL}"
+    data["skills"][LONG_SKILL] = outcome
+    path.write_text(json.dumps(data))
+    scores = f"{outcome['baseline_val']:.2f} → {outcome['best_val']:.2f}"
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(width, 24)) as pilot:
+        screen = await _open_sleep(pilot)
+        table = screen.query_one("#night-list", DataTable)
+        await pilot.pause(0.1)
+        assert _cells(screen, "night-list")[1][4] == scores
+        assert table.virtual_size.width <= table.scrollable_content_region.width, (
+            f"the table is {table.virtual_size.width} wide in {table.size.width} columns"
+        )
+        branch = _cells(screen, "night-list")[2][0]
+        assert branch.endswith("…") and outcome["staged"].startswith(branch.strip()[2:-1])
+        await pilot.press("down", "down")
+        detail = str(screen.query_one("#night-detail", Static).render())
+        assert outcome["staged"] in detail.replace("\n", "")
+
+
+async def test_stopping_a_night_asks_first(world, tmp_path):
+    """x stops a night started here only after Yes, as x on the Run screen."""
+    app = _app(world, tmp_path)
+    app.night_launcher.process = subprocess.Popen(["sleep", "30"])  # a live night standing in
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await _open_sleep(pilot)
+            await pilot.press("x")
+            assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("n")
+            assert await wait_until(pilot, lambda: app.screen is screen)
+            await pilot.pause(0.2)
+            assert app.night_launcher.alive
+            await pilot.press("x")
+            assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("y")
+            process = app.night_launcher.process
+            assert await wait_until(pilot, lambda: process.poll() is not None)
+        assert process.returncode == -signal.SIGINT
+    finally:
+        if app.night_launcher.process.poll() is None:
+            app.night_launcher.process.kill()

@@ -1,0 +1,52 @@
+"""A footer that never cuts a key mid-word: at 60 columns Home's footer read "s Slee" and
+Review's "space Line". Keys that would not fit whole are left out, from the first that
+does not fit on (bindings are listed most important first); `?` and the command palette
+still list every key of the screen."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from textual.app import ComposeResult
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+PALETTE = "-command-palette"
+# as the compact footer draws a key: "k description" (TEXT_EXTRA: the space between),
+# then a blank cell and a one-cell margin, which the next key or the palette key (docked
+# right, with its left border) may cover
+TEXT_EXTRA, KEY_EXTRA, PALETTE_EXTRA = 1, 3, 4
+
+
+def _cells(key: FooterKey) -> int:
+    return cell_len(key.key_display) + cell_len(key.description)
+
+
+class FittingFooter(Footer):
+    def compose(self) -> ComposeResult:
+        yield from self._fitting(list(super().compose()))
+
+    def _fitting(self, items: list) -> list:
+        """The keys that fit whole, in order, then the palette key. The footer spans the
+        screen, so before its first layout the screen's width stands for its own."""
+        width = self.size.width or self.app.size.width
+        if not all(isinstance(item, FooterKey) for item in items):
+            return items  # grouped keys: left as Textual lays them out
+        palette = [k for k in items if k.has_class(PALETTE)]
+        room = width - sum(_cells(k) + PALETTE_EXTRA for k in palette)
+        shown = []
+        for key in items:
+            if key in palette:
+                continue
+            if room < _cells(key) + TEXT_EXTRA:
+                break
+            room -= _cells(key) + KEY_EXTRA
+            shown.append(key)
+        return shown + palette
+
+    def on_resize(self) -> None:
+        """Composes again only when a different number of keys fits."""
+        shown = len(self.query(FooterKey))
+        if not self._bindings_ready or not shown:
+            return  # the footer's own first compose is on its way
+        if len(self._fitting(list(super().compose()))) != shown:
+            self.call_after_refresh(self.recompose)
