@@ -5,8 +5,8 @@ states that the target did not follow. A lapse becomes a one-sentence note in a 
 module (through core.skill.protected_blocks.write_block in the trainer), edits cannot
 touch it, and since the block is part of the candidate it is gated like any change.
 
-Notes are de-duplicated (case and whitespace aside) against the block's notes. Once the
-block would pass `max_chars`, one call consolidates it; the consolidation is accepted
+Notes lose any block marker they echo and are de-duplicated (case and whitespace aside)
+against the block's notes. Once the block would pass `max_chars`, one call consolidates it; the consolidation is accepted
 only if it is shorter, else the block keeps its notes and the newest are not added (the
 notes are reminders, and an ever-growing appendix would crowd out the skill).
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from core.optimizer.json_reply import JsonReply, OptimizerOutputError, Shape
 from core.optimizer.prompt_templates import render_prompt
-from core.skill.protected_blocks import read_block
+from core.skill.protected_blocks import read_block, strip_markers
 
 EXECUTION_NOTES_BLOCK = "execution-notes"
 HEADING = "## Execution notes (rules above that were not followed)"
@@ -28,7 +28,7 @@ def _check_notes(obj: dict) -> dict:
     notes = obj.get("notes")
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise OptimizerOutputError('"notes" must be an array of strings')
-    return {"notes": [" ".join(n.split()) for n in notes if n.strip()]}
+    return {"notes": [clean_note(n) for n in notes if clean_note(n)]}
 
 
 CONSOLIDATE_SHAPE = Shape("consolidate_notes", '{"notes": ["...", "..."]}', _check_notes)
@@ -49,6 +49,12 @@ def render_notes(notes: list[str]) -> str:
     return "\n".join([HEADING, *(f"- {n}" for n in notes)]) if notes else ""
 
 
+def clean_note(note: str) -> str:
+    """One line without block markers: a note echoing `<!-- skillopt:... -->` (the skill it
+    was shown has them) could not be written, and a resumed run would replay the reply."""
+    return " ".join(strip_markers(" ".join(note.split())).split())  # a line break can hide one
+
+
 def _key(note: str) -> str:
     return " ".join(note.lower().split()).rstrip(".")
 
@@ -57,7 +63,7 @@ def add_notes(existing: list[str], new: list[str]) -> list[str]:
     seen = {_key(n) for n in existing}
     out = list(existing)
     for note in new:
-        note = " ".join(note.split())
+        note = clean_note(note)
         if note and _key(note) not in seen:
             seen.add(_key(note))
             out.append(note)

@@ -53,6 +53,17 @@ class Marker:
     end: int
 
 
+def strip_markers(text: str) -> str:
+    """`text` without any block marker, stripped. Model replies echo markers (the skill they
+    are shown has them); removal repeats until none is left, since removing one can join
+    its neighbours into another ("<!-- skill" + marker + "opt:x:start -->")."""
+    while True:
+        stripped = MARKER.sub("", text)
+        if stripped == text:
+            return text.strip()
+        text = stripped
+
+
 def find_markers(text: str) -> list[Marker]:
     return [
         Marker(m.group("name"), m.group("kind"), m.start(), m.end()) for m in MARKER.finditer(text)
@@ -214,4 +225,6 @@ def block_changes(before: str, after: str) -> list[str]:
         elif new[name] != text:
             problems.append(f"protected block '{name}' was changed")
     problems.extend(f"protected block '{name}' was added" for name in new if name not in old)
+    known = set(marker_problems(before))  # an unpaired marker the rewrite made up
+    problems.extend(p for p in marker_problems(after) if p not in known)
     return problems
