@@ -45,6 +45,9 @@ class OptimizerMethodConfig(StrictModel):
     failures_only: bool = False  # true = no success analysts
     trajectory_chars: int | None = Field(default=2000, ge=200)  # per item; null = unlimited
     merge_context: Literal["edits", "analyses"] = "edits"  # analyses: + analyses, counts
+    # trees: failure and success trees, then one final merge, uncapped (published);
+    # capped: one shared tree, each merge capped at the budget (core.optimizer.merge_tree)
+    merges: Literal["trees", "capped"] = "trees"
     max_completion_tokens: int = Field(default=32_768, ge=1)  # ceiling of sized budgets
     # patch = edits; rewrite = typed suggestions, then one call rewrites the skill;
     # full_rewrite = each group writes a whole candidate, the merge picks or combines.

@@ -68,6 +68,7 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
         timeout_floor_s=role.timeout_s,
         failures_only=method.failures_only,
         merge_context=method.merge_context,
+        merges=method.merges,
         update_mode=method.update_mode,
         skill_aware=method.skill_aware,
         notes_max_chars=method.notes_max_chars,

@@ -22,6 +22,7 @@ EXPECTED = {
     "failures_only": lambda c: c.train.optimizer.failures_only is True,
     "full_trajectory": lambda c: c.train.optimizer.trajectory_chars is None,
     "merge_with_analyses": lambda c: c.train.optimizer.merge_context == "analyses",
+    "capped_merges": lambda c: c.train.optimizer.merges == "capped",
     "forced_slow_update": lambda c: c.train.slow_update.gated is False,
     "rewrite": lambda c: c.train.optimizer.update_mode == "rewrite" and c.train.strategy == "llm",
     "full_rewrite": lambda c: (

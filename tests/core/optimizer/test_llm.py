@@ -300,12 +300,14 @@ async def test_analyst_edits_clipped_to_edit_budget():
 # --------------------------------------------------------------------- aggregate
 
 
-async def test_merge_hierarchy_failures_first():
+async def test_capped_merge_hierarchy_failures_first():
+    """The capped_merges overlay: one shared tree (tests/core/optimizer/test_merge_trees.py
+    has the published two trees)."""
     res = results(6, 4)  # size 2 -> failure groups F0 F1 F2, success groups S0 S1
     fake = FakeOptimizer(
         failure=one_edit_per_group, success=one_edit_per_group, merge=merge_by_nesting
     )
-    proposal = await LLMOptimizer(fake.client).propose(
+    proposal = await LLMOptimizer(fake.client, merges="capped").propose(
         ctx(res, minibatch_size=2, merge_batch_size=2, seed=11)
     )
     groups = make_groups(res, seed=11, size=2)
@@ -370,7 +372,8 @@ async def test_rank_clips_to_budget():
     assert [e.content for e in proposal.edits] == ["e3", "e1"]
     assert [e.content for e in proposal.merged] == ["e0", "e1", "e2", "e3"]
     [prompt] = fake.prompts("rank")
-    assert "[0] op: append" in prompt and "[3] op: append" in prompt and "top 2" in prompt
+    assert "[0] (support: 1) op: append" in prompt and "[3] (support: 1) op: append" in prompt
+    assert "top 2" in prompt
     last = proposal.reflections[-1]
     assert {k: last[k] for k in ("kind", "group", "text")} == {
         "kind": "rank",
