@@ -77,8 +77,9 @@ async def judge_candidate(
     `mode` "forced" (slow_update.gated false): a valid candidate becomes current whatever
     it scores; it is scored on every val item (re-measured, so the run knows where it
     stands) and becomes best, and is staged, only if strictly better. "disabled" (the
-    gate.enabled false ablation): a valid candidate is accepted as current and best
-    whatever it scores, and marked so in gate.json and the staged evidence.
+    gate.enabled false ablation): a valid candidate becomes current whatever it scores,
+    marked so in gate.json; as published, it becomes best (and is staged) only if it beats
+    the best, so the ablation's test "best" is not simply its "final".
 
     `evidence` stands in for `edits` in the event, the buffer and the staged evidence when
     the candidate was written whole (update_mode rewrite / full_rewrite: its suggestions);
@@ -140,9 +141,8 @@ async def judge_candidate(
     scored = [gated.item_metrics[i.id] for i in tr.val_items if i.id in gated.item_metrics]
     full_score = mean(scored) if len(scored) == len(tr.val_items) else None
     improved, regressed = compare_items(s.best_items, gated.item_metrics)
-    beats_best = bool(decision.accepted)
-    becomes_best = beats_best or mode == "disabled"
-    becomes_current = becomes_best or mode == "forced"
+    becomes_best = bool(decision.accepted)
+    becomes_current = becomes_best or mode in ("forced", "disabled")
     reason = decision.reason
     if density is not None:
         reason += (
@@ -150,7 +150,8 @@ async def judge_candidate(
             f" weight {density['weight']:g}: the mean must beat best {density['margin']:+.4f})"
         )
     if mode == "disabled":
-        reason = f"gate disabled: accepted unconditionally ({decision.reason})"
+        best = "the new best" if becomes_best else "not the best"
+        reason = f"gate disabled: accepted unconditionally, {best} ({decision.reason})"
     elif mode == "forced":
         reason = f"forced: became current ({decision.reason})"
     info: dict[str, Any] = {
