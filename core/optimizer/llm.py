@@ -161,7 +161,15 @@ class LLMOptimizer:
             settings["max_tokens"] = budget
             settings["timeout_s"] = call_timeout(budget, floor_s=self._timeout_floor_s)
         with stage(_STAGES.get(shape.name, shape.name)):  # the ledger's per-stage usage
-            return await ask_json(self._complete, messages, shape, **settings)
+            # Sized calls name their budget: a cut reply is retried once at twice it.
+            return await ask_json(
+                self._complete,
+                messages,
+                shape,
+                grow_on_truncation=self._floor is not None,
+                max_tokens_ceiling=self._ceiling,
+                **settings,
+            )
 
     # ------------------------------------------------------------------------ propose
 
