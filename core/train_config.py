@@ -54,6 +54,9 @@ class OptimizerMethodConfig(StrictModel):
     update_mode: Literal["patch", "rewrite", "full_rewrite"] = "patch"
     skill_aware: bool = False  # failure analysts tell skill defects from lapses (→ notes)
     notes_max_chars: int = Field(default=1500, ge=100)  # execution notes: consolidate past it
+    # false (published): the notes are written into the current skill after the step's
+    # gate; true (configs/features/gated_notes.yaml): they are part of the gated candidate
+    notes_gated: bool = False
 
     @field_validator("update_mode")
     @classmethod

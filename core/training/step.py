@@ -104,6 +104,8 @@ async def run_step(tr: TrainingRun, step: int) -> None:
                     problems=built.problems,
                 )
     tr.rd.write_step_json(step, "gate.json", gate_info)
+    if proposal.execution_notes is not None and not tr.cfg.optimizer.notes_gated:
+        add_notes_after_gate(tr, step, proposal.execution_notes)
     train_hard = mean([r.hard for r in results])
     tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.stages})
     s.last_apply_report = built.report
@@ -174,7 +176,7 @@ def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal
         # Only edits that were applied are evidence (buffer, staged commit, events): an
         # unmatched edit was never tested, and the next step asks for it again.
         built.applied = [o.edit for o in report.outcomes if o.status is EditStatus.APPLIED]
-    if proposal.execution_notes is not None and not built.problems:
+    if proposal.execution_notes is not None and tr.cfg.optimizer.notes_gated and not built.problems:
         base = current if built.candidate is None else built.candidate
         try:
             built.candidate = write_block(base, EXECUTION_NOTES_BLOCK, proposal.execution_notes)
@@ -184,6 +186,21 @@ def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal
             {"kind": "execution_notes", "notes": proposal.execution_notes}
         ]
     return built
+
+
+def add_notes_after_gate(tr: TrainingRun, step: int, notes: str) -> None:
+    """Published skill-aware reflection: the step's execution notes go into the current
+    skill (whatever the gate decided) as a version of their own, ungated; the best skill
+    keeps its own text. Recorded in the step's notes.json."""
+    current = tr.current
+    try:
+        noted = write_block(current, EXECUTION_NOTES_BLOCK, notes)
+    except SkillError as exc:  # the skill's own markers are broken: skip, never raise
+        tr.rd.write_step_json(step, "notes.json", {"added": False, "reason": str(exc)})
+        return
+    if noted != current:
+        tr.state.current_version = tr.add_version(noted, step=step, source="notes")
+    tr.rd.write_step_json(step, "notes.json", {"added": noted != current, "notes": notes})
 
 
 def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> ProposalContext:

@@ -29,6 +29,7 @@ EXPECTED = {
         c.train.optimizer.update_mode == "full_rewrite" and c.train.strategy == "llm"
     ),
     "skill_aware": lambda c: c.train.optimizer.skill_aware is True,
+    "gated_notes": lambda c: c.train.optimizer.notes_gated is True,
     "density_gate": lambda c: c.train.gate.density_weight == 0.2,
     "repeated_gate": lambda c: c.train.gate.repeats == 3,
     "soft_gate": lambda c: c.train.gate.metric == "soft",

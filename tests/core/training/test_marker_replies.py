@@ -97,7 +97,7 @@ def marker_optimizer(texts: list[str], seed: int):
     return respond
 
 
-async def train(tmp_path, respond, mode: str, autonomous: bool):
+async def train(tmp_path, respond, mode: str, autonomous: bool, gated: bool):
     tree = scenario_config(
         tmp_path,
         strategy="llm",
@@ -107,6 +107,7 @@ async def train(tmp_path, respond, mode: str, autonomous: bool):
             "update_mode": mode,
             "skill_aware": True,
             "notes_max_chars": 100,  # so the consolidation call runs too
+            "notes_gated": gated,  # in the candidate (ours) or after the gate (published)
             "lr_control": "autonomous" if autonomous and mode != "full_rewrite" else "fixed",
         },
     )
@@ -137,10 +138,14 @@ async def train(tmp_path, respond, mode: str, autonomous: bool):
     seed=st.integers(0, 10_000),
     mode=st.sampled_from(["patch", "rewrite", "full_rewrite"]),
     autonomous=st.booleans(),
+    gated=st.booleans(),
 )
-def test_no_marker_bearing_reply_fails_a_run(tmp_path_factory, texts, seed, mode, autonomous):
+def test_no_marker_bearing_reply_fails_a_run(
+    tmp_path_factory, texts, seed, mode, autonomous, gated
+):
     tmp_path = tmp_path_factory.mktemp("markers")
-    summary = asyncio.run(train(tmp_path, marker_optimizer(texts, seed), mode, autonomous))
+    respond = marker_optimizer(texts, seed)
+    summary = asyncio.run(train(tmp_path, respond, mode, autonomous, gated))
     assert summary.status == "finished"
     for skill in (tmp_path / "run" / "skills").iterdir():  # every version, best and final
         assert marker_problems(skill.read_text()) == [], skill.name  # blocks still balanced
