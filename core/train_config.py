@@ -43,7 +43,11 @@ class OptimizerMethodConfig(StrictModel):
     lr_control: Literal["fixed", "autonomous"] = "fixed"
     rejected_buffer: bool = True  # false = the buffer ablation (analysts never see it)
     failures_only: bool = False  # true = no success analysts
-    trajectory_chars: int | None = Field(default=2000, ge=200)  # per item; null = unlimited
+    # auto (published): whole items, clipped only where a group would not fit the
+    # optimizer's context window (context_tokens); N: each item clipped to ~N characters
+    # (configs/features/clipped_items.yaml); null: whole items, no limit at all.
+    trajectory_chars: int | Literal["auto"] | None = "auto"
+    context_tokens: int = Field(default=128_000, ge=1024)  # the optimizer model's window
     merge_context: Literal["edits", "analyses"] = "edits"  # analyses: + analyses, counts
     # trees: failure and success trees, then one final merge, uncapped (published);
     # capped: one shared tree, each merge capped at the budget (core.optimizer.merge_tree)
@@ -57,6 +61,13 @@ class OptimizerMethodConfig(StrictModel):
     # false (published): the notes are written into the current skill after the step's
     # gate; true (configs/features/gated_notes.yaml): they are part of the gated candidate
     notes_gated: bool = False
+
+    @field_validator("trajectory_chars")
+    @classmethod
+    def _check_trajectory_chars(cls, chars: int | str | None) -> int | str | None:
+        if isinstance(chars, int) and chars < 200:
+            raise ValueError("must be auto, null or at least 200 characters per item")
+        return chars
 
     @field_validator("update_mode")
     @classmethod

@@ -19,7 +19,7 @@ from core.models.ledger import stage
 from core.models.types import Completion, Message
 from core.optimizer import epoch_calls
 from core.optimizer.autonomous_lr import decide_edit_count, decision_text
-from core.optimizer.call_budget import call_timeout, completion_budget
+from core.optimizer.call_budget import CHARS_PER_TOKEN, call_timeout, completion_budget
 from core.optimizer.edit_lists import (
     NONE,
     dedupe,
@@ -54,6 +54,7 @@ from core.optimizer.reflection_groups import (
     clip,
     make_groups,
     render_results,
+    render_results_within,
 )
 from core.optimizer.rewrite_modes import propose_full_rewrite, propose_rewrite
 from core.optimizer.strategy import EpochContext, Proposal, ProposalContext
@@ -75,7 +76,7 @@ class OptimizerClient(Protocol):
 
 
 class LLMOptimizer:
-    """`LLMOptimizer(client, role="optimizer", json_mode=False, item_chars=2000,
+    """`LLMOptimizer(client, role="optimizer", json_mode=False, item_chars="auto",
     pairs_per_outcome=4, max_tokens_floor=None, ..., **settings)`: `settings` are passed
     to every `complete` call on top of the role's config; `json_mode` adds
     `response_format={"type": "json_object"}` (off by default: some OpenAI-compatible
@@ -91,7 +92,8 @@ class LLMOptimizer:
         *,
         role: str = "optimizer",
         json_mode: bool = False,
-        item_chars: int | None = 2000,
+        item_chars: int | str | None = "auto",
+        context_tokens: int = 128_000,
         pairs_per_outcome: int = 4,
         max_tokens_floor: int | None = None,
         max_tokens_ceiling: int = 32_768,
@@ -119,6 +121,7 @@ class LLMOptimizer:
         self._client = client
         self._role = role
         self._item_chars = item_chars
+        self._context_tokens = context_tokens
         self._floor = max_tokens_floor
         self._ceiling = max_tokens_ceiling
         self._timeout_floor_s = timeout_floor_s
@@ -130,9 +133,16 @@ class LLMOptimizer:
     async def _complete(self, messages: list[Message], **settings: Any) -> Completion:
         return await self._client.complete(messages, role=self._role, **settings)
 
-    @property
-    def item_chars(self) -> int | None:
-        return self._item_chars
+    def render_items(self, group: Group, skill_text: str, prompt_without_items: str) -> str:
+        """The group's items for an analyst prompt: with item_chars "auto" (published) whole,
+        within the optimizer's context window less the rest of the prompt and a quarter of
+        the window kept for the reply; else each clipped to item_chars (None: unlimited)."""
+        if self._item_chars != "auto":
+            limit = self._item_chars if isinstance(self._item_chars, int) else None
+            return render_results(group.results, skill_text=skill_text, max_chars=limit)
+        usable = self._context_tokens - min(self._ceiling, self._context_tokens // 4)
+        room = usable * CHARS_PER_TOKEN - len(prompt_without_items)
+        return render_results_within(group.results, skill_text=skill_text, room_chars=room)
 
     @property
     def merges(self) -> str:
@@ -233,12 +243,9 @@ class LLMOptimizer:
     async def _analyse(
         self, ctx: ProposalContext, group: Group, reflections: list[dict], lapses: list[str]
     ) -> Proposals:
-        prompt = render_prompt(
-            "analyst_failures" if group.kind == FAILURE else "analyst_successes",
+        name = "analyst_failures" if group.kind == FAILURE else "analyst_successes"
+        values: dict[str, Any] = dict(
             skill=ctx.skill_text,
-            items=render_results(
-                group.results, skill_text=ctx.skill_text, max_chars=self._item_chars
-            ),
             item_count=len(group.results),
             edit_budget=ctx.edit_budget,
             rejected_buffer=ctx.rejected_buffer.strip() or NONE,
@@ -247,6 +254,8 @@ class LLMOptimizer:
             edit_rules=load_prompt("edit_rules").strip(),
             lapse_rules=self.lapse_rules(group, "an edit"),
         )
+        items = self.render_items(group, ctx.skill_text, render_prompt(name, items="", **values))
+        prompt = render_prompt(name, items=items, **values)
         reply = await self.ask(prompt, ANALYST_SHAPE, ctx.skill_text)
         if not reply.ok:
             self.reflect(

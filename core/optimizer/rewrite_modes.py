@@ -26,7 +26,7 @@ from core.optimizer.edit_lists import NONE, rank_order
 from core.optimizer.json_reply import RANK_SHAPE, JsonReply, Shape
 from core.optimizer.merge_tree import ORIGIN, PRIORITY, merge_levels, merge_trees, merged_kind
 from core.optimizer.prompt_templates import render_prompt
-from core.optimizer.reflection_groups import FAILURE, Group, render_results
+from core.optimizer.reflection_groups import FAILURE, Group
 from core.optimizer.strategy import Proposal, ProposalContext
 from core.optimizer.suggestions import (
     CANDIDATE_SHAPE,
@@ -43,7 +43,6 @@ from core.optimizer.suggestions import (
 class LLMOptimizer(Protocol):
     """What these modes use of core.optimizer.llm.LLMOptimizer (a protocol: no cycle)."""
 
-    item_chars: int | None
     merges: str  # "trees" | "capped" (core.optimizer.merge_tree)
 
     async def ask(self, prompt: str, shape: Shape, skill: str = "") -> JsonReply: ...
@@ -61,6 +60,8 @@ class LLMOptimizer(Protocol):
     def groups(self, ctx: ProposalContext) -> list[Group]: ...
 
     def lapse_rules(self, group: Group, change_word: str) -> str: ...
+
+    def render_items(self, group: Group, skill_text: str, prompt_without_items: str) -> str: ...
 
 
 OUTCOME = {FAILURE: "FAILED", "success": "got right"}
@@ -81,17 +82,17 @@ class Candidate:
 
 
 def _analyst_prompt(opt: LLMOptimizer, name: str, ctx: ProposalContext, group: Group) -> str:
-    return render_prompt(
-        name,
+    values: dict[str, Any] = dict(
         outcome=OUTCOME.get(group.kind, group.kind),
         skill=ctx.skill_text,
-        items=render_results(group.results, skill_text=ctx.skill_text, max_chars=opt.item_chars),
         item_count=len(group.results),
         edit_budget=ctx.edit_budget,
         rejected_buffer=ctx.rejected_buffer.strip() or NONE,
         meta_notes=ctx.meta_notes.strip() or NONE,
         lapse_rules=opt.lapse_rules(group, "a suggestion"),
     )
+    items = opt.render_items(group, ctx.skill_text, render_prompt(name, items="", **values))
+    return render_prompt(name, items=items, **values)
 
 
 # ------------------------------------------------------------------------ rewrite

@@ -21,6 +21,7 @@ EXPECTED = {
     "no_meta": lambda c: c.train.meta_skill.enabled is False,
     "failures_only": lambda c: c.train.optimizer.failures_only is True,
     "full_trajectory": lambda c: c.train.optimizer.trajectory_chars is None,
+    "clipped_items": lambda c: c.train.optimizer.trajectory_chars == 2000,
     "merge_with_analyses": lambda c: c.train.optimizer.merge_context == "analyses",
     "capped_merges": lambda c: c.train.optimizer.merges == "capped",
     "forced_slow_update": lambda c: c.train.slow_update.gated is False,
@@ -70,3 +71,10 @@ def test_overlay_switches_its_variant(tmp_path, name):
 def test_unknown_variant_values_are_errors(override):
     with pytest.raises(ConfigError):
         load_config(None, [override])
+
+
+def test_trajectory_chars_below_200_is_a_config_error(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("train:\n  optimizer:\n    trajectory_chars: 50\n")
+    with pytest.raises(ConfigError, match="trajectory_chars"):
+        load_config(path)
