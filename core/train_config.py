@@ -29,9 +29,12 @@ class GateConfig(StrictModel):
     metric: Literal["hard", "soft", "mixed"] = "hard"
     soft_weight: float = Field(default=0.5, ge=0, le=1)  # weight of soft in "mixed"
     early_decide: bool = True
-    # The published density term: weight of the share of imperative rule words (protected
-    # blocks excluded) mixed into the gate's score; 0 = off.
+    # The density term, off at 0 (the published default). density_formula "published":
+    # + w x the share of the 11 leading words (MUST, ALWAYS, NEVER, ...; published w 0.05);
+    # "ours" (configs/features/density_gate.yaml): (1 - w) x mean + w x the share of words
+    # in imperative sentences. Protected blocks are excluded either way.
     density_weight: float = Field(default=0.0, ge=0, lt=1)
+    density_formula: Literal["published", "ours"] = "published"
     repeats: int = Field(default=1, ge=1)  # each val item scored N times (mean): noisy targets
 
 

@@ -13,7 +13,7 @@ from core.run.events import CandidateProposed, GateDecided
 from core.run.staging import StagedCandidate
 from core.skill.document import skill_hash
 from core.skill.edits import Edit
-from core.skill.rule_density import rule_density
+from core.skill.rule_density import leading_word_density, rule_density
 from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
 from core.training.gate import compare_items
@@ -42,17 +42,22 @@ GATE_MODES = ("strict", "forced", "disabled")
 def density_margin(tr: TrainingRun, candidate: str) -> tuple[Fraction, dict[str, Any] | None]:
     """The density term (gate.density_weight w) as a margin on the best's mean val score.
 
-    The gate compares (1 - w) * mean + w * density. Density is a constant of each skill,
-    so "candidate beats best" is exactly mean_c > mean_b + w / (1 - w) * (d_b - d_c): one
-    exact Fraction added to the threshold, and the early gate's bound stays exact (every
-    item still scores at most 1). Returns (margin, what gate.json records)."""
+    Published, the gate compares mean + w * density (leading-word share); ours, (1 - w) *
+    mean + w * density (imperative share). Density is a constant of each skill, so
+    "candidate beats best" is exactly mean_c > mean_b + w * (d_b - d_c), resp.
+    + w / (1 - w) * (d_b - d_c): one exact Fraction added to the threshold, and the early
+    gate's bound stays exact (every item still scores at most 1). Returns (margin, what
+    gate.json records)."""
     weight = tr.cfg.gate.density_weight
     if not weight:
         return Fraction(0), None
-    d_cand, d_best = rule_density(candidate), rule_density(tr.best)
+    ours = tr.cfg.gate.density_formula == "ours"
+    density = rule_density if ours else leading_word_density
+    d_cand, d_best = density(candidate), density(tr.best)
     w = Fraction(weight)
-    margin = w / (1 - w) * (Fraction(d_best) - Fraction(d_cand))
+    margin = (w / (1 - w) if ours else w) * (Fraction(d_best) - Fraction(d_cand))
     return margin, {
+        "formula": tr.cfg.gate.density_formula,
         "weight": weight,
         "candidate": d_cand,
         "best": d_best,

@@ -31,7 +31,12 @@ EXPECTED = {
     ),
     "skill_aware": lambda c: c.train.optimizer.skill_aware is True,
     "gated_notes": lambda c: c.train.optimizer.notes_gated is True,
-    "density_gate": lambda c: c.train.gate.density_weight == 0.2,
+    "density_gate": lambda c: (
+        c.train.gate.density_weight == 0.2 and c.train.gate.density_formula == "ours"
+    ),
+    "published_density": lambda c: (
+        c.train.gate.density_weight == 0.05 and c.train.gate.density_formula == "published"
+    ),
     "repeated_gate": lambda c: c.train.gate.repeats == 3,
     "soft_gate": lambda c: c.train.gate.metric == "soft",
     "mixed_gate": lambda c: c.train.gate.metric == "mixed",
