@@ -2,13 +2,15 @@
 defect of the skill (fixed by an edit or suggestion) from a lapse, a rule the skill already
 states that the target did not follow. A lapse becomes a one-sentence note in a protected
 "execution notes" block at the end of the skill: the only writer of that block is this
-module (through core.skill.protected_blocks.write_block in the trainer), edits cannot
-touch it, and since the block is part of the candidate it is gated like any change.
+module (through core.skill.protected_blocks.write_block in the trainer), and edits cannot
+touch it. As published, the trainer writes it after the step's gate; with
+train.optimizer.notes_gated it is part of the candidate, gated like any change.
 
 Notes lose any block marker they echo and are de-duplicated (case and whitespace aside)
-against the block's notes. Once the block would pass `max_chars`, one call consolidates it; the consolidation is accepted
-only if it is shorter, else the block keeps its notes and the newest are not added (the
-notes are reminders, and an ever-growing appendix would crowd out the skill).
+against the block's notes. Once the block would pass `max_chars`, one call consolidates
+it; the consolidation is accepted only if it is shorter, else the block keeps its notes
+and the newest are not added (the notes are reminders, and an ever-growing appendix
+would crowd out the skill).
 """
 
 from __future__ import annotations

@@ -213,8 +213,8 @@ async def ask_json(
     """Call `complete(messages, **settings)` and parse the reply as `shape`; on a parse
     error re-ask up to `repairs` times with the error quoted; with `grow_on_truncation` a
     cut reply is asked again once at a larger budget (up to `max_tokens_ceiling`). Model
-    errors propagate: they
-    are the trainer's to handle (a budget stop, a bad key), not a malformed reply."""
+    errors propagate: they are the trainer's to handle (a budget stop, a bad key), not a
+    malformed reply."""
     reply = JsonReply(value=None)
     conversation = list(messages)
     grown = False
