@@ -16,7 +16,7 @@ from core.optimizer.strategy import Proposal, ProposalContext
 from core.run.events import EditApplied, LearningRateDecided, StepFinished
 from core.skill.document import SkillError
 from core.skill.edits import ApplyReport, Edit, EditOutcome, EditStatus, apply_edits
-from core.skill.protected_blocks import block_changes, write_block
+from core.skill.protected_blocks import block_changes, put_back_blocks, write_block
 from core.training.candidate_gate import judge_candidate, mean
 from core.training.context import TrainingRun
 from core.training.history import StageClock, write_history
@@ -156,9 +156,10 @@ def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal
     then, with skill-aware reflection, the new execution-notes block written into it."""
     built = BuiltCandidate(None)
     if proposal.candidate is not None:
-        built.candidate = proposal.candidate
+        # As published, a rewrite that altered a protected block gets the block put back.
+        built.candidate = put_back_blocks(current, proposal.candidate)
         built.evidence = proposal.suggestions
-        built.problems = block_changes(current, proposal.candidate)
+        built.problems = block_changes(current, built.candidate)
     elif proposal.edits:
         candidate, report = apply_edits(current, proposal.edits)
         for i, outcome in enumerate(report.outcomes):
