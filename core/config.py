@@ -156,17 +156,20 @@ class LocalModelConfig(_Strict):
     threads: int | None = Field(default=None, ge=1)
 
 
-# Where a role's defaults differ from RoleConfig's. The optimizer and miner write analyses
+# Where a role's defaults differ from RoleConfig's. The target's are the published
+# method's (16,384 completion tokens, no temperature sent: docs/FIDELITY.md), so a long
+# reasoning answer is not cut at a cap of ours. The optimizer and miner write analyses
 # and JSON edit lists: longer outputs, slower calls. Applied whether or not the user's
 # file mentions the role, so a partial `optimizer:` section keeps these defaults.
 ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "target": {"max_tokens": 16_384, "temperature": None},
     "optimizer": {"max_tokens": 2048, "timeout_s": 120.0},
     "miner": {"max_tokens": 2048},
 }
 
 
 class ModelsConfig(_Strict):
-    target: RoleConfig = RoleConfig()
+    target: RoleConfig = RoleConfig(**ROLE_DEFAULTS["target"])
     optimizer: RoleConfig = RoleConfig(**ROLE_DEFAULTS["optimizer"])
     judge: RoleConfig = RoleConfig()
     miner: RoleConfig = RoleConfig(**ROLE_DEFAULTS["miner"])

@@ -29,9 +29,12 @@ class GateConfig(StrictModel):
     metric: Literal["hard", "soft", "mixed"] = "hard"
     soft_weight: float = Field(default=0.5, ge=0, le=1)  # weight of soft in "mixed"
     early_decide: bool = True
-    # The published density term: weight of the share of imperative rule words (protected
-    # blocks excluded) mixed into the gate's score; 0 = off.
+    # The density term, off at 0 (the published default). density_formula "published":
+    # + w x the share of the 11 leading words (MUST, ALWAYS, NEVER, ...; published w 0.05);
+    # "ours" (configs/features/density_gate.yaml): (1 - w) x mean + w x the share of words
+    # in imperative sentences. Protected blocks are excluded either way.
     density_weight: float = Field(default=0.0, ge=0, lt=1)
+    density_formula: Literal["published", "ours"] = "published"
     repeats: int = Field(default=1, ge=1)  # each val item scored N times (mean): noisy targets
 
 
@@ -43,14 +46,31 @@ class OptimizerMethodConfig(StrictModel):
     lr_control: Literal["fixed", "autonomous"] = "fixed"
     rejected_buffer: bool = True  # false = the buffer ablation (analysts never see it)
     failures_only: bool = False  # true = no success analysts
-    trajectory_chars: int | None = Field(default=2000, ge=200)  # per item; null = unlimited
+    # auto (published): whole items, clipped only where a group would not fit the
+    # optimizer's context window (context_tokens); N: each item clipped to ~N characters
+    # (configs/features/clipped_items.yaml); null: whole items, no limit at all.
+    trajectory_chars: int | Literal["auto"] | None = "auto"
+    context_tokens: int = Field(default=128_000, ge=1024)  # the optimizer model's window
     merge_context: Literal["edits", "analyses"] = "edits"  # analyses: + analyses, counts
+    # trees: failure and success trees, then one final merge, uncapped (published);
+    # capped: one shared tree, each merge capped at the budget (core.optimizer.merge_tree)
+    merges: Literal["trees", "capped"] = "trees"
     max_completion_tokens: int = Field(default=32_768, ge=1)  # ceiling of sized budgets
     # patch = edits; rewrite = typed suggestions, then one call rewrites the skill;
     # full_rewrite = each group writes a whole candidate, the merge picks or combines.
     update_mode: Literal["patch", "rewrite", "full_rewrite"] = "patch"
     skill_aware: bool = False  # failure analysts tell skill defects from lapses (→ notes)
     notes_max_chars: int = Field(default=1500, ge=100)  # execution notes: consolidate past it
+    # false (published): the notes are written into the current skill after the step's
+    # gate; true (configs/features/gated_notes.yaml): they are part of the gated candidate
+    notes_gated: bool = False
+
+    @field_validator("trajectory_chars")
+    @classmethod
+    def _check_trajectory_chars(cls, chars: int | str | None) -> int | str | None:
+        if isinstance(chars, int) and chars < 200:
+            raise ValueError("must be auto, null or at least 200 characters per item")
+        return chars
 
     @field_validator("update_mode")
     @classmethod

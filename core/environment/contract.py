@@ -52,6 +52,7 @@ class RolloutResult:
     latency_s: float = 0.0
     cached: bool = False
     error: str | None = None  # a model error that made this rollout score 0
+    truncated: bool = False  # a target reply ended at its token limit (set by the engine)
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict

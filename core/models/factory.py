@@ -246,6 +246,9 @@ def _local(rt: RoleRuntime, config: Config) -> None:
     rt.endpoint = CACHE_IDENTITY
     rt.label = f"local:{LOCAL_MODEL_NAME}"
     rt.settings.setdefault("stop", ["\n"])  # the plain-text Q/A template ends answers at a newline
+    # Greedy unless a config sets one: with the published `temperature: null` llama.cpp
+    # would sample at its own 0.8, and the demo's measured lift assumes greedy answers.
+    rt.settings.setdefault("temperature", 0.0)
     rt.accepts_images = False  # SmolLM2-135M reads text only
     rt.backend = LocalBackend(config.models.local)
 

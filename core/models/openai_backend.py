@@ -11,6 +11,7 @@ stream (`stream: true`, usage requested with `stream_options.include_usage`), it
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -39,6 +40,20 @@ OPENAI_SETTINGS = frozenset(
         "reasoning_effort",
     }
 )
+
+
+# Reasoning models (o-series, GPT-5) answer 400 to `max_tokens`; served anywhere under
+# these names they get `max_completion_tokens`, which every OpenAI model accepts.
+_REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(?:o\d|gpt-5)", re.IGNORECASE)
+
+
+def takes_max_completion_tokens(backend: str, base_url: str | None, model: str) -> bool:
+    """Whether the completion budget is sent as `max_completion_tokens`: api.openai.com
+    and Azure OpenAI (whose o-series and GPT-5 deployments refuse `max_tokens`, and whose
+    other models take both), and a reasoning model on any OpenAI-compatible server."""
+    if backend == "azure" or (backend == "openai" and base_url is None):
+        return True
+    return backend == "openai" and bool(_REASONING_MODEL.match(model))
 
 
 class PerLoop(Generic[SDK]):
@@ -118,11 +133,11 @@ class OpenAIBackend:
         if unknown:
             raise BadRequestError(f"unknown model setting(s): {', '.join(sorted(unknown))}")
         kwargs: dict[str, Any] = {"model": request.model, "messages": request.messages}
+        completion_key = takes_max_completion_tokens(self.name, self.base_url, request.model)
         for key, value in request.settings.items():
             if value is None:
                 continue
-            if key == "max_tokens" and self.name == "openai" and self.base_url is None:
-                # api.openai.com: reasoning models refuse max_tokens; all accept this one.
+            if key == "max_tokens" and completion_key:
                 kwargs["max_completion_tokens"] = value
             else:
                 kwargs[key] = value

@@ -16,8 +16,8 @@ reason, usage), so the ledger, the truncation check and the response cache canno
 them apart: whether a call streamed is not part of its cache key.
 
 `models.<role>.stream` (config): `never`; `always`; `auto` (the default) streams a call
-allowed STREAM_FROM_TOKENS output tokens or more, i.e. every optimizer and miner call at
-their defaults and no target or judge call unless its `max_tokens` is raised. Only the
+allowed STREAM_FROM_TOKENS output tokens or more, i.e. every target, optimizer and miner
+call at their defaults and no judge call unless its `max_tokens` is raised. Only the
 HTTP API backends stream (openai, azure and OpenAI-compatible servers, anthropic).
 
 Both backends take the SDKs' raw event streams (`create(stream=True)`), not their

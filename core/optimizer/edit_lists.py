@@ -33,9 +33,16 @@ def quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def render_edits(edits: list[Edit], *, numbered: bool = False, max_chars: int | None = None) -> str:
+def render_edits(
+    edits: list[Edit],
+    *,
+    numbered: bool = False,
+    max_chars: int | None = None,
+    support: list[int] | None = None,
+) -> str:
     """Edits for a prompt. Merge prompts must not clip (the model copies targets and
-    contents back); the rank prompt may, since it answers with numbers."""
+    contents back); the rank prompt may, since it answers with numbers, and shows each
+    edit's `support` (how many analyst groups proposed it or what was merged into it)."""
 
     def cut(text: str) -> str:
         return text if max_chars is None else clip(text, max_chars)
@@ -43,6 +50,8 @@ def render_edits(edits: list[Edit], *, numbered: bool = False, max_chars: int | 
     lines = []
     for i, edit in enumerate(edits):
         label = f"[{i}] " if numbered else "- "
+        if support is not None:
+            label += f"(support: {support[i]}) "
         lines.append(
             f"{label}op: {edit.op}\n  target: {quote(cut(edit.target))}\n"
             f"  content: {quote(cut(edit.content))}\n  rationale: {clip(edit.rationale, 300)}"

@@ -2,13 +2,15 @@
 defect of the skill (fixed by an edit or suggestion) from a lapse, a rule the skill already
 states that the target did not follow. A lapse becomes a one-sentence note in a protected
 "execution notes" block at the end of the skill: the only writer of that block is this
-module (through core.skill.protected_blocks.write_block in the trainer), edits cannot
-touch it, and since the block is part of the candidate it is gated like any change.
+module (through core.skill.protected_blocks.write_block in the trainer), and edits cannot
+touch it. As published, the trainer writes it after the step's gate; with
+train.optimizer.notes_gated it is part of the candidate, gated like any change.
 
-Notes are de-duplicated (case and whitespace aside) against the block's notes. Once the
-block would pass `max_chars`, one call consolidates it; the consolidation is accepted
-only if it is shorter, else the block keeps its notes and the newest are not added (the
-notes are reminders, and an ever-growing appendix would crowd out the skill).
+Notes lose any block marker they echo and are de-duplicated (case and whitespace aside)
+against the block's notes. Once the block would pass `max_chars`, one call consolidates
+it; the consolidation is accepted only if it is shorter, else the block keeps its notes
+and the newest are not added (the notes are reminders, and an ever-growing appendix
+would crowd out the skill).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 
 from core.optimizer.json_reply import JsonReply, OptimizerOutputError, Shape
 from core.optimizer.prompt_templates import render_prompt
-from core.skill.protected_blocks import read_block
+from core.skill.protected_blocks import read_block, strip_markers
 
 EXECUTION_NOTES_BLOCK = "execution-notes"
 HEADING = "## Execution notes (rules above that were not followed)"
@@ -28,7 +30,7 @@ def _check_notes(obj: dict) -> dict:
     notes = obj.get("notes")
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise OptimizerOutputError('"notes" must be an array of strings')
-    return {"notes": [" ".join(n.split()) for n in notes if n.strip()]}
+    return {"notes": [clean_note(n) for n in notes if clean_note(n)]}
 
 
 CONSOLIDATE_SHAPE = Shape("consolidate_notes", '{"notes": ["...", "..."]}', _check_notes)
@@ -49,6 +51,12 @@ def render_notes(notes: list[str]) -> str:
     return "\n".join([HEADING, *(f"- {n}" for n in notes)]) if notes else ""
 
 
+def clean_note(note: str) -> str:
+    """One line without block markers: a note echoing `<!-- skillopt:... -->` (the skill it
+    was shown has them) could not be written, and a resumed run would replay the reply."""
+    return " ".join(strip_markers(" ".join(note.split())).split())  # a line break can hide one
+
+
 def _key(note: str) -> str:
     return " ".join(note.lower().split()).rstrip(".")
 
@@ -57,7 +65,7 @@ def add_notes(existing: list[str], new: list[str]) -> list[str]:
     seen = {_key(n) for n in existing}
     out = list(existing)
     for note in new:
-        note = " ".join(note.split())
+        note = clean_note(note)
         if note and _key(note) not in seen:
             seen.add(_key(note))
             out.append(note)

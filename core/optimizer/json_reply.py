@@ -4,8 +4,10 @@ Models wrap JSON in ``` fences, add a sentence before it, or break it. We accept
 JSON object we can find, check it against the shape the prompt asked for, and when that
 fails we re-ask once, quoting the parse error and the expected shape: a second failure is
 reported, not guessed around. A reply cut off by the token limit (finish reason "length")
-is never used, not even its parsable prefix, and is not re-asked: the same request would
-be cut off again; the fix is a larger `max_tokens`, which the reason says.
+is never used, not even its parsable prefix. With `grow_on_truncation` (the optimizer's
+sized calls) it is asked again once with twice the call's `max_tokens` (and timeout), up to
+the ceiling, as published; a reply cut again, or one whose budget cannot grow, is dropped
+with a reason that names the setting to raise.
 
 A person's answer (the handoff backend) that is unusable is rejected with the reason in
 its folder; a still unusable repair answer raises `AnswerRejected`, so the run waits for a
@@ -186,12 +188,29 @@ class JsonReply:
         return self.value is not None
 
 
-def _truncated_error(completion: Completion) -> str:
+def _truncated_error(completion: Completion, calls: int) -> str:
+    tried = " (also after one retry at a larger budget)" if calls > 1 else ""
     return (
-        f"reply truncated at the token limit (finish_reason={completion.finish_reason!r}, "
-        f"{completion.usage.output_tokens} output tokens); not applied — raise "
-        "models.optimizer.max_tokens"
+        f"reply truncated at the token limit{tried} (finish_reason="
+        f"{completion.finish_reason!r}, {completion.usage.output_tokens} output tokens); not "
+        "applied — raise models.optimizer.max_tokens"
     )
+
+
+def larger_budget(settings: dict[str, Any], ceiling: int | None) -> dict[str, Any] | None:
+    """The settings for the one retry of a cut reply: twice the call's `max_tokens`, the
+    timeout scaled alike; None when the call named no budget (the role's, unknown here,
+    could be larger than any guess) or the ceiling leaves no room to grow."""
+    current = settings.get("max_tokens")
+    if not isinstance(current, int) or current <= 0:
+        return None
+    larger = current * 2 if ceiling is None else min(current * 2, ceiling)
+    if larger <= current:
+        return None
+    grown = {**settings, "max_tokens": larger}
+    if isinstance(settings.get("timeout_s"), (int, float)):
+        grown["timeout_s"] = settings["timeout_s"] * larger / current
+    return grown
 
 
 async def ask_json(
@@ -200,22 +219,34 @@ async def ask_json(
     shape: Shape,
     *,
     repairs: int = 1,
+    grow_on_truncation: bool = False,
+    max_tokens_ceiling: int | None = None,
     **settings: Any,
 ) -> JsonReply:
     """Call `complete(messages, **settings)` and parse the reply as `shape`; on a parse
-    error re-ask up to `repairs` times with the error quoted. Model errors propagate: they
-    are the trainer's to handle (a budget stop, a bad key), not a malformed reply."""
+    error re-ask up to `repairs` times with the error quoted; with `grow_on_truncation` a
+    cut reply is asked again once at a larger budget (up to `max_tokens_ceiling`). Model
+    errors propagate: they are the trainer's to handle (a budget stop, a bad key), not a
+    malformed reply."""
     reply = JsonReply(value=None)
     conversation = list(messages)
     rejected = ""  # the handoff answer file the repair re-ask is about
+    grown = False
     for attempt in range(repairs + 1):
         label = {"shape": shape.name, "example": shape.example, "repair": attempt}
         with labelled(shape.name, **label, repair_of=rejected):
             completion = await complete(conversation, **settings)
         reply.calls += 1
         reply.completions.append(completion)
+        if completion.truncated and grow_on_truncation and not grown:
+            retry = larger_budget(settings, max_tokens_ceiling)
+            if retry is not None:
+                grown, settings = True, retry
+                completion = await complete(conversation, **settings)
+                reply.calls += 1
+                reply.completions.append(completion)
         if completion.truncated:
-            reply.error = _truncated_error(completion)
+            reply.error = _truncated_error(completion, reply.calls)
             return reply
         try:
             reply.value = parse_reply(completion.text, shape)

@@ -20,7 +20,7 @@ from core.models.ledger import stage
 from core.models.types import Completion, Message
 from core.optimizer import epoch_calls
 from core.optimizer.autonomous_lr import decide_edit_count, decision_text
-from core.optimizer.call_budget import call_timeout, completion_budget
+from core.optimizer.call_budget import CHARS_PER_TOKEN, call_timeout, completion_budget
 from core.optimizer.edit_lists import (
     NONE,
     dedupe,
@@ -39,11 +39,13 @@ from core.optimizer.json_reply import (
 )
 from core.optimizer.merge_tree import (
     ORIGIN,
-    PRIORITY,
     Proposals,
+    dedupe_lists,
     evidence_of,
     merge_levels,
+    merge_trees,
     merged_kind,
+    sources_of,
     tree_node,
 )
 from core.optimizer.prompt_templates import load_prompt, render_prompt
@@ -53,6 +55,7 @@ from core.optimizer.reflection_groups import (
     clip,
     make_groups,
     render_results,
+    render_results_within,
 )
 from core.optimizer.rewrite_modes import propose_full_rewrite, propose_rewrite
 from core.optimizer.strategy import EpochContext, Proposal, ProposalContext
@@ -64,6 +67,7 @@ from core.skill.edits import Edit
 _STAGES = {"meta_skill": "meta"}
 
 UPDATE_MODES = ("patch", "rewrite", "full_rewrite")
+MERGE_SHAPES = ("trees", "capped")  # core.optimizer.merge_tree
 
 
 class OptimizerClient(Protocol):
@@ -73,7 +77,7 @@ class OptimizerClient(Protocol):
 
 
 class LLMOptimizer:
-    """`LLMOptimizer(client, role="optimizer", json_mode=False, item_chars=2000,
+    """`LLMOptimizer(client, role="optimizer", json_mode=False, item_chars="auto",
     pairs_per_outcome=4, max_tokens_floor=None, ..., **settings)`: `settings` are passed
     to every `complete` call on top of the role's config; `json_mode` adds
     `response_format={"type": "json_object"}` (off by default: some OpenAI-compatible
@@ -89,13 +93,15 @@ class LLMOptimizer:
         *,
         role: str = "optimizer",
         json_mode: bool = False,
-        item_chars: int | None = 2000,
+        item_chars: int | str | None = "auto",
+        context_tokens: int = 128_000,
         pairs_per_outcome: int = 4,
         max_tokens_floor: int | None = None,
         max_tokens_ceiling: int = 32_768,
         timeout_floor_s: float = 120.0,
         failures_only: bool = False,
         merge_context: str = "edits",
+        merges: str = "trees",
         update_mode: str = "patch",
         skill_aware: bool = False,
         notes_max_chars: int = 1500,
@@ -103,6 +109,9 @@ class LLMOptimizer:
     ):
         if merge_context not in ("edits", "analyses"):
             raise ValueError(f"unknown merge_context {merge_context!r}")
+        if merges not in MERGE_SHAPES:
+            raise ValueError(f"unknown merges {merges!r}")
+        self._merges = merges
         if update_mode not in UPDATE_MODES:
             raise ValueError(f"unknown update_mode {update_mode!r}")
         self._update_mode = update_mode
@@ -113,6 +122,7 @@ class LLMOptimizer:
         self._client = client
         self._role = role
         self._item_chars = item_chars
+        self._context_tokens = context_tokens
         self._floor = max_tokens_floor
         self._ceiling = max_tokens_ceiling
         self._timeout_floor_s = timeout_floor_s
@@ -124,9 +134,20 @@ class LLMOptimizer:
     async def _complete(self, messages: list[Message], **settings: Any) -> Completion:
         return await self._client.complete(messages, role=self._role, **settings)
 
+    def render_items(self, group: Group, skill_text: str, prompt_without_items: str) -> str:
+        """The group's items for an analyst prompt: with item_chars "auto" (published) whole,
+        within the optimizer's context window less the rest of the prompt and a quarter of
+        the window kept for the reply; else each clipped to item_chars (None: unlimited)."""
+        if self._item_chars != "auto":
+            limit = self._item_chars if isinstance(self._item_chars, int) else None
+            return render_results(group.results, skill_text=skill_text, max_chars=limit)
+        usable = self._context_tokens - min(self._ceiling, self._context_tokens // 4)
+        room = usable * CHARS_PER_TOKEN - len(prompt_without_items)
+        return render_results_within(group.results, skill_text=skill_text, room_chars=room)
+
     @property
-    def item_chars(self) -> int | None:
-        return self._item_chars
+    def merges(self) -> str:
+        return self._merges
 
     def groups(self, ctx: ProposalContext) -> list[Group]:
         """The step's analyst groups (failures first; none of successes if failures_only)."""
@@ -151,7 +172,15 @@ class LLMOptimizer:
             settings["max_tokens"] = budget
             settings["timeout_s"] = call_timeout(budget, floor_s=self._timeout_floor_s)
         with stage(_STAGES.get(shape.name, shape.name)):  # the ledger's per-stage usage
-            return await ask_json(self._complete, messages, shape, **settings)
+            # Sized calls name their budget: a cut reply is retried once at twice it.
+            return await ask_json(
+                self._complete,
+                messages,
+                shape,
+                grow_on_truncation=self._floor is not None,
+                max_tokens_ceiling=self._ceiling,
+                **settings,
+            )
 
     # ------------------------------------------------------------------------ propose
 
@@ -168,18 +197,19 @@ class LLMOptimizer:
         lapses: list[str] = []
         groups = self.groups(ctx)
         lists = await asyncio.gather(*(self._analyse(ctx, g, reflections, lapses) for g in groups))
-        merged = await self._aggregate(ctx, list(lists), reflections)
+        pool_lists = await self._aggregate(ctx, list(lists), reflections)
+        merged = pool_lists.edits
         lr = None
         budget = ctx.budget
         if ctx.lr_control == "autonomous":
             # Rank the whole pool first, so "apply N" means the N best.
-            pool = await self._select(ctx, merged, reflections, budget=len(merged))
+            pool = await self._select(ctx, pool_lists, reflections, budget=len(merged))
             decision = await decide_edit_count(self.ask, ctx, pool)
             lr = decision.to_dict()
             self.reflect(ctx, reflections, "lr", 0, decision_text(decision))
             edits = pool[: decision.count]
         else:
-            edits = await self._select(ctx, merged, reflections, budget=budget)
+            edits = await self._select(ctx, pool_lists, reflections, budget=budget)
         proposal = Proposal(edits=edits, merged=merged, reflections=reflections, lr=lr)
         return await self._with_notes(ctx, proposal, lapses)
 
@@ -214,12 +244,9 @@ class LLMOptimizer:
     async def _analyse(
         self, ctx: ProposalContext, group: Group, reflections: list[dict], lapses: list[str]
     ) -> Proposals:
-        prompt = render_prompt(
-            "analyst_failures" if group.kind == FAILURE else "analyst_successes",
+        name = "analyst_failures" if group.kind == FAILURE else "analyst_successes"
+        values: dict[str, Any] = dict(
             skill=ctx.skill_text,
-            items=render_results(
-                group.results, skill_text=ctx.skill_text, max_chars=self._item_chars
-            ),
             item_count=len(group.results),
             edit_budget=ctx.edit_budget,
             rejected_buffer=ctx.rejected_buffer.strip() or NONE,
@@ -228,6 +255,8 @@ class LLMOptimizer:
             edit_rules=load_prompt("edit_rules").strip(),
             lapse_rules=self.lapse_rules(group, "an edit"),
         )
+        items = self.render_items(group, ctx.skill_text, render_prompt(name, items="", **values))
+        prompt = render_prompt(name, items=items, **values)
         with labelled(f"analyst-{group.kind}-{group.index}"):
             reply = await self.ask(prompt, ANALYST_SHAPE, ctx.skill_text)
         if not reply.ok:
@@ -264,36 +293,37 @@ class LLMOptimizer:
             edits=[e.to_dict() for e in edits],
             **({"lapses": found_lapses} if found_lapses else {}),
         )
-        return Proposals(group.kind, edits, **evidence_of(group, value["analysis"]))
+        groups = [frozenset({f"{group.kind} {group.index}"})] * len(edits)
+        return Proposals(group.kind, edits, sources=groups, **evidence_of(group, value["analysis"]))
 
     async def _aggregate(
         self, ctx: ProposalContext, lists: list[Proposals], reflections: list[dict]
-    ) -> list[Edit]:
-        """Merge `merge_batch_size` lists per call, level by level, until one is left.
-        Failure lists come first (stable sort) so they lead every batch they share."""
-        seen: set[tuple[str, str, str]] = set()
-        level = []
-        for proposals in sorted(lists, key=lambda p: PRIORITY[p.kind]):
-            proposals.edits = dedupe(proposals.edits, seen)
-            if proposals.edits:
-                level.append(proposals)
+    ) -> Proposals:
+        """Merge `merge_batch_size` lists per call until one is left, in the shape of
+        `merges` (core.optimizer.merge_tree): `trees` uncapped (the ranking and the budget
+        clip come after), `capped` each merge at most max(edit_budget, budget) edits."""
+        level = dedupe_lists(lists)
         if not level:
-            return []
-        max_edits = max(ctx.edit_budget, ctx.budget)
-        merged = await merge_levels(
-            level,
-            max(ctx.merge_batch_size, 2),
-            lambda batch, index: self._merge(ctx, batch, index, max_edits, reflections),
-        )
+            return Proposals(FAILURE, [])
+        size = max(ctx.merge_batch_size, 2)
+        if self._merges == "capped":
+            cap = max(ctx.edit_budget, ctx.budget)
+            merged = await merge_levels(
+                level, size, lambda batch, index: self._merge(ctx, batch, index, cap, reflections)
+            )
+        else:
+            merged = await merge_trees(
+                level, size, lambda batch, index: self._merge(ctx, batch, index, None, reflections)
+            )
         assert merged is not None  # level is not empty
-        return merged.edits
+        return merged
 
     async def _merge(
         self,
         ctx: ProposalContext,
         batch: list[Proposals],
         index: int,
-        max_edits: int,
+        max_edits: int | None,
         reflections: list[dict],
     ) -> Proposals:
         kind = merged_kind(batch)
@@ -308,7 +338,7 @@ class LLMOptimizer:
             "merge",
             skill=ctx.skill_text,
             proposals="\n\n".join(sections),
-            max_edits=max_edits,
+            at_most="" if max_edits is None else f" of at most {max_edits} edits",
             meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
         )
@@ -320,7 +350,7 @@ class LLMOptimizer:
             text = f"merge failed, kept the lists in priority order: {reply.error}"
             out = fallback[:max_edits]
             self.reflect(ctx, reflections, "merge", index, text, **tree_node(batch, kind, out))
-            return Proposals(kind, out, **evidence)
+            return Proposals(kind, out, sources=sources_of(out, batch), **evidence)
         value = reply.value or {}
         edits = dedupe([Edit.from_dict(e) for e in value["edits"]])[:max_edits]
         self.reflect(
@@ -331,7 +361,7 @@ class LLMOptimizer:
             value["analysis"] or f"merged {len(batch)} lists",
             **tree_node(batch, kind, edits),
         )
-        return Proposals(kind, edits, **evidence)
+        return Proposals(kind, edits, sources=sources_of(edits, batch), **evidence)
 
     def _merge_section(self, i: int, p: Proposals) -> str:
         """One list for the merge prompt; with merge_context "analyses" also the analyses
@@ -345,18 +375,20 @@ class LLMOptimizer:
         return f"{head}\n{render_edits(p.edits)}"
 
     async def _select(
-        self, ctx: ProposalContext, merged: list[Edit], reflections: list[dict], *, budget: int
+        self, ctx: ProposalContext, pool: Proposals, reflections: list[dict], *, budget: int
     ) -> list[Edit]:
-        """The top `budget` of `merged`: one ranking call when more remain. With the
-        autonomous learning rate, budget = the pool: the call orders all of it, best
-        first, and the count decision then takes a prefix."""
+        """The top `budget` of the merged pool: one ranking call, shown each edit's
+        support, when more remain. With the autonomous learning rate, budget = the pool:
+        the call orders all of it, best first, and the count decision takes a prefix."""
+        merged, support = pool.edits, pool.support()
         full_order = ctx.lr_control == "autonomous"
         if len(merged) <= 1 or (len(merged) <= budget and not full_order):
             return list(merged)
         prompt = render_prompt(
             "rank",
             skill=ctx.skill_text,
-            edits=render_edits(merged, numbered=True, max_chars=600),
+            edits=render_edits(merged, numbered=True, max_chars=600, support=support),
+            groups=len(self.groups(ctx)),
             budget=budget,
             meta_notes=ctx.meta_notes.strip() or NONE,
         )
@@ -377,6 +409,7 @@ class LLMOptimizer:
             value["reason"] or f"order {ranked}",
             order=ranked,
             ranked=[merged[i].to_dict() for i in ranked],
+            support=[support[i] for i in ranked],
         )
         return chosen
 

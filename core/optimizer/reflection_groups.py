@@ -137,6 +137,22 @@ def render_results(
     )
 
 
+def render_results_within(
+    results: Sequence[RolloutResult], *, skill_text: str, room_chars: int
+) -> str:
+    """The published analysts' view: every item whole, its whole trajectory included,
+    unless the group would not fit `room_chars`; then each item longer than its even share
+    is clipped to that share (short items stay whole)."""
+    whole = [render_result(r, skill_text=skill_text, max_chars=None) for r in results]
+    share = max(room_chars // max(1, len(results)), 200)
+    if sum(len(w) + 16 for w in whole) > room_chars:
+        whole = [
+            w if len(w) <= share else render_result(r, skill_text=skill_text, max_chars=share)
+            for w, r in zip(whole, results, strict=True)
+        ]
+    return "\n\n".join(f"### Item {i + 1}\n{w}" for i, w in enumerate(whole))
+
+
 def render_pairs(
     pairs: Sequence[EpochPair], *, seed: int, per_outcome: int = 4, max_chars: int = 1200
 ) -> str:

@@ -24,9 +24,9 @@ from typing import Any, Protocol
 from core.optimizer.autonomous_lr import decide_suggestion_count, decision_text
 from core.optimizer.edit_lists import NONE, rank_order
 from core.optimizer.json_reply import RANK_SHAPE, JsonReply, Shape
-from core.optimizer.merge_tree import ORIGIN, PRIORITY, merge_levels, merged_kind
+from core.optimizer.merge_tree import ORIGIN, PRIORITY, merge_levels, merge_trees, merged_kind
 from core.optimizer.prompt_templates import render_prompt
-from core.optimizer.reflection_groups import FAILURE, Group, render_results
+from core.optimizer.reflection_groups import FAILURE, Group
 from core.optimizer.strategy import Proposal, ProposalContext
 from core.optimizer.suggestions import (
     CANDIDATE_SHAPE,
@@ -43,7 +43,7 @@ from core.optimizer.suggestions import (
 class LLMOptimizer(Protocol):
     """What these modes use of core.optimizer.llm.LLMOptimizer (a protocol: no cycle)."""
 
-    item_chars: int | None
+    merges: str  # "trees" | "capped" (core.optimizer.merge_tree)
 
     async def ask(self, prompt: str, shape: Shape, skill: str = "") -> JsonReply: ...
 
@@ -60,6 +60,8 @@ class LLMOptimizer(Protocol):
     def groups(self, ctx: ProposalContext) -> list[Group]: ...
 
     def lapse_rules(self, group: Group, change_word: str) -> str: ...
+
+    def render_items(self, group: Group, skill_text: str, prompt_without_items: str) -> str: ...
 
 
 OUTCOME = {FAILURE: "FAILED", "success": "got right"}
@@ -80,17 +82,17 @@ class Candidate:
 
 
 def _analyst_prompt(opt: LLMOptimizer, name: str, ctx: ProposalContext, group: Group) -> str:
-    return render_prompt(
-        name,
+    values: dict[str, Any] = dict(
         outcome=OUTCOME.get(group.kind, group.kind),
         skill=ctx.skill_text,
-        items=render_results(group.results, skill_text=ctx.skill_text, max_chars=opt.item_chars),
         item_count=len(group.results),
         edit_budget=ctx.edit_budget,
         rejected_buffer=ctx.rejected_buffer.strip() or NONE,
         meta_notes=ctx.meta_notes.strip() or NONE,
         lapse_rules=opt.lapse_rules(group, "a suggestion"),
     )
+    items = opt.render_items(group, ctx.skill_text, render_prompt(name, items="", **values))
+    return render_prompt(name, items=items, **values)
 
 
 # ------------------------------------------------------------------------ rewrite
@@ -176,8 +178,9 @@ async def _merge_suggestions(
             level.append(item)
     if not level:
         return []
-    most = max(ctx.edit_budget, ctx.budget)
-    merged = await merge_levels(
+    most = max(ctx.edit_budget, ctx.budget) if opt.merges == "capped" else None
+    shape = merge_levels if opt.merges == "capped" else merge_trees
+    merged = await shape(
         level,
         max(ctx.merge_batch_size, 2),
         lambda batch, index: _merge_batch(opt, ctx, batch, index, most, reflections),
@@ -191,7 +194,7 @@ async def _merge_batch(
     ctx: ProposalContext,
     batch: list[SuggestionList],
     index: int,
-    most: int,
+    most: int | None,
     reflections: list[dict],
 ) -> SuggestionList:
     kind = merged_kind(batch)  # type: ignore[arg-type]
@@ -203,7 +206,7 @@ async def _merge_batch(
         "merge_suggestions",
         skill=ctx.skill_text,
         proposals="\n\n".join(sections),
-        max_items=most,
+        at_most="" if most is None else f" of at most {most}",
         meta_notes=ctx.meta_notes.strip() or NONE,
     )
     reply = await opt.ask(prompt, SUGGESTIONS_SHAPE, ctx.skill_text)

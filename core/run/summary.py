@@ -68,6 +68,8 @@ class RunSummary:
     val: dict[str, Any] = field(default_factory=dict)  # best skill's EvalResult on val
     test: dict[str, dict[str, Any]] = field(default_factory=dict)  # initial/best/final
     rollouts_saved: int = 0  # by the early gate
+    # Distinct rollouts (skill, item, split) whose target reply hit its token limit.
+    truncated_rollouts: dict[str, int] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)  # ledger snapshot incl. per role
     cost_usd: float = 0.0
     wall_time_s: float = 0.0

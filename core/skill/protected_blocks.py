@@ -53,6 +53,21 @@ class Marker:
     end: int
 
 
+def strip_markers(text: str) -> str:
+    """`text` without any block marker, stripped. Model replies echo markers (the skill they
+    are shown has them); removal repeats until none is left, since removing one can join
+    its neighbours into another ("<!-- skill" + marker + "opt:x:start -->")."""
+    return _without_markers(text).strip()
+
+
+def _without_markers(text: str) -> str:
+    while True:
+        stripped = MARKER.sub("", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
 def find_markers(text: str) -> list[Marker]:
     return [
         Marker(m.group("name"), m.group("kind"), m.start(), m.end()) for m in MARKER.finditer(text)
@@ -214,4 +229,29 @@ def block_changes(before: str, after: str) -> list[str]:
         elif new[name] != text:
             problems.append(f"protected block '{name}' was changed")
     problems.extend(f"protected block '{name}' was added" for name in new if name not in old)
+    known = set(marker_problems(before))  # an unpaired marker the rewrite made up
+    problems.extend(p for p in marker_problems(after) if p not in known)
     return problems
+
+
+def put_back_blocks(before: str, after: str) -> str:
+    """`after` (a whole-skill rewrite of `before`) with every protected block of `before`
+    byte for byte: a changed block is restored in place, a removed one re-added at the end,
+    and blocks or markers `before` did not have are dropped. As published, the rest of the
+    rewrite is kept: only the owners' text is not the rewriter's to change."""
+    old = {b.name: before[b.start : b.end] for b in find_blocks(before)}
+    out, at, kept = [], 0, set()
+    for block in find_blocks(after):
+        out.append(_without_markers(after[at : block.start]))
+        if block.name in old and block.name not in kept:
+            out.append(old[block.name])
+            kept.add(block.name)
+        at = block.end
+    out.append(_without_markers(after[at:]))
+    text = "".join(out)
+    nl = detect_newline(before)
+    for name, block in old.items():
+        if name not in kept:
+            tail = nl if text.endswith("\n") else ""
+            text = text.rstrip("\r\n") + nl + nl + block + tail
+    return text

@@ -1,5 +1,13 @@
-"""The density term of the published gate: the share of a skill's words that belong to
-imperative rules, protected blocks excluded (they are not the optimizer's text).
+"""The gate's density term, two ways; protected blocks are excluded from both (they are
+not the optimizer's text).
+
+`leading_word_density` is the published one: the share of a skill's words (runs of
+letters and digits, any case) that are one of eleven leading words (MUST, ALWAYS, NEVER,
+ONLY, CRITICAL, IMPORTANT, RESOLVE, PREFER, ENSURE, STRICT, VERIFY); the published gate
+adds weight x that share to the score.
+
+`rule_density` is ours (configs/features/density_gate.yaml): the share of words that
+belong to imperative rules.
 
 A sentence (a line, split further at sentence ends) is a rule when, past list and
 emphasis marks, it starts with an imperative verb or a directive ("never", "always",
@@ -129,6 +137,30 @@ def without_protected_blocks(text: str) -> str:
             at = block.end
     out.append(text[at:])
     return "".join(out)
+
+
+LEADING_WORDS = frozenset(
+    [
+        "must",
+        "always",
+        "never",
+        "only",
+        "critical",
+        "important",
+        "resolve",
+        "prefer",
+        "ensure",
+        "strict",
+        "verify",
+    ]
+)
+ALNUM_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def leading_word_density(text: str) -> float:
+    """The published density: leading words / all words, in [0, 1] (0.0 without words)."""
+    words = [w.lower() for w in ALNUM_WORD.findall(without_protected_blocks(text))]
+    return sum(w in LEADING_WORDS for w in words) / len(words) if words else 0.0
 
 
 def is_rule(sentence: str) -> bool:

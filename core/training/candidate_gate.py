@@ -13,7 +13,7 @@ from core.run.events import CandidateProposed, GateDecided
 from core.run.staging import StagedCandidate
 from core.skill.document import skill_hash
 from core.skill.edits import Edit
-from core.skill.rule_density import rule_density
+from core.skill.rule_density import leading_word_density, rule_density
 from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
 from core.training.gate import compare_items
@@ -42,17 +42,22 @@ GATE_MODES = ("strict", "forced", "disabled")
 def density_margin(tr: TrainingRun, candidate: str) -> tuple[Fraction, dict[str, Any] | None]:
     """The density term (gate.density_weight w) as a margin on the best's mean val score.
 
-    The gate compares (1 - w) * mean + w * density. Density is a constant of each skill,
-    so "candidate beats best" is exactly mean_c > mean_b + w / (1 - w) * (d_b - d_c): one
-    exact Fraction added to the threshold, and the early gate's bound stays exact (every
-    item still scores at most 1). Returns (margin, what gate.json records)."""
+    Published, the gate compares mean + w * density (leading-word share); ours, (1 - w) *
+    mean + w * density (imperative share). Density is a constant of each skill, so
+    "candidate beats best" is exactly mean_c > mean_b + w * (d_b - d_c), resp.
+    + w / (1 - w) * (d_b - d_c): one exact Fraction added to the threshold, and the early
+    gate's bound stays exact (every item still scores at most 1). Returns (margin, what
+    gate.json records)."""
     weight = tr.cfg.gate.density_weight
     if not weight:
         return Fraction(0), None
-    d_cand, d_best = rule_density(candidate), rule_density(tr.best)
+    ours = tr.cfg.gate.density_formula == "ours"
+    density = rule_density if ours else leading_word_density
+    d_cand, d_best = density(candidate), density(tr.best)
     w = Fraction(weight)
-    margin = w / (1 - w) * (Fraction(d_best) - Fraction(d_cand))
+    margin = (w / (1 - w) if ours else w) * (Fraction(d_best) - Fraction(d_cand))
     return margin, {
+        "formula": tr.cfg.gate.density_formula,
         "weight": weight,
         "candidate": d_cand,
         "best": d_best,
@@ -77,8 +82,9 @@ async def judge_candidate(
     `mode` "forced" (slow_update.gated false): a valid candidate becomes current whatever
     it scores; it is scored on every val item (re-measured, so the run knows where it
     stands) and becomes best, and is staged, only if strictly better. "disabled" (the
-    gate.enabled false ablation): a valid candidate is accepted as current and best
-    whatever it scores, and marked so in gate.json and the staged evidence.
+    gate.enabled false ablation): a valid candidate becomes current whatever it scores,
+    marked so in gate.json; as published, it becomes best (and is staged) only if it beats
+    the best, so the ablation's test "best" is not simply its "final".
 
     `evidence` stands in for `edits` in the event, the buffer and the staged evidence when
     the candidate was written whole (update_mode rewrite / full_rewrite: its suggestions);
@@ -140,9 +146,8 @@ async def judge_candidate(
     scored = [gated.item_metrics[i.id] for i in tr.val_items if i.id in gated.item_metrics]
     full_score = mean(scored) if len(scored) == len(tr.val_items) else None
     improved, regressed = compare_items(s.best_items, gated.item_metrics)
-    beats_best = bool(decision.accepted)
-    becomes_best = beats_best or mode == "disabled"
-    becomes_current = becomes_best or mode == "forced"
+    becomes_best = bool(decision.accepted)
+    becomes_current = becomes_best or mode in ("forced", "disabled")
     reason = decision.reason
     if density is not None:
         reason += (
@@ -150,7 +155,8 @@ async def judge_candidate(
             f" weight {density['weight']:g}: the mean must beat best {density['margin']:+.4f})"
         )
     if mode == "disabled":
-        reason = f"gate disabled: accepted unconditionally ({decision.reason})"
+        best = "the new best" if becomes_best else "not the best"
+        reason = f"gate disabled: accepted unconditionally, {best} ({decision.reason})"
     elif mode == "forced":
         reason = f"forced: became current ({decision.reason})"
     info: dict[str, Any] = {

@@ -17,7 +17,7 @@ from core.optimizer.rejected_buffer import RejectedEditBuffer
 from core.optimizer.strategy import EpochContext, EpochPair
 from core.run.events import EpochFinished
 from core.skill.document import SkillError
-from core.skill.protected_blocks import MARKER, SLOW_UPDATE_BLOCK, read_block, write_block
+from core.skill.protected_blocks import SLOW_UPDATE_BLOCK, read_block, strip_markers, write_block
 from core.training.candidate_gate import judge_candidate
 from core.training.context import TrainingRun
 
@@ -129,10 +129,3 @@ async def _slow_update(
     )
     tr.rd.write_step_json(step, "slow_update_gate.json", info)
     return bool(info["accepted"])
-
-
-def strip_markers(guidance: str) -> str:
-    """The guidance without any `<!-- skillopt:... -->` marker. Models echo them (the skill
-    they are shown has them); left in, the block could not be written and a resumed run
-    would replay the same cached reply forever."""
-    return MARKER.sub("", guidance).strip()

@@ -45,6 +45,7 @@ def summary_of(
         val=val.to_dict() if val else {},
         test=test or {},
         rollouts_saved=s.rollouts_saved,
+        truncated_rollouts=tr.runner.cache.truncated_counts(),
         usage=snap.to_dict(),
         cost_usd=snap.cost_usd,
         wall_time_s=round(s.wall_time_s, 3),

@@ -91,6 +91,15 @@ class RolloutCache:
         )
         self._db.commit()
 
+    def truncated_counts(self) -> dict[str, int]:
+        """Stored results whose target reply ended at its token limit, by split: the
+        score of such an answer is the score of a cut-off reply (docs/FIDELITY.md)."""
+        rows = self._db.execute(
+            "SELECT split, COUNT(*) FROM rollouts "
+            "WHERE json_extract(result, '$.truncated') = 1 GROUP BY split ORDER BY split"
+        ).fetchall()
+        return {split: count for split, count in rows}
+
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM rollouts").fetchone()[0]
 

@@ -57,6 +57,18 @@ def check_failures(
     )
 
 
+def noting_truncation(complete: CompleteFn, cut: list[bool]) -> CompleteFn:
+    """`complete`, appending to `cut` whether each reply ended at its token limit: an
+    environment scores the text it got, so only the engine can flag a cut-off answer."""
+
+    async def wrapped(messages, **settings):
+        completion = await complete(messages, **settings)
+        cut.append(completion.truncated)
+        return completion
+
+    return wrapped
+
+
 @dataclass
 class GatedScore:
     decision: GateDecision
@@ -210,6 +222,9 @@ class RolloutRunner:
                 complete = self.complete
                 if repeat and self.complete_for_repeat is not None:
                     complete = self.complete_for_repeat(repeat)
+                cut: list[bool] = []
+                if getattr(self.env, "target_kind", "chat") == "chat":
+                    complete = noting_truncation(complete, cut)
                 try:
                     result = await self.env.rollout(item, skill_text, complete)
                 except asyncio.CancelledError:
@@ -217,6 +232,7 @@ class RolloutRunner:
                 except BaseException as exc:  # noqa: BLE001 - handed to the consumer
                     await queue.put(exc)
                     return
+                result.truncated = result.truncated or any(cut)
                 tally[0] += 1
                 self.cache.put(shash, split, result, repeat)  # errored ones are never stored
                 await queue.put((repeat, result))

@@ -25,9 +25,10 @@ def schedule_progress(step: int, total_steps: int) -> float:
 def edit_budget_for_step(schedule: ScheduleConfig, step: int, total_steps: int) -> int:
     """Edits allowed at `step` (0-based) of `total_steps`: constant / linear / half-cosine
     from `start` to `end` over `schedule_progress`, rounded to the nearest integer with
-    Python's `round` (ties to even, as published), never negative."""
+    Python's `round` (ties to even, as published), never negative. A run of one step
+    gets `start`, as published (there is no curve to walk down)."""
     start, end = schedule.start, schedule.end
-    if schedule.kind == "constant" or total_steps < 1:
+    if schedule.kind == "constant" or total_steps <= 1:
         return max(0, start)
     progress = schedule_progress(step, total_steps)
     if schedule.kind == "linear":

@@ -63,11 +63,18 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
     return LLMOptimizer(
         client,
         item_chars=method.trajectory_chars,
+        # The embedded model's window is its slot, whatever the config says.
+        context_tokens=(
+            config.models.local.ctx_per_slot
+            if client is not None and client.is_local("optimizer")
+            else method.context_tokens
+        ),
         max_tokens_floor=role.max_tokens,
         max_tokens_ceiling=method.max_completion_tokens,
         timeout_floor_s=role.timeout_s,
         failures_only=method.failures_only,
         merge_context=method.merge_context,
+        merges=method.merges,
         update_mode=method.update_mode,
         skill_aware=method.skill_aware,
         notes_max_chars=method.notes_max_chars,

@@ -16,7 +16,7 @@ from core.optimizer.strategy import Proposal, ProposalContext
 from core.run.events import EditApplied, LearningRateDecided, StepFinished
 from core.skill.document import SkillError
 from core.skill.edits import ApplyReport, Edit, EditOutcome, EditStatus, apply_edits
-from core.skill.protected_blocks import block_changes, write_block
+from core.skill.protected_blocks import block_changes, put_back_blocks, write_block
 from core.training.candidate_gate import judge_candidate, mean
 from core.training.context import TrainingRun
 from core.training.history import StageClock, write_history
@@ -104,6 +104,8 @@ async def run_step(tr: TrainingRun, step: int) -> None:
                     problems=built.problems,
                 )
     tr.rd.write_step_json(step, "gate.json", gate_info)
+    if proposal.execution_notes is not None and not tr.cfg.optimizer.notes_gated:
+        add_notes_after_gate(tr, step, proposal.execution_notes)
     train_hard = mean([r.hard for r in results])
     tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.stages})
     s.last_apply_report = built.report
@@ -154,9 +156,10 @@ def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal
     then, with skill-aware reflection, the new execution-notes block written into it."""
     built = BuiltCandidate(None)
     if proposal.candidate is not None:
-        built.candidate = proposal.candidate
+        # As published, a rewrite that altered a protected block gets the block put back.
+        built.candidate = put_back_blocks(current, proposal.candidate)
         built.evidence = proposal.suggestions
-        built.problems = block_changes(current, proposal.candidate)
+        built.problems = block_changes(current, built.candidate)
     elif proposal.edits:
         candidate, report = apply_edits(current, proposal.edits)
         for i, outcome in enumerate(report.outcomes):
@@ -174,7 +177,7 @@ def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal
         # Only edits that were applied are evidence (buffer, staged commit, events): an
         # unmatched edit was never tested, and the next step asks for it again.
         built.applied = [o.edit for o in report.outcomes if o.status is EditStatus.APPLIED]
-    if proposal.execution_notes is not None and not built.problems:
+    if proposal.execution_notes is not None and tr.cfg.optimizer.notes_gated and not built.problems:
         base = current if built.candidate is None else built.candidate
         try:
             built.candidate = write_block(base, EXECUTION_NOTES_BLOCK, proposal.execution_notes)
@@ -184,6 +187,21 @@ def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal
             {"kind": "execution_notes", "notes": proposal.execution_notes}
         ]
     return built
+
+
+def add_notes_after_gate(tr: TrainingRun, step: int, notes: str) -> None:
+    """Published skill-aware reflection: the step's execution notes go into the current
+    skill (whatever the gate decided) as a version of their own, ungated; the best skill
+    keeps its own text. Recorded in the step's notes.json."""
+    current = tr.current
+    try:
+        noted = write_block(current, EXECUTION_NOTES_BLOCK, notes)
+    except SkillError as exc:  # the skill's own markers are broken: skip, never raise
+        tr.rd.write_step_json(step, "notes.json", {"added": False, "reason": str(exc)})
+        return
+    if noted != current:
+        tr.state.current_version = tr.add_version(noted, step=step, source="notes")
+    tr.rd.write_step_json(step, "notes.json", {"added": noted != current, "notes": notes})
 
 
 def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> ProposalContext:

@@ -126,7 +126,7 @@ def test_public_dict_holds_variable_names_not_secrets(tmp_path, monkeypatch):
 def test_partial_role_section_keeps_that_roles_defaults(tmp_path):
     cfg = load_config(write(tmp_path / "x.yaml", "models:\n  optimizer:\n    backend: openai\n"))
     assert cfg.models.optimizer.max_tokens == Config().models.optimizer.max_tokens == 2048
-    assert cfg.models.target.max_tokens == 512
+    assert cfg.models.target.max_tokens == 16_384  # the published target default
 
 
 def test_non_utf8_config_is_a_one_line_error(tmp_path):

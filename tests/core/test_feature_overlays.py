@@ -21,14 +21,22 @@ EXPECTED = {
     "no_meta": lambda c: c.train.meta_skill.enabled is False,
     "failures_only": lambda c: c.train.optimizer.failures_only is True,
     "full_trajectory": lambda c: c.train.optimizer.trajectory_chars is None,
+    "clipped_items": lambda c: c.train.optimizer.trajectory_chars == 2000,
     "merge_with_analyses": lambda c: c.train.optimizer.merge_context == "analyses",
+    "capped_merges": lambda c: c.train.optimizer.merges == "capped",
     "forced_slow_update": lambda c: c.train.slow_update.gated is False,
     "rewrite": lambda c: c.train.optimizer.update_mode == "rewrite" and c.train.strategy == "llm",
     "full_rewrite": lambda c: (
         c.train.optimizer.update_mode == "full_rewrite" and c.train.strategy == "llm"
     ),
     "skill_aware": lambda c: c.train.optimizer.skill_aware is True,
-    "density_gate": lambda c: c.train.gate.density_weight == 0.2,
+    "gated_notes": lambda c: c.train.optimizer.notes_gated is True,
+    "density_gate": lambda c: (
+        c.train.gate.density_weight == 0.2 and c.train.gate.density_formula == "ours"
+    ),
+    "published_density": lambda c: (
+        c.train.gate.density_weight == 0.05 and c.train.gate.density_formula == "published"
+    ),
     "repeated_gate": lambda c: c.train.gate.repeats == 3,
     "soft_gate": lambda c: c.train.gate.metric == "soft",
     "mixed_gate": lambda c: c.train.gate.metric == "mixed",
@@ -68,3 +76,10 @@ def test_overlay_switches_its_variant(tmp_path, name):
 def test_unknown_variant_values_are_errors(override):
     with pytest.raises(ConfigError):
         load_config(None, [override])
+
+
+def test_trajectory_chars_below_200_is_a_config_error(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("train:\n  optimizer:\n    trajectory_chars: 50\n")
+    with pytest.raises(ConfigError, match="trajectory_chars"):
+        load_config(path)

@@ -40,7 +40,7 @@ async def test_success_maps_system_usage_and_stop_reason(server, tmp_path):
     assert sent_key == TEST_KEY
     assert request.body["system"] == "Answer with the city only."
     assert request.body["messages"] == [{"role": "user", "content": "Capital of France?"}]
-    assert request.body["stop_sequences"] == ["\n"] and request.body["max_tokens"] == 512
+    assert request.body["stop_sequences"] == ["\n"] and request.body["max_tokens"] == 16_384
     assert client.describe("target") == "anthropic:loopback-model"
 
 

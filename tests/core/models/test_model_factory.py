@@ -124,3 +124,14 @@ def test_scripted_responder_named_by_import_path_is_built_once_and_shared(tmp_pa
     )
     with pytest.raises(BadRequestError, match="cannot load the scripted responder"):
         named_responders(bad)
+
+
+def test_the_embedded_model_stays_greedy_under_the_published_null_temperature(tmp_path):
+    """The target's published default sends no temperature; the embedded llama.cpp model
+    would then sample at its own 0.8, so the local backend answers greedily unless told."""
+    config = config_from_dict({"models": {"target": {"backend": "local"}}})
+    assert config.models.target.temperature is None
+    client = build_model_client(config, environ={})
+    assert client.runtime("target").settings["temperature"] == 0.0
+    warm = config_from_dict({"models": {"target": {"backend": "local", "temperature": 0.7}}})
+    assert build_model_client(warm, environ={}).runtime("target").settings["temperature"] == 0.7

@@ -36,7 +36,7 @@ async def test_success_returns_text_usage_and_sends_role_settings(server, tmp_pa
     assert request.body["model"] == "loopback-model"
     assert request.body["messages"] == USER
     assert request.body["temperature"] == 0.3 and request.body["seed"] == 7
-    assert request.body["max_tokens"] == 512
+    assert request.body["max_tokens"] == 16_384  # the published target default
     snap = client.ledger.snapshot()
     assert (snap.calls, snap.input_tokens, snap.output_tokens) == (1, 11, 2)
 
@@ -121,7 +121,8 @@ async def test_broken_body_is_retried_then_succeeds(server, tmp_path, fault):
 )
 async def test_broken_body_every_time_is_a_clear_error(server, tmp_path, fault, why):
     server.queue(fault(), fault(), fault())
-    async with make_client(server, tmp_path) as client:
+    # Unstreamed (a whole body): the default 16,384-token budget would stream the call.
+    async with make_client(server, tmp_path, role={"stream": "never"}) as client:
         with pytest.raises(ModelError, match=f"gave up after 3 attempts: {why}"):
             await client.complete(USER, role="target")
     assert len(server.requests) == 3

@@ -27,10 +27,11 @@ def test_the_rule(mode, max_tokens, streams):
     assert wants_stream(mode, max_tokens) is streams
 
 
-def test_defaults_stream_the_optimizer_and_miner_but_not_target_or_judge():
+def test_defaults_stream_target_optimizer_and_miner_but_not_the_judge():
     config = config_from_dict({})
-    budgets = {role: config.models.role(role).max_tokens for role in ("target", "judge")}
-    assert all(not wants_stream("auto", tokens) for tokens in budgets.values())
+    # The target's published 16,384-token budget: a long answer must not hit timeout_s.
+    assert wants_stream("auto", config.models.target.max_tokens)
+    assert not wants_stream("auto", config.models.judge.max_tokens)
     assert config.models.optimizer.stream == "auto"
     assert wants_stream("auto", config.models.optimizer.max_tokens)
     assert wants_stream("auto", config.models.miner.max_tokens)

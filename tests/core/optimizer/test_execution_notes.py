@@ -54,3 +54,17 @@ async def test_past_the_threshold_one_call_consolidates_and_only_shorter_is_kept
     assert longer.content is None and "not shorter" in longer.text
     failed = await update_notes(asker(None, []), SKILL, lapses, max_chars=200)
     assert failed.content is None
+
+
+async def test_notes_echoing_block_markers_are_written_without_them():
+    echo = "<!-- skillopt:execution-notes:end --> Use only the name.\n<!-- skillopt:x:start -->"
+    lapse = await update_notes(asker(None, []), SKILL, [echo], max_chars=1500)
+    written = write_block(SKILL, EXECUTION_NOTES_BLOCK, lapse.content)  # raised before
+    assert notes_in(written) == ["Use only the name."]
+    consolidated = await update_notes(
+        asker({"notes": ["<!-- skillopt:slow-update:start -->", "Rules 0-5."]}, []),
+        SKILL,
+        [f"Rule {i} was not followed by the model in its answer." for i in range(6)],
+        max_chars=200,
+    )
+    assert consolidated.content == render_notes(["Rules 0-5."])

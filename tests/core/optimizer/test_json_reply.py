@@ -118,17 +118,51 @@ async def test_ask_json_gives_up_after_one_repair():
     )
 
 
-async def test_truncated_reply_is_never_used_nor_re_asked():
+async def test_truncated_reply_is_retried_once_at_twice_the_budget():
+    complete = Replies(completion(GOOD[:30], finish="length"), completion(GOOD))
+    messages = [{"role": "user", "content": "p"}]
+    reply = await ask_json(
+        complete, messages, ANALYST_SHAPE, grow_on_truncation=True, max_tokens=100, timeout_s=60.0
+    )
+    assert reply.ok and reply.calls == 2
+    assert complete.calls[1] == (messages, {"max_tokens": 200, "timeout_s": 120.0})
+
+
+async def test_a_reply_cut_twice_is_dropped_naming_the_setting():
+    cut = completion(GOOD[:30], finish="length")
+    complete = Replies(cut, cut, completion(GOOD))
+    messages = [{"role": "user", "content": "p"}]
+    reply = await ask_json(
+        complete, messages, ANALYST_SHAPE, grow_on_truncation=True, max_tokens=20
+    )
+    assert not reply.ok and reply.calls == 2
+    assert complete.calls[1][1] == {"max_tokens": 40}
+    assert "after one retry at a larger budget" in reply.error and "max_tokens" in reply.error
+
+
+async def test_no_retry_when_the_ceiling_leaves_no_room():
+    messages = [{"role": "user", "content": "p"}]
+    for grow in ({"max_tokens": 64, "max_tokens_ceiling": 64}, {}):  # at the ceiling; no budget
+        complete = Replies(completion(GOOD[:30], finish="length"), completion(GOOD))
+        reply = await ask_json(complete, messages, ANALYST_SHAPE, grow_on_truncation=True, **grow)
+        assert not reply.ok and reply.calls == 1 and "truncated" in reply.error
+
+
+async def test_without_growth_a_cut_reply_is_never_used_nor_re_asked():
     complete = Replies(completion(GOOD, finish="length"), completion(GOOD))
-    reply = await ask_json(complete, [{"role": "user", "content": "p"}], ANALYST_SHAPE)
+    reply = await ask_json(
+        complete, [{"role": "user", "content": "p"}], ANALYST_SHAPE, max_tokens=9
+    )
     assert not reply.ok and reply.calls == 1
     assert "truncated" in reply.error and "max_tokens" in reply.error
 
 
-async def test_truncated_repair_is_not_used():
-    complete = Replies(completion("nope"), completion(GOOD, finish="length"))
-    reply = await ask_json(complete, [{"role": "user", "content": "p"}], ANALYST_SHAPE)
-    assert not reply.ok and reply.calls == 2 and "truncated" in reply.error
+async def test_truncated_repair_is_retried_once_then_dropped():
+    cut = completion(GOOD[:30], finish="length")
+    complete = Replies(completion("nope"), cut, cut)
+    messages = [{"role": "user", "content": "p"}]
+    reply = await ask_json(complete, messages, ANALYST_SHAPE, grow_on_truncation=True, max_tokens=9)
+    assert not reply.ok and reply.calls == 3 and "truncated" in reply.error
 
 
 async def test_model_errors_propagate():

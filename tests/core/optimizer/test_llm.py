@@ -300,12 +300,14 @@ async def test_analyst_edits_clipped_to_edit_budget():
 # --------------------------------------------------------------------- aggregate
 
 
-async def test_merge_hierarchy_failures_first():
+async def test_capped_merge_hierarchy_failures_first():
+    """The capped_merges overlay: one shared tree (tests/core/optimizer/test_merge_trees.py
+    has the published two trees)."""
     res = results(6, 4)  # size 2 -> failure groups F0 F1 F2, success groups S0 S1
     fake = FakeOptimizer(
         failure=one_edit_per_group, success=one_edit_per_group, merge=merge_by_nesting
     )
-    proposal = await LLMOptimizer(fake.client).propose(
+    proposal = await LLMOptimizer(fake.client, merges="capped").propose(
         ctx(res, minibatch_size=2, merge_batch_size=2, seed=11)
     )
     groups = make_groups(res, seed=11, size=2)
@@ -370,7 +372,8 @@ async def test_rank_clips_to_budget():
     assert [e.content for e in proposal.edits] == ["e3", "e1"]
     assert [e.content for e in proposal.merged] == ["e0", "e1", "e2", "e3"]
     [prompt] = fake.prompts("rank")
-    assert "[0] op: append" in prompt and "[3] op: append" in prompt and "top 2" in prompt
+    assert "[0] (support: 1) op: append" in prompt and "[3] (support: 1) op: append" in prompt
+    assert "top 2" in prompt
     last = proposal.reflections[-1]
     assert {k: last[k] for k in ("kind", "group", "text")} == {
         "kind": "rank",
@@ -619,3 +622,25 @@ async def test_llm_strategy_drives_the_real_loop(tmp_path):
     first = reflections[0]
     assert (first["kind"], first["group"], first["text"]) == ("failure", 0, "3 failures")
     assert len(first["items"]) == 3 and first["edits"]  # the analyst's own edit list
+
+
+async def test_sized_call_cut_at_the_limit_is_retried_once_at_twice_its_budget():
+    """Issue 22: a reply at finish_reason=length is retried once at a larger budget before
+    it is dropped (the sized budgets of core.optimizer.call_budget, as setup configures)."""
+    answers = [Completion("{", Usage(5, 9), "length", 0.0, "fake"), reply(four_edits(None))]
+    fake = FakeOptimizer(failure=lambda m: answers.pop(0))
+    optimizer = LLMOptimizer(fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768)
+    proposal = await optimizer.propose(ctx(results(2, 0)))
+    first, retry = (c["settings"] for c in fake.calls)
+    assert retry["max_tokens"] == 2 * first["max_tokens"] >= 4096  # timeout: test_json_reply
+    assert len(proposal.edits) == 4
+
+
+async def test_sized_call_cut_twice_is_dropped():
+    cut = Completion("{", Usage(5, 9), "length", 0.0, "fake")
+    events: list = []
+    fake = FakeOptimizer(failure=lambda m: cut)
+    optimizer = LLMOptimizer(fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768)
+    proposal = await optimizer.propose(ctx(results(2, 0), events=events))
+    assert proposal.edits == [] and fake.kinds() == ["failure", "failure"]
+    assert "after one retry at a larger budget" in events[0].text

@@ -19,12 +19,12 @@ def two_edits(messages):
 
 
 async def test_a_list_merged_from_failures_and_successes_is_not_labelled_failures():
-    # 1 failure group + 2 success groups, merged two at a time: level one merges
-    # [failure, success] (mixed) and passes the last success list through; level two
-    # sees the mixed list, which must not claim to come from failures only.
+    # Capped merges (one shared tree): 1 failure group + 2 success groups, merged two at a
+    # time: level one merges [failure, success] (mixed) and passes the last success list
+    # through; level two sees the mixed list, which must not claim to come from failures.
     fake = FakeOptimizer(failure=one_edit_per_group, success=one_edit_per_group, merge=two_edits)
     c = ctx(results(2, 16), minibatch_size=8, merge_batch_size=2, budget=8)
-    await LLMOptimizer(fake.client).propose(c)
+    await LLMOptimizer(fake.client, merges="capped").propose(c)
     merges = fake.prompts("merge")
     assert len(merges) == 2
     top = merges[-1]

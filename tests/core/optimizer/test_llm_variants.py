@@ -41,3 +41,21 @@ async def test_merge_can_be_shown_the_analyses_and_failure_counts():
         assert ("analysis of q" in merge) is shown
         assert ("3 of 3 items behind this list failed." in merge) is shown
         assert ("0 of 2 items behind this list failed." in merge) is shown
+
+
+async def test_published_default_shows_whole_trajectories_within_the_context_window():
+    """Issue 22 item 1: by default (item_chars "auto") analysts see whole items, the
+    middle of a long trajectory included; only a group that would not fit the optimizer's
+    context window is clipped, to fit it (a quarter of the window kept for the reply)."""
+    long = result(0, 0.0)
+    middle = "STEP-" + "observation " * 3000 + "-MIDDLE"  # ~36,000 characters
+    long.trajectory.append({"role": "tool", "content": middle + " THE-END"})
+    fake = FakeOptimizer(failure=one_edit_per_group)
+    await LLMOptimizer(fake.client).propose(ctx([long, result(1, 0.0)]))
+    [prompt] = fake.prompts("failure")
+    assert middle in prompt and "PREDICTION-1" in prompt  # whole, both items
+    small = FakeOptimizer(failure=one_edit_per_group)
+    await LLMOptimizer(small.client, context_tokens=4096).propose(ctx([long, result(1, 0.0)]))
+    [clipped] = small.prompts("failure")
+    assert middle not in clipped and "THE-END" in clipped and "PREDICTION-1" in clipped
+    assert len(clipped) <= (4096 - 4096 // 4) * 4  # within the window, less the reply

@@ -150,3 +150,44 @@ def test_block_changes_name_every_altered_missing_or_added_block():
     assert block_changes(DOC, "# Skill\n") == ["protected block 'slow-update' was removed"]
     added = write_block(DOC, "other", "x")
     assert block_changes(DOC, added) == ["protected block 'other' was added"]
+
+
+def test_block_changes_name_a_marker_the_rewrite_left_unpaired():
+    from core.skill.protected_blocks import block_changes
+
+    half = DOC + "\n<!-- skillopt:execution-notes:start -->\nA note.\n"
+    assert block_changes(DOC, half) == [
+        "protected block 'execution-notes' has a start marker without an end"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        (
+            "<!-- skillopt:slow-update:start -->\nGuide.\n<!-- skillopt:slow-update:end -->",
+            "Guide.",
+        ),
+        ("<!-- skill<!-- skillopt:a:end -->opt:b:start --> Guide.", "Guide."),  # one hid another
+        ("No markers here.", "No markers here."),
+    ],
+)
+def test_strip_markers_leaves_no_marker_even_one_formed_by_stripping(reply, kept):
+    from core.skill.protected_blocks import MARKER, strip_markers
+
+    assert strip_markers(reply) == kept and not MARKER.search(strip_markers(reply))
+
+
+def test_put_back_blocks_restores_changed_removed_and_drops_made_up_blocks():
+    from core.skill.protected_blocks import block_changes, put_back_blocks
+
+    changed = DOC.replace("Rule one.", "Rule two.").replace("Guidance.", "Guidance, rewritten.")
+    restored = put_back_blocks(DOC, changed)
+    assert block_changes(DOC, changed) and block_changes(DOC, restored) == []
+    assert "Rule two." in restored and "rewritten" not in restored
+    removed = put_back_blocks(DOC, "# Skill\n\nRule two.\n")
+    assert block_changes(DOC, removed) == [] and removed.startswith("# Skill\n\nRule two.\n")
+    made_up = (
+        "# Skill\n<!-- skillopt:x:start -->\nmine\n<!-- skillopt:x:end -->\n<!-- skillopt:y:end -->"
+    )
+    assert block_changes(DOC, put_back_blocks(DOC, made_up)) == []

@@ -19,11 +19,27 @@ async def test_gate_disabled_accepts_every_candidate_and_marks_it(tmp_path):
     # (and step 3 then finds its examples already in the skill: no edits).
     assert [(g.step, g.accepted) for g in gates] == [(0, True), (1, True)]
     assert all(g.reason.startswith("gate disabled") for g in gates)
-    assert [r["step"] for r in summary.staged] == [0, 1]
-    evidence = json.loads((tmp_path / "run" / "staged" / "step-0001.json").read_text())
+    # As published, only a candidate that beats the best becomes best (and is staged).
+    assert [r["step"] for r in summary.staged] == [0]
+    evidence = json.loads((tmp_path / "run" / "staged" / "step-0000.json").read_text())
     assert evidence["gate"] == "disabled" and "(gate disabled)" in evidence["summary"]
     gate = json.loads((tmp_path / "run" / "steps" / "0001" / "gate.json").read_text())
     assert gate["mode"] == "disabled" and gate["candidate_score"] == pytest.approx(0.6)
+    assert gate["accepted"] is True and gate["became_best"] is False
+
+
+async def test_gate_disabled_keeps_the_best_so_test_best_differs_from_final(tmp_path):
+    # Step 1 deletes a fact line the val and test items need: worse, current anyway.
+    worse = RecordingStrategy(edits_by_step={1: [Edit(op="delete", target="- Japan: Tokyo")]})
+    summary, _ = await run(tmp_path, worse, gate={"enabled": False})
+    gate = json.loads((tmp_path / "run" / "steps" / "0001" / "gate.json").read_text())
+    assert gate["accepted"] is True and gate["became_best"] is False
+    assert gate["candidate_score"] < gate["best_before"]
+    best = (tmp_path / "run" / "best_skill.md").read_text()
+    assert "- Japan: Tokyo" in best  # the best is still step 0's skill
+    test = summary.test  # test "best" is step 0's skill, not the final one
+    assert test["best"]["skill_hash"] != test["final"]["skill_hash"]
+    assert summary.best_val == pytest.approx(gate["best_before"])
 
 
 async def test_strict_gate_marks_its_mode_too(tmp_path):

@@ -64,6 +64,10 @@ async def test_density_term_lets_a_denser_tie_through(tmp_path, weight, accepted
     if weight:
         assert gate["density"]["candidate"] > gate["density"]["best"]
         assert gate["density"]["margin"] < 0
+        # The published term by default: + w x the leading-word share ("Never" is one).
+        d = gate["density"]
+        assert d["formula"] == "published"
+        assert d["margin"] == pytest.approx(-weight * (d["candidate"] - d["best"]))
 
 
 async def test_repeats_score_each_item_n_times_and_cache_each_repeat(tmp_path):

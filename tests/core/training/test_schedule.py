@@ -34,12 +34,6 @@ def test_cosine_shape_is_slow_at_both_ends():
     assert values == [10, 9, 8, 7, 6, 4, 3, 2, 1, 0, 0]
 
 
-@pytest.mark.parametrize(("kind", "budget"), [("constant", 4), ("linear", 2), ("cosine", 2)])
-def test_single_step_is_at_the_end_of_the_schedule(kind, budget):
-    # progress after the only step is 1: the schedule's end value
-    assert edit_budget_for_step(ScheduleConfig(kind=kind, start=4, end=2), 0, 1) == budget
-
-
 def test_steps_outside_the_range_are_clamped():
     schedule = ScheduleConfig(kind="linear", start=4, end=2)
     assert edit_budget_for_step(schedule, -3, 5) == 4
@@ -58,8 +52,8 @@ def test_zero_budget_stays_zero():
 )
 def test_endpoints_bounds_and_monotonic(kind, start, end, total):
     values = budgets(kind, start, end, total)
-    if kind == "constant":
-        assert values[0] == start
+    if kind == "constant" or total == 1:  # a one-step run starts (and ends) at `start`
+        assert values == [start] * total
     else:
         assert values[-1] == end
     low, high = (min(start, end), max(start, end)) if kind != "constant" else (start, start)
@@ -70,3 +64,11 @@ def test_endpoints_bounds_and_monotonic(kind, start, end, total):
         assert all(a >= b for a, b in pairs)
     else:
         assert all(a <= b for a, b in pairs)
+
+
+@pytest.mark.parametrize("kind", ["linear", "cosine"])
+def test_a_one_step_run_gets_the_start_budget_as_published(kind):
+    """Issue 22: a one-step run got the end budget (2); published it gets the start (4)."""
+    schedule = ScheduleConfig(kind=kind, start=4, end=2)
+    assert edit_budget_for_step(schedule, 0, 1) == 4
+    assert edit_budget_for_step(schedule, 1, 2) == 2  # longer runs still end at `end`

@@ -102,21 +102,18 @@ async def test_rewrite_mode_candidate_is_gated_and_staged_with_its_suggestions(t
     assert staged["edits"][0]["kind"] == "add"
 
 
-async def test_rewrite_that_changes_a_protected_block_is_invalid_and_buffered(tmp_path):
-    guided = INITIAL_SKILL + (
-        "\n<!-- skillopt:slow-update:start -->\nGuidance.\n<!-- skillopt:slow-update:end -->\n"
-    )
-    prompts: list[str] = []
-    respond = rewriter(break_block=True, prompts=prompts)
+async def test_rewrite_that_changes_a_protected_block_gets_the_block_put_back(tmp_path):
+    """Issue 22: as published, the owner's block is restored and the rest of the rewrite
+    (the format rule) is gated as usual (it was an invalid candidate before)."""
+    block = "<!-- skillopt:slow-update:start -->\nGuidance.\n<!-- skillopt:slow-update:end -->"
+    guided = INITIAL_SKILL + "\n" + block + "\n"
+    respond = rewriter(break_block=True)
     summary, _ = await train(tmp_path, respond, guided, update_mode="rewrite")
     gate = step_json(tmp_path, 0, "gate.json")
-    assert gate["accepted"] is False
-    assert "protected block 'slow-update' was changed" in gate["reason"]
-    assert summary.best_val == pytest.approx(0.0)
-    # The next step's analysts see the rejected suggestion in the buffer.
-    analysts = [p for p in prompts if "Propose typed suggestions" in p]
-    assert '- add "format rule": "Tell the model' in analysts[1]
-    assert "protected block 'slow-update' was changed" in analysts[1]
+    assert gate["accepted"] is True
+    candidate = (tmp_path / "run" / "steps" / "0000" / "candidate.md").read_text()
+    assert block in candidate and "rewritten" not in candidate and RULE in candidate
+    assert summary.best_val == pytest.approx(2 / 5)
 
 
 def lapse_noticer(request) -> str:
@@ -129,9 +126,10 @@ def lapse_noticer(request) -> str:
     return json.dumps({"analysis": "a lapse", "edits": [], "lapses": lapses * 2})
 
 
-async def test_skill_aware_lapses_become_a_gated_protected_appendix(tmp_path):
+async def test_gated_notes_lapses_become_a_gated_protected_appendix(tmp_path):
+    """The gated_notes overlay (ours): the notes are part of the gated candidate."""
     skill = INITIAL_SKILL + "\nAnswer with the city name.\n"  # a rule the double ignores
-    summary, _ = await train(tmp_path, lapse_noticer, skill, skill_aware=True)
+    summary, _ = await train(tmp_path, lapse_noticer, skill, skill_aware=True, notes_gated=True)
     candidate = (tmp_path / "run" / "steps" / "0000" / "candidate.md").read_text()
     notes = read_block(candidate, EXECUTION_NOTES_BLOCK)
     assert notes is not None and notes.count("- Answer with only the city name") == 1
@@ -140,6 +138,28 @@ async def test_skill_aware_lapses_become_a_gated_protected_appendix(tmp_path):
     assert summary.best_val == pytest.approx(2 / 5)
     reflections = step_json(tmp_path, 0, "reflections.json")
     assert any(r["kind"] == "notes" for r in reflections)
+
+
+async def test_skill_aware_notes_are_added_after_the_gate_by_default(tmp_path):
+    """Published: the lapse notes go into the current skill after the gate, ungated; a
+    notes-only step has no candidate to gate, and the best skill keeps its own text."""
+    skill = INITIAL_SKILL + "\nAnswer with the city name.\n"
+    summary, _ = await train(tmp_path, lapse_noticer, skill, skill_aware=True)
+    gate = step_json(tmp_path, 0, "gate.json")
+    assert gate["accepted"] is False and gate["reason"] == "no edits proposed"
+    assert not (tmp_path / "run" / "steps" / "0000" / "candidate.md").exists()
+    added = step_json(tmp_path, 0, "notes.json")
+    assert added["added"] is True and "Answer with only the city name" in added["notes"]
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    noted = [v for v in state["versions"] if v["source"] == "notes"]
+    assert noted and noted[0]["step"] == 0
+    current = (tmp_path / "run" / "skills" / f"v{state['current_version']:04d}.md").read_text()
+    notes = read_block(current, EXECUTION_NOTES_BLOCK)
+    assert notes is not None and notes.count("- Answer with only the city name") == 1
+    # The noted skill became best only at the end, promoted for beating it on val (0 -> 0.4).
+    assert summary.best_version == noted[0]["version"] and summary.baseline_val == 0.0
+    assert [r["source"] for r in summary.staged] == ["final"]
+    assert summary.best_val == pytest.approx(2 / 5)
 
 
 def test_whole_skill_modes_and_skill_aware_need_an_optimizer_model(tmp_path):
