@@ -1,8 +1,8 @@
-"""The `grep` tool's search, run by tools.py in a child process it kills after a time
-limit: Python's `re` backtracks, and a pattern such as `(a*)*b` on a long line would never
-return. Reads one JSON job on stdin, writes the hits as JSON on stdout.
+"""The search of bounded_grep.py, run in a child process it kills after a time limit
+(Python's `re` backtracks). Reads one JSON job on stdin, writes the hits as JSON on stdout.
 
-Job: {"pattern": str, "files": [[name, path], ...], "limit": int, "width": int}.
+Job: {"pattern": str, "files": [[name, path], ...], "limit": int, "width": int,
+"ignore_case": bool}.
 Reply: {"hits": [[name, line number, line cut to width], ...], "more": bool}.
 """
 
@@ -13,7 +13,7 @@ import sys
 
 def main() -> None:
     job = json.load(sys.stdin)
-    regex = re.compile(job["pattern"])
+    regex = re.compile(job["pattern"], re.IGNORECASE if job.get("ignore_case") else 0)
     hits = []
     for name, path in job["files"]:
         try:

@@ -13,16 +13,15 @@ model reads, never an exception out of the loop.
 from __future__ import annotations
 
 import fnmatch
-import json
 import math
 import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from core.agent_loop.bounded_grep import GrepRefused, bounded_grep, check_pattern
 
 READ_LIMIT = 200  # lines per read unless asked otherwise
 MAX_READ_LIMIT = 1000
@@ -34,7 +33,6 @@ MAX_PATH_CHARS = 1000
 MAX_LISTED = 300
 MAX_GREP_LINES = 100
 GREP_TIMEOUT_S = 3.0
-GREP_CHILD = Path(__file__).resolve().parent / "grep_child.py"
 HIDDEN = frozenset({".git"})
 
 # `shell(command, timeout_s) -> output`: a jailed shell the caller provides
@@ -198,33 +196,19 @@ class WorkspaceTools:
     def grep(self, pattern: str, path: str = ".") -> str:
         pattern = _text_arg(pattern, "pattern", MAX_PATTERN_CHARS)
         try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ToolRefused(f"bad pattern {pattern!r}: {exc}") from None
-        top = self.resolve(path)
-        paths = [top] if top.is_file() else self._walk(top)
-        files = [[self._rel(p), str(p)] for p in paths if p.stat().st_size <= MAX_FILE_BYTES]
-        job = {"pattern": pattern, "files": files, "limit": MAX_GREP_LINES, "width": MAX_LINE_CHARS}
-        try:
-            done = subprocess.run(
-                [sys.executable, "-I", "-S", str(GREP_CHILD)],
-                input=json.dumps(job),
-                capture_output=True,
-                text=True,
-                timeout=GREP_TIMEOUT_S,
+            check_pattern(pattern)
+            top = self.resolve(path)
+            paths = [top] if top.is_file() else self._walk(top)
+            files = [[self._rel(p), str(p)] for p in paths if p.stat().st_size <= MAX_FILE_BYTES]
+            return bounded_grep(
+                pattern,
+                files,
+                limit=MAX_GREP_LINES,
+                width=MAX_LINE_CHARS,
+                timeout_s=GREP_TIMEOUT_S,
             )
-            found = json.loads(done.stdout)
-        except subprocess.TimeoutExpired:
-            raise ToolRefused(
-                f"the pattern {pattern[:80]!r} ran past {GREP_TIMEOUT_S:g}s and was stopped; "
-                "simplify it (nested quantifiers such as (a*)* backtrack without end)"
-            ) from None
-        except ValueError:
-            raise ToolRefused(f"the pattern {pattern[:80]!r} could not be searched") from None
-        hits = [f"{name}:{number}: {line}" for name, number, line in found["hits"]]
-        if found["more"]:
-            return "\n".join(hits) + "\n[more matches; narrow the pattern]"
-        return "\n".join(hits) if hits else f"no line matches {pattern!r}"
+        except GrepRefused as exc:
+            raise ToolRefused(str(exc)) from None
 
     def edit_file(self, path: str, old: str, new: str) -> str:
         full = self._file(path)

@@ -8,19 +8,18 @@ message the model reads; no tool can see another item's documents or anything el
 
 Every argument is bounded: counts must be whole numbers (JSON's `Infinity` is not one), a
 pattern has at most MAX_PATTERN_CHARS, and grep runs in a child process killed after
-GREP_TIMEOUT_S (grep_child.py): a backtracking pattern is a refusal, not a hang.
+GREP_TIMEOUT_S (core/agent_loop/bounded_grep.py): a backtracking pattern is a refusal, not a hang.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import json
 import math
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from core.agent_loop.bounded_grep import GrepRefused, bounded_grep, check_pattern
 
 READ_LIMIT = 200  # lines per read unless asked otherwise
 MAX_READ_LIMIT = 400
@@ -29,7 +28,6 @@ MAX_LINE_CHARS = 400
 MAX_PATTERN_CHARS = 500
 MAX_NAME_CHARS = 255
 GREP_TIMEOUT_S = 3.0
-GREP_CHILD = Path(__file__).resolve().parent / "grep_child.py"
 
 
 class ToolRefused(Exception):
@@ -94,32 +92,19 @@ class ItemFiles:
         if not isinstance(pattern, str) or len(pattern) > MAX_PATTERN_CHARS:
             raise ToolRefused(f"a pattern is a string of at most {MAX_PATTERN_CHARS} characters")
         try:
-            re.compile(pattern, re.IGNORECASE)
-        except re.error as exc:
-            raise ToolRefused(f"bad pattern {pattern!r}: {exc}") from None
-        names = [path] if path else list(self.names)
-        files = [[name, str(self.resolve(name))] for name in names]
-        job = {"pattern": pattern, "files": files, "limit": MAX_GREP_LINES, "width": MAX_LINE_CHARS}
-        try:
-            done = subprocess.run(
-                [sys.executable, "-I", "-S", str(GREP_CHILD)],
-                input=json.dumps(job),
-                capture_output=True,
-                text=True,
-                timeout=GREP_TIMEOUT_S,
+            check_pattern(pattern, ignore_case=True)
+            names = [path] if path else list(self.names)
+            files = [[name, str(self.resolve(name))] for name in names]
+            return bounded_grep(
+                pattern,
+                files,
+                limit=MAX_GREP_LINES,
+                width=MAX_LINE_CHARS,
+                timeout_s=GREP_TIMEOUT_S,
+                ignore_case=True,
             )
-            found = json.loads(done.stdout)
-        except subprocess.TimeoutExpired:
-            raise ToolRefused(
-                f"the pattern {pattern[:80]!r} ran past {GREP_TIMEOUT_S:g}s and was stopped; "
-                "simplify it (nested quantifiers such as (a*)* backtrack without end)"
-            ) from None
-        except ValueError:
-            raise ToolRefused(f"the pattern {pattern[:80]!r} could not be searched") from None
-        hits = [f"{name}:{number}: {line}" for name, number, line in found["hits"]]
-        if found["more"]:
-            return "\n".join(hits) + "\n[more matches; narrow the pattern]"
-        return "\n".join(hits) if hits else f"no line matches {pattern!r}"
+        except GrepRefused as exc:
+            raise ToolRefused(str(exc)) from None
 
     @staticmethod
     def _lines(path: Path) -> list[str]:
