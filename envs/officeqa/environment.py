@@ -22,6 +22,7 @@ import json
 import re
 from typing import Any
 
+from core.agent_loop.loop import json_depth
 from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
 from envs.answer_tag import extract_answer
@@ -40,31 +41,6 @@ PROTOCOL = """You can look at this task's files with tools. To call one, reply w
 <tool>{"name": "read", "path": "FILE", "offset": 0, "limit": 200}</tool>
 <tool>{"name": "grep", "pattern": "REGEX", "path": "FILE"}</tool>
 When you know the answer, reply with <answer>...</answer>."""
-
-
-def json_depth(text: str, limit: int) -> int:
-    """How deep `text`'s brackets nest (outside strings), counted up to `limit` + 1: a
-    tool call nested 100,000 deep would exhaust json's recursion."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-            if deepest > limit:
-                break
-        elif char in "]}":
-            depth -= 1
-    return deepest
 
 
 def parse_tool_call(reply: str) -> tuple[str, dict[str, Any]] | None | str:
