@@ -98,9 +98,13 @@ def bwrap_command(
     work: Path,
     readonly: Mapping[str, Path],
     env: Mapping[str, str],
+    *,
+    tmp_bytes: int | None = None,
 ) -> list[str]:
     """The bwrap command line running `argv` in the jail, cwd = the work folder.
-    `readonly` maps a path inside the jail to the host file or folder bound there."""
+    `readonly` maps a path inside the jail to the host file or folder bound there. With
+    `tmp_bytes`, a private /tmp of that size, mounted before the binds: mounted after, it
+    would hide an interpreter that lives under /tmp (a clone checked out there)."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise JailUnavailable("bubblewrap (bwrap) is not installed")
@@ -113,7 +117,10 @@ def bwrap_command(
     mounts = [*_library_mounts(), *_python_mounts()]
     for inside, source in readonly.items():
         mounts += ["--ro-bind", str(source), inside]
-    command = [bwrap, *namespaces, "--die-with-parent", "--new-session", *_parents(mounts)]
+    command = [bwrap, *namespaces, "--die-with-parent", "--new-session"]
+    if tmp_bytes is not None:
+        command += ["--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    command += _parents(mounts)
     command += [*mounts, "--proc", "/proc", "--dev", "/dev", "--bind", str(work), WORK]
     command += ["--chdir", WORK, "--remount-ro", "/", "--clearenv"]
     for key, value in env.items():

@@ -68,9 +68,7 @@ class JailedShell:
         readonly = {p: Path(p) for p in _SYSTEM_BINARIES if os.path.isdir(p)}
         env = {"PATH": ":".join(readonly), "HOME": WORK, "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
         argv = [sys.executable, "-I", "-S", "-c", _BOOT, str(-1 if self.uid is None else self.uid)]
-        jailed = bwrap_command([*argv, command], self.root, readonly, env)
-        at = jailed.index("--chdir")
-        jailed[at:at] = ["--perms", "1777", "--size", str(MAX_FILE_BYTES), "--tmpfs", "/tmp"]
+        jailed = bwrap_command([*argv, command], self.root, readonly, env, tmp_bytes=MAX_FILE_BYTES)
         with tempfile.TemporaryFile() as output:
             running = start_jailed(
                 jailed,
