@@ -168,18 +168,6 @@ def _flagged_settings(state_dir, skills_repo, *, writing: bool = True, **flags):
     return state, _settings(state, skills_repo=_abs(skills_repo), **flags)
 
 
-def _night_from_flags(
-    state_dir, config, sets, backend, *, dry: bool, project, skills_repo, **flags
-):
-    """The Night of `--project`, else of the first recorded project (a plan shows one).
-    `--backend` is not a setting: it overrides every role but the miner for this night."""
-    from sleep.projects import projects_to_run
-
-    state, settings = _flagged_settings(state_dir, skills_repo, writing=not dry, **flags)
-    first = projects_to_run(settings.projects, project, Path.cwd())[0]
-    return _night(state, settings, first, config, sets, dry=dry, backend_flag=backend)
-
-
 def run_cmd(
     project: ProjectOpt = None,
     skills_repo: RepoOpt = None,
@@ -261,47 +249,63 @@ def dry_run_cmd(
     state_dir: StateDir = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show what tonight would do (sessions, tasks per skill, estimated calls and cost); writes nothing."""
+    """Show what tonight would do, per recorded project (or --project): sessions, tasks per
+    skill, estimated calls and cost; writes nothing."""
     import asyncio
 
     from sleep.estimate import estimate_night
+    from sleep.projects import projects_to_run
 
-    night, chosen = _night_from_flags(
-        state_dir, config, set_, backend, dry=True, project=project, skills_repo=skills_repo,
-        skill=skill, claude_home=claude_home, codex_home=codex_home,
-        include_automation=include_automation,
+    state, settings = _flagged_settings(
+        state_dir, skills_repo, writing=False, skill=skill, claude_home=claude_home,
+        codex_home=codex_home, include_automation=include_automation,
     )  # fmt: skip
+    projects = projects_to_run(settings.projects, project, Path.cwd())
+    plans = []
+    for path in projects:
+        night, chosen = _night(state, settings, path, config, set_, dry=True, backend_flag=backend)
 
-    async def planned():
-        plan = await night.plan()
-        return plan, await estimate_night(night, plan)
+        async def planned(night=night):
+            plan = await night.plan()
+            return plan, await estimate_night(night, plan)
 
-    plan, estimates = asyncio.run(planned())
+        plan, estimates = asyncio.run(planned())
+        plans.append(_plan_json(plan, chosen, estimates))
+        if not as_json:
+            _echo_plan(plans[-1], path if len(projects) > 1 else None)
     if as_json:
-        emit_json(
-            {
-                "night_id": plan.night_id,
-                "backend": chosen,
-                "sessions": plan.sessions,
-                "automation_skipped": plan.automation_skipped,
-                "continues": plan.continues,
-                "skills": plan.routes,
-                "estimate": estimates,
-            }
-        )
-        return
-    continues = f", continuing the {plan.continues} night's frozen tasks" if plan.continues else ""
-    typer.echo(
-        f"night {plan.night_id} (backend {chosen}{continues}): {plan.sessions} session(s), "
-        f"{plan.automation_skipped} automation session(s) left out"
+        emit_json(plans[0] if len(projects) == 1 else {"nights": plans})
+
+
+def _plan_json(plan, backend: str, estimates: dict) -> dict:
+    return {
+        "night_id": plan.night_id,
+        "backend": backend,
+        "sessions": plan.sessions,
+        "automation_skipped": plan.automation_skipped,
+        "continues": plan.continues,
+        "skills": plan.routes,
+        "estimate": estimates,
+    }
+
+
+def _echo_plan(plan: dict, project: Path | None) -> None:
+    if project is not None:
+        typer.echo(f"{project}:")
+    continues = (
+        f", continuing the {plan['continues']} night's frozen tasks" if plan["continues"] else ""
     )
-    for route in plan.routes:
+    typer.echo(
+        f"night {plan['night_id']} (backend {plan['backend']}{continues}): "
+        f"{plan['sessions']} session(s), {plan['automation_skipped']} automation session(s) left out"
+    )
+    for route in plan["skills"]:
         typer.echo(
             f"  {route['skill']}: {route['train']} train / {route['val']} val / "
             f"{route['test']} test tasks from {route['sessions']} session(s) ({route['routed_by']})"
         )
-        if route["skill"] in estimates:
-            typer.echo(f"    {estimates[route['skill']]}")
+        if route["skill"] in plan["estimate"]:
+            typer.echo(f"    {plan['estimate'][route['skill']]}")
 
 
 def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:

@@ -76,9 +76,14 @@ def test_two_projects_recorded_give_two_nights_in_one_shared_repository(world):
     assert f"projects:\n- {alpha}\n- {beta}\n" in settings
     assert f"skills_repo: {world['skills']}\n" in settings
 
+    plan = run(env, "sleep", "dry-run", "--config", str(world["config"]), "--json")
+    assert plan.returncode == 0, plan.stderr  # tonight's plan covers both projects
+    planned = json.loads(plan.stdout)["nights"]
+    assert [[r["skill"] for r in n["skills"]] for n in planned] == [["alpha"], ["beta"]]
     night = run(env, "sleep", "run", "--config", str(world["config"]), "--json")
     assert night.returncode == 0, night.stderr
     nights = json.loads(night.stdout)["nights"]
+    assert [n["night_id"] for n in nights] == [n["night_id"] for n in planned]
     assert [n["status"] for n in nights] == ["finished", "finished"]
     staged = [
         n["skills"][name]["staged"] for n, name in zip(nights, ("alpha", "beta"), strict=True)
