@@ -11,18 +11,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+from core.agent_loop.refusal import ToolRefused
+
 GREP_CHILD = Path(__file__).resolve().parent / "grep_child.py"
-
-
-class GrepRefused(Exception):
-    """A pattern that is bad, or ran past its time; the message is for the model."""
 
 
 def check_pattern(pattern: str, *, ignore_case: bool = False) -> None:
     try:
         re.compile(pattern, re.IGNORECASE if ignore_case else 0)
     except re.error as exc:
-        raise GrepRefused(f"bad pattern {pattern!r}: {exc}") from None
+        raise ToolRefused(f"bad pattern {pattern!r}: {exc}") from None
 
 
 def bounded_grep(
@@ -35,7 +33,7 @@ def bounded_grep(
     ignore_case: bool = False,
 ) -> str:
     """`name:line: text` for each matching line of `files` ([name, path] pairs), at most
-    `limit` lines cut to `width`, or GrepRefused."""
+    `limit` lines cut to `width`, or ToolRefused."""
     check_pattern(pattern, ignore_case=ignore_case)
     job = {
         "pattern": pattern,
@@ -54,12 +52,12 @@ def bounded_grep(
         )
         found = json.loads(done.stdout)
     except subprocess.TimeoutExpired:
-        raise GrepRefused(
+        raise ToolRefused(
             f"the pattern {pattern[:80]!r} ran past {timeout_s:g}s and was stopped; "
             "simplify it (nested quantifiers such as (a*)* backtrack without end)"
         ) from None
     except ValueError:
-        raise GrepRefused(f"the pattern {pattern[:80]!r} could not be searched") from None
+        raise ToolRefused(f"the pattern {pattern[:80]!r} could not be searched") from None
     hits = [f"{name}:{number}: {line}" for name, number, line in found["hits"]]
     if found["more"]:
         return "\n".join(hits) + "\n[more matches; narrow the pattern]"

@@ -13,7 +13,6 @@ model reads, never an exception out of the loop.
 from __future__ import annotations
 
 import fnmatch
-import math
 import os
 import re
 import time
@@ -21,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from core.agent_loop.bounded_grep import GrepRefused, bounded_grep, check_pattern
+from core.agent_loop.bounded_grep import bounded_grep, check_pattern
+from core.agent_loop.refusal import ToolRefused, whole_number
 
 READ_LIMIT = 200  # lines per read unless asked otherwise
 MAX_READ_LIMIT = 1000
@@ -39,19 +39,6 @@ HIDDEN = frozenset({".git"})
 # (sleep/replay_shell.py); it stops the command after `timeout_s`.
 Shell = Callable[[str, float], str]
 SHELL_TIMEOUT_S = 120.0
-
-
-class ToolRefused(Exception):
-    """A tool call the workspace will not run; the message goes back to the model."""
-
-
-def whole_number(value: object, what: str) -> int:
-    """An int, or a float with no fraction (JSON gives 10.0 as a float); else refused."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    raise ToolRefused(f"{what} must be a whole number, got {repr(value)[:40]}")
 
 
 def _text_arg(value: object, what: str, limit: int) -> str:
@@ -195,20 +182,13 @@ class WorkspaceTools:
 
     def grep(self, pattern: str, path: str = ".") -> str:
         pattern = _text_arg(pattern, "pattern", MAX_PATTERN_CHARS)
-        try:
-            check_pattern(pattern)
-            top = self.resolve(path)
-            paths = [top] if top.is_file() else self._walk(top)
-            files = [[self._rel(p), str(p)] for p in paths if p.stat().st_size <= MAX_FILE_BYTES]
-            return bounded_grep(
-                pattern,
-                files,
-                limit=MAX_GREP_LINES,
-                width=MAX_LINE_CHARS,
-                timeout_s=GREP_TIMEOUT_S,
-            )
-        except GrepRefused as exc:
-            raise ToolRefused(str(exc)) from None
+        check_pattern(pattern)
+        top = self.resolve(path)
+        paths = [top] if top.is_file() else self._walk(top)
+        files = [[self._rel(p), str(p)] for p in paths if p.stat().st_size <= MAX_FILE_BYTES]
+        return bounded_grep(
+            pattern, files, limit=MAX_GREP_LINES, width=MAX_LINE_CHARS, timeout_s=GREP_TIMEOUT_S
+        )
 
     def edit_file(self, path: str, old: str, new: str) -> str:
         full = self._file(path)

@@ -10,12 +10,13 @@ commands (`shell=False`), so Claude Code gets its file tools only.
 
 from __future__ import annotations
 
+from core.agent_loop.refusal import ToolRefused
 from core.environment.contract import AgentFn, EnvError, RolloutResult, TaskItem
 from core.models.types import AgentTask, RetriesExhausted, TransientError
 from envs.agent_rollout import agent_result, staged_files
 from envs.answer_tag import extract_answer
 from envs.officeqa.scoring import score_officeqa
-from envs.officeqa.tools import ItemFiles, ToolRefused
+from envs.officeqa.tools import ItemFiles
 from envs.scoring import explain_model_error
 from envs.split_env import model_error_result
 

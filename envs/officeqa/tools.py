@@ -14,12 +14,12 @@ GREP_TIMEOUT_S (core/agent_loop/bounded_grep.py): a backtracking pattern is a re
 from __future__ import annotations
 
 import fnmatch
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.agent_loop.bounded_grep import GrepRefused, bounded_grep, check_pattern
+from core.agent_loop.bounded_grep import bounded_grep, check_pattern
+from core.agent_loop.refusal import ToolRefused, whole_number
 
 READ_LIMIT = 200  # lines per read unless asked otherwise
 MAX_READ_LIMIT = 400
@@ -28,19 +28,6 @@ MAX_LINE_CHARS = 400
 MAX_PATTERN_CHARS = 500
 MAX_NAME_CHARS = 255
 GREP_TIMEOUT_S = 3.0
-
-
-class ToolRefused(Exception):
-    """A tool call the sandbox will not run; the message goes back to the model."""
-
-
-def whole_number(value: object, what: str) -> int:
-    """An int, or a float with no fraction (JSON gives 10.0 as a float); else refused."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    raise ToolRefused(f"{what} must be a whole number, got {repr(value)[:40]}")
 
 
 @dataclass(frozen=True)
@@ -91,20 +78,17 @@ class ItemFiles:
     def grep(self, pattern: str, path: str | None = None) -> str:
         if not isinstance(pattern, str) or len(pattern) > MAX_PATTERN_CHARS:
             raise ToolRefused(f"a pattern is a string of at most {MAX_PATTERN_CHARS} characters")
-        try:
-            check_pattern(pattern, ignore_case=True)
-            names = [path] if path else list(self.names)
-            files = [[name, str(self.resolve(name))] for name in names]
-            return bounded_grep(
-                pattern,
-                files,
-                limit=MAX_GREP_LINES,
-                width=MAX_LINE_CHARS,
-                timeout_s=GREP_TIMEOUT_S,
-                ignore_case=True,
-            )
-        except GrepRefused as exc:
-            raise ToolRefused(str(exc)) from None
+        check_pattern(pattern, ignore_case=True)
+        names = [path] if path else list(self.names)
+        files = [[name, str(self.resolve(name))] for name in names]
+        return bounded_grep(
+            pattern,
+            files,
+            limit=MAX_GREP_LINES,
+            width=MAX_LINE_CHARS,
+            timeout_s=GREP_TIMEOUT_S,
+            ignore_case=True,
+        )
 
     @staticmethod
     def _lines(path: Path) -> list[str]:

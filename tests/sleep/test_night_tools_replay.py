@@ -8,36 +8,18 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from core.models.types import Request
 from tests.sleep.night_double import Brain
 from tests.support.loopback_openai import LoopbackOpenAI, RecordedRequest, Reply
+from tests.support.project_tree import snapshot
 from tests.support.real_transcript_world import make_real_world, openai_roles, real_night
+from tests.support.skills_git import plain_git as git
 
 DAY = dt.date(2026, 12, 2)
 PROTOCOL = "You are working in a copy of the project."
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and ".git" not in p.parts
-    }
 
 
 def call(name: str, **arguments) -> str:

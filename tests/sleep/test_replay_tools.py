@@ -6,7 +6,6 @@ final message and the diff. The user's checkout is never touched."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,26 +19,10 @@ from sleep.routing import AGENTS_MD, CLAUDE_CODE
 from sleep.tasks import Check, MinedTask
 from tests.core.models.helpers import ENV, loopback_config
 from tests.support.loopback_openai import LoopbackOpenAI, RecordedRequest, Reply
+from tests.support.project_tree import snapshot
+from tests.support.skills_git import plain_git as git
 
 FIXED = "def total(xs):\n    return sum(x for x in xs if x is not None)\n"
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and ".git" not in p.parts
-    }
 
 
 @pytest.fixture

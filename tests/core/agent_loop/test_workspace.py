@@ -4,7 +4,6 @@ place, a diff of what changed, removed afterwards; the user's checkout never tou
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,16 +13,7 @@ from core.agent_loop.workspace import (
     WorkspaceError,
     replay_workspace,
 )
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+from tests.support.skills_git import plain_git as git
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
