@@ -106,15 +106,19 @@ class ConfirmDialog(ModalScreen[str | None]):
         shown = [len(row.children) for row in self.query(".dialog-button-row")]
         if shown != [len(row) for row in self._rows]:
             self.refresh(recompose=True)
-        self._fit_body()
+        # after the refresh: a recompose replaces the body, and a resize can come before
+        # the first compose has mounted it
+        self.call_after_refresh(self._fit_body)
 
     def _fit_body(self) -> None:
         """The body scrolls rather than pushing a row of buttons out of the dialog."""
+        bodies = self.query("#dialog-body")
+        if not bodies:  # not mounted yet, or being replaced: the next resize or mount fits it
+            return
         height = self.app.size.height
         # the dialog is centred over the screen less its footer row
         room = int((height - 1) * DIALOG_SHARE) - BORDER_ROWS - TITLE_ROWS - 1 - len(self._rows)
-        body = self.query_one("#dialog-body")
-        body.styles.max_height = max(3, min(int(height * BODY_SHARE), room))
+        bodies.first().styles.max_height = max(3, min(int(height * BODY_SHARE), room))
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
