@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from core.config import GateConfig
 from core.environment.contract import CompleteFn, Environment, RolloutResult, TaskItem
+from core.models.handoff import HandoffWaiting
 from core.models.ledger import STAGE
 from core.models.types import ModelError
 from core.run.events import Event, RolloutFinished
@@ -229,6 +230,11 @@ class RolloutRunner:
                     result = await self.env.rollout(item, skill_text, complete)
                 except asyncio.CancelledError:
                     raise
+                except HandoffWaiting as exc:
+                    # One item waiting on an answer says nothing about the others: write
+                    # every prompt of the batch, so a person answers them in one round.
+                    await queue.put(exc)
+                    continue
                 except BaseException as exc:  # noqa: BLE001 - handed to the consumer
                     await queue.put(exc)
                     return
@@ -244,15 +250,21 @@ class RolloutRunner:
             asyncio.create_task(worker(), context=context)
             for _ in range(min(self.concurrency, len(pending)))
         ]
+        waiting: HandoffWaiting | None = None
         try:
             for _ in range(len(pending)):
                 got = await queue.get()
+                if isinstance(got, HandoffWaiting):
+                    waiting = waiting or got
+                    continue
                 if isinstance(got, BaseException):
                     raise got
                 self._emit(
                     got[1], phase=phase, step=step, split=split, shash=shash, role=skill_role
                 )
                 yield got
+            if waiting is not None:
+                raise waiting
         finally:
             for task in workers:
                 task.cancel()
