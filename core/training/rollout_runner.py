@@ -289,5 +289,6 @@ class RolloutRunner:
                 cached=r.cached,
                 prediction=r.prediction[:200],
                 skill_role=role,
+                truncated=r.truncated,
             )
         )
