@@ -108,3 +108,28 @@ def replayed_items(run_dir: Path) -> list[dict[str, Any]]:
             if isinstance(row, dict) and "item_id" in row and "soft" in row:
                 rows.append(row)
     return rows
+
+
+class JudgeSaysFixed:
+    """TEST DOUBLE for the scripted roles of a checks night: the judge gives every reply
+    0.9 (every replay claims the fix), so only a check can tell the replays apart; the
+    optimizer and anything else are the night's Brain (tests/sleep/night_double.py)."""
+
+    def __init__(self) -> None:
+        from tests.sleep.night_double import Brain
+
+        self.brain = Brain()
+
+    def __call__(self, request) -> str:
+        import json
+
+        from core.models.scripted import last_user_text
+
+        if "You are grading one reply" in last_user_text(request):
+            return json.dumps({"score": 0.9, "reason": "the reply says total() is fixed"})
+        return self.brain(request)
+
+
+def judge_says_fixed() -> JudgeSaysFixed:
+    """Load by import path: `{backend: scripted, model: "tests.sleep.night_checks_world:judge_says_fixed"}`."""
+    return JudgeSaysFixed()
