@@ -75,9 +75,10 @@ def not_run(commands: list[str], reason: str) -> list[CheckResult]:
     return [CheckResult(c, "not-run", reason=reason) for c in commands]
 
 
-# Modes with a workspace to run checks in (a handoff-workspace runner is handed the check
-# with its AgentTask, as a coding agent is).
-MODES_WITH_WORKSPACE = ("agent", "tools", "handoff-workspace")
+# Modes whose replay runs the checks in its workspace. A handoff-workspace runner is
+# handed them too (as `AgentTask.check`, like a coding agent); until it calls them its
+# results say `not-run`, so dry-run does not promise them.
+MODES_WITH_WORKSPACE = ("agent", "tools")
 
 
 def planned_checks(checks: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
