@@ -10,6 +10,7 @@ the usage ledger's caps. What this module adds is the night's own state:
     <state>/nights/<night-id>/sessions.json   tonight's harvest, frozen before the cursors move
     <state>/nights/<night-id>/tasks.json      the tasks it replays, with their splits
     <state>/nights/<night-id>/<skill>/        an ordinary run directory (events.jsonl, ...)
+    <state>/nights/<night-id>/checks/<skill>.jsonl  each replay's command checks (replay_checks)
     <state>/nights/<night-id>/handoff/        prompt and answer files (handoff backend)
     <state>/tasks.json                        the mined-task archive across nights
     <state>/carried-sessions.json             sessions of failed nights closed, for the next
@@ -62,6 +63,7 @@ from sleep.night_tasks import (
     read_json,
     with_carried,
 )
+from sleep.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
 from sleep.replay_env import AgentReplay, ReplayEnvironment
 from sleep.replay_modes import (
     WORKSPACE_MODES,
@@ -169,6 +171,7 @@ class Night:
     test_fraction: float = 0.0
     max_tasks: int = 40
     pass_mark: float = 0.7
+    check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S  # each command check's time limit
     include_automation: bool = False
     auto_adopt: bool = False
     today: dt.date = field(default_factory=dt.date.today)
@@ -419,6 +422,8 @@ class Night:
                 judge_backend=config.models.judge.backend,
                 target_backend=config.models.target.backend,
                 workspace=self._workspace(route),
+                check_timeout_s=self.check_timeout_s,
+                checks_log=self._checks_log(route),
             )
             state = run_dir.read_state()
             inner = SkillsRepoStager(
@@ -453,11 +458,16 @@ class Night:
             best_val=summary.best_val,
             run_dir=str(run_dir.path),
         )
+        if self._checks_log(route).exists():
+            outcome["checks"] = tally(self._checks_log(route))
         if summary.staged:
             outcome["staged"] = f"staged/{run_id}"
             if self.auto_adopt and summary.status == "finished":
                 outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
         return outcome
+
+    def _checks_log(self, route: Route) -> Path:
+        return self.folder / "checks" / f"{route.skill}.jsonl"
 
     def _skipped_line(self, task: MinedTask, reason: str) -> None:
         self.on_line(f"skipped task {task.id}: {reason}")
@@ -558,6 +568,9 @@ def planned_tasks(
                         task, replay_mode(task, backend), replay_at_night(task, backend)
                     ),
                 }
+            )
+            out[-1]["checks"] = planned_checks(
+                out[-1]["checks"], replay_at_night(task, backend).mode
             )
     return out
 

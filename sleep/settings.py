@@ -38,6 +38,8 @@ class SleepSettings(BaseModel):
     test_fraction: float = Field(default=0.0, ge=0, lt=1)
     max_tasks: int = Field(default=40, ge=2)
     pass_mark: float = Field(default=0.7, gt=0, le=1)
+    # Each mined `command` check's time limit in the replay workspace (sleep/replay_checks.py).
+    check_timeout_s: float = Field(default=120.0, gt=0, le=3600)
     include_automation: bool = False
     auto_adopt: bool = False
 

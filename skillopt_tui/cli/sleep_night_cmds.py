@@ -152,6 +152,7 @@ def _night(
         test_fraction=settings.test_fraction,
         max_tasks=settings.max_tasks,
         pass_mark=settings.pass_mark,
+        check_timeout_s=settings.check_timeout_s,
         include_automation=settings.include_automation,
         auto_adopt=settings.auto_adopt,
         on_line=lambda line: print(f"skillopt: sleep: {line}", file=sys.stderr),
