@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from core.models.agent_process import recorded_sessions
+from core.models.agents.process import recorded_sessions
 from core.models.factory import build_model_client
 from core.models.types import (
     AuthError,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.models.agent_process import recorded_sessions
+from core.models.agents.process import recorded_sessions
 from core.models.factory import build_model_client
 from core.models.types import AgentTask, BadRequestError, RetriesExhausted
 from tests.core.models.helpers import FakeSleep
