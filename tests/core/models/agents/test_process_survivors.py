@@ -135,7 +135,7 @@ def test_killing_skillopt_itself_ends_the_agent_and_its_daemon(tmp_path):
             str(tmp_path),
             str(tmp_path / "daemon.pid"),
         ],
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[4])},
     )
     try:
         for _ in range(1000):  # until the fake agent has started its daemon

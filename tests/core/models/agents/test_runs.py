@@ -36,7 +36,7 @@ PLACEMENTS = [
     ("codex", "agents_md"),
     ("codex", "codex_skill"),
 ]
-TASKS = Path(__file__).resolve().parents[3] / "envs" / "repo_tasks" / "tasks"
+TASKS = Path(__file__).resolve().parents[4] / "envs" / "repo_tasks" / "tasks"
 
 
 def repo_task(check=None) -> AgentTask:
