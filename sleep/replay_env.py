@@ -28,7 +28,7 @@ from pathlib import Path
 
 from core.config import AGENT_BACKENDS
 from core.environment.contract import SPLITS, CompleteFn, EnvError, RolloutResult, Score, TaskItem
-from core.models.agent_events import summarize_events
+from core.models.agents.events import summarize_events
 from core.models.types import (
     AgentTask,
     Message,

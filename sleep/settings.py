@@ -20,8 +20,9 @@ from core.errors import UserError
 
 SETTINGS_FILE = "sleep.yaml"
 NightBackend = Literal[
-    "auto", "handoff", "openai", "azure", "anthropic", "local", "scripted", "claude_code", "codex"
-]
+    "auto", "handoff", "openai", "azure", "anthropic", "local", "scripted",
+    "claude_code", "codex", "pi", "opencode", "copilot",
+]  # fmt: skip
 
 
 class SleepSettings(BaseModel):
