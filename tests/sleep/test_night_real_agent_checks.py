@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from core.config import config_from_dict
-from core.models.agent_process import AGENTS_BIN
+from core.models.agents.process import AGENTS_BIN
 from core.skills_repo import SkillsRepo
 from sleep.night import Night
 from sleep.night_tasks import Harvested

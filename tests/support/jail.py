@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.models.agent_process import AGENTS_BIN
+from core.models.agents.process import AGENTS_BIN
 from envs.jail import jail_problem
 
 CODEX_BWRAP = (
