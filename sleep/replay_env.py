@@ -131,11 +131,15 @@ def agent_prompt(item: TaskItem) -> str:
 class AgentReplay:
     """Where an agent replay works: the project (a git repository when `commit` is set,
     whose tree at that commit is copied; else the folder itself is copied) and the name
-    the skill is placed under."""
+    the skill is placed under. A workspace runner (sleep/replay_modes.py) also gets the
+    file the skill is written to in the copy, and `keep_in`: the night's folder for
+    workspaces that outlive one run (a handoff workspace waits there for its answer)."""
 
     project: Path
     commit: str | None
     skill_name: str
+    skill_path: str = "CLAUDE.md"
+    keep_in: Path | None = None
 
 
 class ReplayEnvironment:
@@ -212,10 +216,12 @@ class ReplayEnvironment:
         if runner is None or self.workspace is None:
             raise EnvError(f"sleep: task {item.id} needs a {mode} replay: {MISSING[mode]}")
 
-        async def run(task: AgentTask, skill: str):
-            return await runner(task, skill, complete)
+        where = self.workspace
 
-        return await self._agent_rollout(item, skill_text, run, self.workspace)
+        async def run(task: AgentTask, skill: str):
+            return await runner(task, skill, complete, where)
+
+        return await self._agent_rollout(item, skill_text, run, where)
 
     async def _agent_rollout(
         self, item: TaskItem, skill_text: str, run_agent, where: AgentReplay | None = None
