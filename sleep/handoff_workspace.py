@@ -161,7 +161,11 @@ async def run_handoff_workspace(task: AgentTask, skill_text: str, complete, wher
     skill_path = where.skill_path
     place = Path(where.keep_in) / workspace_key(task, skill_text, skill_path)
     place.parent.mkdir(parents=True, exist_ok=True)
-    workspace, fresh = await asyncio.to_thread(prepared, place, task, skill_text, skill_path)
+    # Prepared in the event loop's own thread, on purpose: the first HandoffWaiting of a
+    # round cancels the other workers (core/training/rollout_runner.py), so a worker that
+    # yielded before its call (a thread) would write its workspace and no prompt, and a
+    # night of N tasks would take N rounds instead of one.
+    workspace, fresh = prepared(place, task, skill_text, skill_path)
     stale = _Stale(place)
     conversation = prompt_messages(task, skill_text, skill_path, workspace)
     rejected = ""
@@ -200,7 +204,7 @@ def _lost(workspace: Workspace) -> str:
 async def _outcome(
     task: AgentTask, workspace: Workspace, completion: Completion, started: float
 ) -> AgentOutcome:
-    diff = mask_answer(await asyncio.to_thread(workspace.diff))
+    diff = mask_answer(workspace.diff())  # not in a thread either: see the preparation
     check = await asyncio.to_thread(task.check, workspace.root)
     text = completion.text
     return AgentOutcome(
