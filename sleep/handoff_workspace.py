@@ -16,6 +16,7 @@ answer), judged like a `tools` replay.
     <night>/handoff/workspaces/<key>/git        its git directory, beside it (not in it)
     <night>/handoff/workspaces/<key>/stale.json answers read after the copy was lost
 
+They are removed when the night finishes (`discard`).
 `<key>` hashes the project, commit, skill place, skill text and task prompt, so a re-run
 finds the same copy and writes the same prompt (same text, same file name); a candidate
 skill gets a copy of its own. A copy deleted before its answer was read cannot hold the
@@ -219,6 +220,13 @@ async def _outcome(
         check=check,
         workspace=str(workspace.root),
     )
+
+
+def discard(handoff_dir: Path) -> None:
+    """A finished night's workspaces: never read again (a finished night is never resumed,
+    and its rollouts hold every diff), so they are removed — project copies add up, one per
+    task and skill version."""
+    shutil.rmtree(Path(handoff_dir) / FOLDER, ignore_errors=True)
 
 
 register_workspace_runner(MODE, run_handoff_workspace)

@@ -388,6 +388,7 @@ class Night:
             result.status = "stopped"
         else:
             result.status = "finished"
+            handoff_workspace.discard(self.folder / "handoff")
         result.message = self._message(result)
         self._save(result)
         return result

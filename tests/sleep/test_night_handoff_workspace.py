@@ -101,3 +101,4 @@ def test_a_handoff_night_replays_agentic_tasks_in_named_workspaces(tmp_path):
     assert len(versions) >= 2  # the current skill and tonight's candidate, apart
     assert snapshot(project) == before
     assert git(project, "status", "--porcelain") == status_before
+    assert not (folder / "workspaces").exists()  # a finished night needs them no more
