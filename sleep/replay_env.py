@@ -11,7 +11,8 @@ fresh temporary copy of the project's tree at the commit the night recorded (nev
 user's checkout), the skill placed where that agent reads it; the judge then sees the
 agent's final message and the diff it made. With an API (chat) backend, an agentic task
 (replay mode `tools`, sleep/replay_modes.py) is replayed the same way by our own bounded tool loop
-(sleep/replay_tools.py).
+(sleep/replay_tools.py); on the handoff backend (mode `handoff-workspace`) the person's own
+agent does it in a workspace the night prepared and keeps (sleep/handoff_workspace.py).
 
 The judge's reply must be the JSON the prompt asks for; one repair re-ask, then the
 rollout fails with a model error (the night stops loudly), never a silent 0.
