@@ -481,6 +481,8 @@ class Night:
         backend = self.config.models.target.backend
         if backend in AGENT_BACKENDS or not any(workspace_runner(m) for m in WORKSPACE_MODES):
             return None
+        if self.project is None:  # no tree to copy: a task needing one fails by its id
+            return None
         return dataclasses.replace(
             self._replay_tree(route),
             skill_path=skill_path_for(route.agents),

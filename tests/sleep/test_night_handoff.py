@@ -141,3 +141,18 @@ async def test_the_same_on_transcripts_the_real_claude_cli_wrote(tmp_path):
     result = await finish_through_garbage(new_night, state)
     outcome = result.skills["notes-app"]
     assert (outcome["train"], outcome["val"]) == (4, 1)
+
+
+async def test_a_handoff_night_without_a_project_still_replays_its_advice_tasks(
+    tmp_path,
+    repo,  # noqa: F811
+    project,  # noqa: F811
+):
+    """No project, no tree to copy: the workspace replay is not offered, and a night of
+    advice tasks waits for its answers as before (it must not stop on the missing tree)."""
+    night = make_night(tmp_path, repo, project, config=handoff_config(tmp_path), skill="project")
+    night.project = None
+    result = await night.run()
+    assert result.status == "waiting", result.message
+    assert result.skills and all(o["status"] == "waiting" for o in result.skills.values())
+    assert not (night.folder / "handoff" / "workspaces").exists()
