@@ -15,6 +15,7 @@ answer), judged like a `tools` replay.
     <night>/handoff/workspaces/<key>/work       the copy the answerer works in
     <night>/handoff/workspaces/<key>/git        its git directory, beside it (not in it)
     <night>/handoff/workspaces/<key>/stale.json answers read after the copy was lost
+    <night>/handoff/workspaces/<key>/read.json  the diff as the answer was first read with
 
 They are removed when the night finishes (`discard`).
 `<key>` hashes the project, commit, skill place, skill text and task prompt, so a re-run
@@ -202,10 +203,24 @@ def _lost(workspace: Workspace) -> str:
     )
 
 
+def read_diff(place: Path, workspace: Workspace, answer: str) -> str:
+    """The workspace's diff as it was when this answer was first read (kept in read.json):
+    a later run — the judge's answer was still to come — judges the same edits, not what
+    the task's check or anyone else left in the copy since. A new answer reads it anew."""
+    saved = place / "read.json"
+    with contextlib.suppress(OSError, ValueError):
+        data = json.loads(saved.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and data.get("answer") == digest(answer):
+            return str(data.get("diff", ""))
+    diff = mask_answer(workspace.diff())  # not in a thread either: see the preparation
+    write_json(saved, {"answer": digest(answer), "diff": diff})
+    return diff
+
+
 async def _outcome(
     task: AgentTask, workspace: Workspace, completion: Completion, started: float
 ) -> AgentOutcome:
-    diff = mask_answer(workspace.diff())  # not in a thread either: see the preparation
+    diff = read_diff(workspace.root.parent, workspace, completion.text)
     check = await asyncio.to_thread(task.check, workspace.root)
     text = completion.text
     return AgentOutcome(

@@ -124,6 +124,19 @@ def test_the_prompt_names_a_prepared_workspace_and_the_answer_carries_its_diff(t
     assert git(project, "status", "--porcelain") == status_before
 
 
+def test_later_runs_judge_the_edits_as_they_were_when_the_answer_was_read(tmp_path, project):
+    setup = Setup(tmp_path, project)
+    with pytest.raises(HandoffWaiting):
+        setup.run()
+    [status] = setup.waiting()
+    workspace = answer_in_workspace(status)
+    first = setup.run().diff
+    (workspace / "build.log").write_text("left by the task's check\n")
+    assert setup.run().diff == first  # e.g. the judge's answer came one run later
+    status.answer.write_text("Validated, and kept the build log.")
+    assert "+left by the task's check" in setup.run().diff  # a new answer: read anew
+
+
 def test_each_skill_version_gets_its_own_workspace_and_says_which(tmp_path, project):
     setup = Setup(tmp_path, project)
     candidate = SKILL + "Validate inputs at the boundary.\n"
