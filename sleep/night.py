@@ -11,7 +11,8 @@ the usage ledger's caps. What this module adds is the night's own state:
     <state>/nights/<night-id>/tasks.json      the tasks it replays, with their splits
     <state>/nights/<night-id>/<skill>/        an ordinary run directory (events.jsonl, ...)
     <state>/nights/<night-id>/checks/<skill>.jsonl  each replay's command checks (replay_checks)
-    <state>/nights/<night-id>/handoff/        prompt and answer files (handoff backend)
+    <state>/nights/<night-id>/handoff/        prompt and answer files (handoff backend),
+                                              and workspaces/ for agentic tasks
     <state>/tasks.json                        the mined-task archive across nights
     <state>/carried-sessions.json             sessions of failed nights closed, for the next
     <state>/night.lock                        one night at a time
@@ -47,7 +48,10 @@ from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
-from sleep import handoff_answers  # noqa: F401 - masks secrets in handoff answers
+
+# handoff_answers masks secrets in handoff answers; handoff_workspace registers the
+# handoff-workspace replay (sleep/replay_modes.py) when imported.
+from sleep import handoff_answers, handoff_workspace  # noqa: F401
 from sleep.mine import mine_sessions, priority
 from sleep.mine_model import mine_with_model
 from sleep.night_tasks import (
@@ -387,6 +391,7 @@ class Night:
             result.status = "stopped"
         else:
             result.status = "finished"
+            handoff_workspace.discard(self.folder / "handoff")
         result.message = self._message(result)
         self._save(result)
         return result
@@ -486,7 +491,13 @@ class Night:
         backend = self.config.models.target.backend
         if backend in AGENT_BACKENDS or not any(workspace_runner(m) for m in WORKSPACE_MODES):
             return None
-        return self._replay_tree(route)
+        if self.project is None:  # no tree to copy: a task needing one fails by its id
+            return None
+        return dataclasses.replace(
+            self._replay_tree(route),
+            skill_path=skill_path_for(route.agents),
+            keep_in=self.folder / "handoff" / handoff_workspace.FOLDER,
+        )
 
     def _replay_tree(self, route: Route) -> AgentReplay:
         if self.project is None:

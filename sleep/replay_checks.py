@@ -78,7 +78,7 @@ def not_run(commands: list[str], reason: str) -> list[CheckResult]:
 # Modes whose replay runs the checks in its workspace. A handoff-workspace runner is
 # handed them too (as `AgentTask.check`, like a coding agent); until it calls them its
 # results say `not-run`, so dry-run does not promise them.
-MODES_WITH_WORKSPACE = ("agent", "tools")
+MODES_WITH_WORKSPACE = ("agent", "tools", "handoff-workspace")
 
 
 def planned_checks(checks: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:

@@ -14,7 +14,8 @@ fresh temporary copy of the project's tree at the commit the night recorded (nev
 user's checkout), the skill placed where that agent reads it; the judge then sees the
 agent's final message and the diff it made. With an API (chat) backend, an agentic task
 (replay mode `tools`, sleep/replay_modes.py) is replayed the same way by our own bounded tool loop
-(sleep/replay_tools.py).
+(sleep/replay_tools.py); on the handoff backend (mode `handoff-workspace`) the person's own
+agent does it in a workspace the night prepared and keeps (sleep/handoff_workspace.py).
 
 The judge's reply must be the JSON the prompt asks for; one repair re-ask, then the
 rollout fails with a model error (the night stops loudly), never a silent 0.
@@ -145,11 +146,15 @@ def agent_prompt(item: TaskItem) -> str:
 class AgentReplay:
     """Where an agent replay works: the project (a git repository when `commit` is set,
     whose tree at that commit is copied; else the folder itself is copied) and the name
-    the skill is placed under."""
+    the skill is placed under. A workspace runner (sleep/replay_modes.py) also gets the
+    file the skill is written to in the copy, and `keep_in`: the night's folder for
+    workspaces that outlive one run (a handoff workspace waits there for its answer)."""
 
     project: Path
     commit: str | None
     skill_name: str
+    skill_path: str = "CLAUDE.md"
+    keep_in: Path | None = None
 
 
 class ReplayEnvironment:
@@ -230,10 +235,12 @@ class ReplayEnvironment:
         if runner is None or self.workspace is None:
             raise EnvError(f"sleep: task {item.id} needs a {mode} replay: {MISSING[mode]}")
 
-        async def run(task: AgentTask, skill: str):
-            return await runner(task, skill, complete)
+        where = self.workspace
 
-        return await self._agent_rollout(item, skill_text, run, self.workspace)
+        async def run(task: AgentTask, skill: str):
+            return await runner(task, skill, complete, where)
+
+        return await self._agent_rollout(item, skill_text, run, where)
 
     async def _agent_rollout(
         self, item: TaskItem, skill_text: str, run_agent, where: AgentReplay | None = None
