@@ -48,6 +48,7 @@ from core.training.setup import (
     check_cost_cap_is_priced,
     choose_strategy,
 )
+from core.training.split_limit import limited_split
 from core.training.step import run_step
 
 __all__ = ["Training", "batch_for_step", "run_training"]
@@ -161,9 +162,10 @@ class Training:
     def load_splits(self) -> None:
         self.train_items = self.env.load_split("train")
         val = self.env.load_split("val")
-        self.val_items = val[: self.cfg.val_limit] if self.cfg.val_limit else val
+        seed = self.config.run.seed
+        self.val_items = limited_split(val, self.cfg.val_limit, seed=seed, split="val")
         test = self.env.load_split("test") if self.cfg.final_test else []
-        self.test_items = test[: self.cfg.test_limit] if self.cfg.test_limit else test
+        self.test_items = limited_split(test, self.cfg.test_limit, seed=seed, split="test")
         self.steps_per_epoch = self.cfg.steps_per_epoch or max(
             1, math.ceil(len(self.train_items) / self.cfg.batch_size)
         )
