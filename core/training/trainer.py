@@ -29,7 +29,14 @@ from core.optimizer.rejected_buffer import RejectedEditBuffer
 from core.optimizer.strategy import OptimizerStrategy
 from core.run.dir_stager import RunDirStager
 from core.run.directory import RunDirectory
-from core.run.events import AnswersWaiting, EventBus, RunFailed, RunFinished, RunStarted
+from core.run.events import (
+    AnswersWaiting,
+    EventBus,
+    Notice,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+)
 from core.run.staging import Stager
 from core.run.state import SkillVersion, TrainState
 from core.run.summary import RunSummary
@@ -47,6 +54,7 @@ from core.training.setup import (
     build_client_with_budget_events,
     check_cost_cap_is_priced,
     choose_strategy,
+    unused_optimizer_notice,
 )
 from core.training.split_limit import limited_split
 from core.training.step import run_step
@@ -370,6 +378,9 @@ async def run_training(
             client = build_client_with_budget_events(config, bus)
         check_cost_cap_is_priced(config, client)
         strategy = strategy or choose_strategy(config, client)
+        unused = unused_optimizer_notice(config, client)
+        if unused:
+            bus.emit(Notice(text=unused))
         stager = stager or RunDirStager(run_dir.staged_dir)
         training = Training(config, run_dir, bus, client, env, strategy, stager, stop)
         return await training.run(initial_skill)
