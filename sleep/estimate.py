@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from core.models.factory import build_model_client
 from core.models.ledger import estimate_cost
-from core.run.estimate import QUESTION_TOKENS, plan_calls
+from core.run.estimate import NO_COST, QUESTION_TOKENS, cost_words, plan_calls
 from sleep.night import Night, NightPlan
 from sleep.replay_env import ReplayEnvironment
 from sleep.replay_modes import replayable
@@ -64,9 +64,12 @@ async def estimate_night(night: Night, plan: NightPlan) -> dict[str, str]:
         )
         client = build_model_client(config)
         try:
-            models = {r: client.runtime(r).model for r in ("target", "optimizer", "judge")}
+            runtimes = {r: client.runtime(r) for r in ("target", "optimizer", "judge")}
         finally:
             await client.aclose()
+        # The embedded model, test doubles and handoff cost nothing (core.run.estimate).
+        zero = {"input_per_mtok": 0.0, "output_per_mtok": 0.0}
+        free = {rt.model: zero for rt in runtimes.values() if rt.kind in NO_COST}
         skill_tokens = len(night.repo.read_skill(route.skill)) // 4
         reply = config.models.target.max_tokens
         estimate = estimate_cost(
@@ -83,14 +86,10 @@ async def estimate_night(night: Night, plan: NightPlan) -> dict[str, str]:
                     config.models.optimizer.max_tokens,
                 ),
             },
-            models,
-            config.models.prices,
+            {r: rt.model for r, rt in runtimes.items()},
+            {**config.models.prices, **free},
         )
-        cost = (
-            "cost unknown (no price for " + ", ".join(estimate.unpriced) + ")"
-            if estimate.unpriced
-            else f"${estimate.cost_usd:.2f}"
-        )
+        cost = cost_words(estimate, {r: rt.kind for r, rt in runtimes.items()})
         replayed = sum(map(len, splits.values()))
         left_out = sum(map(len, planned.values())) - replayed
         out[route.skill] = (

@@ -100,6 +100,10 @@ def estimate_run(
     return plan, estimate_cost(calls, models, {**config.models.prices, **prices})
 
 
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
 def cost_words(estimate: Estimate, kinds: dict[str, str] | None = None) -> str:
     """The cost part of the estimate line. `kinds[role]` is the role's backend kind: a role
     that makes calls on a NO_COST backend is named as such ("$0" when every role is free,
@@ -111,7 +115,7 @@ def cost_words(estimate: Estimate, kinds: dict[str, str] | None = None) -> str:
     for role in called:
         if kinds.get(role) in NO_COST:
             free.setdefault(kinds[role], []).append(role)
-    named = ", ".join(f"{' and '.join(roles)} on {NO_COST[kind]}" for kind, roles in free.items())
+    named = ", ".join(f"{_and(roles)} on {NO_COST[kind]}" for kind, roles in free.items())
     if called and len(called) == sum(map(len, free.values())):
         return f"{'no API cost' if 'handoff' in free else '$0'}: {named}"
     if estimate.unpriced:

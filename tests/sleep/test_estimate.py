@@ -99,3 +99,14 @@ def test_dry_run_says_how_many_are_skipped_and_why(world):
     )  # fmt: skip
     [skill] = json.loads(as_json.stdout)["skills"]
     assert skill["skipped"] == {EXTERNAL: 1, REDACTED: 1}
+
+
+def test_the_night_estimate_names_free_roles_instead_of_an_unknown_cost(world):
+    """As `train --estimate` does: the old line said 'cost unknown (no price for
+    tests.sleep.night_double:brain)' for the scripted test-double roles."""
+    _night, plan, estimates = planned(world, "scripted")
+    line = estimates[plan.routes[0]["skill"]]
+    assert "$0: target, judge and optimizer on a test double (free)" in line
+    _night, plan, estimates = planned(world, "claude_code")
+    line = estimates[plan.routes[0]["skill"]]
+    assert "cost unknown (no price for sonnet); no cost for judge and optimizer on a test" in line
