@@ -46,7 +46,12 @@ from core.training.epoch_review import review_epoch
 from core.training.finish import finish, summary_of
 from core.training.gate import item_metric
 from core.training.minibatch import batch_for_step
-from core.training.resume import ConfigChanged, check_resume_config, check_resume_models
+from core.training.resume import (
+    ConfigChanged,
+    check_resume_config,
+    check_resume_models,
+    check_resume_val_items,
+)
 from core.training.rollout_cache import RolloutCache
 from core.training.rollout_runner import RolloutRunner
 from core.training.setup import (
@@ -193,6 +198,7 @@ class Training:
                 )
             resolved = self.resolved_models()
             check_resume_models(state, resolved, str(self.rd.path))
+            check_resume_val_items(state, [i.id for i in self.val_items], str(self.rd.path))
             for key, value in resolved.items():  # a run started before they were recorded
                 if getattr(state, key) is None:
                     setattr(state, key, value)

@@ -4,11 +4,15 @@ states from A to I, and the training loop scored the first N manifest items."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
+import pytest
+
 from core.environment.contract import TaskItem
 from core.run.events import RolloutFinished
+from core.training.resume import ConfigChanged
 from core.training.split_limit import limited_split
 from envs.capitals.environment import CapitalsEnvironment
 from tests.core.training.test_trainer import of, train
@@ -85,3 +89,19 @@ async def test_training_scores_the_seeded_sample_on_val_and_test(tmp_path):
     assert tested == {"x01", "x03"}
     gated = {e.item_id for e in rollouts if e.phase == "gate"}
     assert gated <= baseline
+
+
+async def test_a_run_scored_on_other_val_items_refuses_to_resume(tmp_path):
+    """A run started when val_limit kept the first N items (v01..v03 here) holds a best
+    score of those: resuming it on the seeded sample would gate against another split."""
+    stopped, _, _ = await train(
+        tmp_path, val_limit=3, test_limit=2, overrides={"budget.max_tokens": 450}
+    )
+    assert stopped.status == "stopped"
+    path = tmp_path / "run" / "state.json"
+    state = json.loads(path.read_text())
+    assert set(state["baseline_items"]) == {"v01", "v02", "v05"}
+    state["baseline_items"] = {"v01": 0.0, "v02": 0.0, "v03": 1.0}  # the old head-N
+    path.write_text(json.dumps(state))
+    with pytest.raises(ConfigChanged, match="val items.*--fresh --force"):
+        await train(tmp_path, val_limit=3, test_limit=2)
