@@ -273,6 +273,9 @@ class Training:
                 start_step=s.next_step,
             )
         )
+        unused = unused_optimizer_notice(self.config, self.client)
+        if unused:  # after RunStarted: every run's log begins with it
+            self.emit(Notice(text=unused))
         try:
             if s.baseline_score is None:
                 await self.baseline()
@@ -384,9 +387,6 @@ async def run_training(
             client = build_client_with_budget_events(config, bus)
         check_cost_cap_is_priced(config, client)
         strategy = strategy or choose_strategy(config, client)
-        unused = unused_optimizer_notice(config, client)
-        if unused:
-            bus.emit(Notice(text=unused))
         stager = stager or RunDirStager(run_dir.staged_dir)
         training = Training(config, run_dir, bus, client, env, strategy, stager, stop)
         return await training.run(initial_skill)
