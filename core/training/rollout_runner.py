@@ -23,7 +23,7 @@ from core.models.types import ModelError
 from core.run.events import Event, RolloutFinished
 from core.skill.document import skill_hash
 from core.training.gate import EarlyGate, GateDecision, item_metric
-from core.training.rollout_cache import RolloutCache
+from core.training.rollout_cache import RolloutCache, origin_of
 
 # Phases whose scores drive a decision (baseline, gate, slow update pairs) or are reported
 # (final val, test, `skillopt eval`): a rollout that failed with a model error would count
@@ -200,6 +200,7 @@ class RolloutRunner:
         `tally[0]` counts results produced, including any not yet consumed."""
         tally = tally if tally is not None else [0]
         shash = skill_hash(skill_text)
+        here = origin_of(phase, step, skill_role)
         pending: list[tuple[TaskItem, int]] = []
         for item, repeat in jobs:
             hit = self.cache.get(shash, item.id, split, repeat)
@@ -207,7 +208,15 @@ class RolloutRunner:
                 pending.append((item, repeat))
                 continue
             tally[0] += 1
-            self._emit(hit, phase=phase, step=step, split=split, shash=shash, role=skill_role)
+            self._emit(
+                hit,
+                phase=phase,
+                step=step,
+                split=split,
+                shash=shash,
+                role=skill_role,
+                replayed=not self.cache.note_logged(shash, item.id, split, repeat, here),
+            )
             yield repeat, hit
         if not pending:
             return
@@ -259,6 +268,8 @@ class RolloutRunner:
                     continue
                 if isinstance(got, BaseException):
                     raise got
+                if not got[1].error:
+                    self.cache.note_logged(shash, got[1].item_id, split, got[0], here)
                 self._emit(
                     got[1], phase=phase, step=step, split=split, shash=shash, role=skill_role
                 )
@@ -271,7 +282,15 @@ class RolloutRunner:
             await asyncio.gather(*workers, return_exceptions=True)
 
     def _emit(
-        self, r: RolloutResult, *, phase: str, step: int, split: str, shash: str, role: str = ""
+        self,
+        r: RolloutResult,
+        *,
+        phase: str,
+        step: int,
+        split: str,
+        shash: str,
+        role: str = "",
+        replayed: bool = False,
     ) -> None:
         self.emit(
             RolloutFinished(
@@ -290,5 +309,6 @@ class RolloutRunner:
                 prediction=r.prediction[:200],
                 skill_role=role,
                 truncated=r.truncated,
+                replayed=replayed,
             )
         )

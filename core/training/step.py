@@ -51,7 +51,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         tr.config.run.seed,
         tr.cfg.shuffle,
     )
-    clock = StageClock(tr.client.ledger)
+    clock = StageClock(tr.client.ledger, tr.rd.step_dir(step))
     with clock.stage("rollout"):
         results = await tr.runner.run(batch, current, split="train", phase="train", step=step)
     tr.rd.write_step_rollouts(step, [r.to_dict() for r in results])
@@ -107,7 +107,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     if proposal.execution_notes is not None and not tr.cfg.optimizer.notes_gated:
         add_notes_after_gate(tr, step, proposal.execution_notes)
     train_hard = mean([r.hard for r in results])
-    tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.stages})
+    tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.totals()})
     s.last_apply_report = built.report
     tr.buffer.add_failure_patterns(step, failure_patterns(results))
     s.next_step = step + 1
@@ -123,6 +123,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         )
     )
     tr.persist()
+    clock.finished()  # after the state: a step killed before it is redone with its attempts
     write_history(tr.rd.path, s.next_step, s.baseline_score)
     tr.budget_event()
 
