@@ -156,6 +156,9 @@ def test_a_replay_that_ran_no_checks_leaves_them_not_run():
 
 def test_dry_run_promises_no_check_to_a_mode_that_has_not_run_one(monkeypatch):
     monkeypatch.setattr(replay_shell, "jail_problem", lambda: "")
-    for mode in ("handoff-workspace", "skipped"):
+    for mode in ("chat", "skipped"):
         [check] = planned_checks([{"kind": "command", "value": "make test"}], mode)
         assert check["will_run"] is False and mode in check["not_run_reason"]
+    # the handoff runner runs the task's check in the workspace the answerer worked in
+    [check] = planned_checks([{"kind": "command", "value": "make test"}], "handoff-workspace")
+    assert check["will_run"] is True
