@@ -291,6 +291,7 @@ class Harvest:
                 Session(
                     file.tool, ident.session_id or "", ident.cwd, ident.branch,
                     file.shown, self._automation(ident), tasks,
+                    list(ident.skills), list(ident.skill_files),
                 )
             )  # fmt: skip
 

@@ -44,9 +44,14 @@ class Session:
     file: str
     automation: bool
     tasks: list[Task] = field(default_factory=list)
+    # The skills it used and the instruction files it read (sleep/skills_used.py): the
+    # routing rule "the skill named in the transcript".
+    skills: list[str] = field(default_factory=list)
+    skill_files: list[str] = field(default_factory=list)
 
     def to_json(self, *, evidence: bool = True) -> dict:
-        return {
+        """With `evidence` (what a night freezes), also the skills the session used."""
+        data = {
             "source": self.source,
             "session_id": self.session_id,
             "cwd": self.cwd,
@@ -55,6 +60,9 @@ class Session:
             "automation": self.automation,
             "tasks": [t.to_json(evidence=evidence) for t in self.tasks],
         }
+        if evidence:
+            data.update(skills=list(self.skills), skill_files=list(self.skill_files))
+        return data
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,10 @@ nowhere we recognise may be read by any agent. A session is routed by the first 
 that applies:
 
 1. `--skill NAME` sends everything to one skill (an explicit override);
-2. the skill the session named in its transcript (`skills` in the harvest), when the
-   repository holds it and the session's agent reads it;
+2. the skill the session named in its transcript, when the repository holds it and the
+   session's agent reads it: a skill it loaded (`skills` in the harvest, by repository
+   name or deploy folder) or a skill deployed to a file it read (`skill_files`,
+   sleep/skills_used.py);
 3. the project's main file for the session's agent: the skill deployed to
    `<project>/CLAUDE.md` for Claude Code, to `<project>/AGENTS.md` for the others;
 4. the repository's only skill, when the session's agent reads it.
@@ -151,6 +153,35 @@ def plan_routes(
     return Routing(sorted(routes.values(), key=lambda r: r.skill), left_out)
 
 
+def _named(
+    session: dict[str, Any], entries: list[SkillEntry], by_name: dict[str, SkillEntry]
+) -> list[SkillEntry]:
+    """The skills a session's transcript names, most specific first: a skill it loaded by
+    name (a repository skill of that name, or one deployed to `…/skills/<name>/SKILL.md`),
+    then a skill deployed to a file it read (a SKILL.md before a main file)."""
+    out: list[SkillEntry] = []
+    for name in session.get("skills") or []:
+        if name in by_name:
+            out.append(by_name[name])
+        out.extend(
+            e
+            for e in entries
+            if e.deploy_to
+            and Path(e.deploy_to).name == "SKILL.md"
+            and Path(e.deploy_to).parent.name == name
+        )
+    read = [Path(p) for p in session.get("skill_files") or [] if isinstance(p, str)]
+    for skill_md in (True, False):
+        out.extend(
+            e
+            for e in entries
+            if e.deploy_to
+            and (Path(e.deploy_to).name == "SKILL.md") == skill_md
+            and any(_same_path(e.deploy_to, p) for p in read)
+        )
+    return out
+
+
 def _rule_for(
     session: dict[str, Any],
     agent: str,
@@ -158,9 +189,9 @@ def _rule_for(
     by_name: dict[str, SkillEntry],
     project: Path | None,
 ) -> tuple[SkillEntry | None, str]:
-    for name in session.get("skills", []):
-        if name in by_name and _reads(by_name[name], agent):
-            return by_name[name], BY_TRANSCRIPT
+    for entry in _named(session, entries, by_name):
+        if _reads(entry, agent):
+            return entry, BY_TRANSCRIPT
     main = main_skill(entries, project, agent)
     if main is not None:
         return main, BY_MAIN_FILE[agent]
