@@ -91,6 +91,8 @@ class NightPlan:
     sessions: int
     automation_skipped: int
     routes: list[dict[str, Any]] = field(default_factory=list)
+    # The sessions routing left out: {session, source, reason} (sleep/routing.py).
+    left_out: list[dict[str, str]] = field(default_factory=list)
     # The status of the open night tonight continues on its frozen tasks (None: a new one).
     continues: str | None = None
 
@@ -103,6 +105,8 @@ class NightResult:
     skills: dict[str, dict[str, Any]] = field(default_factory=dict)
     message: str = ""
     pending: int = 0  # handoff prompts waiting for answers
+    # The sessions routing left out: {session, source, reason} (sleep/routing.py).
+    left_out: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -180,6 +184,8 @@ class Night:
     _routed: list[tuple[Route, dict[str, list[MinedTask]]]] | None = field(
         default=None, init=False, repr=False
     )
+    # The sessions tonight's routing left out (set when the night routes its sessions).
+    left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -235,6 +241,7 @@ class Night:
             project=self.project,
             forced=self.skill,
         )
+        self.left_out = routing.left_out
         for line in routing.describe_left_out():
             self.on_line(line)
         routes = routing.routes
@@ -300,7 +307,9 @@ class Night:
             automation_skipped=harvested.automation_skipped + delivered,
             continues=read_json(self.folder / "night.json").get("status"),
         )
-        for route, splits in await self.routed_tasks(sessions):
+        routed = await self.routed_tasks(sessions)
+        plan.left_out = self.left_out
+        for route, splits in routed:
             plan.routes.append(
                 {
                     "skill": route.skill,
@@ -361,6 +370,7 @@ class Night:
         try:
             routed = await self.routed_tasks(sessions)
         except ModelError as exc:  # the miner failed or waits for a handoff answer
+            result.left_out = self.left_out
             result.status = "waiting" if isinstance(exc, HandoffWaiting) else "failed"
             result.pending = len(pending_prompts(self.folder / "handoff"))
             result.message = (
@@ -370,6 +380,7 @@ class Night:
             )
             self._save(result)
             return result
+        result.left_out = self.left_out
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)
             result.skills[route.skill] = outcome

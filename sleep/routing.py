@@ -88,17 +88,27 @@ class Route:
         return any(family(s.split(":", 1)[0]) in self.agents for s in source_sessions)
 
 
+def left_out_reason(agent: str) -> str:
+    """Why a session of this agent family was left out: no skill it reads."""
+    return f"no skill its agent reads ({' or '.join(MAIN_FILES[agent])} of the project)"
+
+
 @dataclass
 class Routing:
     routes: list[Route]
-    left_out: Counter = field(default_factory=Counter)  # agent family -> sessions
+    # The sessions no rule placed: {session: "source:id", source, reason} (dry-run --json,
+    # the night's result).
+    left_out: list[dict[str, str]] = field(default_factory=list)
+
+    def left_out_by_agent(self) -> Counter:
+        return Counter(family(s["source"]) for s in self.left_out)
 
     def describe_left_out(self) -> list[str]:
         return [
             f"{n} session(s) of {'Claude Code' if agent == CLAUDE_CODE else 'Codex/AGENTS.md agents'} "
-            f"left out: no skill they read ({' or '.join(MAIN_FILES[agent])} of the project); "
+            f"left out: {left_out_reason(agent)}; "
             "add it with `skillopt sleep init` or pass --skill NAME"
-            for agent, n in sorted(self.left_out.items())
+            for agent, n in sorted(self.left_out_by_agent().items())
         ]
 
 
@@ -134,12 +144,19 @@ def plan_routes(
             )
         return Routing([Route(forced, [BY_FLAG], list(sessions))])
     routes: dict[str, Route] = {}
-    left_out: Counter = Counter()
+    left_out: list[dict[str, str]] = []
     for session in sessions:
         agent = family(session.get("source"))
         entry, rule = _rule_for(session, agent, entries, by_name, project)
         if entry is None:
-            left_out[agent] += 1
+            source = str(session.get("source") or "?")
+            left_out.append(
+                {
+                    "session": f"{source}:{session.get('session_id', '?')}",
+                    "source": source,
+                    "reason": left_out_reason(agent),
+                }
+            )
             continue
         route = routes.setdefault(entry.name, Route(entry.name, agents=readers(entry)))
         route.add(rule, session)
