@@ -355,6 +355,7 @@ def harvest(
     if not options.commit:
         job.state = HarvestState.load(state_path)
         return job.run()
+    HarvestState.load(state_path)  # a malformed state is refused before the lock is made
     options.state_dir.mkdir(parents=True, exist_ok=True)
     lock = FileLock(options.state_dir / LOCK_FILE)
     if not lock.acquire(timeout=2.0):

@@ -47,6 +47,8 @@ from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
 from sleep import handoff_answers  # noqa: F401 - masks secrets in handoff answers
+from sleep.cursors import HarvestState
+from sleep.harvest import STATE_FILE
 from sleep.mine import mine_sessions, priority
 from sleep.mine_model import mine_with_model
 from sleep.night_tasks import (
@@ -330,6 +332,9 @@ class Night:
         for name, key in (("sessions.json", "sessions"), ("tasks.json", "skills")):
             if (self.folder / name).exists():
                 read_frozen(self.folder / name, key)
+        # The state the night reads later, checked now too, before anything is written.
+        HarvestState.load(self.state_dir / STATE_FILE)
+        TaskArchive(self.state_dir / "tasks.json").load()
 
     async def run(self) -> NightResult:
         check_state_dir(self.state_dir, writing=True)
