@@ -22,11 +22,15 @@ class Task:
     tools: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
     answer: str = ""
+    # Cut at sleep/prompt_cap.MAX_PROMPT_CHARS (the text ends with a note saying so).
+    truncated: bool = False
 
     def to_json(self, *, evidence: bool = True) -> dict:
         """The prompt; with `evidence`, also what the session showed of its answer (what a
         night freezes and mines; `sleep harvest --json` lists the prompts only)."""
         data: dict = {"text": self.text, "timestamp": self.timestamp, "aborted": self.aborted}
+        if self.truncated:
+            data["truncated"] = True
         for name in ("tools", "commands", "answer") if evidence else ():
             if getattr(self, name):
                 data[name] = getattr(self, name)
