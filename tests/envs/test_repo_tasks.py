@@ -212,3 +212,16 @@ async def test_the_agent_is_confined_to_a_workspace_without_task_json():
     assert not (Path(task.files) / "task.json").exists()
     for folder in task.readable:  # readable: this Python only, never the task folders
         assert not task_folder.resolve().is_relative_to(folder.resolve()), folder
+
+
+def test_the_env_listing_without_bubblewrap_says_which_envs_cannot_run(monkeypatch):
+    """`skillopt envs` builds every env: one that refuses without the jail is listed with
+    why, not a crash of the listing (spreadsheetbench's chat target crashed it before)."""
+    import envs.jail
+    from envs.listing import list_environments
+
+    monkeypatch.setattr(envs.jail.shutil, "which", lambda name: None)
+    rows = {r.name: r for r in list_environments()}
+    for name in ("repo_tasks", "spreadsheetbench"):
+        assert "bubblewrap" in (rows[name].problem or ""), rows[name]
+    assert rows["capitals"].data and rows["capitals"].problem is None
