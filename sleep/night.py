@@ -52,6 +52,8 @@ from core.training.trainer import run_training
 # handoff_answers masks secrets in handoff answers; handoff_workspace registers the
 # handoff-workspace replay (sleep/replay_modes.py) when imported.
 from sleep import handoff_answers, handoff_workspace  # noqa: F401
+from sleep.cursors import HarvestState
+from sleep.harvest import STATE_FILE
 from sleep.mine import mine_sessions, priority
 from sleep.mine_model import mine_with_model
 from sleep.night_tasks import (
@@ -97,6 +99,8 @@ class NightPlan:
     sessions: int
     automation_skipped: int
     routes: list[dict[str, Any]] = field(default_factory=list)
+    # The sessions routing left out: {session, source, reason} (sleep/routing.py).
+    left_out: list[dict[str, str]] = field(default_factory=list)
     # The status of the open night tonight continues on its frozen tasks (None: a new one).
     continues: str | None = None
 
@@ -109,6 +113,8 @@ class NightResult:
     skills: dict[str, dict[str, Any]] = field(default_factory=dict)
     message: str = ""
     pending: int = 0  # handoff prompts waiting for answers
+    # The sessions routing left out: {session, source, reason} (sleep/routing.py).
+    left_out: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -187,6 +193,8 @@ class Night:
     _routed: list[tuple[Route, dict[str, list[MinedTask]]]] | None = field(
         default=None, init=False, repr=False
     )
+    # The sessions tonight's routing left out (set when the night routes its sessions).
+    left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -242,6 +250,7 @@ class Night:
             project=self.project,
             forced=self.skill,
         )
+        self.left_out = routing.left_out
         for line in routing.describe_left_out():
             self.on_line(line)
         routes = routing.routes
@@ -307,7 +316,9 @@ class Night:
             automation_skipped=harvested.automation_skipped + delivered,
             continues=read_json(self.folder / "night.json").get("status"),
         )
-        for route, splits in await self.routed_tasks(sessions):
+        routed = await self.routed_tasks(sessions)
+        plan.left_out = self.left_out
+        for route, splits in routed:
             plan.routes.append(
                 {
                     "skill": route.skill,
@@ -328,6 +339,9 @@ class Night:
         for name, key in (("sessions.json", "sessions"), ("tasks.json", "skills")):
             if (self.folder / name).exists():
                 read_frozen(self.folder / name, key)
+        # The state the night reads later, checked now too, before anything is written.
+        HarvestState.load(self.state_dir / STATE_FILE)
+        TaskArchive(self.state_dir / "tasks.json").load()
 
     async def run(self) -> NightResult:
         check_state_dir(self.state_dir, writing=True)
@@ -368,6 +382,7 @@ class Night:
         try:
             routed = await self.routed_tasks(sessions)
         except ModelError as exc:  # the miner failed or waits for a handoff answer
+            result.left_out = self.left_out
             result.status = "waiting" if isinstance(exc, HandoffWaiting) else "failed"
             result.pending = len(pending_prompts(self.folder / "handoff"))
             result.message = (
@@ -377,6 +392,7 @@ class Night:
             )
             self._save(result)
             return result
+        result.left_out = self.left_out
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)
             result.skills[route.skill] = outcome

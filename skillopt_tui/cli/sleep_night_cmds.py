@@ -290,6 +290,7 @@ def _plan_json(plan, backend: str, estimates: dict) -> dict:
         "automation_skipped": plan.automation_skipped,
         "continues": plan.continues,
         "skills": plan.routes,
+        "left_out": plan.left_out,
         "estimate": estimates,
     }
 

@@ -65,13 +65,14 @@ def one_line(text: str, limit: int = 200) -> str:
 # -- header and empty states -----------------------------------------------------------------
 
 
-def header(ctx: SleepContext, project: Path, everything: bool) -> Text:
+def header(ctx: SleepContext, project: Path, everything: bool, note: str = "") -> Text:
+    """The title line; `note` follows the project (which of several is shown)."""
     if ctx.problem:
         return Text.assemble(("Sleep  ", "bold"), (ctx.problem, "red"))
     which = "whole history" if everything else "new since last night"
     backend = ctx.settings.backend or "handoff"
     return Text.assemble(
-        ("Sleep", "bold"), f" · {tilde(project)} · backend {backend} · sessions {which}"
+        ("Sleep", "bold"), f" · {tilde(project)}{note} · backend {backend} · sessions {which}"
     )
 
 
