@@ -9,6 +9,7 @@ import json
 import pytest
 
 from core.config import ConfigError
+from core.models import structured
 from core.models.factory import build_model_client
 from core.models.types import BadRequestError
 from core.optimizer.json_reply import ANALYST_SHAPE, RANK_SHAPE, ask_json
@@ -155,3 +156,20 @@ def test_auto_resolves_per_backend(tmp_path):
 
 def test_analyst_shape_carries_a_schema():
     assert ANALYST_SHAPE.response_format["json_schema"]["name"] == "analyst"
+
+
+def test_the_embedded_model_gets_a_bounded_schema_and_no_one_line_stop():
+    # The embedded backend's default stop ends a one-line answer; a JSON reply may break
+    # lines between values, so a schema call goes without it (the grammar ends the reply).
+    settings = {
+        "max_tokens": 512,
+        "stop": ["\n"],
+        "response_format": ANALYST_SHAPE.response_format,
+    }
+    sent = structured.apply(settings, "schema", "local")
+    assert "stop" not in sent
+    schema = sent["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["analysis"]["maxLength"] > 0
+    assert schema["properties"]["edits"]["maxItems"] >= 1
+    assert structured.apply(settings, "off", "local") == {"max_tokens": 512, "stop": ["\n"]}
+    assert structured.apply(settings, "json", "local")["response_format"] == {"type": "json_object"}
