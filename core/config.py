@@ -83,6 +83,10 @@ class RoleConfig(_Strict):
     stream: Literal["auto", "always", "never"] = "auto"
     max_retries: int = Field(default=4, ge=0)
     cache: bool = True
+    # What is sent of a reply's JSON schema (optimizer, judge and miner replies):
+    # auto = the schema where the backend is known to honour it, else nothing;
+    # schema | json (JSON mode) | off (core/models/structured.py).
+    structured: Literal["auto", "schema", "json", "off"] = "auto"
     # Coding-agent CLIs only (backend claude_code | codex | pi | opencode | copilot).
     binary: str | None = None  # path or name; null = PATH, then .tools/agents/
     max_turns: int | None = Field(default=None, ge=1)  # agent use; chat use is one turn

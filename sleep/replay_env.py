@@ -37,6 +37,7 @@ from core.models.types import (
     RetriesExhausted,
     TransientError,
 )
+from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.prompt_files import render_sleep_prompt
 from sleep.replay_checks import (
@@ -73,7 +74,7 @@ def _check_verdict(obj: dict) -> dict:
     return {"score": float(score), "reason": reason}
 
 
-VERDICT_SHAPE = Shape("judge", '{"score": 0.5, "reason": "..."}', _check_verdict)
+VERDICT_SHAPE = Shape("judge", '{"score": 0.5, "reason": "..."}', _check_verdict, schemas.JUDGE)
 
 
 def judge_advice(backend: str) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from core.config import AGENT_BACKENDS, ROLES, Config, RoleConfig
+from core.models import structured
 from core.models.agents.claude_code import ClaudeCodeBackend, user_config_dir
 from core.models.agents.cli import AgentSettings
 from core.models.agents.codex import CodexBackend, user_codex_home
@@ -206,6 +207,9 @@ def _resolve_role(
                 f"{where}.reasoning_effort is set but the {kind} backend does not take it; "
                 f"remove it or use one of: {', '.join(REASONING_EFFORT_BACKENDS)}"
             )
+        structured_refusal = structured.refusal(rc.structured, kind)
+        if structured_refusal is not None:
+            raise BadRequestError(f"{where}.structured {structured_refusal}")
         if rc.stream == "always" and kind not in STREAMING_KINDS:
             raise BadRequestError(
                 f"{where}.stream is always but the {kind} backend does not stream; set it "
@@ -229,6 +233,7 @@ def _resolve_role(
         rt.error = exc
     if not rt.label:
         rt.label = f"{rt.kind}:{rt.model or '?'}"
+    rt.structured = structured.sent_mode(rc.structured, kind, custom_server=bool(rc.base_url))
     return rt
 
 

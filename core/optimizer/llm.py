@@ -79,9 +79,10 @@ class OptimizerClient(Protocol):
 class LLMOptimizer:
     """`LLMOptimizer(client, role="optimizer", json_mode=False, item_chars="auto",
     pairs_per_outcome=4, max_tokens_floor=None, ..., **settings)`: `settings` are passed
-    to every `complete` call on top of the role's config; `json_mode` adds
-    `response_format={"type": "json_object"}` (off by default: some OpenAI-compatible
-    servers reject it). With `max_tokens_floor` (the role's max_tokens) each call's
+    to every `complete` call on top of the role's config. Each call carries its reply
+    shape's JSON schema, of which the role's `structured` mode decides what is sent
+    (core/models/structured.py); `json_mode` sends `response_format={"type":
+    "json_object"}` instead, whatever that mode (a caller's own format is kept). With `max_tokens_floor` (the role's max_tokens) each call's
     max_tokens and timeout are sized from its prompt and the skill (core.optimizer.
     call_budget), up to `max_tokens_ceiling`; without it the role's max_tokens is used."""
 

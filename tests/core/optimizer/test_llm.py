@@ -19,6 +19,7 @@ from core.config import config_from_dict
 from core.environment.contract import RolloutResult
 from core.models.factory import build_model_client
 from core.models.types import BudgetExceeded, Completion, Usage
+from core.optimizer.json_reply import ANALYST_SHAPE
 from core.optimizer.llm import LLMOptimizer, rank_order
 from core.optimizer.reflection_groups import make_groups
 from core.optimizer.strategy import EpochContext, EpochPair, ProposalContext
@@ -457,7 +458,10 @@ async def test_settings_role_and_json_mode_are_passed():
     fake2 = FakeOptimizer(failure=four_edits)
     await LLMOptimizer(fake2.client, role="judge").propose(ctx(results(1, 0)))
     [call] = fake2.calls
-    assert call["role"] == "judge" and "response_format" not in call["settings"]
+    # Without json_mode the request carries the analyst's schema (the role's `structured`
+    # mode decides what of it the client sends).
+    assert call["role"] == "judge"
+    assert call["settings"]["response_format"] == ANALYST_SHAPE.response_format
 
 
 async def test_reply_cut_by_max_tokens_is_not_applied():
