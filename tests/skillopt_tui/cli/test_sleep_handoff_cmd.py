@@ -89,3 +89,25 @@ def test_handoff_says_a_workspace_answer_is_the_final_message_and_the_edits(tmp_
     assert f"waiting   {prompt['file']} (replay-workspace): no answer yet" in out.stdout
     assert "expects free text: the final message" in out.stdout
     assert "the edits left in that workspace are read with it" in out.stdout
+
+
+def test_a_finished_nights_prompts_wait_for_nothing(world):  # noqa: F811
+    """A strong-model night found `sleep status` saying "1 handoff answer(s) waiting" and
+    `sleep handoff` listing a prompt after the night had finished (its workspace gone, a
+    re-run starting a new night)."""
+    env, project = world["env"], world["project"]
+    assert run(env, "sleep", "init", "--project", str(project), "--yes").returncode == 0
+    assert run(env, "sleep", "run").returncode == 3
+    state = world["tmp"] / "xdg" / "skillopt" / "sleep"
+    [night] = (state / "nights").iterdir()
+    data = json.loads((night / "night.json").read_text())
+    (night / "night.json").write_text(json.dumps({**data, "status": "finished"}))
+    listed = run(env, "sleep", "handoff", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert (
+        json.loads(listed.stdout)["prompts"] == [] and json.loads(listed.stdout)["night_finished"]
+    )
+    assert "nothing is waiting" in run(env, "sleep", "handoff").stdout
+    status = json.loads(run(env, "sleep", "status", "--json").stdout)
+    [recent] = status["nights"]
+    assert recent["status"] == "finished" and recent["pending"] == 0
