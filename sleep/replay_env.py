@@ -85,6 +85,13 @@ def judge_advice(backend: str) -> str:
     return "check models.judge (a stronger model, or a larger models.judge.max_tokens)"
 
 
+def _judge_context(item: TaskItem) -> str:
+    """The earlier turns a follow-up refers to ("these changes", "also"), as the target
+    had them: without them the judge cannot tell what was asked."""
+    turns = [Turn(p, a) for p, a in item.data.get("context", [])]
+    return f"## Context\n{context_text(turns)}\n\n" if turns else ""
+
+
 class JudgeFailed(ModelError):
     """The judge's reply was unusable after a repair: the night must not score on it."""
 
@@ -361,6 +368,7 @@ class ReplayEnvironment:
     ) -> dict:
         prompt = render_sleep_prompt(
             "judge",
+            context=_judge_context(item),
             intent=item.question,
             rubric=item.answer,
             checks=judge_section(checks or []),
