@@ -510,9 +510,10 @@ async def test_slow_update_returns_new_guidance():
     [prompt] = fake.prompts("slow_update")
     assert (
         "Old guidance." in prompt
-        and "## improved (1 of 2)" in prompt
-        and "## regressed (1 of 2)" in prompt
+        and "## improved (1 of 2 items)" in prompt
+        and "## regressed (1 of 2 items)" in prompt
     )
+    assert "PREVIOUS SKILL" in prompt  # as published: the previous skill and the current
     assert "REFERENCE-2" in prompt and '{"guidance":' in prompt
     assert events[0].kind == "slow_update" and events[0].text == out
     assert (events[0].step, events[0].group) == (9, 1)  # the epoch's last step, the epoch
@@ -540,6 +541,17 @@ async def test_meta_notes():
     assert await LLMOptimizer(fake.client).meta_notes(epoch_ctx()) == "format rules helped"
     [prompt] = fake.prompts("meta")
     assert "old notes" in prompt and "PREVIOUS SKILL" in prompt and SKILL in prompt
+    assert "# Candidates the gate rejected this epoch" in prompt
+
+    # Issue 22 item 9: the skill the next epoch starts from (with the slow update just
+    # accepted) and the rejected candidates' edits. Fails on the old code (neither shown).
+    told = FakeOptimizer(meta=lambda m: {"notes": "n"})
+    context = epoch_ctx()
+    context.next_skill = SKILL + "\nNEW GUIDANCE LINE\n"
+    context.rejected = '### Step 3: rejected (candidate 0.2 vs best 0.4)\n- append "Be terse."'
+    await LLMOptimizer(told.client).meta_notes(context)
+    [prompt] = told.prompts("meta")
+    assert "NEW GUIDANCE LINE" in prompt and '- append "Be terse."' in prompt
     bad = FakeOptimizer(meta=lambda m: "??")
     assert await LLMOptimizer(bad.client).meta_notes(epoch_ctx()) == "old notes"
     assert bad.kinds() == ["meta", "meta"]
