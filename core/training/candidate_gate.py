@@ -123,6 +123,7 @@ async def judge_candidate(
                 items_total=len(tr.val_items),
                 rollouts_saved=0,
                 reason=reason,
+                source=source,
             )
         )
         return {
@@ -231,6 +232,16 @@ async def judge_candidate(
             items_regressed=regressed,
             reason=reason,
             staged_ref=staged_ref,
+            source=source,
+            at_most=early_bound(scored, len(tr.val_items)) if full_score is None else None,
         )
     )
     return info
+
+
+def early_bound(scored: list[float], total: int) -> float | None:
+    """The most a candidate rejected after `scored` could have reached: every item left
+    at 1 (the bound the early gate could not see it beat)."""
+    if not scored or not total:
+        return None
+    return (sum(scored) + (total - len(scored))) / total

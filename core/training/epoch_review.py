@@ -92,8 +92,15 @@ async def review_epoch(tr: TrainingRun, epoch: int) -> None:
     step_marker = s.next_step - 1  # the epoch's last step: where its events belong
     run_meta = cfg.meta_skill.enabled and epoch + 1 < cfg.epochs
     if cfg.slow_update.enabled or run_meta:
+        review = s.epoch_review if (s.epoch_review or {}).get("epoch") == epoch else None
+        if review is None:  # a fresh epoch end (else resumed past its slow update)
+            review = {
+                "epoch": epoch,
+                "from_version": s.current_version,
+                "rejected": tr.buffer.render_rejections(),
+            }
         previous = tr.skill_text(s.epoch_start_version)
-        current = tr.current
+        current = tr.skill_text(review["from_version"])
         pairs, every = await epoch_pairs(tr, epoch, previous, current, step_marker)
         shown = {id(p) for p in pairs}
         tr.rd.write_step_json(
@@ -121,15 +128,21 @@ async def review_epoch(tr: TrainingRun, epoch: int) -> None:
             meta_notes=s.meta_notes,
             emit=tr.emit,
             step=step_marker,
-            rejected=tr.buffer.render_rejections(),
+            rejected=review["rejected"],
         )
         if cfg.slow_update.enabled:
-            accepted = await _slow_update(tr, ctx, guidance_now, step_marker)
+            if "accepted" not in review:
+                review["accepted"] = await _slow_update(tr, ctx, guidance_now, step_marker)
+                if run_meta:  # a boundary: a stop in the meta call keeps this decision
+                    s.epoch_review = review
+                    tr.persist()
+            accepted = review["accepted"]
         if run_meta:
             if tr.current != current:  # the slow update's guidance is in the next start
                 ctx = dataclasses.replace(ctx, next_skill=tr.current)
             notes = await tr.strategy.meta_notes(ctx)
             s.meta_notes = notes
+    s.epoch_review = None
     tr.emit(
         EpochFinished(
             epoch=epoch,

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from core.models.types import BudgetExceeded
 from core.optimizer.fewshot import FewshotStrategy
 from core.optimizer.strategy import Proposal
+from core.run.events import EpochFinished, RunFinished
 from core.skill.edits import Edit
 from tests.core.training.test_method_fidelity import run
 from tests.support.train_scenario import TRAIN
@@ -116,3 +120,36 @@ async def test_accumulation_analyses_several_batches_in_one_step(tmp_path):
     ]
     rollouts = tmp_path / "run" / "steps" / "0000" / "rollouts.jsonl"
     assert len(rollouts.read_text().splitlines()) == 6
+
+
+class StopsInMetaOnce(EpochRecorder):
+    """TEST DOUBLE: the first meta-notes call hits the budget cap (as a handoff wait or a
+    cap would stop the run there), the next one answers."""
+
+    def __init__(self, guidance):
+        super().__init__(guidance=guidance)
+        self.stopped = False
+
+    async def meta_notes(self, ctx):
+        if not self.stopped:
+            self.stopped = True
+            raise BudgetExceeded("token budget reached (test double)")
+        return await super().meta_notes(ctx)
+
+
+async def test_a_stop_in_the_meta_call_keeps_the_accepted_slow_update(tmp_path):
+    """Issue 22 (strong-model run): after an accepted slow update, a stop in the meta call
+    fell back to the boundary before the epoch end, so the run printed the old best val.
+    The slow update is a boundary of its own: the stopped run reports its best (0.8), and
+    the resumed run neither redoes nor duplicates it. Fails on the old code (0.6)."""
+    strategy = StopsInMetaOnce(guidance="- Norway: Oslo")
+    summary, events = await run(tmp_path, strategy)
+    assert summary.status == "stopped"
+    [stopped] = [e for e in events if isinstance(e, RunFinished)]
+    assert stopped.best_val == pytest.approx(0.8)
+    summary, events = await run(tmp_path, strategy)
+    assert summary.status == "finished" and summary.best_val == pytest.approx(0.8)
+    assert [c.epoch for c in strategy.slow] == [0, 1]  # epoch 0's was not asked twice
+    assert summary.accepted_slow_updates == [1]
+    epochs = [e.slow_update_accepted for e in events if isinstance(e, EpochFinished)]
+    assert epochs == [True, None]
