@@ -656,3 +656,26 @@ async def test_sized_call_cut_twice_is_dropped():
     proposal = await optimizer.propose(ctx(results(2, 0), events=events))
     assert proposal.edits == [] and fake.kinds() == ["failure", "failure"]
     assert "after one retry at a larger budget" in events[0].text
+
+
+def test_accumulated_batches_are_grouped_apart():
+    """Gradient accumulation (published): each batch is reflected on by itself, so no
+    analyst group mixes two batches; groups stay failures first, numbered per kind."""
+    first = [result(i, 0.0) for i in range(3)] + [result(50 + i, 1.0) for i in range(2)]
+    second = [result(10 + i, 0.0) for i in range(3)] + [result(60 + i, 1.0) for i in range(2)]
+    context = ctx(first + second, minibatch_size=4)
+    context.batches = [first, second]
+    groups = LLMOptimizer(FakeOptimizer().client).groups(context)
+    batch_of = {r.item_id: b for b, batch in enumerate([first, second]) for r in batch}
+    assert all(len({batch_of[r.item_id] for r in g.results}) == 1 for g in groups)
+    assert [(g.kind, g.index) for g in groups] == [
+        ("failure", 0),
+        ("failure", 1),
+        ("success", 0),
+        ("success", 1),
+    ]
+    # One batch: the groups of the whole step, as before accumulation existed.
+    one = ctx(first + second, minibatch_size=4)
+    assert LLMOptimizer(FakeOptimizer().client).groups(one) == make_groups(
+        first + second, seed=0, size=4
+    )
