@@ -53,7 +53,6 @@ from core.optimizer.reflection_groups import (
     FAILURE,
     SUCCESS,
     Group,
-    clip,
     make_groups,
     render_pairs,
     render_results,
@@ -382,7 +381,7 @@ class LLMOptimizer:
         if self._merge_context == "analyses":
             head += f"\n{p.failures} of {p.items} items behind this list failed."
             if p.analyses:
-                head += "\nAnalyses:\n" + "\n".join(f"- {clip(a, 1500)}" for a in p.analyses)
+                head += "\nAnalyses:\n" + "\n".join(f"- {a}" for a in p.analyses)
             head += "\nEdits:"
         return f"{head}\n{render_edits(p.edits)}"
 
