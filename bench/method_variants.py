@@ -38,7 +38,7 @@ FEWSHOT_VARIANTS = [
     "no_buffer",
     "no_slow_update",
     "no_meta",
-    "forced_slow_update",
+    "gated_slow_update",
     "soft_gate",
     "mixed_gate",
 ]
@@ -59,7 +59,7 @@ LLM_VARIANTS = [
     "no_buffer",
     "no_slow_update",
     "no_meta",
-    "forced_slow_update",
+    "gated_slow_update",
     "soft_gate",
     "mixed_gate",
     "density_gate",

@@ -94,7 +94,10 @@ class SlowUpdateConfig(StrictModel):
 
     enabled: bool = True
     sample_size: int = Field(default=20, ge=1)
-    gated: bool = True
+    # false (published): the guidance goes into the current skill only, no val pass (the
+    # finish gates the final skill); true (configs/features/gated_slow_update.yaml): it
+    # must beat the best on val like any candidate.
+    gated: bool = False
     # null (published): every pair is shown, whole, within the optimizer's context;
     # N (configs/features/sampled_pairs.yaml): a seeded sample of N per outcome.
     pairs_per_outcome: int | None = Field(default=None, ge=1)

@@ -46,11 +46,12 @@ def plan_calls(
 
     rolled = batch * t.accumulation  # a step rolls out `accumulation` batches
     target = val + steps * (rolled + val) + 3 * test + val  # baseline, steps, final
-    if t.slow_update.enabled:  # at the end of every epoch, the last one included
-        per_epoch = 2 * min(t.slow_update.sample_size, train_items)
-        target += t.epochs * (per_epoch + (val if t.slow_update.gated else 0))
-    elif t.meta_skill.enabled:  # the meta notes roll out the same pairs themselves
-        target += later_epochs * 2 * min(t.slow_update.sample_size, train_items)
+    # Pairs at every epoch end for the slow update (the last included; fewshot writes
+    # none), else between epochs for the meta notes; a gated slow update adds a val pass.
+    pairs = 2 * min(t.slow_update.sample_size, train_items)
+    slow = t.slow_update.enabled and uses_llm
+    ends = t.epochs if slow else (later_epochs if t.meta_skill.enabled else 0)
+    target += ends * pairs + (t.epochs * val if slow and t.slow_update.gated else 0)
 
     optimizer = 0
     if uses_llm:

@@ -9,8 +9,9 @@ Both read the same evidence: the epoch's starting skill and the current one roll
 one seeded sample of train items, paired per item, and filtered by the
 `longitudinal_pair_policy` (published: mixed = all pairs; changed = improved and
 regressed only, topped up from the rest of the train split; unchanged = the others). The
-slow update rewrites only the protected slow-update block and, by default, must pass the
-gate like any candidate; the meta notes never enter the target's skill, they go to the
+slow update rewrites only the protected slow-update block; as published it goes into the
+current skill ungated (no val pass: the finish gates the final skill), or with
+`slow_update.gated` must pass the gate like any candidate; the meta notes never enter the target's skill, they go to the
 optimizer's next prompts, and are shown the skill the next epoch starts from and the
 candidates the gate rejected this epoch.
 """
@@ -26,6 +27,7 @@ from core.optimizer.strategy import EpochContext, EpochPair
 from core.run.events import EpochFinished
 from core.skill.document import SkillError
 from core.skill.protected_blocks import SLOW_UPDATE_BLOCK, read_block, strip_markers, write_block
+from core.skill.validation import validate_candidate
 from core.training.candidate_gate import judge_candidate
 from core.training.context import TrainingRun
 
@@ -91,7 +93,10 @@ async def review_epoch(tr: TrainingRun, epoch: int) -> None:
     notes = ""
     step_marker = s.next_step - 1  # the epoch's last step: where its events belong
     run_meta = cfg.meta_skill.enabled and epoch + 1 < cfg.epochs
-    if cfg.slow_update.enabled or run_meta:
+    # A strategy that never writes guidance (fewshot) needs no pairs for it: after the
+    # last epoch (no meta notes either) its epoch end rolls out nothing.
+    run_slow = cfg.slow_update.enabled and getattr(tr.strategy, "writes_guidance", True)
+    if run_slow or run_meta:
         review = s.epoch_review if (s.epoch_review or {}).get("epoch") == epoch else None
         if review is None:  # a fresh epoch end (else resumed past its slow update)
             review = {
@@ -130,7 +135,7 @@ async def review_epoch(tr: TrainingRun, epoch: int) -> None:
             step=step_marker,
             rejected=review["rejected"],
         )
-        if cfg.slow_update.enabled:
+        if run_slow:
             if "accepted" not in review:
                 review["accepted"] = await _slow_update(tr, ctx, guidance_now, step_marker)
                 if run_meta:  # a boundary: a stop in the meta call keeps this decision
@@ -176,13 +181,29 @@ async def _slow_update(
         )
         return False
     tr.rd.write_step_text(step, "slow_update_candidate.md", candidate)
-    # Gated (default): like any candidate. Forced: it becomes current whatever it scores,
-    # re-measured on val so the run knows where it stands (best only if strictly better).
-    mode = "strict" if tr.cfg.slow_update.gated else "forced"
-    if not tr.cfg.gate.enabled:
-        mode = "disabled"
+    if not tr.cfg.slow_update.gated:
+        return _apply_ungated(tr, candidate, step)
+    # Gated (configs/features/gated_slow_update.yaml): like any candidate.
+    mode = "strict" if tr.cfg.gate.enabled else "disabled"
     info = await judge_candidate(
         tr, candidate, step=step, edits=[], source="slow_update", mode=mode
     )
     tr.rd.write_step_json(step, "slow_update_gate.json", info)
     return bool(info["accepted"])
+
+
+def _apply_ungated(tr: TrainingRun, candidate: str, step: int) -> bool:
+    """Published (slow_update_gate_with_selection false): the guidance goes into the
+    current skill only, with no val pass; the best skill stays the val-best one, and the
+    finish's final-skill check is what can promote it. A candidate that fails free
+    validation (too long, markers broken) is refused, never applied."""
+    problems = validate_candidate(candidate, max_chars=tr.cfg.max_skill_chars, original=tr.current)
+    info = {"step": step, "source": "slow_update", "mode": "ungated", "accepted": not problems}
+    if problems:
+        info["reason"] = "invalid candidate: " + "; ".join(problems)
+        info["problems"] = problems
+    else:
+        tr.state.current_version = tr.add_version(candidate, step=step, source="slow_update")
+        info["reason"] = "ungated (published): current only; the finish gates the final skill"
+    tr.rd.write_step_json(step, "slow_update_gate.json", info)
+    return not problems

@@ -25,7 +25,7 @@ EXPECTED = {
     "merge_edits_only": lambda c: c.train.optimizer.merge_context == "edits",
     "sampled_pairs": lambda c: c.train.slow_update.pairs_per_outcome == 4,
     "capped_merges": lambda c: c.train.optimizer.merges == "capped",
-    "forced_slow_update": lambda c: c.train.slow_update.gated is False,
+    "gated_slow_update": lambda c: c.train.slow_update.gated is True,
     "rewrite": lambda c: c.train.optimizer.update_mode == "rewrite" and c.train.strategy == "llm",
     "full_rewrite": lambda c: (
         c.train.optimizer.update_mode == "full_rewrite" and c.train.strategy == "llm"

@@ -143,13 +143,23 @@ async def test_a_stop_in_the_meta_call_keeps_the_accepted_slow_update(tmp_path):
     The slow update is a boundary of its own: the stopped run reports its best (0.8), and
     the resumed run neither redoes nor duplicates it. Fails on the old code (0.6)."""
     strategy = StopsInMetaOnce(guidance="- Norway: Oslo")
-    summary, events = await run(tmp_path, strategy)
+    gated = {"sample_size": 6, "gated": True}  # gated: it becomes best when it beats it
+    summary, events = await run(tmp_path, strategy, slow_update=gated)
     assert summary.status == "stopped"
     [stopped] = [e for e in events if isinstance(e, RunFinished)]
     assert stopped.best_val == pytest.approx(0.8)
-    summary, events = await run(tmp_path, strategy)
+    summary, events = await run(tmp_path, strategy, slow_update=gated)
     assert summary.status == "finished" and summary.best_val == pytest.approx(0.8)
     assert [c.epoch for c in strategy.slow] == [0, 1]  # epoch 0's was not asked twice
     assert summary.accepted_slow_updates == [1]
     epochs = [e.slow_update_accepted for e in events if isinstance(e, EpochFinished)]
     assert epochs == [True, None]
+
+
+async def test_fewshot_rolls_out_no_pairs_after_the_last_epoch(tmp_path):
+    """Fewshot never writes guidance: after the last epoch (no meta notes either) its
+    epoch end rolls out nothing; between epochs the meta notes still get their pairs."""
+    await run(tmp_path, FewshotStrategy())
+    steps = tmp_path / "run" / "steps"
+    assert (steps / "0001" / "slow_update_pairs.json").exists()
+    assert not (steps / "0003" / "slow_update_pairs.json").exists()

@@ -56,7 +56,11 @@ class EpochEndStrategy:
 
 
 async def train(tmp_path: Path, strategy, stager=None):
-    config = config_from_dict(scenario_config(tmp_path))
+    # Gated slow updates (configs/features/gated_slow_update.yaml) are staged at their
+    # epoch's last step; the published, ungated ones only through the finish.
+    config = config_from_dict(
+        scenario_config(tmp_path, slow_update={"sample_size": 6, "gated": True})
+    )
     client = build_model_client(
         config,
         scripted={"target": SkillSensitiveTarget()},
