@@ -22,7 +22,7 @@ from pathlib import Path
 
 from core.errors import UserError
 from core.file_lock import FileLock
-from core.models.agent_process import recorded_sessions
+from core.models.agents.process import recorded_sessions
 from sleep.claude_tasks import ClaudeTaskReader
 from sleep.codex_tasks import CodexTaskReader
 from sleep.cursors import Cursor, HarvestState, digest, probe
@@ -149,7 +149,7 @@ class Harvest:
         # Redactions of the file being read (a Codex prompt is redacted once for its key
         # and once for delivery otherwise); cleared per file so memory stays flat.
         self._redacted: dict[str, Redacted] = {}
-        # Sessions our own agent backends started (core.models.agent_process records their
+        # Sessions our own agent backends started (core.models.agents.process records their
         # ids): automation whatever their records say, so a night never learns from a replay.
         self.ours = recorded_sessions(options.environ)
 

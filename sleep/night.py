@@ -10,7 +10,9 @@ the usage ledger's caps. What this module adds is the night's own state:
     <state>/nights/<night-id>/sessions.json   tonight's harvest, frozen before the cursors move
     <state>/nights/<night-id>/tasks.json      the tasks it replays, with their splits
     <state>/nights/<night-id>/<skill>/        an ordinary run directory (events.jsonl, ...)
-    <state>/nights/<night-id>/handoff/        prompt and answer files (handoff backend)
+    <state>/nights/<night-id>/checks/<skill>.jsonl  each replay's command checks (replay_checks)
+    <state>/nights/<night-id>/handoff/        prompt and answer files (handoff backend),
+                                              and workspaces/ for agentic tasks
     <state>/tasks.json                        the mined-task archive across nights
     <state>/carried-sessions.json             sessions of failed nights closed, for the next
     <state>/night.lock                        one night at a time
@@ -48,7 +50,10 @@ from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
-from sleep import handoff_answers  # noqa: F401 - masks secrets in handoff answers
+
+# handoff_answers masks secrets in handoff answers; handoff_workspace registers the
+# handoff-workspace replay (sleep/replay_modes.py) when imported.
+from sleep import handoff_answers, handoff_workspace  # noqa: F401
 from sleep.mine import mine_sessions, priority
 from sleep.mine_model import mine_with_model
 from sleep.night_tasks import (
@@ -64,6 +69,7 @@ from sleep.night_tasks import (
     read_json,
     with_carried,
 )
+from sleep.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
 from sleep.replay_env import AgentReplay, ReplayEnvironment
 from sleep.replay_modes import (
     WORKSPACE_MODES,
@@ -171,6 +177,7 @@ class Night:
     test_fraction: float = 0.0
     max_tasks: int = 40
     pass_mark: float = 0.7
+    check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S  # each command check's time limit
     include_automation: bool = False
     auto_adopt: bool = False
     today: dt.date = field(default_factory=dt.date.today)
@@ -386,6 +393,7 @@ class Night:
             result.status = "stopped"
         else:
             result.status = "finished"
+            handoff_workspace.discard(self.folder / "handoff")
         result.message = self._message(result)
         self._save(result)
         return result
@@ -421,6 +429,8 @@ class Night:
                 judge_backend=config.models.judge.backend,
                 target_backend=config.models.target.backend,
                 workspace=self._workspace(route),
+                check_timeout_s=self.check_timeout_s,
+                checks_log=self._checks_log(route),
             )
             state = run_dir.read_state()
             inner = SkillsRepoStager(
@@ -456,11 +466,16 @@ class Night:
             run_dir=str(run_dir.path),
             candidates=candidates_gated(run_dir.path),
         )
+        if self._checks_log(route).exists():
+            outcome["checks"] = tally(self._checks_log(route))
         if summary.staged:
             outcome["staged"] = f"staged/{run_id}"
             if self.auto_adopt and summary.status == "finished":
                 outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
         return outcome
+
+    def _checks_log(self, route: Route) -> Path:
+        return self.folder / "checks" / f"{route.skill}.jsonl"
 
     def _skipped_line(self, task: MinedTask, reason: str) -> None:
         self.on_line(f"skipped task {task.id}: {reason}")
@@ -479,7 +494,13 @@ class Night:
         backend = self.config.models.target.backend
         if backend in AGENT_BACKENDS or not any(workspace_runner(m) for m in WORKSPACE_MODES):
             return None
-        return self._replay_tree(route)
+        if self.project is None:  # no tree to copy: a task needing one fails by its id
+            return None
+        return dataclasses.replace(
+            self._replay_tree(route),
+            skill_path=skill_path_for(route.agents),
+            keep_in=self.folder / "handoff" / handoff_workspace.FOLDER,
+        )
 
     def _replay_tree(self, route: Route) -> AgentReplay:
         if self.project is None:
@@ -574,6 +595,9 @@ def planned_tasks(
                         task, replay_mode(task, backend), replay_at_night(task, backend)
                     ),
                 }
+            )
+            out[-1]["checks"] = planned_checks(
+                out[-1]["checks"], replay_at_night(task, backend).mode
             )
     return out
 

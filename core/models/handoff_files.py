@@ -44,6 +44,7 @@ class PromptInfo:
     shape: str = ""  # json_reply Shape name; empty: free text
     example: str = ""
     repair_of: str = ""  # the prompt whose rejected answer this one repairs
+    expects: str = ""  # what a free-text answer is, when more than the reply itself
 
 
 @dataclass(frozen=True)

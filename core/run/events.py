@@ -68,6 +68,13 @@ class RolloutFinished(Event):
     # which skill a rollout scored when a phase scores several ("initial", "best", "final"
     # on test); empty otherwise, and in logs written before it existed
     skill_role: str = ""
+    # the target's reply was cut at its token limit (finish_reason "length"): scored as
+    # given, flagged so a wrong answer can be told from an unfinished one
+    truncated: bool = False
+    # true when this phase of this step already logged this result: the run's rollout
+    # cache served it to a resumed run redoing the step (nothing was run again); readers
+    # that count rollouts skip these. False in logs written before it existed.
+    replayed: bool = False
 
 
 @dataclass(kw_only=True)

@@ -85,6 +85,24 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
     )
 
 
+def unused_optimizer_notice(config: Config, client) -> str | None:
+    """A warning when the config names an optimizer model that `train.strategy: fewshot`
+    will never call (the fewshot strategy writes worked examples, no model reflects): a
+    user who set models.optimizer to a strong model expects it to do the optimizing. Not
+    for the embedded model (what fewshot is for: `auto` picks fewshot for it) and not when
+    models.optimizer is left at its default. None when there is nothing to say."""
+    role = config.models.optimizer
+    if config.train.strategy != "fewshot" or (role.backend == "auto" and not role.model):
+        return None
+    if client.is_local("optimizer"):
+        return None
+    return (
+        f"models.optimizer is set ({client.describe('optimizer')}) but train.strategy is "
+        "fewshot, which never calls the optimizer: set train.strategy llm (or auto) to "
+        "optimize with it, or leave models.optimizer out"
+    )
+
+
 # Backends that report each call's cost themselves (Claude Code's `total_cost_usd`).
 SELF_PRICED_KINDS = frozenset({"claude_code"})
 

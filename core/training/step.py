@@ -60,7 +60,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     s = tr.state
     epoch = step // tr.steps_per_epoch
     current = tr.current
-    clock = StageClock(tr.client.ledger)
+    clock = StageClock(tr.client.ledger, tr.rd.step_dir(step))
     batches: list[list[RolloutResult]] = []
     with clock.stage("rollout"):  # `accumulation` batches (published: gradient accumulation)
         for batch in step_batches(tr, step):
@@ -122,7 +122,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     if proposal.execution_notes is not None and not tr.cfg.optimizer.notes_gated:
         add_notes_after_gate(tr, step, proposal.execution_notes)
     train_hard = mean([r.hard for r in results])
-    tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.stages})
+    tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.totals()})
     s.last_apply_report = built.report
     tr.buffer.add_failure_patterns(step, failure_patterns(results))
     s.next_step = step + 1
@@ -138,6 +138,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         )
     )
     tr.persist()
+    clock.finished()  # after the state: a step killed before it is redone with its attempts
     write_history(tr.rd.path, s.next_step, s.baseline_score)
     tr.budget_event()
 

@@ -126,6 +126,8 @@ class NightSkill:
     adopted: str | None = None
     run_dir: Path | None = None
     reason: str = ""
+    # command-check runs of its replays by status (pass, fail, timeout, not-run)
+    checks: dict[str, int] = field(default_factory=dict)
 
     @property
     def mined(self) -> int:
@@ -178,7 +180,14 @@ def _night_skill(night_id: str, folder: Path, skill: str, o: dict[str, Any]) -> 
         adopted=o.get("adopted"),
         run_dir=run_dir if has_run else None,
         reason=str(o.get("reason") or ""),
+        checks=_check_counts(o.get("checks")),
     )
+
+
+def _check_counts(value: Any) -> dict[str, int]:
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): v for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def _running_skills(folder: Path, done: dict[str, Any], frozen: dict[str, Any]) -> list[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.models.agent_process import recorded_sessions
+from core.models.agents.process import recorded_sessions
 from core.skills_repo import SkillsRepo
 from tests.support.agent_clis import AGENT_TESTS, AGENTS, MODEL, PROTOCOL, SERVER
 from tests.support.loopback_agent_servers import AgentFault

@@ -95,3 +95,41 @@ def test_accumulation_rolls_out_more_batches_in_fewer_steps():
     assert one.total_steps == 2 * 10
     # baseline 5 + 10 steps x (20 train + 5 gate) + 5 final val + 2 epoch ends x (8 + 5)
     assert plan.target_calls == 5 + 10 * 25 + 5 + 2 * 13
+
+
+def test_free_and_handoff_roles_are_named_instead_of_an_unknown_cost():
+    """The embedded model costs $0 and a handoff call no API money: the old line said
+    "cost unknown (no price)" for handoff, and a bare $0.00 for the embedded model."""
+    cfg = small_config()
+    kwargs = dict(train_items=100, val_items=50, test_items=50, uses_llm=True)
+    models = {"target": "smollm", "optimizer": "handoff"}
+    free = frozenset(models.values())
+    plan, est = estimate_run(cfg, models=models, free_models=free, **kwargs)
+    line = describe(plan, est, {"target": "local", "optimizer": "handoff"})
+    assert "cost unknown" not in line
+    assert line.endswith(
+        "no API cost: target on the embedded model (free), optimizer on handoff "
+        "(you answer the prompts)"
+    )
+    both = describe(plan, est, {"target": "local", "optimizer": "local"})
+    assert both.endswith("$0: target and optimizer on the embedded model (free)")
+
+
+def test_a_paid_role_keeps_its_price_and_an_unused_free_role_goes_unnamed():
+    cfg = small_config()
+    kwargs = dict(train_items=100, val_items=50, test_items=50, uses_llm=True)
+    models = {"target": "handoff", "optimizer": "m-opt"}
+    plan, est = estimate_run(cfg, models=models, free_models=frozenset({"handoff"}), **kwargs)
+    line = describe(plan, est, {"target": "handoff", "optimizer": "openai"})
+    assert f"${est.cost_usd:.2f}; no cost for target on handoff" in line
+    plan, est = estimate_run(
+        cfg,
+        models={"target": "m-x", "optimizer": "smollm"},
+        free_models=frozenset({"smollm"}),
+        train_items=100,
+        val_items=50,
+        test_items=50,
+        uses_llm=False,
+    )
+    line = describe(plan, est, {"target": "openai", "optimizer": "local"})
+    assert line.endswith("cost unknown (no price for m-x)")  # fewshot: no optimizer calls

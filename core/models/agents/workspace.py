@@ -10,9 +10,13 @@ Placements (config `skill_placement`):
                         its Skill tool) — the default for claude_code
   claude_md             CLAUDE.md at the workspace root (read into every request)
   append_system_prompt  `claude --append-system-prompt <skill>`
-  agents_md             AGENTS.md at the workspace root (Codex reads it) — the default
-                        for codex
-  codex_skill           .agents/skills/<name>/SKILL.md (Codex's repository skills)
+  agents_md             AGENTS.md at the workspace root (Codex, pi, OpenCode and Copilot
+                        read it) — the default for all four
+  codex_skill           .agents/skills/<name>/SKILL.md (Codex's repository skills; pi
+  agents_skill          reads the same folder, under either name)
+  pi_skill              .pi/skills/<name>/SKILL.md (pi's own project skills)
+  opencode_skill        .opencode/skills/<name>/SKILL.md (OpenCode's project skills)
+  copilot_skill         .github/skills/<name>/SKILL.md (Copilot CLI's project skills)
 """
 
 from __future__ import annotations
@@ -31,8 +35,24 @@ from pathlib import Path
 from core.models.types import BadRequestError
 
 CLAUDE_PLACEMENTS = ("claude_skill", "claude_md", "append_system_prompt")
-CODEX_PLACEMENTS = ("agents_md", "codex_skill")
-DEFAULT_PLACEMENT = {"claude_code": "claude_skill", "codex": "agents_md"}
+PLACEMENTS = {
+    "claude_code": CLAUDE_PLACEMENTS,
+    "codex": ("agents_md", "codex_skill"),
+    "pi": ("agents_md", "agents_skill", "codex_skill", "pi_skill"),
+    "opencode": ("agents_md", "opencode_skill"),
+    "copilot": ("agents_md", "copilot_skill"),
+}
+DEFAULT_PLACEMENT = {
+    agent: "claude_skill" if agent == "claude_code" else "agents_md" for agent in PLACEMENTS
+}
+_SKILL_FOLDERS = {
+    "claude_skill": ".claude/skills",
+    "codex_skill": ".agents/skills",
+    "agents_skill": ".agents/skills",
+    "pi_skill": ".pi/skills",
+    "opencode_skill": ".opencode/skills",
+    "copilot_skill": ".github/skills",
+}
 _MAX_DIFF_CHARS = 50_000
 
 
@@ -47,7 +67,7 @@ class Placement:
 
 def resolve_placement(agent: str, placement: str, *, setting: str) -> str:
     chosen = DEFAULT_PLACEMENT[agent] if placement == "auto" else placement
-    allowed = CLAUDE_PLACEMENTS if agent == "claude_code" else CODEX_PLACEMENTS
+    allowed = PLACEMENTS[agent]
     if chosen not in allowed:
         raise BadRequestError(
             f"{setting}.skill_placement {placement!r} is not read by {agent}; "
@@ -78,15 +98,15 @@ def place_skill(workspace: Path, placement: str, name: str, skill_text: str) -> 
     name = slug(name)
     if placement == "append_system_prompt":
         return Placement((), ("--append-system-prompt", skill_text))
-    relative = {
-        "claude_skill": f".claude/skills/{name}/SKILL.md",
-        "codex_skill": f".agents/skills/{name}/SKILL.md",
-        "claude_md": "CLAUDE.md",
-        "agents_md": "AGENTS.md",
-    }[placement]
+    folder = _SKILL_FOLDERS.get(placement)
+    relative = (
+        f"{folder}/{name}/SKILL.md"
+        if folder
+        else {"claude_md": "CLAUDE.md", "agents_md": "AGENTS.md"}[placement]
+    )
     target = workspace / relative
     target.parent.mkdir(parents=True, exist_ok=True)
-    is_skill = placement in ("claude_skill", "codex_skill")
+    is_skill = folder is not None
     target.write_text(skill_file_text(name, skill_text) if is_skill else skill_text, "utf-8")
     return Placement((relative,), ())
 

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.models.agent_cli import (
+from core.models.agents.cli import (
     AgentSettings,
     Invocation,
     lend_login,
@@ -27,9 +27,9 @@ from core.models.agent_cli import (
     run_chat,
     tail,
 )
-from core.models.agent_confinement import codex_confinement_args, refuse_bypass, toml_string
-from core.models.agent_process import base_environment, record_session, run_process
-from core.models.agent_workspace import Placement
+from core.models.agents.confinement import codex_confinement_args, refuse_bypass, toml_string
+from core.models.agents.process import base_environment, record_session, run_process
+from core.models.agents.workspace import Placement
 from core.models.types import (
     AgentTask,
     AuthError,

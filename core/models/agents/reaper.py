@@ -1,6 +1,6 @@
 """Runs one agent CLI as its child and ends every process the CLI left behind.
 
-Usage (by core.models.agent_process, never by hand): `python agent_reaper.py ARGV...`.
+Usage (by core.models.agents.process, never by hand): `python reaper.py ARGV...`.
 
 Why a separate process: killing the CLI's process group misses a tool that called
 `setsid` (a daemon, Codex's `bwrap --new-session` helper, a double fork): it has left
@@ -97,7 +97,7 @@ def _stop(_signum: int, _frame: object) -> None:
 
 def main(argv: list[str]) -> int:
     if not argv:
-        print("agent_reaper: no command given", file=sys.stderr)
+        print("reaper: no command given", file=sys.stderr)
         return 2
     signal.signal(signal.SIGTERM, _stop)
     try:

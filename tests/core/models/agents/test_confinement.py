@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.models.agent_confinement import (
+from core.models.agents.confinement import (
     claude_confinement_args,
     claude_settings,
     claude_tools,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from core.models.agent_process import AgentMissing, AgentTimedOut, run_process
+from core.models.agents.process import AgentMissing, AgentTimedOut, run_process
 
 pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
 
@@ -128,14 +128,14 @@ def test_killing_skillopt_itself_ends_the_agent_and_its_daemon(tmp_path):
             "-c",
             "import asyncio, sys\n"
             "from pathlib import Path\n"
-            "from core.models.agent_process import run_process\n"
+            "from core.models.agents.process import run_process\n"
             "asyncio.run(run_process([sys.argv[1]], cwd=Path(sys.argv[2]), timeout_s=300,"
             " what='fake', env={'PATH': '/usr/bin:/bin', 'PIDFILE': sys.argv[3]}))\n",
             str(script),
             str(tmp_path),
             str(tmp_path / "daemon.pid"),
         ],
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[4])},
     )
     try:
         for _ in range(1000):  # until the fake agent has started its daemon

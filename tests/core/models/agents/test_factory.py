@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from core.config import RoleConfig, config_from_dict
-from core.models.agent_cli import chat_prompt
-from core.models.agent_process import AGENTS_BIN
+from core.models.agents.cli import chat_prompt
+from core.models.agents.process import AGENTS_BIN
 from core.models.factory import build_model_client
 from core.models.ledger import UsageLedger
 from core.models.types import AuthError, BadRequestError, Request, Usage

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.models.agent_cli import (
+from core.models.agents.cli import (
     AgentSettings,
     Invocation,
     lend_login,
@@ -28,17 +28,17 @@ from core.models.agent_cli import (
     run_chat,
     tail,
 )
-from core.models.agent_confinement import (
+from core.models.agents.confinement import (
     claude_confinement_args,
     claude_tools,
     refuse_bypass,
 )
-from core.models.agent_process import (
+from core.models.agents.process import (
     base_environment,
     record_session,
     run_process,
 )
-from core.models.agent_workspace import Placement
+from core.models.agents.workspace import Placement
 from core.models.retry import RETRYABLE_STATUSES
 from core.models.types import (
     AgentTask,

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from core.models.agent_process import private_home
-from core.models.agent_workspace import (
+from core.models.agents.process import private_home
+from core.models.agents.workspace import (
     Placement,
     fresh_workspace,
     place_skill,

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from core.models.agent_process import recorded_sessions
+from core.models.agents.process import recorded_sessions
 from core.models.factory import build_model_client
 from core.models.types import (
     AuthError,
@@ -167,7 +167,7 @@ async def test_missing_binary_is_one_line_naming_the_fix(agent, tmp_path):
 
 
 def test_not_installed_names_the_install_command(monkeypatch, tmp_path):
-    from core.models import agent_process
+    from core.models.agents import process as agent_process
 
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(agent_process, "AGENTS_BIN", tmp_path / "none")

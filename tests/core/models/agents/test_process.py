@@ -7,7 +7,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from core.models.agent_process import base_environment, private_home
+from core.models.agents.process import base_environment, private_home
 
 
 def test_the_child_gets_a_temp_dir_of_its_own_inside_its_home():

@@ -6,7 +6,7 @@ What every agent call shares, whichever CLI:
 - each call gets a private, temporary HOME (and CLAUDE_CONFIG_DIR / CODEX_HOME inside it)
   and a minimal environment: the user's own config, history and keys are never read or
   written, and the CLI's transcripts vanish with the call;
-- the process runs in its own process group, under a subreaper (agent_reaper.py), so a
+- the process runs in its own process group, under a subreaper (reaper.py), so a
   timeout (or a cancelled call) kills the agent *and* every tool it started, and when the
   agent ends nothing it started is left running, not even a tool that called setsid;
 - the ids of the sessions we start are appended to `agent-sessions.jsonl` in the state
@@ -31,12 +31,15 @@ from pathlib import Path
 
 from core.models.types import BadRequestError, TransientError
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 AGENTS_BIN = PROJECT_ROOT / ".tools" / "agents" / "node_modules" / ".bin"
-REAPER = Path(__file__).with_name("agent_reaper.py")
+REAPER = Path(__file__).with_name("reaper.py")
 INSTALL = {
     "claude": "@anthropic-ai/claude-code@2.1.328",
     "codex": "@openai/codex@0.169.0",
+    "pi": "@mariozechner/pi-coding-agent@0.73.1",
+    "opencode": "opencode-ai@1.18.33",
+    "copilot": "@github/copilot@1.0.102",
 }
 SESSIONS_FILE = "agent-sessions.jsonl"
 # Variables a CLI needs to run at all; everything else of the user's environment stays out.
@@ -185,7 +188,7 @@ async def run_process(
 
 
 def reaped(argv: list[str]) -> list[str]:
-    """`argv` run under agent_reaper.py (Linux): when the CLI ends, or its group is sent
+    """`argv` run under reaper.py (Linux): when the CLI ends, or its group is sent
     SIGTERM, every process below it is killed, setsid-ed daemons included."""
     if not sys.platform.startswith("linux"):
         return argv

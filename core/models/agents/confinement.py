@@ -3,7 +3,7 @@ own sandbox, for tasks whose answers sit on the same disk (benchmark data) or th
 touch anything else of the user's.
 
 What the pinned CLIs guarantee, checked with the real binaries
-(tests/core/models/test_agent_confinement.py):
+(tests/core/models/agents/test_confinement.py):
 
 Claude Code 2.1.328. The default agent flags (`--allowedTools Read,Write,Bash,...` with
 `dontAsk`) let the agent read and write anything the user can. Confined:
@@ -129,3 +129,16 @@ def codex_confinement_args(task: AgentTask, binary: Path) -> list[str]:
         "-c",
         f"permissions.{CODEX_PROFILE}.filesystem={{{','.join(entries)}}}",
     ]
+
+
+# ---------------------------------------------------------------------- pi, opencode, copilot
+def refuse_unconfined(task: AgentTask, agent: str, setting: str) -> None:
+    """pi, OpenCode and Copilot CLI have no sandbox that bounds what their shell reads
+    (OpenCode's and Copilot's path checks cover their file tools only): a task whose
+    answers are on this disk cannot run on them."""
+    if task.workspace_only:
+        raise BadRequestError(
+            f"{setting}: {agent} cannot keep the agent inside its workspace (its shell reads "
+            "anything the user can), and this task's answers are on this disk; use "
+            "claude_code or codex for it"
+        )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.models.agent_process import recorded_sessions
+from core.models.agents.process import recorded_sessions
 from core.models.factory import build_model_client
 from core.models.types import AgentTask, BadRequestError, RetriesExhausted
 from tests.core.models.helpers import FakeSleep
@@ -36,7 +36,7 @@ PLACEMENTS = [
     ("codex", "agents_md"),
     ("codex", "codex_skill"),
 ]
-TASKS = Path(__file__).resolve().parents[3] / "envs" / "repo_tasks" / "tasks"
+TASKS = Path(__file__).resolve().parents[4] / "envs" / "repo_tasks" / "tasks"
 
 
 def repo_task(check=None) -> AgentTask:
