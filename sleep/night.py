@@ -27,8 +27,10 @@ finished night's id is never reused.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -478,6 +480,7 @@ class Night:
             baseline_val=summary.baseline_val,
             best_val=summary.best_val,
             run_dir=str(run_dir.path),
+            candidates=candidates_gated(run_dir.path),
         )
         if self._checks_log(route).exists():
             outcome["checks"] = tally(self._checks_log(route))
@@ -568,10 +571,23 @@ class Night:
                 + ", ".join(staged)
                 + " — review with `skillopt tui` or `skillopt skills diff`"
             )
+        if not any(o.get("candidates") for o in result.skills.values()):
+            return "no candidate tonight (the optimizer proposed no usable edit); nothing staged"
         return "no candidate beat the current skill tonight; nothing staged"
 
     def _save(self, result: NightResult) -> None:
         write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})
+
+
+def candidates_gated(run_dir: Path) -> int:
+    """How many candidates a night's run put to the gate (steps and slow updates, valid
+    or not): with none, "no candidate beat the current skill" would be untrue."""
+    steps = Path(run_dir) / "steps"
+    count = 0
+    for gate in steps.glob("*/gate.json"):
+        with contextlib.suppress(OSError, ValueError):
+            count += "source" in json.loads(gate.read_text(encoding="utf-8"))
+    return count + len(list(steps.glob("*/slow_update_gate.json")))
 
 
 def planned_tasks(

@@ -46,21 +46,29 @@ def plan_calls(
     val = min(val_items, t.val_limit or val_items)
     test = min(test_items, t.test_limit or test_items) if t.final_test else 0
     batch = min(t.batch_size, train_items) if train_items else 0
-    steps_per_epoch = t.steps_per_epoch or max(1, math.ceil(train_items / max(t.batch_size, 1)))
+    steps_per_epoch = t.steps_per_epoch or max(
+        1, math.ceil(train_items / max(t.batch_size * t.accumulation, 1))
+    )
     steps = t.epochs * steps_per_epoch
     later_epochs = t.epochs - 1
 
-    target = val + steps * (batch + val) + 3 * test + val  # baseline, steps, final
-    if t.slow_update.enabled:
-        per_epoch = 2 * min(t.slow_update.sample_size, train_items)
-        target += later_epochs * (per_epoch + (val if t.slow_update.gated else 0))
+    rolled = batch * t.accumulation  # a step rolls out `accumulation` batches
+    target = val + steps * (rolled + val) + 3 * test + val  # baseline, steps, final
+    # Pairs at every epoch end for the slow update (the last included; fewshot writes
+    # none), else between epochs for the meta notes; a gated slow update adds a val pass.
+    pairs = 2 * min(t.slow_update.sample_size, train_items)
+    slow = t.slow_update.enabled and uses_llm
+    ends = t.epochs if slow else (later_epochs if t.meta_skill.enabled else 0)
+    target += ends * pairs + (t.epochs * val if slow and t.slow_update.gated else 0)
 
     optimizer = 0
     if uses_llm:
-        groups = math.ceil(batch / t.minibatch_size) + 1  # failures and successes apart
+        groups = t.accumulation * (math.ceil(batch / t.minibatch_size) + 1)  # fail/success
         merges = math.ceil((groups - 1) / (t.merge_batch_size - 1)) if groups > 1 else 0
         optimizer = steps * (groups + merges + 1)  # + one rank call
-        optimizer += later_epochs * (int(t.slow_update.enabled) + int(t.meta_skill.enabled))
+        optimizer += t.epochs * int(t.slow_update.enabled) + later_epochs * int(
+            t.meta_skill.enabled
+        )
     return CallPlan(target_calls=target, optimizer_calls=optimizer, total_steps=steps)
 
 

@@ -123,6 +123,11 @@ class GateDecided(Event):
     items_regressed: int = 0
     reason: str = ""
     staged_ref: str | None = None  # commit sha or file path of the staged candidate
+    # What was gated: "step" (a step's candidate) or "slow_update" (an epoch end's
+    # guidance, numbered with the epoch's last step, after that step's own decision).
+    source: str = "step"
+    # Rejected early: the most the candidate could still have scored (its bound).
+    at_most: float | None = None
 
 
 @dataclass(kw_only=True)

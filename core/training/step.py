@@ -39,21 +39,35 @@ def failure_patterns(results: list[RolloutResult], shown: int = 3) -> str:
     return "\n".join(lines)
 
 
+def step_batches(tr: TrainingRun, step: int) -> list[list]:
+    """The step's `accumulation` batches: consecutive slices of the epoch's order, as if
+    each were a step of its own (one batch, accumulation 1, is exactly the old step)."""
+    accumulation = tr.cfg.accumulation
+    return [
+        batch_for_step(
+            tr.train_items,
+            step * accumulation + a,
+            tr.steps_per_epoch * accumulation,
+            tr.cfg.batch_size,
+            tr.config.run.seed,
+            tr.cfg.shuffle,
+        )
+        for a in range(accumulation)
+    ]
+
+
 async def run_step(tr: TrainingRun, step: int) -> None:
     s = tr.state
     epoch = step // tr.steps_per_epoch
     current = tr.current
-    batch = batch_for_step(
-        tr.train_items,
-        step,
-        tr.steps_per_epoch,
-        tr.cfg.batch_size,
-        tr.config.run.seed,
-        tr.cfg.shuffle,
-    )
     clock = StageClock(tr.client.ledger, tr.rd.step_dir(step))
-    with clock.stage("rollout"):
-        results = await tr.runner.run(batch, current, split="train", phase="train", step=step)
+    batches: list[list[RolloutResult]] = []
+    with clock.stage("rollout"):  # `accumulation` batches (published: gradient accumulation)
+        for batch in step_batches(tr, step):
+            batches.append(
+                await tr.runner.run(batch, current, split="train", phase="train", step=step)
+            )
+    results = [r for rolled in batches for r in rolled]
     tr.rd.write_step_rollouts(step, [r.to_dict() for r in results])
     autonomous = tr.cfg.optimizer.lr_control == "autonomous"
     if autonomous:  # the strategy decides; the budget only bounds the pool it merges
@@ -64,9 +78,10 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     proposal = Proposal(edits=[])
     if budget > 0:
         with clock.stage("reflect"):  # analysts, merge tree, ranking, learning rate
-            proposal = await tr.strategy.propose(
-                proposal_context(tr, step, epoch, current, results, budget)
-            )
+            ctx = proposal_context(tr, step, epoch, current, results, budget)
+            if len(batches) > 1:  # analysts group each batch apart, as published
+                ctx.batches = batches
+            proposal = await tr.strategy.propose(ctx)
     if autonomous:  # recorded every step, even one with nothing to choose from
         proposal.lr = proposal.lr or LrDecision(0, None, 0, reasoning="no pool this step").to_dict()
         budget = int(proposal.lr.get("count", 0))

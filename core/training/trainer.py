@@ -180,7 +180,7 @@ class Training:
         test = self.env.load_split("test") if self.cfg.final_test else []
         self.test_items = limited_split(test, self.cfg.test_limit, seed=seed, split="test")
         self.steps_per_epoch = self.cfg.steps_per_epoch or max(
-            1, math.ceil(len(self.train_items) / self.cfg.batch_size)
+            1, math.ceil(len(self.train_items) / (self.cfg.batch_size * self.cfg.accumulation))
         )
         self.total_steps = self.steps_per_epoch * self.cfg.epochs
 

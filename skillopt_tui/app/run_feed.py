@@ -201,7 +201,8 @@ class RunFeed:
                 update.lr_decisions.append(event)
             elif isinstance(event, GateDecided):
                 update.gates.append(event)
-                self._pending_scores[event.step] = event.candidate_score
+                if event.source == "step":  # a slow update comes after its step's point
+                    self._pending_scores[event.step] = event.candidate_score
                 if not self._baseline:
                     self._baseline.append(event.best_before)
                     status_changed = True
