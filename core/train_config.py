@@ -36,6 +36,10 @@ class GateConfig(StrictModel):
     density_weight: float = Field(default=0.0, ge=0, lt=1)
     density_formula: Literal["published", "ours"] = "published"
     repeats: int = Field(default=1, ge=1)  # each val item scored N times (mean): noisy targets
+    # true: once the best scores 1 on every val item (no density term), a strict gate can
+    # accept nothing more, so the remaining steps are skipped (Sleep's nights: on handoff
+    # each step is a person's work). false (published): the steps run anyway.
+    skip_when_perfect: bool = False
 
 
 class OptimizerMethodConfig(StrictModel):

@@ -67,6 +67,12 @@ from core.training.step import run_step
 __all__ = ["Training", "batch_for_step", "run_training"]
 
 
+PERFECT_NOTICE = (
+    "the skill already scores {best:.3f} on every held-out item: no candidate can beat it, "
+    "so the remaining steps are skipped (train.gate.skip_when_perfect)"
+)
+
+
 class Training:
     """One process's work on one run directory (a fresh start or a resume)."""
 
@@ -290,6 +296,9 @@ class Training:
                     break
                 if self.stop_requested():
                     return self.stopped("stopped on request; rerun the same command to resume")
+                if self.nothing_can_pass():
+                    self.emit(Notice(text=PERFECT_NOTICE.format(best=s.best_score or 0.0)))
+                    break
                 await run_step(self, s.next_step)
             if self.stop_requested():
                 return self.stopped("stopped on request; rerun the same command to resume")
@@ -298,6 +307,13 @@ class Training:
             return self.stopped(f"{exc}; the run is resumable: rerun the same command")
         except HandoffWaiting as exc:
             return self.waiting(exc)
+
+    def nothing_can_pass(self) -> bool:
+        """The best already scores 1 on every val item and the gate is strict with no
+        density term: no candidate can score strictly higher."""
+        gate = self.cfg.gate
+        active = gate.skip_when_perfect and gate.enabled and gate.density_weight == 0
+        return active and (self.state.best_score or 0.0) >= 1.0
 
     def stop_requested(self) -> bool:
         return self.stop is not None and self.stop.is_set()
