@@ -14,6 +14,7 @@ import subprocess
 import pytest
 
 from core.run.estimate import plan_calls
+from sleep import replay_modes
 from sleep.estimate import estimate_night, skipped_counts
 from tests.sleep.test_real_fixture_replay_modes import (
     DAY,
@@ -71,7 +72,10 @@ def test_the_estimate_counts_only_replayed_tasks(world):
     assert f"(the {sum(replayed.values())} replayed tasks; 2 skipped)" in line
 
 
-def test_a_night_whose_tasks_are_all_skipped_estimates_no_calls(world):
+def test_a_night_whose_tasks_are_all_skipped_estimates_no_calls(world, monkeypatch):
+    # Handoff without its workspace runner (as before sleep/handoff_workspace.py existed):
+    # every agentic task is skipped.
+    monkeypatch.delitem(replay_modes._runners, "handoff-workspace")
     _night, plan, estimates = planned(world, "handoff")
     [route] = plan.routes
     skipped = skipped_counts(route["tasks"])
