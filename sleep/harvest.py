@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from core.errors import UserError
 from core.file_lock import FileLock
 from core.models.agent_process import recorded_sessions
+from sleep import copilot_tasks, cursor_tasks, pi_tasks, vscode_tasks
+from sleep.agent_roots import MORE_FLAGS, discover_more
 from sleep.claude_tasks import ClaudeTaskReader
 from sleep.codex_tasks import CodexTaskReader
 from sleep.cursors import Cursor, HarvestState, digest, probe
@@ -35,9 +38,10 @@ from sleep.jsonl import (
     open_transcript,
 )
 from sleep.model import Session, Skipped, Task
+from sleep.opencode_store import read_sessions
 from sleep.path_text import shown
 from sleep.redact import Redacted, Redactor
-from sleep.sources import SourceRoot, TranscriptFile, check_roots, discover
+from sleep.sources import SourceRoot, TranscriptFile, check_more_roots, check_roots, discover
 from sleep.state_dir import check_state_dir
 from sleep.timestamps import parse_timestamp
 
@@ -57,6 +61,11 @@ class HarvestOptions:
     project: Path | None = None  # None: every project
     claude_home: str | None = None
     codex_home: str | None = None
+    pi_home: str | None = None
+    opencode_data: str | None = None
+    copilot_home: str | None = None
+    vscode_user_dir: str | None = None
+    cursor_home: str | None = None
     since: datetime | None = None
     include_automation: bool = False
     # False: read everything from the cursors without moving them (a preview).
@@ -85,6 +94,8 @@ class HarvestResult:
     bytes_read: int = 0
     # Sessions out of scope or left out as automation, by reason (for the screen).
     left_out: Counter = field(default_factory=Counter)
+    # Prompts on abandoned branches (pi's session trees): reported, never tasks.
+    abandoned: int = 0
 
     def to_json(self, *, show_redactions: bool = False) -> dict:
         data = {
@@ -200,7 +211,12 @@ class Harvest:
         stream = open_transcript(file.path)
         try:
             start, head, tail, ident = 0, b"", b"", SessionIdentity()
-            if cursor is not None and cursor.delivered and cursor.offset > 0:
+            if file.tool in _WHOLE_FILE:
+                # A tree or an operation log: read whole; the cursor carries what was
+                # delivered (and the identity) so only new prompts are handed out.
+                if cursor is not None and cursor.delivered:
+                    ident = SessionIdentity.from_json(cursor.identity)
+            elif cursor is not None and cursor.delivered and cursor.offset > 0:
                 head, tail, available = probe(stream, cursor.offset)
                 if (digest(head), digest(tail), available) == (
                     cursor.head,
@@ -225,22 +241,19 @@ class Harvest:
         start: int,
         ident: SessionIdentity,
     ) -> None:
-        if file.tool == "claude":
-            task_reader: ClaudeTaskReader | CodexTaskReader = ClaudeTaskReader(
-                ident, self.state.claude_uuids
-            )
-        else:
-            task_reader = CodexTaskReader(ident, self._key_of, self._parent_keys)
+        task_reader = self._reader(file, st, ident)
         stopped = None
         try:
             for record in reader.records():
                 task_reader.feed(record)
         except Exception as exc:  # a corrupt compressed stream, an I/O error mid-file
             stopped = f"stopped at byte {reader.offset}: {type(exc).__name__}: {exc}"
-        if isinstance(task_reader, CodexTaskReader):
+        if not isinstance(task_reader, ClaudeTaskReader):
             task_reader.finish()
-        if ident.session_id is None and file.tool == "claude":
-            ident.session_id = file.path.stem
+        if not ident.cwd and file.project:
+            ident.cwd = file.project
+        if ident.session_id is None and file.tool != "codex":
+            ident.session_id = _session_of_file(file)
         self.result.files_read += 1
         self.result.bytes_read += reader.offset - start
         self.result.skipped.extend(_line_skips(file.shown, reader.problems))
@@ -259,12 +272,29 @@ class Harvest:
                 file.shown, st.st_size, st.st_mtime_ns, 0, "", "", False, ident.to_json()
             )
         if left_out is None:
-            self._deliver(file, ident, task_reader)
+            self._deliver(file.tool, file.shown, ident, task_reader)
 
-    def _deliver(self, file: TranscriptFile, ident: SessionIdentity, task_reader) -> None:
+    def _reader(self, file: TranscriptFile, st: os.stat_result, ident: SessionIdentity):
+        if file.tool == "claude":
+            return ClaudeTaskReader(ident, self.state.claude_uuids)
+        if file.tool == "codex":
+            return CodexTaskReader(ident, self._key_of, self._parent_keys)
+        if file.tool == "pi":
+            return pi_tasks.PiTaskReader(ident)
+        if file.tool == "copilot":
+            return copilot_tasks.CopilotTaskReader(ident)
+        if file.tool == "vscode":
+            return vscode_tasks.VSCodeTaskReader(ident)
+        # Cursor records no times: its prompts are dated by the file's mtime.
+        stamp = datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC).isoformat()
+        return cursor_tasks.CursorTaskReader(ident, stamp.replace("+00:00", "Z"))
+
+    def _deliver(self, tool: str, shown_file: str, ident: SessionIdentity, task_reader) -> None:
+        abandoned = getattr(task_reader, "abandoned", 0)
+        self.result.abandoned += abandoned
         if isinstance(task_reader, ClaudeTaskReader):
             self.state.claude_uuids |= task_reader.new_uuids
-        elif ident.session_id:
+        elif tool == "codex" and ident.session_id:
             keys = self.state.codex_prompt_keys.setdefault(ident.session_id, [])
             keys.extend(self._key_of(t.text) for t in task_reader.tasks)
         tasks: list[Task] = []
@@ -277,7 +307,7 @@ class Harvest:
             for finding in redacted.findings:
                 self.result.redactions[finding.kind] += 1
                 self.result.shown.append(
-                    RedactionShown(file.shown, finding.kind, finding.context, finding.hint)
+                    RedactionShown(shown_file, finding.kind, finding.context, finding.hint)
                 )
             tasks.append(
                 Task(
@@ -286,13 +316,42 @@ class Harvest:
                     self._redact(task.answer).text if task.answer else "",
                 )
             )  # fmt: skip
-        if tasks:
+        if tasks or abandoned:
             self.result.sessions.append(
                 Session(
-                    file.tool, ident.session_id or "", ident.cwd, ident.branch,
-                    file.shown, self._automation(ident), tasks,
+                    tool, ident.session_id or "", ident.cwd, ident.branch,  # type: ignore[arg-type]
+                    shown_file, self._automation(ident), tasks, abandoned,
                 )
             )  # fmt: skip
+
+    # -- a database store (OpenCode) ------------------------------------------------------
+
+    def _read_store(self, root: SourceRoot) -> None:
+        db = shown(root.path)
+        cursors = self.state.rows.setdefault(db, {})
+        try:
+            sessions, root.store_sessions, _copied = read_sessions(root.path, cursors)
+        except (sqlite3.Error, OSError) as exc:
+            self.result.skipped.append(Skipped(db, f"cannot read the store: {exc}"))
+            return
+        self.result.files_read += 1
+        for found in sessions:
+            ident = found.identity
+            sid = ident.session_id or ""
+            if ident.not_a_root:
+                root.subagent_files += 1
+            old = cursors.get(sid) or {}
+            left_out = self._wanted(ident)
+            if left_out is None or ident.not_a_root:
+                last = found.last or (old.get("t", -1), old.get("id", ""))
+                cursors[sid] = {"updated": found.updated, "t": last[0], "id": last[1],
+                                "delivered": True}  # fmt: skip
+            else:
+                self.result.left_out[left_out] += 1
+                cursors[sid] = {"updated": found.updated, "delivered": False}
+            if left_out is None:
+                reader = _StoreTasks(found.tasks)
+                self._deliver("opencode", f"{db}::{sid}", ident, reader)
 
     def _forget_vanished(self, found: set[str]) -> None:
         """Drop the cursors of files that are gone from the roots scanned now (Claude's
@@ -309,8 +368,13 @@ class Harvest:
 
     def run(self) -> HarvestResult:
         o = self.options
+        environ = os.environ if o.environ is None else o.environ
+        home = Path(environ.get("HOME") or Path.home()) if o.home is None else o.home
         self.result.roots = discover(
-            claude_home=o.claude_home, codex_home=o.codex_home, environ=o.environ, home=o.home
+            claude_home=o.claude_home, codex_home=o.codex_home, environ=environ, home=home
+        )
+        self.result.roots += discover_more(
+            **{name: getattr(o, name) for name in MORE_FLAGS}, environ=environ, home=home
         )
         files: list[tuple[int, TranscriptFile, os.stat_result]] = []
         for root in self.result.roots:
@@ -336,7 +400,34 @@ class Harvest:
                 self.result.skipped.append(
                     Skipped(file.shown, f"cannot read: {exc.strerror or exc}")
                 )
+        for root in self.result.roots:
+            if root.tool == "opencode" and root.exists:
+                self._read_store(root)
         return self.result
+
+
+_WHOLE_FILE = {"pi", "vscode"}
+assert pi_tasks.WHOLE_FILE and vscode_tasks.WHOLE_FILE
+assert not (copilot_tasks.WHOLE_FILE or cursor_tasks.WHOLE_FILE)
+
+
+@dataclass
+class _StoreTasks:
+    """A store's session in the shape `_deliver` takes from a file's task reader."""
+
+    tasks: list[Task]
+    abandoned: int = 0
+
+
+def _session_of_file(file: TranscriptFile) -> str:
+    """A session id from the file's name when its records name none: Cursor's session
+    folder, Copilot's session-state folder, else the file's stem."""
+    if file.tool in ("cursor", "copilot") and file.path.parent.name not in (
+        "agent-transcripts",
+        "",
+    ):
+        return file.path.parent.name
+    return file.path.stem
 
 
 def harvest(
@@ -349,6 +440,7 @@ def harvest(
     the next run reads the same new records again and nothing is lost."""
     check_state_dir(options.state_dir, writing=options.commit)
     check_roots(options.claude_home, options.codex_home)
+    check_more_roots({flag: getattr(options, name) for name, flag in MORE_FLAGS.items()})
     job = Harvest(options)
     state_path = options.state_dir / STATE_FILE
     if not options.commit:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Tool = Literal["claude", "codex"]
+Tool = Literal["claude", "codex", "pi", "opencode", "copilot", "vscode", "cursor"]
 
 
 @dataclass
@@ -44,9 +44,13 @@ class Session:
     file: str
     automation: bool
     tasks: list[Task] = field(default_factory=list)
+    # Prompts on branches the person left (pi's session tree): reported, never tasks.
+    abandoned: int = 0
 
     def to_json(self, *, evidence: bool = True) -> dict:
+        extra = {"abandoned": self.abandoned} if self.abandoned else {}
         return {
+            **extra,
             "source": self.source,
             "session_id": self.session_id,
             "cwd": self.cwd,
