@@ -1,7 +1,8 @@
 """Which skill a night's tasks improve: a file the agent that made the task will read.
 
 Each agent reads its own instruction files: Claude Code reads CLAUDE.md and
-`.claude/skills/*`; Codex, and every other agent that reads AGENTS.md, reads AGENTS.md and
+`.claude/skills/*`; Codex, and every other agent that reads AGENTS.md (pi, OpenCode,
+Copilot CLI, VS Code Copilot Chat, Cursor: `AGENTS_MD_READERS`), reads AGENTS.md and
 `.agents/skills/*`. A skill's readers follow from where it is deployed; a skill deployed
 nowhere we recognise may be read by any agent. A session is routed by the first rule
 that applies:
@@ -36,6 +37,25 @@ MAIN_FILES = {CLAUDE_CODE: ("CLAUDE.md", ".claude/CLAUDE.md"), AGENTS_MD: ("AGEN
 BY_FLAG = "--skill"
 BY_TRANSCRIPT = "skill named in the transcripts"
 BY_MAIN_FILE = {CLAUDE_CODE: "Claude Code reads CLAUDE.md", AGENTS_MD: "Codex reads AGENTS.md"}
+# The harvest's sources that read AGENTS.md (formats/more-agents.md), by the name the
+# route's Routed-By gives them.
+AGENTS_MD_READERS = {
+    "codex": "Codex",
+    "pi": "pi",
+    "opencode": "OpenCode",
+    "copilot": "Copilot CLI",
+    "vscode": "VS Code Copilot Chat",
+    "cursor": "Cursor",
+}
+
+
+def main_file_rule(source: str | None) -> str:
+    """The Routed-By text of rule 3 for a session of this source."""
+    if family(source) == CLAUDE_CODE:
+        return BY_MAIN_FILE[CLAUDE_CODE]
+    return f"{AGENTS_MD_READERS.get(source or '', 'Codex')} reads AGENTS.md"
+
+
 BY_ONLY_SKILL = "the repository's only skill"
 
 
@@ -92,8 +112,9 @@ class Routing:
     left_out: Counter = field(default_factory=Counter)  # agent family -> sessions
 
     def describe_left_out(self) -> list[str]:
+        names = {CLAUDE_CODE: "Claude Code", AGENTS_MD: "AGENTS.md agents (Codex, pi, …)"}
         return [
-            f"{n} session(s) of {'Claude Code' if agent == CLAUDE_CODE else 'Codex/AGENTS.md agents'} "
+            f"{n} session(s) of {names[agent]} "
             f"left out: no skill they read ({' or '.join(MAIN_FILES[agent])} of the project); "
             "add it with `skillopt sleep init` or pass --skill NAME"
             for agent, n in sorted(self.left_out.items())
@@ -163,7 +184,7 @@ def _rule_for(
             return by_name[name], BY_TRANSCRIPT
     main = main_skill(entries, project, agent)
     if main is not None:
-        return main, BY_MAIN_FILE[agent]
+        return main, main_file_rule(session.get("source"))
     if len(entries) == 1 and _reads(entries[0], agent):
         return entries[0], BY_ONLY_SKILL
     return None, ""

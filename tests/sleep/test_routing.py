@@ -61,6 +61,22 @@ def test_sessions_go_to_the_main_file_their_agent_reads():
     }
 
 
+def test_the_other_agents_read_agents_md_and_say_so_in_routed_by():
+    """pi, OpenCode, Copilot CLI, VS Code Copilot Chat and Cursor sessions go to the skill
+    deployed to the project's AGENTS.md, never to CLAUDE.md, and the route names them."""
+    sources = ["pi", "opencode", "copilot", "vscode", "cursor"]
+    routing = plan_routes(
+        [session(source, f"{source}-1") for source in sources], ENTRIES, project=PROJECT
+    )
+    (route,) = routing.routes
+    assert route.skill == "app-agents"
+    assert route.routed_by == "; ".join(
+        f"{name} reads AGENTS.md"
+        for name in ("pi", "OpenCode", "Copilot CLI", "VS Code Copilot Chat", "Cursor")
+    )
+    assert route.accepts(["pi:pi-1"]) and not route.accepts(["claude:c1"])
+
+
 def test_a_named_skill_counts_only_when_the_sessions_agent_reads_it():
     routing = plan_routes(
         [
