@@ -183,3 +183,21 @@ MORE_FLAGS = {
     "vscode_user_dir": "--vscode-user-dir",
     "cursor_home": "--cursor-home",
 }
+
+
+def more_homes_in_use(settings: object, environ: Mapping[str, str], home: Path) -> dict[str, str]:
+    """For a cron line (cron has no `$OPENCODE_DB`, `$XDG_DATA_HOME`…): each agent's homes
+    as they resolve now, by flag, keeping only the ones that exist (none: no flag)."""
+    finders = {
+        "pi_home": pi_root_paths,
+        "opencode_data": opencode_db_paths,
+        "copilot_home": copilot_root_paths,
+        "vscode_user_dir": vscode_user_dirs,
+        "cursor_home": cursor_root_paths,
+    }
+    out = {}
+    for name, find in finders.items():
+        found = [p for p in find(getattr(settings, name, None), environ, home) if p.exists()]
+        if found:
+            out[MORE_FLAGS[name]] = ",".join(str(p) for p in found)
+    return out

@@ -61,3 +61,21 @@ def test_no_planted_secret_in_the_state_or_the_output(tmp_path):
     assert SECRET.encode() not in written
     assert SECRET not in json.dumps(result.to_json(show_redactions=True))
     assert result.redactions["github_token"] == 1
+
+
+def test_the_cron_line_carries_the_other_agents_homes_in_use(tmp_path):
+    """Cron has no $OPENCODE_DB or $XDG_DATA_HOME: `sleep schedule` writes each existing
+    home into the line as its flag, and none for an agent that is not installed."""
+    from sleep.agent_roots import more_homes_in_use
+    from sleep.schedule import cron_line
+    from sleep.settings import SleepSettings
+
+    home = home_with(tmp_path, "pi", "opencode")
+    db = home / ".local" / "share" / "opencode" / "opencode.db"
+    moved = tmp_path / "elsewhere.db"
+    db.rename(moved)
+    homes = more_homes_in_use(SleepSettings(), {"OPENCODE_DB": str(moved)}, home)
+    assert homes == {"--pi-home": str(home / ".pi" / "agent"), "--opencode-data": str(moved)}
+    line = cron_line(at="03:30", skillopt="skillopt", state_dir=tmp_path, log=tmp_path / "log",
+                     more_homes=homes)  # fmt: skip
+    assert f"--opencode-data {moved}" in line and "--copilot-home" not in line
