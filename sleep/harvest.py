@@ -28,6 +28,8 @@ from sleep import copilot_tasks, cursor_tasks, pi_tasks, vscode_tasks
 from sleep.agent_roots import MORE_FLAGS, discover_more
 from sleep.claude_tasks import ClaudeTaskReader
 from sleep.codex_tasks import CodexTaskReader
+from sleep.copilot_store import STORE as COPILOT_STORE
+from sleep.copilot_store import read_store_sessions
 from sleep.cursors import Cursor, HarvestState, digest, probe
 from sleep.identity import SessionIdentity
 from sleep.jsonl import (
@@ -163,6 +165,8 @@ class Harvest:
         # Sessions our own agent backends started (core.models.agent_process records their
         # ids): automation whatever their records say, so a night never learns from a replay.
         self.ours = recorded_sessions(options.environ)
+        # Copilot's session-store.db: the branch it recorded per session id.
+        self._copilot_branches: dict[str, str] = {}
 
     # -- prompt keys (hash of the redacted text: no raw prompt is ever stored) ------------
 
@@ -252,6 +256,8 @@ class Harvest:
             task_reader.finish()
         if not ident.cwd and file.project:
             ident.cwd = file.project
+        if file.tool == "copilot" and not ident.branch:
+            ident.branch = self._copilot_branches.get(ident.session_id or "")
         if ident.session_id is None and file.tool != "codex":
             ident.session_id = _session_of_file(file)
         self.result.files_read += 1
@@ -324,7 +330,30 @@ class Harvest:
                 )
             )  # fmt: skip
 
-    # -- a database store (OpenCode) ------------------------------------------------------
+    # -- database stores (Copilot's session-store.db, OpenCode) ---------------------------
+
+    def _read_copilot_store(self, root: SourceRoot) -> None:
+        """Sessions of Copilot's store with no event log left, and every session's branch."""
+        db_path = root.path / COPILOT_STORE
+        db = shown(db_path)
+        cursors = self.state.rows.setdefault(db, {})
+        with_log = {f.path.parent.name for f in root.sessions}
+        try:
+            found = read_store_sessions(db_path, with_log, cursors)
+        except (sqlite3.Error, OSError) as exc:
+            self.result.skipped.append(Skipped(db, f"cannot read the store: {exc}"))
+            return
+        self._copilot_branches = found.branches
+        root.store_sessions = found.rows
+        for ident, tasks, last_turn in found.sessions:
+            sid = ident.session_id or ""
+            left_out = self._wanted(ident)
+            if left_out is None:
+                cursors[sid] = {"turn": last_turn, "delivered": True}
+                self._deliver("copilot", f"{db}::{sid}", ident, _StoreTasks(tasks))
+            else:
+                self.result.left_out[left_out] += 1
+                cursors[sid] = {"delivered": False}
 
     def _read_store(self, root: SourceRoot) -> None:
         db = shown(root.path)
@@ -376,6 +405,9 @@ class Harvest:
         self.result.roots += discover_more(
             **{name: getattr(o, name) for name in MORE_FLAGS}, environ=environ, home=home
         )
+        for root in self.result.roots:
+            if root.tool == "copilot" and (root.path / COPILOT_STORE).is_file():
+                self._read_copilot_store(root)
         files: list[tuple[int, TranscriptFile, os.stat_result]] = []
         for root in self.result.roots:
             for file in root.sessions:

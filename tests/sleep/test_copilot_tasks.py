@@ -54,3 +54,30 @@ def test_no_planted_secret_in_the_state_or_the_output(tmp_path):
     written = b"".join(p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file())
     assert SECRET.encode() not in written
     assert SECRET not in json.dumps(result.to_json(show_redactions=True))
+
+
+def test_a_session_whose_log_is_gone_is_read_from_session_store_db(tmp_path):
+    """The store the real copilot wrote keeps each turn: with the typed session's
+    events.jsonl deleted, its prompts come from `turns` (the failed one, with no reply,
+    aborted), once; the store is opened read-only and left as it was."""
+    home = home_with(tmp_path, "copilot")
+    log = home / ".copilot" / "session-state" / "810fc1de-fd88-4103-93c3-9275286bce63"
+    (log / "events.jsonl").unlink()
+    db = home / ".copilot" / "session-store.db"
+    before = db.read_bytes()
+    result = run(tmp_path, home)
+    assert texts(result, "copilot") == [
+        [redacted(TYPED[0]), *TYPED[1:]],
+        expected("copilot")["printed"],
+    ]
+    from_db = next(
+        s for s in result.sessions if s.file.endswith("::810fc1de-fd88-4103-93c3-9275286bce63")
+    )
+    assert [t.aborted for t in from_db.tasks] == [False, False, True, False]
+    assert from_db.cwd == PROJECT and from_db.tasks[0].answer.startswith("Reply to: Explain")
+    assert db.read_bytes() == before and sorted(
+        p.name for p in db.parent.glob("session-store*")
+    ) == ["session-store.db"]
+    assert run(tmp_path, home).sessions == []
+    written = b"".join(p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file())
+    assert SECRET.encode() not in written
