@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,8 +28,8 @@ from sleep.agent_roots import MORE_FLAGS, discover_more
 from sleep.claude_tasks import ClaudeTaskReader
 from sleep.codex_tasks import CodexTaskReader
 from sleep.copilot_store import STORE as COPILOT_STORE
-from sleep.copilot_store import read_store_sessions
 from sleep.cursors import Cursor, HarvestState, digest, probe
+from sleep.harvest_stores import read_copilot_store, read_opencode_store
 from sleep.identity import SessionIdentity
 from sleep.jsonl import (
     MAX_LINE_BYTES,
@@ -40,7 +39,6 @@ from sleep.jsonl import (
     open_transcript,
 )
 from sleep.model import Session, Skipped, Task
-from sleep.opencode_store import read_sessions
 from sleep.path_text import shown
 from sleep.redact import Redacted, Redactor
 from sleep.sources import SourceRoot, TranscriptFile, check_more_roots, check_roots, discover
@@ -330,58 +328,6 @@ class Harvest:
                 )
             )  # fmt: skip
 
-    # -- database stores (Copilot's session-store.db, OpenCode) ---------------------------
-
-    def _read_copilot_store(self, root: SourceRoot) -> None:
-        """Sessions of Copilot's store with no event log left, and every session's branch."""
-        db_path = root.path / COPILOT_STORE
-        db = shown(db_path)
-        cursors = self.state.rows.setdefault(db, {})
-        with_log = {f.path.parent.name for f in root.sessions}
-        try:
-            found = read_store_sessions(db_path, with_log, cursors)
-        except (sqlite3.Error, OSError) as exc:
-            self.result.skipped.append(Skipped(db, f"cannot read the store: {exc}"))
-            return
-        self._copilot_branches = found.branches
-        root.store_sessions = found.rows
-        for ident, tasks, last_turn in found.sessions:
-            sid = ident.session_id or ""
-            left_out = self._wanted(ident)
-            if left_out is None:
-                cursors[sid] = {"turn": last_turn, "delivered": True}
-                self._deliver("copilot", f"{db}::{sid}", ident, _StoreTasks(tasks))
-            else:
-                self.result.left_out[left_out] += 1
-                cursors[sid] = {"delivered": False}
-
-    def _read_store(self, root: SourceRoot) -> None:
-        db = shown(root.path)
-        cursors = self.state.rows.setdefault(db, {})
-        try:
-            sessions, root.store_sessions, _copied = read_sessions(root.path, cursors)
-        except (sqlite3.Error, OSError) as exc:
-            self.result.skipped.append(Skipped(db, f"cannot read the store: {exc}"))
-            return
-        self.result.files_read += 1
-        for found in sessions:
-            ident = found.identity
-            sid = ident.session_id or ""
-            if ident.not_a_root:
-                root.subagent_files += 1
-            old = cursors.get(sid) or {}
-            left_out = self._wanted(ident)
-            if left_out is None or ident.not_a_root:
-                last = found.last or (old.get("t", -1), old.get("id", ""))
-                cursors[sid] = {"updated": found.updated, "t": last[0], "id": last[1],
-                                "delivered": True}  # fmt: skip
-            else:
-                self.result.left_out[left_out] += 1
-                cursors[sid] = {"updated": found.updated, "delivered": False}
-            if left_out is None:
-                reader = _StoreTasks(found.tasks)
-                self._deliver("opencode", f"{db}::{sid}", ident, reader)
-
     def _forget_vanished(self, found: set[str]) -> None:
         """Drop the cursors of files that are gone from the roots scanned now (Claude's
         30-day cleanup deletes transcripts); cursors of other roots are kept."""
@@ -407,7 +353,7 @@ class Harvest:
         )
         for root in self.result.roots:
             if root.tool == "copilot" and (root.path / COPILOT_STORE).is_file():
-                self._read_copilot_store(root)
+                read_copilot_store(self, root)
         files: list[tuple[int, TranscriptFile, os.stat_result]] = []
         for root in self.result.roots:
             for file in root.sessions:
@@ -434,21 +380,13 @@ class Harvest:
                 )
         for root in self.result.roots:
             if root.tool == "opencode" and root.exists:
-                self._read_store(root)
+                read_opencode_store(self, root)
         return self.result
 
 
 _WHOLE_FILE = {"pi", "vscode"}
 assert pi_tasks.WHOLE_FILE and vscode_tasks.WHOLE_FILE
 assert not (copilot_tasks.WHOLE_FILE or cursor_tasks.WHOLE_FILE)
-
-
-@dataclass
-class _StoreTasks:
-    """A store's session in the shape `_deliver` takes from a file's task reader."""
-
-    tasks: list[Task]
-    abandoned: int = 0
 
 
 def _session_of_file(file: TranscriptFile) -> str:
