@@ -52,10 +52,19 @@ def run(
     return harvest(
         HarvestOptions(
             state_dir=tmp / "state", claude_home=str(none), codex_home=str(none),
-            include_automation=automation, commit=commit, environ={"HOME": str(home)},
+            include_automation=automation, commit=commit,
+            environ={"HOME": str(home), "SKILLOPT_STATE_DIR": str(tmp / "ours")},
             home=home, **kw,
         )
     )  # fmt: skip
+
+
+def mark_ours(tmp: Path, *session_ids: str) -> None:
+    """Record sessions as started by our own backends (core.models.agent_process)."""
+    folder = tmp / "ours"
+    folder.mkdir(exist_ok=True)
+    rows = [json.dumps({"agent": "test", "session_id": sid}) for sid in session_ids]
+    (folder / "agent-sessions.jsonl").write_text("".join(r + "\n" for r in rows))
 
 
 def texts(result: HarvestResult, source: str) -> list[list[str]]:

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import json
 
-from tests.sleep.more_agents import PROJECT, SECRET, expected, home_with, redacted, run, texts
+from tests.sleep.more_agents import (
+    PROJECT,
+    SECRET,
+    expected,
+    home_with,
+    mark_ours,
+    redacted,
+    run,
+    texts,
+)
 
 # expected["typed"]: what make_pi.py typed, in order; the third was then abandoned (/tree).
 TYPED = expected("pi")["typed"]
@@ -79,3 +88,14 @@ def test_the_cron_line_carries_the_other_agents_homes_in_use(tmp_path):
     line = cron_line(at="03:30", skillopt="skillopt", state_dir=tmp_path, log=tmp_path / "log",
                      more_homes=homes)  # fmt: skip
     assert f"--opencode-data {moved}" in line and "--copilot-home" not in line
+
+
+def test_sessions_our_backends_started_are_automation(tmp_path):
+    """pi cannot say which sessions were print mode; the ids our own runs recorded can:
+    such a session (here the `pi -p` one) is automation and left out by default."""
+    home = home_with(tmp_path, "pi")
+    printed = sorted((home / ".pi" / "agent" / "sessions").rglob("*.jsonl"))[1]
+    sid = json.loads(printed.read_text().splitlines()[0])["id"]
+    mark_ours(tmp_path, sid)
+    result = run(tmp_path, home, automation=False)
+    assert texts(result, "pi") == [ACTIVE] and result.left_out["automation"] == 1
