@@ -131,3 +131,28 @@ def test_no_planted_secret_in_the_state_or_the_output(tmp_path):
     written = b"".join(p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file())
     assert SECRET.encode() not in written
     assert SECRET not in json.dumps(result.to_json(show_redactions=True))
+
+
+def test_a_tui_session_is_typed_and_undone_messages_are_not_tasks(tmp_path):
+    """The TUI (which draws nothing under tmux here) creates sessions without `run`'s
+    permission rules: typed. `/undo` records `revert.messageID`: that prompt and the
+    later ones are not tasks."""
+    home = home_with(tmp_path, "opencode")
+    db = sqlite3.connect(_db(home))
+    sid = db.execute(
+        "SELECT id FROM session WHERE parent_id IS NULL ORDER BY time_created LIMIT 1"
+    ).fetchone()[0]
+    users = [
+        mid
+        for mid, data in db.execute(
+            "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created", (sid,)
+        )
+        if json.loads(data)["role"] == "user"
+    ]
+    revert = json.dumps({"messageID": users[2]})
+    db.execute("UPDATE session SET permission = NULL, revert = ? WHERE id = ?", (revert, sid))
+    db.commit()
+    db.close()
+    result = run(tmp_path, home, automation=False)
+    assert texts(result, "opencode") == [[_quoted(redacted(p)) for p in PRINTED[:2]]]
+    assert result.sessions[0].automation is False
