@@ -28,7 +28,7 @@ def _xdg(environ: Mapping[str, str], name: str, home: Path, default: str) -> Pat
 
 
 def pi_root_paths(explicit: str | None, environ: Mapping[str, str], home: Path) -> list[Path]:
-    """pi's agent folder: `$PI_CODING_AGENT_DIR` or `~/.pi/agent` (sessions/ inside)."""
+    """pi's agent folder: `$PI_CODING_AGENT_DIR` (pi 0.73.1's config.js) or `~/.pi/agent`."""
     if explicit:
         return _unique(_split_list(explicit))
     return _unique(_split_list(environ.get("PI_CODING_AGENT_DIR", "")) or [home / ".pi" / "agent"])
@@ -47,7 +47,7 @@ def opencode_db_paths(explicit: str | None, environ: Mapping[str, str], home: Pa
 
 
 def copilot_root_paths(explicit: str | None, environ: Mapping[str, str], home: Path) -> list[Path]:
-    """Copilot CLI's folder: `$COPILOT_HOME` or `~/.copilot`."""
+    """Copilot CLI's folder: `$COPILOT_HOME` (`copilot help environment`) or `~/.copilot`."""
     if explicit:
         return _unique(_split_list(explicit))
     return _unique(_split_list(environ.get("COPILOT_HOME", "")) or [home / ".copilot"])
@@ -67,10 +67,10 @@ def vscode_user_dirs(explicit: str | None, environ: Mapping[str, str], home: Pat
 
 
 def cursor_root_paths(explicit: str | None, environ: Mapping[str, str], home: Path) -> list[Path]:
-    """Cursor's folder: `$CURSOR_HOME` or `~/.cursor` (projects/ inside)."""
+    """Cursor's folder: `~/.cursor` (projects/ inside); it documents no variable for it."""
     if explicit:
         return _unique(_split_list(explicit))
-    return _unique(_split_list(environ.get("CURSOR_HOME", "")) or [home / ".cursor"])
+    return [home / ".cursor"]
 
 
 def _jsonl_under(top: Path) -> Iterator[Path]:

@@ -320,7 +320,7 @@ class Harvest:
                     self._redact(task.answer).text if task.answer else "",
                 )
             )  # fmt: skip
-        if tasks or abandoned:
+        if tasks:  # abandoned prompts alone are counted in the result, not a session
             self.result.sessions.append(
                 Session(
                     tool, ident.session_id or "", ident.cwd, ident.branch,  # type: ignore[arg-type]
