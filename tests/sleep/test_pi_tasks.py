@@ -1,5 +1,6 @@
 """pi sessions: the real pi 0.73.1's files (make_pi.py) give exactly the typed prompts of
-the active branch; the prompt left by going back with /tree is reported as abandoned."""
+the active branch; the prompt left by going back with /tree is reported as abandoned, the
+failed call and the turn interrupted with Escape are marked aborted."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from tests.sleep.more_agents import (
 
 # expected["typed"]: what make_pi.py typed, in order; the third was then abandoned (/tree).
 TYPED = expected("pi")["typed"]
-ACTIVE = [redacted(TYPED[0]), TYPED[1], TYPED[3], TYPED[4], TYPED[5]]
+ACTIVE = [redacted(TYPED[0]), TYPED[1], *TYPED[3:]]
 
 
 def test_real_pi_sessions_give_the_active_branch_and_count_the_abandoned_prompt(tmp_path):
@@ -26,7 +27,8 @@ def test_real_pi_sessions_give_the_active_branch_and_count_the_abandoned_prompt(
     assert texts(result, "pi") == [ACTIVE, expected("pi")["printed"]]
     typed, printed = result.sessions
     assert (typed.cwd, typed.abandoned, result.abandoned) == (PROJECT, 1, 1)
-    assert [t.aborted for t in typed.tasks] == [False, False, False, True, False]
+    # the failed call (stopReason error) and the Escape (stopReason aborted)
+    assert [t.aborted for t in typed.tasks] == [False, False, False, True, True, False]
     assert typed.tasks[1].tools == ["bash"] and typed.tasks[1].commands == ["ls"]
     assert typed.to_json()["abandoned"] == 1 and TYPED[2] not in json.dumps(result.to_json())
     # pi 0.73.1 writes `pi -p` sessions like typed ones: not known as automation.
@@ -61,7 +63,7 @@ def test_a_branch_from_an_old_entry_abandons_the_prompts_after_it(tmp_path):
     result = run(tmp_path, home)
     (session,) = [s for s in result.sessions if s.file == str(file)]
     assert [t.text for t in session.tasks] == [redacted(TYPED[0]), "Start over."]
-    assert session.abandoned == 5
+    assert session.abandoned == 6
 
 
 def test_no_planted_secret_in_the_state_or_the_output(tmp_path):
