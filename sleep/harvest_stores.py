@@ -56,16 +56,15 @@ def read_opencode_store(job: Harvest, root: SourceRoot) -> None:
     db = shown(root.path)
     cursors = job.state.rows.setdefault(db, {})
     try:
-        sessions, root.store_sessions, _copied = read_sessions(root.path, cursors)
+        read = read_sessions(root.path, cursors, job._wanted)
     except (sqlite3.Error, OSError) as exc:
         job.result.skipped.append(Skipped(db, f"cannot read the store: {exc}"))
         return
     job.result.files_read += 1
-    for found in sessions:
+    root.store_sessions, root.subagent_files = read.rows, read.subagents
+    for found in read.sessions:
         ident = found.identity
         sid = ident.session_id or ""
-        if ident.not_a_root:
-            root.subagent_files += 1
         old = cursors.get(sid) or {}
         left_out = job._wanted(ident)
         if left_out is None or ident.not_a_root:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -91,18 +92,29 @@ def _assistant_parts(task: Task, parts: list[dict]) -> None:
             claude_assistant(task, [{"type": "tool_use", "name": name, "input": call.get("args")}])
 
 
-def read_sessions(
-    db_path: Path, cursors: dict[str, dict[str, Any]]
-) -> tuple[list[StoreSession], int, bool]:
-    """(sessions changed since their cursors, all session rows, whether a snapshot copy
-    was read). `cursors` maps session id to {"updated", "t", "id", "delivered"}."""
+@dataclass
+class StoreRead:
+    sessions: list[StoreSession]  # sessions changed since their cursors
+    rows: int  # every session row
+    subagents: int  # rows with a parent
+    copied: bool  # read from a private snapshot (the live file was locked)
 
-    def query(db: sqlite3.Connection) -> tuple[list[StoreSession], int]:
+
+def read_sessions(
+    db_path: Path,
+    cursors: dict[str, dict[str, Any]],
+    left_out: Callable[[SessionIdentity], str | None],
+) -> StoreRead:
+    """The sessions whose row changed since its cursor ({"updated", "t", "id",
+    "delivered"}). Messages are read only for the sessions delivered: a sub-agent, or one
+    `left_out` gives a reason for (another project, automation), comes back without them."""
+
+    def query(db: sqlite3.Connection) -> StoreRead:
         rows = db.execute(
             "SELECT id, parent_id, directory, permission, revert, time_updated FROM session "
             "ORDER BY time_created, id"
         ).fetchall()
-        out = []
+        out = StoreRead([], len(rows), sum(1 for r in rows if r[1]), False)
         for sid, parent, directory, permission, revert, updated in rows:
             cursor = cursors.get(sid) or {}
             if cursor.get("updated") == updated and cursor.get("delivered"):
@@ -113,15 +125,16 @@ def read_sessions(
             if parent:
                 ident.not_a_root = "subagent"
             session = StoreSession(ident, updated if isinstance(updated, int) else 0)
-            start = (
-                (cursor.get("t", -1), cursor.get("id", "")) if cursor.get("delivered") else (-1, "")
-            )
-            _read_messages(db, session, start, _json(revert).get("messageID"))
-            out.append(session)
-        return out, len(rows)
+            if left_out(ident) is None:
+                delivered = cursor.get("delivered")
+                start = (cursor.get("t", -1), cursor.get("id", "")) if delivered else (-1, "")
+                _read_messages(db, session, start, _json(revert).get("messageID"))
+            out.sessions.append(session)
+        return out
 
-    (sessions, total), copied = read_store(db_path, query)
-    return sessions, total, copied
+    found, copied = read_store(db_path, query)
+    found.copied = copied
+    return found
 
 
 def _read_messages(

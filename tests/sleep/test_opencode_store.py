@@ -54,7 +54,10 @@ def test_a_second_harvest_reads_only_new_messages(tmp_path):
     home = home_with(tmp_path, "opencode")
     first = run(tmp_path, home)
     sid = first.sessions[0].session_id
-    assert run(tmp_path, home).sessions == []
+    second = run(tmp_path, home)
+    assert second.sessions == []
+    (root,) = [r for r in second.roots if r.tool == "opencode"]
+    assert (root.store_sessions, root.subagent_files) == (3, 1)  # counted though unchanged
     db = sqlite3.connect(_db(home))
     db.execute(
         "INSERT INTO message (id, session_id, time_created, time_updated, data) "
