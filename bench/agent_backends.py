@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core.config import config_from_dict  # noqa: E402
-from core.models.agent_process import AGENTS_BIN  # noqa: E402
+from core.models.agents.process import AGENTS_BIN  # noqa: E402
 from core.models.factory import build_model_client  # noqa: E402
 from core.models.types import AgentTask  # noqa: E402
 from tests.support.agent_clis import MODEL, PROGRAM, PROTOCOL, SERVER  # noqa: E402

@@ -106,12 +106,15 @@ def honesty_checks(task: str, run: Path, summary: dict) -> tuple[float, int]:
     """(test accuracy of the most common train answer, distinct answers of the best skill)."""
     sys.path.insert(0, str(ROOT))
     from core.config import load_config
+    from core.training.split_limit import limited_split
     from envs import get_environment
 
     config = load_config(run / "config.yaml")
     env = get_environment(config.env)
     common = collections.Counter(i.answer for i in env.load_split("train")).most_common(1)[0][0]
-    test = env.load_split("test")[: config.train.test_limit]
+    test = limited_split(
+        env.load_split("test"), config.train.test_limit, seed=config.run.seed, split="test"
+    )
     majority = sum(env.score(i, common).hard for i in test) / len(test)
     best_hash = summary["test"]["best"]["skill_hash"]
     answers = set()

@@ -37,15 +37,18 @@ BASE_KEY = "_base_"
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 BackendName = Literal[
-    "auto", "openai", "azure", "anthropic", "local", "scripted", "handoff", "claude_code", "codex"
-]
-# Coding-agent CLIs (`claude -p`, `codex exec`) driven as backends: each call is a process.
-AGENT_BACKENDS = ("claude_code", "codex")
+    "auto", "openai", "azure", "anthropic", "local", "scripted", "handoff",
+    "claude_code", "codex", "pi", "opencode", "copilot",
+]  # fmt: skip
+# Coding-agent CLIs (`claude -p`, `codex exec`, `pi -p`, `opencode run`, `copilot -p`)
+# driven as backends: each call is a process.
+AGENT_BACKENDS = ("claude_code", "codex", "pi", "opencode", "copilot")
 # Where the skill goes for an agent run: `auto` = where the agent reads a deployed skill
-# (Claude Code: .claude/skills/<name>/SKILL.md; Codex: AGENTS.md).
+# (Claude Code: .claude/skills/<name>/SKILL.md; the others: AGENTS.md).
 SkillPlacement = Literal[
-    "auto", "claude_skill", "claude_md", "append_system_prompt", "agents_md", "codex_skill"
-]
+    "auto", "claude_skill", "claude_md", "append_system_prompt", "agents_md", "codex_skill",
+    "agents_skill", "pi_skill", "opencode_skill", "copilot_skill",
+]  # fmt: skip
 Role = Literal["target", "optimizer", "judge", "miner"]
 ROLES: tuple[Role, ...] = ("target", "optimizer", "judge", "miner")
 
@@ -80,7 +83,11 @@ class RoleConfig(_Strict):
     stream: Literal["auto", "always", "never"] = "auto"
     max_retries: int = Field(default=4, ge=0)
     cache: bool = True
-    # Coding-agent CLIs only (backend claude_code | codex).
+    # What is sent of a reply's JSON schema (optimizer, judge and miner replies):
+    # auto = the schema where the backend is known to honour it, else nothing;
+    # schema | json (JSON mode) | off (core/models/structured.py).
+    structured: Literal["auto", "schema", "json", "off"] = "auto"
+    # Coding-agent CLIs only (backend claude_code | codex | pi | opencode | copilot).
     binary: str | None = None  # path or name; null = PATH, then .tools/agents/
     max_turns: int | None = Field(default=None, ge=1)  # agent use; chat use is one turn
     extra_args: list[str] = []  # appended to the CLI's arguments as given

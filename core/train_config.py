@@ -36,6 +36,10 @@ class GateConfig(StrictModel):
     density_weight: float = Field(default=0.0, ge=0, lt=1)
     density_formula: Literal["published", "ours"] = "published"
     repeats: int = Field(default=1, ge=1)  # each val item scored N times (mean): noisy targets
+    # true: once the best scores 1 on every val item (no density term), a strict gate can
+    # accept nothing more, so the remaining steps are skipped (Sleep's nights: on handoff
+    # each step is a person's work). false (published): the steps run anyway.
+    skip_when_perfect: bool = False
 
 
 class OptimizerMethodConfig(StrictModel):
@@ -51,7 +55,9 @@ class OptimizerMethodConfig(StrictModel):
     # (configs/features/clipped_items.yaml); null: whole items, no limit at all.
     trajectory_chars: int | Literal["auto"] | None = "auto"
     context_tokens: int = Field(default=128_000, ge=1024)  # the optimizer model's window
-    merge_context: Literal["edits", "analyses"] = "edits"  # analyses: + analyses, counts
+    # analyses (published): each merge sees the analysts' analyses and failure counts behind
+    # the lists too; edits (configs/features/merge_edits_only.yaml): the edit lists only
+    merge_context: Literal["edits", "analyses"] = "analyses"
     # trees: failure and success trees, then one final merge, uncapped (published);
     # capped: one shared tree, each merge capped at the budget (core.optimizer.merge_tree)
     merges: Literal["trees", "capped"] = "trees"
@@ -86,9 +92,23 @@ class OptimizerMethodConfig(StrictModel):
 
 
 class SlowUpdateConfig(StrictModel):
+    """The epoch-end slow update (and the evidence the meta notes share with it): at the
+    end of every epoch, the last one included, the epoch's starting and last skills are
+    rolled out on `sample_size` train items and paired per item."""
+
     enabled: bool = True
     sample_size: int = Field(default=20, ge=1)
-    gated: bool = True
+    # false (published): the guidance goes into the current skill only, no val pass (the
+    # finish gates the final skill); true (configs/features/gated_slow_update.yaml): it
+    # must beat the best on val like any candidate.
+    gated: bool = False
+    # null (published): every pair is shown, whole, within the optimizer's context;
+    # N (configs/features/sampled_pairs.yaml): a seeded sample of N per outcome.
+    pairs_per_outcome: int | None = Field(default=None, ge=1)
+    # Which pairs the prompts get (published optimizer.longitudinal_pair_policy): mixed =
+    # all; changed = improved and regressed only, topped up towards sample_size from the
+    # rest of the train split (seeded order); unchanged = still failing / still passing.
+    longitudinal_pair_policy: Literal["mixed", "changed", "unchanged"] = "mixed"
 
 
 class MetaSkillConfig(StrictModel):
@@ -100,6 +120,10 @@ class TrainConfig(StrictModel):
     epochs: int = Field(default=2, ge=1)
     steps_per_epoch: int | None = Field(default=None, ge=1)  # null = ceil(train / batch)
     batch_size: int = Field(default=40, ge=1)
+    # Gradient accumulation (published train.accumulation): a step rolls out and analyses
+    # this many batches, then merges all their edits into one candidate; an epoch has
+    # ceil(train / (batch_size x accumulation)) steps.
+    accumulation: int = Field(default=1, ge=1)
     minibatch_size: int = Field(default=8, ge=1)
     merge_batch_size: int = Field(default=4, ge=2)
     edit_budget: int = Field(default=4, ge=0)  # most edits one analyst call may propose

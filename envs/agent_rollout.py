@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from core.environment.contract import RolloutResult, Score, TaskItem
-from core.models.agent_events import summarize_events
+from core.models.agents.events import summarize_events
 from core.models.types import AgentOutcome, Message
 
 PREDICTION_CHARS = 4000

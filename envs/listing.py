@@ -34,9 +34,11 @@ class EnvRow:
 def list_environments(root: Path | None = None) -> list[EnvRow]:
     rows = []
     for spec in SPECS:
-        env = get_environment(EnvConfig(name=spec.name), root=root)
-        data_dir = getattr(env, "data_dir", None) if spec.materializer else None
+        data_dir = None
         try:
+            # An env that cannot run here (no bubblewrap for its jail) is listed with why.
+            env = get_environment(EnvConfig(name=spec.name), root=root)
+            data_dir = getattr(env, "data_dir", None) if spec.materializer else None
             sizes: dict[str, int] | None = {s: len(env.load_split(s)) for s in SPLITS}
             present, problem = True, None
         except EnvError as exc:  # MissingDataError, or data that does not match the manifest

@@ -4,6 +4,12 @@ A release tarball is data from the internet: a member named `/etc/x` or `../x`, 
 whose target leaves the archive, or a device node must not be written anywhere. Every
 member is checked before anything is extracted (so a bad archive extracts nothing), and
 the extraction itself still runs under tarfile's `data` filter as a second layer.
+
+An archive can also be a bomb: a few kilobytes of gzip that unpack to terabytes, or
+millions of empty members. The members' sizes (what extraction will write, byte for byte)
+and their number are capped before anything is written: past `MAX_TOTAL_BYTES` or
+`MAX_MEMBERS` the archive is refused whole. The release SpreadsheetBench publishes is far
+below both (400 tasks, a few thousand files).
 """
 
 from __future__ import annotations
@@ -14,6 +20,9 @@ import zlib
 from pathlib import Path
 
 from core.environment.contract import EnvError
+
+MAX_TOTAL_BYTES = 8 * 1024**3  # what every member unpacks to, together
+MAX_MEMBERS = 200_000
 
 
 def _escapes(name: str) -> bool:
@@ -40,18 +49,44 @@ def member_problem(member: tarfile.TarInfo) -> str | None:
     return None
 
 
-def extract_checked(archive: Path, dest: Path) -> None:
-    """Extract `archive` into `dest`, or an EnvError naming the first bad member."""
+def _size(n: int) -> str:
+    return f"{n / 1024**3:g} GiB" if n >= 1024**3 else f"{n:,} bytes"
+
+
+def _checked_members(
+    tar: tarfile.TarFile, archive: Path, max_bytes: int, max_members: int
+) -> list[tarfile.TarInfo]:
+    """Every member, read one header at a time so a bomb of members stops at the cap."""
+    members: list[tarfile.TarInfo] = []
+    total = 0
+    refused = "refused, nothing was extracted (is it the published release?)"
+    while (member := tar.next()) is not None:
+        problem = member_problem(member)
+        if problem:
+            raise EnvError(f"--source {archive}: member {member.name!r} {problem}; {refused}")
+        members.append(member)
+        total += max(member.size, 0) if member.isfile() else 0
+        if len(members) > max_members:
+            raise EnvError(f"--source {archive}: more than {max_members:,} members; {refused}")
+        if total > max_bytes:
+            raise EnvError(
+                f"--source {archive}: unpacks to more than {_size(max_bytes)}; {refused}"
+            )
+    return members
+
+
+def extract_checked(
+    archive: Path,
+    dest: Path,
+    *,
+    max_bytes: int = MAX_TOTAL_BYTES,
+    max_members: int = MAX_MEMBERS,
+) -> None:
+    """Extract `archive` into `dest`, or an EnvError naming the first bad member or the
+    cap the archive goes past (checked before anything is written)."""
     try:
         with tarfile.open(archive) as tar:
-            members = tar.getmembers()
-            for member in members:
-                problem = member_problem(member)
-                if problem:
-                    raise EnvError(
-                        f"--source {archive}: member {member.name!r} {problem}; "
-                        "refused, nothing was extracted (is it the published release?)"
-                    )
+            members = _checked_members(tar, archive, max_bytes, max_members)
             tar.extractall(dest, members=members, filter="data")
     except (tarfile.TarError, EOFError, zlib.error) as exc:
         reason = str(exc).splitlines()[0].rstrip(":") if str(exc) else type(exc).__name__

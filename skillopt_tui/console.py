@@ -120,21 +120,31 @@ class ConsoleLogger:
         self._refresh()
 
     def _on_GateDecided(self, e: GateDecided) -> None:
-        self.gated_step = e.step
+        # An epoch end's slow update is numbered with the epoch's last step, whose own
+        # decision came first: name it, so "step N: rejected" is not followed by "step N:
+        # accepted".
+        what = f"step {e.step}"
+        if e.source == "slow_update":
+            what = f"slow update (after step {e.step})"
+        else:
+            self.gated_step = e.step
         if e.accepted:
             text = (
-                f"step {e.step}: accepted · val {_fmt(e.best_before)} → {_fmt(e.candidate_score)}"
+                f"{what}: accepted · val {_fmt(e.best_before)} → {_fmt(e.candidate_score)}"
                 f" · items +{e.items_improved}/−{e.items_regressed}"
             )
             if e.staged_ref:
                 text += f" · staged {e.staged_ref}"
+        elif e.candidate_score is not None:
+            text = f"{what}: rejected · val {_fmt(e.candidate_score)} vs best {_fmt(e.best_before)}"
+        elif e.items_scored == 0:
+            text = f"{what}: rejected · not scored · {e.reason}"
         else:
-            score = _fmt(e.candidate_score) if e.candidate_score is not None else "—"
-            text = f"step {e.step}: rejected · val {score} vs best {_fmt(e.best_before)}"
-            if e.rollouts_saved:
-                text += f" · early after {e.items_scored}/{e.items_total} items (saved {e.rollouts_saved})"
-            elif e.items_scored == 0:
-                text += f" · {e.reason}"
+            bound = f"val ≤ {_fmt(e.at_most)}" if e.at_most is not None else "val not reached"
+            text = (
+                f"{what}: rejected early · {bound} vs best {_fmt(e.best_before)}"
+                f" · after {e.items_scored}/{e.items_total} items (saved {e.rollouts_saved})"
+            )
         self.line(text)
 
     def _on_LearningRateDecided(self, e: LearningRateDecided) -> None:

@@ -20,7 +20,8 @@ from typing import Any
 from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
-from sleep.session_evidence import claude_assistant
+from sleep.session_evidence import claude_assistant, shell_command
+from sleep.skills_used import claude_meta_text, claude_tool_use, note_command
 
 NOT_A_TASK_PREFIXES = (
     "<command-name>",
@@ -95,6 +96,7 @@ class ClaudeTaskReader:
                 self._unanswered = None
                 if self.tasks:
                     claude_assistant(self.tasks[-1], message.get("content"))
+                self._note_skills(message.get("content"))
             return
         if kind == "system" and record.get("subtype") == "compact_boundary":
             self._close_unanswered()
@@ -103,6 +105,10 @@ class ClaudeTaskReader:
             return
         if _is_automation(record):
             ident.automation = True
+        message = record.get("message")
+        if isinstance(message, dict):
+            for block in _text_blocks(message.get("content")):
+                claude_meta_text(ident, block)
         if any(record.get(flag) is True for flag in _META_FLAGS):
             return
         message = record.get("message")
@@ -133,3 +139,14 @@ class ClaudeTaskReader:
         task = Task(text, timestamp if isinstance(timestamp, str) else None)
         self.tasks.append(task)
         self._unanswered = task
+
+    def _note_skills(self, content: Any) -> None:
+        """The skills an assistant message's tool calls loaded or read."""
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                name, arguments = block.get("name"), block.get("input")
+                if isinstance(name, str):
+                    claude_tool_use(self.identity, name, arguments)
+                    note_command(self.identity, shell_command(name, arguments))

@@ -24,6 +24,7 @@ from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
 from sleep.session_evidence import codex_item
+from sleep.skills_used import codex_arguments, codex_injected
 
 INJECTED_PREFIXES = (
     "<user_instructions>",
@@ -186,8 +187,11 @@ class CodexTaskReader:
             task = self._answering()
             if task is not None:
                 codex_item(task, item)
+            self._note_skills(item)
             return
         raw = _content_text(item.get("content"))
+        if not self.identity.carry["replaying"]:
+            codex_injected(self.identity, raw)
         if not self.identity.cwd and raw.lstrip().startswith("<environment_context>"):
             found = _CWD_IN_CONTEXT.search(raw)
             if found:
@@ -198,6 +202,16 @@ class CodexTaskReader:
         if self.identity.carry["events"]:
             return  # this file records prompts as events: the response item is the copy
         self._fallback.append(Task(text, stamp or self._session_start))
+
+    def _note_skills(self, item: dict) -> None:
+        """The skill and instruction files a tool call of the session read."""
+        if self.identity.carry["replaying"]:
+            return
+        kind = item.get("type")
+        if kind in ("function_call", "custom_tool_call"):
+            codex_arguments(self.identity, item.get("arguments", item.get("input")))
+        elif kind == "local_shell_call" and isinstance(item.get("action"), dict):
+            codex_arguments(self.identity, item["action"])
 
     def _event(self, event: dict, stamp: str | None) -> None:
         etype = event.get("type")

@@ -23,6 +23,14 @@ from core.atomic import write_json
 from sleep.jsonl import PROBE_BYTES
 
 STATE_VERSION = 1
+RECOVER = (
+    "restore it from a backup, or delete it to read every transcript again from the start "
+    "(tasks mined already stay in tasks.json)"
+)
+_CURSOR_TYPES = {
+    "path": str, "size": int, "mtime_ns": int, "offset": int, "head": str, "tail": str,
+    "delivered": bool, "identity": dict,
+}  # fmt: skip
 
 
 @dataclass
@@ -37,6 +45,45 @@ class Cursor:
     # out of scope keeps offset 0, so a later harvest of its project still gets it all.
     delivered: bool
     identity: dict[str, Any] = field(default_factory=dict)
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _state_problem(data: Any) -> str:
+    """What is wrong with a loaded harvest-state.json ('' when it is what we write)."""
+    if not isinstance(data, dict):
+        return f"{_kind(data)}, not an object"
+    if data.get("version") != STATE_VERSION:
+        return f"version {data.get('version')!r}, not {STATE_VERSION}"
+    cursors = data.get("cursors", {})
+    if not isinstance(cursors, dict):
+        return f"cursors is {_kind(cursors)}, not an object"
+    for key, cursor in cursors.items():
+        if not isinstance(cursor, dict):
+            return f"cursor {key!r} is {_kind(cursor)}"
+        missing = [f for f in _CURSOR_TYPES if f not in cursor and f != "identity"]
+        unknown = sorted(set(cursor) - set(_CURSOR_TYPES))
+        wrong = [
+            f
+            for f, t in _CURSOR_TYPES.items()
+            if f in cursor
+            and not (isinstance(cursor[f], t) and (t is not int or not isinstance(cursor[f], bool)))
+        ]
+        if missing or unknown or wrong:
+            return f"cursor {key!r}: bad fields {', '.join(missing + unknown + wrong)}"
+    uuids = data.get("claude_uuids", [])
+    if not isinstance(uuids, list) or not all(isinstance(u, str) for u in uuids):
+        return "claude_uuids is not a list of strings"
+    keys = data.get("codex_prompt_keys", {})
+    if not isinstance(keys, dict) or not all(
+        isinstance(v, list) and all(isinstance(k, str) for k in v) for v in keys.values()
+    ):
+        return "codex_prompt_keys is not an object of lists of strings"
+    return ""
 
 
 def digest(data: bytes) -> str:
@@ -84,18 +131,19 @@ class HarvestState:
 
     @classmethod
     def load(cls, path: Path) -> HarvestState:
+        """The saved state, or a UserError naming the file when it is not what a harvest
+        wrote: starting over silently would hand every old session to tonight's night."""
+        from core.errors import UserError
+
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError) as exc:
-            from core.errors import UserError
-
-            raise UserError(
-                f"harvest state {path} is unreadable ({exc}); move it aside to start over"
-            ) from None
-        if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
-            return cls()
+            raise UserError(f"harvest state {path} is unreadable ({exc}); {RECOVER}") from None
+        problem = _state_problem(data)
+        if problem:
+            raise UserError(f"harvest state {path} is malformed ({problem}); {RECOVER}")
         return cls(
             cursors={k: Cursor(**v) for k, v in data.get("cursors", {}).items()},
             claude_uuids=set(data.get("claude_uuids", [])),

@@ -1,14 +1,19 @@
 """The pre-night estimate `skillopt sleep dry-run` shows: per routed skill, the calls of
 each role (target rollouts, one judge call per rollout, optimizer calls) and an upper
-bound on tokens and cost from the config's price table. Nothing is called."""
+bound on tokens and cost from the config's price table. Nothing is called.
+
+Only the tasks the night will replay count: one it skips (replay mode `skipped`: an
+external or redacted request, or a workspace mode with no runner yet; sleep.replay_modes)
+costs nothing, and the plan says how many are skipped and why (`skipped_counts`)."""
 
 from __future__ import annotations
 
 from core.models.factory import build_model_client
 from core.models.ledger import estimate_cost
-from core.run.estimate import QUESTION_TOKENS, plan_calls
+from core.run.estimate import NO_COST, QUESTION_TOKENS, cost_words, plan_calls
 from sleep.night import Night, NightPlan
 from sleep.replay_env import ReplayEnvironment
+from sleep.replay_modes import replayable
 
 JUDGE_PROMPT_TOKENS = 400  # the judge prompt around a task, its rubric and one reply
 
@@ -17,11 +22,36 @@ async def _never(*_args, **_kwargs):  # a dry run never calls the judge
     raise AssertionError("a dry run must not call a model")
 
 
+def skipped_counts(tasks: list[dict]) -> dict[str, int]:
+    """How many of a skill's planned tasks (`NightPlan.routes[...]["tasks"]`) tonight
+    skips, by reason, most frequent first."""
+    counts: dict[str, int] = {}
+    for task in tasks:
+        if task.get("skip_reason"):
+            counts[task["skip_reason"]] = counts.get(task["skip_reason"], 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def skipped_line(counts: dict[str, int]) -> str:
+    """'3 task(s) skipped tonight, not replayed or estimated: 2 <reason>; 1 <reason>'."""
+    reasons = "; ".join(f"{n} {reason}" for reason, n in counts.items())
+    return f"{sum(counts.values())} task(s) skipped tonight, not replayed or estimated: {reasons}"
+
+
 async def estimate_night(night: Night, plan: NightPlan) -> dict[str, str]:
     out: dict[str, str] = {}
     sessions = night.sessions()
-    for route, splits in await night.routed_tasks(sessions):
+    backend = night.config.models.target.backend
+    for route, planned in await night.routed_tasks(sessions):
+        if not planned["train"] or not planned["val"]:
+            continue
+        splits = replayable(planned, backend, lambda _task, _reason: None)
         if not splits["train"] or not splits["val"]:
+            out[route.skill] = (
+                f"no calls: {len(splits['train'])} train / {len(splits['val'])} val tasks "
+                "are left to replay once the skipped ones are out, and a night needs at "
+                "least one of each to learn and gate"
+            )
             continue
         config = night.run_config(len(splits["train"]), bool(splits["test"]))
         env = ReplayEnvironment(splits, _never)
@@ -34,9 +64,12 @@ async def estimate_night(night: Night, plan: NightPlan) -> dict[str, str]:
         )
         client = build_model_client(config)
         try:
-            models = {r: client.runtime(r).model for r in ("target", "optimizer", "judge")}
+            runtimes = {r: client.runtime(r) for r in ("target", "optimizer", "judge")}
         finally:
             await client.aclose()
+        # The embedded model, test doubles and handoff cost nothing (core.run.estimate).
+        zero = {"input_per_mtok": 0.0, "output_per_mtok": 0.0}
+        free = {rt.model: zero for rt in runtimes.values() if rt.kind in NO_COST}
         skill_tokens = len(night.repo.read_skill(route.skill)) // 4
         reply = config.models.target.max_tokens
         estimate = estimate_cost(
@@ -53,16 +86,15 @@ async def estimate_night(night: Night, plan: NightPlan) -> dict[str, str]:
                     config.models.optimizer.max_tokens,
                 ),
             },
-            models,
-            config.models.prices,
+            {r: rt.model for r, rt in runtimes.items()},
+            {**config.models.prices, **free},
         )
-        cost = (
-            "cost unknown (no price for " + ", ".join(estimate.unpriced) + ")"
-            if estimate.unpriced
-            else f"${estimate.cost_usd:.2f}"
-        )
+        cost = cost_words(estimate, {r: rt.kind for r, rt in runtimes.items()})
+        replayed = sum(map(len, splits.values()))
+        left_out = sum(map(len, planned.values())) - replayed
         out[route.skill] = (
             f"estimate (upper bound): {calls.target_calls} target + {calls.target_calls} judge + "
             f"{calls.optimizer_calls} optimizer calls, {estimate.total_tokens:,} tokens, {cost}"
+            + (f" (the {replayed} replayed tasks; {left_out} skipped)" if left_out else "")
         )
     return out

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from core.errors import UserError
 from core.file_lock import FileLock
-from core.models.agent_process import recorded_sessions
+from core.models.agents.process import recorded_sessions
 from sleep import copilot_tasks, cursor_tasks, pi_tasks, vscode_tasks
 from sleep.agent_roots import MORE_FLAGS, discover_more
 from sleep.claude_tasks import ClaudeTaskReader
@@ -40,6 +40,7 @@ from sleep.jsonl import (
 )
 from sleep.model import Session, Skipped, Task
 from sleep.path_text import shown
+from sleep.prompt_cap import redact_capped
 from sleep.redact import Redacted, Redactor
 from sleep.sources import SourceRoot, TranscriptFile, check_more_roots, check_roots, discover
 from sleep.state_dir import check_state_dir
@@ -159,8 +160,8 @@ class Harvest:
         self.result = HarvestResult(roots=[])
         # Redactions of the file being read (a Codex prompt is redacted once for its key
         # and once for delivery otherwise); cleared per file so memory stays flat.
-        self._redacted: dict[str, Redacted] = {}
-        # Sessions our own agent backends started (core.models.agent_process records their
+        self._redacted: dict[str, tuple[Redacted, bool]] = {}
+        # Sessions our own agent backends started (core.models.agents.process records their
         # ids): automation whatever their records say, so a night never learns from a replay.
         self.ours = recorded_sessions(options.environ)
         # Copilot's session-store.db: the branch it recorded per session id.
@@ -169,10 +170,14 @@ class Harvest:
     # -- prompt keys (hash of the redacted text: no raw prompt is ever stored) ------------
 
     def _redact(self, text: str) -> Redacted:
-        redacted = self._redacted.get(text)
-        if redacted is None:
-            redacted = self._redacted[text] = self.redactor.redact(text)
-        return redacted
+        return self._redact_capped(text)[0]
+
+    def _redact_capped(self, text: str) -> tuple[Redacted, bool]:
+        """The text redacted and capped (sleep/prompt_cap.py), and whether it was cut."""
+        done = self._redacted.get(text)
+        if done is None:
+            done = self._redacted[text] = redact_capped(self.redactor, text)
+        return done
 
     def _key_of(self, text: str) -> str:
         return hashlib.sha256(self._redact(text).text.encode("utf-8")).hexdigest()[:16]
@@ -307,7 +312,7 @@ class Harvest:
                 when = parse_timestamp(task.timestamp)
                 if when is not None and when < self.options.since:
                     continue
-            redacted = self._redact(task.text)
+            redacted, cut = self._redact_capped(task.text)
             for finding in redacted.findings:
                 self.result.redactions[finding.kind] += 1
                 self.result.shown.append(
@@ -318,13 +323,15 @@ class Harvest:
                     redacted.text, task.timestamp, task.aborted, list(task.tools),
                     [self._redact(c).text for c in task.commands],
                     self._redact(task.answer).text if task.answer else "",
+                    truncated=cut,
                 )
             )  # fmt: skip
         if tasks:  # abandoned prompts alone are counted in the result, not a session
             self.result.sessions.append(
                 Session(
                     tool, ident.session_id or "", ident.cwd, ident.branch,  # type: ignore[arg-type]
-                    shown_file, self._automation(ident), tasks, abandoned,
+                    shown_file, self._automation(ident), tasks,
+                    list(ident.skills), list(ident.skill_files), abandoned,
                 )
             )  # fmt: skip
 
@@ -416,6 +423,7 @@ def harvest(
     if not options.commit:
         job.state = HarvestState.load(state_path)
         return job.run()
+    HarvestState.load(state_path)  # a malformed state is refused before the lock is made
     options.state_dir.mkdir(parents=True, exist_ok=True)
     lock = FileLock(options.state_dir / LOCK_FILE)
     if not lock.acquire(timeout=2.0):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.models.types import ModelError
+from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.mine import is_acknowledgement, shape_of
 from sleep.prompt_files import render_sleep_prompt
@@ -53,6 +54,8 @@ def _check_tasks(obj: dict) -> dict:
             raise OptimizerOutputError(f'"kind" must be one of {", ".join(KINDS)}')
         if not all(isinstance(s, int) for s in t.get("sources", [])):
             raise OptimizerOutputError('"sources" must list prompt numbers')
+        if not isinstance(t.get("rubric") or "", str):
+            raise OptimizerOutputError('"rubric" must be a string')
     return obj
 
 
@@ -61,6 +64,7 @@ TASKS_SHAPE = Shape(
     '{"tasks": [{"intent": "...", "kind": "agentic", "rubric": "...", "checks": [], '
     '"sources": [1]}]}',
     _check_tasks,
+    schemas.miner(KINDS),
 )
 
 

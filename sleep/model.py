@@ -22,11 +22,15 @@ class Task:
     tools: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
     answer: str = ""
+    # Cut at sleep/prompt_cap.MAX_PROMPT_CHARS (the text ends with a note saying so).
+    truncated: bool = False
 
     def to_json(self, *, evidence: bool = True) -> dict:
         """The prompt; with `evidence`, also what the session showed of its answer (what a
         night freezes and mines; `sleep harvest --json` lists the prompts only)."""
         data: dict = {"text": self.text, "timestamp": self.timestamp, "aborted": self.aborted}
+        if self.truncated:
+            data["truncated"] = True
         for name in ("tools", "commands", "answer") if evidence else ():
             if getattr(self, name):
                 data[name] = getattr(self, name)
@@ -44,13 +48,16 @@ class Session:
     file: str
     automation: bool
     tasks: list[Task] = field(default_factory=list)
+    # The skills it used and the instruction files it read (sleep/skills_used.py): the
+    # routing rule "the skill named in the transcript".
+    skills: list[str] = field(default_factory=list)
+    skill_files: list[str] = field(default_factory=list)
     # Prompts on branches the person left (pi's session tree): reported, never tasks.
     abandoned: int = 0
 
     def to_json(self, *, evidence: bool = True) -> dict:
-        extra = {"abandoned": self.abandoned} if self.abandoned else {}
-        return {
-            **extra,
+        """With `evidence` (what a night freezes), also the skills the session used."""
+        data = {
             "source": self.source,
             "session_id": self.session_id,
             "cwd": self.cwd,
@@ -59,6 +66,11 @@ class Session:
             "automation": self.automation,
             "tasks": [t.to_json(evidence=evidence) for t in self.tasks],
         }
+        if evidence:
+            data.update(skills=list(self.skills), skill_files=list(self.skill_files))
+        if self.abandoned:
+            data["abandoned"] = self.abandoned
+        return data
 
 
 @dataclass(frozen=True)

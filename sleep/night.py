@@ -10,7 +10,9 @@ the usage ledger's caps. What this module adds is the night's own state:
     <state>/nights/<night-id>/sessions.json   tonight's harvest, frozen before the cursors move
     <state>/nights/<night-id>/tasks.json      the tasks it replays, with their splits
     <state>/nights/<night-id>/<skill>/        an ordinary run directory (events.jsonl, ...)
-    <state>/nights/<night-id>/handoff/        prompt and answer files (handoff backend)
+    <state>/nights/<night-id>/checks/<skill>.jsonl  each replay's command checks (replay_checks)
+    <state>/nights/<night-id>/handoff/        prompt and answer files (handoff backend),
+                                              and workspaces/ for agentic tasks
     <state>/tasks.json                        the mined-task archive across nights
     <state>/carried-sessions.json             sessions of failed nights closed, for the next
     <state>/night.lock                        one night at a time
@@ -25,8 +27,10 @@ finished night's id is never reused.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +50,12 @@ from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
-from sleep import handoff_answers  # noqa: F401 - masks secrets in handoff answers
+
+# handoff_answers masks secrets in handoff answers; handoff_workspace registers the
+# handoff-workspace replay (sleep/replay_modes.py) when imported.
+from sleep import handoff_answers, handoff_workspace  # noqa: F401
+from sleep.cursors import HarvestState
+from sleep.harvest import STATE_FILE
 from sleep.mine import mine_sessions, priority
 from sleep.mine_model import mine_with_model
 from sleep.night_tasks import (
@@ -62,6 +71,7 @@ from sleep.night_tasks import (
     read_json,
     with_carried,
 )
+from sleep.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
 from sleep.replay_env import AgentReplay, ReplayEnvironment
 from sleep.replay_modes import (
     WORKSPACE_MODES,
@@ -91,6 +101,8 @@ class NightPlan:
     sessions: int
     automation_skipped: int
     routes: list[dict[str, Any]] = field(default_factory=list)
+    # The sessions routing left out: {session, source, reason} (sleep/routing.py).
+    left_out: list[dict[str, str]] = field(default_factory=list)
     # The status of the open night tonight continues on its frozen tasks (None: a new one).
     continues: str | None = None
 
@@ -103,6 +115,8 @@ class NightResult:
     skills: dict[str, dict[str, Any]] = field(default_factory=dict)
     message: str = ""
     pending: int = 0  # handoff prompts waiting for answers
+    # The sessions routing left out: {session, source, reason} (sleep/routing.py).
+    left_out: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -169,6 +183,7 @@ class Night:
     test_fraction: float = 0.0
     max_tasks: int = 40
     pass_mark: float = 0.7
+    check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S  # each command check's time limit
     include_automation: bool = False
     auto_adopt: bool = False
     today: dt.date = field(default_factory=dt.date.today)
@@ -180,6 +195,8 @@ class Night:
     _routed: list[tuple[Route, dict[str, list[MinedTask]]]] | None = field(
         default=None, init=False, repr=False
     )
+    # The sessions tonight's routing left out (set when the night routes its sessions).
+    left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -235,6 +252,7 @@ class Night:
             project=self.project,
             forced=self.skill,
         )
+        self.left_out = routing.left_out
         for line in routing.describe_left_out():
             self.on_line(line)
         routes = routing.routes
@@ -300,7 +318,9 @@ class Night:
             automation_skipped=harvested.automation_skipped + delivered,
             continues=read_json(self.folder / "night.json").get("status"),
         )
-        for route, splits in await self.routed_tasks(sessions):
+        routed = await self.routed_tasks(sessions)
+        plan.left_out = self.left_out
+        for route, splits in routed:
             plan.routes.append(
                 {
                     "skill": route.skill,
@@ -321,6 +341,9 @@ class Night:
         for name, key in (("sessions.json", "sessions"), ("tasks.json", "skills")):
             if (self.folder / name).exists():
                 read_frozen(self.folder / name, key)
+        # The state the night reads later, checked now too, before anything is written.
+        HarvestState.load(self.state_dir / STATE_FILE)
+        TaskArchive(self.state_dir / "tasks.json").load()
 
     async def run(self) -> NightResult:
         check_state_dir(self.state_dir, writing=True)
@@ -361,6 +384,7 @@ class Night:
         try:
             routed = await self.routed_tasks(sessions)
         except ModelError as exc:  # the miner failed or waits for a handoff answer
+            result.left_out = self.left_out
             result.status = "waiting" if isinstance(exc, HandoffWaiting) else "failed"
             result.pending = len(pending_prompts(self.folder / "handoff"))
             result.message = (
@@ -370,6 +394,7 @@ class Night:
             )
             self._save(result)
             return result
+        result.left_out = self.left_out
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)
             result.skills[route.skill] = outcome
@@ -384,6 +409,7 @@ class Night:
             result.status = "stopped"
         else:
             result.status = "finished"
+            handoff_workspace.discard(self.folder / "handoff")
         result.message = self._message(result)
         self._save(result)
         return result
@@ -419,6 +445,8 @@ class Night:
                 judge_backend=config.models.judge.backend,
                 target_backend=config.models.target.backend,
                 workspace=self._workspace(route),
+                check_timeout_s=self.check_timeout_s,
+                checks_log=self._checks_log(route),
             )
             state = run_dir.read_state()
             inner = SkillsRepoStager(
@@ -452,12 +480,18 @@ class Night:
             baseline_val=summary.baseline_val,
             best_val=summary.best_val,
             run_dir=str(run_dir.path),
+            candidates=candidates_gated(run_dir.path),
         )
+        if self._checks_log(route).exists():
+            outcome["checks"] = tally(self._checks_log(route))
         if summary.staged:
             outcome["staged"] = f"staged/{run_id}"
             if self.auto_adopt and summary.status == "finished":
                 outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
         return outcome
+
+    def _checks_log(self, route: Route) -> Path:
+        return self.folder / "checks" / f"{route.skill}.jsonl"
 
     def _skipped_line(self, task: MinedTask, reason: str) -> None:
         self.on_line(f"skipped task {task.id}: {reason}")
@@ -476,7 +510,13 @@ class Night:
         backend = self.config.models.target.backend
         if backend in AGENT_BACKENDS or not any(workspace_runner(m) for m in WORKSPACE_MODES):
             return None
-        return self._replay_tree(route)
+        if self.project is None:  # no tree to copy: a task needing one fails by its id
+            return None
+        return dataclasses.replace(
+            self._replay_tree(route),
+            skill_path=skill_path_for(route.agents),
+            keep_in=self.folder / "handoff" / handoff_workspace.FOLDER,
+        )
 
     def _replay_tree(self, route: Route) -> AgentReplay:
         if self.project is None:
@@ -531,10 +571,23 @@ class Night:
                 + ", ".join(staged)
                 + " — review with `skillopt tui` or `skillopt skills diff`"
             )
+        if not any(o.get("candidates") for o in result.skills.values()):
+            return "no candidate tonight (the optimizer proposed no usable edit); nothing staged"
         return "no candidate beat the current skill tonight; nothing staged"
 
     def _save(self, result: NightResult) -> None:
         write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})
+
+
+def candidates_gated(run_dir: Path) -> int:
+    """How many candidates a night's run put to the gate (steps and slow updates, valid
+    or not): with none, "no candidate beat the current skill" would be untrue."""
+    steps = Path(run_dir) / "steps"
+    count = 0
+    for gate in steps.glob("*/gate.json"):
+        with contextlib.suppress(OSError, ValueError):
+            count += "source" in json.loads(gate.read_text(encoding="utf-8"))
+    return count + len(list(steps.glob("*/slow_update_gate.json")))
 
 
 def planned_tasks(
@@ -558,6 +611,9 @@ def planned_tasks(
                         task, replay_mode(task, backend), replay_at_night(task, backend)
                     ),
                 }
+            )
+            out[-1]["checks"] = planned_checks(
+                out[-1]["checks"], replay_at_night(task, backend).mode
             )
     return out
 

@@ -28,6 +28,7 @@ from core.atomic import write_json
 from core.errors import UserError
 from sleep.harvest import HarvestOptions, HarvestResult, harvest
 from sleep.model import Skipped
+from sleep.tasks import task_problem
 
 SESSIONS_FILE = "sessions.json"
 CARRY_FILE = "carried-sessions.json"
@@ -114,11 +115,12 @@ def read_frozen(path: Path, key: str) -> Any:
                     for ts in splits.values())
             for splits in value.values()
         )  # fmt: skip
-    if not ok:
-        raise UserError(
-            f"{path}: unreadable (no {key!r} in the shape the night wrote); "
-            "move it aside to start the night again"
-        )
+    problem = "" if ok else f"no {key!r} in the shape the night wrote"
+    if ok and key == "skills":  # each task as MinedTask.from_dict reads it
+        problems = (task_problem(t) for ts in value.values() for tl in ts.values() for t in tl)
+        problem = next((p for p in problems if p), "")
+    if problem:
+        raise UserError(f"{path}: unreadable ({problem}); move it aside to start the night again")
     return value
 
 

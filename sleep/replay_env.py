@@ -5,13 +5,17 @@ tasks of a split, `rollout` asks the target with the skill as its system prompt,
 the **judge** role grade the reply against the task's rubric (score in [0, 1] and a
 reason), and runs the literal checks. The rubric outweighs the checks: soft =
 0.75·judge + 0.25·checks (judge alone when there are no checks); hard = soft ≥ pass mark.
+An agent or tools replay also runs the task's `command` checks in its workspace
+(sleep/replay_checks.py): the judge sees their results; a failed one makes the item 0,
+and passing ones make it 1 only when there is no rubric or reference to judge by.
 
 With a coding agent as the target (`claude_code`, `codex`), a replay is an agent run in a
 fresh temporary copy of the project's tree at the commit the night recorded (never the
 user's checkout), the skill placed where that agent reads it; the judge then sees the
 agent's final message and the diff it made. With an API (chat) backend, an agentic task
 (replay mode `tools`, sleep/replay_modes.py) is replayed the same way by our own bounded tool loop
-(sleep/replay_tools.py).
+(sleep/replay_tools.py); on the handoff backend (mode `handoff-workspace`) the person's own
+agent does it in a workspace the night prepared and keeps (sleep/handoff_workspace.py).
 
 The judge's reply must be the JSON the prompt asks for; one repair re-ask, then the
 rollout fails with a model error (the night stops loudly), never a silent 0.
@@ -25,7 +29,7 @@ from pathlib import Path
 
 from core.config import AGENT_BACKENDS
 from core.environment.contract import SPLITS, CompleteFn, EnvError, RolloutResult, Score, TaskItem
-from core.models.agent_events import summarize_events
+from core.models.agents.events import summarize_events
 from core.models.types import (
     AgentTask,
     Message,
@@ -33,8 +37,19 @@ from core.models.types import (
     RetriesExhausted,
     TransientError,
 )
+from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.prompt_files import render_sleep_prompt
+from sleep.replay_checks import (
+    DEFAULT_CHECK_TIMEOUT_S,
+    CheckResult,
+    checks_for,
+    decide,
+    judge_section,
+    log_results,
+    results_of,
+    trajectory_message,
+)
 from sleep.replay_modes import MISSING, WORKSPACE_MODES, replay_mode, workspace_runner
 from sleep.replay_tools import ToolReplay, run_in_workspace
 from sleep.task_evidence import context_text
@@ -59,7 +74,7 @@ def _check_verdict(obj: dict) -> dict:
     return {"score": float(score), "reason": reason}
 
 
-VERDICT_SHAPE = Shape("judge", '{"score": 0.5, "reason": "..."}', _check_verdict)
+VERDICT_SHAPE = Shape("judge", '{"score": 0.5, "reason": "..."}', _check_verdict, schemas.JUDGE)
 
 
 def judge_advice(backend: str) -> str:
@@ -68,6 +83,13 @@ def judge_advice(backend: str) -> str:
     if backend in AGENT_BACKENDS:
         return f"check models.judge (a stronger model for the {backend} CLI)"
     return "check models.judge (a stronger model, or a larger models.judge.max_tokens)"
+
+
+def _judge_context(item: TaskItem) -> str:
+    """The earlier turns a follow-up refers to ("these changes", "also"), as the target
+    had them: without them the judge cannot tell what was asked."""
+    turns = [Turn(p, a) for p, a in item.data.get("context", [])]
+    return f"## Context\n{context_text(turns)}\n\n" if turns else ""
 
 
 class JudgeFailed(ModelError):
@@ -93,6 +115,7 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "context": [[t.prompt, t.answer] for t in task.context],
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
+            "judged_by_evidence": bool(task.rubric or task.reference),
         },
     )
 
@@ -131,11 +154,15 @@ def agent_prompt(item: TaskItem) -> str:
 class AgentReplay:
     """Where an agent replay works: the project (a git repository when `commit` is set,
     whose tree at that commit is copied; else the folder itself is copied) and the name
-    the skill is placed under."""
+    the skill is placed under. A workspace runner (sleep/replay_modes.py) also gets the
+    file the skill is written to in the copy, and `keep_in`: the night's folder for
+    workspaces that outlive one run (a handoff workspace waits there for its answer)."""
 
     project: Path
     commit: str | None
     skill_name: str
+    skill_path: str = "CLAUDE.md"
+    keep_in: Path | None = None
 
 
 class ReplayEnvironment:
@@ -153,6 +180,8 @@ class ReplayEnvironment:
         judge_backend: str = "",
         target_backend: str = "",
         workspace: AgentReplay | None = None,
+        check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S,
+        checks_log: Path | None = None,
     ) -> None:
         self._items = {s: [task_item(t, target_backend) for t in splits.get(s, [])] for s in SPLITS}
         # where `tools` / `handoff-workspace` replays work (a chat target's agentic tasks)
@@ -162,6 +191,8 @@ class ReplayEnvironment:
         self.pass_mark = pass_mark
         self.agent = agent
         self.tools = tools  # an API backend's workspace for agentic tasks (None: chat only)
+        self.check_timeout_s = check_timeout_s
+        self.checks_log = checks_log  # one JSON line per replay that ran command checks
         # core.environment.contract.needs_agent reads this: the runner then hands
         # `rollout` the client's agent runner instead of its chat `complete`.
         self.target_kind = "agent" if agent is not None else "chat"
@@ -212,39 +243,45 @@ class ReplayEnvironment:
         if runner is None or self.workspace is None:
             raise EnvError(f"sleep: task {item.id} needs a {mode} replay: {MISSING[mode]}")
 
-        async def run(task: AgentTask, skill: str):
-            return await runner(task, skill, complete)
+        where = self.workspace
 
-        return await self._agent_rollout(item, skill_text, run, self.workspace)
+        async def run(task: AgentTask, skill: str):
+            return await runner(task, skill, complete, where)
+
+        return await self._agent_rollout(item, skill_text, run, where)
 
     async def _agent_rollout(
         self, item: TaskItem, skill_text: str, run_agent, where: AgentReplay | None = None
     ) -> RolloutResult:
         agent = where or self.agent
         assert agent is not None
+        commands = _commands(item)
         task = AgentTask(
             prompt=agent_prompt(item),
             files=agent.project,
             skill_name=agent.skill_name,
-            check=lambda _workspace: None,
+            check=checks_for(commands, self.check_timeout_s),
             commit=agent.commit,
         )
         prompt = {"role": "user", "content": task.prompt}
         try:
             outcome = await run_agent(task, skill_text)
             reply = with_diff(outcome.text, outcome.diff)
-            verdict = await self._judge(item, reply)
+            checks = self._checked(item, results_of(outcome.check, commands))
+            verdict = await self._judge(item, reply, checks)
         except (TransientError, RetriesExhausted) as exc:
             return self._failed(item, [prompt], str(exc))
         trajectory = [
             prompt,
             *summarize_events(outcome.events),
             {"role": "diff", "content": outcome.diff or "(no changes)"},
+            *([trajectory_message(checks)] if checks else []),
         ]
         return self._scored(
             item,
             reply,
             verdict,
+            command_results=checks,
             trajectory=trajectory,
             usage=(outcome.usage.input_tokens, outcome.usage.output_tokens),
             latency_s=outcome.latency_s,
@@ -252,17 +289,26 @@ class ReplayEnvironment:
         )
 
     async def _tools_rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
+        commands = _commands(item)
         try:
-            run = await run_in_workspace(self.tools, agent_prompt(item), skill_text, complete)
+            run = await run_in_workspace(
+                self.tools,
+                agent_prompt(item),
+                skill_text,
+                complete,
+                check=checks_for(commands, self.check_timeout_s) if commands else None,
+            )
             reply = with_diff(run.final, run.diff)
-            verdict = await self._judge(item, reply)
+            checks = self._checked(item, results_of(run.checked, commands))
+            verdict = await self._judge(item, reply, checks)
         except (TransientError, RetriesExhausted) as exc:
             return self._failed(item, [{"role": "user", "content": agent_prompt(item)}], str(exc))
         return self._scored(
             item,
             reply,
             verdict,
-            trajectory=run.trajectory,
+            command_results=checks,
+            trajectory=[*run.trajectory, *([trajectory_message(checks)] if checks else [])],
             usage=run.usage,
             latency_s=run.latency_s,
             cached=False,
@@ -274,6 +320,7 @@ class ReplayEnvironment:
         reply: str,
         verdict: dict,
         *,
+        command_results: list[CheckResult] | None = None,
         trajectory: list[Message],
         usage: tuple[int, int],
         latency_s: float,
@@ -290,6 +337,11 @@ class ReplayEnvironment:
             explanation += f"; checks {len(checks) - len(failed)}/{len(checks)} passed"
             if failed:
                 explanation += " (failed: " + ", ".join(c.describe() for c in failed) + ")"
+        decision = decide(command_results or [], bool(item.data.get("judged_by_evidence", True)))
+        if decision.soft is not None:
+            soft = decision.soft
+        if decision.note:
+            explanation += f"; {decision.note}"
         explanation += f"; rubric: {item.answer}"
         return RolloutResult(
             item_id=item.id,
@@ -307,8 +359,21 @@ class ReplayEnvironment:
             cached=cached,
         )
 
-    async def _judge(self, item: TaskItem, reply: str) -> dict:
-        prompt = render_sleep_prompt("judge", intent=item.question, rubric=item.answer, reply=reply)
+    def _checked(self, item: TaskItem, results: list[CheckResult]) -> list[CheckResult]:
+        log_results(self.checks_log, item.id, results)
+        return results
+
+    async def _judge(
+        self, item: TaskItem, reply: str, checks: list[CheckResult] | None = None
+    ) -> dict:
+        prompt = render_sleep_prompt(
+            "judge",
+            context=_judge_context(item),
+            intent=item.question,
+            rubric=item.answer,
+            checks=judge_section(checks or []),
+            reply=reply,
+        )
         answer = await ask_json(self.judge, [{"role": "user", "content": prompt}], VERDICT_SHAPE)
         if not answer.ok:
             raise JudgeFailed(
@@ -319,3 +384,7 @@ class ReplayEnvironment:
 
     def _failed(self, item: TaskItem, messages: list[Message], error: str) -> RolloutResult:
         return RolloutResult.failed(item, messages, error, f"model error: {error}")
+
+
+def _commands(item: TaskItem) -> list[str]:
+    return [str(c) for c in item.data.get("command_checks", [])]

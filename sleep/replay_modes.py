@@ -10,8 +10,9 @@
 An agentic task is never replayed as a bare chat call: on an API backend it needs our own
 workspace tool loop, and on handoff a prompt naming a prepared workspace. Those are other
 modules': `tools` is our own loop (sleep/replay_tools.py, built in); `handoff-workspace`
-needs a runner (the seam: `register_workspace_runner`), and until one registers such tasks
-are skipped at replay with the reason (NEEDS_WORKSPACE_HANDOFF).
+is a runner (sleep/handoff_workspace.py, registered through `register_workspace_runner`
+when the night imports it); a mode with no runner registered skips its tasks at replay
+with the reason (NEEDS_WORKSPACE_HANDOFF).
 """
 
 from __future__ import annotations
@@ -37,10 +38,12 @@ SKIP_REASONS = {
 # How an agentic task is replayed without a coding-agent CLI, once the module that
 # implements it registers itself: `tools` (our workspace tool loop over an API backend)
 # and `handoff-workspace` (a handoff prompt naming a prepared workspace).
-# A runner is `async runner(task: AgentTask, skill_text: str, complete) -> AgentOutcome`:
+# A runner is `async runner(task: AgentTask, skill_text: str, complete, where) -> AgentOutcome`:
 # like a coding agent's run, over a fresh copy of `task.files` at `task.commit`, asking
-# the model through `complete` (the target's chat function).
-WorkspaceRunner = Callable[[AgentTask, str, Any], Awaitable[AgentOutcome]]
+# the model through `complete` (the target's chat function); `where` is the night's
+# sleep.replay_env.AgentReplay (the skill's place in the copy, and where a workspace that
+# must outlive one run is kept).
+WorkspaceRunner = Callable[[AgentTask, str, Any, Any], Awaitable[AgentOutcome]]
 WORKSPACE_MODES = ("tools", "handoff-workspace")
 # Modes the night implements itself (`tools`: sleep/replay_tools.py's loop in the night's
 # recorded tree), so no registered runner is needed for them.

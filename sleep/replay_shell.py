@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from envs.jail import WORK, bwrap_command, jail_problem, jail_uid, start_jailed
@@ -49,9 +50,35 @@ def _hand_over(root: Path, uid: int) -> None:
             os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
 
 
+def _tail(output) -> str:
+    """The last MAX_OUTPUT_CHARS of an output file, marked when its start was cut."""
+    size = output.seek(0, os.SEEK_END)
+    keep = MAX_OUTPUT_CHARS * 4
+    output.seek(max(0, size - keep))
+    text = output.read().decode("utf-8", errors="replace")
+    cut = size > keep or len(text) > MAX_OUTPUT_CHARS
+    return "[output cut]\n" + text[-MAX_OUTPUT_CHARS:] if cut else text
+
+
 def _cut(data: bytes) -> str:
     text = data.decode("utf-8", errors="replace")
     return text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS] + "\n[output cut]"
+
+
+@dataclass(frozen=True)
+class ShellRun:
+    """One jailed command: its exit status (None: stopped at its time limit) and its
+    output, stdout and stderr together, decoded and cut to MAX_OUTPUT_CHARS."""
+
+    status: int | None
+    output: str
+    timeout_s: float
+
+    @property
+    def note(self) -> str:
+        if self.status is None:
+            return f"[stopped after {self.timeout_s:.1f}s]"
+        return f"[exit status {self.status}]"
 
 
 class JailedShell:
@@ -63,6 +90,13 @@ class JailedShell:
         self.uid = jail_uid()
 
     def __call__(self, command: str, timeout_s: float) -> str:
+        done = self.run(command, timeout_s)
+        text = done.output
+        return f"{text.rstrip()}\n{done.note}" if text.strip() else done.note
+
+    def run(self, command: str, timeout_s: float, *, tail: bool = False) -> ShellRun:
+        """Run `command` in a fresh jail. With `tail`, the output kept is its end (where a
+        test runner prints its summary), else its start."""
         if self.uid is not None:  # again each time: the file tools write as we do
             _hand_over(self.root, self.uid)
         readonly = {p: Path(p) for p in _SYSTEM_BINARIES if os.path.isdir(p)}
@@ -77,17 +111,20 @@ class JailedShell:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
+            status: int | None
             try:
                 status = running.process.wait(timeout=timeout_s)
-                note = f"[exit status {status}]"
             except subprocess.TimeoutExpired:
                 running.kill()
-                note = f"[stopped after {timeout_s:.1f}s]"
+                status = None
             finally:
                 running.close()
-            output.seek(0)
-            text = _cut(output.read(MAX_OUTPUT_CHARS * 4 + 1))
-        return f"{text.rstrip()}\n{note}" if text.strip() else note
+            if tail:
+                text = _tail(output)
+            else:
+                output.seek(0)
+                text = _cut(output.read(MAX_OUTPUT_CHARS * 4 + 1))
+        return ShellRun(status, text, timeout_s)
 
 
 def jailed_shell(root: Path) -> tuple[Callable[[str, float], str] | None, str]:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from core.agent_loop.loop import LoopLimits, protocol_text, run_tool_loop
 from core.agent_loop.tools import WorkspaceTools
@@ -58,6 +60,7 @@ class ToolRun:
     usage: tuple[int, int]
     latency_s: float
     stopped: str
+    checked: Any = None  # what the replay's check returned (its command checks' results)
 
 
 def task_prompt(tools: WorkspaceTools, intent: str, shell_problem: str) -> str:
@@ -70,8 +73,16 @@ def task_prompt(tools: WorkspaceTools, intent: str, shell_problem: str) -> str:
     return f"{protocol_text(tools, shell_note=note)}\n\nTask: {intent}"
 
 
-async def run_in_workspace(replay: ToolReplay, intent: str, skill_text: str, complete) -> ToolRun:
-    """Replay one task; model errors propagate to the caller."""
+async def run_in_workspace(
+    replay: ToolReplay,
+    intent: str,
+    skill_text: str,
+    complete,
+    *,
+    check: Callable[[Path], Any] | None = None,
+) -> ToolRun:
+    """Replay one task; model errors propagate to the caller. `check(workspace)` runs in
+    the workspace after the diff is taken (the task's command checks), before it goes."""
     started = time.monotonic()
     with replay_workspace(
         replay.project, replay.commit, skill_path=replay.skill_path, skill_text=skill_text
@@ -86,6 +97,7 @@ async def run_in_workspace(replay: ToolReplay, intent: str, skill_text: str, com
             limits=replay.limits,
         )
         diff = await asyncio.to_thread(workspace.diff)
+        checked = await asyncio.to_thread(check, workspace.root) if check else None
     final = outcome.final or f"(no final message: {STOPPED.get(outcome.stopped, outcome.stopped)})"
     trajectory = [
         *outcome.messages,
@@ -95,4 +107,5 @@ async def run_in_workspace(replay: ToolReplay, intent: str, skill_text: str, com
         sum(c.usage.input_tokens for c in outcome.completions),
         sum(c.usage.output_tokens for c in outcome.completions),
     )
-    return ToolRun(final, diff, trajectory, usage, time.monotonic() - started, outcome.stopped)
+    elapsed = time.monotonic() - started
+    return ToolRun(final, diff, trajectory, usage, elapsed, outcome.stopped, checked)

@@ -8,8 +8,10 @@ nowhere we recognise may be read by any agent. A session is routed by the first 
 that applies:
 
 1. `--skill NAME` sends everything to one skill (an explicit override);
-2. the skill the session named in its transcript (`skills` in the harvest), when the
-   repository holds it and the session's agent reads it;
+2. the skill the session named in its transcript, when the repository holds it and the
+   session's agent reads it: a skill it loaded (`skills` in the harvest, by repository
+   name or deploy folder) or a skill deployed to a file it read (`skill_files`,
+   sleep/skills_used.py);
 3. the project's main file for the session's agent: the skill deployed to
    `<project>/CLAUDE.md` for Claude Code, to `<project>/AGENTS.md` for the others;
 4. the repository's only skill, when the session's agent reads it.
@@ -106,18 +108,28 @@ class Route:
         return any(family(s.split(":", 1)[0]) in self.agents for s in source_sessions)
 
 
+def left_out_reason(agent: str) -> str:
+    """Why a session of this agent family was left out: no skill it reads."""
+    return f"no skill its agent reads ({' or '.join(MAIN_FILES[agent])} of the project)"
+
+
 @dataclass
 class Routing:
     routes: list[Route]
-    left_out: Counter = field(default_factory=Counter)  # agent family -> sessions
+    # The sessions no rule placed: {session: "source:id", source, reason} (dry-run --json,
+    # the night's result).
+    left_out: list[dict[str, str]] = field(default_factory=list)
+
+    def left_out_by_agent(self) -> Counter:
+        return Counter(family(s["source"]) for s in self.left_out)
 
     def describe_left_out(self) -> list[str]:
         names = {CLAUDE_CODE: "Claude Code", AGENTS_MD: "AGENTS.md agents (Codex, pi, …)"}
         return [
             f"{n} session(s) of {names[agent]} "
-            f"left out: no skill they read ({' or '.join(MAIN_FILES[agent])} of the project); "
+            f"left out: {left_out_reason(agent)}; "
             "add it with `skillopt sleep init` or pass --skill NAME"
-            for agent, n in sorted(self.left_out.items())
+            for agent, n in sorted(self.left_out_by_agent().items())
         ]
 
 
@@ -153,12 +165,19 @@ def plan_routes(
             )
         return Routing([Route(forced, [BY_FLAG], list(sessions))])
     routes: dict[str, Route] = {}
-    left_out: Counter = Counter()
+    left_out: list[dict[str, str]] = []
     for session in sessions:
         agent = family(session.get("source"))
         entry, rule = _rule_for(session, agent, entries, by_name, project)
         if entry is None:
-            left_out[agent] += 1
+            source = str(session.get("source") or "?")
+            left_out.append(
+                {
+                    "session": f"{source}:{session.get('session_id', '?')}",
+                    "source": source,
+                    "reason": left_out_reason(agent),
+                }
+            )
             continue
         route = routes.setdefault(entry.name, Route(entry.name, agents=readers(entry)))
         route.add(rule, session)
@@ -172,6 +191,35 @@ def plan_routes(
     return Routing(sorted(routes.values(), key=lambda r: r.skill), left_out)
 
 
+def _named(
+    session: dict[str, Any], entries: list[SkillEntry], by_name: dict[str, SkillEntry]
+) -> list[SkillEntry]:
+    """The skills a session's transcript names, most specific first: a skill it loaded by
+    name (a repository skill of that name, or one deployed to `…/skills/<name>/SKILL.md`),
+    then a skill deployed to a file it read (a SKILL.md before a main file)."""
+    out: list[SkillEntry] = []
+    for name in session.get("skills") or []:
+        if name in by_name:
+            out.append(by_name[name])
+        out.extend(
+            e
+            for e in entries
+            if e.deploy_to
+            and Path(e.deploy_to).name == "SKILL.md"
+            and Path(e.deploy_to).parent.name == name
+        )
+    read = [Path(p) for p in session.get("skill_files") or [] if isinstance(p, str)]
+    for skill_md in (True, False):
+        out.extend(
+            e
+            for e in entries
+            if e.deploy_to
+            and (Path(e.deploy_to).name == "SKILL.md") == skill_md
+            and any(_same_path(e.deploy_to, p) for p in read)
+        )
+    return out
+
+
 def _rule_for(
     session: dict[str, Any],
     agent: str,
@@ -179,9 +227,9 @@ def _rule_for(
     by_name: dict[str, SkillEntry],
     project: Path | None,
 ) -> tuple[SkillEntry | None, str]:
-    for name in session.get("skills", []):
-        if name in by_name and _reads(by_name[name], agent):
-            return by_name[name], BY_TRANSCRIPT
+    for entry in _named(session, entries, by_name):
+        if _reads(entry, agent):
+            return entry, BY_TRANSCRIPT
     main = main_skill(entries, project, agent)
     if main is not None:
         return main, main_file_rule(session.get("source"))

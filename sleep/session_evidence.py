@@ -54,6 +54,11 @@ def _command_of(arguments: Any) -> str | None:
     return command if isinstance(command, str) else None
 
 
+def shell_command(name: str, arguments: Any) -> str | None:
+    """The command of a shell tool call (None for other tools)."""
+    return _command_of(arguments) if name.lower() in _SHELL_TOOLS else None
+
+
 def claude_assistant(task: Task, content: Any) -> None:
     """A Claude Code assistant message's blocks: text replies and tool_use calls."""
     if isinstance(content, str):

@@ -20,8 +20,9 @@ from core.errors import UserError
 
 SETTINGS_FILE = "sleep.yaml"
 NightBackend = Literal[
-    "auto", "handoff", "openai", "azure", "anthropic", "local", "scripted", "claude_code", "codex"
-]
+    "auto", "handoff", "openai", "azure", "anthropic", "local", "scripted",
+    "claude_code", "codex", "pi", "opencode", "copilot",
+]  # fmt: skip
 
 
 class SleepSettings(BaseModel):
@@ -44,6 +45,8 @@ class SleepSettings(BaseModel):
     test_fraction: float = Field(default=0.0, ge=0, lt=1)
     max_tasks: int = Field(default=40, ge=2)
     pass_mark: float = Field(default=0.7, gt=0, le=1)
+    # Each mined `command` check's time limit in the replay workspace (sleep/replay_checks.py).
+    check_timeout_s: float = Field(default=120.0, gt=0, le=3600)
     include_automation: bool = False
     auto_adopt: bool = False
 

@@ -33,7 +33,9 @@ def list_nights(
             data = None
         if not _well_formed(data):  # `[]`, no `skills`, skills not by name: still listed
             data = {"night_id": folder.name, "status": "unreadable", "skills": {}}
-        data["pending"] = len(pending_prompts(folder / "handoff"))
+        # A finished night's prompts wait for nothing: a re-run starts a new night.
+        finished = data.get("status") == "finished"
+        data["pending"] = 0 if finished else len(pending_prompts(folder / "handoff"))
         nights.append(data)
     _add_branch_states(state_dir, nights, skills_repo)
     return nights

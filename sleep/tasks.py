@@ -90,7 +90,11 @@ class MinedTask:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MinedTask:
-        """Also reads archives written before kinds, context and references existed."""
+        """Also reads archives written before kinds, context and references existed. A
+        task that is not what we write is a MalformedTask saying which field."""
+        problem = task_problem(data)
+        if problem:
+            raise MalformedTask(problem)
         data = dict(data)
         data["checks"] = [Check(**c) for c in data.get("checks", [])]
         data["context"] = [Turn(**t) for t in data.get("context", [])]
@@ -99,6 +103,59 @@ class MinedTask:
         if "train_only" not in data:
             task.train_only = not task.has_evidence
         return task
+
+
+class MalformedTask(ValueError):
+    """A stored task (archive or a night's frozen tasks) that is not what we write."""
+
+
+_OPTIONAL_STR = (str, type(None))
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "id": (str,), "intent": (str,), "project": _OPTIONAL_STR, "kind": (str,),
+    "rubric": (str,), "checks": (list,), "source_sessions": (list,), "skill": _OPTIONAL_STR,
+    "occurrences": (int,), "first_seen": _OPTIONAL_STR, "last_seen": _OPTIONAL_STR,
+    "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
+}  # fmt: skip
+_REQUIRED = ("id", "intent", "project")
+
+
+def _strings(value: Any, fields: tuple[str, ...]) -> bool:
+    return (
+        isinstance(value, dict)
+        and set(value) <= set(fields)
+        and all(isinstance(value.get(f), str) for f in fields[:1])
+        and all(isinstance(v, str) for v in value.values())
+    )
+
+
+def task_problem(data: Any) -> str:
+    """What is wrong with a stored task ('' when MinedTask.from_dict can read it)."""
+    if not isinstance(data, dict):
+        return f"a task is {type(data).__name__}, not an object"
+    name = repr(data["id"]) if isinstance(data.get("id"), str) else "without an id"
+    missing = [f for f in _REQUIRED if f not in data]
+    unknown = sorted(set(data) - set(_FIELD_TYPES))
+    wrong = [
+        f
+        for f, types in _FIELD_TYPES.items()
+        if f in data
+        and (not isinstance(data[f], types) or (bool not in types and isinstance(data[f], bool)))
+    ]
+    if missing or unknown or wrong:
+        return f"task {name}: bad fields {', '.join(missing + unknown + wrong)}"
+    checks = data.get("checks", [])
+    if not all(
+        _strings(c, ("kind", "value"))
+        and len(c) == 2
+        and c["kind"] in ("contains", "not_contains", "command")
+        for c in checks
+    ):
+        return f"task {name}: a check is not {{kind, value}}"
+    if not all(_strings(t, ("prompt", "answer")) for t in data.get("context", [])):
+        return f"task {name}: a context turn is not {{prompt, answer}}"
+    if not all(isinstance(s, str) for s in data.get("source_sessions", [])):
+        return f"task {name}: source_sessions is not a list of strings"
+    return ""
 
 
 def task_id(project: str | None, shape: str) -> str:
@@ -118,12 +175,16 @@ class TaskArchive:
             return {}
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-            return {t["id"]: MinedTask.from_dict(t) for t in data["tasks"]}
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
+                raise MalformedTask('not {"tasks": [...]}')
+            tasks = [MinedTask.from_dict(t) for t in data["tasks"]]
+        except (OSError, ValueError) as exc:
             raise UserError(
-                f"{self.path}: the mined-task archive is unreadable ({exc}); move it aside "
-                "and run the night again to mine afresh"
+                f"{self.path}: the mined-task archive is unreadable ({exc}); restore it from "
+                "a backup, or delete it to mine afresh (the next night mines the sessions "
+                "it reads)"
             ) from None
+        return {t.id: t for t in tasks}
 
     def merge(self, found: list[MinedTask], *, write: bool = True) -> dict[str, MinedTask]:
         """The archive with `found` merged in; written unless `write` is False (a dry run)."""

@@ -1,5 +1,5 @@
 """Suite-wide settings. The record of agent sessions we start goes to a temporary state
-directory, never to the user's ~/.local/state (core.models.agent_process).
+directory, never to the user's ~/.local/state (core.models.agents.process).
 
 Hypothesis gets a "ci" profile for loaded machines (CI runners, `make test` on a busy
 laptop): no deadline, no `too_slow` health check (generation speed is not what these

@@ -224,30 +224,52 @@ def _place_skill(root: Path, skill_path: str, skill_text: str) -> None:
     target.write_text(skill_text, encoding="utf-8")
 
 
+def prepare_workspace(
+    base: Path, project: Path, commit: str | None, *, skill_path: str, skill_text: str
+) -> Workspace:
+    """Build a workspace in the new folder `base` (its `work/` and `git/`): the project's
+    tree at `commit` (or a plain copy of the folder when `commit` is None), the skill written
+    to `skill_path` (relative; an empty skill is placed nowhere, so a baseline replay has
+    none), committed as the baseline the diff is taken against. On an error `base` is left
+    for the caller to remove."""
+    if not project.is_dir():
+        raise WorkspaceError(f"the project {project} is not a folder; check the night's project")
+    skill_path = _check_relative(skill_path)
+    root, git_dir = base / "work", base / "git"
+    root.mkdir(parents=True)
+    if commit is None:
+        _copy_folder(project, root)
+    else:
+        _extract_commit(project, commit, root)
+    if skill_text.strip():
+        _place_skill(root, skill_path, skill_text)
+    _git(git_dir, root, "init", "-q", "--template=")
+    _git(git_dir, root, "add", "-A")
+    _git(git_dir, root, "commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline")
+    return Workspace(root, git_dir)
+
+
+def existing_workspace(base: Path) -> Workspace | None:
+    """The workspace `prepare_workspace` built in `base`, if both its halves are still
+    there (a workspace kept across runs, e.g. for a handoff answer)."""
+    root, git_dir = base / "work", base / "git"
+    if root.is_dir() and not root.is_symlink() and (git_dir / "HEAD").is_file():
+        return Workspace(root, git_dir)
+    return None
+
+
 @contextlib.contextmanager
 def replay_workspace(
     project: Path, commit: str | None, *, skill_path: str, skill_text: str, keep: bool = False
 ) -> Iterator[Workspace]:
-    """A fresh workspace: the project's tree at `commit` (or a plain copy of the folder when
-    `commit` is None), the skill written to `skill_path` (relative; an empty skill is placed
-    nowhere, so a baseline replay has none), removed on exit unless `keep`."""
+    """A fresh workspace in a temporary folder (see `prepare_workspace`), removed on exit
+    unless `keep`."""
     if not project.is_dir():
         raise WorkspaceError(f"the project {project} is not a folder; check the night's project")
     skill_path = _check_relative(skill_path)
     base = Path(tempfile.mkdtemp(prefix="skillopt-replay-"))
     try:
-        root, git_dir = base / "work", base / "git"
-        root.mkdir()
-        if commit is None:
-            _copy_folder(project, root)
-        else:
-            _extract_commit(project, commit, root)
-        if skill_text.strip():
-            _place_skill(root, skill_path, skill_text)
-        _git(git_dir, root, "init", "-q", "--template=")
-        _git(git_dir, root, "add", "-A")
-        _git(git_dir, root, "commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline")
-        yield Workspace(root, git_dir)
+        yield prepare_workspace(base, project, commit, skill_path=skill_path, skill_text=skill_text)
     finally:
         if not keep:
             shutil.rmtree(base, ignore_errors=True)

@@ -22,6 +22,9 @@ class CallLabel:
     example: str = ""  # what such an answer looks like
     repair: int = 0  # the n-th repair re-ask of the same call
     repair_of: str = ""  # the handoff answer file the repair re-ask is about
+    # What a free-text answer is, when more than the reply itself (a workspace replay's
+    # answer is the final message plus the edits left in the workspace).
+    expects: str = ""
 
 
 CALL_LABEL: contextvars.ContextVar[CallLabel | None] = contextvars.ContextVar(

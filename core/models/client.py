@@ -20,6 +20,8 @@ from core.models.ledger import LedgerSnapshot, UsageLedger
 from core.models.response_cache import ResponseCache, canonical_json, request_key
 from core.models.retry import RetryPolicy
 from core.models.streaming import StreamMode, wants_stream
+from core.models.structured import Sent
+from core.models.structured import apply as apply_structured
 from core.models.types import (
     AbandonedCall,
     AgentOutcome,
@@ -67,6 +69,8 @@ class RoleRuntime:
     # part of the rollout cache's target key when set.
     identity: dict[str, Any] = field(default_factory=dict)
     accepts_images: bool = True  # False: the backend is text-only (image parts are refused)
+    # What of a reply's JSON schema is sent (core/models/structured.py), resolved.
+    structured: Sent = "off"
     error: ModelError | None = None
     _loop: asyncio.AbstractEventLoop | None = None
     _semaphore: asyncio.Semaphore | None = None
@@ -177,6 +181,7 @@ class ModelClient:
                 merged.pop(key, None)
             else:
                 merged[key] = list(value) if isinstance(value, tuple) else value
+        merged = apply_structured(merged, rt.structured, rt.kind)
         request = Request(backend=rt.kind, model=rt.model, messages=list(messages), settings=merged)
 
         cache = self.cache if rt.cache else None

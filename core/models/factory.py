@@ -21,12 +21,16 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from core.config import AGENT_BACKENDS, ROLES, Config, RoleConfig
-from core.models.agent_cli import AgentSettings
-from core.models.agent_process import find_binary
+from core.models import structured
+from core.models.agents.claude_code import ClaudeCodeBackend, user_config_dir
+from core.models.agents.cli import AgentSettings
+from core.models.agents.codex import CodexBackend, user_codex_home
+from core.models.agents.copilot import CopilotBackend
+from core.models.agents.opencode import OpenCodeBackend
+from core.models.agents.pi import PiBackend
+from core.models.agents.process import find_binary
 from core.models.anthropic_backend import AnthropicBackend
-from core.models.claude_code_backend import ClaudeCodeBackend, user_config_dir
 from core.models.client import ModelClient, NoticeCallback, RoleRuntime, UsageCallback
-from core.models.codex_backend import CodexBackend, user_codex_home
 from core.models.handoff import HANDOFF_MODEL, HandoffBackend
 from core.models.ledger import UsageLedger
 from core.models.local_server import CACHE_IDENTITY, LOCAL_MODEL_NAME, LocalBackend
@@ -203,6 +207,9 @@ def _resolve_role(
                 f"{where}.reasoning_effort is set but the {kind} backend does not take it; "
                 f"remove it or use one of: {', '.join(REASONING_EFFORT_BACKENDS)}"
             )
+        structured_refusal = structured.refusal(rc.structured, kind)
+        if structured_refusal is not None:
+            raise BadRequestError(f"{where}.structured {structured_refusal}")
         if rc.stream == "always" and kind not in STREAMING_KINDS:
             raise BadRequestError(
                 f"{where}.stream is always but the {kind} backend does not stream; set it "
@@ -226,6 +233,7 @@ def _resolve_role(
         rt.error = exc
     if not rt.label:
         rt.label = f"{rt.kind}:{rt.model or '?'}"
+    rt.structured = structured.sent_mode(rc.structured, kind, custom_server=bool(rc.base_url))
     return rt
 
 
@@ -340,21 +348,31 @@ def _anthropic(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) ->
     rt.backend = AnthropicBackend(api_key=key, credential=var, base_url_setting=setting)
 
 
+# backend → (program, the key variable used when none is configured, its class)
+AGENT_CLIS = {
+    "claude_code": ("claude", "ANTHROPIC_API_KEY", ClaudeCodeBackend),
+    "codex": ("codex", "OPENAI_API_KEY", CodexBackend),
+    "pi": ("pi", "ANTHROPIC_API_KEY", PiBackend),
+    "opencode": ("opencode", "ANTHROPIC_API_KEY", OpenCodeBackend),
+    "copilot": ("copilot", "", CopilotBackend),
+}
+
+
 def _agent_cli(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> None:
-    """claude_code / codex: the binary, the key (or the CLI's own login) and the server."""
-    claude = rt.kind == "claude_code"
+    """A coding-agent CLI: the binary, the key (or the CLI's own login) and the server."""
+    program, default_key, backend_class = AGENT_CLIS[rt.kind]
     rt.model = rc.model or ""
     rt.label = f"{rt.kind}:{rt.model or 'default'}"
     rt.endpoint = public_url(rc.base_url) if rc.base_url else rt.kind
     rt.timeout_s = rc.timeout_s + AGENT_KILL_SLACK_S
-    binary = find_binary("claude" if claude else "codex", rc.binary, setting=f"{where}.binary")
+    binary = find_binary(program, rc.binary, setting=f"{where}.binary")
     if rc.base_url:
         key, credential = _custom_server_key(rc, secrets, where)
     elif rc.api_key_env:
         key, credential = _required_key(secrets, rc.api_key_env, where, rt.kind), rc.api_key_env
     else:
-        credential = "ANTHROPIC_API_KEY" if claude else "OPENAI_API_KEY"
-        key = secrets.get(credential)  # None: the CLI's own login is lent to each call
+        credential = default_key
+        key = secrets.get(credential) if credential else None  # None: the CLI's own login
     settings = AgentSettings(
         binary=binary,
         model=rt.model,
@@ -378,7 +396,6 @@ def _agent_cli(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) ->
         "max_turns": rc.max_turns,
         "extra_args": rc.extra_args,
     }
-    backend_class = ClaudeCodeBackend if claude else CodexBackend
     rt.backend = backend_class(settings, setting=where)
 
 

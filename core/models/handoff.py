@@ -102,6 +102,8 @@ def render_request(request: Request, answer_path: Path, info: PromptInfo) -> str
             "",
             f"    {info.example}",
         ]
+    elif info.expects:
+        lines.append(f"The reply is {info.expects}.")
     else:
         lines.append("The reply is free text.")
     lines += ["Each message starts with a `----- role -----` line.", ""]
@@ -164,6 +166,7 @@ class HandoffBackend:
                 shape=label.shape,
                 example=label.example,
                 repair_of=label.repair_of,
+                expects=label.expects,
             )
             self.folder.write_prompt(name, info, render_request(request, answer, info))
         if read.problem:

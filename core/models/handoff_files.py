@@ -18,6 +18,7 @@ answer yet. Anything else is a rejection with a reason the person can act on.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -44,6 +45,7 @@ class PromptInfo:
     shape: str = ""  # json_reply Shape name; empty: free text
     example: str = ""
     repair_of: str = ""  # the prompt whose rejected answer this one repairs
+    expects: str = ""  # what a free-text answer is, when more than the reply itself
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,21 @@ class HandoffFolder:
             else:
                 state, reason = "answered", ""
             out.append(PromptStatus(prompt, answer, info, state, reason))
-        return out
+        # A rejected answer whose repair prompt was answered is done with: the repair's
+        # answer is the one used.
+        repaired = {
+            s.info.repair_of: s.prompt.name
+            for s in out
+            if s.info.repair_of and s.state == "answered"
+        }
+        return [
+            dataclasses.replace(
+                s, state="answered", reason=f"repaired by {repaired[s.prompt.name]}"
+            )
+            if s.state == "rejected" and s.prompt.name in repaired
+            else s
+            for s in out
+        ]
 
     def waiting(self) -> list[PromptStatus]:
         return [s for s in self.statuses() if s.state != "answered"]

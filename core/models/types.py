@@ -71,7 +71,7 @@ class AgentTask:
     # Confinement, for tasks whose answers (or anything else) must stay out of the agent's
     # reach: it may read and write its workspace only, and read `readable` (e.g. the
     # Python its commands need). The backend turns on its CLI's own sandbox for this and
-    # refuses to run where the CLI cannot enforce it (see core/models/agent_confinement.py).
+    # refuses to run where the CLI cannot enforce it (see core/models/agents/confinement.py).
     workspace_only: bool = False
     readable: tuple[Path, ...] = ()
     # False: the task needs no commands run (reading files is enough), so an agent with

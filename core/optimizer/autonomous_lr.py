@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.environment.contract import RolloutResult
+from core.optimizer import reply_schemas as schemas
 from core.optimizer.edit_lists import NONE, render_edits
 from core.optimizer.json_reply import JsonReply, OptimizerOutputError, Shape, need_str
 from core.optimizer.prompt_templates import render_prompt
@@ -46,6 +47,7 @@ LR_SHAPE = Shape(
     "autonomous_lr",
     '{"count": 2, "reasoning": "...", "confidence": "medium", "risks": "..."}',
     _check_count,
+    schemas.LEARNING_RATE,
 )
 
 

@@ -1,7 +1,9 @@
 """The `llm` strategy's epoch-boundary calls: the slow update (guidance for the protected
 slow-update block) and the meta notes (for the optimizer's own next-epoch prompts). Both
-see the paired before/after rollouts of a train sample; both keep what they had when the
-reply is unusable, so a bad reply costs an update, never the guidance or the notes."""
+see the paired before/after rollouts of a train sample (as published: both skills, and
+every pair with its trajectories, within the optimizer's context: `RenderPairs`); both
+keep what they had when the reply is unusable, so a bad reply costs an update, never the
+guidance or the notes."""
 
 from __future__ import annotations
 
@@ -10,28 +12,36 @@ from collections.abc import Awaitable, Callable
 from core.optimizer.edit_lists import NONE
 from core.optimizer.json_reply import GUIDANCE_SHAPE, NOTES_SHAPE, JsonReply, Shape
 from core.optimizer.prompt_templates import render_prompt
-from core.optimizer.reflection_groups import clip, render_pairs
 from core.optimizer.strategy import EpochContext
 from core.run.events import ReflectionText
 
 Ask = Callable[[str, Shape, str], Awaitable[JsonReply]]
+# (ctx, the prompt without its pairs) -> the pairs' text, sized to what the prompt leaves
+RenderPairs = Callable[[EpochContext, str], str]
 
 
 def _reflect(ctx: EpochContext, kind: str, text: str) -> None:
     ctx.emit(ReflectionText(step=ctx.step, kind=kind, group=ctx.epoch, text=text))
 
 
-async def slow_update(ask: Ask, ctx: EpochContext, *, per_outcome: int) -> str | None:
+def _with_pairs(name: str, ctx: EpochContext, render: RenderPairs, **values: object) -> str:
+    values["pair_count"] = len(ctx.pairs)
+    without = render_prompt(name, pairs="", **values)
+    return render_prompt(name, pairs=render(ctx, without), **values)
+
+
+async def slow_update(ask: Ask, ctx: EpochContext, *, render: RenderPairs) -> str | None:
     """New guidance, or None when there is nothing to learn from, the reply is
     unusable, or the guidance would not change (an empty reply never wipes it)."""
     if not ctx.pairs:
         return None
-    prompt = render_prompt(
+    prompt = _with_pairs(
         "slow_update",
+        ctx,
+        render,
+        previous_skill=ctx.previous_skill,
         skill=ctx.current_skill,
         guidance=ctx.current_guidance.strip() or NONE,
-        pairs=render_pairs(ctx.pairs, seed=ctx.seed, per_outcome=per_outcome),
-        pair_count=len(ctx.pairs),
     )
     reply = await ask(prompt, GUIDANCE_SHAPE, ctx.current_guidance)
     if not reply.ok:
@@ -45,17 +55,20 @@ async def slow_update(ask: Ask, ctx: EpochContext, *, per_outcome: int) -> str |
     return guidance
 
 
-async def meta_notes(ask: Ask, ctx: EpochContext, *, per_outcome: int) -> str:
-    """Notes for the next epoch's optimizer prompts; the previous notes on failure."""
+async def meta_notes(ask: Ask, ctx: EpochContext, *, render: RenderPairs) -> str:
+    """Notes for the next epoch's optimizer prompts; the previous notes on failure. The
+    prompt's current skill is the one the next epoch starts from (after the slow update
+    the gate just accepted), and it is told which candidates the gate rejected."""
     if not ctx.pairs:
         return ctx.meta_notes
-    prompt = render_prompt(
+    prompt = _with_pairs(
         "meta_skill",
+        ctx,
+        render,
         meta_notes=ctx.meta_notes.strip() or NONE,
-        previous_skill=clip(ctx.previous_skill, 8000),
-        skill=clip(ctx.current_skill, 8000),
-        pairs=render_pairs(ctx.pairs, seed=ctx.seed, per_outcome=per_outcome),
-        pair_count=len(ctx.pairs),
+        previous_skill=ctx.previous_skill,
+        skill=ctx.next_skill or ctx.current_skill,
+        rejected=ctx.rejected.strip() or NONE,
     )
     reply = await ask(prompt, NOTES_SHAPE, "")
     if not reply.ok:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import JsonReply, OptimizerOutputError, Shape
 from core.optimizer.prompt_templates import render_prompt
 from core.skill.protected_blocks import read_block, strip_markers
@@ -33,7 +34,9 @@ def _check_notes(obj: dict) -> dict:
     return {"notes": [clean_note(n) for n in notes if clean_note(n)]}
 
 
-CONSOLIDATE_SHAPE = Shape("consolidate_notes", '{"notes": ["...", "..."]}', _check_notes)
+CONSOLIDATE_SHAPE = Shape(
+    "consolidate_notes", '{"notes": ["...", "..."]}', _check_notes, schemas.CONSOLIDATE_NOTES
+)
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,7 @@ def _example_edit(text: str, result: RolloutResult) -> Edit:
 
 class FewshotStrategy:
     name = "fewshot"
+    writes_guidance = False  # never a slow update: the loop skips its rollouts
 
     async def propose(self, ctx: ProposalContext) -> Proposal:
         failures = sorted(

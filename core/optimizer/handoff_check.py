@@ -35,6 +35,8 @@ class CheckedPrompt:
         info = self.status.info
         if info.shape:
             return f"one JSON object ({info.shape}), like {info.example}"
+        if info.expects:
+            return info.expects
         return "free text (the reply itself)"
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from core.models.call_label import labelled
 from core.models.handoff import AnswerRejected, accept_answer, reject_answer
 from core.models.types import Completion, Message
+from core.optimizer import reply_schemas as schemas
 from core.optimizer.prompt_templates import render_prompt
 
 CompleteFn = Callable[..., Awaitable[Completion]]
@@ -88,11 +89,18 @@ def _json_type(value: Any) -> str:
 @dataclass(frozen=True)
 class Shape:
     """What one prompt expects back: `example` is quoted in the repair re-ask, `check`
-    raises OptimizerOutputError or returns the cleaned object."""
+    raises OptimizerOutputError or returns the cleaned object, `schema` (the same shape as
+    a JSON schema, core/optimizer/reply_schemas.py) goes with the request so a backend
+    that honours it can only write such a reply."""
 
     name: str
     example: str
     check: Callable[[dict[str, Any]], dict[str, Any]]
+    schema: dict[str, Any] | None = None
+
+    @property
+    def response_format(self) -> dict[str, Any] | None:
+        return None if self.schema is None else schemas.response_format(self.name, self.schema)
 
     def __post_init__(self) -> None:
         SHAPES[self.name] = self  # `skillopt sleep handoff` checks a written answer by name
@@ -122,7 +130,7 @@ def lapses_of(obj: dict[str, Any]) -> list[str]:
     return [" ".join(x.split()) for x in lapses if isinstance(x, str) and x.strip()]
 
 
-def _check_edits(obj: dict[str, Any]) -> dict[str, Any]:
+def _check_edits(obj: dict[str, Any], *, lapses: bool = True) -> dict[str, Any]:
     if "edits" not in obj:
         raise OptimizerOutputError('missing key "edits"')
     edits = obj["edits"]
@@ -135,8 +143,13 @@ def _check_edits(obj: dict[str, Any]) -> dict[str, Any]:
         "analysis": need_str(obj, "analysis", optional=True),
         "edits": kept,
         "dropped": len(edits) - len(kept),
-        "lapses": lapses_of(obj),
+        "lapses": lapses_of(obj) if lapses else [],
     }
+
+
+def _check_merged(obj: dict[str, Any]) -> dict[str, Any]:
+    """A merge's reply: edits, no lapses (only failure analysts report those)."""
+    return _check_edits(obj, lapses=False)
 
 
 def _check_order(obj: dict[str, Any]) -> dict[str, Any]:
@@ -158,11 +171,14 @@ def _check_key(key: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 
 _EDIT = '{"op": "insert_after|append|replace|delete", "target": "...", "content": "...", "rationale": "..."}'
-ANALYST_SHAPE = Shape("analyst", '{"analysis": "...", "edits": [' + _EDIT + "]}", _check_edits)
-MERGE_SHAPE = Shape("merge", '{"analysis": "...", "edits": [' + _EDIT + "]}", _check_edits)
-RANK_SHAPE = Shape("rank", '{"order": [2, 0, 1], "reason": "..."}', _check_order)
-GUIDANCE_SHAPE = Shape("slow_update", '{"guidance": "..."}', _check_key("guidance"))
-NOTES_SHAPE = Shape("meta_skill", '{"notes": "..."}', _check_key("notes"))
+_EDITS = '{"analysis": "...", "edits": [' + _EDIT + "]}"
+ANALYST_SHAPE = Shape("analyst", _EDITS, _check_edits, schemas.ANALYST)
+MERGE_SHAPE = Shape("merge", _EDITS, _check_merged, schemas.MERGE)
+RANK_SHAPE = Shape("rank", '{"order": [2, 0, 1], "reason": "..."}', _check_order, schemas.RANK)
+GUIDANCE_SHAPE = Shape(
+    "slow_update", '{"guidance": "..."}', _check_key("guidance"), schemas.SLOW_UPDATE
+)
+NOTES_SHAPE = Shape("meta_skill", '{"notes": "..."}', _check_key("notes"), schemas.META_SKILL)
 
 
 def parse_reply(text: str, shape: Shape) -> dict[str, Any]:
@@ -229,6 +245,9 @@ async def ask_json(
     errors propagate: they are the trainer's to handle (a budget stop, a bad key), not a
     malformed reply."""
     reply = JsonReply(value=None)
+    if shape.response_format is not None and "response_format" not in settings:
+        # The role's `structured` mode decides what of it is sent (core/models/structured.py).
+        settings = {**settings, "response_format": shape.response_format}
     conversation = list(messages)
     rejected = ""  # the handoff answer file the repair re-ask is about
     grown = False

@@ -51,9 +51,10 @@ from core.optimizer.merge_tree import (
 from core.optimizer.prompt_templates import load_prompt, render_prompt
 from core.optimizer.reflection_groups import (
     FAILURE,
+    SUCCESS,
     Group,
-    clip,
     make_groups,
+    render_pairs,
     render_results,
     render_results_within,
 )
@@ -78,10 +79,11 @@ class OptimizerClient(Protocol):
 
 class LLMOptimizer:
     """`LLMOptimizer(client, role="optimizer", json_mode=False, item_chars="auto",
-    pairs_per_outcome=4, max_tokens_floor=None, ..., **settings)`: `settings` are passed
-    to every `complete` call on top of the role's config; `json_mode` adds
-    `response_format={"type": "json_object"}` (off by default: some OpenAI-compatible
-    servers reject it). With `max_tokens_floor` (the role's max_tokens) each call's
+    pairs_per_outcome=None, max_tokens_floor=None, ..., **settings)`: `settings` are passed
+    to every `complete` call on top of the role's config. Each call carries its reply
+    shape's JSON schema, of which the role's `structured` mode decides what is sent
+    (core/models/structured.py); `json_mode` sends `response_format={"type":
+    "json_object"}` instead, whatever that mode (a caller's own format is kept). With `max_tokens_floor` (the role's max_tokens) each call's
     max_tokens and timeout are sized from its prompt and the skill (core.optimizer.
     call_budget), up to `max_tokens_ceiling`; without it the role's max_tokens is used."""
 
@@ -95,12 +97,12 @@ class LLMOptimizer:
         json_mode: bool = False,
         item_chars: int | str | None = "auto",
         context_tokens: int = 128_000,
-        pairs_per_outcome: int = 4,
+        pairs_per_outcome: int | None = None,
         max_tokens_floor: int | None = None,
         max_tokens_ceiling: int = 32_768,
         timeout_floor_s: float = 120.0,
         failures_only: bool = False,
-        merge_context: str = "edits",
+        merge_context: str = "analyses",
         merges: str = "trees",
         update_mode: str = "patch",
         skill_aware: bool = False,
@@ -151,7 +153,17 @@ class LLMOptimizer:
 
     def groups(self, ctx: ProposalContext) -> list[Group]:
         """The step's analyst groups (failures first; none of successes if failures_only)."""
-        groups = make_groups(ctx.results, seed=ctx.seed, size=ctx.minibatch_size)
+        groups: list[Group] = []
+        for a, batch in enumerate(ctx.batches or [ctx.results]):  # accumulation: per batch
+            groups += make_groups(
+                batch, seed=ctx.seed * 1000 + a if a else ctx.seed, size=ctx.minibatch_size
+            )
+        # Failure groups first, each kind numbered across the batches.
+        groups.sort(key=lambda g: g.kind != FAILURE)
+        counts = {FAILURE: 0, SUCCESS: 0}
+        for i, g in enumerate(groups):
+            groups[i] = Group(g.kind, counts[g.kind], g.results)
+            counts[g.kind] += 1
         if self._failures_only:  # the ablation without success analysts
             groups = [g for g in groups if g.kind == FAILURE]
         return groups
@@ -370,7 +382,7 @@ class LLMOptimizer:
         if self._merge_context == "analyses":
             head += f"\n{p.failures} of {p.items} items behind this list failed."
             if p.analyses:
-                head += "\nAnalyses:\n" + "\n".join(f"- {clip(a, 1500)}" for a in p.analyses)
+                head += "\nAnalyses:\n" + "\n".join(f"- {a}" for a in p.analyses)
             head += "\nEdits:"
         return f"{head}\n{render_edits(p.edits)}"
 
@@ -415,8 +427,28 @@ class LLMOptimizer:
 
     # ------------------------------------------------------------------------- epoch
 
+    def render_pairs(self, ctx: EpochContext, prompt_without_pairs: str) -> str:
+        """The epoch prompts' pairs, budgeted as the analysts' items are: with item_chars
+        "auto" (published) every pair whole within the optimizer's context window less the
+        rest of the prompt and a quarter kept for the reply; an int clips each pair to it
+        (clipped_items); None: no limit. pairs_per_outcome N shows a sample (said so)."""
+        limit = self._item_chars if isinstance(self._item_chars, int) else None
+        room = None
+        if self._item_chars == "auto":
+            usable = self._context_tokens - min(self._ceiling, self._context_tokens // 4)
+            room = usable * CHARS_PER_TOKEN - len(prompt_without_pairs)
+        return render_pairs(
+            ctx.pairs,
+            previous_skill=ctx.previous_skill,
+            current_skill=ctx.current_skill,
+            item_chars=limit,
+            room_chars=room,
+            per_outcome=self._pairs_per_outcome,
+            seed=ctx.seed,
+        )
+
     async def slow_update(self, ctx: EpochContext) -> str | None:
-        return await epoch_calls.slow_update(self.ask, ctx, per_outcome=self._pairs_per_outcome)
+        return await epoch_calls.slow_update(self.ask, ctx, render=self.render_pairs)
 
     async def meta_notes(self, ctx: EpochContext) -> str:
-        return await epoch_calls.meta_notes(self.ask, ctx, per_outcome=self._pairs_per_outcome)
+        return await epoch_calls.meta_notes(self.ask, ctx, render=self.render_pairs)

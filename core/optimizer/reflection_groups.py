@@ -22,6 +22,7 @@ from core.optimizer.strategy import EpochPair
 FAILURE = "failure"
 SUCCESS = "success"
 SKILL_PLACEHOLDER = "[the current skill, shown above]"
+PREVIOUS_SKILL_PLACEHOLDER = "[the previous epoch's skill, shown above]"
 PAIR_OUTCOMES = ("regressed", "improved", "still_failing", "still_passing")
 
 
@@ -86,14 +87,16 @@ def message_text(message: Message) -> str:
     return text
 
 
-def render_trajectory(messages: Sequence[Message], *, skill_text: str = "") -> str:
+def render_trajectory(
+    messages: Sequence[Message], *, skill_text: str = "", placeholder: str = SKILL_PLACEHOLDER
+) -> str:
     """The messages the target saw and sent. The skill itself is replaced by a pointer:
     the prompt shows it once, not once per item."""
     lines = []
     for message in messages:
         text = message_text(message)
         if skill_text.strip() and skill_text in text:
-            text = text.replace(skill_text, SKILL_PLACEHOLDER)
+            text = text.replace(skill_text, placeholder)
         lines.append(f"[{message.get('role', '?')}] {text}")
     return "\n".join(lines)
 
@@ -153,29 +156,105 @@ def render_results_within(
     return "\n\n".join(f"### Item {i + 1}\n{w}" for i, w in enumerate(whole))
 
 
-def render_pairs(
-    pairs: Sequence[EpochPair], *, seed: int, per_outcome: int = 4, max_chars: int = 1200
+def render_pair(
+    pair: EpochPair,
+    *,
+    previous_skill: str = "",
+    current_skill: str = "",
+    max_chars: int | None = None,
 ) -> str:
-    """Counts of each paired outcome and a seeded sample of each, for the epoch prompts."""
+    """One paired item for the epoch prompts: the question and reference, then each
+    skill's result (score, prediction, evaluator) and trajectory. As published, pairs that
+    passed under both skills are shown without trajectories. `max_chars` None: whole;
+    else the fields get an eighth each and the two trajectories share what is left."""
+    before, after = pair.before, pair.after
+
+    def cap(text: str, limit: int) -> str:
+        return text if max_chars is None else clip(text, limit)
+
+    field_cap = 0 if max_chars is None else max(max_chars // 8, 60)
+    head = [
+        f"### {pair.item_id} ({after.task_type}): {pair.outcome.replace('_', ' ')}",
+        "question: " + cap(after.question, field_cap),
+        "reference answer: " + cap(after.reference, field_cap),
+    ]
+    for label, result in (("previous skill", before), ("current skill", after)):
+        head.append(
+            f"{label}: hard {result.hard:g} | soft {result.soft:g} | prediction: "
+            + cap(result.prediction, field_cap)
+        )
+        head.append(f"{label} evaluator: " + cap(result.explanation, field_cap))
+        if result.error:
+            head.append(f"{label} model error: " + clip(result.error, 200))
+    text = "\n".join(head)
+    if pair.outcome == "still_passing":
+        return text
+    trajectories = [
+        (label, render_trajectory(r.trajectory, skill_text=skill, placeholder=pointer))
+        for label, r, skill, pointer in (
+            ("previous skill", before, previous_skill, PREVIOUS_SKILL_PLACEHOLDER),
+            ("current skill", after, current_skill, SKILL_PLACEHOLDER),
+        )
+    ]
+    room = None if max_chars is None else (max_chars - len(text)) // 2
+    for label, trajectory in trajectories:
+        if not trajectory:
+            continue
+        if room is None:
+            text += f"\n{label} trajectory:\n{trajectory}"
+        elif room > 80:
+            text += f"\n{label} trajectory:\n{clip(trajectory, room)}"
+    return text
+
+
+def render_pairs(
+    pairs: Sequence[EpochPair],
+    *,
+    previous_skill: str = "",
+    current_skill: str = "",
+    item_chars: int | None = None,
+    room_chars: int | None = None,
+    per_outcome: int | None = None,
+    seed: int = 0,
+) -> str:
+    """The paired outcomes for the epoch prompts, by outcome, each title with its count.
+
+    Published: every pair, whole (`per_outcome` None). With `room_chars`, as for the
+    analysts' items, pairs stay whole unless they would not fit; then each pair longer
+    than its even share is clipped to that share. `item_chars` clips every pair
+    (the clipped_items overlay). `per_outcome` N (the sampled_pairs overlay) shows a
+    seeded sample of N per outcome, and its title says it is a sample."""
     rng = random.Random(seed)
-    sections = []
+    chosen: list[tuple[str, list[EpochPair], int]] = []
     for outcome in PAIR_OUTCOMES:
         members = [p for p in pairs if p.outcome == outcome]
-        title = f"## {outcome.replace('_', ' ')} ({len(members)} of {len(pairs)})"
-        if not members:
+        shown = members
+        if per_outcome is not None and len(members) > per_outcome:
+            shown = rng.sample(members, per_outcome)
+        chosen.append((outcome, shown, len(members)))
+
+    def one(pair: EpochPair, limit: int | None) -> str:
+        return render_pair(
+            pair, previous_skill=previous_skill, current_skill=current_skill, max_chars=limit
+        )
+
+    every = [p for _, shown, _ in chosen for p in shown]
+    rendered = {id(p): one(p, item_chars) for p in every}
+    whole = sum(len(t) + 4 for t in rendered.values())
+    if room_chars is not None and item_chars is None and whole > room_chars:
+        share = max(room_chars // max(1, len(every)), 200)
+        rendered = {
+            id(p): t if len(t) <= share else one(p, share)
+            for p, t in zip(every, rendered.values(), strict=True)
+        }
+    sections = []
+    for outcome, shown, count in chosen:
+        title = f"## {outcome.replace('_', ' ')} ({count} of {len(pairs)} items"
+        if len(shown) < count:
+            title += f"; a seeded sample of {len(shown)} is shown"
+        title += ")"
+        if not shown:
             sections.append(title + "\n(none)")
             continue
-        sample = rng.sample(members, min(per_outcome, len(members)))
-        items = []
-        for pair in sample:
-            before, after = pair.before, pair.after
-            items.append(
-                f"### {pair.item_id} ({after.task_type})\n"
-                f"question: {clip(after.question, max_chars // 3)}\n"
-                f"reference answer: {clip(after.reference, max_chars // 6)}\n"
-                f"before (hard {before.hard:g}): {clip(before.prediction, max_chars // 6)}\n"
-                f"after (hard {after.hard:g}): {clip(after.prediction, max_chars // 6)}\n"
-                f"evaluator after: {clip(after.explanation, max_chars // 6)}"
-            )
-        sections.append(title + "\n" + "\n\n".join(items))
+        sections.append(title + "\n" + "\n\n".join(rendered[id(p)] for p in shown))
     return "\n\n".join(sections)

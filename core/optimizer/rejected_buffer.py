@@ -1,6 +1,9 @@
 """The rejected-edit buffer: this epoch's losing edits and failure patterns (DESIGN §4).
 
-Analysts see it in their prompts so they do not propose an edit that already lost. It is
+Analysts see it in their prompts so they do not propose an edit that already lost, and
+(as published) the failure patterns of earlier steps, so they can tell which remain
+unsolved. The two are rendered apart: the prompts' section of edits that did not help
+holds only edits, and the failure patterns follow under their own heading. It is
 part of the persisted run state: `to_dict`/`from_dict` round-trip exactly, so a resumed
 run shows the optimizer the same prompt text an uninterrupted run would.
 """
@@ -14,7 +17,8 @@ from typing import Any
 from core.skill.edits import Edit
 
 FORMAT_VERSION = 1
-_HEADER = "## Earlier in this epoch (do not repeat rejected edits)"
+NO_REJECTIONS = "(none yet)"
+PATTERNS_HEADER = "# Failure patterns seen at earlier steps of this epoch (these are not edits)"
 _TARGET_CHARS = 80
 _CONTENT_CHARS = 160
 
@@ -66,28 +70,53 @@ class RejectedEditBuffer:
         return len(self.entries)
 
     def render(self, max_chars: int = 4000) -> str:
-        """Markdown for the analysts' prompt, newest first, within `max_chars` ("" if empty).
+        """Markdown for the analysts' prompt within `max_chars` ("" if empty): the rejected
+        candidates' edits newest first ("(none yet)" when there are none), then the failure
+        patterns, newest first, under PATTERNS_HEADER (a heading of the prompt's level, so
+        the section of edits ends before them).
 
-        When not everything fits, the oldest entries are left out and a final line says
-        how many; an entry too long on its own is cut with "…"; a budget too small for even
-        that gives "".
+        When not everything fits, rejections keep the room first, then the newest
+        patterns; a final line says how many entries were left out. An entry too long on
+        its own is cut with "…"; a budget too small for even that gives "".
         """
-        if not self.entries or max_chars <= 0:
+        return self._render(max_chars, patterns=True)
+
+    def render_rejections(self, max_chars: int = 4000) -> str:
+        """Only the rejected candidates and their edits, newest first ("" if none): what
+        the epoch-end prompts are told the gate turned down."""
+        return self._render(max_chars, patterns=False)
+
+    def _render(self, max_chars: int, *, patterns: bool) -> str:
+        newest = list(reversed(self.entries))
+        rejections = [_render_entry(e) for e in newest if isinstance(e, Rejection)]
+        found = [_render_entry(e) for e in newest if isinstance(e, FailurePatterns)]
+        shown_patterns = found if patterns else []
+        if max_chars <= 0 or not (rejections or shown_patterns):
             return ""
-        sections = [_render_entry(e) for e in reversed(self.entries)]
-        kept: list[str] = []
-        for section in sections:
-            footer = _omitted_note(len(sections) - len(kept) - 1)
-            if len("\n\n".join([_HEADER, *kept, section])) + len(footer) > max_chars:
+        ordered = [(True, r) for r in rejections] + [(False, p) for p in shown_patterns]
+        total = len(ordered)
+
+        def compose(kept: list[tuple[bool, str]]) -> str:
+            edits = [t for is_rejection, t in kept if is_rejection]
+            seen = [t for is_rejection, t in kept if not is_rejection]
+            parts = ["\n\n".join(edits) if edits else NO_REJECTIONS]
+            if seen:
+                parts.append(PATTERNS_HEADER + "\n" + "\n\n".join(seen))
+            return "\n\n".join(parts) + _omitted_note(total - len(kept))
+
+        kept: list[tuple[bool, str]] = []
+        for entry in ordered:
+            if len(compose([*kept, entry])) > max_chars:
                 break
-            kept.append(section)
-        if not kept:  # the newest entry alone is too long: cut it rather than show nothing
-            room = max_chars - len(_HEADER) - 2 - len(_omitted_note(len(sections) - 1))
+            kept.append(entry)
+        if not kept:  # the first entry alone is too long: cut it rather than show nothing
+            is_rejection, text = ordered[0]
+            frame = len(compose([(is_rejection, "")]))
+            room = max_chars - frame
             if room <= 40:
                 return ""  # a budget this small cannot carry anything useful
-            kept.append(sections[0][: room - 1] + "…")
-        text = "\n\n".join([_HEADER, *kept]) + _omitted_note(len(sections) - len(kept))
-        return text[:max_chars]
+            return compose([(is_rejection, text[: room - 1] + "…")])[:max_chars]
+        return compose(kept)[:max_chars]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -140,7 +169,7 @@ def _entry_from_dict(data: dict[str, Any]) -> Rejection | FailurePatterns:
 
 def _render_entry(entry: Rejection | FailurePatterns) -> str:
     if isinstance(entry, FailurePatterns):
-        return f"### Step {entry.step}: failure patterns\n{entry.text}"
+        return f"### Step {entry.step}\n{entry.text}"
     score = "not scored" if entry.candidate_score is None else f"{entry.candidate_score:.4f}"
     lines = [
         f"### Step {entry.step}: rejected (candidate {score} vs best {entry.best:.4f})",

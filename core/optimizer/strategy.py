@@ -35,6 +35,9 @@ class ProposalContext:
     # "fixed": apply up to `budget` (the schedule); "autonomous": the strategy decides how
     # many of its merged edits to apply, `budget` is then only the largest pool size.
     lr_control: str = "fixed"
+    # Gradient accumulation (train.accumulation > 1): `results` by batch; analyst groups
+    # are formed within each batch. None: one batch, `results`.
+    batches: list[list[RolloutResult]] | None = None
 
 
 @dataclass
@@ -71,6 +74,12 @@ class EpochContext:
     meta_notes: str
     emit: Callable[[Event], None]
     step: int = -1  # the step the epoch's events belong to (its last step); -1 = unknown
+    # The candidates the gate rejected this epoch, with their edits (rendered rejected-edit
+    # buffer, rejections only; "" if none): the meta notes are told what did not help.
+    rejected: str = ""
+    # The skill the next epoch starts from, when the slow update just changed it ("": the
+    # current skill). The pairs were rolled out with current_skill, so it stays as it is.
+    next_skill: str = ""
 
 
 class OptimizerStrategy(Protocol):

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from core.optimizer import reply_schemas as schemas
 from core.optimizer.edit_lists import NONE
 from core.optimizer.json_reply import OptimizerOutputError, Shape, lapses_of, need_str
 from core.optimizer.reflection_groups import clip
 
-KINDS = ("add", "remove", "merge", "reorganise", "compress", "clarify")
-PRIORITIES = ("high", "medium", "low")
+KINDS = schemas.SUGGESTION_KINDS
+PRIORITIES = schemas.PRIORITIES
 
 
 @dataclass(frozen=True)
@@ -94,16 +95,25 @@ _SUGGESTION = (
     '"motivation": "...", "instruction": "...", "priority": "high|medium|low"}'
 )
 SUGGESTIONS_SHAPE = Shape(
-    "suggestions", '{"analysis": "...", "suggestions": [' + _SUGGESTION + "]}", _check_suggestions
+    "suggestions",
+    '{"analysis": "...", "suggestions": [' + _SUGGESTION + "]}",
+    _check_suggestions,
+    schemas.SUGGESTIONS,
 )
-REWRITE_SHAPE = Shape("rewrite", '{"skill": "<the whole skill>", "summary": "..."}', _check_skill)
+REWRITE_SHAPE = Shape(
+    "rewrite", '{"skill": "<the whole skill>", "summary": "..."}', _check_skill, schemas.REWRITE
+)
 CANDIDATE_SHAPE = Shape(
     "full_rewrite",
     '{"analysis": "...", "summary": "...", "skill": "<the whole skill>"}',
     _check_skill,
+    schemas.REWRITE,
 )
 PICK_SHAPE = Shape(
-    "merge_full", '{"pick": 0, "skill": "", "summary": "..."}  (or "pick": null)', _check_pick
+    "merge_full",
+    '{"pick": 0, "skill": "", "summary": "..."}  (or "pick": null)',
+    _check_pick,
+    schemas.PICK,
 )
 
 

@@ -20,7 +20,15 @@ from core.models.ledger import Estimate, estimate_cost
 CHARS_PER_TOKEN = 4
 QUESTION_TOKENS = 60  # a task's own text in the target prompt
 ITEM_TOKENS = 300  # one rendered trajectory in an optimizer prompt
-FREE_KINDS = ("local", "scripted")
+FREE_KINDS = ("local", "scripted", "handoff")
+# Backends that send nothing to a paid API, and how the estimate names them: the embedded
+# model runs here and costs $0; a handoff call is a prompt file a person (or their own
+# agent session) answers, which costs no API money (their own time or subscription aside).
+NO_COST = {
+    "local": "the embedded model (free)",
+    "scripted": "a test double (free)",
+    "handoff": "handoff (you answer the prompts)",
+}
 
 
 @dataclass(frozen=True)
@@ -38,21 +46,29 @@ def plan_calls(
     val = min(val_items, t.val_limit or val_items)
     test = min(test_items, t.test_limit or test_items) if t.final_test else 0
     batch = min(t.batch_size, train_items) if train_items else 0
-    steps_per_epoch = t.steps_per_epoch or max(1, math.ceil(train_items / max(t.batch_size, 1)))
+    steps_per_epoch = t.steps_per_epoch or max(
+        1, math.ceil(train_items / max(t.batch_size * t.accumulation, 1))
+    )
     steps = t.epochs * steps_per_epoch
     later_epochs = t.epochs - 1
 
-    target = val + steps * (batch + val) + 3 * test + val  # baseline, steps, final
-    if t.slow_update.enabled:
-        per_epoch = 2 * min(t.slow_update.sample_size, train_items)
-        target += later_epochs * (per_epoch + (val if t.slow_update.gated else 0))
+    rolled = batch * t.accumulation  # a step rolls out `accumulation` batches
+    target = val + steps * (rolled + val) + 3 * test + val  # baseline, steps, final
+    # Pairs at every epoch end for the slow update (the last included; fewshot writes
+    # none), else between epochs for the meta notes; a gated slow update adds a val pass.
+    pairs = 2 * min(t.slow_update.sample_size, train_items)
+    slow = t.slow_update.enabled and uses_llm
+    ends = t.epochs if slow else (later_epochs if t.meta_skill.enabled else 0)
+    target += ends * pairs + (t.epochs * val if slow and t.slow_update.gated else 0)
 
     optimizer = 0
     if uses_llm:
-        groups = math.ceil(batch / t.minibatch_size) + 1  # failures and successes apart
+        groups = t.accumulation * (math.ceil(batch / t.minibatch_size) + 1)  # fail/success
         merges = math.ceil((groups - 1) / (t.merge_batch_size - 1)) if groups > 1 else 0
         optimizer = steps * (groups + merges + 1)  # + one rank call
-        optimizer += later_epochs * (int(t.slow_update.enabled) + int(t.meta_skill.enabled))
+        optimizer += t.epochs * int(t.slow_update.enabled) + later_epochs * int(
+            t.meta_skill.enabled
+        )
     return CallPlan(target_calls=target, optimizer_calls=optimizer, total_steps=steps)
 
 
@@ -92,8 +108,34 @@ def estimate_run(
     return plan, estimate_cost(calls, models, {**config.models.prices, **prices})
 
 
-def describe(plan: CallPlan, estimate: Estimate) -> str:
-    cost = f"${estimate.cost_usd:.2f}" if not estimate.unpriced else "cost unknown (no price)"
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def cost_words(estimate: Estimate, kinds: dict[str, str] | None = None) -> str:
+    """The cost part of the estimate line. `kinds[role]` is the role's backend kind: a role
+    that makes calls on a NO_COST backend is named as such ("$0" when every role is free,
+    "no API cost" when one is on handoff) instead of leaving the reader to guess why the
+    price is 0 or missing."""
+    kinds = kinds or {}
+    called = [role for role, row in estimate.per_role.items() if row.get("calls")]
+    free: dict[str, list[str]] = {}
+    for role in called:
+        if kinds.get(role) in NO_COST:
+            free.setdefault(kinds[role], []).append(role)
+    named = ", ".join(f"{_and(roles)} on {NO_COST[kind]}" for kind, roles in free.items())
+    if called and len(called) == sum(map(len, free.values())):
+        return f"{'no API cost' if 'handoff' in free else '$0'}: {named}"
+    if estimate.unpriced:
+        cost = f"cost unknown (no price for {', '.join(estimate.unpriced)})"
+    else:
+        cost = f"${estimate.cost_usd:.2f}"
+    return f"{cost}; no cost for {named}" if named else cost
+
+
+def describe(plan: CallPlan, estimate: Estimate, kinds: dict[str, str] | None = None) -> str:
+    """The one-line estimate; `kinds[role]` = the role's backend kind (see cost_words)."""
+    cost = cost_words(estimate, kinds)
     target = f"{plan.target_calls} target {'agent runs' if plan.target_is_agent else 'calls'}"
     line = (
         f"estimate (upper bound): {plan.total_steps} steps, {target}, "
@@ -121,4 +163,4 @@ def estimate_for(config: Config, env, client, initial_skill: str, *, uses_llm: b
         free_models=frozenset(rt.model for rt in roles.values() if rt.kind in FREE_KINDS),
         agent_target=needs_agent(env),
     )
-    return describe(plan, estimate)
+    return describe(plan, estimate, {role: rt.kind for role, rt in roles.items()})

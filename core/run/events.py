@@ -68,6 +68,13 @@ class RolloutFinished(Event):
     # which skill a rollout scored when a phase scores several ("initial", "best", "final"
     # on test); empty otherwise, and in logs written before it existed
     skill_role: str = ""
+    # the target's reply was cut at its token limit (finish_reason "length"): scored as
+    # given, flagged so a wrong answer can be told from an unfinished one
+    truncated: bool = False
+    # true when this phase of this step already logged this result: the run's rollout
+    # cache served it to a resumed run redoing the step (nothing was run again); readers
+    # that count rollouts skip these. False in logs written before it existed.
+    replayed: bool = False
 
 
 @dataclass(kw_only=True)
@@ -116,6 +123,11 @@ class GateDecided(Event):
     items_regressed: int = 0
     reason: str = ""
     staged_ref: str | None = None  # commit sha or file path of the staged candidate
+    # What was gated: "step" (a step's candidate) or "slow_update" (an epoch end's
+    # guidance, numbered with the epoch's last step, after that step's own decision).
+    source: str = "step"
+    # Rejected early: the most the candidate could still have scored (its bound).
+    at_most: float | None = None
 
 
 @dataclass(kw_only=True)

@@ -29,8 +29,7 @@ class StagedCandidate:
     # guidance, staged at the epoch's last step) or "final" (the finish's promotion). One
     # step can stage both a "step" and a "slow_update" candidate.
     source: str = "step"
-    # How it was accepted: "strict" (beat the best on val), "forced" (a forced slow update
-    # that also beat the best) or "disabled" (the gate.enabled=false ablation: every
+    # How it was accepted: "strict" (beat the best on val) or "disabled" (the gate.enabled=false ablation: every
     # candidate is taken, so val_after may be lower than val_before).
     gate: str = "strict"
 

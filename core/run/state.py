@@ -50,6 +50,11 @@ class TrainState:
     best_items: dict[str, float] = field(default_factory=dict)  # per-item val metric
     rejected_buffer: dict[str, Any] = field(default_factory=dict)
     meta_notes: str = ""
+    # An epoch end under way past its slow update, which is a boundary of its own (so a
+    # stop or a handoff wait in the meta-notes call keeps an accepted slow update):
+    # {"epoch", "from_version" (the epoch's last step's skill), "rejected" (what the meta
+    # notes are shown), "accepted"}; None between epoch ends.
+    epoch_review: dict[str, Any] | None = None
     last_apply_report: list[dict[str, Any]] | None = None
     ledger: dict[str, Any] | None = None  # UsageLedger.to_dict()
     # One entry per staged candidate: {"step", "source", "ref"}; source is "step",

@@ -62,6 +62,9 @@ class RunSummary:
     steps_done: int
     total_steps: int
     accepted_steps: list[int] = field(default_factory=list)  # steps whose candidate won
+    # Epoch ends whose slow update became current (published, ungated: every valid one;
+    # gated: one that beat the best), by the epoch's last step, as their GateDecided and staged entries.
+    accepted_slow_updates: list[int] = field(default_factory=list)
     # Every staged candidate, {"step", "source", "ref"}: also accepted slow updates
     # ("slow_update", at their epoch's last step) and the finish's promotion ("final").
     staged: list[dict[str, Any]] = field(default_factory=list)

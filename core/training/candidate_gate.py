@@ -36,7 +36,7 @@ def unified_diff(before: str, after: str, name: str = "SKILL.md") -> str:
     )
 
 
-GATE_MODES = ("strict", "forced", "disabled")
+GATE_MODES = ("strict", "disabled")
 
 
 def density_margin(tr: TrainingRun, candidate: str) -> tuple[Fraction, dict[str, Any] | None]:
@@ -79,9 +79,7 @@ async def judge_candidate(
     """Validate (free), gate on val, then accept (new current + best, staged) or
     reject (into the rejected-edit buffer). Returns what gate.json records.
 
-    `mode` "forced" (slow_update.gated false): a valid candidate becomes current whatever
-    it scores; it is scored on every val item (re-measured, so the run knows where it
-    stands) and becomes best, and is staged, only if strictly better. "disabled" (the
+    `mode` "disabled" (the
     gate.enabled false ablation): a valid candidate becomes current whatever it scores,
     marked so in gate.json; as published, it becomes best (and is staged) only if it beats
     the best, so the ablation's test "best" is not simply its "final".
@@ -123,6 +121,7 @@ async def judge_candidate(
                 items_total=len(tr.val_items),
                 rollouts_saved=0,
                 reason=reason,
+                source=source,
             )
         )
         return {
@@ -147,7 +146,7 @@ async def judge_candidate(
     full_score = mean(scored) if len(scored) == len(tr.val_items) else None
     improved, regressed = compare_items(s.best_items, gated.item_metrics)
     becomes_best = bool(decision.accepted)
-    becomes_current = becomes_best or mode in ("forced", "disabled")
+    becomes_current = becomes_best or mode == "disabled"
     reason = decision.reason
     if density is not None:
         reason += (
@@ -157,8 +156,6 @@ async def judge_candidate(
     if mode == "disabled":
         best = "the new best" if becomes_best else "not the best"
         reason = f"gate disabled: accepted unconditionally, {best} ({decision.reason})"
-    elif mode == "forced":
-        reason = f"forced: became current ({decision.reason})"
     info: dict[str, Any] = {
         "step": step,
         "source": source,
@@ -231,6 +228,16 @@ async def judge_candidate(
             items_regressed=regressed,
             reason=reason,
             staged_ref=staged_ref,
+            source=source,
+            at_most=early_bound(scored, len(tr.val_items)) if full_score is None else None,
         )
     )
     return info
+
+
+def early_bound(scored: list[float], total: int) -> float | None:
+    """The most a candidate rejected after `scored` could have reached: every item left
+    at 1 (the bound the early gate could not see it beat)."""
+    if not scored or not total:
+        return None
+    return (sum(scored) + (total - len(scored))) / total

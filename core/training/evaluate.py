@@ -14,6 +14,7 @@ from core.run.summary import EvalResult
 from core.skill.document import skill_hash
 from core.training.rollout_cache import RolloutCache
 from core.training.rollout_runner import RolloutRunner
+from core.training.split_limit import limited_split
 
 
 async def evaluate_skill(
@@ -25,7 +26,8 @@ async def evaluate_skill(
     client=None,
     bus: EventBus | None = None,
 ) -> EvalResult:
-    """Score one skill on one split (val/test limits from the config apply)."""
+    """Score one skill on one split (val/test limits from the config apply, the same
+    seeded sample as training: core/training/split_limit.py)."""
     if split not in SPLITS:
         raise EnvError(f"unknown split {split!r}; allowed: {', '.join(SPLITS)}")
     own_client = client is None
@@ -34,7 +36,7 @@ async def evaluate_skill(
     try:
         items = env.load_split(split)
         limit = {"val": config.train.val_limit, "test": config.train.test_limit}.get(split)
-        items = items[:limit] if limit else items
+        items = limited_split(items, limit, seed=config.run.seed, split=split)
         cache = RolloutCache(
             None, target_key=client.settings_key("target"), env_key=f"{env.name}:{env.version}"
         )

@@ -41,6 +41,7 @@ def summary_of(
         steps_done=s.next_step,
         total_steps=s.total_steps,
         accepted_steps=[r["step"] for r in s.staged_refs if r.get("source", "step") == "step"],
+        accepted_slow_updates=[v.step for v in s.versions if v.source == "slow_update"],
         staged=[dict(r) for r in s.staged_refs],
         val=val.to_dict() if val else {},
         test=test or {},

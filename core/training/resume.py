@@ -105,3 +105,18 @@ def check_resume_models(state: TrainState, resolved: dict[str, str], run_path: s
             f"it to {now} (backend/strategy auto follow API keys such as OPENAI_API_KEY); "
             f"restore that environment to resume, or rerun with --fresh --force to start over"
         )
+
+
+def check_resume_val_items(state: TrainState, val_ids: list[str], run_path: str) -> None:
+    """The best score so far was measured on the val items of the baseline: a resume that
+    would gate on other items (a manifest edited, or a run started when `val_limit` kept
+    the first N val items instead of its seeded sample) compares scores of different
+    splits. A run whose baseline never finished records no items and is not compared."""
+    if not state.baseline_items or set(state.baseline_items) == set(val_ids):
+        return
+    raise ConfigChanged(
+        f"run {run_path} was scored on {len(state.baseline_items)} val items, this "
+        f"environment and config give {len(val_ids)} others (val_limit keeps a seeded "
+        "sample since this version; an older one kept the first items): rerun with "
+        "--fresh --force to start over"
+    )

@@ -8,6 +8,10 @@ model error are not stored: a rerun should retry them, not replay the failure.
 
 SQLite (WAL) because many rollouts finish concurrently and a `kill -9` must never leave a
 half-written row: each insert is its own committed transaction.
+
+It also records where each result was reported (table `logged`: rollout key, phase, step,
+skill role), so a resumed run that redoes a step marks the events of the results it serves
+again `replayed` and events.jsonl counts every rollout once.
 """
 
 from __future__ import annotations
@@ -29,8 +33,20 @@ CREATE TABLE IF NOT EXISTS rollouts (
     item_id TEXT NOT NULL,
     split TEXT NOT NULL,
     result TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS logged (
+    key TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    PRIMARY KEY (key, origin)
 )
 """
+
+
+def origin_of(phase: str, step: int, role: str = "") -> str:
+    """A place in the run that logs rollouts (phase, step, skill role). A stored result
+    already logged at the same place, served again, is a replay (a resumed run redoing
+    its step), which its event says, not a new rollout."""
+    return json.dumps([phase, step, role])
 
 
 def rollout_key(
@@ -54,7 +70,7 @@ class RolloutCache:
         if path is not None:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        self._db.executescript(_SCHEMA)
         self._db.commit()
 
     def _key(self, skill_hash: str, item_id: str, split: str, repeat: int = 0) -> str:
@@ -70,6 +86,18 @@ class RolloutCache:
         result = RolloutResult.from_dict(json.loads(row[0]))
         result.cached = True
         return result
+
+    def note_logged(
+        self, skill_hash: str, item_id: str, split: str, repeat: int, origin: str
+    ) -> bool:
+        """Record that an event at `origin` reports this item's result; False when one
+        already did (the event about to be logged is a replay)."""
+        key = self._key(skill_hash, item_id, split, repeat)
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO logged (key, origin) VALUES (?, ?)", (key, origin)
+        )
+        self._db.commit()
+        return cursor.rowcount == 1
 
     def put(self, skill_hash: str, split: str, result: RolloutResult, repeat: int = 0) -> None:
         if result.error:

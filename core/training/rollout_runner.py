@@ -17,12 +17,13 @@ from fractions import Fraction
 
 from core.config import GateConfig
 from core.environment.contract import CompleteFn, Environment, RolloutResult, TaskItem
+from core.models.handoff import HandoffWaiting
 from core.models.ledger import STAGE
 from core.models.types import ModelError
 from core.run.events import Event, RolloutFinished
 from core.skill.document import skill_hash
 from core.training.gate import EarlyGate, GateDecision, item_metric
-from core.training.rollout_cache import RolloutCache
+from core.training.rollout_cache import RolloutCache, origin_of
 
 # Phases whose scores drive a decision (baseline, gate, slow update pairs) or are reported
 # (final val, test, `skillopt eval`): a rollout that failed with a model error would count
@@ -199,6 +200,7 @@ class RolloutRunner:
         `tally[0]` counts results produced, including any not yet consumed."""
         tally = tally if tally is not None else [0]
         shash = skill_hash(skill_text)
+        here = origin_of(phase, step, skill_role)
         pending: list[tuple[TaskItem, int]] = []
         for item, repeat in jobs:
             hit = self.cache.get(shash, item.id, split, repeat)
@@ -206,7 +208,15 @@ class RolloutRunner:
                 pending.append((item, repeat))
                 continue
             tally[0] += 1
-            self._emit(hit, phase=phase, step=step, split=split, shash=shash, role=skill_role)
+            self._emit(
+                hit,
+                phase=phase,
+                step=step,
+                split=split,
+                shash=shash,
+                role=skill_role,
+                replayed=not self.cache.note_logged(shash, item.id, split, repeat, here),
+            )
             yield repeat, hit
         if not pending:
             return
@@ -229,6 +239,11 @@ class RolloutRunner:
                     result = await self.env.rollout(item, skill_text, complete)
                 except asyncio.CancelledError:
                     raise
+                except HandoffWaiting as exc:
+                    # One item waiting on an answer says nothing about the others: write
+                    # every prompt of the batch, so a person answers them in one round.
+                    await queue.put(exc)
+                    continue
                 except BaseException as exc:  # noqa: BLE001 - handed to the consumer
                     await queue.put(exc)
                     return
@@ -244,22 +259,38 @@ class RolloutRunner:
             asyncio.create_task(worker(), context=context)
             for _ in range(min(self.concurrency, len(pending)))
         ]
+        waiting: HandoffWaiting | None = None
         try:
             for _ in range(len(pending)):
                 got = await queue.get()
+                if isinstance(got, HandoffWaiting):
+                    waiting = waiting or got
+                    continue
                 if isinstance(got, BaseException):
                     raise got
+                if not got[1].error:
+                    self.cache.note_logged(shash, got[1].item_id, split, got[0], here)
                 self._emit(
                     got[1], phase=phase, step=step, split=split, shash=shash, role=skill_role
                 )
                 yield got
+            if waiting is not None:
+                raise waiting
         finally:
             for task in workers:
                 task.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
 
     def _emit(
-        self, r: RolloutResult, *, phase: str, step: int, split: str, shash: str, role: str = ""
+        self,
+        r: RolloutResult,
+        *,
+        phase: str,
+        step: int,
+        split: str,
+        shash: str,
+        role: str = "",
+        replayed: bool = False,
     ) -> None:
         self.emit(
             RolloutFinished(
@@ -277,5 +308,7 @@ class RolloutRunner:
                 cached=r.cached,
                 prediction=r.prediction[:200],
                 skill_role=role,
+                truncated=r.truncated,
+                replayed=replayed,
             )
         )

@@ -78,6 +78,28 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
         update_mode=method.update_mode,
         skill_aware=method.skill_aware,
         notes_max_chars=method.notes_max_chars,
+        pairs_per_outcome=config.train.slow_update.pairs_per_outcome,
+        # Each run seed samples its own optimizer replies (published: no reply cache, every
+        # call is fresh), so replicate runs never replay one another's from a shared cache.
+        cache_scope=f"run-seed:{config.run.seed}",
+    )
+
+
+def unused_optimizer_notice(config: Config, client) -> str | None:
+    """A warning when the config names an optimizer model that `train.strategy: fewshot`
+    will never call (the fewshot strategy writes worked examples, no model reflects): a
+    user who set models.optimizer to a strong model expects it to do the optimizing. Not
+    for the embedded model (what fewshot is for: `auto` picks fewshot for it) and not when
+    models.optimizer is left at its default. None when there is nothing to say."""
+    role = config.models.optimizer
+    if config.train.strategy != "fewshot" or (role.backend == "auto" and not role.model):
+        return None
+    if client.is_local("optimizer"):
+        return None
+    return (
+        f"models.optimizer is set ({client.describe('optimizer')}) but train.strategy is "
+        "fewshot, which never calls the optimizer: set train.strategy llm (or auto) to "
+        "optimize with it, or leave models.optimizer out"
     )
 
 

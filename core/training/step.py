@@ -39,21 +39,35 @@ def failure_patterns(results: list[RolloutResult], shown: int = 3) -> str:
     return "\n".join(lines)
 
 
+def step_batches(tr: TrainingRun, step: int) -> list[list]:
+    """The step's `accumulation` batches: consecutive slices of the epoch's order, as if
+    each were a step of its own (one batch, accumulation 1, is exactly the old step)."""
+    accumulation = tr.cfg.accumulation
+    return [
+        batch_for_step(
+            tr.train_items,
+            step * accumulation + a,
+            tr.steps_per_epoch * accumulation,
+            tr.cfg.batch_size,
+            tr.config.run.seed,
+            tr.cfg.shuffle,
+        )
+        for a in range(accumulation)
+    ]
+
+
 async def run_step(tr: TrainingRun, step: int) -> None:
     s = tr.state
     epoch = step // tr.steps_per_epoch
     current = tr.current
-    batch = batch_for_step(
-        tr.train_items,
-        step,
-        tr.steps_per_epoch,
-        tr.cfg.batch_size,
-        tr.config.run.seed,
-        tr.cfg.shuffle,
-    )
-    clock = StageClock(tr.client.ledger)
-    with clock.stage("rollout"):
-        results = await tr.runner.run(batch, current, split="train", phase="train", step=step)
+    clock = StageClock(tr.client.ledger, tr.rd.step_dir(step))
+    batches: list[list[RolloutResult]] = []
+    with clock.stage("rollout"):  # `accumulation` batches (published: gradient accumulation)
+        for batch in step_batches(tr, step):
+            batches.append(
+                await tr.runner.run(batch, current, split="train", phase="train", step=step)
+            )
+    results = [r for rolled in batches for r in rolled]
     tr.rd.write_step_rollouts(step, [r.to_dict() for r in results])
     autonomous = tr.cfg.optimizer.lr_control == "autonomous"
     if autonomous:  # the strategy decides; the budget only bounds the pool it merges
@@ -64,9 +78,10 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     proposal = Proposal(edits=[])
     if budget > 0:
         with clock.stage("reflect"):  # analysts, merge tree, ranking, learning rate
-            proposal = await tr.strategy.propose(
-                proposal_context(tr, step, epoch, current, results, budget)
-            )
+            ctx = proposal_context(tr, step, epoch, current, results, budget)
+            if len(batches) > 1:  # analysts group each batch apart, as published
+                ctx.batches = batches
+            proposal = await tr.strategy.propose(ctx)
     if autonomous:  # recorded every step, even one with nothing to choose from
         proposal.lr = proposal.lr or LrDecision(0, None, 0, reasoning="no pool this step").to_dict()
         budget = int(proposal.lr.get("count", 0))
@@ -107,7 +122,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     if proposal.execution_notes is not None and not tr.cfg.optimizer.notes_gated:
         add_notes_after_gate(tr, step, proposal.execution_notes)
     train_hard = mean([r.hard for r in results])
-    tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.stages})
+    tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.totals()})
     s.last_apply_report = built.report
     tr.buffer.add_failure_patterns(step, failure_patterns(results))
     s.next_step = step + 1
@@ -123,6 +138,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         )
     )
     tr.persist()
+    clock.finished()  # after the state: a step killed before it is redone with its attempts
     write_history(tr.rd.path, s.next_step, s.baseline_score)
     tr.budget_event()
 

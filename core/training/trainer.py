@@ -29,7 +29,14 @@ from core.optimizer.rejected_buffer import RejectedEditBuffer
 from core.optimizer.strategy import OptimizerStrategy
 from core.run.dir_stager import RunDirStager
 from core.run.directory import RunDirectory
-from core.run.events import AnswersWaiting, EventBus, RunFailed, RunFinished, RunStarted
+from core.run.events import (
+    AnswersWaiting,
+    EventBus,
+    Notice,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+)
 from core.run.staging import Stager
 from core.run.state import SkillVersion, TrainState
 from core.run.summary import RunSummary
@@ -39,7 +46,12 @@ from core.training.epoch_review import review_epoch
 from core.training.finish import finish, summary_of
 from core.training.gate import item_metric
 from core.training.minibatch import batch_for_step
-from core.training.resume import ConfigChanged, check_resume_config, check_resume_models
+from core.training.resume import (
+    ConfigChanged,
+    check_resume_config,
+    check_resume_models,
+    check_resume_val_items,
+)
 from core.training.rollout_cache import RolloutCache
 from core.training.rollout_runner import RolloutRunner
 from core.training.setup import (
@@ -47,10 +59,18 @@ from core.training.setup import (
     build_client_with_budget_events,
     check_cost_cap_is_priced,
     choose_strategy,
+    unused_optimizer_notice,
 )
+from core.training.split_limit import limited_split
 from core.training.step import run_step
 
 __all__ = ["Training", "batch_for_step", "run_training"]
+
+
+PERFECT_NOTICE = (
+    "the skill already scores {best:.3f} on every held-out item: no candidate can beat it, "
+    "so the remaining steps are skipped (train.gate.skip_when_perfect)"
+)
 
 
 class Training:
@@ -161,11 +181,12 @@ class Training:
     def load_splits(self) -> None:
         self.train_items = self.env.load_split("train")
         val = self.env.load_split("val")
-        self.val_items = val[: self.cfg.val_limit] if self.cfg.val_limit else val
+        seed = self.config.run.seed
+        self.val_items = limited_split(val, self.cfg.val_limit, seed=seed, split="val")
         test = self.env.load_split("test") if self.cfg.final_test else []
-        self.test_items = test[: self.cfg.test_limit] if self.cfg.test_limit else test
+        self.test_items = limited_split(test, self.cfg.test_limit, seed=seed, split="test")
         self.steps_per_epoch = self.cfg.steps_per_epoch or max(
-            1, math.ceil(len(self.train_items) / self.cfg.batch_size)
+            1, math.ceil(len(self.train_items) / (self.cfg.batch_size * self.cfg.accumulation))
         )
         self.total_steps = self.steps_per_epoch * self.cfg.epochs
 
@@ -183,6 +204,7 @@ class Training:
                 )
             resolved = self.resolved_models()
             check_resume_models(state, resolved, str(self.rd.path))
+            check_resume_val_items(state, [i.id for i in self.val_items], str(self.rd.path))
             for key, value in resolved.items():  # a run started before they were recorded
                 if getattr(state, key) is None:
                     setattr(state, key, value)
@@ -257,6 +279,9 @@ class Training:
                 start_step=s.next_step,
             )
         )
+        unused = unused_optimizer_notice(self.config, self.client)
+        if unused:  # after RunStarted: every run's log begins with it
+            self.emit(Notice(text=unused))
         try:
             if s.baseline_score is None:
                 await self.baseline()
@@ -271,6 +296,9 @@ class Training:
                     break
                 if self.stop_requested():
                     return self.stopped("stopped on request; rerun the same command to resume")
+                if self.nothing_can_pass():
+                    self.emit(Notice(text=PERFECT_NOTICE.format(best=s.best_score or 0.0)))
+                    break
                 await run_step(self, s.next_step)
             if self.stop_requested():
                 return self.stopped("stopped on request; rerun the same command to resume")
@@ -279,6 +307,13 @@ class Training:
             return self.stopped(f"{exc}; the run is resumable: rerun the same command")
         except HandoffWaiting as exc:
             return self.waiting(exc)
+
+    def nothing_can_pass(self) -> bool:
+        """The best already scores 1 on every val item and the gate is strict with no
+        density term: no candidate can score strictly higher."""
+        gate = self.cfg.gate
+        active = gate.skip_when_perfect and gate.enabled and gate.density_weight == 0
+        return active and (self.state.best_score or 0.0) >= 1.0
 
     def stop_requested(self) -> bool:
         return self.stop is not None and self.stop.is_set()

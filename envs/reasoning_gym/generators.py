@@ -113,8 +113,8 @@ def build_splits(
     seed: int,
 ) -> tuple[dict[str, list[GeneratedItem]], dict[str, Any]]:
     """(split -> items, dataset -> generator). Each split's size is shared evenly over the
-    datasets and the split interleaves them, so a `val_limit`/`test_limit` prefix keeps
-    the mix."""
+    datasets and the split interleaves them, so any prefix keeps the mix (a
+    `val_limit`/`test_limit` keeps a seeded sample, which keeps it on average)."""
     counts = {split: share(sizes[split], len(datasets)) for split in SPLITS}
     splits: dict[str, list[list[GeneratedItem]]] = {split: [] for split in SPLITS}
     generators = {}

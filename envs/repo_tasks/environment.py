@@ -12,12 +12,21 @@ it, runs the agent, and then the checks run in that workspace:
 Hard score = every check passed; soft = the share of checks that passed. `python` in a
 check command is this interpreter, so checks run the same everywhere.
 
+The agent's code runs in the checks, and the answers (task.json's reference and checks) sit
+on the same disk, so neither the agent nor its code can reach them: the agent is confined
+to its workspace (`AgentTask.workspace_only`, the CLI's own sandbox; only `repo/` is copied
+in, never task.json) with read access to this Python, and each check command runs inside
+the bubblewrap jail (envs/jailed_command.py) over the workspace. Without a working
+bubblewrap the environment refuses in one line, unless `env.options.sandbox: unjailed`
+chooses, by name, to run checks on the host with only a scrubbed environment (weaker).
+
 It is the exec-target path of the engine and the shape Sleep's coding-task replays take.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -36,11 +45,15 @@ from core.environment.contract import (
 )
 from core.models.types import AgentTask, RetriesExhausted, TransientError
 from envs.agent_rollout import agent_result, changes_and_text
+from envs.jail import BUBBLEWRAP, JailUnavailable, jail_problem
+from envs.jailed_command import run_jailed
 
 NAME = "repo_tasks"
 VERSION = "repo_tasks-1"
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent / "tasks"
-OPTIONS = {"skill_name": "repo-tasks", "check_timeout_s": 30.0}
+UNJAILED = "unjailed"  # checks on the host, environment scrubbed only: the weaker mode
+SANDBOXES = (BUBBLEWRAP, UNJAILED)
+OPTIONS = {"skill_name": "repo-tasks", "check_timeout_s": 30.0, "sandbox": BUBBLEWRAP}
 
 
 @dataclass(frozen=True)
@@ -63,7 +76,46 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
     timeout = merged["check_timeout_s"]
     if not isinstance(timeout, (int, float)) or timeout <= 0:
         raise EnvError("repo_tasks: env.options.check_timeout_s must be a positive number")
+    if merged["sandbox"] not in SANDBOXES:
+        raise EnvError(
+            f"repo_tasks: env.options.sandbox must be one of {', '.join(SANDBOXES)} "
+            f"(got {merged['sandbox']!r})"
+        )
     return merged
+
+
+def require_check_jail(sandbox: str) -> None:
+    """Refuse, in one line, to run check commands outside the jail unless the user chose
+    the weaker mode by name; say once when it is in use."""
+    if sandbox == UNJAILED:
+        logging.getLogger(__name__).warning(
+            "repo_tasks: env.options.sandbox is %s: check commands run the agent's code on "
+            "this machine with only a scrubbed environment",
+            UNJAILED,
+        )
+        return
+    problem = jail_problem()
+    if problem:
+        raise JailUnavailable(
+            f"repo_tasks: {problem}, so check commands (the agent's code) cannot be jailed; "
+            f"install it (apt install bubblewrap) or set env.options.sandbox: {UNJAILED} to "
+            "run them unjailed (weaker)"
+        )
+
+
+def python_readable() -> tuple[Path, ...]:
+    """What the agent's commands read to run this Python: its prefixes and executable's
+    folder (never the task folders: only `repo/` is copied into the workspace)."""
+    return tuple(
+        sorted(
+            {
+                Path(sys.prefix),
+                Path(os.path.realpath(sys.prefix)),
+                Path(os.path.realpath(sys.base_prefix)),
+                Path(os.path.realpath(sys.executable)).parent,
+            }
+        )
+    )
 
 
 def read_task(folder: Path) -> TaskItem:
@@ -127,33 +179,49 @@ def check_environment(workspace: Path) -> dict[str, str]:
     }
 
 
+def _run_unjailed(argv: list[str], workspace: Path, timeout_s: float) -> tuple[int | None, str]:
+    done = subprocess.run(
+        argv,
+        cwd=workspace,
+        env=check_environment(workspace),
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def _run_in_jail(argv: list[str], workspace: Path, timeout_s: float) -> tuple[int | None, str]:
+    env = {k: v for k, v in check_environment(workspace).items() if k not in ("PATH", "HOME")}
+    done = run_jailed(argv, workspace, timeout_s, env)
+    return done.status, done.output
+
+
 def run_checks(
-    workspace: Path, checks: list[dict[str, Any]], timeout_s: float
+    workspace: Path, checks: list[dict[str, Any]], timeout_s: float, *, jailed: bool = True
 ) -> list[CheckResult]:
-    """Every check, in order, in the agent's workspace (after the agent finished)."""
+    """Every check, in order, in the agent's workspace (after the agent finished); a
+    command runs in the jail unless `jailed` is False (env.options.sandbox: unjailed)."""
     out = []
     for check in checks:
         name = str(check.get("name") or "check")
         if "run" in check:
             argv = [sys.executable if a == "python" else str(a) for a in check["run"]]
             try:
-                done = subprocess.run(
-                    argv,
-                    cwd=workspace,
-                    env=check_environment(workspace),
-                    capture_output=True,
-                    text=True,
-                    timeout=timeout_s,
-                    stdin=subprocess.DEVNULL,
+                status, text = (_run_in_jail if jailed else _run_unjailed)(
+                    argv, workspace, timeout_s
                 )
             except subprocess.TimeoutExpired:
+                status, text = None, ""
+            except OSError as exc:
+                out.append(CheckResult(name, False, f"could not run: {exc.strerror or exc}"))
+                continue
+            if status is None:
                 out.append(CheckResult(name, False, f"timed out after {timeout_s:g}s"))
                 continue
-            except OSError as exc:
-                out.append(CheckResult(name, False, f"could not run: {exc.strerror}"))
-                continue
-            tail = " ".join((done.stdout + done.stderr).split())[-200:]
-            out.append(CheckResult(name, done.returncode == 0, f"exit {done.returncode}: {tail}"))
+            tail = " ".join(text.split())[-200:]
+            out.append(CheckResult(name, status == 0, f"exit {status}: {tail}"))
         else:
             target = workspace / check["file"]
             try:
@@ -194,6 +262,7 @@ class RepoTasksEnvironment:
         self.manifest_dir = Path(manifest_dir)
         self.data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
         self.options = validate_options(options or {})
+        require_check_jail(self.options["sandbox"])
 
     def load_split(self, split: str) -> list[TaskItem]:
         if split not in SPLITS:
@@ -221,11 +290,15 @@ class RepoTasksEnvironment:
     async def rollout(self, item: TaskItem, skill_text: str, complete: AgentFn) -> RolloutResult:
         checks = item.data["checks"]
         timeout = float(self.options["check_timeout_s"])
+        jailed = self.options["sandbox"] == BUBBLEWRAP
         task = AgentTask(
             prompt=item.question,
             files=Path(item.data["repo"]),
             skill_name=self.options["skill_name"],
-            check=lambda workspace: run_checks(workspace, checks, timeout),
+            check=lambda workspace: run_checks(workspace, checks, timeout, jailed=jailed),
+            # task.json (the checks, the reference) is on the same disk: out of reach
+            workspace_only=True,
+            readable=python_readable(),
         )
         prompt = {"role": "user", "content": item.question}
         try:

@@ -147,12 +147,15 @@ class RunFeed:
         # resumed run (a handoff round, a budget stop) redoes its step and replays the same
         # rollouts from the rollout cache; the table shows each once (issue 19: "61
         # rollouts" for a night of 13), while repeats within one process (gate.repeats) stay.
+        # The engine marks such replays (`replayed`); the per-process count is for logs
+        # written before it did.
         self._rows: Counter[tuple] = Counter()
         self._this_process: Counter[tuple] = Counter()
 
     def _replayed(self, event: RolloutFinished) -> bool:
         """Whether this rollout repeats, with the same outcome, one an earlier process of
-        the run already showed (then it is not a new row)."""
+        the run already showed (then it is not a new row). A rollout the engine marks
+        `replayed` is a new row only if its first showing is missing from the log."""
         key = (
             event.phase,
             event.step,
@@ -164,6 +167,8 @@ class RunFeed:
             event.soft,
             event.prediction,
         )
+        if event.replayed and self._rows[key]:
+            return True
         self._this_process[key] += 1
         if self._this_process[key] <= self._rows[key]:
             return True
@@ -196,7 +201,8 @@ class RunFeed:
                 update.lr_decisions.append(event)
             elif isinstance(event, GateDecided):
                 update.gates.append(event)
-                self._pending_scores[event.step] = event.candidate_score
+                if event.source == "step":  # a slow update comes after its step's point
+                    self._pending_scores[event.step] = event.candidate_score
                 if not self._baseline:
                     self._baseline.append(event.best_before)
                     status_changed = True

@@ -34,7 +34,13 @@ class SleepContext:
 
     @property
     def project(self) -> Path:
-        return Path(self.settings.project or Path.cwd()).expanduser().absolute()
+        return self.projects[0]
+
+    @property
+    def projects(self) -> list[Path]:
+        """Every recorded project (the current directory when none is)."""
+        recorded = self.settings.projects or [str(Path.cwd())]
+        return [Path(p).expanduser().absolute() for p in recorded]
 
     @property
     def initialised(self) -> bool:
@@ -94,19 +100,22 @@ def root_row(root: SourceRoot, result: HarvestResult) -> RootRow:
     return RootRow(root.tool, root.path, root.exists, count, root.subagent_files, sessions, skipped)
 
 
-def harvest_preview(ctx: SleepContext, *, everything: bool = False) -> HarvestPreview:
-    """Tonight's harvest as it would read now (what is new since the last night), or with
-    `everything` the whole history; automation sessions included so they can be shown
-    (marked). Never moves a cursor: `commit=False`, and `everything` reads an empty
-    state directory of its own."""
-    preview = HarvestPreview(ctx.project, everything)
+def harvest_preview(
+    ctx: SleepContext, *, everything: bool = False, project: Path | None = None
+) -> HarvestPreview:
+    """Tonight's harvest of `project` (default: the first recorded) as it would read now
+    (what is new since the last night), or with `everything` the whole history;
+    automation sessions included so they can be shown (marked). Never moves a cursor:
+    `commit=False`, and `everything` reads an empty state directory of its own."""
+    project = project or ctx.project
+    preview = HarvestPreview(project, everything)
     s = ctx.settings
 
     def run(state_dir: Path) -> HarvestResult:
         return harvest(
             HarvestOptions(
                 state_dir=state_dir,
-                project=ctx.project,
+                project=project,
                 claude_home=s.claude_home,
                 codex_home=s.codex_home,
                 **{name: getattr(s, name) for name in MORE_FLAGS},
@@ -143,6 +152,8 @@ class NightSkill:
     adopted: str | None = None
     run_dir: Path | None = None
     reason: str = ""
+    # command-check runs of its replays by status (pass, fail, timeout, not-run)
+    checks: dict[str, int] = field(default_factory=dict)
 
     @property
     def mined(self) -> int:
@@ -157,6 +168,7 @@ class NightView:
     pending: int
     folder: Path
     skills: list[NightSkill]
+    project: str | None = None  # the project the night was for (night.json)
 
 
 def replayed_tasks(run_dir: Path) -> int | None:
@@ -195,7 +207,14 @@ def _night_skill(night_id: str, folder: Path, skill: str, o: dict[str, Any]) -> 
         adopted=o.get("adopted"),
         run_dir=run_dir if has_run else None,
         reason=str(o.get("reason") or ""),
+        checks=_check_counts(o.get("checks")),
     )
+
+
+def _check_counts(value: Any) -> dict[str, int]:
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): v for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def _running_skills(folder: Path, done: dict[str, Any], frozen: dict[str, Any]) -> list[str]:
@@ -228,6 +247,7 @@ def load_nights(state_dir: Path) -> list[NightView]:
                 pending=int(data.get("pending") or 0),
                 folder=folder,
                 skills=skills,
+                project=data.get("project") if isinstance(data.get("project"), str) else None,
             )
         )
     return nights

@@ -11,7 +11,9 @@ import typer
 
 integrations_app = typer.Typer(help="Install SkillOpt's skill and MCP server into your agents.")
 
-Agent = Annotated[str, typer.Argument(metavar="AGENT", help="claude-code or codex.")]
+Agent = Annotated[
+    str, typer.Argument(metavar="AGENT", help="claude-code, codex, opencode or copilot.")
+]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show every change; write nothing.")]
 HomeOpt = Annotated[
     Path | None,

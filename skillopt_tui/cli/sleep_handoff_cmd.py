@@ -4,6 +4,7 @@ the night will read them, without running it (nothing is written)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +34,15 @@ def latest_handoff_folder(state_dir: Path) -> Path:
     return folders[-1]
 
 
+def _night_status(folder: Path) -> str:
+    """The status in night.json beside a night's handoff folder ("" for a training run's)."""
+    try:
+        data = json.loads((folder.parent / "night.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    return str(data.get("status", "")) if isinstance(data, dict) else ""
+
+
 def handoff_cmd(
     folder: Annotated[
         Path | None,
@@ -58,9 +68,17 @@ def handoff_cmd(
             )
     else:
         folder = latest_handoff_folder(_state_dir(state_dir))
-    checked = check_folder(folder)
+    finished = _night_status(folder) == "finished"
+    # A finished night's prompts are moot: nothing reads their answers any more.
+    checked = [] if finished else check_folder(folder)
     if as_json:
-        emit_json({"folder": str(folder), "prompts": [c.to_dict() for c in checked]})
+        out = {"folder": str(folder), "prompts": [c.to_dict() for c in checked]}
+        emit_json({**out, "night_finished": True} if finished else out)
+        return
+    if finished:
+        typer.echo(
+            f"{folder}: its night finished; nothing is waiting (a new `sleep run` starts a new night)"
+        )
         return
     if not checked:
         typer.echo(f"{folder}: nothing waiting; every answer was used")

@@ -162,6 +162,7 @@ def _night(
         test_fraction=settings.test_fraction,
         max_tasks=settings.max_tasks,
         pass_mark=settings.pass_mark,
+        check_timeout_s=settings.check_timeout_s,
         include_automation=settings.include_automation,
         auto_adopt=settings.auto_adopt,
         on_line=lambda line: print(f"skillopt: sleep: {line}", file=sys.stderr),
@@ -302,6 +303,10 @@ def dry_run_cmd(
 
 
 def _plan_json(plan, backend: str, estimates: dict) -> dict:
+    from sleep.estimate import skipped_counts
+
+    for route in plan.routes:
+        route["skipped"] = skipped_counts(route["tasks"])
     return {
         "night_id": plan.night_id,
         "backend": backend,
@@ -309,11 +314,14 @@ def _plan_json(plan, backend: str, estimates: dict) -> dict:
         "automation_skipped": plan.automation_skipped,
         "continues": plan.continues,
         "skills": plan.routes,
+        "left_out": plan.left_out,
         "estimate": estimates,
     }
 
 
 def _echo_plan(plan: dict, project: Path | None) -> None:
+    from sleep.estimate import skipped_line
+
     if project is not None:
         typer.echo(f"{project}:")
     continues = (
@@ -328,6 +336,8 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
             f"  {route['skill']}: {route['train']} train / {route['val']} val / "
             f"{route['test']} test tasks from {route['sessions']} session(s) ({route['routed_by']})"
         )
+        if route["skipped"]:
+            typer.echo(f"    {skipped_line(route['skipped'])}")
         if route["skill"] in plan["estimate"]:
             typer.echo(f"    {plan['estimate'][route['skill']]}")
 

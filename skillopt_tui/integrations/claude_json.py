@@ -1,7 +1,9 @@
-"""Our `mcpServers.skillopt` entry in `~/.claude.json`, added and removed as a text edit of
-that one member, so the rest of the file keeps its bytes (indentation, key order, escapes,
-CRLF). The members' spans come from the standard library's own JSON scanner; every result
-is parsed again and must equal the intended change, else we refuse rather than write.
+"""Our `skillopt` member of an agent's JSON config — `mcpServers.skillopt` in
+`~/.claude.json` and Copilot's `~/.copilot/mcp-config.json`, `mcp.skillopt` in OpenCode's
+`opencode.json` — added and removed as a text edit of that one member, so the rest of the
+file keeps its bytes (indentation, key order, escapes, CRLF). The members' spans come from
+the standard library's own JSON scanner; every result is parsed again and must equal the
+intended change, else we refuse rather than write.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ def _kind(value: Any) -> str:
 
 
 def entry(command: str) -> dict[str, Any]:
+    """Claude Code's server entry."""
     return {"type": "stdio", "command": command, "args": ["mcp"], "env": {}}
 
 
@@ -66,10 +69,10 @@ def _object(text: str, start: int) -> Object:
     return Object(start, i + 1, members)
 
 
-def load(text: str, path: Path) -> dict[str, Any]:
+def load(text: str, path: Path, parent: str = PARENT) -> dict[str, Any]:
     def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         keys = [k for k, _ in pairs]
-        for key in (PARENT, SERVER):
+        for key in (parent, SERVER):
             if keys.count(key) > 1:
                 raise IntegrationError(f"{path}: {key!r} appears twice in one object; fix it")
         return dict(pairs)
@@ -82,9 +85,9 @@ def load(text: str, path: Path) -> dict[str, Any]:
         raise IntegrationError(f"{path}: nested too deeply to be a config; fix it") from None
     if not isinstance(data, dict):
         raise IntegrationError(f"{path}: expected a JSON object, found {_kind(data)}")
-    servers = data.get(PARENT, {})
+    servers = data.get(parent, {})
     if not isinstance(servers, dict):
-        raise IntegrationError(f"{path}: {PARENT} is {_kind(servers)}, not an object; fix it first")
+        raise IntegrationError(f"{path}: {parent} is {_kind(servers)}, not an object; fix it first")
     return data
 
 
@@ -128,51 +131,55 @@ def _top(text: str) -> Object:
     return _object(text, _skip(text, 0))
 
 
-def _verified(new: str, expected: dict[str, Any], path: Path) -> str:
+def _verified(new: str, expected: dict[str, Any], path: Path, parent: str) -> str:
     try:
         if json.loads(new) == expected:
             return new
     except ValueError:
         pass
-    raise IntegrationError(f"{path}: cannot edit {PARENT} here without touching other settings")
+    raise IntegrationError(f"{path}: cannot edit {parent} here without touching other settings")
 
 
-def add(text: str, path: Path, command: str) -> str:
-    data = load(text, path)
+def add(
+    text: str, path: Path, command: str, *, parent: str = PARENT, value: dict | None = None
+) -> str:
+    """`text` with `parent.skillopt` set to `value` (default: Claude Code's entry)."""
+    value = entry(command) if value is None else value
+    data = load(text, path, parent)
     expected = copy.deepcopy(data)
-    expected.setdefault(PARENT, {})[SERVER] = entry(command)
+    expected.setdefault(parent, {})[SERVER] = value
     if not text.strip():
         return json.dumps(expected, indent=2) + "\n"
     top = _top(text)
     unit = _unit(text, top)
-    parent = next((m for m in top.members if m.key == PARENT), None)
-    if parent is None:
-        new = _insert(text, top, 0, PARENT, {SERVER: entry(command)}, unit)
+    member = next((m for m in top.members if m.key == parent), None)
+    if member is None:
+        new = _insert(text, top, 0, parent, {SERVER: value}, unit)
     else:
-        servers = _object(text, parent.value)
+        servers = _object(text, member.value)
         if any(m.key == SERVER for m in servers.members):
             text = _cut(text, servers, SERVER)
-            servers = _object(text, parent.value)
-        new = _insert(text, servers, 1, SERVER, entry(command), unit)
-    return _verified(new, expected, path)
+            servers = _object(text, member.value)
+        new = _insert(text, servers, 1, SERVER, value, unit)
+    return _verified(new, expected, path, parent)
 
 
-def has_parent(text: str, path: Path) -> bool:
-    return PARENT in load(text, path)
+def has_parent(text: str, path: Path, parent: str = PARENT) -> bool:
+    return parent in load(text, path, parent)
 
 
-def remove(text: str, path: Path, parent_was_there: bool = True) -> str:
-    """`text` without our entry (and without mcpServers, if install added it and it is
-    empty now)."""
-    data = load(text, path)
-    servers = data.get(PARENT)
+def remove(text: str, path: Path, parent_was_there: bool = True, *, parent: str = PARENT) -> str:
+    """`text` without our entry (and without its parent object, if install added it and it
+    is empty now)."""
+    data = load(text, path, parent)
+    servers = data.get(parent)
     if not isinstance(servers, dict) or SERVER not in servers:
         return text
     expected = copy.deepcopy(data)
-    del expected[PARENT][SERVER]
+    del expected[parent][SERVER]
     top = _top(text)
-    parent = next(m for m in top.members if m.key == PARENT)
-    if not expected[PARENT] and not parent_was_there:
-        del expected[PARENT]
-        return _verified(_cut(text, top, PARENT), expected, path)
-    return _verified(_cut(text, _object(text, parent.value), SERVER), expected, path)
+    member = next(m for m in top.members if m.key == parent)
+    if not expected[parent] and not parent_was_there:
+        del expected[parent]
+        return _verified(_cut(text, top, parent), expected, path, parent)
+    return _verified(_cut(text, _object(text, member.value), SERVER), expected, path, parent)

@@ -9,6 +9,7 @@ and length) to recognise it by.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from sleep.redact.rules import RULES, Rule
@@ -47,8 +48,12 @@ class Redactor:
         self.rules = rules
 
     def spans(self, text: str) -> list[tuple[int, int, str]]:
-        """(start, end, kind) of each secret, without overlaps, in text order."""
+        """(start, end, kind) of each secret, without overlaps, in text order. The spans
+        chosen so far are kept sorted (they never overlap one another), so whether a match
+        overlaps one is a look at its two neighbours: comparing it with every span chosen
+        was quadratic, 6.6 s for the 8,340 secrets of 300 KB."""
         chosen: list[tuple[int, int, str]] = []
+        starts: list[int] = []
         lowered = text.lower()
         for rule in self.rules:
             if rule.needles and not any(n in lowered for n in rule.needles):
@@ -60,10 +65,14 @@ class Redactor:
                 value = match.group(rule.group)
                 if rule.accept is not None and not rule.accept(value):
                     continue
-                if any(start < e and s < end for s, e, _ in chosen):
-                    continue
-                chosen.append((start, end, rule.kind))
-        return sorted(chosen)
+                at = bisect.bisect_right(starts, start)
+                if at > 0 and chosen[at - 1][1] > start:
+                    continue  # the span before it reaches into it
+                if at < len(chosen) and chosen[at][0] < end:
+                    continue  # it reaches into the span after it
+                starts.insert(at, start)
+                chosen.insert(at, (start, end, rule.kind))
+        return chosen
 
     def redact(self, text: str) -> Redacted:
         spans = self.spans(text)

@@ -22,9 +22,10 @@ EXPECTED = {
     "failures_only": lambda c: c.train.optimizer.failures_only is True,
     "full_trajectory": lambda c: c.train.optimizer.trajectory_chars is None,
     "clipped_items": lambda c: c.train.optimizer.trajectory_chars == 2000,
-    "merge_with_analyses": lambda c: c.train.optimizer.merge_context == "analyses",
+    "merge_edits_only": lambda c: c.train.optimizer.merge_context == "edits",
+    "sampled_pairs": lambda c: c.train.slow_update.pairs_per_outcome == 4,
     "capped_merges": lambda c: c.train.optimizer.merges == "capped",
-    "forced_slow_update": lambda c: c.train.slow_update.gated is False,
+    "gated_slow_update": lambda c: c.train.slow_update.gated is True,
     "rewrite": lambda c: c.train.optimizer.update_mode == "rewrite" and c.train.strategy == "llm",
     "full_rewrite": lambda c: (
         c.train.optimizer.update_mode == "full_rewrite" and c.train.strategy == "llm"

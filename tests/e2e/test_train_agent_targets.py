@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.models.agent_process import recorded_sessions
+from core.models.agents.process import recorded_sessions
 from core.skills_repo import SkillsRepo
-from tests.support.agent_clis import AGENT_TESTS, AGENTS, MODEL, PROTOCOL, SERVER
+from tests.support.agent_clis import AGENT_TESTS, AGENTS_SANDBOXED, MODEL, PROTOCOL, SERVER
 from tests.support.loopback_agent_servers import AgentFault
 from tests.support.loopback_openai import LoopbackOpenAI
 from tests.support.repo_task_brain import (
@@ -85,7 +85,7 @@ def train(config: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", AGENTS_SANDBOXED)  # confined: Claude Code's sandbox
 def test_train_with_a_real_agent_target_stages_the_better_skill(agent, tmp_path):
     skills = SkillsRepo.init(tmp_path / "skills", identity=("Test", "test@example.com"))
     skills.add_skill(SKILL_NAME, INITIAL_SKILL)

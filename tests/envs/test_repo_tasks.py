@@ -106,3 +106,122 @@ def test_checks_run_the_agents_code_without_our_keys(tmp_path, monkeypatch):
     checks = [{"name": "tests pass", "run": ["python", "-m", "unittest", "-q"]}]
     [result] = run_checks(tmp_path, checks, 30)
     assert result.passed, result.detail
+
+
+# -- the agent and its code are kept away from the answers --------------------------------
+
+ESCAPES = """\
+import os, socket, unittest
+
+TASK = {task!r}
+HOST_FILE = {host_file!r}
+
+
+def refused(action):
+    try:
+        action()
+    except OSError:
+        return True
+    return False
+
+
+class Escape(unittest.TestCase):
+    def test_the_answers_and_the_host_are_out_of_reach(self):
+        self.assertTrue(refused(lambda: open(TASK).read()), "read task.json")
+        self.assertTrue(refused(lambda: open(HOST_FILE).read()), "read a host file")
+        self.assertTrue(refused(lambda: open("/etc/passwd").read()), "read /etc/passwd")
+        self.assertTrue(refused(lambda: open(HOST_FILE + ".new", "w")), "write outside")
+        self.assertTrue(refused(lambda: os.kill(1, 0)) or os.getpid() < 10, "signal host init")
+
+        def connect():
+            socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+
+        self.assertTrue(refused(connect), "reach a host listener")
+"""
+
+
+def test_check_commands_run_jailed_away_from_task_json_and_the_host(tmp_path):
+    """The agent's code runs in the checks: inside the jail it cannot read task.json (the
+    reference solution), a host file or /etc, write outside, or reach a host port. Before,
+    checks ran on the host with only a scrubbed environment, and all of these worked."""
+    import socket
+
+    item = env().load_split("train")[0]
+    task_json = Path(item.data["repo"]).parent / "task.json"
+    host_file = tmp_path / "host" / "private.txt"
+    host_file.parent.mkdir()
+    host_file.write_text("host only\n")
+    listener = socket.create_server(("127.0.0.1", 0))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "test_escape.py").write_text(
+        ESCAPES.format(
+            task=str(task_json), host_file=str(host_file), port=listener.getsockname()[1]
+        )
+    )
+    checks = [{"name": "escapes", "run": ["python", "-m", "unittest", "-q"]}]
+    try:
+        [jailed] = run_checks(workspace, checks, 30)
+        [unjailed] = run_checks(workspace, checks, 30, jailed=False)
+    finally:
+        listener.close()
+    assert jailed.passed, jailed.detail
+    assert not unjailed.passed and "read task.json" in unjailed.detail  # the old behaviour
+    assert not (tmp_path / "host" / "private.txt.new").exists()
+
+
+def test_a_check_past_its_time_is_killed_with_what_it_started(tmp_path):
+    (tmp_path / "test_hang.py").write_text(
+        "import subprocess, sys, time, unittest\n"
+        "class Hang(unittest.TestCase):\n"
+        "    def test_hang(self):\n"
+        "        subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'],"
+        " start_new_session=True)\n"
+        "        time.sleep(600)\n"
+    )
+    checks = [{"name": "hangs", "run": ["python", "-m", "unittest", "-q"]}]
+    [result] = run_checks(tmp_path, checks, 2)
+    assert not result.passed and "timed out after 2s" in result.detail
+
+
+def test_without_bubblewrap_the_env_refuses_unless_unjailed_is_chosen(monkeypatch):
+    import envs.jail
+
+    monkeypatch.setattr(envs.jail.shutil, "which", lambda name: None)
+    with pytest.raises(EnvError) as refused:
+        env()
+    message = str(refused.value)
+    assert "\n" not in message and "bubblewrap" in message and "sandbox: unjailed" in message
+    assert env(sandbox="unjailed").options["sandbox"] == "unjailed"
+    with pytest.raises(EnvError, match="sandbox must be one of"):
+        env(sandbox="none")
+
+
+async def test_the_agent_is_confined_to_a_workspace_without_task_json():
+    item = env().load_split("train")[0]
+    task_folder = Path(item.data["repo"]).parent
+    seen = {}
+
+    async def agent(task, skill_text):
+        seen["task"] = task
+        raise RetriesExhausted("stop here")
+
+    await env().rollout(item, "a skill", agent)
+    task = seen["task"]
+    assert task.workspace_only, "the agent could read task.json by its absolute path"
+    assert not (Path(task.files) / "task.json").exists()
+    for folder in task.readable:  # readable: this Python only, never the task folders
+        assert not task_folder.resolve().is_relative_to(folder.resolve()), folder
+
+
+def test_the_env_listing_without_bubblewrap_says_which_envs_cannot_run(monkeypatch):
+    """`skillopt envs` builds every env: one that refuses without the jail is listed with
+    why, not a crash of the listing (spreadsheetbench's chat target crashed it before)."""
+    import envs.jail
+    from envs.listing import list_environments
+
+    monkeypatch.setattr(envs.jail.shutil, "which", lambda name: None)
+    rows = {r.name: r for r in list_environments()}
+    for name in ("repo_tasks", "spreadsheetbench"):
+        assert "bubblewrap" in (rows[name].problem or ""), rows[name]
+    assert rows["capitals"].data and rows["capitals"].problem is None

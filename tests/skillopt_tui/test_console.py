@@ -90,6 +90,7 @@ def test_one_line_per_decision_and_a_final_line():
             items_scored=2,
             items_total=5,
             rollouts_saved=3,
+            at_most=0.6,
         )
     )
     log(EpochFinished(epoch=0, best_val=0.6))
@@ -99,7 +100,8 @@ def test_one_line_per_decision_and_a_final_line():
     assert (
         "step 1: accepted · val 0.200 → 0.600 · items +2/−0 · staged staged/step-0001.md" in lines
     )
-    assert "step 2: rejected · val — vs best 0.600 · early after 2/5 items (saved 3)" in lines
+    # Rejected early: the bound it could not beat, never "val —" (issue 22, strong-model run)
+    assert "step 2: rejected early · val ≤ 0.600 vs best 0.600 · after 2/5 items (saved 3)" in lines
     assert "epoch 1 done · best val 0.600" in lines
     assert lines[-1] == "finished · val baseline 0.200 → best 0.600 · test best 0.500"
 
@@ -140,4 +142,42 @@ def test_an_autonomous_learning_rate_gets_one_line_per_step():
         "step 0: learning rate · apply 2 of 4 · confidence high",
         "step 1: learning rate · apply 0 of 3 · unusable reply (not JSON) · no candidate this step",
         "step 2: edit budget 0, no edits",
+    ]
+
+
+def gate(step, accepted, score, *, source="step", **kw) -> GateDecided:
+    values = dict(items_scored=5, items_total=5, rollouts_saved=0)
+    values.update(kw)
+    return GateDecided(
+        step=step,
+        accepted=accepted,
+        best_before=0.4,
+        candidate_score=score,
+        source=source,
+        **values,
+    )
+
+
+def test_a_slow_update_is_named_not_reported_as_its_step():
+    """Issue 22 (strong-model run): "step 1: rejected" then "step 1: accepted" — the second
+    was the epoch end's slow update, numbered with the epoch's last step. Fails on the old
+    console (it printed both as "step 1")."""
+    out = io.StringIO()
+    log = ConsoleLogger(out)
+    log(gate(1, False, 0.2))
+    log(step_done(1, 4))
+    log(gate(1, True, 0.6, source="slow_update", items_improved=1))
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "step 1: rejected · val 0.200 vs best 0.400",
+        "slow update (after step 1): accepted · val 0.400 → 0.600 · items +1/−0",
+    ]
+
+
+def test_a_candidate_never_scored_says_so():
+    out = io.StringIO()
+    log = ConsoleLogger(out)
+    log(gate(3, False, None, items_scored=0, reason="invalid candidate: empty skill"))
+    assert out.getvalue().splitlines() == [
+        "step 3: rejected · not scored · invalid candidate: empty skill"
     ]

@@ -60,7 +60,7 @@ def run(
 
 
 def mark_ours(tmp: Path, *session_ids: str) -> None:
-    """Record sessions as started by our own backends (core.models.agent_process)."""
+    """Record sessions as started by our own backends (core.models.agents.process)."""
     folder = tmp / "ours"
     folder.mkdir(exist_ok=True)
     rows = [json.dumps({"agent": "test", "session_id": sid}) for sid in session_ids]

@@ -114,10 +114,10 @@ _WORDS = [
 NAMES = [f"{w}{suffix}" for suffix in ("", "-core", "-kit") for w in _WORDS]
 
 
-def parts_for(project, n: int = 12, *, val_fraction: float = 0.3) -> list[str]:
+def parts_for(project, n: int = 12, *, val_fraction: float = 0.3, val: int = 2) -> list[str]:
     """n package names whose install tasks (whose ids depend on the project path) fall at
-    least twice into train and twice into val, so a night on them always has something
-    to learn and something to gate on, whatever the temporary project path is."""
+    least twice into train and `val` times into val, so a night on them always has
+    something to learn and something to gate on, whatever the temporary project path is."""
     from sleep.mine import shape_of
     from sleep.split import split_of
     from sleep.tasks import task_id
@@ -126,8 +126,8 @@ def parts_for(project, n: int = 12, *, val_fraction: float = 0.3) -> list[str]:
         tid = task_id(str(project), shape_of(INSTALL_PROMPT.format(part=part)))
         return split_of(tid, val_fraction=val_fraction, test_fraction=0.0)
 
-    val = [p for p in NAMES if split(p) == "val"][:2]
+    held_out = [p for p in NAMES if split(p) == "val"][:val]
     train = [p for p in NAMES if split(p) == "train"][:2]
-    rest = [p for p in NAMES if p not in val + train]
-    assert len(val) == 2 and len(train) == 2, "pick more NAMES"
-    return (val + train + rest)[:n]
+    rest = [p for p in NAMES if p not in held_out + train]
+    assert len(held_out) == val and len(train) == 2, "pick more NAMES"
+    return (held_out + train + rest)[:n]

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from core.models.agent_process import AGENTS_BIN
+from core.models.agents.process import AGENTS_BIN
 from sleep.backend_choice import agent_logged_in, suggest_backend
 from tests.support.agent_clis import fake_claude_login, requires_agents
 

@@ -353,9 +353,9 @@ def test_cursors_of_deleted_files_are_forgotten_but_other_roots_are_kept(homes, 
 
 
 def test_sessions_our_agent_backends_started_are_automation(homes, tmp_path):
-    """A session id recorded by core.models.agent_process (a replay or an agent target run
+    """A session id recorded by core.models.agents.process (a replay or an agent target run
     by this tool) is automation even when its records look typed."""
-    from core.models.agent_process import SESSIONS_FILE
+    from core.models.agents.process import SESSIONS_FILE
 
     claude, _, _ = homes
     ours = tmp_path / "ours"

@@ -341,3 +341,17 @@ async def test_a_call_budget_stops_the_night_resumably(tmp_path, repo, project):
     assert result.status == "stopped", result.message
     assert "call budget reached" in result.skills["project"]["reason"]
     assert repo.staged_branches() == []
+
+
+async def test_a_night_without_a_candidate_does_not_say_none_beat_the_skill(
+    tmp_path, repo, project
+):
+    """Issue 22 (strong-model run): "no candidate beat the current skill" was said of a
+    night that had no candidate at all. An edit budget of 0 proposes nothing. Fails on
+    the old message."""
+    config = night_config(tmp_path)
+    config.train.schedule.start = config.train.schedule.end = 0
+    result = await make_night(tmp_path, repo, project, config=config).run()
+    assert result.status == "finished", result.message
+    assert result.message.startswith("no candidate tonight")
+    assert "beat" not in result.message

@@ -31,10 +31,11 @@ GARBAGE = "sure! the score is high"
 KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z0123456789"
 
 
-@pytest.fixture(autouse=True)
-def _agentic_tasks_replay():
-    """The fixtures' tasks are agentic: a handoff target replays them in a workspace,
-    here through the TEST DOUBLE until the real workspace handoff is registered."""
+@pytest.fixture
+def _no_project_to_copy():
+    """The real transcripts ran in /home/dev/src/notes-app, which is not there to copy:
+    their agentic tasks replay through the TEST DOUBLE of the workspace runners, which
+    needs no files (the scripted sessions' night uses the real handoff workspaces)."""
     with workspace_runner_double():
         yield
 
@@ -107,6 +108,7 @@ async def test_garbage_twice_then_corrected_answers_finish_the_night(tmp_path, r
     assert RULE in repo.git.blob(branch.head, repo.entry("project").path).decode()
 
 
+@pytest.mark.usefixtures("_no_project_to_copy")
 async def test_the_same_on_transcripts_the_real_claude_cli_wrote(tmp_path):
     claude = shutil.copytree(REAL / "claude", tmp_path / "claude")
     skills = SkillsRepo.init(tmp_path / "skills")
@@ -139,3 +141,18 @@ async def test_the_same_on_transcripts_the_real_claude_cli_wrote(tmp_path):
     result = await finish_through_garbage(new_night, state)
     outcome = result.skills["notes-app"]
     assert (outcome["train"], outcome["val"]) == (4, 1)
+
+
+async def test_a_handoff_night_without_a_project_still_replays_its_advice_tasks(
+    tmp_path,
+    repo,  # noqa: F811
+    project,  # noqa: F811
+):
+    """No project, no tree to copy: the workspace replay is not offered, and a night of
+    advice tasks waits for its answers as before (it must not stop on the missing tree)."""
+    night = make_night(tmp_path, repo, project, config=handoff_config(tmp_path), skill="project")
+    night.project = None
+    result = await night.run()
+    assert result.status == "waiting", result.message
+    assert result.skills and all(o["status"] == "waiting" for o in result.skills.values())
+    assert not (night.folder / "handoff" / "workspaces").exists()

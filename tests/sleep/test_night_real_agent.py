@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from core.config import config_from_dict
-from core.models.agent_process import AGENTS_BIN, recorded_sessions
+from core.models.agents.process import AGENTS_BIN, recorded_sessions
 from core.skills_repo import SkillsRepo
 from sleep.night import Night
 from sleep.night_tasks import Harvested

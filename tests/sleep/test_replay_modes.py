@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+import sleep.handoff_workspace  # noqa: F401 - registers the handoff-workspace runner
 from core.config import config_from_dict
 from core.models.types import Request
 from sleep.replay_env import ReplayEnvironment, agent_prompt, replay_messages, task_item
@@ -53,10 +54,12 @@ def test_external_and_redacted_tasks_are_skipped_everywhere_with_a_reason(backen
 def test_a_mode_without_its_runner_is_skipped_not_replayed_as_chat():
     # `tools` is our own loop (sleep/replay_tools.py): built in, no runner needed
     assert replay_at_night(task("agentic"), "openai").mode == "tools"
-    assert replay_at_night(task("agentic"), "handoff").skip_reason == NEEDS_WORKSPACE_HANDOFF
-    with workspace_runner_double():
-        assert replay_at_night(task("agentic"), "handoff").mode == "handoff-workspace"
-    assert replay_at_night(task("agentic"), "handoff").mode == "skipped"
+    with workspace_runner_double(None):
+        assert replay_at_night(task("agentic"), "openai").mode == "tools"
+        replay = replay_at_night(task("agentic"), "handoff")
+        assert replay.skip_reason == NEEDS_WORKSPACE_HANDOFF
+    # sleep/handoff_workspace.py registers itself (the night imports it)
+    assert replay_at_night(task("agentic"), "handoff").mode == "handoff-workspace"
 
 
 def test_a_follow_up_is_replayed_after_the_turns_it_depends_on():

@@ -18,6 +18,7 @@ from sleep.replay_tools import ToolReplay, skill_path_for
 from sleep.routing import AGENTS_MD, CLAUDE_CODE
 from sleep.tasks import Check, MinedTask
 from tests.core.models.helpers import ENV, loopback_config
+from tests.support.jail import jail  # noqa: F401 - the fixture
 from tests.support.loopback_openai import LoopbackOpenAI, RecordedRequest, Reply
 from tests.support.project_tree import snapshot
 from tests.support.skills_git import plain_git as git
@@ -151,7 +152,7 @@ async def test_without_the_jail_there_is_no_shell_and_the_task_says_so(
     assert "error: unknown tool 'shell'" in script.target_requests[1].messages[-1]["content"]
 
 
-@pytest.mark.skipif(bool(replay_shell.jail_problem()), reason="bubblewrap jail unavailable")
+@pytest.mark.usefixtures("jail")
 async def test_the_shell_runs_in_the_jail_over_the_copy(tmp_path, project):
     repo, _ = project
     before = snapshot(repo)
@@ -194,7 +195,7 @@ def test_which_tasks_and_where_the_skill_goes():
     assert skill_path_for(None) == "CLAUDE.md"
 
 
-@pytest.mark.skipif(bool(replay_shell.jail_problem()), reason="bubblewrap jail unavailable")
+@pytest.mark.usefixtures("jail")
 def test_a_jailed_command_past_its_time_is_stopped(tmp_path):
     shell = replay_shell.JailedShell(tmp_path)
     assert shell("echo started; sleep 60", 0.5) == "started\n[stopped after 0.5s]"

@@ -14,7 +14,14 @@ import pytest
 from core.errors import UserError
 from core.skills_repo import SkillsRepo
 from core.skills_repo.types import SkillEntry
-from sleep.routing import BY_FLAG, BY_MAIN_FILE, BY_TRANSCRIPT, plan_routes, readers
+from sleep.routing import (
+    BY_FLAG,
+    BY_MAIN_FILE,
+    BY_TRANSCRIPT,
+    left_out_reason,
+    plan_routes,
+    readers,
+)
 from sleep.tasks import MinedTask, TaskArchive
 from tests.support.sleep_world import real_cli_world, world_night
 
@@ -112,7 +119,10 @@ def test_codex_sessions_without_an_agents_file_are_left_out_not_sent_to_claude_m
     )
     assert [r.skill for r in routing.routes] == ["app"]
     assert [s["session_id"] for s in routing.routes[0].sessions] == ["c1"]
-    assert routing.left_out == {"agents": 1}
+    assert routing.left_out == [
+        {"session": "codex:x1", "source": "codex", "reason": left_out_reason("agents")}
+    ]
+    assert "AGENTS.md" in routing.left_out[0]["reason"]
     [line] = routing.describe_left_out()
     assert "AGENTS.md" in line and "--skill" in line
 

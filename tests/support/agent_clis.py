@@ -13,15 +13,17 @@ from typing import Any
 import pytest
 
 from core.config import Config, config_from_dict
-from core.models.agent_process import AGENTS_BIN
+from core.models.agents.process import AGENTS_BIN
 from tests.support.loopback_agent_servers import LoopbackMessagesSSE, LoopbackResponsesSSE
 
 AGENTS = ("claude_code", "codex")
-PROGRAM = {"claude_code": "claude", "codex": "codex"}
+PROGRAM = {"claude_code": "claude", "codex": "codex", "pi": "pi", "opencode": "opencode",
+           "copilot": "copilot"}  # fmt: skip
 SERVER = {"claude_code": LoopbackMessagesSSE, "codex": LoopbackResponsesSSE}
 PROTOCOL = {"claude_code": "anthropic", "codex": "openai"}
 # Codex needs a model name; Claude Code has a default.
-MODEL = {"claude_code": None, "codex": "local-model"}
+MODEL = {"claude_code": None, "codex": "local-model", "pi": "anthropic/claude-sonnet-4-5",
+         "opencode": "anthropic/claude-sonnet-4-5", "copilot": "anthropic/claude-sonnet-4-5"}  # fmt: skip
 # The tool a scripted brain calls to run a shell command, per agent.
 SHELL_TOOL = {"claude_code": "Bash", "codex": "exec_command"}
 

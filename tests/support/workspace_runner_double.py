@@ -13,7 +13,9 @@ from core.models.types import AgentOutcome, AgentTask
 from sleep.replay_modes import WORKSPACE_MODES, register_workspace_runner, workspace_runner
 
 
-async def answer_without_tools(task: AgentTask, skill_text: str, complete) -> AgentOutcome:
+async def answer_without_tools(
+    task: AgentTask, skill_text: str, complete, _where=None
+) -> AgentOutcome:
     messages = [{"role": "system", "content": skill_text}] if skill_text.strip() else []
     completion = await complete([*messages, {"role": "user", "content": task.prompt}])
     return AgentOutcome(
@@ -30,10 +32,12 @@ async def answer_without_tools(task: AgentTask, skill_text: str, complete) -> Ag
 
 
 @contextmanager
-def workspace_runner_double() -> Iterator[None]:
+def workspace_runner_double(runner=answer_without_tools) -> Iterator[None]:
+    """Every workspace mode runs `runner` inside (None: no runner at all, as before a mode's
+    module registers one); the runners registered before are put back after."""
     before = {m: workspace_runner(m) for m in WORKSPACE_MODES}
     for mode in WORKSPACE_MODES:
-        register_workspace_runner(mode, answer_without_tools)
+        register_workspace_runner(mode, runner)
     try:
         yield
     finally:

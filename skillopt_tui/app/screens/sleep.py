@@ -18,14 +18,11 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Label, Static, TabbedContent, TabPane
 
 from skillopt_tui.app.messages import (
-    ActionFailed,
     MinedTasksLoaded,
-    NightExited,
-    NightProgress,
     NightsLoaded,
     SleepPreviewLoaded,
 )
-from skillopt_tui.app.night_launcher import EXIT_STOPPED
+from skillopt_tui.app.screens.sleep_night_launch import NightLaunchActions
 from skillopt_tui.app.sleep_data import (
     HarvestPreview,
     NightView,
@@ -37,8 +34,8 @@ from skillopt_tui.app.sleep_data import (
     load_nights,
     night_tasks,
 )
+from skillopt_tui.app.sleep_projects import choice_line, shown_with
 from skillopt_tui.app.widgets import sleep_rows as rows
-from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.night_progress import NightProgressLine
 from skillopt_tui.app.widgets.table_fill import fill_table
@@ -49,7 +46,8 @@ HELP = (
     "Sessions are those a night would read now (new since the last night); a shows the whole "
     "history. On a night's skill Enter opens its run; on a staged branch Enter opens Review. "
     "r runs a night now (`skillopt sleep run`, settings from sleep.yaml); x stops it at the "
-    "next step (resumable). t switches the mined tasks between the night and the archive."
+    "next step (resumable). t switches the mined tasks between the night and the archive. "
+    "With several recorded projects p shows the next one (its sessions, nights and tasks)."
 )
 PREVIEW_TABS = {"sources", "sessions", "redactions"}
 SCROLLBAR_CELLS = 2  # kept free for the table's vertical scrollbar
@@ -62,7 +60,7 @@ TAB_TABLE = {
 }
 
 
-class SleepScreen(AppScreen):
+class SleepScreen(NightLaunchActions, AppScreen):
     AUTO_FOCUS = "#night-list"
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -83,6 +81,7 @@ class SleepScreen(AppScreen):
         Binding("x", "stop_night", "Stop night", tooltip="Stop the night at the next step (asks)"),
         Binding("a", "all_history", "All/new", tooltip="Sessions: whole history or new only"),
         Binding("t", "task_source", "Night/archive", tooltip="Mined tasks: night or archive"),
+        Binding("p", "next_project", "Project", tooltip="Show the next recorded project"),
         Binding("g", "refresh", "Refresh"),
         Binding("question_mark", "help", "Help"),
     ]
@@ -93,7 +92,9 @@ class SleepScreen(AppScreen):
         self.context = SleepContext(Path("."))
         self.preview: HarvestPreview | None = None
         self.everything = False
-        self.nights: list[NightView] = []
+        self.nights: list[NightView] = []  # the shown project's
+        self.all_nights: list[NightView] = []
+        self.project_at = 0  # which recorded project is shown (sleep_projects.py)
         self.night_refs: list[rows.NightRow] = []
         self.tasks = TaskList("")
         self.archive = False
@@ -149,9 +150,16 @@ class SleepScreen(AppScreen):
         if self.is_mounted and self.loaded["nights"]:
             self._load_nights()
 
+    @property
+    def project(self) -> Path:
+        projects = self.context.projects
+        return projects[self.project_at % len(projects)]
+
     @work(thread=True, exclusive=True, group="sleep-preview", exit_on_error=False)
     def _load_preview(self, everything: bool) -> None:
-        preview = harvest_preview(load_context(self.app.state_dir), everything=everything)
+        ctx = load_context(self.app.state_dir)
+        project = ctx.projects[self.project_at % len(ctx.projects)]
+        preview = harvest_preview(ctx, everything=everything, project=project)
         self.post_message(SleepPreviewLoaded(preview))
 
     @work(thread=True, exclusive=True, group="sleep-nights", exit_on_error=False)
@@ -162,7 +170,12 @@ class SleepScreen(AppScreen):
     @work(thread=True, exclusive=True, group="sleep-tasks", exit_on_error=False)
     def _load_tasks(self, night: NightView | None, archive: bool) -> None:
         if archive or night is None:
-            tasks = archive_tasks(load_context(self.app.state_dir))
+            ctx = load_context(self.app.state_dir)
+            tasks = archive_tasks(ctx)
+            project = ctx.projects[self.project_at % len(ctx.projects)]
+            tasks.rows = [
+                r for r in tasks.rows if shown_with(r.task.project, project, ctx.projects)
+            ]
         else:
             tasks = night_tasks(night)
         self.post_message(MinedTasksLoaded(tasks))
@@ -208,15 +221,20 @@ class SleepScreen(AppScreen):
         self.loaded["preview"] += 1
 
     def _header(self) -> None:
-        project = self.preview.project if self.preview else self.context.project
-        header = rows.header(self.context, project, self.everything)
+        project = self.preview.project if self.preview else self.project
+        note = choice_line(project, self.context.projects)
+        header = rows.header(self.context, project, self.everything, note)
         self.query_one("#sleep-header", Static).update(header)
 
     def on_nights_loaded(self, message: NightsLoaded) -> None:
         self.context = message.context
         self._header()
+        self.refresh_bindings()  # p: only with several recorded projects
         selected = self._night_row()
-        self.nights = message.nights
+        self.all_nights = message.nights
+        self.nights = [
+            n for n in message.nights if shown_with(n.project, self.project, self.context.projects)
+        ]
         self.night_refs, cells = rows.night_rows(self.nights)
         table = self.query_one("#night-list", DataTable)
         self._fill_nights(cells)
@@ -350,6 +368,8 @@ class SleepScreen(AppScreen):
             return tab in PREVIEW_TABS
         if action == "task_source":
             return tab == "mined"
+        if action == "next_project":
+            return len(self.context.projects) > 1
         return True
 
     @on(TabbedContent.TabActivated)
@@ -413,73 +433,20 @@ class SleepScreen(AppScreen):
         )
         self._load_preview(self.everything)
 
+    def action_next_project(self) -> None:
+        """The next recorded project: its sessions, nights and mined tasks."""
+        projects = self.context.projects
+        if len(projects) < 2:
+            return
+        self.project_at = (self.project_at + 1) % len(projects)
+        self.preview = None
+        self._header()
+        self.notify(f"Project {self.project_at + 1} of {len(projects)}: {rows.tilde(self.project)}")
+        self.action_refresh()
+
     def action_task_source(self) -> None:
         self.archive = not self.archive
         self._load_tasks(self._selected_night(), self.archive)
-
-    # -- a night started here ------------------------------------------------------------------
-
-    def action_run_night(self) -> None:
-        launcher = self.app.night_launcher
-        if launcher.alive:
-            self.notify("A night started here is still running.", severity="warning")
-            return
-        if not self.context.initialised:
-            self.notify(
-                "Sleep is not set up: run `skillopt sleep init --project PATH` first "
-                "(it records the project, the skills repository and the backend).",
-                severity="warning",
-                timeout=10,
-            )
-            return
-        try:
-            launcher.start(self.app.state_dir)
-        except OSError as exc:
-            self.post_message(ActionFailed("start the night", str(exc)))
-            return
-        self.refresh_bindings()
-        progress = self.query_one(NightProgressLine)
-        progress.show("starting `skillopt sleep run`…")
-        progress.follow()
-
-    def action_stop_night(self) -> None:
-        """Asks first, as x on the Run screen does: the night stops at a step boundary."""
-        if not self.app.night_launcher.alive:
-            return
-
-        def answered(choice: str | None) -> None:
-            if choice == "yes" and self.app.night_launcher.alive:
-                self.app.night_launcher.stop()
-                self.notify("Stopping the night at the next step boundary (resumable).")
-
-        body = "It stops at the next step boundary; r here (or `skillopt sleep run`) continues it."
-        self.app.push_screen(ConfirmDialog("Stop the night?", body), answered)
-
-    def on_night_progress(self, message: NightProgress) -> None:
-        self._load_nights()  # the night's run directories appear as it goes
-
-    def on_night_exited(self, message: NightExited) -> None:
-        self.refresh_bindings()
-        self.action_refresh()
-        night = message.night_id or "the night"
-        folder = self.app.state_dir / "nights" / night
-        if message.returncode == 0:
-            self.query_one(NightProgressLine).show("")
-            said = message.log_tail.splitlines()[-1] if message.log_tail else "finished"
-            self.notify(f"{night}: {said}", title="Night finished", timeout=10)
-        elif message.returncode == EXIT_STOPPED:
-            said = message.log_tail.splitlines()[-1] if message.log_tail else "stopped"
-            text = f"{night} stopped, resumable (press r to continue): {said} · folder {folder}"
-            self.query_one(NightProgressLine).show(text)
-            self.notify(text, title="Night stopped", severity="warning", timeout=12)
-        else:
-            self.query_one(NightProgressLine).show("")
-            self.notify(
-                message.log_tail or f"exit code {message.returncode}",
-                title="The night failed",
-                severity="error",
-                timeout=12,
-            )
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -17,7 +17,13 @@ def gate_scores(gate: GateDecided) -> str:
         return f"{gate.best_before:.2f}→{gate.candidate_score:.2f}"
     if gate.items_scored == 0:
         return f"{gate.best_before:.2f} (invalid)"
-    return f"≤{gate.best_before:.2f} (early)"
+    return f"≤{_bound(gate):.2f} (early)"
+
+
+def _bound(gate: GateDecided) -> float:
+    """The most an early-rejected candidate could have scored (older runs' events have
+    no bound: the best it could not beat stands in)."""
+    return gate.at_most if gate.at_most is not None else gate.best_before
 
 
 class GateLog(DataTable):
@@ -46,5 +52,8 @@ def gate_cells(gate: GateDecided) -> tuple[str, Text, str, str]:
     elif gate.items_scored == 0:
         verdict, val = Text("invalid", style="red"), f"{gate.best_before:.2f}"
     else:
-        verdict, val = Text("early", style="red"), f"≤{gate.best_before:.2f}"
-    return str(gate.step), verdict, val, f"+{gate.items_improved}/-{gate.items_regressed}"
+        verdict, val = Text("early", style="red"), f"≤{_bound(gate):.2f}"
+    # An epoch end's slow update has the number of the epoch's last step, whose own
+    # decision is the row above it: "su" tells them apart.
+    step = f"{gate.step}su" if gate.source == "slow_update" else str(gate.step)
+    return step, verdict, val, f"+{gate.items_improved}/-{gate.items_regressed}"

@@ -22,7 +22,7 @@ def _cells(r: RolloutFinished) -> tuple[str, ...]:
         r.item_id,
         f"{r.hard:.2f}",
         f"{r.latency_s:.1f}s",
-        f"{r.input_tokens}+{r.output_tokens}",
+        f"{r.input_tokens}+{r.output_tokens}" + (" cut" if r.truncated else ""),
     )
 
 

@@ -65,13 +65,14 @@ def one_line(text: str, limit: int = 200) -> str:
 # -- header and empty states -----------------------------------------------------------------
 
 
-def header(ctx: SleepContext, project: Path, everything: bool) -> Text:
+def header(ctx: SleepContext, project: Path, everything: bool, note: str = "") -> Text:
+    """The title line; `note` follows the project (which of several is shown)."""
     if ctx.problem:
         return Text.assemble(("Sleep  ", "bold"), (ctx.problem, "red"))
     which = "whole history" if everything else "new since last night"
     backend = ctx.settings.backend or "handoff"
     return Text.assemble(
-        ("Sleep", "bold"), f" · {tilde(project)} · backend {backend} · sessions {which}"
+        ("Sleep", "bold"), f" · {tilde(project)}{note} · backend {backend} · sessions {which}"
     )
 
 
@@ -276,6 +277,20 @@ def night_rows(nights: list[NightView]) -> tuple[list[NightRow], list[tuple]]:
     return refs, cells
 
 
+CHECK_WORDS = (("pass", "passed", "green"), ("fail", "failed", "red"))
+CHECK_WORDS += (("timeout", "timed out", "red"), ("not-run", "not run", "yellow"))
+
+
+def check_line(counts: dict[str, int]) -> Text:
+    """The replays' command checks (sleep/replay_checks.py), e.g. `4 passed, 2 failed`."""
+    parts: list[Text | str] = ["command checks: "]
+    shown = [(counts[k], word, style) for k, word, style in CHECK_WORDS if counts.get(k)]
+    for i, (n, word, style) in enumerate(shown):
+        parts += [", "] if i else []
+        parts.append(Text(f"{n} {word}", style=style))
+    return Text.assemble(*parts)
+
+
 def branch_gone(skill: NightSkill) -> str:
     """Why a branch the night staged is not to review any more."""
     where = "History (h on Home) shows main" if skill.branch_state != "gone" else ""
@@ -315,6 +330,8 @@ def night_detail(row: NightRow | None) -> Text:
         )
     if skill.reason:
         lines.append(Text(skill.reason, style="dim"))
+    if skill.checks:
+        lines.append(check_line(skill.checks))
     if row.kind == "branch" and skill.branch_state == "staged":
         lines.append(Text(f"Enter: review {skill.staged}", style="yellow"))
     elif row.kind == "branch":

@@ -117,8 +117,15 @@ def trajectory_text(
             f"{rollout.input_tokens} in / {rollout.output_tokens} out",
             ("  cached" if rollout.cached else "", "yellow"),
         ),
-        Text(""),
     ]
+    if rollout.truncated or record.get("truncated"):
+        lines.append(
+            Text(
+                "the reply was cut at the target's token limit: scored as given, unfinished",
+                style="bold yellow",
+            )
+        )
+    lines.append(Text(""))
     if record.get("question"):
         lines += _field("question", record["question"])
     messages = record.get("trajectory") or record.get("messages")

@@ -71,7 +71,11 @@ async def test_401_fails_fast(server, tmp_path):
 async def test_json_schema_response_format_becomes_output_config(server, tmp_path):
     schema = {"type": "object", "properties": {"city": {"type": "string"}}}
     response_format = {"type": "json_schema", "json_schema": {"name": "a", "schema": schema}}
-    async with make_client(server, tmp_path) as client:
+    # A base_url of the user's is a server of unknown kind: schemas go to it when asked.
+    config = loopback_config(
+        server.base_url, tmp_path, backend="anthropic", role={"structured": "schema"}
+    )
+    async with build_model_client(config, environ=ENV, retry_sleep=FakeSleep()) as client:
         await client.complete(MESSAGES, role="target", response_format=response_format)
     body = server.requests[0].body
     assert body["output_config"] == {"format": {"type": "json_schema", "schema": schema}}

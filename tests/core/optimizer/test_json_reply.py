@@ -95,7 +95,12 @@ async def test_ask_json_first_try():
         complete, [{"role": "user", "content": "p"}], ANALYST_SHAPE, temperature=0.5
     )
     assert reply.ok and not reply.repaired and reply.calls == 1
-    assert complete.calls[0][1] == {"temperature": 0.5}
+    # The request carries the shape's schema (the role's `structured` mode decides what
+    # of it is sent: core/models/structured.py).
+    assert complete.calls[0][1] == {
+        "temperature": 0.5,
+        "response_format": ANALYST_SHAPE.response_format,
+    }
 
 
 async def test_ask_json_repairs_once_quoting_error_and_shape():
@@ -125,7 +130,8 @@ async def test_truncated_reply_is_retried_once_at_twice_the_budget():
         complete, messages, ANALYST_SHAPE, grow_on_truncation=True, max_tokens=100, timeout_s=60.0
     )
     assert reply.ok and reply.calls == 2
-    assert complete.calls[1] == (messages, {"max_tokens": 200, "timeout_s": 120.0})
+    schema = {"response_format": ANALYST_SHAPE.response_format}
+    assert complete.calls[1] == (messages, {"max_tokens": 200, "timeout_s": 120.0, **schema})
 
 
 async def test_a_reply_cut_twice_is_dropped_naming_the_setting():
@@ -136,7 +142,7 @@ async def test_a_reply_cut_twice_is_dropped_naming_the_setting():
         complete, messages, ANALYST_SHAPE, grow_on_truncation=True, max_tokens=20
     )
     assert not reply.ok and reply.calls == 2
-    assert complete.calls[1][1] == {"max_tokens": 40}
+    assert complete.calls[1][1]["max_tokens"] == 40
     assert "after one retry at a larger budget" in reply.error and "max_tokens" in reply.error
 
 

@@ -66,3 +66,25 @@ async def test_checking_answers_uses_the_shape_asked_for_and_writes_nothing(tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing recorded
     waiting.status.answer.write_text('{"order": [0]}')
     assert [c.verdict for c in check_folder(tmp_path)] == ["ok"]
+
+
+async def test_answering_the_repair_prompt_is_enough_too(tmp_path):
+    """The other way out (a strong-model night found the original still listed as
+    rejected, and counted as waiting, in every later round): the repair's answer is used,
+    so nothing is waiting any more."""
+    backend = HandoffBackend(tmp_path, role="optimizer")
+    complete = complete_with(backend)
+    messages = [{"role": "user", "content": 'Rank them. Reply {"order": [...]}'}]
+    with pytest.raises(HandoffWaiting):
+        await ask_json(complete, messages, RANK_SHAPE)
+    [first] = HandoffFolder(tmp_path).waiting()
+    first.answer.write_text("the second one is best")
+    with pytest.raises(HandoffWaiting):
+        await ask_json(complete, messages, RANK_SHAPE)
+    _, repair = HandoffFolder(tmp_path).waiting()
+    repair.answer.write_text(json.dumps({"order": [1, 0]}))
+    reply = await ask_json(complete, messages, RANK_SHAPE)
+    assert reply.value["order"] == [1, 0] and reply.repaired
+    assert HandoffFolder(tmp_path).waiting() == []
+    [original] = [s for s in HandoffFolder(tmp_path).statuses() if s.prompt == first.prompt]
+    assert original.state == "answered" and repair.prompt.name in original.reason

@@ -19,6 +19,7 @@ from core.config import config_from_dict
 from core.environment.contract import RolloutResult
 from core.models.factory import build_model_client
 from core.models.types import BudgetExceeded, Completion, Usage
+from core.optimizer.json_reply import ANALYST_SHAPE
 from core.optimizer.llm import LLMOptimizer, rank_order
 from core.optimizer.reflection_groups import make_groups
 from core.optimizer.strategy import EpochContext, EpochPair, ProposalContext
@@ -457,7 +458,10 @@ async def test_settings_role_and_json_mode_are_passed():
     fake2 = FakeOptimizer(failure=four_edits)
     await LLMOptimizer(fake2.client, role="judge").propose(ctx(results(1, 0)))
     [call] = fake2.calls
-    assert call["role"] == "judge" and "response_format" not in call["settings"]
+    # Without json_mode the request carries the analyst's schema (the role's `structured`
+    # mode decides what of it the client sends).
+    assert call["role"] == "judge"
+    assert call["settings"]["response_format"] == ANALYST_SHAPE.response_format
 
 
 async def test_reply_cut_by_max_tokens_is_not_applied():
@@ -510,9 +514,10 @@ async def test_slow_update_returns_new_guidance():
     [prompt] = fake.prompts("slow_update")
     assert (
         "Old guidance." in prompt
-        and "## improved (1 of 2)" in prompt
-        and "## regressed (1 of 2)" in prompt
+        and "## improved (1 of 2 items)" in prompt
+        and "## regressed (1 of 2 items)" in prompt
     )
+    assert "PREVIOUS SKILL" in prompt  # as published: the previous skill and the current
     assert "REFERENCE-2" in prompt and '{"guidance":' in prompt
     assert events[0].kind == "slow_update" and events[0].text == out
     assert (events[0].step, events[0].group) == (9, 1)  # the epoch's last step, the epoch
@@ -540,6 +545,17 @@ async def test_meta_notes():
     assert await LLMOptimizer(fake.client).meta_notes(epoch_ctx()) == "format rules helped"
     [prompt] = fake.prompts("meta")
     assert "old notes" in prompt and "PREVIOUS SKILL" in prompt and SKILL in prompt
+    assert "# Candidates the gate rejected this epoch" in prompt
+
+    # Issue 22 item 9: the skill the next epoch starts from (with the slow update just
+    # accepted) and the rejected candidates' edits. Fails on the old code (neither shown).
+    told = FakeOptimizer(meta=lambda m: {"notes": "n"})
+    context = epoch_ctx()
+    context.next_skill = SKILL + "\nNEW GUIDANCE LINE\n"
+    context.rejected = '### Step 3: rejected (candidate 0.2 vs best 0.4)\n- append "Be terse."'
+    await LLMOptimizer(told.client).meta_notes(context)
+    [prompt] = told.prompts("meta")
+    assert "NEW GUIDANCE LINE" in prompt and '- append "Be terse."' in prompt
     bad = FakeOptimizer(meta=lambda m: "??")
     assert await LLMOptimizer(bad.client).meta_notes(epoch_ctx()) == "old notes"
     assert bad.kinds() == ["meta", "meta"]
@@ -644,3 +660,26 @@ async def test_sized_call_cut_twice_is_dropped():
     proposal = await optimizer.propose(ctx(results(2, 0), events=events))
     assert proposal.edits == [] and fake.kinds() == ["failure", "failure"]
     assert "after one retry at a larger budget" in events[0].text
+
+
+def test_accumulated_batches_are_grouped_apart():
+    """Gradient accumulation (published): each batch is reflected on by itself, so no
+    analyst group mixes two batches; groups stay failures first, numbered per kind."""
+    first = [result(i, 0.0) for i in range(3)] + [result(50 + i, 1.0) for i in range(2)]
+    second = [result(10 + i, 0.0) for i in range(3)] + [result(60 + i, 1.0) for i in range(2)]
+    context = ctx(first + second, minibatch_size=4)
+    context.batches = [first, second]
+    groups = LLMOptimizer(FakeOptimizer().client).groups(context)
+    batch_of = {r.item_id: b for b, batch in enumerate([first, second]) for r in batch}
+    assert all(len({batch_of[r.item_id] for r in g.results}) == 1 for g in groups)
+    assert [(g.kind, g.index) for g in groups] == [
+        ("failure", 0),
+        ("failure", 1),
+        ("success", 0),
+        ("success", 1),
+    ]
+    # One batch: the groups of the whole step, as before accumulation existed.
+    one = ctx(first + second, minibatch_size=4)
+    assert LLMOptimizer(FakeOptimizer().client).groups(one) == make_groups(
+        first + second, seed=0, size=4
+    )

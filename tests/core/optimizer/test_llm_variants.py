@@ -59,3 +59,20 @@ async def test_published_default_shows_whole_trajectories_within_the_context_win
     [clipped] = small.prompts("failure")
     assert middle not in clipped and "THE-END" in clipped and "PREDICTION-1" in clipped
     assert len(clipped) <= (4096 - 4096 // 4) * 4  # within the window, less the reply
+
+
+async def test_published_merge_sees_the_whole_analyses_by_default():
+    """Issue 22 item 10: the published merge is given the analysts' whole replies, their
+    analyses included. Our default was edit lists only (then, with merge_context
+    analyses, each analysis clipped to 1,500 characters). Fails on the old code."""
+    long_analysis = "ROOT-CAUSE " + "detail " * 400 + "END-OF-ANALYSIS"  # ~2,800 chars
+
+    def analyst(messages):
+        reply = one_edit_per_group(messages)
+        return {**reply, "analysis": long_analysis}
+
+    fake = FakeOptimizer(failure=analyst, success=analyst, merge=two_edits)
+    await LLMOptimizer(fake.client).propose(ctx(results(3, 2)))
+    [merge] = fake.prompts("merge")
+    assert long_analysis in merge
+    assert "3 of 3 items behind this list failed." in merge

@@ -7,6 +7,7 @@ import pytest
 from core.environment.contract import RolloutResult
 from core.optimizer.reflection_groups import (
     FAILURE,
+    PREVIOUS_SKILL_PLACEHOLDER,
     SKILL_PLACEHOLDER,
     SUCCESS,
     clip,
@@ -144,7 +145,61 @@ def test_render_pairs_counts_and_samples():
         EpochPair("c", result(3, 0.0), result(3, 0.0), "still_failing"),
     ]
     text = render_pairs(pairs, seed=1, per_outcome=2)
-    assert "## improved (1 of 3)" in text and "## regressed (1 of 3)" in text
-    assert "## still passing (0 of 3)\n(none)" in text
-    assert "reference answer: City2" in text and "before (hard 1): Guess2" in text
+    assert "## improved (1 of 3 items)" in text and "## regressed (1 of 3 items)" in text
+    assert "## still passing (0 of 3 items)\n(none)" in text
+    assert "reference answer: City2" in text
+    assert "previous skill: hard 1 | soft 1 | prediction: Guess2" in text
     assert render_pairs(pairs, seed=1) == render_pairs(pairs, seed=1)
+
+
+def epoch_pair(i: int, outcome: str) -> EpochPair:
+    before_hard, after_hard = {
+        "improved": (0.0, 1.0),
+        "regressed": (1.0, 0.0),
+        "still_failing": (0.0, 0.0),
+        "still_passing": (1.0, 1.0),
+    }[outcome]
+    prev = [{"role": "system", "content": "OLD SKILL"}, {"role": "assistant", "content": f"old{i}"}]
+    now = [{"role": "system", "content": "NEW SKILL"}, {"role": "assistant", "content": f"new{i}"}]
+    return EpochPair(
+        f"q{i}",
+        result(i, before_hard, trajectory=prev, prediction=f"before{i}"),
+        result(i, after_hard, trajectory=now, prediction=f"after{i}"),
+        outcome,
+    )
+
+
+def test_render_pairs_lists_every_pair_with_both_trajectories():
+    """Issue 22 item 5 (published): every pair, not 4 per outcome, and each with both
+    trajectories (the skills replaced by pointers); still-passing pairs without them.
+    Fails on the old code: it sampled 4 per outcome and showed predictions only."""
+    pairs = [epoch_pair(i, "improved") for i in range(6)] + [epoch_pair(9, "still_passing")]
+    text = render_pairs(pairs, previous_skill="OLD SKILL", current_skill="NEW SKILL")
+    assert "## improved (6 of 7 items)\n" in text and "sample" not in text
+    for i in range(6):
+        assert f"### q{i} " in text
+        assert f"[assistant] old{i}" in text and f"[assistant] new{i}" in text
+    assert "OLD SKILL" not in text and "NEW SKILL" not in text
+    assert PREVIOUS_SKILL_PLACEHOLDER in text and SKILL_PLACEHOLDER in text
+    passing = text[text.index("## still passing") :]
+    assert "### q9 " in passing and "trajectory" not in passing
+
+
+def test_render_pairs_sample_says_it_is_one():
+    pairs = [epoch_pair(i, "regressed") for i in range(10)]
+    text = render_pairs(pairs, per_outcome=4, seed=3)
+    assert "## regressed (10 of 10 items; a seeded sample of 4 is shown)" in text
+    assert text.count("### q") == 4
+
+
+def test_render_pairs_fit_the_room_and_short_pairs_stay_whole():
+    long = epoch_pair(1, "still_failing")
+    long.after.trajectory.append({"role": "assistant", "content": "x" * 20_000})
+    short = epoch_pair(2, "still_failing")
+    whole = render_pairs([long, short])
+    fitted = render_pairs([long, short], room_chars=4000)
+    assert len(whole) > 20_000 and len(fitted) < 4400
+    assert "chars clipped" in fitted and "[assistant] new2" in fitted
+    assert render_pairs([short], room_chars=4000) == render_pairs([short])
+    clipped = render_pairs([long], item_chars=1000)  # the clipped_items overlay
+    assert len(clipped) < 1200

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.optimizer.rejected_buffer import RejectedEditBuffer
+from core.optimizer.rejected_buffer import NO_REJECTIONS, PATTERNS_HEADER, RejectedEditBuffer
 from core.skill.edits import Edit
 
 
@@ -34,11 +34,9 @@ def test_empty_renders_nothing():
 
 def test_render_newest_first_with_scores_and_edits():
     out = filled().render()
-    assert out.startswith("## Earlier in this epoch")
+    assert out.startswith("### Step 1: rejected")
     assert (
-        out.index("Step 1: rejected")
-        < out.index("Step 0: rejected")
-        < out.index("Step 0: failure patterns")
+        out.index("Step 1: rejected") < out.index("Step 0: rejected") < out.index(PATTERNS_HEADER)
     )
     assert "candidate 0.4000 vs best 0.4500" in out
     assert "candidate not scored vs best 0.4500" in out
@@ -89,7 +87,7 @@ def test_render_never_exceeds_budget(max_chars, entries):
     if entries == 0:
         assert out == ""
     elif max_chars >= 200:
-        assert out.startswith("## Earlier") and "### Step" in out
+        assert out.startswith("### Step") and "### Step" in out
     if out:
         assert "### Step" in out
 
@@ -122,3 +120,30 @@ def test_round_trip_of_empty_buffer():
 def test_from_dict_rejects_unknown_version():
     with pytest.raises(ValueError):
         RejectedEditBuffer.from_dict({"version": 99, "entries": []})
+
+
+def test_failure_patterns_are_never_under_the_edits_heading():
+    """Issue 22 item 9: the prompts' section "Edits tried earlier this epoch that did not
+    help" held an earlier step's failure examples. The edits come first; the patterns only
+    after a heading of their own (of the prompt's level, so the edits' section ends)."""
+    buf = RejectedEditBuffer()
+    buf.add_failure_patterns(0, "2 of 3 train items failed, e.g.: Peru: wrong")
+    out = buf.render()
+    edits_part, _, patterns_part = out.partition(PATTERNS_HEADER)
+    assert edits_part.strip() == NO_REJECTIONS
+    assert "Peru: wrong" in patterns_part
+    buf.add_rejection(1, [Edit("append", "", "Name the capital.")], 0.2, 0.4, "lost")
+    edits_part, _, patterns_part = buf.render().partition(PATTERNS_HEADER)
+    assert '- append "Name the capital."' in edits_part and "Peru" not in edits_part
+    assert "Peru: wrong" in patterns_part
+
+
+def test_render_rejections_holds_only_the_rejected_edits():
+    assert RejectedEditBuffer().render_rejections() == ""
+    buf = filled()
+    out = buf.render_rejections()
+    assert "Step 1: rejected" in out and "Step 0: rejected" in out
+    assert PATTERNS_HEADER not in out and "Dates in the wrong format." not in out
+    only_patterns = RejectedEditBuffer()
+    only_patterns.add_failure_patterns(0, "x")
+    assert only_patterns.render_rejections() == ""

@@ -310,21 +310,29 @@ async def run_with(tmp_path, strategy, **train_overrides):
 async def test_gated_slow_update_is_accepted_only_if_strictly_better(tmp_path):
     # "- Norway: Oslo" teaches v01: 4/5 > 3/5 -> the guidance block is accepted at epoch 2.
     strategy = GuidanceStrategy("- Norway: Oslo")
-    summary, events = await run_with(tmp_path, strategy)
-    (ctx,) = strategy.contexts  # only at the boundary between the two epochs
-    assert ctx.epoch == 0 and ctx.previous_skill == INITIAL_SKILL
+    summary, events = await run_with(
+        tmp_path, strategy, slow_update={"sample_size": 6, "gated": True}
+    )
+    # As published, at the end of every epoch, the last one included (issue 22 item 5:
+    # the old loop never ran it after the last epoch).
+    ctx, last = strategy.contexts
+    assert (ctx.epoch, last.epoch) == (0, 1) and ctx.previous_skill == INITIAL_SKILL
     assert ctx.current_skill != INITIAL_SKILL  # step 0's accepted candidate
     # t01-t03 are right with step 0's rule and examples, t04-t06 still unknown.
     outcomes = [p.outcome for p in ctx.pairs]
     assert outcomes.count("improved") == 3 and outcomes.count("still_failing") == 3
     epochs = of(events, EpochFinished)
+    # After the last epoch the reply is the guidance already there: no change, no gate.
+    assert "- Norway: Oslo" in last.current_guidance
     assert [e.slow_update_accepted for e in epochs] == [True, None]
     assert summary.best_val == pytest.approx(0.8) and summary.final_val == pytest.approx(0.8)
     best = (tmp_path / "run" / "best_skill.md").read_text()
     assert "<!-- skillopt:slow-update:start -->" in best and "- Norway: Oslo" in best
 
 
-async def test_forced_slow_update_is_re_measured_and_best_only_if_strictly_better(tmp_path):
+async def test_ungated_slow_update_goes_into_current_and_the_finish_promotes_it(tmp_path):
+    """Published default (slow_update.gated false): no val pass at the epoch end; the
+    final skill is gated at the finish and becomes best only if strictly better."""
     useless = GuidanceStrategy("Keep answers short.")
     summary, _ = await run_with(
         tmp_path / "a", useless, slow_update={"sample_size": 6, "gated": False}
@@ -337,7 +345,10 @@ async def test_forced_slow_update_is_re_measured_and_best_only_if_strictly_bette
         tmp_path / "b", useful, slow_update={"sample_size": 6, "gated": False}
     )
     assert summary.final_val == pytest.approx(0.8) and summary.best_val == pytest.approx(0.8)
-    assert summary.best_version == 2
+    assert summary.test["final"]["skill_hash"] == summary.test["best"]["skill_hash"]
+    # The guidance was in the current skill from epoch 2 on: the next step's candidate,
+    # built on it, beat the best (so the finish had nothing left to promote).
+    assert summary.accepted_slow_updates == [1]
     assert "- Norway: Oslo" in (tmp_path / "b" / "run" / "best_skill.md").read_text()
 
 

@@ -1,10 +1,10 @@
-"""A forced (ungated) slow update is re-measured on val and becomes best only through the
-gate (ties, float noise included, reject), staged with its real per-item evidence; the
-finish then has nothing better to promote.
+"""A slow update (published: ungated, into the current skill with no val pass) becomes
+best only through the finish's final-skill gate (ties, float noise included, reject),
+staged with its real per-item evidence.
 
 TEST DOUBLE environment: three val items whose soft scores are a fixed table of whether
 the skill carries the slow-update guidance; no model is called. The strategy proposes no
-edits and a forced slow update adds GUIDANCE, so the final skill may differ from the best
+edits and an ungated slow update adds GUIDANCE, so the final skill may differ from the best
 (the initial one, scored at the baseline).
 
 Float noise: baseline soft scores (0.3, 0.2, 0.1) average to 0.19999999999999998; the
@@ -116,15 +116,21 @@ async def test_a_final_skill_tying_the_best_up_to_float_noise_is_not_promoted(tm
     assert GUIDANCE not in (tmp_path / "run" / "best_skill.md").read_text()
 
 
-async def test_a_better_forced_slow_update_is_staged_with_its_item_counts(tmp_path):
+async def test_a_better_ungated_slow_update_is_promoted_by_the_finish(tmp_path):
+    """Published: the slow update goes into the current skill with no val pass; the
+    finish's final-skill check promotes it when it beats the best, with its item counts."""
     summary = await train(tmp_path, (0.5, 0.1, 0.1))  # item 0 better, item 1 worse
     assert summary.best_val == pytest.approx(0.7 / 3) and summary.best_version == 1
-    assert [(r["step"], r["source"]) for r in summary.staged] == [(0, "slow_update")]
-    staged = tmp_path / "run" / "staged" / "slow_update-0000.json"
+    assert summary.accepted_slow_updates == [0]
+    assert [(r["step"], r["source"]) for r in summary.staged] == [(2, "final")]
+    staged = tmp_path / "run" / "staged" / "final-0002.json"
     evidence = json.loads(staged.read_text())
     assert (evidence["items_improved"], evidence["items_regressed"]) == (1, 1)
-    assert evidence["gate"] == "forced"
+    assert evidence["gate"] == "strict"
     assert GUIDANCE in (tmp_path / "run" / "best_skill.md").read_text()
+    gate = json.loads((tmp_path / "run" / "steps" / "0000" / "slow_update_gate.json").read_text())
+    assert gate["mode"] == "ungated" and gate["accepted"] is True
+    assert not (tmp_path / "run" / "steps" / "0000" / "slow_update_val_rollouts.jsonl").exists()
 
 
 async def test_final_rollouts_name_the_skill_they_scored(tmp_path):
@@ -135,7 +141,8 @@ async def test_final_rollouts_name_the_skill_they_scored(tmp_path):
         for e in events
         if e["type"] == "RolloutFinished" and e["phase"] in {"test", "final_val"}
     ]
-    assert roles == [("final_val", "best")] * 3 + [
+    # The final skill (the ungated slow update's) is scored first, then the best (now it).
+    assert roles == [("final_val", "final")] * 3 + [("final_val", "best")] * 3 + [
         ("test", role) for role in ("initial", "best", "final") for _ in range(2)
     ]
     others = {e["skill_role"] for e in events if e.get("phase") in {"baseline", "train", "gate"}}

@@ -56,7 +56,11 @@ class EpochEndStrategy:
 
 
 async def train(tmp_path: Path, strategy, stager=None):
-    config = config_from_dict(scenario_config(tmp_path))
+    # Gated slow updates (configs/features/gated_slow_update.yaml) are staged at their
+    # epoch's last step; the published, ungated ones only through the finish.
+    config = config_from_dict(
+        scenario_config(tmp_path, slow_update={"sample_size": 6, "gated": True})
+    )
     client = build_model_client(
         config,
         scripted={"target": SkillSensitiveTarget()},
@@ -134,12 +138,14 @@ async def test_abandoned_epoch_review_restores_best_skill_and_restages_once(
     run = tmp_path / "run"
     state = json.loads((run / "state.json").read_text())
     assert state["status"] == status and state["epochs_reviewed"] == 0
-    # The slow update was accepted (and staged) before the failure; the restored state
-    # does not record it, and best_skill.md agrees with the state.
+    # The slow update was accepted (and staged) before the failure, and is a boundary of
+    # its own (issue 22: the stopped run reported the best val from before it): the
+    # state records it, and best_skill.md agrees with the state.
+    assert state["epoch_review"]["accepted"] is True
     best = (run / "best_skill.md").read_text()
     assert best == (run / "skills" / f"v{state['best_version']:04d}.md").read_text()
-    assert "- Norway: Oslo" not in best and "- Sweden: Stockholm" in best
-    assert staged_of(tmp_path) == [(0, "step"), (1, "step")]
+    assert "- Norway: Oslo" in best and "- Sweden: Stockholm" in best
+    assert staged_of(tmp_path) == [(0, "step"), (1, "step"), (1, "slow_update")]
 
     resumed = await train(tmp_path, strategy, SkillsRepoStager(repo, "capitals", "run"))
     assert resumed.status == "finished" and resumed.best_val == pytest.approx(1.0)

@@ -40,3 +40,10 @@ async def test_a_complete_reply_is_not_flagged(tmp_path):
     summary, _ = await run(tmp_path, config=config(tmp_path, 64))
     assert not any(r["truncated"] for r in step_rollouts(tmp_path))
     assert summary.truncated_rollouts == {}
+
+
+async def test_the_event_log_carries_the_flag_for_the_tui(tmp_path):
+    await run(tmp_path, config=config(tmp_path, 2))
+    events = [json.loads(line) for line in (tmp_path / "run" / "events.jsonl").open()]
+    finished = [e for e in events if e["type"] == "RolloutFinished"]
+    assert finished and all(e["truncated"] is True for e in finished)

@@ -17,7 +17,7 @@ import pytest
 
 from core.config import EnvConfig, load_config
 from core.environment.contract import EnvError, needs_agent
-from core.models.agent_workspace import fresh_workspace
+from core.models.agents.workspace import fresh_workspace
 from core.models.types import AgentOutcome, RetriesExhausted, Usage
 from envs import get_environment
 from envs.listing import list_environments

@@ -12,7 +12,7 @@ from skillopt_tui.app.widgets.gate_log import GateLog
 from tests.support.tui_app import wait_until
 
 
-def _gate(step: int, score: float | None, scored: int) -> GateDecided:
+def _gate(step: int, score: float | None, scored: int, **kw) -> GateDecided:
     return GateDecided(
         step=step,
         accepted=False,
@@ -24,12 +24,19 @@ def _gate(step: int, score: float | None, scored: int) -> GateDecided:
         items_improved=0,
         items_regressed=2,
         ts=1_795_000_500.0 + step,
+        **kw,
     )
 
 
 async def test_plus_minus_column_fits_at_60x18(copied_run):
     with (copied_run / "events.jsonl").open("a") as fh:
-        for gate in (_gate(10, None, 2), _gate(11, None, 0), _gate(12, 0.4, 5)):
+        gates = (
+            _gate(10, None, 2, at_most=0.4),
+            _gate(11, None, 0),
+            _gate(12, 0.4, 5),
+            _gate(12, 0.2, 5, source="slow_update"),
+        )
+        for gate in gates:
             fh.write(json.dumps(gate.to_dict()) + "\n")
     app = SkillOptApp(
         copied_run.parent, None, refresh_runs=False, poll_interval=0.05, run=copied_run
@@ -39,13 +46,14 @@ async def test_plus_minus_column_fits_at_60x18(copied_run):
             pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
         )
         log = app.screen.query_one(GateLog)
-        assert await wait_until(pilot, lambda: log.row_count == 5)
+        assert await wait_until(pilot, lambda: log.row_count == 6)
         await pilot.pause(0.1)
         rows = [tuple(map(str, log.get_row_at(i))) for i in range(log.row_count)]
-        assert rows[-3:] == [
-            ("10", "early", "≤0.60", "+0/-2"),
+        assert rows[-4:] == [
+            ("10", "early", "≤0.40", "+0/-2"),  # its bound, not the best
             ("11", "invalid", "0.60", "+0/-2"),
             ("12", "rej", "0.60→0.40", "+0/-2"),
+            ("12su", "rej", "0.60→0.20", "+0/-2"),  # the epoch end's slow update
         ]
         # every column, ± included, is inside the visible width: nothing to scroll to
         assert log.virtual_size.width <= log.scrollable_content_region.width

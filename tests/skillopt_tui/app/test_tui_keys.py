@@ -105,7 +105,10 @@ def test_early_rejected_gate_shows_its_bound():
             rollouts_saved=0,
         )
 
-    assert gate_scores(gate(None, 2)) == "≤0.33 (early)"
+    assert gate_scores(gate(None, 2)) == "≤0.33 (early)"  # an older run: no bound recorded
+    bounded = gate(None, 2)
+    bounded.at_most = 0.25
+    assert gate_scores(bounded) == "≤0.25 (early)"
     assert gate_scores(gate(None, 0)) == "0.33 (invalid)"
     assert gate_scores(gate(0.2, 5)) == "0.33→0.20"
 

@@ -72,10 +72,15 @@ async def test_palette_runs_another_screens_action_there(runs_dir, skills_repo):
         assert "Home: Refresh (g)" in commands and "History: Diff (d)" in commands
         assert not any(t.startswith("Review:") for t in commands)  # its own keys, as keys
         app.call_next(rollback.callback)
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        # the dialog is pushed before it composes: wait for its title, not just the screen
+        assert await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ConfirmDialog) and app.screen.query("#dialog-title"),
+        )
         assert "Roll back this adoption?" in str(app.screen.query_one("#dialog-title").render())
         assert isinstance(app.screen_stack[-2], HistoryScreen)
         await pilot.press("n")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
         # and back: from History, a Review action opens Review and runs there
         commands = {c.title: c for c in app.get_system_commands(app.screen)}
         app.call_next(commands["Review: All (a)"].callback)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from core.run.events import (
@@ -202,3 +203,16 @@ def test_a_resumed_run_replaying_its_rollouts_shows_each_once():
     assert [r.hard for r in again.rollouts] == [0.5]
     within = RunFeed().apply([_start(), _rollout("gate", 1.0), _rollout("gate", 1.0)])
     assert len(within.rollouts) == 2  # repeats inside one process (gate.repeats) all count
+
+
+def test_a_rollout_the_engine_marks_replayed_is_not_a_new_row():
+    """The engine marks a redone step's cached rollouts `replayed` (events.jsonl). One is
+    skipped when its first showing is in the log, even within one process (where repeats
+    otherwise count), and shown when that first showing is missing."""
+    feed = RunFeed()
+    first = feed.apply([_start(), _rollout("train", 1.0)])
+    marked = replace(_rollout("train", 1.0), replayed=True)
+    again = feed.apply([marked])
+    assert len(first.rollouts) == 1 and again.rollouts == []
+    lost = RunFeed().apply([_start(), replace(_rollout("train", 0.0), replayed=True)])
+    assert [r.hard for r in lost.rollouts] == [0.0]

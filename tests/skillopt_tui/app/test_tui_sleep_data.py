@@ -68,3 +68,22 @@ def test_a_state_dir_that_is_a_file_is_a_one_line_error(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "not a directory" in result.stderr
+
+
+def test_a_skills_command_checks_are_shown_beside_its_scores(world):
+    from skillopt_tui.app.widgets.sleep_rows import NightRow, night_detail
+
+    folder = world.state / "nights" / "sleep-2026-11-30"
+    night = json.loads((folder / "night.json").read_text())
+    [outcome] = night["skills"].values()
+    outcome["checks"] = {"pass": 4, "fail": 2, "not-run": 1, "junk": "x"}  # as the night tallies
+    (folder / "night.json").write_text(json.dumps(night))
+    [view] = load_nights(world.state)
+    [skill] = view.skills
+    assert skill.checks == {"pass": 4, "fail": 2, "not-run": 1}
+    shown = night_detail(NightRow("skill", view, skill)).plain
+    assert "command checks: 4 passed, 2 failed, 1 not run" in shown
+    outcome.pop("checks")  # a night without command checks shows no such line
+    (folder / "night.json").write_text(json.dumps(night))
+    [view] = load_nights(world.state)
+    assert "command checks" not in night_detail(NightRow("skill", view, view.skills[0])).plain

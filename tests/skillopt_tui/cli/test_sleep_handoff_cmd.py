@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from core.models.handoff import HandoffWaiting
 from tests.skillopt_tui.cli.test_sleep_night_cmds import run, world  # noqa: F401
+from tests.sleep.test_handoff_workspace import Setup
+from tests.support.skills_git import plain_git as git
 
 
 def snapshot(folder) -> dict:
@@ -57,3 +62,52 @@ def test_handoff_without_a_night_is_a_one_line_error(world):  # noqa: F811
     out = run(world["env"], "sleep", "handoff")
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "no night" in out.stderr
+
+
+def test_handoff_says_a_workspace_answer_is_the_final_message_and_the_edits(tmp_path, world):  # noqa: F811
+    """Issue 21: a replay-workspace prompt (written by the real runner on a real git
+    project) is listed with its role and kind, and what its answer is."""
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / "app.py").write_text("x = 1\n")
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "start")
+    setup = Setup(tmp_path, project)
+    with pytest.raises(HandoffWaiting):
+        setup.run()
+    listed = run(world["env"], "sleep", "handoff", "--dir", str(setup.handoff), "--json")
+    assert listed.returncode == 0, listed.stderr
+    [prompt] = json.loads(listed.stdout)["prompts"]
+    assert (prompt["role"], prompt["kind"], prompt["check"]) == (
+        "target",
+        "replay-workspace",
+        "waiting",
+    )
+    out = run(world["env"], "sleep", "handoff", "--dir", str(setup.handoff))
+    assert out.returncode == 0, out.stderr
+    assert f"waiting   {prompt['file']} (replay-workspace): no answer yet" in out.stdout
+    assert "expects free text: the final message" in out.stdout
+    assert "the edits left in that workspace are read with it" in out.stdout
+
+
+def test_a_finished_nights_prompts_wait_for_nothing(world):  # noqa: F811
+    """A strong-model night found `sleep status` saying "1 handoff answer(s) waiting" and
+    `sleep handoff` listing a prompt after the night had finished (its workspace gone, a
+    re-run starting a new night)."""
+    env, project = world["env"], world["project"]
+    assert run(env, "sleep", "init", "--project", str(project), "--yes").returncode == 0
+    assert run(env, "sleep", "run").returncode == 3
+    state = world["tmp"] / "xdg" / "skillopt" / "sleep"
+    [night] = (state / "nights").iterdir()
+    data = json.loads((night / "night.json").read_text())
+    (night / "night.json").write_text(json.dumps({**data, "status": "finished"}))
+    listed = run(env, "sleep", "handoff", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert (
+        json.loads(listed.stdout)["prompts"] == [] and json.loads(listed.stdout)["night_finished"]
+    )
+    assert "nothing is waiting" in run(env, "sleep", "handoff").stdout
+    status = json.loads(run(env, "sleep", "status", "--json").stdout)
+    [recent] = status["nights"]
+    assert recent["status"] == "finished" and recent["pending"] == 0

@@ -39,9 +39,11 @@ def user_record(text: str, cwd: Path, session: str, when: str, parent: str | Non
 
 
 def write_transcripts(claude_home: Path, project: Path) -> None:
+    """Ten sessions, at least three of whose tasks are held out (the handoff tests answer
+    three waiting prompts differently)."""
     folder = claude_home / "projects" / str(project).replace("/", "-")
     folder.mkdir(parents=True)
-    for i, part in enumerate(parts_for(project, 10)):
+    for i, part in enumerate(parts_for(project, 10, val=3)):
         session = str(uuid.UUID(int=i + 1))
         prompts = [
             INSTALL_PROMPT.format(part=part),

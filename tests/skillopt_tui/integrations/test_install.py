@@ -49,10 +49,16 @@ def populated_home(tmp_path: Path) -> Path:
     )
     (home / ".claude" / "commands").mkdir(parents=True)
     (home / ".claude" / "commands" / "mine.md").write_text("my command\n")
+    (home / ".config" / "opencode").mkdir(parents=True)
+    (home / ".config" / "opencode" / "opencode.json").write_text(
+        '{\r\n  "theme": "tokyo",\r\n  "mcp": {\r\n    "other": {"type": "local", "command": ["o"]}\r\n  }\r\n}\r\n'
+    )
+    (home / ".copilot").mkdir()
+    (home / ".copilot" / "mcp-config.json").write_text('{"mcpServers": {}}')
     return home
 
 
-@pytest.mark.parametrize("agent", ["codex", "claude-code"])
+@pytest.mark.parametrize("agent", ["codex", "claude-code", "opencode", "copilot"])
 @pytest.mark.parametrize("start", ["empty", "populated"])
 def test_round_trip_leaves_the_home_byte_identical(tmp_path, agent, start):
     home = populated_home(tmp_path) if start == "populated" else tmp_path / "home"
@@ -102,7 +108,7 @@ def test_installing_over_an_existing_skill_backs_it_up(tmp_path):
     assert not Path(f"{skill}.skillopt-backup").exists()
 
 
-@pytest.mark.parametrize("agent", ["codex", "claude-code"])
+@pytest.mark.parametrize("agent", ["codex", "claude-code", "opencode", "copilot"])
 def test_dry_run_names_every_file_and_writes_nothing(tmp_path, agent):
     home = populated_home(tmp_path)
     before = snapshot(home)
@@ -143,7 +149,7 @@ def test_unknown_agent_is_a_one_line_error(tmp_path):
     assert done.returncode == 2
     assert (
         done.stderr.strip()
-        == "skillopt: error: unknown agent 'vim': choose one of claude-code, codex"
+        == "skillopt: error: unknown agent 'vim': choose one of claude-code, codex, opencode, copilot"
     )
 
 
@@ -192,3 +198,29 @@ def test_session_end_hook_only_appends_a_line(tmp_path):
     assert len(lines) == 2
     assert lines[0].split("\t")[1] == '{"session_id": "abc", "reason": "exit", "cwd": "/p"}'
     assert sorted(p.name for p in log.parent.iterdir()) == ["sessions-ended.log"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "config", "parent", "skill"),
+    [
+        ("opencode", ".config/opencode/opencode.json", "mcp", ".config/opencode/skills"),
+        ("copilot", ".copilot/mcp-config.json", "mcpServers", ".copilot/skills"),
+    ],
+)
+def test_opencode_and_copilot_get_the_skill_and_our_server_only(
+    tmp_path, agent, config, parent, skill
+):
+    home = populated_home(tmp_path)
+    before = (home / config).read_bytes()
+    done = skillopt(home, "install", agent)
+    assert done.returncode == 0, done.stderr
+    data = json.loads((home / config).read_text())
+    ours = data[parent]["skillopt"]
+    command = ours["command"][0] if agent == "opencode" else ours["command"]
+    assert Path(command).name == "skillopt" and Path(command).is_absolute()
+    assert (home / skill / "skillopt-sleep" / "SKILL.md").is_file()
+    if agent == "opencode":  # the user's server, theme and CRLF stay as they were
+        assert data["mcp"]["other"] == {"type": "local", "command": ["o"]}
+        assert data["theme"] == "tokyo" and b"\r\n" in (home / config).read_bytes()
+    assert skillopt(home, "uninstall", agent).returncode == 0
+    assert (home / config).read_bytes() == before

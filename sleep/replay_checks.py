@@ -1,0 +1,215 @@
+"""The verification commands a person's session ran (`make test`, `pytest …`, `npm test`,
+a linter: sleep/task_evidence.py mines them as `command` checks), run again in the replay
+workspace after the agent finished: the person's own test of the work, on the agent's work.
+
+Each command runs in the bubblewrap jail over the workspace (sleep/replay_shell.py: the
+workspace read-write, the system's binaries read-only, no home, no network), within its
+time limit (`sleep.check_timeout_s`, 120 s by default), its output's tail kept (clipped,
+secrets redacted). Without a working jail no command runs: each result is `not-run` and
+says why. A check is never run unconfined: it is a command mined from a transcript, run
+over files a model just wrote.
+
+How the results count (sleep/replay_env.py): the judge sees them beside the rubric, the
+reference, the final message and the diff; a check that failed or timed out decides the
+item (score 0, whatever the judge said: the person's own verification fails on this
+work); passing checks are evidence for the judge, and decide the item (a pass) only when
+the task has no rubric and no reference to judge by. A `not-run` check counts for nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from sleep import replay_shell
+from sleep.redact import Redactor
+
+DEFAULT_CHECK_TIMEOUT_S = 120.0
+MAX_TAIL_CHARS = 2000  # of each check's output, for the judge and the night's records
+CheckStatus = Literal["pass", "fail", "timeout", "not-run"]
+FAILING: tuple[CheckStatus, ...] = ("fail", "timeout")
+_REDACTOR = Redactor()
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One command check after a replay: `pass` (exit 0), `fail`, `timeout` or `not-run`
+    (with the reason), the exit code, and the end of its output."""
+
+    command: str
+    status: CheckStatus
+    exit_code: int | None = None
+    output: str = ""
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CheckResult:
+        return cls(**data)
+
+    def line(self) -> str:
+        """One line: the command and what became of it."""
+        if self.status == "pass":
+            return f"`{self.command}`: passed (exit 0)"
+        if self.status == "fail":
+            return f"`{self.command}`: FAILED (exit {self.exit_code})"
+        if self.status == "timeout":
+            return f"`{self.command}`: FAILED (stopped at its time limit)"
+        return f"`{self.command}`: not run ({self.reason})"
+
+
+def clip_tail(text: str, limit: int = MAX_TAIL_CHARS) -> str:
+    """The end of a command's output, secrets redacted, marked when its start was cut."""
+    text = _REDACTOR.redact(text).text.rstrip()
+    if len(text) <= limit:
+        return text
+    return "[… output cut]\n" + text[-limit:]
+
+
+def not_run(commands: list[str], reason: str) -> list[CheckResult]:
+    return [CheckResult(c, "not-run", reason=reason) for c in commands]
+
+
+# Modes whose replay runs the checks in its workspace. A handoff-workspace runner is
+# handed them too (as `AgentTask.check`, like a coding agent); until it calls them its
+# results say `not-run`, so dry-run does not promise them.
+MODES_WITH_WORKSPACE = ("agent", "tools", "handoff-workspace")
+
+
+def planned_checks(checks: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+    """`dry-run`'s checks (`{"kind", "value"}`), each `command` one with whether it will
+    run tonight (`will_run`) and why not (`not_run_reason`)."""
+    out = []
+    for check in checks:
+        if check.get("kind") != "command":
+            out.append(check)
+            continue
+        if mode not in MODES_WITH_WORKSPACE:
+            reason = f"replayed as {mode}: no workspace to run it in"
+        else:
+            problem = replay_shell.jail_problem()
+            reason = f"{problem}: checks never run outside the jail" if problem else ""
+        out.append({**check, "will_run": not reason, "not_run_reason": reason})
+    return out
+
+
+def run_command_checks(
+    root: Path, commands: list[str], timeout_s: float = DEFAULT_CHECK_TIMEOUT_S
+) -> list[CheckResult]:
+    """Run each command in a fresh jail over the workspace `root`, in order (each sees what
+    the ones before it left, as in the session)."""
+    if not commands:
+        return []
+    shell, problem = replay_shell.jailed_shell(Path(root))
+    if shell is None:
+        return not_run(commands, f"{problem}: checks never run outside the jail")
+    results = []
+    for command in commands:
+        done = shell.run(command, timeout_s, tail=True)
+        if done.status is None:
+            status: CheckStatus = "timeout"
+        else:
+            status = "pass" if done.status == 0 else "fail"
+        reason = f"stopped after {timeout_s:g}s" if status == "timeout" else ""
+        results.append(
+            CheckResult(command, status, done.status, clip_tail(done.output), reason=reason)
+        )
+    return results
+
+
+def checks_for(commands: list[str], timeout_s: float) -> Callable[[Path], Any]:
+    """The `AgentTask.check` (or tools replay check) that runs `commands` in a workspace."""
+    return lambda workspace: run_command_checks(workspace, commands, timeout_s)
+
+
+def results_of(checked: Any, commands: list[str]) -> list[CheckResult]:
+    """The results a replay brought back; a runner that ran none (a mode that does not
+    call the check) leaves them `not-run`, said so."""
+    if not commands:
+        return []
+    if isinstance(checked, list) and all(isinstance(r, CheckResult) for r in checked):
+        return checked
+    return not_run(commands, "this replay mode returned no workspace to run checks in")
+
+
+def judge_section(results: list[CheckResult]) -> str:
+    """The checks as the judge reads them ('' when the task has none: the prompt is then
+    as before, so earlier nights' cached verdicts still apply)."""
+    if not results:
+        return ""
+    lines = [
+        "## Verification commands",
+        "Commands the user ran in their own session to verify this work, run again on the "
+        "reply's workspace after it finished. A failed one makes this item a hard fail "
+        "(score 0) whatever you decide; say what went wrong.",
+    ]
+    for result in results:
+        lines.append(f"- {result.line()}")
+        if result.output:
+            lines.append("  Output (end):\n  " + result.output.replace("\n", "\n  "))
+    return "\n".join(lines) + "\n\n"
+
+
+def trajectory_message(results: list[CheckResult]) -> dict[str, Any]:
+    """The checks as a step of the trajectory (after the diff), for the optimizer and the
+    run's records: a readable text and the results themselves."""
+    text = "\n".join(
+        r.line() + (f"\n{r.output}" if r.output and r.status != "pass" else "") for r in results
+    )
+    return {"role": "checks", "content": text, "checks": [r.to_dict() for r in results]}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the command checks make of an item's score: None leaves the judge's."""
+
+    soft: float | None
+    note: str
+
+
+def decide(results: list[CheckResult], judged_by_evidence: bool) -> Decision:
+    """A failed or timed-out check: 0. All that ran passed, none were left unrun, and the
+    task has no rubric or reference: 1. Otherwise the judge's score stands."""
+    failing = [r for r in results if r.status in FAILING]
+    if failing:
+        return Decision(0.0, "hard fail: " + "; ".join(r.line() for r in failing))
+    ran = [r for r in results if r.status == "pass"]
+    if ran and len(ran) == len(results) and not judged_by_evidence:
+        return Decision(1.0, f"checks {len(ran)}/{len(ran)} passed (no rubric or reference)")
+    if results:
+        return Decision(None, "checks: " + "; ".join(r.line() for r in results))
+    return Decision(None, "")
+
+
+def tally(path: Path) -> dict[str, int]:
+    """How many command-check runs a night's log holds per status (for status and the TUI)."""
+    counts: dict[str, int] = {}
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return counts
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        for result in entry.get("checks", []) if isinstance(entry, dict) else []:
+            status = result.get("status") if isinstance(result, dict) else None
+            if isinstance(status, str):
+                counts[status] = counts.get(status, 0) + 1
+    return counts
+
+
+def log_results(path: Path | None, item_id: str, results: list[CheckResult]) -> None:
+    """Append one replay's check results to the night's log (one JSON line per replay)."""
+    if path is None or not results:
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    entry = {"item": item_id, "checks": [r.to_dict() for r in results]}
+    with open(path, "a", encoding="utf-8") as log:
+        log.write(json.dumps(entry, ensure_ascii=False) + "\n")
