@@ -149,8 +149,11 @@ def run_one(corpus: Path, state: Path) -> None:
 
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
+    # home=corpus: the other agents' default homes (~/.pi, ~/.copilot, …) are looked for
+    # in the corpus, never in the machine's own home.
     result = harvest(HarvestOptions(state_dir=state, claude_home=str(corpus / "claude"),
-                                    codex_home=str(corpus / "codex"), include_automation=True))  # fmt: skip
+                                    codex_home=str(corpus / "codex"), include_automation=True,
+                                    environ={"HOME": str(corpus)}, home=corpus))  # fmt: skip
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({

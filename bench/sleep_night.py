@@ -134,6 +134,8 @@ def main() -> None:
                 project=project,
                 claude_home=str(tmp / "home" / ".claude"),
                 codex_home=str(tmp / "home" / ".codex"),
+                environ={"HOME": str(tmp / "home")},  # the other agents' homes too
+                home=tmp / "home",
             )
         )
 

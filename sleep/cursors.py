@@ -125,6 +125,9 @@ class HarvestState:
     claude_uuids: set[str] = field(default_factory=set)
     # Codex thread id -> keys of its delivered prompts, to spot a fork's replayed prefix.
     codex_prompt_keys: dict[str, list[str]] = field(default_factory=dict)
+    # Database stores (OpenCode): store path -> session id -> its row cursor
+    # {"updated": time_updated, "t": last message time, "id": last message id, "delivered"}.
+    rows: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path) -> HarvestState:
@@ -145,6 +148,7 @@ class HarvestState:
             cursors={k: Cursor(**v) for k, v in data.get("cursors", {}).items()},
             claude_uuids=set(data.get("claude_uuids", [])),
             codex_prompt_keys=dict(data.get("codex_prompt_keys", {})),
+            rows=dict(data.get("rows", {})),
         )
 
     def save(self, path: Path) -> None:
@@ -155,5 +159,6 @@ class HarvestState:
                 "cursors": {k: asdict(c) for k, c in sorted(self.cursors.items())},
                 "claude_uuids": sorted(self.claude_uuids),
                 "codex_prompt_keys": self.codex_prompt_keys,
+                "rows": self.rows,
             },
         )

@@ -17,15 +17,19 @@ import os
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from core.errors import UserError
 from core.file_lock import FileLock
 from core.models.agents.process import recorded_sessions
+from sleep import copilot_tasks, cursor_tasks, pi_tasks, vscode_tasks
+from sleep.agent_roots import MORE_FLAGS, discover_more
 from sleep.claude_tasks import ClaudeTaskReader
 from sleep.codex_tasks import CodexTaskReader
+from sleep.copilot_store import STORE as COPILOT_STORE
 from sleep.cursors import Cursor, HarvestState, digest, probe
+from sleep.harvest_stores import read_copilot_store, read_opencode_store
 from sleep.identity import SessionIdentity
 from sleep.jsonl import (
     MAX_LINE_BYTES,
@@ -38,7 +42,7 @@ from sleep.model import Session, Skipped, Task
 from sleep.path_text import shown
 from sleep.prompt_cap import redact_capped
 from sleep.redact import Redacted, Redactor
-from sleep.sources import SourceRoot, TranscriptFile, check_roots, discover
+from sleep.sources import SourceRoot, TranscriptFile, check_more_roots, check_roots, discover
 from sleep.state_dir import check_state_dir
 from sleep.timestamps import parse_timestamp
 
@@ -58,6 +62,11 @@ class HarvestOptions:
     project: Path | None = None  # None: every project
     claude_home: str | None = None
     codex_home: str | None = None
+    pi_home: str | None = None
+    opencode_data: str | None = None
+    copilot_home: str | None = None
+    vscode_user_dir: str | None = None
+    cursor_home: str | None = None
     since: datetime | None = None
     include_automation: bool = False
     # False: read everything from the cursors without moving them (a preview).
@@ -86,6 +95,8 @@ class HarvestResult:
     bytes_read: int = 0
     # Sessions out of scope or left out as automation, by reason (for the screen).
     left_out: Counter = field(default_factory=Counter)
+    # Prompts on abandoned branches (pi's session trees): reported, never tasks.
+    abandoned: int = 0
 
     def to_json(self, *, show_redactions: bool = False) -> dict:
         data = {
@@ -153,6 +164,8 @@ class Harvest:
         # Sessions our own agent backends started (core.models.agents.process records their
         # ids): automation whatever their records say, so a night never learns from a replay.
         self.ours = recorded_sessions(options.environ)
+        # Copilot's session-store.db: the branch it recorded per session id.
+        self._copilot_branches: dict[str, str] = {}
 
     # -- prompt keys (hash of the redacted text: no raw prompt is ever stored) ------------
 
@@ -205,7 +218,12 @@ class Harvest:
         stream = open_transcript(file.path)
         try:
             start, head, tail, ident = 0, b"", b"", SessionIdentity()
-            if cursor is not None and cursor.delivered and cursor.offset > 0:
+            if file.tool in _WHOLE_FILE:
+                # A tree or an operation log: read whole; the cursor carries what was
+                # delivered (and the identity) so only new prompts are handed out.
+                if cursor is not None and cursor.delivered:
+                    ident = SessionIdentity.from_json(cursor.identity)
+            elif cursor is not None and cursor.delivered and cursor.offset > 0:
                 head, tail, available = probe(stream, cursor.offset)
                 if (digest(head), digest(tail), available) == (
                     cursor.head,
@@ -230,22 +248,21 @@ class Harvest:
         start: int,
         ident: SessionIdentity,
     ) -> None:
-        if file.tool == "claude":
-            task_reader: ClaudeTaskReader | CodexTaskReader = ClaudeTaskReader(
-                ident, self.state.claude_uuids
-            )
-        else:
-            task_reader = CodexTaskReader(ident, self._key_of, self._parent_keys)
+        task_reader = self._reader(file, st, ident)
         stopped = None
         try:
             for record in reader.records():
                 task_reader.feed(record)
         except Exception as exc:  # a corrupt compressed stream, an I/O error mid-file
             stopped = f"stopped at byte {reader.offset}: {type(exc).__name__}: {exc}"
-        if isinstance(task_reader, CodexTaskReader):
+        if not isinstance(task_reader, ClaudeTaskReader):
             task_reader.finish()
-        if ident.session_id is None and file.tool == "claude":
-            ident.session_id = file.path.stem
+        if not ident.cwd and file.project:
+            ident.cwd = file.project
+        if file.tool == "copilot" and not ident.branch:
+            ident.branch = self._copilot_branches.get(ident.session_id or "")
+        if ident.session_id is None and file.tool != "codex":
+            ident.session_id = _session_of_file(file)
         self.result.files_read += 1
         self.result.bytes_read += reader.offset - start
         self.result.skipped.extend(_line_skips(file.shown, reader.problems))
@@ -264,12 +281,29 @@ class Harvest:
                 file.shown, st.st_size, st.st_mtime_ns, 0, "", "", False, ident.to_json()
             )
         if left_out is None:
-            self._deliver(file, ident, task_reader)
+            self._deliver(file.tool, file.shown, ident, task_reader)
 
-    def _deliver(self, file: TranscriptFile, ident: SessionIdentity, task_reader) -> None:
+    def _reader(self, file: TranscriptFile, st: os.stat_result, ident: SessionIdentity):
+        if file.tool == "claude":
+            return ClaudeTaskReader(ident, self.state.claude_uuids)
+        if file.tool == "codex":
+            return CodexTaskReader(ident, self._key_of, self._parent_keys)
+        if file.tool == "pi":
+            return pi_tasks.PiTaskReader(ident)
+        if file.tool == "copilot":
+            return copilot_tasks.CopilotTaskReader(ident)
+        if file.tool == "vscode":
+            return vscode_tasks.VSCodeTaskReader(ident)
+        # Cursor records no times: its prompts are dated by the file's mtime.
+        stamp = datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC).isoformat()
+        return cursor_tasks.CursorTaskReader(ident, stamp.replace("+00:00", "Z"))
+
+    def _deliver(self, tool: str, shown_file: str, ident: SessionIdentity, task_reader) -> None:
+        abandoned = getattr(task_reader, "abandoned", 0)
+        self.result.abandoned += abandoned
         if isinstance(task_reader, ClaudeTaskReader):
             self.state.claude_uuids |= task_reader.new_uuids
-        elif ident.session_id:
+        elif tool == "codex" and ident.session_id:
             keys = self.state.codex_prompt_keys.setdefault(ident.session_id, [])
             keys.extend(self._key_of(t.text) for t in task_reader.tasks)
         tasks: list[Task] = []
@@ -282,7 +316,7 @@ class Harvest:
             for finding in redacted.findings:
                 self.result.redactions[finding.kind] += 1
                 self.result.shown.append(
-                    RedactionShown(file.shown, finding.kind, finding.context, finding.hint)
+                    RedactionShown(shown_file, finding.kind, finding.context, finding.hint)
                 )
             tasks.append(
                 Task(
@@ -292,12 +326,12 @@ class Harvest:
                     truncated=cut,
                 )
             )  # fmt: skip
-        if tasks:
+        if tasks:  # abandoned prompts alone are counted in the result, not a session
             self.result.sessions.append(
                 Session(
-                    file.tool, ident.session_id or "", ident.cwd, ident.branch,
-                    file.shown, self._automation(ident), tasks,
-                    list(ident.skills), list(ident.skill_files),
+                    tool, ident.session_id or "", ident.cwd, ident.branch,  # type: ignore[arg-type]
+                    shown_file, self._automation(ident), tasks,
+                    list(ident.skills), list(ident.skill_files), abandoned,
                 )
             )  # fmt: skip
 
@@ -316,9 +350,17 @@ class Harvest:
 
     def run(self) -> HarvestResult:
         o = self.options
+        environ = os.environ if o.environ is None else o.environ
+        home = Path(environ.get("HOME") or Path.home()) if o.home is None else o.home
         self.result.roots = discover(
-            claude_home=o.claude_home, codex_home=o.codex_home, environ=o.environ, home=o.home
+            claude_home=o.claude_home, codex_home=o.codex_home, environ=environ, home=home
         )
+        self.result.roots += discover_more(
+            **{name: getattr(o, name) for name in MORE_FLAGS}, environ=environ, home=home
+        )
+        for root in self.result.roots:
+            if root.tool == "copilot" and (root.path / COPILOT_STORE).is_file():
+                read_copilot_store(self, root)
         files: list[tuple[int, TranscriptFile, os.stat_result]] = []
         for root in self.result.roots:
             for file in root.sessions:
@@ -343,7 +385,26 @@ class Harvest:
                 self.result.skipped.append(
                     Skipped(file.shown, f"cannot read: {exc.strerror or exc}")
                 )
+        for root in self.result.roots:
+            if root.tool == "opencode" and root.exists:
+                read_opencode_store(self, root)
         return self.result
+
+
+_WHOLE_FILE = {"pi", "vscode"}
+assert pi_tasks.WHOLE_FILE and vscode_tasks.WHOLE_FILE
+assert not (copilot_tasks.WHOLE_FILE or cursor_tasks.WHOLE_FILE)
+
+
+def _session_of_file(file: TranscriptFile) -> str:
+    """A session id from the file's name when its records name none: Cursor's session
+    folder, Copilot's session-state folder, else the file's stem."""
+    if file.tool in ("cursor", "copilot") and file.path.parent.name not in (
+        "agent-transcripts",
+        "",
+    ):
+        return file.path.parent.name
+    return file.path.stem
 
 
 def harvest(
@@ -356,6 +417,7 @@ def harvest(
     the next run reads the same new records again and nothing is lost."""
     check_state_dir(options.state_dir, writing=options.commit)
     check_roots(options.claude_home, options.codex_home)
+    check_more_roots({flag: getattr(options, name) for name, flag in MORE_FLAGS.items()})
     job = Harvest(options)
     state_path = options.state_dir / STATE_FILE
     if not options.commit:

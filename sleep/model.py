@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Tool = Literal["claude", "codex"]
+Tool = Literal["claude", "codex", "pi", "opencode", "copilot", "vscode", "cursor"]
 
 
 @dataclass
@@ -52,6 +52,8 @@ class Session:
     # routing rule "the skill named in the transcript".
     skills: list[str] = field(default_factory=list)
     skill_files: list[str] = field(default_factory=list)
+    # Prompts on branches the person left (pi's session tree): reported, never tasks.
+    abandoned: int = 0
 
     def to_json(self, *, evidence: bool = True) -> dict:
         """With `evidence` (what a night freezes), also the skills the session used."""
@@ -66,6 +68,8 @@ class Session:
         }
         if evidence:
             data.update(skills=list(self.skills), skill_files=list(self.skill_files))
+        if self.abandoned:
+            data["abandoned"] = self.abandoned
         return data
 
 

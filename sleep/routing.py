@@ -1,8 +1,11 @@
 """Which skill a night's tasks improve: a file the agent that made the task will read.
 
 Each agent reads its own instruction files: Claude Code reads CLAUDE.md and
-`.claude/skills/*`; Codex, and every other agent that reads AGENTS.md, reads AGENTS.md and
-`.agents/skills/*`. A skill's readers follow from where it is deployed; a skill deployed
+`.claude/skills/*`; Codex, and every other agent that reads AGENTS.md (pi, OpenCode,
+Copilot CLI, VS Code Copilot Chat, Cursor: `AGENTS_MD_READERS`), reads AGENTS.md and
+`.agents/skills/*`; pi, OpenCode and Copilot CLI also read their own skill folders
+(`.pi/skills`, `.opencode/skills`, `.github/skills`: `OWN_SKILL_FOLDERS`), which no other
+agent reads. A skill's readers follow from where it is deployed; a skill deployed
 nowhere we recognise may be read by any agent. A session is routed by the first rule
 that applies:
 
@@ -38,6 +41,34 @@ MAIN_FILES = {CLAUDE_CODE: ("CLAUDE.md", ".claude/CLAUDE.md"), AGENTS_MD: ("AGEN
 BY_FLAG = "--skill"
 BY_TRANSCRIPT = "skill named in the transcripts"
 BY_MAIN_FILE = {CLAUDE_CODE: "Claude Code reads CLAUDE.md", AGENTS_MD: "Codex reads AGENTS.md"}
+# The harvest's sources that read AGENTS.md (formats/more-agents.md), by the name the
+# route's Routed-By gives them.
+AGENTS_MD_READERS = {
+    "codex": "Codex",
+    "pi": "pi",
+    "opencode": "OpenCode",
+    "copilot": "Copilot CLI",
+    "vscode": "VS Code Copilot Chat",
+    "cursor": "Cursor",
+}
+
+
+# Each agent's own skill folder (core/models/agents/workspace.py places skills there): a
+# skill deployed under it is read by that agent only, not by every AGENTS.md reader.
+OWN_SKILL_FOLDERS = {
+    ".pi/skills": "pi",
+    ".opencode/skills": "opencode",
+    ".github/skills": "copilot",
+}
+
+
+def main_file_rule(source: str | None) -> str:
+    """The Routed-By text of rule 3 for a session of this source."""
+    if family(source) == CLAUDE_CODE:
+        return BY_MAIN_FILE[CLAUDE_CODE]
+    return f"{AGENTS_MD_READERS.get(source or '', 'Codex')} reads AGENTS.md"
+
+
 BY_ONLY_SKILL = "the repository's only skill"
 
 
@@ -55,12 +86,21 @@ def readers(entry: SkillEntry) -> frozenset[str] | None:
         return frozenset({CLAUDE_CODE})
     if target.name == "AGENTS.md" or {".agents", ".codex"} & set(target.parts):
         return frozenset({AGENTS_MD})
+    for folder, source in OWN_SKILL_FOLDERS.items():
+        if _under(target, folder):
+            return frozenset({source})
     return None
 
 
-def _reads(entry: SkillEntry, agent: str) -> bool:
+def _under(target: Path, folder: str) -> bool:
+    parts, want = target.parts, tuple(folder.split("/"))
+    return any(parts[i : i + len(want)] == want for i in range(len(parts)))
+
+
+def _reads(entry: SkillEntry, agent: str, source: str | None = None) -> bool:
+    """Whether a session of this family (and harvest source) reads the skill."""
     known = readers(entry)
-    return known is None or agent in known
+    return known is None or agent in known or (source or "") in known
 
 
 @dataclass
@@ -85,7 +125,8 @@ class Route:
         gated for this skill: some session of it is by an agent that reads the skill."""
         if self.agents is None:
             return True
-        return any(family(s.split(":", 1)[0]) in self.agents for s in source_sessions)
+        sources = [s.split(":", 1)[0] for s in source_sessions]
+        return any(family(src) in self.agents or src in self.agents for src in sources)
 
 
 def left_out_reason(agent: str) -> str:
@@ -104,8 +145,9 @@ class Routing:
         return Counter(family(s["source"]) for s in self.left_out)
 
     def describe_left_out(self) -> list[str]:
+        names = {CLAUDE_CODE: "Claude Code", AGENTS_MD: "AGENTS.md agents (Codex, pi, …)"}
         return [
-            f"{n} session(s) of {'Claude Code' if agent == CLAUDE_CODE else 'Codex/AGENTS.md agents'} "
+            f"{n} session(s) of {names[agent]} "
             f"left out: {left_out_reason(agent)}; "
             "add it with `skillopt sleep init` or pass --skill NAME"
             for agent, n in sorted(self.left_out_by_agent().items())
@@ -207,11 +249,11 @@ def _rule_for(
     project: Path | None,
 ) -> tuple[SkillEntry | None, str]:
     for entry in _named(session, entries, by_name):
-        if _reads(entry, agent):
+        if _reads(entry, agent, session.get("source")):
             return entry, BY_TRANSCRIPT
     main = main_skill(entries, project, agent)
     if main is not None:
-        return main, BY_MAIN_FILE[agent]
-    if len(entries) == 1 and _reads(entries[0], agent):
+        return main, main_file_rule(session.get("source"))
+    if len(entries) == 1 and _reads(entries[0], agent, session.get("source")):
         return entries[0], BY_ONLY_SKILL
     return None, ""

@@ -41,13 +41,18 @@ def cron_line(
     log: Path,
     claude_home: str | None = None,
     codex_home: str | None = None,
+    more_homes: dict[str, str] | None = None,
 ) -> str:
+    """`more_homes`: the other agents' homes by flag (`--pi-home`: value), as resolved now."""
     hour, minute = parse_time(at)
     args = [skillopt, "sleep", "run", "--state-dir", str(Path(state_dir).absolute())]
     if claude_home:
         args += ["--claude-home", claude_home]
     if codex_home:
         args += ["--codex-home", codex_home]
+    for flag, value in (more_homes or {}).items():
+        if value:
+            args += [flag, value]
     for arg in [*args, str(log)]:
         if "\n" in arg or "\r" in arg:
             raise UserError(

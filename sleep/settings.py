@@ -35,6 +35,12 @@ class SleepSettings(BaseModel):
     config: str | None = None  # a run config for the night (models, budget); null = defaults
     claude_home: str | None = None
     codex_home: str | None = None
+    # The other agents' homes (sleep/agent_roots.py); null = environment, then defaults.
+    pi_home: str | None = None
+    opencode_data: str | None = None
+    copilot_home: str | None = None
+    vscode_user_dir: str | None = None
+    cursor_home: str | None = None
     val_fraction: float = Field(default=0.3, ge=0, lt=1)
     test_fraction: float = Field(default=0.0, ge=0, lt=1)
     max_tasks: int = Field(default=40, ge=2)

@@ -31,6 +31,9 @@ class TranscriptFile:
     path: Path
     # Identity across runs: a Codex rollout keeps it when it is compressed or archived.
     key: str
+    # The project folder the store records beside the file (Cursor's .workspace-trusted,
+    # VS Code's workspace.json), for formats whose records carry no cwd.
+    project: str | None = None
 
     @property
     def shown(self) -> str:
@@ -46,6 +49,8 @@ class SourceRoot:
     exists: bool
     sessions: list[TranscriptFile] = field(default_factory=list)
     subagent_files: int = 0
+    # A database store (OpenCode): its session rows, counted when read.
+    store_sessions: int = 0
 
 
 def _split_list(value: str) -> list[Path]:
@@ -153,6 +158,19 @@ def check_roots(claude_home: str | None, codex_home: str | None) -> None:
     Cheap, so callers check before they take a lock or write."""
     for flag, given in (("--claude-home", claude_home), ("--codex-home", codex_home)):
         for path in _split_list(given or ""):
+            if os.path.exists(path) and not path.is_dir():
+                raise UserError(
+                    f"{flag} {shown(path)}: not a directory; give the tool's root folder"
+                )
+
+
+def check_more_roots(given: Mapping[str, str | None]) -> None:
+    """The same check for the other agents' homes (flag -> value). `--opencode-data` may
+    name the database file itself."""
+    for flag, value in given.items():
+        for path in _split_list(value or ""):
+            if flag == "--opencode-data" and path.name.endswith(".db"):
+                continue
             if os.path.exists(path) and not path.is_dir():
                 raise UserError(
                     f"{flag} {shown(path)}: not a directory; give the tool's root folder"

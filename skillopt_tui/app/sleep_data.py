@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import UserError
+from sleep.agent_roots import MORE_FLAGS
 from sleep.harvest import HarvestOptions, HarvestResult, harvest
+from sleep.path_text import shown
 from sleep.settings import SleepSettings, load_settings
 from sleep.sources import SourceRoot
 from sleep.split import task_split
@@ -63,6 +65,7 @@ class RootRow:
     files: int
     subagent_files: int
     sessions: int  # sessions of the project with tasks to deliver
+    skipped: int = 0  # files (or lines of them) the harvest could not read
 
 
 @dataclass
@@ -73,15 +76,28 @@ class HarvestPreview:
     problem: str = ""
 
     def roots(self) -> list[RootRow]:
+        """Every root found; for a tool with none found, the first place it looked."""
         if self.result is None:
             return []
-        return [root_row(root, self.result) for root in self.result.roots]
+        found_tools = {r.tool for r in self.result.roots if r.exists}
+        shown_tools: set[str] = set()
+        rows = []
+        for root in self.result.roots:
+            if root.exists or (root.tool not in found_tools and root.tool not in shown_tools):
+                rows.append(root_row(root, self.result))
+                shown_tools.add(root.tool)
+        return rows
 
 
 def root_row(root: SourceRoot, result: HarvestResult) -> RootRow:
+    """One source's row. A database store (OpenCode) counts its session rows as files;
+    its sessions are named `<db>::<session id>`."""
     files = {f.shown for f in root.sessions}
-    sessions = sum(1 for s in result.sessions if s.file in files)
-    return RootRow(root.tool, root.path, root.exists, len(files), root.subagent_files, sessions)
+    store = f"{shown(root.path)}::"
+    sessions = sum(1 for s in result.sessions if s.file in files or s.file.startswith(store))
+    skipped = sum(1 for k in result.skipped if k.file in files or k.file == shown(root.path))
+    count = root.store_sessions if root.tool == "opencode" else len(files)
+    return RootRow(root.tool, root.path, root.exists, count, root.subagent_files, sessions, skipped)
 
 
 def harvest_preview(
@@ -102,6 +118,7 @@ def harvest_preview(
                 project=project,
                 claude_home=s.claude_home,
                 codex_home=s.codex_home,
+                **{name: getattr(s, name) for name in MORE_FLAGS},
                 include_automation=True,
                 commit=False,
             )

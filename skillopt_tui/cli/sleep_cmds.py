@@ -10,6 +10,13 @@ import typer
 
 from core.errors import UserError
 from skillopt_tui.cli.output import emit_json
+from skillopt_tui.cli.sleep_home_opts import (
+    CopilotHome,
+    CursorHome,
+    OpencodeData,
+    PiHome,
+    VscodeUserDir,
+)
 
 sleep_app = typer.Typer(help="Sleep: learn from the user's Claude Code and Codex sessions.")
 
@@ -44,6 +51,11 @@ def harvest_cmd(
         str | None,
         typer.Option("--codex-home", help="Codex root (default: $CODEX_HOME or ~/.codex)."),
     ] = None,
+    pi_home: PiHome = None,
+    opencode_data: OpencodeData = None,
+    copilot_home: CopilotHome = None,
+    vscode_user_dir: VscodeUserDir = None,
+    cursor_home: CursorHome = None,
     since: Annotated[
         str | None,
         typer.Option(
@@ -83,6 +95,7 @@ def harvest_cmd(
     A preview: the cursors the night reads from stay where they are, so the next
     `sleep run` still learns from everything shown. `--mark-read` moves them on purpose."""
     from sleep.harvest import HarvestOptions, default_state_dir, harvest
+    from sleep.harvest_sources import source_lines
     from sleep.path_text import require_text
     from sleep.state_dir import check_state_dir
     from sleep.timestamps import parse_since
@@ -106,6 +119,11 @@ def harvest_cmd(
             project=scope,
             claude_home=claude_home,
             codex_home=codex_home,
+            pi_home=pi_home,
+            opencode_data=opencode_data,
+            copilot_home=copilot_home,
+            vscode_user_dir=vscode_user_dir,
+            cursor_home=cursor_home,
             since=since_at,
             include_automation=include_automation,
             commit=mark_read,
@@ -120,6 +138,10 @@ def harvest_cmd(
         for t in s.tasks:
             flag = " [aborted]" if t.aborted else ""
             typer.echo(f"  {t.timestamp or '-'}  {_one_line(t.text)}{flag}")
+        if s.abandoned:
+            typer.echo(f"  ({s.abandoned} prompt(s) on abandoned branches, not tasks)")
+    for line in source_lines(result):
+        typer.echo(line)
     tasks = sum(len(s.tasks) for s in result.sessions)
     typer.echo(
         f"{tasks} new task(s) in {len(result.sessions)} session(s); "

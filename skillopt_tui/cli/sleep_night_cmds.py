@@ -12,6 +12,13 @@ import typer
 
 from core.errors import UserError
 from skillopt_tui.cli.output import emit_json
+from skillopt_tui.cli.sleep_home_opts import (
+    CopilotHome,
+    CursorHome,
+    OpencodeData,
+    PiHome,
+    VscodeUserDir,
+)
 
 
 class SleepNightUsageError(UserError):
@@ -98,14 +105,16 @@ def _night(
     """A ready Night of one project from the recorded settings and this command's flags."""
     from core.config import load_config
     from core.skills_repo import SkillsRepo
+    from sleep.agent_roots import MORE_FLAGS
     from sleep.harvest import HarvestOptions
     from sleep.night import Night, night_defaults
     from sleep.night_tasks import transcript_harvester
     from sleep.path_text import require_text
     from sleep.projects import night_label
-    from sleep.sources import check_roots
+    from sleep.sources import check_more_roots, check_roots
 
     check_roots(settings.claude_home, settings.codex_home)
+    check_more_roots({flag: getattr(settings, name) for name, flag in MORE_FLAGS.items()})
     require_text(project, "--project")
     if not settings.skills_repo:
         raise SleepNightUsageError(
@@ -135,6 +144,7 @@ def _night(
             project=project,
             claude_home=settings.claude_home,
             codex_home=settings.codex_home,
+            **{name: getattr(settings, name) for name in MORE_FLAGS},
             include_automation=settings.include_automation,
             commit=not dry,  # a dry run is a preview: it moves no cursor
         ),
@@ -176,6 +186,11 @@ def run_cmd(
     backend: BackendOpt = None,
     claude_home: ClaudeHome = None,
     codex_home: CodexHome = None,
+    pi_home: PiHome = None,
+    opencode_data: OpencodeData = None,
+    copilot_home: CopilotHome = None,
+    vscode_user_dir: VscodeUserDir = None,
+    cursor_home: CursorHome = None,
     config: ConfigOpt = None,
     set_: SetOpt = None,
     include_automation: AutomationOpt = False,
@@ -195,6 +210,8 @@ def run_cmd(
 
     state, settings = _flagged_settings(
         state_dir, skills_repo, skill=skill, claude_home=claude_home, codex_home=codex_home,
+        pi_home=pi_home, opencode_data=opencode_data, copilot_home=copilot_home,
+        vscode_user_dir=vscode_user_dir, cursor_home=cursor_home,
         include_automation=include_automation, auto_adopt=auto_adopt,
     )  # fmt: skip
     projects = projects_to_run(settings.projects, project, Path.cwd())
@@ -244,6 +261,11 @@ def dry_run_cmd(
     backend: BackendOpt = None,
     claude_home: ClaudeHome = None,
     codex_home: CodexHome = None,
+    pi_home: PiHome = None,
+    opencode_data: OpencodeData = None,
+    copilot_home: CopilotHome = None,
+    vscode_user_dir: VscodeUserDir = None,
+    cursor_home: CursorHome = None,
     config: ConfigOpt = None,
     set_: SetOpt = None,
     include_automation: AutomationOpt = False,
@@ -259,7 +281,9 @@ def dry_run_cmd(
 
     state, settings = _flagged_settings(
         state_dir, skills_repo, writing=False, skill=skill, claude_home=claude_home,
-        codex_home=codex_home, include_automation=include_automation,
+        codex_home=codex_home, pi_home=pi_home, opencode_data=opencode_data,
+        copilot_home=copilot_home, vscode_user_dir=vscode_user_dir, cursor_home=cursor_home,
+        include_automation=include_automation,
     )  # fmt: skip
     projects = projects_to_run(settings.projects, project, Path.cwd())
     plans = []

@@ -140,6 +140,7 @@ def schedule_cmd(
     state_dir: StateDir = None,
 ) -> None:
     """Install the nightly cron line (shown first, installed after you confirm)."""
+    from sleep.agent_roots import more_homes_in_use
     from sleep.schedule import (
         cron_line,
         read_crontab,
@@ -156,6 +157,7 @@ def schedule_cmd(
     # Cron starts with a bare environment: the roots in use now go into the line.
     claude = claude_root_paths(settings.claude_home, os.environ, home)
     codex = codex_root_paths(settings.codex_home, os.environ, home)
+    more = more_homes_in_use(settings, os.environ, home)
     exe = shutil.which("skillopt") or str(Path(sys.argv[0]).absolute())
     line = cron_line(
         at=at,
@@ -164,6 +166,7 @@ def schedule_cmd(
         log=state / "cron.log",
         claude_home=",".join(str(p) for p in claude),
         codex_home=",".join(str(p) for p in codex),
+        more_homes=more,
     )
     typer.echo(line)
     if print_only:

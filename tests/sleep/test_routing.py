@@ -68,6 +68,22 @@ def test_sessions_go_to_the_main_file_their_agent_reads():
     }
 
 
+def test_the_other_agents_read_agents_md_and_say_so_in_routed_by():
+    """pi, OpenCode, Copilot CLI, VS Code Copilot Chat and Cursor sessions go to the skill
+    deployed to the project's AGENTS.md, never to CLAUDE.md, and the route names them."""
+    sources = ["pi", "opencode", "copilot", "vscode", "cursor"]
+    routing = plan_routes(
+        [session(source, f"{source}-1") for source in sources], ENTRIES, project=PROJECT
+    )
+    (route,) = routing.routes
+    assert route.skill == "app-agents"
+    assert route.routed_by == "; ".join(
+        f"{name} reads AGENTS.md"
+        for name in ("pi", "OpenCode", "Copilot CLI", "VS Code Copilot Chat", "Cursor")
+    )
+    assert route.accepts(["pi:pi-1"]) and not route.accepts(["claude:c1"])
+
+
 def test_a_named_skill_counts_only_when_the_sessions_agent_reads_it():
     routing = plan_routes(
         [
@@ -179,3 +195,35 @@ async def test_an_archive_from_before_routing_by_agent_keeps_codex_tasks_off_cla
     result = await world_night(world).run()
     ids = {t["id"] for ts in _tasks_of(result.folder).values() for t in ts}
     assert "t-stalecodex01" not in ids
+
+
+def test_an_agents_own_skill_folder_is_read_by_that_agent_only():
+    """pi reads .pi/skills, OpenCode .opencode/skills, Copilot CLI .github/skills (where
+    the agent backends place a skill): a skill deployed there takes that agent's sessions
+    that name it, never another AGENTS.md reader's, and gates only on that agent's tasks."""
+    own = [
+        entry("lint", str(PROJECT / ".pi" / "skills" / "lint" / "SKILL.md")),
+        entry("ship", str(PROJECT / ".opencode" / "skills" / "ship" / "SKILL.md")),
+        entry("triage", str(PROJECT / ".github" / "skills" / "triage" / "SKILL.md")),
+        entry("app-agents", str(PROJECT / "AGENTS.md")),
+    ]
+    assert [readers(e) for e in own] == [{"pi"}, {"opencode"}, {"copilot"}, {"agents"}]
+    routing = plan_routes(
+        [
+            session("pi", "p1", ["lint"]),
+            session("codex", "x1", ["lint"]),  # Codex does not read .pi/skills
+            session("opencode", "o1", ["ship"]),
+            session("copilot", "c1", ["triage"]),
+        ],
+        own,
+        project=PROJECT,
+    )
+    got = {r.skill: (r.routed_by, [s["session_id"] for s in r.sessions]) for r in routing.routes}
+    assert got == {
+        "lint": (BY_TRANSCRIPT, ["p1"]),
+        "ship": (BY_TRANSCRIPT, ["o1"]),
+        "triage": (BY_TRANSCRIPT, ["c1"]),
+        "app-agents": ("Codex reads AGENTS.md", ["x1"]),
+    }
+    lint = next(r for r in routing.routes if r.skill == "lint")
+    assert lint.accepts(["pi:p1"]) and not lint.accepts(["codex:x1", "opencode:o1"])

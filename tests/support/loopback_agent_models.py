@@ -45,6 +45,9 @@ class UseTool:
 class Answer:
     steps: list[Say | UseTool]
     delay: float = 0.0  # seconds before the first byte (lets a test interrupt the turn)
+    # Not 200: the request fails with this HTTP status and an error body (a failed call;
+    # 400 is not retried by the agents, so the turn fails at once).
+    status: int = 200
 
 
 @dataclass
@@ -353,6 +356,11 @@ class LoopbackAgentModels:
                 answer = owner.brain(request)
                 if answer.delay:
                     time.sleep(answer.delay)
+                if answer.status != 200:
+                    message = " ".join(s.text for s in answer.steps if isinstance(s, Say))
+                    error = {"type": "invalid_request_error", "message": message or "failed"}
+                    self._json(answer.status, {"type": "error", "error": error})
+                    return
                 model = str(body.get("model") or "local-model")
                 events = render(answer, model)
                 if not body.get("stream"):

@@ -30,7 +30,7 @@ STATUS_STYLE = {
     "unreadable": "red",
 }
 SPLIT_STYLE = {"train": "green", "val": "cyan", "test": "magenta"}
-ROOT_COLUMNS = ("tool", "root", "found", "files", "sub-agent", "sessions")
+ROOT_COLUMNS = ("tool", "root", "found", "files", "sub-agent", "sessions", "skipped")
 SKIPPED_COLUMNS = ("file", "reason")
 SESSION_COLUMNS = ("", "tool", "session", "branch", "tasks", "first task")
 TASK_COLUMNS = ("when", "task")
@@ -110,6 +110,7 @@ def root_cells(preview: HarvestPreview) -> list[tuple]:
             str(r.files),
             str(r.subagent_files),
             str(r.sessions),
+            str(r.skipped),
         )
         for r in preview.roots()
     ]

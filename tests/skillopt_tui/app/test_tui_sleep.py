@@ -103,8 +103,9 @@ async def test_sources_sessions_and_redactions_from_a_preview_that_moves_no_curs
 
         await pilot.press("1")
         roots = {row[0]: row for row in _cells(screen, "roots")}
-        assert roots["claude"][2:] == ["yes", "11", "1", "9"]  # files, sub-agent, sessions
-        assert roots["codex"][2:] == ["yes", "1", "0", "1"]
+        # found, files, sub-agent, sessions, skipped
+        assert roots["claude"][2:] == ["yes", "11", "1", "9", "1"]
+        assert roots["codex"][2:] == ["yes", "1", "0", "1", "0"]
         [skipped] = _cells(screen, "skipped")
         assert skipped[0].endswith("0063.jsonl") and "line" in skipped[1]
         summary = str(screen.query_one("#sources-summary", Static).render())
@@ -117,6 +118,24 @@ async def test_sources_sessions_and_redactions_from_a_preview_that_moves_no_curs
         assert SECRET_PROMPT.replace(SECRET, "[REDACTED:aws_access_key_id]") in detail
         assert SECRET not in _screen_text(screen)
     assert state_file.read_bytes() == cursors  # the preview moved no cursor
+
+
+async def test_sources_list_the_other_agents_stores_with_files_and_sessions(world, tmp_path):
+    """pi and OpenCode stores (the real CLIs' fixtures) found in the home show beside
+    Claude and Codex; their sessions are of another project, so none is delivered here."""
+    from tests.sleep.more_agents import home_with
+
+    home_with(tmp_path, "pi", "opencode")  # the world's HOME is tmp_path / "home"
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await _open_sleep(pilot)
+        await pilot.press("1")
+        roots = {row[0]: row for row in _cells(screen, "roots")}
+        assert roots["pi"][2:] == ["yes", "2", "0", "0", "0"]
+        assert roots["opencode"][2:] == ["yes", "3", "1", "0", "0"]  # 3 rows, 1 sub-agent
+        assert roots["copilot"][2] == "no" and roots["cursor"][2] == "no"
+        summary = str(screen.query_one("#sources-summary", Static).render())
+        assert "other project" in summary
 
 
 async def test_nights_open_the_run_and_review_the_staged_branch(world, night, tmp_path):

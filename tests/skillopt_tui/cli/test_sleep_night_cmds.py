@@ -202,3 +202,38 @@ def test_backend_flag_overrides_the_night_config_for_one_night(world):
     assert json.loads(flagged.stdout)["backend"] == "local"
     settings = (world["tmp"] / "xdg" / "skillopt" / "sleep" / "sleep.yaml").read_text()
     assert "backend: handoff" in settings  # what init recorded, not changed by the flag
+
+
+def write_pi_sessions(pi_home: Path, project: Path, n: int) -> None:
+    """pi 0.73.1's session shape (tests/sleep/fixtures/real/pi): a header, then a tree."""
+    folder = pi_home / "sessions" / ("--" + str(project).strip("/").replace("/", "-") + "--")
+    folder.mkdir(parents=True)
+    for i, part in enumerate(parts_for(project, n)):
+        sid = str(uuid.UUID(int=100 + i))
+        lines = [{"type": "session", "version": 3, "id": sid, "cwd": str(project),
+                  "timestamp": f"2026-11-{10 + i:02d}T09:00:00Z"}]  # fmt: skip
+        parent = None
+        for k, text in enumerate([INSTALL_PROMPT.format(part=part), "no, use pnpm instead of npm"]):
+            entry = {"type": "message", "id": f"{i:02d}{k:06d}", "parentId": parent,
+                     "timestamp": f"2026-11-{10 + i:02d}T10:0{k}:00Z",
+                     "message": {"role": "user", "content": [{"type": "text", "text": text}]}}  # fmt: skip
+            parent = entry["id"]
+            lines.append(entry)
+        (folder / f"2026-11-{10 + i:02d}_{sid}.jsonl").write_text(
+            "".join(json.dumps(line) + "\n" for line in lines)
+        )
+
+
+def test_dry_run_with_pi_home_routes_pi_sessions_to_the_agents_md_skill(world):
+    env, project = world["env"], world["project"]
+    (project / "AGENTS.md").write_text("# Agents\n\nRun the tests.\n")
+    assert run(env, "sleep", "init", "--project", str(project), "--yes").returncode == 0
+    pi_home = world["tmp"] / "pi-agent"
+    write_pi_sessions(pi_home, project, 4)
+    dry = run(env, "sleep", "dry-run", "--config", str(world["config"]), "--json",
+              "--pi-home", str(pi_home))  # fmt: skip
+    assert dry.returncode == 0, dry.stderr
+    routes = {r["skill"]: r for r in json.loads(dry.stdout)["skills"]}
+    [agents] = [r for r in routes.values() if "pi reads AGENTS.md" in r["routed_by"]]
+    assert agents["sessions"] == 4 and agents["skill"] != "proj"
+    assert routes["proj"]["sessions"] == 10  # Claude's stay with CLAUDE.md

@@ -1,0 +1,83 @@
+"""Copilot CLI sessions: the events.jsonl logs the real copilot 1.0.102 wrote
+(make_copilot.py): typed prompts (one failed call), a resumed session, print mode marked."""
+
+from __future__ import annotations
+
+import json
+
+from tests.sleep.more_agents import PROJECT, SECRET, expected, home_with, redacted, run, texts
+
+TYPED = expected("copilot")["typed"]
+
+
+def test_real_logs_give_the_typed_prompts_and_mark_print_mode(tmp_path):
+    result = run(tmp_path, home_with(tmp_path, "copilot"))
+    assert texts(result, "copilot") == [
+        [redacted(TYPED[0]), *TYPED[1:]],
+        expected("copilot")["printed"],
+    ]
+    typed, printed = result.sessions
+    assert (typed.automation, printed.automation) == (False, True)
+    assert typed.cwd == PROJECT and typed.session_id == "810fc1de-fd88-4103-93c3-9275286bce63"
+    assert [t.aborted for t in typed.tasks] == [False, False, True, False]
+    assert typed.tasks[1].commands == ["ls"]
+
+
+def test_print_mode_is_left_out_unless_asked(tmp_path):
+    result = run(tmp_path, home_with(tmp_path, "copilot"), automation=False)
+    assert texts(result, "copilot") == [[redacted(TYPED[0]), *TYPED[1:]]]
+    assert result.left_out["automation"] == 1
+
+
+def test_a_second_harvest_reads_from_the_cursor(tmp_path):
+    home = home_with(tmp_path, "copilot")
+    run(tmp_path, home)
+    assert run(tmp_path, home).sessions == []
+    log = (
+        home
+        / ".copilot"
+        / "session-state"
+        / "810fc1de-fd88-4103-93c3-9275286bce63"
+        / "events.jsonl"
+    )
+    event = {"type": "user.message", "data": {"content": "And the README too."},
+             "timestamp": "2026-12-02T03:00:00Z"}  # fmt: skip
+    with log.open("a") as f:
+        f.write(json.dumps(event) + "\n")
+    again = run(tmp_path, home)
+    assert texts(again, "copilot") == [["And the README too."]]
+    assert again.sessions[0].cwd == PROJECT  # the identity travels with the cursor
+
+
+def test_no_planted_secret_in_the_state_or_the_output(tmp_path):
+    result = run(tmp_path, home_with(tmp_path, "copilot"))
+    written = b"".join(p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file())
+    assert SECRET.encode() not in written
+    assert SECRET not in json.dumps(result.to_json(show_redactions=True))
+
+
+def test_a_session_whose_log_is_gone_is_read_from_session_store_db(tmp_path):
+    """The store the real copilot wrote keeps each turn: with the typed session's
+    events.jsonl deleted, its prompts come from `turns` (the failed one, with no reply,
+    aborted), once; the store is opened read-only and left as it was."""
+    home = home_with(tmp_path, "copilot")
+    log = home / ".copilot" / "session-state" / "810fc1de-fd88-4103-93c3-9275286bce63"
+    (log / "events.jsonl").unlink()
+    db = home / ".copilot" / "session-store.db"
+    before = db.read_bytes()
+    result = run(tmp_path, home)
+    assert texts(result, "copilot") == [
+        [redacted(TYPED[0]), *TYPED[1:]],
+        expected("copilot")["printed"],
+    ]
+    from_db = next(
+        s for s in result.sessions if s.file.endswith("::810fc1de-fd88-4103-93c3-9275286bce63")
+    )
+    assert [t.aborted for t in from_db.tasks] == [False, False, True, False]
+    assert from_db.cwd == PROJECT and from_db.tasks[0].answer.startswith("Reply to: Explain")
+    assert db.read_bytes() == before and sorted(
+        p.name for p in db.parent.glob("session-store*")
+    ) == ["session-store.db"]
+    assert run(tmp_path, home).sessions == []
+    written = b"".join(p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file())
+    assert SECRET.encode() not in written

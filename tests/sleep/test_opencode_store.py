@@ -1,0 +1,161 @@
+"""OpenCode's opencode.db: the store the real opencode 1.18.33 wrote (make_opencode.py),
+read without writing to it, also while a writer holds it locked in WAL mode."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+from tests.sleep.more_agents import PROJECT, SECRET, expected, home_with, redacted, run, texts
+
+PRINTED = expected("opencode")["printed"]
+
+
+def _quoted(prompt: str) -> str:
+    return f'"{prompt}"'  # `opencode run` quotes a multi-word argument in what it records
+
+
+def _db(home: Path) -> Path:
+    return home / ".local" / "share" / "opencode" / "opencode.db"
+
+
+def _digests(db: Path) -> dict[str, str]:
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(db.parent.iterdir())
+        if p.name.startswith("opencode.db")
+    }
+
+
+def test_real_store_gives_the_prompts_marks_run_sessions_and_skips_the_subagent(tmp_path):
+    home = home_with(tmp_path, "opencode")
+    result = run(tmp_path, home)
+    first, failed = PRINTED[:3], PRINTED[3:]
+    assert texts(result, "opencode") == [
+        [_quoted(redacted(p)) for p in first],
+        [_quoted(p) for p in failed],
+    ]
+    assert all(s.automation and s.cwd == PROJECT for s in result.sessions)
+    assert [t.aborted for s in result.sessions for t in s.tasks] == [False, False, False, True]
+    assert result.sessions[0].tasks[1].commands == ["ls"]
+    (root,) = [r for r in result.roots if r.tool == "opencode"]
+    assert (root.store_sessions, root.subagent_files) == (3, 1)  # the task tool's child
+    assert "Look for TODO" not in json.dumps(result.to_json())
+
+
+def test_run_sessions_are_left_out_without_include_automation(tmp_path):
+    result = run(tmp_path, home_with(tmp_path, "opencode"), automation=False)
+    assert result.sessions == [] and result.left_out["automation"] == 2
+
+
+def test_a_second_harvest_reads_only_new_messages(tmp_path):
+    home = home_with(tmp_path, "opencode")
+    first = run(tmp_path, home)
+    sid = first.sessions[0].session_id
+    second = run(tmp_path, home)
+    assert second.sessions == []
+    (root,) = [r for r in second.roots if r.tool == "opencode"]
+    assert (root.store_sessions, root.subagent_files) == (3, 1)  # counted though unchanged
+    db = sqlite3.connect(_db(home))
+    db.execute(
+        "INSERT INTO message (id, session_id, time_created, time_updated, data) "
+        "VALUES ('msg_zzzz', ?, 1896178400000, 1896178400000, '{\"role\": \"user\"}')",
+        (sid,),
+    )
+    db.execute(
+        "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+        "VALUES ('prt_zzzz', 'msg_zzzz', ?, 1896178400000, 1896178400000, ?)",
+        (sid, json.dumps({"type": "text", "text": "Now add a test."})),
+    )
+    db.execute("UPDATE session SET time_updated = 1896178400001 WHERE id = ?", (sid,))
+    db.commit()
+    db.close()
+    assert texts(run(tmp_path, home), "opencode") == [["Now add a test."]]
+
+
+def test_a_wal_store_held_by_a_locking_writer_is_read_and_left_untouched(tmp_path):
+    """The writer keeps an exclusive lock in WAL mode (no reader can open the live file):
+    the harvest reads a private copy of db + WAL, sees the committed new prompt that is
+    only in the WAL, and the live files stay byte for byte as they were."""
+    home = home_with(tmp_path, "opencode")
+    db_path = _db(home)
+    writer = sqlite3.connect(db_path)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("PRAGMA locking_mode=EXCLUSIVE")
+    sid = writer.execute("SELECT id FROM session WHERE parent_id IS NULL LIMIT 1").fetchone()[0]
+    writer.execute(
+        "INSERT INTO message (id, session_id, time_created, time_updated, data) "
+        "VALUES ('msg_zzzz', ?, 1896178400000, 1896178400000, '{\"role\": \"user\"}')",
+        (sid,),
+    )
+    writer.execute(
+        "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+        "VALUES ('prt_zzzz', 'msg_zzzz', ?, 1896178400000, 1896178400000, ?)",
+        (sid, json.dumps({"type": "text", "text": "Written while locked."})),
+    )
+    writer.commit()
+    try:
+        blocked = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=0.1)
+        try:
+            blocked.execute("SELECT count(*) FROM session").fetchone()
+            raise AssertionError("the writer's lock should keep other readers out")
+        except sqlite3.OperationalError:
+            pass
+        finally:
+            blocked.close()
+        before = _digests(db_path)
+        result = run(tmp_path, home)
+        assert _digests(db_path) == before
+    finally:
+        writer.close()
+    assert ["Written while locked."] in [[t.text for t in s.tasks][-1:] for s in result.sessions]
+
+
+def test_a_wal_store_with_a_reader_open_transaction_is_read_read_only(tmp_path):
+    home = home_with(tmp_path, "opencode")
+    db_path = _db(home)
+    writer = sqlite3.connect(db_path)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("BEGIN IMMEDIATE")  # a write transaction in progress, nothing committed
+    writer.execute("UPDATE session SET title = 'half-written'")
+    try:
+        result = run(tmp_path, home)
+    finally:
+        writer.rollback()
+        writer.close()
+    assert len(result.sessions) == 2 and result.skipped == []
+
+
+def test_no_planted_secret_in_the_state_or_the_output(tmp_path):
+    result = run(tmp_path, home_with(tmp_path, "opencode"))
+    written = b"".join(p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file())
+    assert SECRET.encode() not in written
+    assert SECRET not in json.dumps(result.to_json(show_redactions=True))
+
+
+def test_a_tui_session_is_typed_and_undone_messages_are_not_tasks(tmp_path):
+    """The TUI (which draws nothing under tmux here) creates sessions without `run`'s
+    permission rules: typed. `/undo` records `revert.messageID`: that prompt and the
+    later ones are not tasks."""
+    home = home_with(tmp_path, "opencode")
+    db = sqlite3.connect(_db(home))
+    sid = db.execute(
+        "SELECT id FROM session WHERE parent_id IS NULL ORDER BY time_created LIMIT 1"
+    ).fetchone()[0]
+    users = [
+        mid
+        for mid, data in db.execute(
+            "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created", (sid,)
+        )
+        if json.loads(data)["role"] == "user"
+    ]
+    revert = json.dumps({"messageID": users[2]})
+    db.execute("UPDATE session SET permission = NULL, revert = ? WHERE id = ?", (revert, sid))
+    db.commit()
+    db.close()
+    result = run(tmp_path, home, automation=False)
+    assert texts(result, "opencode") == [[_quoted(redacted(p)) for p in PRINTED[:2]]]
+    assert result.sessions[0].automation is False
