@@ -62,10 +62,13 @@ async def test_confirm_dialog_shows_its_own_keys_not_the_screens(runs_dir):
         assert await wait_until(
             pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
         )
-        assert "Approve" in _footer_text(app.screen)
+        # the footer fills in after the screen loads: wait for it, not a fixed pause
+        assert await wait_until(pilot, lambda: "Approve" in _footer_text(app.screen))
         await pilot.press("a", "A")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.pause(0.05)
+        assert await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ConfirmDialog) and "Yes" in _footer_text(app.screen),
+        )
         footer = _footer_text(app.screen)
         assert "Yes" in footer and "No" in footer and "Approve" not in footer
         # the dialog's footer is the bottom line, over the review's
