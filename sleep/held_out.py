@@ -22,7 +22,7 @@ from sleep.split import split_tasks, task_split
 from sleep.tasks import MinedTask
 
 DEFAULT_MIN_VAL_TASKS = 6
-DEFAULT_MAX_VAL_TASKS = 30
+DEFAULT_MAX_VAL_TASKS = 20  # with max_tasks (40) at most 60 tasks a night
 
 
 def _recent_first(task: MinedTask) -> tuple:

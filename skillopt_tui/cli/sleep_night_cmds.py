@@ -317,8 +317,6 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
         )
         if route["skipped"]:
             typer.echo(f"    {skipped_line(route['skipped'])}")
-        if route.get("waiting_for_val"):
-            typer.echo(f"    nothing to gate yet: {route['waiting_for_val']}")
         if route["skill"] in plan["estimate"]:
             typer.echo(f"    {plan['estimate'][route['skill']]}")
 

@@ -9,6 +9,7 @@ import datetime as dt
 import json
 from pathlib import Path
 
+from sleep.estimate import estimate_night
 from sleep.held_out import DEFAULT_MIN_VAL_TASKS, night_splits, waiting_for_val
 from sleep.mine import shape_of
 from sleep.night import Night
@@ -115,8 +116,11 @@ def waiting_night(tmp_path, repo, project) -> Night:  # noqa: F811
 async def test_too_few_held_out_tasks_stage_nothing_and_say_how_many(tmp_path, repo, project):  # noqa: F811
     night = waiting_night(tmp_path, repo, project)
     night.dry = True  # dry-run says it first, writing nothing
-    [route] = (await night.plan()).routes
+    plan = await night.plan()
+    [route] = plan.routes
     assert route["waiting_for_val"].startswith("waiting for more held-out tasks (3 of 6)")
+    estimate = await estimate_night(night, plan)  # it would spend nothing on the skill
+    assert estimate["project"].startswith("no calls: waiting for more held-out tasks (3 of 6)")
     lines: list[str] = []
     night = waiting_night(tmp_path, repo, project)
     night.on_line = lines.append

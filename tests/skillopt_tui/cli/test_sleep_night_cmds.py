@@ -114,6 +114,8 @@ def test_init_then_a_night_stages_a_branch_and_status_reports_it(world):
     assert "backend handoff" in out.stdout  # no key, no agent CLI on this PATH
     settings = (world["tmp"] / "xdg" / "skillopt" / "sleep" / "sleep.yaml").read_text()
     assert f"projects:\n- {project}\n" in settings
+    state = world["tmp"] / "xdg" / "skillopt" / "sleep"
+    lower_min_val_tasks(state)  # the world's few sessions give fewer than six held-out tasks
 
     dry = run(env, "sleep", "dry-run", "--config", str(world["config"]), "--json")
     assert dry.returncode == 0, dry.stderr
@@ -124,7 +126,6 @@ def test_init_then_a_night_stages_a_branch_and_status_reports_it(world):
     assert "judge" in plan["estimate"]["proj"]
     state = world["tmp"] / "xdg" / "skillopt" / "sleep"
     assert not (state / "nights").exists()  # a dry run writes nothing
-    lower_min_val_tasks(state)  # the world's few sessions give fewer than six held-out tasks
 
     night = run(env, "sleep", "run", "--config", str(world["config"]), "--json")
     assert night.returncode == 0, night.stderr
