@@ -326,15 +326,21 @@ class Night:
         plan.left_out = self.left_out
         backend = self.config.models.target.backend
         for route, splits in routed:
-            held_out = replayable(splits, backend, lambda _task, _why: None)["val"]
+            kept = replayable(splits, backend, lambda _task, _why: None)
+            # why the night would gate nothing for this skill yet (None: it gates, or it
+            # lacks train or val tasks altogether, which the night reports as before)
+            waiting = (
+                waiting_for_val(len(kept["val"]), self.min_val_tasks)
+                if kept["train"] and kept["val"]
+                else None
+            )
             plan.routes.append(
                 {
                     "skill": route.skill,
                     "routed_by": route.routed_by,
                     "sessions": len(route.sessions),
                     **{split: len(tasks) for split, tasks in splits.items()},
-                    # why the night would gate nothing for this skill yet (None: it gates)
-                    "waiting_for_val": waiting_for_val(len(held_out), self.min_val_tasks),
+                    "waiting_for_val": waiting,
                     "tasks": planned_tasks(
                         splits, str(route.routed_by), self.config.models.target.backend
                     ),
@@ -426,11 +432,6 @@ class Night:
         splits = replayable(splits, self.config.models.target.backend, self._skipped_line)
         counts = {split: len(tasks) for split, tasks in splits.items()}
         outcome: dict[str, Any] = {"routed_by": route.routed_by, **counts, "staged": None}
-        waiting = waiting_for_val(counts["val"], self.min_val_tasks)
-        if waiting is not None:
-            self.on_line(f"{route.skill}: {waiting}")
-            outcome.update(status="skipped", reason=waiting, waiting_for_val=True)
-            return outcome
         if not splits["train"] or not splits["val"]:
             outcome.update(
                 status="skipped",
@@ -439,6 +440,11 @@ class Night:
                     "need at least one of each): more sessions will come"
                 ),
             )
+            return outcome
+        waiting = waiting_for_val(counts["val"], self.min_val_tasks)
+        if waiting is not None:
+            self.on_line(f"{route.skill}: {waiting}")
+            outcome.update(status="skipped", reason=waiting, waiting_for_val=True)
             return outcome
         config = self.run_config(len(splits["train"]), bool(splits["test"]))
         run_id = f"{self.night_id}-{route.skill}"
