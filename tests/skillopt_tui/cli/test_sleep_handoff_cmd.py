@@ -99,8 +99,9 @@ def test_a_finished_nights_prompts_wait_for_nothing(world):  # noqa: F811
     re-run starting a new night)."""
     env, project = world["env"], world["project"]
     assert run(env, "sleep", "init", "--project", str(project), "--yes").returncode == 0
-    assert run(env, "sleep", "run").returncode == 3
     state = world["tmp"] / "xdg" / "skillopt" / "sleep"
+    lower_min_val_tasks(state)  # the world's few sessions give fewer than six held-out tasks
+    assert run(env, "sleep", "run").returncode == 3
     [night] = (state / "nights").iterdir()
     data = json.loads((night / "night.json").read_text())
     (night / "night.json").write_text(json.dumps({**data, "status": "finished"}))
