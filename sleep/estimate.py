@@ -42,7 +42,12 @@ async def estimate_night(night: Night, plan: NightPlan) -> dict[str, str]:
     out: dict[str, str] = {}
     sessions = night.sessions()
     backend = night.config.models.target.backend
+    # a skill waiting for more held-out tasks (sleep/held_out.py) runs nothing
+    waiting = {r["skill"]: r["waiting_for_val"] for r in plan.routes if r.get("waiting_for_val")}
     for route, planned in await night.routed_tasks(sessions):
+        if route.skill in waiting:
+            out[route.skill] = f"no calls: {waiting[route.skill]}"
+            continue
         if not planned["train"] or not planned["val"]:
             continue
         splits = replayable(planned, backend, lambda _task, _reason: None)

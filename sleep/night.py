@@ -56,7 +56,13 @@ from core.training.trainer import run_training
 from sleep import handoff_answers, handoff_workspace  # noqa: F401
 from sleep.cursors import HarvestState
 from sleep.harvest import STATE_FILE
-from sleep.mine import mine_sessions, priority
+from sleep.held_out import (
+    DEFAULT_MAX_VAL_TASKS,
+    DEFAULT_MIN_VAL_TASKS,
+    night_splits,
+    waiting_for_val,
+)
+from sleep.mine import mine_sessions
 from sleep.mine_model import mine_with_model
 from sleep.night_tasks import (
     CarryArchive,
@@ -82,7 +88,6 @@ from sleep.replay_modes import (
 )
 from sleep.replay_tools import ToolReplay, skill_path_for
 from sleep.routing import Route, plan_routes
-from sleep.split import split_tasks
 from sleep.state_dir import check_state_dir
 from sleep.tasks import MinedTask, TaskArchive, task_listing
 
@@ -184,6 +189,8 @@ class Night:
     max_tasks: int = 40
     pass_mark: float = 0.7
     check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S  # each command check's time limit
+    min_val_tasks: int = DEFAULT_MIN_VAL_TASKS  # the gate's minimum (sleep/held_out.py)
+    max_val_tasks: int = DEFAULT_MAX_VAL_TASKS
     include_automation: bool = False
     auto_adopt: bool = False
     today: dt.date = field(default_factory=dt.date.today)
@@ -270,24 +277,21 @@ class Night:
             for task in mined:
                 task.skill = route.skill
             known = archive.merge(mined, write=not self.dry)
-            tasks = sorted(
-                (
-                    t
-                    for t in known.values()
-                    if t.skill == route.skill
-                    and _in_project(t.project, self.project)
-                    and route.accepts(t.source_sessions)
-                ),
-                key=priority,
-            )[: self.max_tasks]
-            out.append(
-                (
-                    route,
-                    split_tasks(
-                        tasks, val_fraction=self.val_fraction, test_fraction=self.test_fraction
-                    ),
-                )
+            tasks = (
+                t
+                for t in known.values()
+                if t.skill == route.skill
+                and _in_project(t.project, self.project)
+                and route.accepts(t.source_sessions)
             )
+            splits = night_splits(
+                tasks,
+                max_tasks=self.max_tasks,
+                max_val_tasks=self.max_val_tasks,
+                val_fraction=self.val_fraction,
+                test_fraction=self.test_fraction,
+            )
+            out.append((route, splits))
         if not self.dry:
             frozen = {r.skill: {k: [t.to_dict() for t in v] for k, v in s.items()} for r, s in out}
             write_json(saved, {"skills": frozen})
@@ -320,13 +324,23 @@ class Night:
         )
         routed = await self.routed_tasks(sessions)
         plan.left_out = self.left_out
+        backend = self.config.models.target.backend
         for route, splits in routed:
+            kept = replayable(splits, backend, lambda _task, _why: None)
+            # why the night would gate nothing for this skill yet (None: it gates, or it
+            # lacks train or val tasks altogether, which the night reports as before)
+            waiting = (
+                waiting_for_val(len(kept["val"]), self.min_val_tasks)
+                if kept["train"] and kept["val"]
+                else None
+            )
             plan.routes.append(
                 {
                     "skill": route.skill,
                     "routed_by": route.routed_by,
                     "sessions": len(route.sessions),
                     **{split: len(tasks) for split, tasks in splits.items()},
+                    "waiting_for_val": waiting,
                     "tasks": planned_tasks(
                         splits, str(route.routed_by), self.config.models.target.backend
                     ),
@@ -426,6 +440,11 @@ class Night:
                     "need at least one of each): more sessions will come"
                 ),
             )
+            return outcome
+        waiting = waiting_for_val(counts["val"], self.min_val_tasks)
+        if waiting is not None:
+            self.on_line(f"{route.skill}: {waiting}")
+            outcome.update(status="skipped", reason=waiting, waiting_for_val=True)
             return outcome
         config = self.run_config(len(splits["train"]), bool(splits["test"]))
         run_id = f"{self.night_id}-{route.skill}"
@@ -571,6 +590,9 @@ class Night:
                 + ", ".join(staged)
                 + " — review with `skillopt tui` or `skillopt skills diff`"
             )
+        held = [f"{k}: {o['reason']}" for k, o in result.skills.items() if o.get("waiting_for_val")]
+        if held:
+            return "nothing staged; " + "; ".join(held)
         if not any(o.get("candidates") for o in result.skills.values()):
             return "no candidate tonight (the optimizer proposed no usable edit); nothing staged"
         return "no candidate beat the current skill tonight; nothing staged"

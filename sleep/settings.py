@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from core.atomic import write_text
 from core.errors import UserError
+from sleep.held_out import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
 
 SETTINGS_FILE = "sleep.yaml"
 NightBackend = Literal[
@@ -47,6 +48,10 @@ class SleepSettings(BaseModel):
     pass_mark: float = Field(default=0.7, gt=0, le=1)
     # Each mined `command` check's time limit in the replay workspace (sleep/replay_checks.py).
     check_timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    # The gate's evidence (sleep/held_out.py): a skill is gated only on at least
+    # min_val_tasks held-out tasks, the most recent max_val_tasks of every night's.
+    min_val_tasks: int = Field(default=DEFAULT_MIN_VAL_TASKS, ge=1)
+    max_val_tasks: int = Field(default=DEFAULT_MAX_VAL_TASKS, ge=1)
     include_automation: bool = False
     auto_adopt: bool = False
 
@@ -62,6 +67,15 @@ class SleepSettings(BaseModel):
                 projects.insert(0, old)
             data["projects"] = projects
         return data
+
+    @model_validator(mode="after")
+    def _the_gate_can_open(self) -> SleepSettings:
+        if self.min_val_tasks > self.max_val_tasks:
+            raise ValueError(
+                f"min_val_tasks ({self.min_val_tasks}) is more than max_val_tasks "
+                f"({self.max_val_tasks}): no night could ever gate; lower one or raise the other"
+            )
+        return self
 
     @property
     def project(self) -> str | None:

@@ -32,6 +32,9 @@ class StagedCandidate:
     # How it was accepted: "strict" (beat the best on val) or "disabled" (the gate.enabled=false ablation: every
     # candidate is taken, so val_after may be lower than val_before).
     gate: str = "strict"
+    # How many val items the gate scored it on (None: not recorded). With the improved and
+    # regressed counts it gives the commit's `Val-Items` and `Evidence: p=…` trailers.
+    val_items: int | None = None
 
 
 class Stager(Protocol):

@@ -9,6 +9,7 @@ commit without it counts as `step` (commits staged before the trailer existed).
 from __future__ import annotations
 
 from core.run.staging import StagedCandidate
+from core.sign_test import evidence_trailer
 from core.skills_repo import history, manifest, messages
 from core.skills_repo.errors import SkillsRepoError
 from core.skills_repo.plumbing import RepoCore
@@ -210,8 +211,12 @@ class SkillsRepoStager:
             "Val-After": f"{c.val_after:.4f}",
             "Items-Improved": str(c.items_improved),
             "Items-Regressed": str(c.items_regressed),
-            "Edits": str(len(c.edits)),
         }
+        if c.val_items is not None:
+            trailers["Val-Items"] = str(c.val_items)
+        # a paired sign test over the items that changed (core/sign_test.py)
+        trailers["Evidence"] = evidence_trailer(c.items_improved, c.items_regressed)
+        trailers["Edits"] = str(len(c.edits))
         if c.source_sessions:
             trailers["Source-Sessions"] = ", ".join(c.source_sessions)
         for key, value in c.trailers.items():

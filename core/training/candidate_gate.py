@@ -204,6 +204,7 @@ async def judge_candidate(
                 val_after=full_score,
                 items_improved=improved,
                 items_regressed=regressed,
+                val_items=len(tr.val_items),
                 edits=shown,
                 summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}"
                 + (" (gate disabled)" if mode == "disabled" else ""),

@@ -95,6 +95,7 @@ async def finish(tr: TrainingRun) -> RunSummary:
                         val_after=final_val,
                         items_improved=improved,
                         items_regressed=regressed,
+                        val_items=len(tr.val_items),
                         source="final",
                         summary=f"final skill: val {before:.3f} -> {final_val:.3f}",
                     )

@@ -163,6 +163,8 @@ def _night(
         max_tasks=settings.max_tasks,
         pass_mark=settings.pass_mark,
         check_timeout_s=settings.check_timeout_s,
+        min_val_tasks=settings.min_val_tasks,
+        max_val_tasks=settings.max_val_tasks,
         include_automation=settings.include_automation,
         auto_adopt=settings.auto_adopt,
         on_line=lambda line: print(f"skillopt: sleep: {line}", file=sys.stderr),
@@ -251,7 +253,8 @@ def _outcome_line(skill: str, o: dict) -> str:
     if o.get("baseline_val") is not None:
         scores = f" val {o['baseline_val']:.3f} -> {o.get('best_val') or 0:.3f}"
     staged = f", staged {o['staged']}" if o.get("staged") else ""
-    return f"{skill}: {o['status']} ({o.get('train', 0)} train / {o.get('val', 0)} val tasks){scores}{staged}"
+    why = f": {o['reason']}" if o.get("status") == "skipped" and o.get("reason") else ""
+    return f"{skill}: {o['status']} ({o.get('train', 0)} train / {o.get('val', 0)} val tasks){scores}{staged}{why}"
 
 
 def dry_run_cmd(
@@ -365,6 +368,9 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
         )
         pending = f", {n['pending']} handoff answer(s) waiting" if n.get("pending") else ""
         typer.echo(f"{n['night_id']}: {n['status']} — {staged}{pending}")
+        for skill, outcome in n["skills"].items():  # why a skill is not gated yet
+            if outcome.get("waiting_for_val"):
+                typer.echo(f"  {skill}: {outcome.get('reason')}")
 
 
 def _branch_now(outcome: dict) -> str:

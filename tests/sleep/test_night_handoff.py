@@ -136,6 +136,7 @@ async def test_the_same_on_transcripts_the_real_claude_cli_wrote(tmp_path):
             harvest=harvested,
             project=project_dir,
             today=DAY,
+            min_val_tasks=1,  # the real CLIs' transcripts hold one held-out task
         )
 
     result = await finish_through_garbage(new_night, state)

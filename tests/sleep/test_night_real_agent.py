@@ -78,6 +78,7 @@ async def test_a_night_replays_with_the_real_claude_in_a_copy_of_the_project(tmp
         night = Night(
             state_dir=tmp_path / "state", repo=repo, config=config, harvest=lambda _freeze: Harvested(sessions),
             project=project, today=dt.date(2026, 12, 1),
+            min_val_tasks=2,  # parts_for(project, 4): two held-out tasks
         )  # fmt: skip
         result = await night.run()
         sent = [json.dumps(r.body) for r in server.requests if isinstance(r.body, dict)]

@@ -103,6 +103,7 @@ async def test_the_real_claude_replay_is_decided_by_the_sessions_make_test(tmp_p
             project=project,
             today=dt.date(2026, 12, 2),
             check_timeout_s=60.0,
+            min_val_tasks=2,  # parts_for gives two held-out tasks, not the default six
         )
         plan = await night.plan()
         result = await night.run()

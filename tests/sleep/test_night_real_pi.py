@@ -65,6 +65,7 @@ async def test_a_night_with_the_real_pi_as_target_stages_a_gated_rule(tmp_path, 
         night = Night(
             state_dir=tmp_path / "state", repo=repo, config=config, harvest=lambda _freeze: Harvested(sessions),
             project=project, today=dt.date(2026, 12, 1),
+            min_val_tasks=2,  # parts_for: two held-out tasks, not the default six
         )  # fmt: skip
         result = await night.run()
         sent = [json.dumps(r.body) for r in server.requests if isinstance(r.body, dict)]

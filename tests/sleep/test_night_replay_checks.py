@@ -91,6 +91,7 @@ def api_night(tmp_path, server_url: str, project, parts) -> Night:
         project=project,
         today=DAY,
         check_timeout_s=60.0,
+        min_val_tasks=2,  # parts_for gives two held-out tasks, not the default six
     )
 
 

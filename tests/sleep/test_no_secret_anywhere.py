@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sleep.settings import load_settings
+from sleep.settings import load_settings, save_settings
 from tests.sleep.cli_world import make_world
 from tests.sleep.night_double import INSTALL_PROMPT, parts_for
 from tests.sleep.transcripts import claude_user, jsonl
@@ -95,6 +95,9 @@ def test_no_planted_secret_reaches_any_file_object_or_output(tmp_path, backend):
         return out
 
     run("sleep", "init", "--project", str(world.project), "--yes")
+    # parts_for guarantees two held-out tasks, not the default six: lower the setting
+    settings = load_settings(world.state)
+    save_settings(world.state, settings.model_copy(update={"min_val_tasks": 2}))
     night = ["--config", str(_scripted_config(tmp_path))] if backend == "scripted" else []
     run("sleep", "harvest", "--project", str(world.project), "--json", "--show-redactions")
     run("sleep", "dry-run", "--json", *night)

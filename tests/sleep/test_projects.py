@@ -61,7 +61,7 @@ async def test_a_night_of_a_non_ascii_project_stages_on_a_branch_of_its_name(tmp
     night = Night(
         state_dir=tmp_path / "state", repo=repo, config=night_config(tmp_path),
         harvest=lambda _freeze: Harvested(sessions(project)), project=project, today=dt.date(2026, 11, 30),
-        label=night_label(project, [str(project)]),
+        label=night_label(project, [str(project)]), min_val_tasks=2,  # parts_for: 2 val
     )  # fmt: skip
     result = await night.run()
     assert result.status == "finished", result.message

@@ -153,6 +153,9 @@ def make_world(root: Path, *, backend: str = "scripted") -> SleepWorld:
             config=str(config),
             claude_home=str(home / ".claude"),
             codex_home=str(home / ".codex"),
+            # parts_for guarantees two held-out tasks, not the default six: the gate's
+            # minimum is a setting, lowered here (tests/sleep/test_held_out.py tests it)
+            min_val_tasks=2,
         ),
     )
     return SleepWorld(home, project, skills, state, config)
@@ -179,6 +182,7 @@ def world_night(world: SleepWorld, day: dt.date = DAY) -> Night:
         harvest=harvested,
         project=world.project,
         include_automation=s.include_automation,
+        min_val_tasks=s.min_val_tasks,
         today=day,
     )
 
@@ -230,6 +234,7 @@ def real_cli_world(root: Path) -> SleepWorld:
             claude_home=str(home / ".claude"),
             codex_home=str(home / ".codex"),
             include_automation=True,  # the Codex transcripts are `codex exec` sessions
+            min_val_tasks=1,  # the real CLIs' few tasks, not the default six held-out ones
         ),
     )
     return SleepWorld(home, project, skills, state, config)

@@ -221,6 +221,8 @@ class SkillsRepoDouble:
                         "Val-After": "0.80",
                         "Items-Improved": "2",
                         "Items-Regressed": "0",
+                        "Val-Items": "5",
+                        "Evidence": "p=0.5",  # 2 up, 0 down: 2 / 2^2
                         "Edits": "1",
                     },
                     "1. replace: answers were too long",

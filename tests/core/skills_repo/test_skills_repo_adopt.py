@@ -86,6 +86,7 @@ def test_git_stager_writes_evidence_trailers_and_rationales(repo: SkillsRepo):
         items_regressed=1,
         edits=[{"op": "replace", "rationale": "be sharper"}, {"op": "append", "rationale": ""}],
         summary="Sharper first and last lines",
+        val_items=8,
     )
     sha = stager.stage(candidate)
     assert stager.stage(candidate) == sha  # resumed run
@@ -99,6 +100,8 @@ def test_git_stager_writes_evidence_trailers_and_rationales(repo: SkillsRepo):
         "Val-After": "0.6250",
         "Items-Improved": "4",
         "Items-Regressed": "1",
+        "Val-Items": "8",
+        "Evidence": "p=0.375",  # 4 up, 1 down: 2 * (1 + 5) / 32
         "Edits": "2",
         "Skill": SKILL,
     }

@@ -115,6 +115,15 @@ async def test_git_stager_commits_step_and_slow_update_of_one_step(tmp_path):
     refs = [r["ref"] for r in summary.staged]
     assert len(set(refs)) == 3 and refs[-1] == branch.head
     assert "- Norway: Oslo" in repo.read_skill("capitals", branch.head)
+    # each commit says on how many val items it was gated and how sure that is: the
+    # scenario has 5 val items, and each acceptance changes some of them only one way
+    trailers = [c.trailers for c in repo.diff(branch.name).evidence]
+    assert [t["Val-Items"] for t in trailers] == ["5", "5", "5"]
+    assert [(t["Items-Improved"], t["Items-Regressed"], t["Evidence"]) for t in trailers] == [
+        ("3", "0", "p=0.25"),  # 2 / 2^3
+        ("1", "0", "p=1"),
+        ("1", "0", "p=1"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.sleep.night_double import INSTALL_PROMPT, parts_for
+from tests.support.sleep_settings import lower_min_val_tasks
 
 SKILLOPT = Path(sys.executable).parent / "skillopt"
 REPO = Path(__file__).resolve().parents[3]
@@ -113,6 +114,8 @@ def test_init_then_a_night_stages_a_branch_and_status_reports_it(world):
     assert "backend handoff" in out.stdout  # no key, no agent CLI on this PATH
     settings = (world["tmp"] / "xdg" / "skillopt" / "sleep" / "sleep.yaml").read_text()
     assert f"projects:\n- {project}\n" in settings
+    state = world["tmp"] / "xdg" / "skillopt" / "sleep"
+    lower_min_val_tasks(state)  # the world's few sessions give fewer than six held-out tasks
 
     dry = run(env, "sleep", "dry-run", "--config", str(world["config"]), "--json")
     assert dry.returncode == 0, dry.stderr
@@ -152,10 +155,11 @@ def test_init_then_a_night_stages_a_branch_and_status_reports_it(world):
 def test_handoff_night_waits_with_exit_3_and_names_the_folder(world):
     env, project = world["env"], world["project"]
     assert run(env, "sleep", "init", "--project", str(project), "--yes").returncode == 0
+    state = world["tmp"] / "xdg" / "skillopt" / "sleep"
+    lower_min_val_tasks(state)  # the world's few sessions give four held-out tasks
     out = run(env, "sleep", "run")
     assert out.returncode == 3, out.stderr
     assert "handoff" in out.stdout and "prompts" in out.stdout
-    state = world["tmp"] / "xdg" / "skillopt" / "sleep"
     [folder] = (state / "nights").iterdir()
     prompts = list((folder / "handoff" / "prompts").glob("*.md"))
     assert prompts and all("----- user -----" in p.read_text() for p in prompts)

@@ -14,6 +14,7 @@ import pytest
 
 from sleep.schedule import marker
 from tests.skillopt_tui.cli.test_sleep_night_cmds import BRAIN, REPO, run, write_transcripts
+from tests.support.sleep_settings import lower_min_val_tasks
 
 NOTES = "# Notes\n\nKeep answers short.\n"
 
@@ -75,6 +76,7 @@ def test_two_projects_recorded_give_two_nights_in_one_shared_repository(world):
     settings = (world["state"] / "sleep.yaml").read_text()
     assert f"projects:\n- {alpha}\n- {beta}\n" in settings
     assert f"skills_repo: {world['skills']}\n" in settings
+    lower_min_val_tasks(world["state"])  # each project's few sessions: fewer than six held out
 
     plan = run(env, "sleep", "dry-run", "--config", str(world["config"]), "--json")
     assert plan.returncode == 0, plan.stderr  # tonight's plan covers both projects
@@ -207,6 +209,7 @@ def test_the_cron_line_runs_under_cron_with_the_homes_in_use_and_a_percent_path(
     write_transcripts(claude, p)
     common = ["--state-dir", str(state)]
     assert run(env, "sleep", "init", "--project", str(p), "--yes", *common).returncode == 0
+    lower_min_val_tasks(state)  # the few sessions give fewer than six held-out tasks
     shown = run(env, "sleep", "schedule", "--print", *common)
     assert shown.returncode == 0, shown.stderr
     [line] = shown.stdout.splitlines()
