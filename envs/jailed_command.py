@@ -1,5 +1,6 @@
 """One command run inside the bubblewrap jail (envs/jail.py) over a work folder: for check
-commands that run code a model or agent wrote (repo_tasks' `python -m unittest`).
+commands that run code a model or agent wrote (repo_tasks' `python -m unittest`), and the
+shell of a Sleep tools replay and its mined checks (sleep/replay_shell.py).
 
 The jail shows the command the system's binaries and libraries and this interpreter
 read-only, the work folder read-write at /job (its cwd), a private /tmp, and nothing else:
@@ -16,9 +17,10 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 from envs.jail import WORK, bwrap_command, jail_uid, start_jailed
 
@@ -26,16 +28,17 @@ MAX_OUTPUT_BYTES = 200_000
 MAX_PROCESSES = 64
 MAX_FILE_BYTES = 100_000_000
 SYSTEM_BINARIES = ("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin")
-# Runs first inside the jail: drop to the jail's uid (root only), set limits, exec argv.
+# Runs first inside the jail: drop to the jail's uid (root only), set the process limit
+# it is given and the file-size and core limits, exec argv.
 _BOOT = (
     "import os, resource, sys\n"
-    "uid = int(sys.argv[1])\n"
+    "uid, nproc = int(sys.argv[1]), int(sys.argv[2])\n"
     "if uid >= 0:\n"
     "    os.setgroups([]); os.setgid(uid); os.setuid(uid)\n"
-    f"resource.setrlimit(resource.RLIMIT_NPROC, ({MAX_PROCESSES}, {MAX_PROCESSES}))\n"
+    "resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))\n"
     f"resource.setrlimit(resource.RLIMIT_FSIZE, ({MAX_FILE_BYTES}, {MAX_FILE_BYTES}))\n"
     "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
-    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+    "os.execvp(sys.argv[3], sys.argv[3:])\n"
 )
 
 
@@ -55,17 +58,32 @@ def hand_over(root: Path, uid: int) -> None:
             os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
 
 
+def _head(output) -> str:
+    output.seek(0)
+    return output.read(MAX_OUTPUT_BYTES).decode("utf-8", errors="replace")
+
+
 def run_jailed(
-    argv: Sequence[str], work: Path, timeout_s: float, env: Mapping[str, str]
+    argv: Sequence[str],
+    work: Path,
+    timeout_s: float,
+    env: Mapping[str, str],
+    *,
+    max_processes: int = MAX_PROCESSES,
+    read: Callable[[Any], str] = _head,
+    uid: int | None | Literal["auto"] = "auto",
 ) -> Finished:
     """Run `argv` (its first word found on the jail's PATH, or an absolute path such as
-    this interpreter) in a fresh jail over `work`."""
-    uid = jail_uid()
+    this interpreter) in a fresh jail over `work`. `read(output file)` keeps what the
+    caller wants of the output (default: its first MAX_OUTPUT_BYTES); `uid` is the jail's
+    uid when the caller already asked for one (envs.jail.jail_uid)."""
+    uid = jail_uid() if uid == "auto" else uid
     if uid is not None:
         hand_over(work, uid)
     readonly = {p: Path(p) for p in SYSTEM_BINARIES if os.path.isdir(p)}
     jail_env = {**env, "PATH": ":".join(readonly), "HOME": WORK, "TMPDIR": "/tmp"}
     boot = [sys.executable, "-I", "-S", "-c", _BOOT, str(-1 if uid is None else uid)]
+    boot.append(str(max_processes))
     command = bwrap_command([*boot, *argv], work, readonly, jail_env, tmp_bytes=MAX_FILE_BYTES)
     with tempfile.TemporaryFile() as output:
         running = start_jailed(
@@ -83,6 +101,5 @@ def run_jailed(
             status = None
         finally:
             running.close()
-        output.seek(0)
-        text = output.read(MAX_OUTPUT_BYTES).decode("utf-8", errors="replace")
+        text = read(output)
     return Finished(status, text)
