@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from sleep.copilot_store import STORE as COPILOT_STORE
 from sleep.copilot_store import read_store_sessions
@@ -16,8 +16,18 @@ from sleep.opencode_store import read_sessions
 from sleep.path_text import shown
 from sleep.sources import SourceRoot
 
-if TYPE_CHECKING:
-    from sleep.harvest import Harvest
+
+class Harvest(Protocol):
+    """What a store reader uses of sleep.harvest.Harvest (a Protocol: harvest imports this
+    module, so this module must not import harvest)."""
+
+    state: Any
+    result: Any
+    _copilot_branches: Any
+
+    def _wanted(self, ident: Any) -> str | None: ...
+
+    def _deliver(self, source: str, name: str, ident: Any, reader: Any) -> None: ...
 
 
 @dataclass

@@ -56,7 +56,10 @@ def test_override_values_are_yaml_scalars():
 @pytest.mark.parametrize(
     "yaml_text, expected",
     [
-        ("train:\n  batch_sze: 8\n", "unknown key 'train.batch_sze' (allowed: batch_size"),
+        (
+            "train:\n  batch_sze: 8\n",
+            "unknown key 'train.batch_sze' (allowed: accumulation, batch_size",
+        ),
         ("train:\n  schedule:\n    kind: exp\n", "'exp' is not allowed (allowed: 'constant'"),
         ("models:\n  target:\n    backend: gpt\n", "'gpt' is not allowed (allowed: 'auto'"),
         ("train:\n  gate:\n    metric: f1\n", "'f1' is not allowed"),
