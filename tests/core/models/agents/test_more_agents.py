@@ -12,9 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from core.models.agents.failure import agent_failure
 from core.models.agents.process import AGENTS_BIN
 from core.models.factory import build_model_client
-from core.models.types import AgentTask, AuthError, BadRequestError
+from core.models.types import (
+    AgentTask,
+    AuthError,
+    BadRequestError,
+    TransientError,
+    UsageLimitReached,
+)
 from tests.core.models.helpers import FakeSleep
 from tests.support.agent_clis import agent_config
 from tests.support.loopback_agent_servers import LoopbackMessagesSSE
@@ -111,7 +118,9 @@ async def test_an_agent_task_edits_its_workspace_with_the_skill_in_agents_md(
     assert sorted(p.name for p in project.iterdir()) == ["app.py"]  # the user's files
 
 
-@pytest.mark.parametrize("agent", MORE)
+# One real 401 (pi's run is the quickest); how each agent's failure message maps to the
+# typed errors is tested without a process below.
+@pytest.mark.parametrize("agent", ["pi"])
 async def test_a_rejected_key_is_an_auth_error(agent, tmp_path):
     with LoopbackMessagesSSE(lambda r: Fault.error(401, message="invalid x-api-key")) as server:
         client = client_for(agent, server, tmp_path, max_retries=0)
@@ -133,3 +142,20 @@ async def test_a_task_confined_to_its_workspace_is_refused(agent, tmp_path, proj
             await client.run_agent(task, "# skill\n", role="target")
         await client.aclose()
     assert server.model_requests == []
+
+
+@pytest.mark.parametrize(
+    ("text", "status", "error"),
+    [
+        ("bad key", 401, AuthError),  # OpenCode's error event, Copilot's session.error
+        ("Authentication failed with provider (HTTP 401).", None, AuthError),  # pi's message
+        ("rate limited", 429, TransientError),
+        ("overloaded", 529, TransientError),
+        ("model not found", 404, BadRequestError),
+        ("Connection error.", None, TransientError),
+        ("You hit your usage limit", 429, UsageLimitReached),
+    ],
+)
+def test_each_agents_failure_is_the_typed_error(text, status, error):
+    failure = agent_failure("OpenCode", text, status, "ANTHROPIC_API_KEY")
+    assert type(failure) is error and "\n" not in str(failure)
