@@ -10,6 +10,8 @@ and length) to recognise it by.
 from __future__ import annotations
 
 import bisect
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from sleep.redact.rules import RULES, Rule
@@ -43,6 +45,24 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _matches(rule: Rule, text: str, lowered: str, ascii_text: bool) -> Iterator[re.Match[str]]:
+    """What `rule.pattern.finditer(text)` yields. With `rule.starts` (an ASCII text only)
+    the pattern is tried only where a match can begin, in order, never inside the last
+    match: the same leftmost, non-overlapping matches (none of these patterns matches the
+    empty string), found without trying every character (sleep/redact/starts.py)."""
+    if rule.starts is None or not ascii_text:
+        yield from rule.pattern.finditer(text)
+        return
+    match, end = rule.pattern.match, 0
+    for at in rule.starts(lowered):
+        if at < end:
+            continue
+        found = match(text, at)
+        if found is not None:
+            yield found
+            end = found.end()
+
+
 class Redactor:
     def __init__(self, rules: tuple[Rule, ...] = RULES) -> None:
         self.rules = rules
@@ -55,10 +75,11 @@ class Redactor:
         chosen: list[tuple[int, int, str]] = []
         starts: list[int] = []
         lowered = text.lower()
+        ascii_text = text.isascii()
         for rule in self.rules:
             if rule.needles and not any(n in lowered for n in rule.needles):
                 continue
-            for match in rule.pattern.finditer(text):
+            for match in _matches(rule, text, lowered, ascii_text):
                 start, end = match.span(rule.group)
                 if start == end:
                     continue
