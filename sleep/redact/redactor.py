@@ -66,6 +66,7 @@ def _matches(rule: Rule, text: str, lowered: str, ascii_text: bool) -> Iterator[
 class Redactor:
     def __init__(self, rules: tuple[Rule, ...] = RULES) -> None:
         self.rules = rules
+        self._needles = frozenset(n for rule in rules for n in rule.needles)
 
     def spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, kind) of each secret, without overlaps, in text order. The spans
@@ -76,8 +77,9 @@ class Redactor:
         starts: list[int] = []
         lowered = text.lower()
         ascii_text = text.isascii()
+        present = {n for n in self._needles if n in lowered}  # each looked for once
         for rule in self.rules:
-            if rule.needles and not any(n in lowered for n in rule.needles):
+            if rule.needles and present.isdisjoint(rule.needles):
                 continue
             for match in _matches(rule, text, lowered, ascii_text):
                 start, end = match.span(rule.group)
