@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sleep.redact.starts import name_starts, word_starts
+from sleep.redact.starts import Starts, name_starts, word_starts
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Rule:
     # `pattern.match`). For the rules that open with a look-behind, which keeps Python's
     # regex engine from skipping ahead: it tries the whole pattern at every character, and
     # the two `token`/`key` rules were most of a harvest's time (sleep/redact/starts.py).
-    starts: Callable[[str], list[int]] | None = None
+    starts: Starts | None = None
 
 
 def entropy(value: str) -> float:

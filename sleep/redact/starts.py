@@ -31,40 +31,48 @@ def _checked(words: tuple[str, ...]) -> tuple[str, ...]:
     return words
 
 
-def _occurrences(lowered: str, words: tuple[str, ...]) -> list[int]:
+def _occurrences(lowered: str, words: tuple[str, ...], seen: dict[str, list[int]]) -> list[int]:
     """Every index where one of the words begins, in order, overlapping ones too. With
     `str.find`: a regex alternation of the words is several times slower, as the engine
-    tries them one by one at every letter one of them begins with."""
+    tries them one by one at every letter one of them begins with. `seen` keeps each
+    word's indices for the other rules looking at the same text."""
     found: list[int] = []
     for word in words:
-        at = lowered.find(word)
-        while at >= 0:
-            found.append(at)
-            at = lowered.find(word, at + 1)
+        at_word = seen.get(word)
+        if at_word is None:
+            at_word = seen[word] = []
+            at = lowered.find(word)
+            while at >= 0:
+                at_word.append(at)
+                at = lowered.find(word, at + 1)
+        found += at_word
     found.sort()
     return found
 
 
-def word_starts(words: tuple[str, ...]) -> Callable[[str], list[int]]:
+Starts = Callable[[str, dict[str, list[int]]], list[int]]
+
+
+def word_starts(words: tuple[str, ...]) -> Starts:
     """Starts for a rule whose every match begins with one of `words`."""
     words = _checked(words)
 
-    def starts(lowered: str) -> list[int]:
-        return _occurrences(lowered, words)
+    def starts(lowered: str, seen: dict[str, list[int]]) -> list[int]:
+        return _occurrences(lowered, words, seen)
 
     return starts
 
 
-def name_starts(words: tuple[str, ...]) -> Callable[[str], list[int]]:
+def name_starts(words: tuple[str, ...]) -> Starts:
     """Starts for a rule whose every match begins where a name begins (not after a name
     character) and the name holds one of `words` within its first NAME_REACH characters:
     for each word found, the start of its name, if that is near enough. Walking back is
     bounded by NAME_REACH, so a long run of names costs linear time."""
     words = _checked(words)
 
-    def starts(lowered: str) -> list[int]:
+    def starts(lowered: str, seen: dict[str, list[int]]) -> list[int]:
         found: list[int] = []
-        for at in _occurrences(lowered, words):
+        for at in _occurrences(lowered, words, seen):
             begin, stop = at, max(0, at - NAME_REACH)
             while begin > stop and lowered[begin - 1] in _NAME_CHARS:
                 begin -= 1

@@ -53,7 +53,7 @@ any_texts = st.lists(st.sampled_from(ASCII_PIECES + OTHER_PIECES), max_size=30).
 
 
 def _spans(rule, text):
-    return [m.span() for m in _matches(rule, text, text.lower(), text.isascii())]
+    return [m.span() for m in _matches(rule, text, text.lower(), text.isascii(), {})]
 
 
 @settings(max_examples=400)
