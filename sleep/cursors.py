@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -156,7 +156,9 @@ class HarvestState:
             path,
             {
                 "version": STATE_VERSION,
-                "cursors": {k: asdict(c) for k, c in sorted(self.cursors.items())},
+                # Each cursor's fields as they are, not asdict's deep copy: written at
+                # once, and the identity dict is a copy already (SessionIdentity.to_json).
+                "cursors": {k: dict(vars(c)) for k, c in sorted(self.cursors.items())},
                 "claude_uuids": sorted(self.claude_uuids),
                 "codex_prompt_keys": self.codex_prompt_keys,
                 "rows": self.rows,

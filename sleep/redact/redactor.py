@@ -10,6 +10,8 @@ and length) to recognise it by.
 from __future__ import annotations
 
 import bisect
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from sleep.redact.rules import RULES, Rule
@@ -43,9 +45,34 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _matches(
+    rule: Rule, text: str, lowered: str, ascii_text: bool, seen: dict[str, list[int]]
+) -> Iterator[re.Match[str]]:
+    """What `rule.pattern.finditer(text)` yields. With `rule.starts` (an ASCII text only)
+    the pattern is tried only where a match can begin, in order, never inside the last
+    match: the same leftmost, non-overlapping matches (none of these patterns matches the
+    empty string), found without trying every character (sleep/redact/starts.py)."""
+    if rule.starts is None or not ascii_text:
+        yield from rule.pattern.finditer(text)
+        return
+    match, end = rule.pattern.match, 0
+    for at in rule.starts(lowered, seen):
+        if at < end:
+            continue
+        found = match(text, at)
+        if found is not None:
+            yield found
+            end = found.end()
+
+
 class Redactor:
     def __init__(self, rules: tuple[Rule, ...] = RULES) -> None:
         self.rules = rules
+        # Each needle, and the rules it wakes; a text is looked at by the rules woken by
+        # the needles it holds (and those without needles), in their order.
+        self._needles = tuple(sorted({n for rule in rules for n in rule.needles}))
+        self._woken = {n: [i for i, r in enumerate(rules) if n in r.needles] for n in self._needles}
+        self._always = [i for i, r in enumerate(rules) if not r.needles]
 
     def spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, kind) of each secret, without overlaps, in text order. The spans
@@ -55,10 +82,15 @@ class Redactor:
         chosen: list[tuple[int, int, str]] = []
         starts: list[int] = []
         lowered = text.lower()
-        for rule in self.rules:
-            if rule.needles and not any(n in lowered for n in rule.needles):
-                continue
-            for match in rule.pattern.finditer(text):
+        ascii_text = text.isascii()
+        woken = set(self._always)
+        for needle in self._needles:  # each looked for once, not once per rule
+            if needle in lowered:
+                woken.update(self._woken[needle])
+        seen: dict[str, list[int]] = {}
+        for index in sorted(woken):
+            rule = self.rules[index]
+            for match in _matches(rule, text, lowered, ascii_text, seen):
                 start, end = match.span(rule.group)
                 if start == end:
                     continue

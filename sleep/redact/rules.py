@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sleep.redact.starts import Starts, name_starts, word_starts
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -28,6 +30,12 @@ class Rule:
     # Lower-case strings one of which every match contains: the pattern runs only on a
     # text holding one (most prompts hold none, and the regexes are the harvest's cost).
     needles: tuple[str, ...] = ()
+    # Where a match can begin, given the lower-cased text of an ASCII text: every start
+    # `pattern.finditer` could report, and maybe more (the redactor tries each with
+    # `pattern.match`). For the rules that open with a look-behind, which keeps Python's
+    # regex engine from skipping ahead: it tries the whole pattern at every character, and
+    # the two `token`/`key` rules were most of a harvest's time (sleep/redact/starts.py).
+    starts: Starts | None = None
 
 
 def entropy(value: str) -> float:
@@ -174,6 +182,14 @@ _PROSE_TOKEN_KIND = (
     r"|client\s+secret|token|secret|credentials?)"
 )
 _PROSE_PASSWORD_KIND = r"(?:password|passwd|passphrase|pwd)"
+# The words each alternative of the kinds above and of the names below begins with (so
+# every match of those rules begins at, or in the name holding, one of these).
+_PROSE_TOKEN_WORDS = (
+    "aws", "secret", "access", "api", "auth", "bearer", "refresh", "session", "personal",
+    "client", "token", "credential",
+)  # fmt: skip
+_SECRET_WORDS = ("token", "secret", "api", "access", "private", "client", "auth", "credential")
+_PASSWORD_WORDS = ("pass", "pwd")
 
 
 _B = r"(?<![A-Za-z0-9_-])"  # a token boundary on the left
@@ -293,6 +309,7 @@ RULES: tuple[Rule, ...] = (
         group="value",
         accept=_password_value,
         needles=("pass", "pwd"),
+        starts=name_starts(_PASSWORD_WORDS),
     ),
     Rule(
         "assigned_secret",
@@ -300,6 +317,7 @@ RULES: tuple[Rule, ...] = (
         group="value",
         accept=_token_value,
         needles=("token", "secret", "key", "credential"),
+        starts=name_starts(_SECRET_WORDS),
     ),
     # In prose, after every `name = value` form had its turn.
     Rule(
@@ -311,6 +329,7 @@ RULES: tuple[Rule, ...] = (
         group="value",
         accept=_prose_token,
         needles=("token", "secret", "key", "credential"),
+        starts=word_starts(_PROSE_TOKEN_WORDS),
     ),
     Rule(
         "password_in_prose",
@@ -321,5 +340,6 @@ RULES: tuple[Rule, ...] = (
         group="value",
         accept=_prose_password,
         needles=("pass", "pwd"),
+        starts=word_starts(_PASSWORD_WORDS),
     ),
 )

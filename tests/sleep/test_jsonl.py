@@ -70,3 +70,69 @@ def test_reading_resumes_at_an_offset():
     records, reader = read(data, start=8)
     assert records == [{"a": 2}]
     assert reader.offset == 16
+
+
+# msgspec parses first (sleep/jsonl._loads); every line must read as `json.loads` read it
+# before msgspec was added, including where msgspec refuses and `json` takes over.
+def _as_json_read_it(line: bytes) -> object:
+    try:
+        return json.loads(line)
+    except UnicodeDecodeError:
+        try:
+            return json.loads(line.decode("utf-8", errors="replace"))
+        except ValueError:
+            return None
+    except ValueError:
+        return None
+
+
+EDGE_LINES = [
+    b'{"a":1,"a":2}',  # the last duplicate wins
+    b'{"n":123456789012345678901234567890}',  # beyond 64 bits (orjson makes it a float)
+    b'{"n":-18446744073709551617,"m":18446744073709551616}',
+    b'{"f":1e400}',  # json: inf; msgspec refuses
+    b'{"f":1.5e-400,"g":2.2250738585072014e-308,"h":-0.0,"i":123.456e2}',
+    b'{"s":"\\ud83d"}',  # a lone surrogate escape
+    b'{"s":"\\ud83d\\ude00"}',
+    b'{"s":"\xed\xa0\xbd"}',  # an encoded surrogate
+    b'\xef\xbb\xbf{"a":1}',  # a byte-order mark
+    b'{"a":NaN,"b":-Infinity}',
+    b'{"t":"caf\xe9 \xff"}',  # invalid UTF-8
+    b'{"a":"x\x01"}',  # a raw control character
+    b'{"a":1}x',
+    b'{"a":01}',
+    b'  {"a" : [ true , false , null ] }\r\n',
+    b'{"s":"\\u0000\\t\\"\\\\/"}',
+    b"[1,2]",
+    b'"text"',
+    b"{" * 400 + b"}" * 400,  # not an object: a key is missing
+    b'{"a":' * 900 + b"1" + b"}" * 900,  # deep, under the recursion limit
+]
+
+
+def test_every_line_reads_as_json_read_it():
+    for line in EDGE_LINES:
+        records, reader = read(line + b"\n")
+        expected = _as_json_read_it(line)
+        if isinstance(expected, dict):
+            assert records == [expected], line[:60]
+            assert repr(records[0]) == repr(expected)  # 1 stays 1, not 1.0; -0.0 stays
+        else:
+            assert records == [] and reader.problems.not_json == 1, line[:60]
+
+
+def test_lines_of_real_transcripts_read_as_json_read_them():
+    from pathlib import Path
+
+    fixtures = Path(__file__).parent / "fixtures"
+    lines = [
+        line
+        for path in sorted(fixtures.rglob("*.jsonl"))
+        for line in path.read_bytes().splitlines()
+        if line.strip()
+    ]
+    assert len(lines) > 100
+    for line in lines:
+        records, _ = read(line + b"\n")
+        expected = _as_json_read_it(line)
+        assert records == ([expected] if isinstance(expected, dict) else []), line[:80]
