@@ -31,9 +31,10 @@ def staged_files(files: Mapping[str, Path]) -> Iterator[Path]:
         yield root
 
 
-def exit_note(status: int, workspace: str | None) -> str:
+def exit_note(status: int, workspace: str | None, unconfined: str = "") -> str:
     kept = f" (workspace kept at {workspace})" if workspace else ""
-    return f"exit status {status}{kept}"
+    reach = f"; unconfined: {unconfined}" if unconfined else ""
+    return f"exit status {status}{kept}{reach}"
 
 
 def agent_trajectory(prompt: str, outcome: AgentOutcome) -> list[Message]:
@@ -42,7 +43,10 @@ def agent_trajectory(prompt: str, outcome: AgentOutcome) -> list[Message]:
         {"role": "user", "content": prompt},
         *summarize_events(outcome.events),
         {"role": "diff", "content": outcome.diff or "(no changes)"},
-        {"role": "exit", "content": exit_note(outcome.exit_status, outcome.workspace)},
+        {
+            "role": "exit",
+            "content": exit_note(outcome.exit_status, outcome.workspace, outcome.unconfined),
+        },
     ]
 
 

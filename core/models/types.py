@@ -95,6 +95,10 @@ class AgentOutcome:
     check: Any
     finish_reason: str = "stop"
     workspace: str | None = None  # kept for debugging (keep_workspace), else None
+    # How far the agent was kept in: "" when its CLI's sandbox held it to the workspace
+    # (AgentTask.workspace_only), else why it ran with the user's reach (the trajectory
+    # says so)
+    unconfined: str = ""
 
 
 class Backend(Protocol):

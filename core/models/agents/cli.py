@@ -206,4 +206,18 @@ async def run_agent_task(
         check=checked,
         finish_reason=completion.finish_reason,
         workspace=str(workspace) if s.keep_workspace else None,
+        unconfined="" if task.workspace_only else unconfined_note(cli.name),
     )
+
+
+# Agents whose CLI has no sandbox for its shell (they refuse workspace-only tasks).
+NO_SANDBOX = ("pi", "opencode", "copilot")
+
+
+def unconfined_note(agent: str) -> str:
+    """What a run outside a sandbox could reach, for the trajectory."""
+    if agent in NO_SANDBOX:
+        return f"{agent} has no sandbox: the agent could read and change anything you can"
+    if agent == "codex":  # -s workspace-write
+        return "codex's sandbox bounded its writes to the workspace, not its reads"
+    return "no sandbox was asked for: the agent could read and change anything you can"

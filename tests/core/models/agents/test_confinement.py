@@ -172,8 +172,10 @@ async def test_no_tool_reaches_outside_the_workspace(agent, confined, tmp_path, 
     sent = server.sent_text()
     if confined:
         assert "SECRET-ANSWER-42" not in sent and list(target.iterdir()) == []
+        assert outcome.unconfined == ""
     else:
         assert "SECRET-ANSWER-42" in sent and list(target.iterdir()) != []
+        assert "could read" in outcome.unconfined or "not its reads" in outcome.unconfined
     # The workspace itself, and the readable folder, work as usual.
     assert "SHARED-OK" in sent and "inside" in sent
     assert "made.txt" in outcome.check and outcome.text == "done"

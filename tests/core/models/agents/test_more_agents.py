@@ -22,6 +22,7 @@ from core.models.types import (
     TransientError,
     UsageLimitReached,
 )
+from envs.agent_rollout import agent_trajectory
 from tests.core.models.helpers import FakeSleep
 from tests.support.agent_clis import agent_config
 from tests.support.loopback_agent_servers import LoopbackMessagesSSE
@@ -116,6 +117,9 @@ async def test_an_agent_task_edits_its_workspace_with_the_skill_in_agents_md(
     assert "+made by the agent" in outcome.diff and "AGENTS.md" not in outcome.diff
     assert outcome.text == "done" and outcome.exit_status == 0
     assert sorted(p.name for p in project.iterdir()) == ["app.py"]  # the user's files
+    # the run had no sandbox, and its trajectory says so
+    assert outcome.unconfined.startswith(f"{agent} has no sandbox")
+    assert "unconfined: " in agent_trajectory(task.prompt, outcome)[-1]["content"]
 
 
 # One real 401 (pi's run is the quickest); how each agent's failure message maps to the
