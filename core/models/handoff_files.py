@@ -18,13 +18,12 @@ answer yet. Anything else is a rejection with a reason the person can act on.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import os
 import re
 import stat
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -187,9 +186,7 @@ class HandoffFolder:
             if s.info.repair_of and s.state == "answered"
         }
         return [
-            dataclasses.replace(
-                s, state="answered", reason=f"repaired by {repaired[s.prompt.name]}"
-            )
+            replace(s, state="answered", reason=f"repaired by {repaired[s.prompt.name]}")
             if s.state == "rejected" and s.prompt.name in repaired
             else s
             for s in out

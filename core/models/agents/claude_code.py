@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from core.models.agents.cli import (
-    AgentSettings,
+    AgentBackend,
     Invocation,
     lend_login,
     parse_events,
-    run_agent_task,
     run_chat,
     tail,
 )
@@ -61,12 +60,8 @@ _NO_SANDBOX = "sandbox required but unavailable"  # stderr of a run with failIfU
 AGENT_TOOLS = ("Read", "Write", "Edit", "Bash", "Glob", "Grep", "Skill")
 
 
-class ClaudeCodeBackend:
+class ClaudeCodeBackend(AgentBackend):
     name = "claude_code"
-
-    def __init__(self, settings: AgentSettings, *, setting: str = "models.target"):
-        self.settings = settings
-        self.setting = setting  # config prefix, for messages
 
     # ------------------------------------------------------------------ chat use
     async def send(self, request: Request, *, timeout_s: float) -> Completion:
@@ -85,8 +80,6 @@ class ClaudeCodeBackend:
         )
 
     # ------------------------------------------------------------------ agent use
-    async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
-        return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
 
     def agent_args(self, placement: Placement, task: AgentTask) -> list[str]:
         """Explicit tools and permissions: the listed tools run without asking, anything
@@ -178,9 +171,6 @@ class ClaudeCodeBackend:
                 f"{self.setting}.api_key_env to the variable holding an Anthropic key"
             )
         return env
-
-    async def aclose(self) -> None:
-        return None
 
 
 def user_config_dir(environ: Any) -> Path:

@@ -148,6 +148,24 @@ class AgentCli(Protocol):
     def completion(self, invocation: Invocation) -> Completion: ...
 
 
+class AgentBackend:
+    """What every agent backend shares: its settings, the config prefix for messages, and
+    agent use through `run_agent_task` (a subclass gives `agent_args`, `invoke`,
+    `completion`, and `send` for chat use)."""
+
+    name = ""
+
+    def __init__(self, settings: AgentSettings, *, setting: str = "models.target"):
+        self.settings = settings
+        self.setting = setting  # config prefix, for messages
+
+    async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
+        return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
+
+    async def aclose(self) -> None:
+        return None
+
+
 async def run_chat(cli: AgentCli, request: Request, *, timeout_s: float, system_args) -> Completion:
     """Chat use, the same for every CLI: one call in an empty work folder of a private
     home, the role's system text (or ours) in a file whose flags `system_args(path)`

@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from core.models.agents.cli import (
-    AgentSettings,
+    AgentBackend,
     Invocation,
     lend_login,
     parse_events,
-    run_agent_task,
     run_chat,
     tail,
 )
@@ -51,12 +50,8 @@ _AUTH = re.compile(r"\b(401|403)\b|unauthori[sz]ed|invalid api key|not logged in
 _BAD_REQUEST = re.compile(r"\b(400|404)\b|not found|invalid request", re.I)
 
 
-class CodexBackend:
+class CodexBackend(AgentBackend):
     name = "codex"
-
-    def __init__(self, settings: AgentSettings, *, setting: str = "models.target"):
-        self.settings = settings
-        self.setting = setting
 
     # ------------------------------------------------------------------ chat use
     async def send(self, request: Request, *, timeout_s: float) -> Completion:
@@ -73,8 +68,6 @@ class CodexBackend:
         )
 
     # ------------------------------------------------------------------ agent use
-    async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
-        return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
 
     def agent_args(self, placement: Placement, task: AgentTask) -> list[str]:
         """Codex has no per-tool list: its sandbox bounds the agent's writes to the
@@ -154,9 +147,6 @@ class CodexBackend:
                 "an OpenAI key"
             )
         return []
-
-    async def aclose(self) -> None:
-        return None
 
 
 def user_codex_home(environ: Any) -> Path:

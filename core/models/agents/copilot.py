@@ -23,11 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from core.models.agents.cli import (
-    AgentSettings,
+    AgentBackend,
     Invocation,
     chat_prompt,
     parse_events,
-    run_agent_task,
     tail,
 )
 from core.models.agents.confinement import refuse_bypass, refuse_unconfined
@@ -53,12 +52,8 @@ TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
 USAGE_FILE = "usage.json"
 
 
-class CopilotBackend:
+class CopilotBackend(AgentBackend):
     name = "copilot"
-
-    def __init__(self, settings: AgentSettings, *, setting: str = "models.target"):
-        self.settings = settings
-        self.setting = setting
 
     async def send(self, request: Request, *, timeout_s: float) -> Completion:
         system, prompt = chat_prompt(request)
@@ -77,9 +72,6 @@ class CopilotBackend:
                 purpose="chat",
             )
         return self.completion(run)
-
-    async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
-        return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
 
     def agent_args(self, placement: Placement, task: AgentTask) -> list[str]:
         refuse_unconfined(task, "copilot", self.setting)
@@ -153,9 +145,6 @@ class CopilotBackend:
 
     def completion(self, invocation: Invocation) -> Completion:
         return to_completion(invocation.events, self.settings.model, invocation.duration_s)
-
-    async def aclose(self) -> None:
-        return None
 
 
 def _read_usage(path: Path) -> dict[str, Any]:

@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from core.models.agents.cli import (
+    AgentBackend,
     AgentSettings,
     Invocation,
     lend_login,
     parse_events,
-    run_agent_task,
     run_chat,
     tail,
 )
@@ -51,19 +51,12 @@ AUTH_FILE = "auth.json"
 _FINISH = {"stop": "stop", "length": "length", "tool-calls": "stop"}
 
 
-class OpenCodeBackend:
+class OpenCodeBackend(AgentBackend):
     name = "opencode"
-
-    def __init__(self, settings: AgentSettings, *, setting: str = "models.target"):
-        self.settings = settings
-        self.setting = setting
 
     async def send(self, request: Request, *, timeout_s: float) -> Completion:
         # The system text goes into the chat agent's config (see invoke), not an argument.
         return await run_chat(self, request, timeout_s=timeout_s, system_args=lambda f: [])
-
-    async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
-        return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
 
     def agent_args(self, placement: Placement, task: AgentTask) -> list[str]:
         refuse_unconfined(task, "opencode", self.setting)
@@ -160,9 +153,6 @@ class OpenCodeBackend:
 
     def completion(self, invocation: Invocation) -> Completion:
         return to_completion(invocation.events, self.settings, invocation.duration_s)
-
-    async def aclose(self) -> None:
-        return None
 
 
 def user_data_dir(environ: Any) -> Path:

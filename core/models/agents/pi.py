@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from core.models.agents.cli import (
-    AgentSettings,
+    AgentBackend,
     Invocation,
     lend_login,
     parse_events,
-    run_agent_task,
     run_chat,
     tail,
 )
@@ -50,12 +49,8 @@ _FINISH = {"stop": "stop", "length": "length", "toolUse": "stop", "aborted": "st
 AUTH_FILE = "auth.json"
 
 
-class PiBackend:
+class PiBackend(AgentBackend):
     name = "pi"
-
-    def __init__(self, settings: AgentSettings, *, setting: str = "models.target"):
-        self.settings = settings
-        self.setting = setting
 
     async def send(self, request: Request, *, timeout_s: float) -> Completion:
         return await run_chat(
@@ -70,9 +65,6 @@ class PiBackend:
                 "--no-skills",
             ],  # fmt: skip
         )
-
-    async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
-        return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
 
     def agent_args(self, placement: Placement, task: AgentTask) -> list[str]:
         refuse_unconfined(task, "pi", self.setting)
@@ -142,9 +134,6 @@ class PiBackend:
         if self.settings.base_url:  # pi prices by model name: not what a custom server costs
             done = replace(done, usage=replace(done.usage, cost_usd=None))
         return done
-
-    async def aclose(self) -> None:
-        return None
 
 
 def user_pi_dir(environ: Any) -> Path:
