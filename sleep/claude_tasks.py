@@ -7,7 +7,8 @@ hook output, continuation summaries, skill bodies, interrupt sentinels. A prompt
 flagged `aborted` (the request was still real) when an interrupt sentinel follows it, or
 when the next prompt or a compaction comes before any model reply: Claude Code 2.1.328
 writes no sentinel for a turn interrupted before the first token, it only leaves the
-prompt unanswered.
+prompt unanswered. Only the sentinel also flags it `interrupted` (the person stopped it):
+an unanswered prompt may as well be a crash or a closed terminal.
 Records are deduped by `uuid` across files: a second `/compact` re-appends old records,
 and resumed or forked sessions replay their parent's records under the same ids.
 Print-mode sessions (`entrypoint: sdk-*`, `promptSource: sdk`) are automation.
@@ -123,6 +124,7 @@ class ClaudeTaskReader:
             if stripped.startswith(INTERRUPT_PREFIX):
                 if self.tasks:
                     self.tasks[-1].aborted = True
+                    self.tasks[-1].interrupted = True
                 self._unanswered = None
             elif not stripped.startswith(NOT_A_TASK_PREFIXES):
                 kept.append(block)

@@ -6,7 +6,8 @@ sees, beside injected context) and as an event (`event_msg` `user_message`, or
 event is the reliable record, so once a file has shown one, response items never count;
 files from before events existed (the bare legacy form) fall back to the response items.
 Injected context (environment, AGENTS.md, permissions, skills, the compaction summary) is
-never a task. A `turn_aborted` flags its turn's prompt `aborted`.
+never a task. A `turn_aborted` flags its turn's prompt `aborted`, and `interrupted`
+unless its reason is `review_ended`.
 
 Sub-agent and review threads hold no user tasks. A fork starts by replaying its parent's
 history: records before `subagent_history_start_ordinal`, records after a second,
@@ -230,10 +231,12 @@ class CodexTaskReader:
             if task is not None:
                 codex_item(task, event)
         elif etype == "turn_aborted":
-            if self.tasks:
-                self.tasks[-1].aborted = True
-            elif self._fallback:
-                self._fallback[-1].aborted = True
+            target = self.tasks or self._fallback
+            if target:
+                target[-1].aborted = True
+                # interrupted (Esc) or replaced (the person sent another prompt mid-turn)
+                # is the person stopping it; a review's end is not
+                target[-1].interrupted = event.get("reason") != "review_ended"
         elif etype == "thread_rolled_back":
             n = event.get("num_turns")
             if isinstance(n, int) and n > 0:

@@ -4,7 +4,8 @@ Each line is an event `{type, data, id, timestamp, parentId}`. `session.start` n
 session and its `context.cwd`; `user.message` is a prompt (`data.content` is what was
 typed, `transformedContent` what the model saw with injected context); `assistant.message`
 and `tool.execution_start` are the answer. A `session.error` before the prompt was
-answered (a failed call), or an abort event, marks the prompt `aborted`. Print mode
+answered (a failed call), or an abort event, marks the prompt `aborted`; an abort also
+marks it `interrupted`. Print mode
 (`copilot -p`) sends a system message saying it runs in non-interactive mode (1.0.102):
 that session is automation. The log is append-only, so it is read from its cursor.
 """
@@ -68,6 +69,8 @@ class CopilotTaskReader:
             claude_assistant(self.tasks[-1], [block])
         elif ((kind == "session.error" and not self._answered) or "abort" in kind) and self.tasks:
             self.tasks[-1].aborted = True
+            if "abort" in kind:  # the person stopped the turn
+                self.tasks[-1].interrupted = True
 
     def finish(self) -> None:
         self.identity.carry["answered"] = self._answered

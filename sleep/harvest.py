@@ -323,7 +323,7 @@ class Harvest:
                     redacted.text, task.timestamp, task.aborted, list(task.tools),
                     [self._redact(c).text for c in task.commands],
                     self._redact(task.answer).text if task.answer else "",
-                    truncated=cut,
+                    truncated=cut, interrupted=task.interrupted,
                 )
             )  # fmt: skip
         if tasks:  # abandoned prompts alone are counted in the result, not a session

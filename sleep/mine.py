@@ -159,6 +159,12 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
         answer = prompt.get("answer") or ""
         aborted = bool(prompt.get("aborted"))
         commands = [c for c in prompt.get("commands", []) if isinstance(c, str)]
+        if prompt.get("interrupted"):
+            # The person stopped it: not a task (sleep/interrupted.py lists it as left
+            # out), and what follows is not a correction of the request before it.
+            turns.append((Turn(text, answer), False))
+            previous = waiting = None
+            continue
         if is_acknowledgement(text):
             if waiting is not None:
                 waiting.accept()

@@ -78,7 +78,7 @@ def numbered_prompts(
         sid = f"{session.get('source', '?')}:{session.get('session_id', '?')}"
         for prompt in session.get("tasks", []):
             text = (prompt.get("text") or "").strip()
-            if text and not is_acknowledgement(text):
+            if text and not is_acknowledgement(text) and not prompt.get("interrupted"):
                 out.append((sid, session, {**prompt, "text": text}))
     return out
 

@@ -24,6 +24,11 @@ class Task:
     answer: str = ""
     # Cut at sleep/prompt_cap.MAX_PROMPT_CHARS (the text ends with a note saying so).
     truncated: bool = False
+    # The person stopped the turn (Claude Code's "[Request interrupted by user" sentinel,
+    # Codex's turn_aborted, pi's Escape, a cancelled VS Code request, Copilot's abort).
+    # `aborted` also covers failed and unanswered turns; only `interrupted` says the
+    # person changed their mind, so the night does not train on it (sleep/interrupted.py).
+    interrupted: bool = False
 
     def to_json(self, *, evidence: bool = True) -> dict:
         """The prompt; with `evidence`, also what the session showed of its answer (what a
@@ -31,6 +36,8 @@ class Task:
         data: dict = {"text": self.text, "timestamp": self.timestamp, "aborted": self.aborted}
         if self.truncated:
             data["truncated"] = True
+        if self.interrupted:
+            data["interrupted"] = True
         for name in ("tools", "commands", "answer") if evidence else ():
             if getattr(self, name):
                 data[name] = getattr(self, name)

@@ -62,6 +62,7 @@ from sleep.held_out import (
     night_splits,
     waiting_for_val,
 )
+from sleep.interrupted import describe_interrupted, interrupted_left_out
 from sleep.mine import mine_sessions
 from sleep.mine_model import mine_with_model
 from sleep.night_tasks import (
@@ -106,7 +107,8 @@ class NightPlan:
     sessions: int
     automation_skipped: int
     routes: list[dict[str, Any]] = field(default_factory=list)
-    # The sessions routing left out: {session, source, reason} (sleep/routing.py).
+    # The sessions routing left out: {session, source, reason} (sleep/routing.py), and the
+    # requests the person interrupted: {session, source, reason, prompt} (sleep/interrupted.py).
     left_out: list[dict[str, str]] = field(default_factory=list)
     # The status of the open night tonight continues on its frozen tasks (None: a new one).
     continues: str | None = None
@@ -120,7 +122,8 @@ class NightResult:
     skills: dict[str, dict[str, Any]] = field(default_factory=dict)
     message: str = ""
     pending: int = 0  # handoff prompts waiting for answers
-    # The sessions routing left out: {session, source, reason} (sleep/routing.py).
+    # The sessions routing left out: {session, source, reason} (sleep/routing.py), and the
+    # requests the person interrupted: {session, source, reason, prompt} (sleep/interrupted.py).
     left_out: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -253,14 +256,13 @@ class Night:
         self, sessions: list[dict[str, Any]]
     ) -> list[tuple[Route, dict[str, list[MinedTask]]]]:
         saved = self.folder / "tasks.json"
+        considered = [s for s in sessions if self.include_automation or not s.get("automation")]
         routing = plan_routes(
-            [s for s in sessions if self.include_automation or not s.get("automation")],
-            self.repo.list_skills(),
-            project=self.project,
-            forced=self.skill,
+            considered, self.repo.list_skills(), project=self.project, forced=self.skill
         )
-        self.left_out = routing.left_out
-        for line in routing.describe_left_out():
+        stopped = interrupted_left_out(considered)
+        self.left_out = routing.left_out + stopped
+        for line in routing.describe_left_out() + describe_interrupted(stopped):
             self.on_line(line)
         routes = routing.routes
         if saved.exists():

@@ -126,4 +126,6 @@ class PiTaskReader:
                 claude_assistant(current, _as_claude_blocks(message.get("content")))
                 if message.get("stopReason") in _FAILED:
                     current.aborted = True
+                if message.get("stopReason") == "aborted":  # the person pressed Escape
+                    current.interrupted = True
         self.identity.carry["delivered"] = [*self.identity.carry["delivered"], *new_ids]

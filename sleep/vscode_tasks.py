@@ -145,6 +145,7 @@ class VSCodeTaskReader:
             result = request.get("result")
             failed = isinstance(result, dict) and result.get("errorDetails")
             task.aborted = bool(request.get("isCanceled") or failed)
+            task.interrupted = bool(request.get("isCanceled"))  # the person cancelled it
             self.tasks.append(task)
             new_ids.append(key)
         self.identity.carry["delivered"] = [*self.identity.carry["delivered"], *new_ids]

@@ -118,9 +118,9 @@ def test_an_interrupt_sentinel_flags_the_prompt_aborted():
         claude_user("Only the tokenizer, please"),
         claude_assistant("Done"),
     ])  # fmt: skip
-    assert [(t.text, t.aborted) for t in r.tasks] == [
-        ("Refactor the parser", True),
-        ("Only the tokenizer, please", False),
+    assert [(t.text, t.aborted, t.interrupted) for t in r.tasks] == [
+        ("Refactor the parser", True, True),
+        ("Only the tokenizer, please", False, False),
     ]
 
 
@@ -131,6 +131,8 @@ def test_a_prompt_left_unanswered_before_the_next_one_is_aborted():
         claude_user("Next"),
     ])  # fmt: skip
     assert [(t.text, t.aborted) for t in r.tasks] == [("Slow one", True), ("Next", False)]
+    # unanswered is not interrupted: it may as well be a crash or a closed terminal
+    assert not any(t.interrupted for t in r.tasks)
 
 
 def test_synthetic_assistant_messages_are_not_replies():

@@ -43,6 +43,7 @@ def test_example_tools_second_turn_aborted():
         ("Add a --units flag (", False),
         ("Now update the READM", True),
     ]
+    assert [t.interrupted for t in r.tasks] == [False, True]  # reason "interrupted"
     assert (r.identity.cwd, r.identity.branch) == (
         "/Users/sam/projects/weather_cli",
         "feat/units-flag",
@@ -182,3 +183,10 @@ def test_a_prompt_delivered_from_the_response_item_is_not_repeated_by_a_late_eve
     assert [t.text for t in first.tasks] == ["half-written turn"]
     second = read([event, *codex_prompt("next")], identity=ident)
     assert [t.text for t in second.tasks] == ["next"]
+
+
+def test_a_review_ending_aborts_the_turn_but_is_not_the_person_interrupting():
+    records = [codex_meta(), *codex_prompt("Review my diff")]
+    records.append(codex_line("event_msg", {"type": "turn_aborted", "reason": "review_ended"}))
+    [task] = read(records).tasks
+    assert (task.aborted, task.interrupted) == (True, False)

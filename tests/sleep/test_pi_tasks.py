@@ -29,6 +29,8 @@ def test_real_pi_sessions_give_the_active_branch_and_count_the_abandoned_prompt(
     assert (typed.cwd, typed.abandoned, result.abandoned) == (PROJECT, 1, 1)
     # the failed call (stopReason error) and the Escape (stopReason aborted)
     assert [t.aborted for t in typed.tasks] == [False, False, False, True, True, False]
+    # only the Escape is the person interrupting
+    assert [t.interrupted for t in typed.tasks] == [False, False, False, False, True, False]
     assert typed.tasks[1].tools == ["bash"] and typed.tasks[1].commands == ["ls"]
     assert typed.to_json()["abandoned"] == 1 and TYPED[2] not in json.dumps(result.to_json())
     # pi 0.73.1 writes `pi -p` sessions like typed ones: not known as automation.

@@ -21,7 +21,10 @@ def test_replayed_logs_give_the_persons_requests_with_their_projects(tmp_path):
         "vs-2222": ("/home/dev/src/notes-app", [("List the TODOs.", False)]),
         "vs-3333": (None, [("Hello from an empty window.", False)]),  # no workspace.json
     }  # fmt: skip
-    first = next(s for s in result.sessions if s.session_id == "vs-1111").tasks[0]
+    stopped = next(s for s in result.sessions if s.session_id == "vs-1111").tasks
+    # only the cancelled request is the person interrupting; the error is not
+    assert [t.interrupted for t in stopped] == [False, True, False]
+    first = stopped[0]
     assert first.tools == ["copilot_runInTerminal"] and first.answer == "The fixture path is wrong."
     assert first.timestamp == "2026-12-02T00:06:41Z"  # from epoch milliseconds
 

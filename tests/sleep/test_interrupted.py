@@ -1,0 +1,71 @@
+"""Requests the person interrupted are harvested but never trained on: both miners skip
+them, a correction after one does not land on the request before it, and the night lists
+each as left out with the reason (tests fail on the code that mined them as tasks)."""
+
+from __future__ import annotations
+
+import json
+
+from sleep.interrupted import INTERRUPTED_REASON, describe_interrupted, interrupted_left_out
+from sleep.mine import mine_sessions
+from sleep.mine_model import numbered_prompts
+from tests.sleep.test_night import make_night, project, repo, sessions  # noqa: F401 (fixtures)
+
+
+def session(*prompts: dict) -> dict:
+    return {"source": "claude", "session_id": "s1", "cwd": "/p", "automation": False,
+            "tasks": list(prompts)}  # fmt: skip
+
+
+def prompt(text: str, **flags) -> dict:
+    return {"text": text, "timestamp": None, "aborted": bool(flags), **flags}
+
+
+INTERRUPTED = prompt("rewrite the whole parser module in rust right now", interrupted=True)
+UNANSWERED = prompt("explain what the tokenizer module is for", aborted=True)
+
+
+def test_an_interrupted_request_is_not_mined_but_an_unanswered_one_is():
+    mined = mine_sessions([session(INTERRUPTED, UNANSWERED)])
+    assert [t.intent for t in mined] == [UNANSWERED["text"]]
+
+
+def test_a_correction_after_an_interrupt_does_not_correct_the_request_before_it():
+    before = prompt("how do I install the dependencies of the web package?")
+    mined = mine_sessions([session(before, INTERRUPTED, prompt("no, use pnpm instead of npm"))])
+    [task] = [t for t in mined if t.intent == before["text"]]
+    assert task.checks == [] and task.rubric == ""
+    assert INTERRUPTED["text"] not in [t.intent for t in mined]
+
+
+def test_the_model_miner_is_never_shown_an_interrupted_request():
+    shown = [
+        p["text"] for _sid, _s, p in numbered_prompts([session(INTERRUPTED, UNANSWERED)], False)
+    ]
+    assert shown == [UNANSWERED["text"]]
+
+
+def test_each_interrupted_request_is_listed_as_left_out_with_its_reason():
+    left = interrupted_left_out([session(INTERRUPTED, UNANSWERED)])
+    assert left == [{"session": "claude:s1", "source": "claude", "reason": INTERRUPTED_REASON,
+                     "prompt": INTERRUPTED["text"]}]  # fmt: skip
+    assert describe_interrupted(left) == [
+        "1 request(s) left out: interrupted by the user (not trained on)"
+    ]
+
+
+async def test_a_night_lists_the_interrupted_request_and_never_trains_on_it(
+    tmp_path, repo, project
+):
+    harvested = sessions(project)
+    stopped = "migrate every package of the repository to yarn berry and zero installs"
+    harvested[0]["tasks"].insert(0, prompt(stopped, interrupted=True))
+    lines: list[str] = []
+    night = make_night(tmp_path, repo, project, harvested, on_line=lines.append)
+    plan = await night.plan()
+    [entry] = [e for e in plan.left_out if e["reason"] == INTERRUPTED_REASON]
+    assert entry == {"session": "claude:s00", "source": "claude",
+                     "reason": INTERRUPTED_REASON, "prompt": stopped}  # fmt: skip
+    assert "1 request(s) left out: interrupted by the user (not trained on)" in lines
+    planned = json.dumps(plan.routes)
+    assert "yarn berry" not in planned and "install the dependencies" in planned
