@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 
+from core.skills_repo import SkillsRepo
 from sleep.interrupted import INTERRUPTED_REASON, describe_interrupted, interrupted_left_out
 from sleep.mine import mine_sessions
 from sleep.mine_model import numbered_prompts
-from tests.sleep.test_night import make_night, project, repo, sessions  # noqa: F401 (fixtures)
+from tests.sleep.test_night import SKILL_TEXT, make_night, sessions
 
 
 def session(*prompts: dict) -> dict:
@@ -54,9 +55,12 @@ def test_each_interrupted_request_is_listed_as_left_out_with_its_reason():
     ]
 
 
-async def test_a_night_lists_the_interrupted_request_and_never_trains_on_it(
-    tmp_path, repo, project
-):
+async def test_a_night_lists_the_interrupted_request_and_never_trains_on_it(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text(SKILL_TEXT)
+    repo = SkillsRepo.init(tmp_path / "skills")
+    repo.add_skill("project", SKILL_TEXT, deploy_to=str(project / "CLAUDE.md"))
     harvested = sessions(project)
     stopped = "migrate every package of the repository to yarn berry and zero installs"
     harvested[0]["tasks"].insert(0, prompt(stopped, interrupted=True))
