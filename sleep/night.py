@@ -91,6 +91,7 @@ from sleep.replay_tools import ToolReplay, skill_path_for
 from sleep.routing import Route, plan_routes
 from sleep.state_dir import check_state_dir
 from sleep.tasks import MinedTask, TaskArchive, task_listing
+from sleep.unlanded_edits import unlanded_edits, unlanded_line
 
 EXIT_WAITING = 3
 
@@ -205,6 +206,8 @@ class Night:
     _routed: list[tuple[Route, dict[str, list[MinedTask]]]] | None = field(
         default=None, init=False, repr=False
     )
+    # The skills' outcomes the night's last round saved (night.json), read when it runs.
+    _before: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
     # The sessions tonight's routing left out (set when the night routes its sessions).
     left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
 
@@ -376,6 +379,9 @@ class Night:
             lock.release()
 
     async def _run(self) -> NightResult:
+        # what the last round of this night showed, so a waiting round repeats nothing
+        before = read_json(self.folder / "night.json").get("skills")
+        self._before = before if isinstance(before, dict) else {}
         result = NightResult(self.night_id, "running", self.folder)
         self._save(result)
         try:
@@ -442,6 +448,7 @@ class Night:
                     "need at least one of each): more sessions will come"
                 ),
             )
+            self.on_line(f"{route.skill}: skipped, {outcome['reason']}")
             return outcome
         waiting = waiting_for_val(counts["val"], self.min_val_tasks)
         if waiting is not None:
@@ -503,6 +510,16 @@ class Night:
             run_dir=str(run_dir.path),
             candidates=candidates_gated(run_dir.path),
         )
+        before = self._before.get(route.skill) or {}
+        if summary.status == "waiting" and all(
+            before.get(k) == outcome[k] for k in ("baseline_val", "best_val")
+        ):
+            outcome["scores_unchanged"] = True  # the console shows them once, not every round
+        edits = unlanded_edits(run_dir.path)
+        if edits:
+            outcome["edits_not_landed"] = edits
+            if len(edits) != len(before.get("edits_not_landed") or []):
+                self.on_line(unlanded_line(route.skill, edits))
         if self._checks_log(route).exists():
             outcome["checks"] = tally(self._checks_log(route))
         if summary.staged:
@@ -592,12 +609,20 @@ class Night:
                 + ", ".join(staged)
                 + " — review with `skillopt tui` or `skillopt skills diff`"
             )
-        held = [f"{k}: {o['reason']}" for k, o in result.skills.items() if o.get("waiting_for_val")]
+        held = [f"{k}: {o['reason']}" for k, o in result.skills.items() if o["status"] == "skipped"]
         if held:
             return "nothing staged; " + "; ".join(held)
+        unlanded = [e for o in result.skills.values() for e in o.get("edits_not_landed", [])]
+        why = (
+            f" ({len(unlanded)} proposed edit(s) did not land: {unlanded[0]['reason']})"
+            if unlanded
+            else ""
+        )
         if not any(o.get("candidates") for o in result.skills.values()):
-            return "no candidate tonight (the optimizer proposed no usable edit); nothing staged"
-        return "no candidate beat the current skill tonight; nothing staged"
+            return (
+                f"no candidate tonight (the optimizer proposed no usable edit{why}); nothing staged"
+            )
+        return f"no candidate beat the current skill tonight{why}; nothing staged"
 
     def _save(self, result: NightResult) -> None:
         write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})

@@ -250,7 +250,7 @@ def run_cmd(
 
 def _outcome_line(skill: str, o: dict) -> str:
     scores = ""
-    if o.get("baseline_val") is not None:
+    if o.get("baseline_val") is not None and not o.get("scores_unchanged"):
         scores = f" val {o['baseline_val']:.3f} -> {o.get('best_val') or 0:.3f}"
     staged = f", staged {o['staged']}" if o.get("staged") else ""
     why = f": {o['reason']}" if o.get("status") == "skipped" and o.get("reason") else ""
@@ -348,6 +348,7 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
 def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     """Recorded settings, recent nights and handoff prompts waiting for answers."""
     from sleep.status import night_status
+    from sleep.unlanded_edits import unlanded_line
 
     status = night_status(_state_dir(state_dir, writing=False))
     if as_json:
@@ -369,8 +370,10 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
         pending = f", {n['pending']} handoff answer(s) waiting" if n.get("pending") else ""
         typer.echo(f"{n['night_id']}: {n['status']} — {staged}{pending}")
         for skill, outcome in n["skills"].items():  # why a skill is not gated yet
-            if outcome.get("waiting_for_val"):
+            if outcome.get("status") == "skipped" and outcome.get("reason"):
                 typer.echo(f"  {skill}: {outcome.get('reason')}")
+            if outcome.get("edits_not_landed"):
+                typer.echo(f"  {unlanded_line(skill, outcome['edits_not_landed'])}")
 
 
 def _branch_now(outcome: dict) -> str:
