@@ -34,9 +34,14 @@ def slug(text: str) -> str:
     return s or "project"
 
 
-def find_instruction_files(project: Path, home: Path) -> list[FoundFile]:
+def find_instruction_files(
+    project: Path, home: Path, *, claude_homes: list[Path] | None = None
+) -> list[FoundFile]:
+    """The project's CLAUDE.md and AGENTS.md, its skills, and the user's skills: Claude
+    Code's under each Claude home given (`--claude-home`), else `~/.claude`."""
     project = Path(project).expanduser().absolute()
     home = Path(home).expanduser()
+    claude_roots = [Path(h).expanduser() for h in claude_homes or []] or [home / ".claude"]
     found: list[FoundFile] = []
     base = slug(project.name)
     for filename, name in (("CLAUDE.md", base), ("AGENTS.md", f"{base}-agents")):
@@ -44,7 +49,7 @@ def find_instruction_files(project: Path, home: Path) -> list[FoundFile]:
             found.append(FoundFile(name, project / filename, f"project {filename}"))
     for root, kind in (
         (project / ".claude" / "skills", "project skill"),
-        (home / ".claude" / "skills", "user skill (Claude Code)"),
+        *((r / "skills", "user skill (Claude Code)") for r in claude_roots),
         (home / ".agents" / "skills", "user skill (Codex)"),
     ):
         for skill in sorted(root.glob("*/SKILL.md")):

@@ -18,8 +18,17 @@ from typing import Annotated
 import typer
 
 from core.errors import unreadable
+from skillopt_tui.cli.sleep_home_opts import (
+    CopilotHome,
+    CursorHome,
+    OpencodeData,
+    PiHome,
+    VscodeUserDir,
+)
 from skillopt_tui.cli.sleep_night_cmds import (
     BackendOpt,
+    ClaudeHome,
+    CodexHome,
     ProjectOpt,
     RepoOpt,
     SleepNightUsageError,
@@ -49,6 +58,13 @@ def init_cmd(
     project: ProjectOpt = None,
     skills_repo: RepoOpt = None,
     backend: BackendOpt = None,
+    claude_home: ClaudeHome = None,
+    codex_home: CodexHome = None,
+    pi_home: PiHome = None,
+    opencode_data: OpencodeData = None,
+    copilot_home: CopilotHome = None,
+    vscode_user_dir: VscodeUserDir = None,
+    cursor_home: CursorHome = None,
     state_dir: StateDir = None,
     yes: Annotated[
         bool,
@@ -58,12 +74,15 @@ def init_cmd(
     ] = False,
 ) -> None:
     """Add a project (again for more): its instruction files go to the skills repository,
-    the project to the recorded list; choose the nights' backend."""
+    the project to the recorded list; choose the nights' backend. Agent homes given here
+    are recorded for every later night (and the user skills under --claude-home found)."""
     from core.skills_repo import SkillsRepo
+    from sleep.agent_roots import MORE_FLAGS
     from sleep.backend_choice import suggest_backend
     from sleep.instruction_files import find_instruction_files, not_yet_tracked
     from sleep.path_text import require_text
     from sleep.settings import default_skills_repo, load_settings, save_settings
+    from sleep.sources import check_more_roots, check_roots
 
     state = _state_dir(state_dir)  # checked: a file or read-only folder is one line
     settings = load_settings(state)
@@ -72,6 +91,20 @@ def init_cmd(
     require_text(skills_repo, "--skills-repo")
     if not proj.is_dir():
         raise SleepNightUsageError(f"--project {proj}: no such directory")
+    homes = {
+        k: _abs_list(v)
+        for k, v in dict(
+            claude_home=claude_home, codex_home=codex_home, pi_home=pi_home,
+            opencode_data=opencode_data, copilot_home=copilot_home,
+            vscode_user_dir=vscode_user_dir, cursor_home=cursor_home,
+        ).items()
+        if v
+    }  # fmt: skip
+    for name, value in homes.items():  # recorded in sleep.yaml and the cron line
+        require_text(Path(value), "--" + name.replace("_", "-"))
+    check_roots(homes.get("claude_home"), homes.get("codex_home"))
+    check_more_roots({flag: homes.get(name) for name, flag in MORE_FLAGS.items()})
+    claude_roots = (homes.get("claude_home") or settings.claude_home or "").split(",")
     repo_path = (
         skills_repo.expanduser().absolute()
         if skills_repo is not None
@@ -79,7 +112,10 @@ def init_cmd(
     )
     existing = SkillsRepo.open(repo_path) if (repo_path / ".git").exists() else None
     found = not_yet_tracked(
-        find_instruction_files(proj, Path.home()), existing.list_skills() if existing else []
+        find_instruction_files(
+            proj, Path.home(), claude_homes=[Path(r) for r in claude_roots if r]
+        ),
+        existing.list_skills() if existing else [],
     )
     texts = _readable(found)
     # Every question comes before the first write: a no, or no one to answer, writes nothing.
@@ -109,13 +145,18 @@ def init_cmd(
         repo.add_skill(f.name, text, deploy_to=str(f.path))
         typer.echo(f"added {f.name}")
     recorded = settings.with_project(str(proj)).model_copy(
-        update={"skills_repo": str(repo_path), "backend": chosen}
+        update={"skills_repo": str(repo_path), "backend": chosen, **homes}
     )
     path = save_settings(state, recorded)
     typer.echo(
         f"recorded {path}: {len(recorded.projects)} project(s), backend {chosen}; "
         "run `skillopt sleep dry-run` to see tonight's plan"
     )
+
+
+def _abs_list(value: str) -> str:
+    """A home flag's comma-separated folders, each absolute (cron runs in another cwd)."""
+    return ",".join(str(Path(p).expanduser().absolute()) for p in value.split(",") if p)
 
 
 def _readable(found):

@@ -132,6 +132,36 @@ def test_init_into_a_state_dir_that_is_a_file_is_refused_before_anything_is_writ
     assert not world["skills"].exists() and state.read_text() == "not a folder\n"
 
 
+def test_init_records_the_agent_homes_and_finds_the_user_skills_under_claude_home(world):
+    """`sleep init --claude-home` (and the other home flags) like the other sleep commands:
+    recorded for every later night, the user skills found there, not under ~/.claude."""
+    p = project(world, "homes", transcripts=False)
+    claude = world["tmp"] / "claude-elsewhere"
+    (claude / "skills" / "review").mkdir(parents=True)
+    (claude / "skills" / "review" / "SKILL.md").write_text("# Review\n\nRead the diff.\n")
+    (world["home"] / ".claude" / "skills" / "stale").mkdir(parents=True)
+    (world["home"] / ".claude" / "skills" / "stale" / "SKILL.md").write_text("# Stale\n")
+    pi = world["tmp"] / "pi-agent"
+    out = run(world["env"], "sleep", "init", "--project", str(p), "--yes",
+              "--claude-home", str(claude), "--pi-home", str(pi))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "added review" in out.stdout and "stale" not in out.stdout
+    settings = (world["state"] / "sleep.yaml").read_text()
+    assert f"claude_home: {claude}\n" in settings and f"pi_home: {pi}\n" in settings
+
+
+def test_init_with_a_claude_home_that_is_a_file_writes_nothing(world):
+    p = project(world, "filehome", transcripts=False)
+    bad = world["tmp"] / "claude-file"
+    bad.write_text("x")
+    out = run(
+        world["env"], "sleep", "init", "--project", str(p), "--yes", "--claude-home", str(bad)
+    )
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "--claude-home" in out.stderr and "not a directory" in out.stderr
+    assert not world["state"].exists() and not world["skills"].exists()
+
+
 def test_skill_names_keep_non_ascii_letters(world):
     p = project(world, "ünïcode-proj", transcripts=False)
     out = run(world["env"], "sleep", "init", "--project", str(p), "--yes")
