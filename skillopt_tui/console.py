@@ -22,6 +22,7 @@ from core.run.events import (
     BudgetUpdated,
     EpochFinished,
     Event,
+    FinalSkillChecked,
     GateDecided,
     LearningRateDecided,
     Notice,
@@ -175,6 +176,23 @@ class ConsoleLogger:
         cap = f"/{e.cap_tokens}" if e.cap_tokens else ""
         self.cost = f"{tokens}{cap} tok ${e.cost_usd:.4f}"
         self._refresh()
+
+    def _on_FinalSkillChecked(self, e: FinalSkillChecked) -> None:
+        slow = ", ".join(str(s) for s in e.slow_updates)
+        if e.outcome == "kept":
+            self.line(
+                f"final skill kept · val {_fmt(e.final_val)} vs best {_fmt(e.best_val)} · staged"
+            )
+            return
+        why = (
+            f"val {_fmt(e.final_val)} vs best {_fmt(e.best_val)}"
+            if e.outcome == "rejected"
+            else e.reason
+        )
+        text = f"final skill not kept · {why} · the best skill is the result"
+        if slow:
+            text += f" (the slow update of step {slow} stayed in the running skill only)"
+        self.line(text)
 
     def _on_RunFinished(self, e: RunFinished) -> None:
         self.close()

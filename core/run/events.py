@@ -197,6 +197,23 @@ class RunFinished(Event):
 
 
 @dataclass(kw_only=True)
+class FinalSkillChecked(Event):
+    """The finish's check of the final (current) skill against the best one, when they
+    differ (core/training/finish.py): `kept` says whether it became the best and was
+    staged; `slow_updates` names the ungated slow updates (by step) that are in the final
+    skill, so a rejection says they stayed in the running skill but not in the result.
+    `outcome` is "kept", "rejected" (scored, not better) or "invalid" (never scored)."""
+
+    type: ClassVar[str] = "FinalSkillChecked"
+    step: int
+    outcome: str
+    final_val: float | None
+    best_val: float
+    slow_updates: list[int] = field(default_factory=list)
+    reason: str = ""
+
+
+@dataclass(kw_only=True)
 class RunFailed(Event):
     type: ClassVar[str] = "RunFailed"
     error: str
@@ -236,6 +253,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         EpochFinished,
         BudgetUpdated,
         RunFinished,
+        FinalSkillChecked,
         RunFailed,
         AnswersWaiting,
         Notice,

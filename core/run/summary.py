@@ -64,7 +64,13 @@ class RunSummary:
     accepted_steps: list[int] = field(default_factory=list)  # steps whose candidate won
     # Epoch ends whose slow update became current (published, ungated: every valid one;
     # gated: one that beat the best), by the epoch's last step, as their GateDecided and staged entries.
+    # Accepted into the running skill, not necessarily into the result: see final_check.
     accepted_slow_updates: list[int] = field(default_factory=list)
+    # The finish's check of the final skill when it differs from the best (the
+    # FinalSkillChecked event): {outcome: kept|rejected|invalid, final_val, best_val,
+    # slow_updates, reason}; empty when the final skill is the best one. With "rejected"
+    # the slow updates listed stayed in the running skill but are not in best_skill.md.
+    final_check: dict[str, Any] = field(default_factory=dict)
     # Every staged candidate, {"step", "source", "ref"}: also accepted slow updates
     # ("slow_update", at their epoch's last step) and the finish's promotion ("final").
     staged: list[dict[str, Any]] = field(default_factory=list)

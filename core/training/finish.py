@@ -7,7 +7,7 @@ in full when it was accepted) and a rerun of a finished-but-killed finish cost n
 
 from __future__ import annotations
 
-from core.run.events import RunFinished
+from core.run.events import FinalSkillChecked, RunFinished
 from core.run.staging import StagedCandidate
 from core.run.summary import EvalResult, RunSummary
 from core.skill.document import skill_hash
@@ -25,6 +25,7 @@ def summary_of(
     final_val: float | None = None,
     val: EvalResult | None = None,
     test: dict | None = None,
+    final_check: dict | None = None,
 ) -> RunSummary:
     s = tr.state
     snap = tr.client.ledger.snapshot()
@@ -43,6 +44,7 @@ def summary_of(
         accepted_steps=[r["step"] for r in s.staged_refs if r.get("source", "step") == "step"],
         accepted_slow_updates=[v.step for v in s.versions if v.source == "slow_update"],
         staged=[dict(r) for r in s.staged_refs],
+        final_check=dict(final_check or {}),
         val=val.to_dict() if val else {},
         test=test or {},
         rollouts_saved=s.rollouts_saved,
@@ -54,13 +56,28 @@ def summary_of(
     )
 
 
+def _slow_updates_not_in_best(tr: TrainingRun) -> list[int]:
+    """The slow updates made after the best version (versions only grow along the running
+    skill, so these are the ones the best skill lacks and the final skill holds)."""
+    s = tr.state
+    return [v.step for v in s.versions if v.source == "slow_update" and v.version > s.best_version]
+
+
 async def finish(tr: TrainingRun) -> RunSummary:
     s = tr.state
     final_text = tr.current
     final_val = s.best_score
+    check: dict = {}
     if skill_hash(final_text) != skill_hash(tr.best):
         final_val = None
-        if not validate_candidate(final_text, max_chars=tr.cfg.max_skill_chars, original=tr.best):
+        slow = _slow_updates_not_in_best(tr)
+        best_before = s.best_score or 0.0
+        problems = validate_candidate(
+            final_text, max_chars=tr.cfg.max_skill_chars, original=tr.best
+        )
+        if problems:
+            check = {"outcome": "invalid", "reason": "invalid final skill: " + "; ".join(problems)}
+        else:
             # The same gate as every candidate (ties, float noise, repeats and the density
             # term included), scored in full: the final skill is rolled out on every item.
             before = s.best_score or 0.0
@@ -101,6 +118,11 @@ async def finish(tr: TrainingRun) -> RunSummary:
                     )
                 )
                 s.staged_refs.append({"step": s.total_steps, "source": "final", "ref": ref})
+                check = {"outcome": "kept", "reason": gated.decision.reason}
+            else:
+                check = {"outcome": "rejected", "reason": gated.decision.reason}
+        check.update(final_val=final_val, best_val=best_before, slow_updates=slow)
+        tr.emit(FinalSkillChecked(step=s.total_steps, **check))
     best_text = tr.best
     val_results = await tr.runner.run(
         tr.val_items,
@@ -130,7 +152,9 @@ async def finish(tr: TrainingRun) -> RunSummary:
     s.finished = True
     s.status = "finished"
     tr.persist()
-    summary = summary_of(tr, status="finished", final_val=final_val, val=val, test=test)
+    summary = summary_of(
+        tr, status="finished", final_val=final_val, val=val, test=test, final_check=check
+    )
     tr.rd.write_summary(summary.to_dict())
     tr.budget_event()
     tr.emit(

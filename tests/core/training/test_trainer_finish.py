@@ -84,7 +84,7 @@ class GuidanceOnly:
         return ""
 
 
-async def train(tmp_path: Path, with_guidance, tests: int = 0):
+async def train(tmp_path: Path, with_guidance, tests: int = 0, bus: EventBus | None = None):
     tree = scenario_config(
         tmp_path,
         steps_per_epoch=1,
@@ -98,7 +98,7 @@ async def train(tmp_path: Path, with_guidance, tests: int = 0):
         return await run_training(
             config,
             run_dir=RunDirectory(tmp_path / "run"),
-            bus=EventBus(),
+            bus=bus or EventBus(),
             client=client,
             env=TableEnv(with_guidance, tests),
             strategy=GuidanceOnly(),
@@ -147,3 +147,42 @@ async def test_final_rollouts_name_the_skill_they_scored(tmp_path):
     ]
     others = {e["skill_role"] for e in events if e.get("phase") in {"baseline", "train", "gate"}}
     assert others == {""}
+
+
+async def test_a_worse_ungated_slow_update_is_said_not_kept_in_an_event_console_and_summary(
+    tmp_path,
+):
+    """The strong-model run: an ungated slow update went into the running skill, the
+    finish rejected the final skill (worse than the best), and nothing said so while the
+    summary's accepted_slow_updates read as if it had been kept (fails on the old code:
+    no FinalSkillChecked event, no final_check, no console line)."""
+    import io
+
+    from skillopt_tui.console import ConsoleLogger
+
+    stream = io.StringIO()
+    logger = ConsoleLogger(stream)
+    bus = EventBus()
+    bus.subscribe(logger)
+    summary = await train(tmp_path, (0.0, 0.0, 0.1), bus=bus)  # worse than the baseline 0.2
+    logger.close()
+    assert summary.best_version == 0 and summary.accepted_slow_updates == [0]
+    check = summary.final_check
+    assert (check["outcome"], check["slow_updates"]) == ("rejected", [0])
+    assert check["final_val"] == pytest.approx(0.1 / 3) and check["best_val"] == pytest.approx(0.2)
+    saved = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert saved["final_check"] == check
+    events = [json.loads(line) for line in (tmp_path / "run" / "events.jsonl").open()]
+    [event] = [e for e in events if e["type"] == "FinalSkillChecked"]
+    assert (event["outcome"], event["slow_updates"], event["step"]) == ("rejected", [0], 2)
+    finished = next(i for i, e in enumerate(events) if e["type"] == "RunFinished")
+    assert events.index(event) < finished
+    assert (
+        "final skill not kept · val 0.033 vs best 0.200 · the best skill is the result "
+        "(the slow update of step 0 stayed in the running skill only)"
+    ) in stream.getvalue()
+
+
+async def test_a_promoted_final_skill_is_said_kept(tmp_path):
+    summary = await train(tmp_path, (0.5, 0.1, 0.1))
+    assert summary.final_check["outcome"] == "kept" and summary.final_check["slow_updates"] == [0]
