@@ -9,7 +9,9 @@ a typo in a config must never silently fall back to a default.
 from __future__ import annotations
 
 import copy
+import difflib
 import re
+import typing
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -351,6 +353,9 @@ def _describe_error(err: dict[str, Any], origin: dict[str, str]) -> str:
         msg = f"unknown key {dotted!r}"
         parent = dotted.rsplit(".", 1)[0] if "." in dotted else ""
         allowed = _allowed_keys(parent)
+        hint = _did_you_mean(dotted, allowed)
+        if hint:
+            msg += f"; did you mean {hint}?"
         if allowed:
             msg += f" (allowed: {', '.join(allowed)})"
     elif kind == "literal_error":
@@ -373,6 +378,37 @@ def _find_origin(dotted: str, origin: dict[str, str]) -> str:
             return origin[key]
         key = key.rsplit(".", 1)[0] if "." in key else ""
     return ""
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The section model a field holds (also through `X | None`)."""
+    for candidate in (annotation, *typing.get_args(annotation)):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+def _all_keys(model: type[BaseModel] | None = None, prefix: str = "") -> list[str]:
+    """Every dotted key of the config, sections first-level first."""
+    out = []
+    for name, field in (model or Config).model_fields.items():
+        out.append(prefix + name)
+        inner = _model_of(field.annotation)
+        if inner is not None:
+            out.extend(_all_keys(inner, f"{prefix}{name}."))
+    return out
+
+
+def _did_you_mean(dotted: str, siblings: list[str]) -> str:
+    """The key meant, for an unknown one: the same name at another level of the config
+    (`models.optimizer.handoff_dir` -> `models.handoff_dir`), else a near spelling among
+    its siblings. Empty when nothing is close."""
+    parent, _, name = dotted.rpartition(".")
+    elsewhere = [k for k in _all_keys() if k.rpartition(".")[2] == name and k != dotted]
+    if elsewhere:
+        return " or ".join(repr(k) for k in elsewhere[:3])
+    close = difflib.get_close_matches(name, siblings, n=1, cutoff=0.75)
+    return repr(f"{parent}.{close[0]}" if parent else close[0]) if close else ""
 
 
 def _allowed_keys(dotted_parent: str) -> list[str]:

@@ -58,7 +58,8 @@ def test_override_values_are_yaml_scalars():
     [
         (
             "train:\n  batch_sze: 8\n",
-            "unknown key 'train.batch_sze' (allowed: accumulation, batch_size",
+            "unknown key 'train.batch_sze'; did you mean 'train.batch_size'? "
+            "(allowed: accumulation, batch_size",
         ),
         ("train:\n  schedule:\n    kind: exp\n", "'exp' is not allowed (allowed: 'constant'"),
         ("models:\n  target:\n    backend: gpt\n", "'gpt' is not allowed (allowed: 'auto'"),
@@ -83,6 +84,22 @@ def test_error_names_the_file_that_set_the_key(tmp_path):
     write(tmp_path / "child.yaml", "_base_: base.yaml\nrun:\n  seed: 1\n")
     with pytest.raises(ConfigError, match=str(base)):
         load_config(tmp_path / "child.yaml")
+
+
+def test_an_unknown_key_that_exists_at_another_level_is_suggested():
+    """The strong-model run's `--set models.optimizer.handoff_dir=...`: the key is
+    `models.handoff_dir` (fails on the old code: the message listed only the role's keys)."""
+    with pytest.raises(ConfigError) as err:
+        load_config(BASE, ["models.optimizer.handoff_dir=/tmp/h"])
+    message = str(err.value)
+    assert message.startswith(
+        "--set models.optimizer.handoff_dir: unknown key 'models.optimizer.handoff_dir'; "
+        "did you mean 'models.handoff_dir'? (allowed: "
+    )
+    assert "\n" not in message
+    with pytest.raises(ConfigError) as far:
+        load_config(BASE, ["budget.nothing_like_it=1"])
+    assert "did you mean" not in str(far.value)  # no guess when nothing is close
 
 
 def test_override_errors_name_the_override():
