@@ -64,6 +64,9 @@ class TrainState:
     stager_base: str | None = None  # the skills-repo commit staging branches from
     # Restarted with --fresh over an archived staged branch of the same run id (SkillsRepoStager).
     stager_reuses_run_id: bool = False
+    # The id of the run's staged branch (core/skills_repo/run_names.py), chosen when it
+    # started; None in states from before it was kept (their branch is the run dir's name).
+    stager_run_id: str | None = None
     # What the run resolved its models and strategy to when it started (`backend: auto`
     # and `strategy: auto` follow the environment): a resume must resolve the same.
     target_key: str | None = None  # ModelClient.settings_key("target")

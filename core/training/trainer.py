@@ -231,6 +231,7 @@ class Training:
         )
         self.state.stager_base = getattr(self.stager, "base", None)
         self.state.stager_reuses_run_id = bool(getattr(self.stager, "reuse_run_id", False))
+        self.state.stager_run_id = getattr(self.stager, "run_id", None)
         for key, value in self.resolved_models().items():
             setattr(self.state, key, value)
         self._open_spend_journal()  # a process killed before its first state spent too

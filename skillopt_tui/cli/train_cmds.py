@@ -120,6 +120,10 @@ def train(
     run_dir = RunDirectory(run_path)
     run_dir.acquire()
     try:
+        before = run_dir.read_state() if repo is not None else None
+        # The staged branch a run started on stays its branch (resume, --fresh archive);
+        # states from before the id was kept staged on the run directory's name.
+        kept_id = (before.stager_run_id or run_dir.run_id) if before is not None else None
         if fresh and not run_dir.is_empty() and not force:
             raise TrainUsageError(
                 f"{run_path} already holds a run; add --force to archive it and start over"
@@ -127,11 +131,10 @@ def train(
         if fresh and repo is not None:
             # The discarded run's commits must not be reused (same run id, same branch: the
             # stager would dedupe onto them) nor lost: archive them as a rejected branch.
-            archived = _archive_staged_branch(repo, run_dir.run_id)
+            archived = _archive_staged_branch(repo, kept_id) if kept_id else None
             if archived:
                 print(
-                    f"skillopt: archived staged/{run_dir.run_id} of the discarded run as "
-                    f"{archived}",
+                    f"skillopt: archived staged/{kept_id} of the discarded run as {archived}",
                     file=sys.stderr,
                 )
         if fresh and not run_dir.is_empty():
@@ -140,11 +143,14 @@ def train(
         stager = None
         if repo is not None:
             from core.skills_repo.repo_stager import SkillsRepoStager
+            from core.skills_repo.run_names import new_staging_id
 
             state = run_dir.read_state()
             base = state.stager_base if state is not None else None
             reuse = fresh or (state is not None and state.stager_reuses_run_id)
-            stager = SkillsRepoStager(repo, skill, run_dir.run_id, base=base, reuse_run_id=reuse)
+            # a fresh start keeps the discarded run's id (its branch is archived above)
+            staging_id = kept_id or new_staging_id(repo, run_path)
+            stager = SkillsRepoStager(repo, skill, staging_id, base=base, reuse_run_id=reuse)
         logger = ConsoleLogger(quiet=False)
         bus = EventBus()
         bus.subscribe(logger)

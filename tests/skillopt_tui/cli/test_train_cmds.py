@@ -273,6 +273,34 @@ def test_skills_repo_gives_the_initial_skill_and_stages_accepted_candidates(tmp_
     assert half.returncode == 2 and "go together" in one_line_error(half)
 
 
+def test_a_run_dir_named_run_stages_under_its_parents_name_and_resume_keeps_the_branch(
+    tmp_path,
+):
+    """`--out exp1/run` staged on `staged/run`, like every other `…/run` (fails on the old
+    code). The id is chosen once and kept in state.json: a resume stages there."""
+    from core.skills_repo import SkillsRepo
+    from tests.support.train_scenario import INITIAL_SKILL
+
+    SkillsRepo.init(tmp_path / "skills", identity=("Test", "test@example.com")).add_skill(
+        "capitals", INITIAL_SKILL
+    )
+    config = write_config(tmp_path, initial_skill=None)
+    out = tmp_path / "exp1" / "run"
+    args = ("train", "--config", str(config), "--out", str(out),
+            "--skills-repo", str(tmp_path / "skills"), "--skill", "capitals")  # fmt: skip
+    stopped = skillopt(tmp_path, *args, "--set", "budget.max_tokens=300")
+    assert stopped.returncode == 3, stopped.stderr
+    state = json.loads((out / "state.json").read_text())
+    assert state["stager_run_id"] == "exp1-run"
+    # the id is read back from the state, never chosen again
+    state["stager_run_id"] = "kept-id"
+    (out / "state.json").write_text(json.dumps(state))
+    resumed = skillopt(tmp_path, *args, "--set", "budget.max_tokens=100000")
+    assert resumed.returncode == 0, resumed.stderr
+    (branch,) = SkillsRepo.open(tmp_path / "skills").staged_branches()
+    assert branch.name == "staged/kept-id"
+
+
 def test_target_outage_is_a_one_line_failure_and_the_run_resumes(tmp_path):
     config = write_config(tmp_path)
     out = str(tmp_path / "run")
