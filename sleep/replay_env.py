@@ -89,7 +89,11 @@ def _judge_context(item: TaskItem) -> str:
     """The earlier turns a follow-up refers to ("these changes", "also"), as the target
     had them: without them the judge cannot tell what was asked."""
     turns = [Turn(p, a) for p, a in item.data.get("context", [])]
-    return f"## Context\n{context_text(turns)}\n\n" if turns else ""
+    if not turns:
+        return ""
+    in_workspace = item.data.get("replay") not in (None, "chat", "skipped")
+    note = f"\n{PREDECESSORS_JUDGE_NOTE}" if in_workspace else ""
+    return f"## Context\n{context_text(turns)}{note}\n\n"
 
 
 class JudgeFailed(ModelError):
@@ -142,12 +146,29 @@ def with_diff(final: str, diff: str) -> str:
     return reply + "\n\nChanges made:\n" + diff[:DIFF_SHOWN_CHARS] if diff else reply
 
 
+# A follow-up replays in a copy of the project as recorded tonight, not as the session
+# left it: the earlier turns' edits may be missing (or already committed since). The
+# transcript holds no reliable diff of them (redacted, partial tool inputs), so the agent
+# is told to carry out what the follow-up depends on first, and the judge that the diff
+# may hold it too.
+PREDECESSORS_NOTE = (
+    "This workspace is the project as it is now, not as that session left it: the changes "
+    "of the earlier requests may be missing. Where this request depends on them and they "
+    "are missing, make them first, then do this request."
+)
+PREDECESSORS_JUDGE_NOTE = (
+    "The reply was made in the project as it is now, so its changes may also carry out the "
+    "earlier requests this one depends on; judge this request."
+)
+
+
 def agent_prompt(item: TaskItem) -> str:
-    """An agent run has no message history: the context goes before the request."""
+    """An agent run has no message history: the context goes before the request, with
+    the note that the earlier requests' changes may be missing from the workspace."""
     turns = [Turn(p, a) for p, a in item.data.get("context", [])]
     if not turns:
         return item.question
-    return f"{context_text(turns)}\n\nNow: {item.question}"
+    return f"{context_text(turns)}\n\n{PREDECESSORS_NOTE}\n\nNow: {item.question}"
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,23 @@ def test_a_follow_up_is_replayed_after_the_turns_it_depends_on():
     assert prompt.index("pipeline.yaml") < prompt.index("a advice task")
 
 
+def test_an_agentic_follow_up_is_told_the_earlier_changes_may_be_missing():
+    """A follow-up replays at tonight's commit, without the earlier turns' edits: the agent
+    is told to make what it depends on first, the judge that the diff may hold them
+    (fails on the old code, which said neither)."""
+    from sleep.replay_env import PREDECESSORS_JUDGE_NOTE, PREDECESSORS_NOTE, _judge_context
+
+    follow_up = task("agentic", context=[Turn("add a --units flag to cli.py", "done")])
+    item = task_item(follow_up, "claude_code")
+    prompt = agent_prompt(item)
+    assert prompt.index("--units") < prompt.index(PREDECESSORS_NOTE) < prompt.index("Now: ")
+    assert PREDECESSORS_JUDGE_NOTE in _judge_context(item)
+    alone = task_item(task("agentic"), "claude_code")
+    assert agent_prompt(alone) == alone.question and _judge_context(alone) == ""
+    chat = task_item(task("advice", context=[Turn("which stages?", "three")]), "openai")
+    assert PREDECESSORS_JUDGE_NOTE not in _judge_context(chat)  # no workspace, no diff
+
+
 def test_the_judge_reads_the_reference_and_command_checks_never_judge_the_text():
     accepted = task(
         "advice",
