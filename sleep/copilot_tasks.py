@@ -8,6 +8,13 @@ answered (a failed call), or an abort event, marks the prompt `aborted`; an abor
 marks it `interrupted`. Print mode
 (`copilot -p`) sends a system message saying it runs in non-interactive mode (1.0.102):
 that session is automation. The log is append-only, so it is read from its cursor.
+
+Sub-agents write into the same log (`subagent.started` … `subagent.completed` / `failed`):
+an event of a sub-agent names it by a non-empty `agentId` (on the event or in `data`) or
+`data.parentToolCallId` — how Copilot CLI 1.0.102 itself tells them apart when it reads
+the log back (its bundled cli-main.js). A sub-agent's `user.message` is the prompt the
+parent agent wrote, never the person's; its assistant text is not the answer the person
+saw; its tool calls belong to the person's turn that started it.
 """
 
 from __future__ import annotations
@@ -18,6 +25,16 @@ from sleep.model import Task
 from sleep.session_evidence import claude_assistant
 
 WHOLE_FILE = False
+
+
+def sub_agent_of(record: dict, data: dict) -> str | None:
+    """The sub-agent an event belongs to (None: the person's own conversation)."""
+    for value in (record.get("agentId"), data.get("agentId"), data.get("parentToolCallId")):
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
 PRINT_MODE_MARK = "running in non-interactive mode"
 
 
@@ -33,6 +50,8 @@ class CopilotTaskReader:
         if not isinstance(kind, str) or not isinstance(data, dict):
             return
         ident = self.identity
+        if sub_agent_of(record, data) is not None and kind != "tool.execution_start":
+            return  # its prompts and replies are the agents' own (see the module doc)
         if kind == "session.start":
             if isinstance(data.get("sessionId"), str):
                 ident.session_id = clean_text(data["sessionId"])

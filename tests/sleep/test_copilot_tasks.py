@@ -81,3 +81,38 @@ def test_a_session_whose_log_is_gone_is_read_from_session_store_db(tmp_path):
     assert run(tmp_path, home).sessions == []
     written = b"".join(p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file())
     assert SECRET.encode() not in written
+
+
+def test_a_sub_agents_prompts_are_not_tasks_and_its_tool_calls_belong_to_the_turn():
+    """Sub-agent events, marked as Copilot CLI 1.0.102 marks them (an `agentId` on the
+    event or in `data`, or `data.parentToolCallId`): its prompt is not the person's, its
+    reply is not the answer they saw, its tool calls count for the person's turn (fails
+    on the old code: the sub-agent's prompt became a task and took the tool calls)."""
+    from sleep.copilot_tasks import CopilotTaskReader
+    from sleep.identity import SessionIdentity
+
+    def event(kind, data, **top):
+        return {"type": kind, "data": data, "id": kind, "timestamp": "2026-12-02T02:40:00Z", **top}
+
+    reader = CopilotTaskReader(SessionIdentity())
+    for record in [
+        event("user.message", {"content": "Find every TODO and summarise them.", "source": "user",
+                               "parentAgentTaskId": "t-1"}),
+        event("tool.execution_start", {"toolName": "task", "toolCallId": "call-1",
+                                       "arguments": {"prompt": "grep TODO"}}),
+        event("subagent.started", {"toolCallId": "call-1", "agentName": "explore"},
+              agentId="sub-1"),
+        event("user.message", {"content": "Search the repository for TODO comments.",
+                               "parentToolCallId": "call-1"}, agentId="sub-1"),
+        event("tool.execution_start", {"toolName": "bash", "arguments": {"command": "grep -rn TODO ."},
+                                       "parentToolCallId": "call-1"}),
+        event("assistant.message", {"content": "3 TODOs in notes.py", "agentId": "sub-1"}),
+        event("session.error", {"message": "sub-agent hiccup", "parentToolCallId": "call-1"}),
+        event("subagent.completed", {"toolCallId": "call-1"}, agentId="sub-1"),
+        event("assistant.message", {"content": "There are three TODOs, all in notes.py."}),
+    ]:  # fmt: skip
+        reader.feed(record)
+    [task] = reader.tasks
+    assert task.text == "Find every TODO and summarise them."
+    assert task.tools == ["task", "bash"] and task.commands == ["grep -rn TODO ."]
+    assert task.answer == "There are three TODOs, all in notes.py." and not task.aborted
