@@ -260,19 +260,33 @@ async def test_handoff_round_trip_reaches_the_same_staging(tmp_path, repo, proje
 
     roles = {r: {"backend": "handoff"} for r in ("target", "optimizer", "judge", "miner")}
     config = config_from_dict({"models": roles, "train": night_config(tmp_path).train.model_dump()})
+    from skillopt_tui.cli.sleep_night_cmds import _outcome_line
+
     brain = Brain()
-    rounds = 0
+    rounds, shown, rerun = 0, [], False
     while True:
         night = make_night(tmp_path, repo, project, config=config)
         result = await night.run()
         if result.status != "waiting":
             break
         assert result.pending > 0 and "handoff" in result.message
+        if "project" in result.skills:
+            shown.append(_outcome_line("project", result.skills["project"]))
+            if not rerun:  # the same round again, nothing answered: no scores repeated
+                rerun = True
+                again = await make_night(tmp_path, repo, project, config=config).run()
+                assert again.status == "waiting" and " -> " not in _outcome_line(
+                    "project", again.skills["project"]
+                )
         assert answer_pending(night.folder / "handoff", brain) == result.pending
         rounds += 1
         assert rounds < 20
     assert result.status == "finished", result.message
     assert rounds >= 3  # baseline, train + judge, optimizer, gate: answered in turns
+    # "val a -> b" once per change while waiting (it was every round), and at the end
+    scores = [line.split(" tasks)", 1)[1] for line in shown if " -> " in line]
+    assert rerun and scores and len(scores) == len(set(scores))
+    assert " -> " in _outcome_line("project", result.skills["project"])
     [branch] = repo.staged_branches()
     assert RULE in repo.git.blob(branch.head, repo.entry("project").path).decode()
     assert night.harvest_calls == []  # later rounds reuse the night's saved harvest
