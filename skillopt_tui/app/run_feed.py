@@ -22,6 +22,7 @@ from core.run.events import (
     EpochFinished,
     Event,
     EventTail,
+    FinalSkillChecked,
     GateDecided,
     LearningRateDecided,
     ReflectionText,
@@ -88,6 +89,7 @@ class FeedUpdate:
     rollouts: list[RolloutFinished] = field(default_factory=list)
     reflections: list[ReflectionText] = field(default_factory=list)
     gates: list[GateDecided] = field(default_factory=list)
+    final_checks: list[FinalSkillChecked] = field(default_factory=list)  # the finish's
     edits: list[EditApplied] = field(default_factory=list)
     lr_decisions: list[LearningRateDecided] = field(default_factory=list)  # autonomous LR
     candidate: CandidateProposed | None = None  # the latest
@@ -114,6 +116,7 @@ class FeedUpdate:
             rollouts=self.rollouts + newer.rollouts,
             reflections=self.reflections + newer.reflections,
             gates=self.gates + newer.gates,
+            final_checks=self.final_checks + newer.final_checks,
             edits=self.edits + newer.edits,
             lr_decisions=self.lr_decisions + newer.lr_decisions,
             candidate=pick(self.candidate, newer.candidate),
@@ -208,6 +211,8 @@ class RunFeed:
                     status_changed = True
                 if not self._baseline_complete:
                     self._baseline_complete = status_changed = True
+            elif isinstance(event, FinalSkillChecked):
+                update.final_checks.append(event)
             elif isinstance(event, StepFinished):
                 self._on_step(event)
                 steps_changed = status_changed = True

@@ -205,6 +205,7 @@ class RunScreen(AppScreen):
         self._count()
         self.query_one(ReflectionLog).add_reflections(u.reflections)
         self.query_one(GateLog).add_gates(u.gates)
+        self.query_one(GateLog).add_final_checks(u.final_checks)
         for gate in u.gates:
             self.gates[gate.step] = gate
         if u.lr_decisions:

@@ -1,11 +1,12 @@
-"""Each gate decision: step, verdict, val before → candidate, items up/down."""
+"""Each gate decision: step, verdict, val before → candidate, items up/down; and the
+finish's check of the final skill against the best, which decides what the run yields."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import DataTable
 
-from core.run.events import GateDecided
+from core.run.events import FinalSkillChecked, GateDecided
 
 BATCH = 40  # newest decisions added per update
 
@@ -36,9 +37,15 @@ class GateLog(DataTable):
         self.add_columns("step", "gate", "val", "±")
 
     def add_gates(self, gates: list[GateDecided]) -> None:
-        for gate in gates[-BATCH:]:
-            self.add_row(*gate_cells(gate))
-        if gates:
+        self._add([gate_cells(gate) for gate in gates[-BATCH:]])
+
+    def add_final_checks(self, checks: list[FinalSkillChecked]) -> None:
+        self._add([final_check_cells(check) for check in checks])
+
+    def _add(self, rows: list[tuple]) -> None:
+        for row in rows:
+            self.add_row(*row)
+        if rows:
             self.scroll_end(animate=False)
 
 
@@ -57,3 +64,18 @@ def gate_cells(gate: GateDecided) -> tuple[str, Text, str, str]:
     # decision is the row above it: "su" tells them apart.
     step = f"{gate.step}su" if gate.source == "slow_update" else str(gate.step)
     return step, verdict, val, f"+{gate.items_improved}/-{gate.items_regressed}"
+
+
+def final_check_cells(check: FinalSkillChecked) -> tuple[str, Text, str, str]:
+    """The finish's row: best → final, and "rej" when the final skill lost to the best
+    (its ungated slow updates stayed in the running skill only, as the console line says).
+    The check compares scores, not items, so ± is empty."""
+    if check.outcome == "kept":
+        verdict = Text("kept", style="bold green")
+    else:
+        verdict = Text("rej" if check.outcome == "rejected" else "invalid", style="red")
+    if check.final_val is None:
+        val = f"{check.best_val:.2f} (invalid)"
+    else:
+        val = f"{check.best_val:.2f}→{check.final_val:.2f}"
+    return "final", verdict, val, ""

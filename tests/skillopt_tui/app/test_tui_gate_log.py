@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from core.run.events import GateDecided
+from core.run.events import FinalSkillChecked, GateDecided
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.run import RunScreen
 from skillopt_tui.app.widgets.gate_log import GateLog
@@ -57,3 +57,24 @@ async def test_plus_minus_column_fits_at_60x18(copied_run):
         ]
         # every column, ± included, is inside the visible width: nothing to scroll to
         assert log.virtual_size.width <= log.scrollable_content_region.width
+
+
+async def test_the_finish_check_is_a_row_of_the_gate_log(copied_run):
+    """A final skill that lost to the best (an ungated slow update) was only a console
+    line: the Run screen showed nothing of why the result is not the last skill."""
+    check = FinalSkillChecked(
+        step=4, outcome="rejected", final_val=0.7, best_val=0.8, slow_updates=[1], ts=1.0
+    )
+    with (copied_run / "events.jsonl").open("a") as fh:
+        fh.write(json.dumps(check.to_dict()) + "\n")
+    app = SkillOptApp(
+        copied_run.parent, None, refresh_runs=False, poll_interval=0.05, run=copied_run
+    )
+    async with app.run_test(size=(60, 18)) as pilot:
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+        )
+        log = app.screen.query_one(GateLog)
+        assert await wait_until(pilot, lambda: log.row_count >= 1)
+        last = tuple(map(str, log.get_row_at(log.row_count - 1)))
+        assert last == ("final", "rej", "0.80→0.70", "")
