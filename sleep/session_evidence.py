@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from sleep.model import Task
+from sleep.prior_edits import MAX_EDIT_CHARS, MAX_TURN_EDITS, claude_edits
 
 MAX_COMMANDS = 20
 MAX_COMMAND_CHARS = 500
@@ -75,6 +76,23 @@ def claude_assistant(task: Task, content: Any) -> None:
             name = block["name"]
             command = _command_of(block.get("input")) if name.lower() in _SHELL_TOOLS else None
             _note_tool(task, name, command)
+            _note_edits(task, claude_edits(name, block.get("input")), block.get("id"))
+
+
+def _note_edits(task: Task, edits: list, call_id: Any) -> None:
+    """The turn's file edits, bounded (an over-long one is dropped, not cut: half an edit
+    would not apply). Keyed by the tool call's id, so a failed call's edits can go."""
+    kept = [e.to_dict() for e in edits if e.size <= MAX_EDIT_CHARS]
+    kept = kept[: max(0, MAX_TURN_EDITS - len(task.edits))]
+    task.edits.extend(kept)
+    if kept and isinstance(call_id, str):
+        task.edit_calls.setdefault(call_id, []).extend(kept)
+
+
+def claude_failed_call(task: Task, call_id: Any) -> None:
+    """A tool call that failed or was rejected changed nothing: its edits go."""
+    for edit in task.edit_calls.pop(call_id, []) if isinstance(call_id, str) else []:
+        task.edits = [e for e in task.edits if e is not edit]
 
 
 def codex_item(task: Task, item: dict) -> None:
