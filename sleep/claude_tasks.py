@@ -21,7 +21,7 @@ from typing import Any
 from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
-from sleep.session_evidence import claude_assistant, claude_failed_call, shell_command
+from sleep.session_evidence import claude_assistant, failed_call, shell_command
 from sleep.skills_used import claude_meta_text, claude_tool_use, note_command
 
 NOT_A_TASK_PREFIXES = (
@@ -150,7 +150,7 @@ class ClaudeTaskReader:
         for block in content:
             failed = isinstance(block, dict) and block.get("type") == "tool_result"
             if failed and block.get("is_error") is True:
-                claude_failed_call(self.tasks[-1], block.get("tool_use_id"))
+                failed_call(self.tasks[-1], block.get("tool_use_id"))
 
     def _note_skills(self, content: Any) -> None:
         """The skills an assistant message's tool calls loaded or read."""

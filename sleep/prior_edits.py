@@ -96,6 +96,52 @@ def claude_edits(name: str, arguments: Any) -> list[FileEdit]:
     return out
 
 
+_PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
+
+
+def codex_patch_edits(patch: Any) -> list[FileEdit]:
+    """The edits of a Codex `apply_patch` input (`*** Begin Patch` … `*** End Patch`): an
+    added file is written whole; each `@@` hunk of an updated file replaces its context
+    and `-` lines by its context and `+` lines. A deleted or moved file, and a hunk with
+    no old text to find, are left out (the later edits then skip, noted, if they need it)."""
+    if not isinstance(patch, str) or "*** Begin Patch" not in patch:
+        return []
+    out: list[FileEdit] = []
+    path, kind, moved = "", "", False
+    old: list[str] = []
+    new: list[str] = []
+
+    def flush() -> None:
+        if kind == "add" and path:
+            out.append(FileEdit(path, "".join(f"{line}\n" for line in new), write=True))
+        elif kind == "update" and path and not moved and any(old):
+            out.append(FileEdit(path, "\n".join(new), "\n".join(old)))
+        old.clear()
+        new.clear()
+
+    for line in patch.splitlines():
+        if line.startswith(_PATCH_FILE) or line.startswith("*** End Patch"):
+            flush()
+            kind = {"A": "add", "U": "update", "D": "delete"}.get(line[4:5], "")
+            path, moved = line.split(": ", 1)[1].strip() if ": " in line else "", False
+        elif line.startswith("*** Move to: "):
+            moved = True
+        elif line.startswith("@@"):
+            if kind == "update":
+                flush()
+        elif line.startswith("*** ") or kind not in ("add", "update"):
+            continue
+        elif line.startswith("+"):
+            new.append(line[1:])
+        elif line.startswith("-") and kind == "update":
+            old.append(line[1:])
+        elif kind == "update":
+            old.append(line[1:])
+            new.append(line[1:])
+    flush()
+    return out
+
+
 def confined(edit: FileEdit, cwd: str | None) -> FileEdit | None:
     """The edit with its path relative to the session's folder `cwd`, or None when the
     path leaves it (absolute elsewhere, `..`, or no folder to be relative to)."""

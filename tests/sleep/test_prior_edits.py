@@ -17,7 +17,15 @@ from sleep.mine import mine_sessions
 from sleep.prior_edits import FileEdit, apply_edit, confined, edited_tree
 from sleep.replay_env import AgentReplay, ReplayEnvironment, agent_prompt, task_item
 from sleep.tasks import MinedTask, TaskArchive, Turn
-from tests.sleep.transcripts import claude_assistant, claude_user, write_claude
+from tests.sleep.transcripts import (
+    claude_assistant,
+    claude_user,
+    codex_line,
+    codex_meta,
+    codex_prompt,
+    write_claude,
+    write_codex,
+)
 
 GITHUB_TOKEN = "ghp_" + "Zq8Lm2Np9Rs4Tv8XAb3dEf5hIj7kLm9nOp1q"  # made up, split on purpose
 
@@ -49,9 +57,12 @@ def tool_result(cwd: str, call_id: str, *, error: bool = False) -> dict:
     return claude_user([block], cwd=cwd)
 
 
-def harvested(tmp_path: Path, records: list[dict]) -> list[dict]:
+def harvested(tmp_path: Path, records: list[dict], *, codex: bool = False) -> list[dict]:
     claude = tmp_path / "claude"
-    write_claude(claude, records)
+    if codex:
+        write_codex(tmp_path / "codex", records)
+    else:
+        write_claude(claude, records)
     result = harvest(
         HarvestOptions(state_dir=tmp_path / "state", claude_home=str(claude),
                        codex_home=str(tmp_path / "codex"), commit=False)
@@ -69,8 +80,8 @@ def two_turn_session(cwd: str, *first_turn: dict) -> list[dict]:
     ]
 
 
-def follow_up_of(sessions: list[dict]) -> MinedTask:
-    (task,) = [t for t in mine_sessions(sessions) if t.intent.startswith("now also")]
+def follow_up_of(sessions: list[dict], start: str = "now also") -> MinedTask:
+    (task,) = [t for t in mine_sessions(sessions) if t.intent.startswith(start)]
     return task
 
 
@@ -216,3 +227,49 @@ def test_a_malformed_stored_edit_is_named(tmp_path, bad):
     path.write_text(json.dumps({"version": 1, "tasks": [{**task, "prior_edits": [bad]}]}))
     with pytest.raises(Exception, match="an earlier edit is not"):
         TaskArchive(path).load()
+
+
+def codex_patch(call_id: str, patch: str, *, ok: bool = True) -> list[dict]:
+    call = {"type": "custom_tool_call", "status": "completed", "call_id": call_id,
+            "name": "apply_patch", "input": patch}  # fmt: skip
+    output = {
+        "output": "Success." if ok else "error: no match",
+        "metadata": {"exit_code": 0 if ok else 1},
+    }
+    return [
+        codex_line("response_item", call),
+        codex_line(
+            "response_item",
+            {"type": "custom_tool_call_output", "call_id": call_id, "output": json.dumps(output)},
+        ),  # fmt: skip
+        codex_line("event_msg", {"type": "patch_apply_end", "call_id": call_id, "success": ok}),
+    ]
+
+
+def test_a_codex_follow_up_carries_the_earlier_apply_patch_edits(tmp_path):
+    """Fails on the old code: Codex's apply_patch inputs were not kept."""
+    project, commit = git_project(tmp_path)
+    patch = (
+        "*** Begin Patch\n*** Update File: app.py\n@@\n-def main():\n+def main(name):\n"
+        "*** Add File: notes/todo.md\n+- greet\n+- wave\n*** End Patch"
+    )
+    failed = "*** Begin Patch\n*** Update File: app.py\n@@\n-nothing\n+something\n*** End Patch"
+    answer = {"type": "agent_message", "message": "Done."}
+    records = [
+        codex_meta(cwd=str(project)),
+        *codex_prompt("make main take a name"),
+        *codex_patch("call_1", patch),
+        *codex_patch("call_2", failed, ok=False),
+        codex_line("event_msg", answer),
+        *codex_prompt("now also print the name"),
+        codex_line("event_msg", answer),
+    ]
+    follow_up = follow_up_of(harvested(tmp_path, records, codex=True), "now also")
+    assert follow_up.prior_edits == [
+        FileEdit("app.py", "def main(name):", "def main():"),
+        FileEdit("notes/todo.md", "- greet\n- wave\n", write=True),
+    ]
+    with edited_tree(project, commit, follow_up.prior_edits) as tree:
+        assert (tree.root / "app.py").read_text().startswith("def main(name):\n")
+        assert (tree.root / "notes" / "todo.md").read_text() == "- greet\n- wave\n"
+        assert tree.skipped == []
