@@ -273,3 +273,23 @@ def test_a_codex_follow_up_carries_the_earlier_apply_patch_edits(tmp_path):
         assert (tree.root / "app.py").read_text().startswith("def main(name):\n")
         assert (tree.root / "notes" / "todo.md").read_text() == "- greet\n- wave\n"
         assert tree.skipped == []
+
+
+def test_a_kept_tree_is_found_again_at_the_same_place(tmp_path):
+    """A handoff workspace is found again by its start tree's path: with `keep_in` the tree
+    is kept under a name that hashes its inputs, reused as it is (what the person's agent
+    was shown), and rebuilt only when its record is missing (an interrupted build)."""
+    project, commit = git_project(tmp_path)
+    edits = [FileEdit("app.py", "def run():", "def main():")]
+    keep = tmp_path / "night" / "workspaces"
+    with edited_tree(project, commit, edits, keep_in=keep) as first:
+        (first.root / "marker").write_text("seen")
+    with edited_tree(project, commit, edits, keep_in=keep) as again:
+        assert again.root == first.root and (again.root / "marker").exists()
+        assert again.applied == ["edited app.py"]
+    first.root.with_name(first.root.name + ".json").unlink()
+    with edited_tree(project, commit, edits, keep_in=keep) as rebuilt:
+        assert rebuilt.root == first.root and not (rebuilt.root / "marker").exists()
+    with edited_tree(project, commit, [*edits, FileEdit("b.py", "x", write=True)],
+                     keep_in=keep) as other:  # fmt: skip
+        assert other.root != first.root
