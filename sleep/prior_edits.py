@@ -174,13 +174,23 @@ def _target(root: Path, rel: str) -> Path | None:
     if path.is_absolute() or ".." in path.parts or not path.parts:
         return None
     target = root.joinpath(*path.parts)
-    resolved = target.resolve()
+    try:
+        resolved = target.resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        return None
     return target if resolved.is_relative_to(root.resolve()) else None
 
 
 def apply_edit(root: Path, edit: FileEdit, base: str = "") -> str:
     """Apply one edit in the copy at `root` (its path below `base`, the session folder's
     place in the project); '' when it applied, else why it was skipped."""
+    try:
+        return _apply(root, edit, base)
+    except OSError as exc:  # a folder where the file was, a file where a folder is, …
+        return f"it cannot be written ({type(exc).__name__})"
+
+
+def _apply(root: Path, edit: FileEdit, base: str) -> str:
     target = _target(root, f"{base}/{edit.path}" if base else edit.path)
     if target is None:
         return "its path leaves the project"

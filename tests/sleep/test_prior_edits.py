@@ -194,6 +194,7 @@ def test_an_edit_that_does_not_apply_is_skipped_and_noted(tmp_path):
         FileEdit("app.py", "def go():", "def nowhere():"),
         FileEdit("app.py", "def run():", "def main():"),
         FileEdit("gone.py", "y", "x"),
+        FileEdit("app.py/inside.py", "x", write=True),  # app.py is a file, not a folder
     ]
     with edited_tree(project, commit, edits) as tree:
         assert "def run():" in (tree.root / "app.py").read_text()
@@ -201,8 +202,10 @@ def test_an_edit_that_does_not_apply_is_skipped_and_noted(tmp_path):
         assert tree.skipped == [
             "earlier edit 1 (edited app.py) skipped: its old text is not in the file",
             "earlier edit 3 (edited gone.py) skipped: the file is not there",
+            "earlier edit 4 (wrote app.py/inside.py) skipped: it cannot be written "
+            "(FileExistsError)",  # mkdir app.py/: never fatal
         ]
-        assert "2 of them did not apply" in tree.note()
+        assert "3 of them did not apply" in tree.note()
     assert not tree.root.exists()
 
 
