@@ -296,3 +296,19 @@ def test_a_kept_tree_is_found_again_at_the_same_place(tmp_path):
     with edited_tree(project, commit, [*edits, FileEdit("b.py", "x", write=True)],
                      keep_in=keep) as other:  # fmt: skip
         assert other.root != first.root
+
+
+def test_a_session_in_a_subfolder_has_its_edits_applied_there(tmp_path):
+    """A session run in `<project>/web` recorded paths relative to `web`: they are applied
+    below it in the copy of the project, not at its root."""
+    from sleep.prior_edits import session_base
+
+    project, commit = git_project(tmp_path)
+    assert session_base(project, str(project / "web")) == "web"
+    assert session_base(project, str(project)) == ""
+    assert session_base(project, "/somewhere/else") == ""
+    edit = confined(FileEdit(str(project / "web" / "page.html"), "<p>hi</p>\n", write=True),
+                    str(project / "web"))  # fmt: skip
+    assert edit is not None and edit.path == "page.html"
+    with edited_tree(project, commit, [edit], base="web") as tree:
+        assert (tree.root / "web" / "page.html").read_text() == "<p>hi</p>\n"
