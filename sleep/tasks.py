@@ -252,7 +252,7 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
     """What `dry-run --json` shows of a task beside its ids: its kind, the mode it is
     replayed in and, when tonight skips it, why (both sleep.replay_modes.Replay: the
     `planned` mode, and `tonight`'s, which skips a mode not implemented yet), and what it
-    is judged by."""
+    is judged by, and the earlier edits its replay starts with (paths, not contents)."""
     return {
         "kind": task.kind,
         "replay": planned.mode,
@@ -261,5 +261,6 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
         "reference": task.reference,
         "checks": [asdict(c) for c in task.checks],
         "context": [asdict(t) for t in task.context],
+        "prior_edits": [e.describe() for e in task.prior_edits],  # applied before it
         "train_only": task.train_only,
     }

@@ -113,6 +113,14 @@ async def test_a_follow_up_replays_with_the_first_turns_edit_applied(tmp_path):
     archive.merge([follow_up])
     assert archive.load()[follow_up.id].prior_edits == follow_up.prior_edits
 
+    # dry-run --json lists them (what, not the text)
+    from sleep.replay_modes import replay_mode
+    from sleep.tasks import task_listing
+
+    mode = replay_mode(follow_up, "claude_code")
+    listed = task_listing(follow_up, mode, mode)["prior_edits"]
+    assert listed == ["edited app.py", "wrote NOTES.md"]
+
     seen: dict[str, str] = {}
 
     async def agent_double(task, _skill):  # a TEST DOUBLE of the agent: reads, edits nothing
