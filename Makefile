@@ -57,7 +57,7 @@ test: $(VENV)/.installed-test $(TOOLS)/.installed-agents
 # the reference pages are generated from the code as it builds (docs_tools/).
 SITE ?= site
 docs: $(VENV)/.installed-docs
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(SITE)
+	PYTHONPATH=$(CURDIR) NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(SITE)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -18,6 +18,14 @@ from docs_tools.screens import screens  # noqa: E402
 
 
 def on_files(files: Files, config) -> Files:
+    import core
+
+    where = Path(core.__file__).resolve().parent.parent
+    if where != ROOT:  # an editable install of another checkout shadows this one
+        raise SystemExit(
+            f"docs: the engine was imported from {where}, not {ROOT}; "
+            f"run with PYTHONPATH={ROOT} (as `make docs` does)"
+        )
     for uri, render in PAGES.items():
         files.append(File.generated(config, uri, content=render()))
     for uri, path in screens().items():

@@ -293,8 +293,10 @@ def events_markdown() -> str:
     for name, cls in EVENT_TYPES.items():
         if not _doc(cls):
             raise MissingHelp(f"event {name} has no docstring in core/run/events.py")
-        lines += [f"## `{name}`", "", _doc(cls), "", "| field | type | default |", "|---|---|---|"]
+        lines += [f"## `{name}`", "", _doc(cls), ""]
+        lines += ["| field | type | default | what it says |", "|---|---|---|---|"]
         hints = typing.get_type_hints(cls)
+        notes = _field_comments(cls)
         for f in dataclasses.fields(cls):
             if f.name in base:
                 continue
@@ -303,9 +305,33 @@ def events_markdown() -> str:
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
                 else f"`{_show(f.default if f.default is not dataclasses.MISSING else f.default_factory())}`"
             )
-            lines.append(f"| `{f.name}` | {_cell(_hint(hints[f.name]))} | {default} |")
+            note = _cell(notes.get(f.name, ""))
+            lines.append(f"| `{f.name}` | {_cell(_hint(hints[f.name]))} | {default} | {note} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _field_comments(cls: type) -> dict[str, str]:
+    """Each field's comment in the event's source: the comment lines just above it and
+    the one at the end of its line (the events are dataclasses, whose fields have no
+    docstrings)."""
+    import inspect
+    import re
+
+    out: dict[str, str] = {}
+    above: list[str] = []
+    for line in inspect.getsource(cls).splitlines()[1:]:
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            above.append(stripped.lstrip("#").strip())
+            continue
+        field = re.match(r"(\w+): [^#]*(?:#\s*(?P<inline>.*))?$", stripped)
+        if field and not stripped.startswith(("type:", "def ")):
+            text = " ".join([*above, field["inline"] or ""]).strip()
+            if text:
+                out[field[1]] = text
+        above = []
+    return out
 
 
 def _hint(ann: Any) -> str:

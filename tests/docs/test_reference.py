@@ -6,7 +6,6 @@ command without help text fails here, and so does `make docs`."""
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 
 import pytest
@@ -83,29 +82,33 @@ def test_a_new_key_without_help_text_fails():
         core.config.Config = original
 
 
-def _help_commands(args: list[str]) -> list[str]:
-    """The command names a `skillopt ... --help` lists in its Commands panel."""
-    out = subprocess.run(
-        [sys.executable, "-c", "from skillopt_tui.cli.main import main; main()", *args, "--help"],
-        capture_output=True,
-        text=True,
-        env={"COLUMNS": "200", "NO_COLOR": "1", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
-        check=True,
-    ).stdout
+def _help_commands(args: list[str], monkeypatch, capsys) -> list[str]:
+    """The command names `skillopt ... --help` lists in its Commands panel (run in-process,
+    as the `skillopt` script runs `main`)."""
+    from skillopt_tui.cli import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setattr(sys, "argv", ["skillopt", *args, "--help"])
+    monkeypatch.setattr(main, "_register", lambda: None)  # registered once, below
+    with pytest.raises(SystemExit) as exit_:
+        main.main()
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
     if "Commands" not in out:
         return []
     panel = out.split("Commands", 1)[1]
     return re.findall(r"^│ (\S+) {2,}", panel, flags=re.M)
 
 
-def test_every_command_of_skillopt_help_is_in_the_reference():
-    documented = {c.path for c in reference.cli_commands()}
+def test_every_command_of_skillopt_help_is_in_the_reference(monkeypatch, capsys):
+    documented = {c.path for c in reference.cli_commands()}  # registers the commands
     page = reference.cli_markdown()
     groups = [[]]
     seen = 0
     while groups:
         args = groups.pop()
-        for name in _help_commands(args):
+        for name in _help_commands(args, monkeypatch, capsys):
             path = " ".join(["skillopt", *args, name])
             assert path in documented, f"`{path}` is in --help but not in the reference"
             assert f"`{path}`" in page
