@@ -148,7 +148,9 @@ def write_file(target: Path, block: Block) -> None:
     if start is None:
         raise AssertionError(f"{block.where}: {target.name} has no {block.insert} = ( ... )")
     end = next(i for i in range(start + 1, len(lines)) if lines[i].rstrip() in (")", "]"))
-    lines[end:end] = [f"    {ln}\n" if ln else "\n" for ln in block.code.rstrip().split("\n")]
+    entry = block.code.rstrip()
+    entry += "" if entry.endswith(",") else ","  # an element of the tuple, like the others
+    lines[end:end] = [f"    {ln}\n" if ln else "\n" for ln in entry.split("\n")]
     target.write_text("".join(lines), encoding="utf-8")
 
 
