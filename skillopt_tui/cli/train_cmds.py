@@ -18,11 +18,12 @@ from typing import Annotated
 
 import typer
 
+from core import exit_codes
 from core.errors import UserError
 from core.skill.document import load_skill
 from skillopt_tui.cli.output import emit_json
 
-EXIT_STOPPED = 3
+EXIT_STOPPED = exit_codes.STOPPED
 
 
 class TrainUsageError(UserError):
