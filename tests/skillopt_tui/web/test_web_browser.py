@@ -1,0 +1,163 @@
+"""`skillopt tui --web` in a real headless Chromium: the page loads behind the token, Home
+renders, keys open Review, and approving one hunk then adopting gives the same commit tree
+and deployed bytes as `skillopt skills adopt --hunks 1`. A second session is read-only;
+stopping the server leaves no app process; a session killed mid-adopt leaves the skills
+repository whole (its journal undoes the half-done write at the next open).
+
+SKILLOPT_WRITE_DOCS_SCREENSHOT=1 saves Review as docs/images/web-review.png (off in a
+normal run: tests never write into the checkout)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+
+from core.skills_repo import SkillsRepo
+from tests.support.skills_git import plain_git
+from tests.support.tui_app import RUNS, make_skills_repo
+from tests.support.web_face import (
+    REPO,
+    alive,
+    children,
+    skillopt,
+    skillopt_env,
+    start_server,
+    wait_for,
+)
+
+pytestmark = pytest.mark.web
+DOCS_SHOT = REPO / "docs" / "images" / "web-review.png"
+
+
+@pytest.fixture
+def world(tmp_path: Path):
+    """A skills repository deploying to deployed/SKILL.md, and a copy of it taken before
+    any adoption (the CLI adopts there, for the comparison)."""
+    deployed = tmp_path / "deployed" / "SKILL.md"
+    make_skills_repo(tmp_path / "skills", deploy_to=deployed)
+    shutil.copytree(tmp_path / "skills", tmp_path / "pristine", symlinks=True)
+    return tmp_path
+
+
+def _serve(world: Path, **env: str):
+    args = ("--runs-dir", str(RUNS), "--skills-repo", str(world / "skills"))
+    return start_server(world, *args, env=skillopt_env(**env))
+
+
+def _open_review(screen) -> None:
+    screen.wait_for("demo-finished")  # Home: the runs table
+    screen.wait_for("quiz")  # Home: the skills table
+    screen.keys("v")
+    screen.wait_for("[ ] #3")  # Review: three hunks
+
+
+def test_review_in_the_browser_adopts_what_the_cli_adopts(world, open_screen):
+    server = _serve(world)
+    try:
+        screen = open_screen(server.url)
+        assert screen.page.url == server.base + "/"  # the token left the address bar
+        _open_review(screen)
+        screen.keys("y")
+        screen.wait_for("y 1  n 0")  # the evidence panel counts the decision
+        if os.environ.get("SKILLOPT_WRITE_DOCS_SCREENSHOT") == "1":
+            DOCS_SHOT.parent.mkdir(parents=True, exist_ok=True)
+            screen.page.screenshot(path=str(DOCS_SHOT))
+        screen.keys("A")
+        assert "1 of 3 hunks" in screen.wait_for("Adopt these hunks?")
+        screen.keys("y")
+        screen.wait_for("Adopted as")
+    finally:
+        assert server.stop() == 0
+    deployed = world / "deployed" / "SKILL.md"
+    web = {
+        "tree": plain_git(world / "skills", "rev-parse", "main^{tree}"),
+        "deployed": deployed.read_bytes(),
+    }
+    # the same adoption by the CLI, from the same starting point (deploy target included)
+    shutil.copy(world / "pristine" / "quiz" / "SKILL.md", deployed)
+    result = skillopt(
+        "skills", "adopt", "staged/demo-finished", "--hunks", "1", "--repo", str(world / "pristine")
+    )
+    assert result.returncode == 0, result.stderr
+    cli = {
+        "tree": plain_git(world / "pristine", "rev-parse", "main^{tree}"),
+        "deployed": deployed.read_bytes(),
+    }
+    assert web == cli
+    assert b"Answer exactly the question asked." in web["deployed"]
+    assert b"largest ocean" not in web["deployed"]
+
+
+def test_a_second_session_is_read_only_until_the_writer_leaves(world, open_screen):
+    """And SIGTERM then ends the server and every session's app process."""
+    server = _serve(world)
+    try:
+        first = open_screen(server.url)
+        first.wait_for("quiz")
+        second = open_screen(server.url)
+        second.wait_for("Read-only")  # it says so when it opens
+        _open_review(second)
+        second.keys("y", "A")
+        second.wait_for("Cannot adopt in this session")
+        assert "Adopt these hunks?" not in second.text()
+        assert SkillsRepo.open(world / "skills").log("quiz")[0].kind == "add"
+
+        sessions = set(children(server.process.pid))
+        assert len(sessions) == 2  # one app process per browser session
+        first.page.context.close()  # the writer's tab closes: its app process ends
+        wait_for(lambda: len(set(children(server.process.pid)) & sessions) == 1, "writer ends")
+        third = open_screen(server.url)  # the next session to open writes
+        _open_review(third)
+        third.keys("y", "A")
+        third.wait_for("Adopt these hunks?")
+        sessions = children(server.process.pid)
+    finally:
+        code = server.stop(signal.SIGTERM)
+    assert code == 0
+    assert len(sessions) == 2
+    assert [pid for pid in sessions if alive(pid)] == []
+
+
+def test_ctrl_c_leaves_no_app_process(world, open_screen):
+    server = _serve(world)
+    try:
+        open_screen(server.url).wait_for("quiz")
+        sessions = children(server.process.pid)
+        assert sessions
+    finally:
+        code = server.stop(signal.SIGINT)
+    assert code == 0
+    assert [pid for pid in sessions if alive(pid)] == []
+
+
+def test_a_session_killed_mid_adopt_leaves_the_repository_whole(world, open_screen):
+    """The app process dies (as kill -9 would) after writing the deploy target and before
+    main moves, the worst moment; the next open puts everything back as it was."""
+    skills, deployed = world / "skills", world / "deployed" / "SKILL.md"
+    before = (plain_git(skills, "rev-parse", "main"), deployed.read_bytes())
+    server = _serve(world, SKILLOPT_CRASH_AT="adopt:after-deploy-write")
+    try:
+        screen = open_screen(server.url)
+        _open_review(screen)
+        screen.keys("y", "A")
+        screen.wait_for("Adopt these hunks?")
+        screen.keys("y")
+        screen.page.wait_for_selector("body.-closed", timeout=60_000)  # "Session ended."
+        assert (skills / ".git" / "skillopt" / "journal.json").exists()  # died mid-write
+        assert deployed.read_bytes() != before[1]  # the deploy target was half-way
+    finally:
+        assert server.stop() == 0
+    listed = skillopt("skills", "list", "--repo", str(skills))
+    assert listed.returncode == 0, listed.stderr
+    assert "skillopt:" in listed.stderr  # it says what it undid
+    assert (plain_git(skills, "rev-parse", "main"), deployed.read_bytes()) == before
+    assert not (skills / ".git" / "skillopt" / "journal.json").exists()
+    assert plain_git(skills, "status", "--porcelain") == ""
+    again = skillopt(
+        "skills", "adopt", "staged/demo-finished", "--hunks", "1", "--repo", str(skills)
+    )
+    assert again.returncode == 0, again.stderr  # nothing lost: the branch is still there
