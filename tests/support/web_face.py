@@ -115,8 +115,10 @@ def start_server(tmp_path: Path, *args: str, env: dict[str, str] | None = None) 
     return WebServer(process, found.group(1), found.group(3), log)
 
 
-def children(pid: int) -> list[int]:
-    """Every live descendant of `pid` (zombies excluded), read from /proc."""
+def children(pid: int, every: bool = True) -> list[int]:
+    """The live descendants of `pid` (zombies excluded), read from /proc; with every=False
+    its children only (for the server: one app process per session, without the git
+    processes those start)."""
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -133,7 +135,8 @@ def children(pid: int) -> list[int]:
         parent = frontier.pop()
         kids = [p for p, pp in parents.items() if pp == parent]
         found += kids
-        frontier += kids
+        if every:
+            frontier += kids
     return found
 
 

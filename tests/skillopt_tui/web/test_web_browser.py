@@ -106,20 +106,20 @@ def test_a_second_session_is_read_only_until_the_writer_leaves(world, open_scree
         assert "Adopt these hunks?" not in second.text()
         assert SkillsRepo.open(world / "skills").log("quiz")[0].kind == "add"
 
-        sessions = set(children(server.process.pid))
+        sessions = set(children(server.process.pid, every=False))
         assert len(sessions) == 2  # one app process per browser session
         first.page.context.close()  # the writer's tab closes: its app process ends
-        wait_for(lambda: len(set(children(server.process.pid)) & sessions) == 1, "writer ends")
+        wait_for(lambda: len([p for p in sessions if alive(p)]) == 1, "the writer's app ends")
         third = open_screen(server.url)  # the next session to open writes
         _open_review(third)
         third.keys("y", "A")
         third.wait_for("Adopt these hunks?")
-        sessions = children(server.process.pid)
+        assert len(children(server.process.pid, every=False)) == 2
+        everything = children(server.process.pid)  # their git processes too
     finally:
         code = server.stop(signal.SIGTERM)
     assert code == 0
-    assert len(sessions) == 2
-    assert [pid for pid in sessions if alive(pid)] == []
+    assert [pid for pid in everything if alive(pid)] == []
 
 
 def test_ctrl_c_leaves_no_app_process(world, open_screen):
