@@ -83,7 +83,7 @@ WebOption = Annotated[
     bool,
     typer.Option(
         "--web",
-        help="Serve this dashboard to a browser instead (needs `pip install 'skillopt-tui[web]'`).",
+        help="Serve this dashboard to a browser instead (needs the web extra).",
     ),
 ]
 HostOption = Annotated[
