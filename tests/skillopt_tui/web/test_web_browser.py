@@ -134,23 +134,12 @@ def test_ctrl_c_leaves_no_app_process(world, open_screen):
     assert [pid for pid in sessions if alive(pid)] == []
 
 
-def test_a_session_killed_mid_adopt_leaves_the_repository_whole(world, open_screen):
-    """The app process dies (as kill -9 would) after writing the deploy target and before
-    main moves, the worst moment; the next open puts everything back as it was."""
+def _put_back(world: Path, before: tuple[str, bytes]) -> None:
+    """After an adopt cut off mid-write: the next open of the repository says what it
+    undid, and main, the deploy target and the work tree are as before; nothing is lost
+    (the branch still adopts)."""
     skills, deployed = world / "skills", world / "deployed" / "SKILL.md"
-    before = (plain_git(skills, "rev-parse", "main"), deployed.read_bytes())
-    server = _serve(world, SKILLOPT_CRASH_AT="adopt:after-deploy-write")
-    try:
-        screen = open_screen(server.url)
-        _open_review(screen)
-        screen.keys("y", "A")
-        screen.wait_for("Adopt these hunks?")
-        screen.keys("y")
-        screen.page.wait_for_selector("body.-closed", timeout=60_000)  # "Session ended."
-        assert (skills / ".git" / "skillopt" / "journal.json").exists()  # died mid-write
-        assert deployed.read_bytes() != before[1]  # the deploy target was half-way
-    finally:
-        assert server.stop() == 0
+    assert (skills / ".git" / "skillopt" / "journal.json").exists()  # it died mid-write
     listed = skillopt("skills", "list", "--repo", str(skills))
     assert listed.returncode == 0, listed.stderr
     assert "skillopt:" in listed.stderr  # it says what it undid
@@ -160,4 +149,53 @@ def test_a_session_killed_mid_adopt_leaves_the_repository_whole(world, open_scre
     again = skillopt(
         "skills", "adopt", "staged/demo-finished", "--hunks", "1", "--repo", str(skills)
     )
-    assert again.returncode == 0, again.stderr  # nothing lost: the branch is still there
+    assert again.returncode == 0, again.stderr
+
+
+def _before(world: Path) -> tuple[str, bytes]:
+    deployed = world / "deployed" / "SKILL.md"
+    return plain_git(world / "skills", "rev-parse", "main"), deployed.read_bytes()
+
+
+def _confirm_adopt(screen) -> None:
+    _open_review(screen)
+    screen.keys("y", "A")
+    screen.wait_for("Adopt these hunks?")
+    screen.keys("y")
+
+
+def test_a_browser_that_leaves_mid_adopt_leaves_the_repository_whole(world, open_screen):
+    """The tab closes while the adopt is held after writing the deploy target and before
+    main moves (the worst moment): the server ends that session's app process, and the
+    write it cut short is undone at the next open."""
+    before = _before(world)
+    hold = world / "hold"
+    hold.mkdir()
+    server = _serve(world, SKILLOPT_PAUSE_AT=f"adopt:after-deploy-write={hold}")
+    try:
+        screen = open_screen(server.url)
+        _confirm_adopt(screen)
+        wait_for((hold / "paused").exists, "the adopt reaches the deploy write")
+        app = int((hold / "paused").read_text())
+        assert app in children(server.process.pid, every=False)  # the session's app
+        assert (world / "deployed" / "SKILL.md").read_bytes() != before[1]  # half-way
+        screen.page.context.close()  # the browser leaves; the write never resumes
+        wait_for(lambda: not alive(app), "the session's app process ends")
+        assert server.process.poll() is None  # the server serves on
+    finally:
+        assert server.stop() == 0
+    _put_back(world, before)
+
+
+def test_a_session_killed_mid_adopt_leaves_the_repository_whole(world, open_screen):
+    """The app process dies (as kill -9 would) at the same moment: the page says the
+    session ended, and the next open puts everything back as it was."""
+    before = _before(world)
+    server = _serve(world, SKILLOPT_CRASH_AT="adopt:after-deploy-write")
+    try:
+        screen = open_screen(server.url)
+        _confirm_adopt(screen)
+        screen.page.wait_for_selector("body.-closed", timeout=60_000)  # "Session ended."
+    finally:
+        assert server.stop() == 0
+    _put_back(world, before)
