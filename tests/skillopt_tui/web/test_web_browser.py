@@ -45,6 +45,7 @@ def world(tmp_path: Path):
 
 def _serve(world: Path, **env: str):
     args = ("--runs-dir", str(RUNS), "--skills-repo", str(world / "skills"))
+    args += ("--state-dir", str(world / "sleep-state"))  # not the user's Sleep state
     return start_server(world, *args, env=skillopt_env(**env))
 
 
@@ -122,16 +123,19 @@ def test_a_second_session_is_read_only_until_the_writer_leaves(world, open_scree
     assert [pid for pid in everything if alive(pid)] == []
 
 
-def test_ctrl_c_leaves_no_app_process(world, open_screen):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
+def test_no_app_process_outlives_the_server(world, open_screen, sig):
+    """Ctrl-C ends the sessions itself; after kill -9 each app process follows its server
+    (it asked Linux for PR_SET_PDEATHSIG when it started)."""
     server = _serve(world)
     try:
         open_screen(server.url).wait_for("quiz")
-        sessions = children(server.process.pid)
-        assert sessions
+        everything = children(server.process.pid)
+        assert everything
     finally:
-        code = server.stop(signal.SIGINT)
-    assert code == 0
-    assert [pid for pid in sessions if alive(pid)] == []
+        code = server.stop(sig)
+    assert code == (0 if sig == signal.SIGINT else -signal.SIGKILL)
+    wait_for(lambda: not any(alive(pid) for pid in everything), "every app process ends")
 
 
 def _put_back(world: Path, before: tuple[str, bytes]) -> None:
