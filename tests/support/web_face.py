@@ -180,6 +180,8 @@ class Screen:
         return self.text()
 
     def keys(self, *keys: str) -> None:
-        self.page.locator("#terminal").click()
+        # keys go to xterm's input element; focused without a click, which the app would
+        # take as a mouse click on whatever is under the pointer
+        self.page.focus(".xterm-helper-textarea")
         for key in keys:
             self.page.keyboard.press(key)
