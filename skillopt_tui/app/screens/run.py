@@ -319,6 +319,8 @@ class RunScreen(AppScreen):
         return True
 
     def action_resume(self) -> None:
+        if self.app.refuses_write("resume the run"):
+            return
         launcher = self.app.launcher
         cmd = resume_command(self.run_dir, launcher.command)
         if cmd is None:
@@ -343,6 +345,8 @@ class RunScreen(AppScreen):
         self.app.push_screen(ConfirmDialog("Resume this run?", body), answered)
 
     def action_stop_run(self) -> None:
+        if self.app.refuses_write("stop the run"):
+            return
         body = Text.assemble(
             "Stop ",
             (self.run_dir.name, "bold"),
