@@ -23,7 +23,7 @@ $(VENV)/.installed-embedded: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-embedded
-	$(BIN)/pip install -q -e ".[embedded,test,mcp]"
+	$(BIN)/pip install -q -e ".[embedded,test,mcp,ray]"
 	touch $@
 
 # One idempotent step for every user of the CLIs (backends, Sleep); it reruns when this

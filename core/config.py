@@ -220,10 +220,30 @@ class EnvConfig(_Strict):
     options: dict[str, Any] = {}  # environment-specific, validated by the environment
 
 
+class RayConfig(_Strict):
+    address: str | None = Field(
+        default=None,
+        description=(
+            "The Ray cluster the run's work goes to: null starts a local Ray for the run "
+            "(stopped when it ends); 'auto' joins the cluster this machine is part of; "
+            "ray://host:10001 connects through the Ray client; host:6379 joins a head's GCS."
+        ),
+    )
+
+
 class RunConfig(_Strict):
     name: str | None = None
     seed: int = 0
     runs_dir: str = "runs"
+    executor: Literal["local", "ray"] = Field(
+        default="local",
+        description=(
+            "Where rollouts run: local = in this process (models.target.concurrency slots); "
+            "ray = as Ray tasks on run.ray.address (needs the `ray` extra). The run directory, "
+            "caches, ledger and budget stay with this process either way."
+        ),
+    )
+    ray: RayConfig = RayConfig()
 
 
 class Config(_Strict):

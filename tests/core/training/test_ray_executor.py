@@ -1,0 +1,138 @@
+"""`run.executor: ray` on a real Ray cluster started by the test on loopback (a head with 2
+worker CPUs, shared by the module's tests, stopped after): the scenario's run gives the
+same decisions, skills and scores as local; a worker killed mid-run changes nothing and
+pays no call twice; the call cap holds with tasks in flight on the workers.
+
+The target is the skill-sensitive TEST DOUBLE behind the driver's client (scripted), or a
+real loopback OpenAI server where calls must overlap in time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip(
+    "ray", reason="the `ray` extra is not installed here: pip install 'skillopt-tui[ray]'"
+)
+
+from core.config import config_from_dict  # noqa: E402
+from core.models.factory import build_model_client  # noqa: E402
+from core.run.directory import RunDirectory  # noqa: E402
+from core.run.events import EventBus, RunStarted  # noqa: E402
+from core.training.trainer import run_training  # noqa: E402
+from envs import get_environment  # noqa: E402
+from tests.core.models.helpers import ENV, TEST_KEY_VAR  # noqa: E402
+from tests.doubles.skill_sensitive_target import SkillSensitiveTarget  # noqa: E402
+from tests.support.loopback_openai import LoopbackOpenAI, Reply  # noqa: E402
+from tests.support.ray_cluster import DiesOnce, RayCluster, Shipped  # noqa: E402
+from tests.support.train_scenario import INITIAL_SKILL, scenario_config  # noqa: E402
+
+# One cluster for the module; under pytest-xdist (--dist loadgroup) its tests share a worker.
+pytestmark = pytest.mark.xdist_group("ray-cluster")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    started = RayCluster.start(cpus=2)
+    try:
+        yield started
+    finally:
+        import ray
+
+        if ray.is_initialized():
+            ray.shutdown()
+        started.stop()
+
+
+def tree_for(tmp_path: Path, executor: str, address: str | None = None, **train):
+    # The early gate stops a candidate's rollouts as soon as it has decided, so how many
+    # it saves depends on which finish first: off, every run pays the same calls.
+    tree = scenario_config(tmp_path, gate={"early_decide": False}, **train)
+    tree["models"]["target"]["concurrency"] = 4  # more in flight than the cluster's 2 CPUs
+    tree["run"]["executor"] = executor
+    tree["run"]["ray"] = {"address": address}
+    return tree
+
+
+async def train(tmp_path: Path, tree, out: str, target, *, env=None, cache="responses.sqlite"):
+    config = config_from_dict(tree)
+    client = build_model_client(
+        config,
+        scripted={"target": target} if target else {},
+        cache_path=tmp_path / cache,
+        environ=ENV,
+    )
+    bus = EventBus()
+    started: list[RunStarted] = []
+    bus.subscribe(lambda e: started.append(e) if isinstance(e, RunStarted) else None)
+    try:
+        summary = await run_training(
+            config,
+            env=env or Shipped(get_environment(config.env)),
+            run_dir=RunDirectory(tmp_path / out),
+            bus=bus,
+            client=client,
+            initial_skill=INITIAL_SKILL,
+        )
+    finally:
+        await client.aclose()
+    return summary, started
+
+
+def outcome(tmp_path: Path, out: str, summary) -> dict:
+    """What a run decided: its summary without timings, and every skill version's text."""
+    data = summary.to_dict()
+    for key in ("run_id", "staged", "wall_time_s"):
+        data.pop(key, None)
+    skills = sorted((tmp_path / out / "skills").glob("*.md"))
+    return {"summary": data, "skills": {p.name: p.read_text() for p in skills}}
+
+
+async def test_same_skill_and_scores_on_ray_as_local_and_a_lost_worker_changes_nothing(
+    tmp_path, cluster
+):
+    local_target = SkillSensitiveTarget()
+    local, _ = await train(
+        tmp_path, tree_for(tmp_path, "local"), "local", local_target, cache="local.sqlite"
+    )
+    assert local.status == "finished"
+
+    ray_target = SkillSensitiveTarget()
+    on_ray, started = await train(
+        tmp_path, tree_for(tmp_path, "ray", cluster.address), "ray", ray_target, cache="r.sqlite"
+    )
+    assert outcome(tmp_path, "ray", on_ray) == outcome(tmp_path, "local", local)
+    assert ray_target.calls == local_target.calls > 0
+    assert started[0].executor.startswith("ray, 2 workers on 1 node")
+
+    # The rollout of t03 kills its worker after its first call was answered; Ray runs the
+    # task again on another worker, whose call is answered from the driver's cache.
+    marker = tmp_path / "died"
+    dying_target = SkillSensitiveTarget()
+    tree = tree_for(tmp_path, "ray", cluster.address)
+    config = config_from_dict(tree)
+    env = DiesOnce(get_environment(config.env), "t03", marker)
+    lost, _ = await train(tmp_path, tree, "lost", dying_target, env=env, cache="lost.sqlite")
+    assert marker.exists()  # a worker really died mid-rollout
+    assert outcome(tmp_path, "lost", lost) == outcome(tmp_path, "local", local)
+    assert dying_target.calls == local_target.calls  # no call paid twice
+
+
+async def test_the_call_cap_holds_with_tasks_in_flight_on_the_workers(tmp_path, cluster):
+    # A real server taking 0.3 s per call, 4 rollouts in flight: without reserving the
+    # calls in flight, each of them would pass the cap's check before any was counted.
+    with LoopbackOpenAI(handler=lambda r: Reply("Paris"), latency_s=0.3) as server:
+        tree = tree_for(tmp_path, "ray", cluster.address)
+        tree["models"]["target"] = {
+            "backend": "openai",
+            "base_url": server.base_url,
+            "model": "loopback-target",
+            "api_key_env": TEST_KEY_VAR,
+            "concurrency": 4,
+        }
+        tree["budget"] = {"max_calls": 3}
+        summary, _ = await train(tmp_path, tree, "capped", None)
+        assert summary.status == "stopped" and "call budget reached" in summary.reason
+        assert len(server.requests) == 3
