@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -35,7 +36,7 @@ from core.training.rollout_cache import RolloutCache  # noqa: E402
 from core.training.rollout_runner import RolloutRunner  # noqa: E402
 from envs import get_environment  # noqa: E402
 from tests.support.loopback_openai import LoopbackOpenAI, Reply  # noqa: E402
-from tests.support.ray_cluster import RayCluster, Shipped  # noqa: E402
+from tests.support.ray_cluster import AUTH, RayCluster, Shipped  # noqa: E402
 
 KEY_VAR = "BENCH_KEY"
 SKILL = "# Capitals\n\nAnswer with only the city name.\n"
@@ -112,6 +113,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--overhead-n", type=int, default=30)
     args = parser.parse_args()
+    os.environ.update(AUTH)  # the loopback clusters use no token (tests/support/ray_cluster.py)
     slots = 2 * max(args.workers)
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)

@@ -11,7 +11,9 @@ never leave this process: no key in a runtime_env, where the Ray dashboard would
 (the dashboard is not started for a local Ray either).
 
 What runs on the workers: the environment's rollout (its prompts, tool loops, ALFWorld
-episodes, sandboxed programs, scoring), with the skill text sent with each task. The
+episodes, sandboxed programs, scoring), with the skill text sent with each task. Not yet
+an agent environment's: its agent run is the driver's, on files the rollout stages
+locally, so those rollouts stay on the driver. The
 environment object is shipped once per run; what it needs there (`worker_needs`: modules,
 pip packages, files) goes in the job's runtime_env.
 
@@ -33,7 +35,13 @@ from typing import Any
 
 import ray
 
-from core.environment.contract import Environment, RolloutResult, TaskItem, worker_needs
+from core.environment.contract import (
+    Environment,
+    RolloutResult,
+    TaskItem,
+    needs_agent,
+    worker_needs,
+)
 from core.errors import UserError
 from core.models.types import BudgetExceeded
 from core.training.executor import in_flight
@@ -228,6 +236,11 @@ class RayExecutor:
     async def rollout(
         self, env: Environment, item: TaskItem, skill_text: str, complete: Any
     ) -> RolloutResult:
+        if needs_agent(env):
+            # The agent run is made by the driver (its ledger, retries, budget), on files
+            # the rollout stages in a temporary folder: both must be on one machine, so an
+            # agent environment's rollouts stay here until agents run on the workers.
+            return await env.rollout(item, skill_text, complete)
         self.reservations.check()  # nothing is dispatched past a reached cap
         env_ref, files = self._env_ref(env)
         tag = uuid.uuid4().hex

@@ -215,7 +215,7 @@ async def _estimate(cfg, env, initial_skill) -> str:
     try:
         uses_llm = choose_strategy(cfg, client).name == "llm"
         line = estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
-        return f"{line}\nrollouts run: {planned_words(cfg)}"
+        return f"rollouts run: {planned_words(cfg)}\n{line}"  # the estimate stays last
     finally:
         await client.aclose()
 

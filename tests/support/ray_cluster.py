@@ -23,6 +23,11 @@ from pathlib import Path
 from core.environment.contract import WorkerNeeds
 
 START_TIMEOUT_S = 90.0
+# Ray 2.60 turns token auth on for a cluster whenever ~/.ray/auth_token exists (a local
+# `ray.init()` writes one), and the driver must then hold the same token: the loopback
+# cluster and its drivers say explicitly that they use none, so whatever a user's home
+# holds cannot split them. `driver_env()` sets it for this process's drivers.
+AUTH = {"RAY_AUTH_MODE": "disabled"}
 PORT_NAMES = (
     "port",
     "node-manager-port",
@@ -34,6 +39,21 @@ PORT_NAMES = (
     "metrics-export-port",
     "dashboard-port",
 )
+
+
+@contextlib.contextmanager
+def driver_env():
+    """This process (and the drivers it starts) joins the loopback cluster without a token."""
+    saved = {k: os.environ.get(k) for k in AUTH}
+    os.environ.update(AUTH)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def free_ports(n: int) -> list[int]:
@@ -84,7 +104,7 @@ class RayCluster:
             f"--max-worker-port={low + 40}",
             *(f"--{name}={port}" for name, port in ports.items()),
         ]
-        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **AUTH}
         log = open(temp_dir / "ray-start.log", "wb")  # noqa: SIM115 - the child writes it
         process = subprocess.Popen(
             args,

@@ -78,12 +78,12 @@ def test_an_address_that_is_no_address_is_one_line(tmp_path):
 def test_the_estimate_says_where_the_rollouts_run(tmp_path):
     local = train(tmp_path, "--estimate")
     assert local.returncode == 0, local.stderr
-    assert local.stdout.splitlines()[-1] == "rollouts run: local, 1 slot"
+    assert local.stdout.splitlines()[0] == "rollouts run: local, 1 slot"
     on_ray = train(
         tmp_path, "--estimate", "--set", "run.executor=ray", "--set", "run.ray.address=auto"
     )
     assert on_ray.returncode == 0, on_ray.stderr
-    assert on_ray.stdout.splitlines()[-1] == (
+    assert on_ray.stdout.splitlines()[0] == (
         "rollouts run: ray, on the workers of the Ray cluster at auto, 1 task in flight"
     )
 

@@ -9,9 +9,16 @@ real loopback OpenAI server where calls must overlap in time.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytest.importorskip(
     "ray", reason="the `ray` extra is not installed here: pip install 'skillopt-tui[ray]'"
@@ -21,13 +28,16 @@ from core.config import config_from_dict  # noqa: E402
 from core.models.factory import build_model_client  # noqa: E402
 from core.run.directory import RunDirectory  # noqa: E402
 from core.run.events import EventBus, RunStarted  # noqa: E402
+from core.training.evaluate import evaluate_skill  # noqa: E402
 from core.training.trainer import run_training  # noqa: E402
-from envs import get_environment  # noqa: E402
+from envs import PROJECT_ROOT, get_environment  # noqa: E402
 from tests.core.models.helpers import ENV, TEST_KEY_VAR  # noqa: E402
 from tests.doubles.skill_sensitive_target import SkillSensitiveTarget  # noqa: E402
 from tests.support.loopback_openai import LoopbackOpenAI, Reply  # noqa: E402
-from tests.support.ray_cluster import DiesOnce, RayCluster, Shipped  # noqa: E402
+from tests.support.ray_cluster import DiesOnce, RayCluster, Shipped, driver_env  # noqa: E402
 from tests.support.train_scenario import INITIAL_SKILL, scenario_config  # noqa: E402
+
+SKILLOPT = Path(sys.executable).parent / "skillopt"
 
 # One cluster for the module; under pytest-xdist (--dist loadgroup) its tests share a worker.
 pytestmark = pytest.mark.xdist_group("ray-cluster")
@@ -35,15 +45,16 @@ pytestmark = pytest.mark.xdist_group("ray-cluster")
 
 @pytest.fixture(scope="module")
 def cluster():
-    started = RayCluster.start(cpus=2)
-    try:
-        yield started
-    finally:
-        import ray
+    with driver_env():
+        started = RayCluster.start(cpus=2)
+        try:
+            yield started
+        finally:
+            import ray
 
-        if ray.is_initialized():
-            ray.shutdown()
-        started.stop()
+            if ray.is_initialized():
+                ray.shutdown()
+            started.stop()
 
 
 def tree_for(tmp_path: Path, executor: str, address: str | None = None, **train):
@@ -81,13 +92,17 @@ async def train(tmp_path: Path, tree, out: str, target, *, env=None, cache="resp
     return summary, started
 
 
+DIFFER = ("run_id", "staged", "wall_time_s")  # the run's name, paths and time
+
+
+def skills_of(run: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted((run / "skills").glob("*.md"))}
+
+
 def outcome(tmp_path: Path, out: str, summary) -> dict:
-    """What a run decided: its summary without timings, and every skill version's text."""
-    data = summary.to_dict()
-    for key in ("run_id", "staged", "wall_time_s"):
-        data.pop(key, None)
-    skills = sorted((tmp_path / out / "skills").glob("*.md"))
-    return {"summary": data, "skills": {p.name: p.read_text() for p in skills}}
+    """What a run decided: its summary without name, paths and time; every skill's text."""
+    data = {k: v for k, v in summary.to_dict().items() if k not in DIFFER}
+    return {"summary": data, "skills": skills_of(tmp_path / out)}
 
 
 async def test_same_skill_and_scores_on_ray_as_local_and_a_lost_worker_changes_nothing(
@@ -106,6 +121,19 @@ async def test_same_skill_and_scores_on_ray_as_local_and_a_lost_worker_changes_n
     assert outcome(tmp_path, "ray", on_ray) == outcome(tmp_path, "local", local)
     assert ray_target.calls == local_target.calls > 0
     assert started[0].executor.startswith("ray, 2 workers on 1 node")
+
+    # `skillopt eval` follows run.executor too, and scores as it does locally.
+    best = (tmp_path / "ray" / "best_skill.md").read_text()
+    scores = {}
+    for executor in ("local", "ray"):
+        config = config_from_dict(tree_for(tmp_path, executor, cluster.address))
+        client = build_model_client(config, scripted={"target": SkillSensitiveTarget()})
+        try:
+            env = Shipped(get_environment(config.env))
+            scores[executor] = await evaluate_skill(config, best, "test", env=env, client=client)
+        finally:
+            await client.aclose()
+    assert scores["ray"].to_dict() == scores["local"].to_dict()
 
     # The rollout of t03 kills its worker after its first call was answered; Ray runs the
     # task again on another worker, whose call is answered from the driver's cache.
@@ -136,3 +164,48 @@ async def test_the_call_cap_holds_with_tasks_in_flight_on_the_workers(tmp_path, 
         summary, _ = await train(tmp_path, tree, "capped", None)
         assert summary.status == "stopped" and "call budget reached" in summary.reason
         assert len(server.requests) == 3
+
+
+def test_a_driver_killed_mid_run_resumes_to_the_same_result(tmp_path, cluster):
+    local_target = SkillSensitiveTarget()
+    local, _ = asyncio.run(
+        train(tmp_path, tree_for(tmp_path, "local"), "local", local_target, cache="l.sqlite")
+    )
+    tree = tree_for(tmp_path, "ray", cluster.address)
+    tree["cache"] = {"path": str(tmp_path / "ray.sqlite")}
+    config = tmp_path / "ray.yaml"
+    config.write_text(yaml.safe_dump(tree))
+    log = tmp_path / "calls.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "SKILLOPT_TEST_CALL_LOG": str(log)}
+    args = [str(SKILLOPT), "train", "--config", str(config), "--out", str(tmp_path / "ray")]
+    # The driver blocks at its 12th call (before answering it): kill -9 it there.
+    driver = subprocess.Popen(
+        args,
+        env={**env, "SKILLOPT_TEST_HANG_AT_CALL": "12"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not Path(f"{log}.hanging").exists():
+            assert driver.poll() is None and time.monotonic() < deadline, "never reached call 12"
+            time.sleep(0.05)
+    finally:
+        driver.kill()
+        driver.wait()
+    resumed = subprocess.run(args, env=env, capture_output=True, text=True, timeout=180)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads((tmp_path / "ray" / "summary.json").read_text())
+    expected = outcome(tmp_path, "local", local)
+    got = {
+        "summary": {k: v for k, v in summary.items() if k not in DIFFER},
+        "skills": skills_of(tmp_path / "ray"),
+    }
+    expected["summary"].pop("usage")
+    got["summary"].pop("usage")
+    assert got == expected
+    # The resume replays what the killed driver had cached: it pays again at most the
+    # calls answered in the instant before the kill, before their cache rows were written
+    # (4 in flight), never the run so far (as a local run killed there would).
+    paid = len(log.read_text().splitlines())
+    assert local_target.calls <= paid <= local_target.calls + 4
