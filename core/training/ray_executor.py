@@ -26,6 +26,7 @@ hands the outcome (a Completion, or the error to raise) back through the broker.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import logging
@@ -49,6 +50,7 @@ from core.training.executor import in_flight
 # System failures (a worker process or node lost) are retried on another worker; an
 # exception the rollout raised is returned as a value and never retried (it is the run's).
 TASK_RETRIES = 3
+FORGET_WAIT_S = 5.0  # how long a finished task's last take waits for the broker's sentinel
 
 
 # The cluster and code this process joined (a JSON key), so a second run in one process
@@ -129,6 +131,12 @@ def rollout_task(
         return "ok", asyncio.run(env.rollout(item, skill_text, complete))
     except Exception as exc:  # noqa: BLE001 - the driver raises it where the run expects it
         return "raise", exc
+
+
+def _quiet(future: asyncio.Future) -> None:
+    """Retrieve a result nobody waits for, so asyncio does not report it as lost."""
+    if not future.cancelled():
+        future.exception()
 
 
 async def _awaited(ref: Any) -> Any:
@@ -277,15 +285,22 @@ class RayExecutor:
                     take = asyncio.ensure_future(_awaited(self.broker.take.remote(tag)))
             kind, value = finished.result()
         finally:
-            take.cancel()
             for task in list(serving):
                 task.cancel()
             for future in shared.values():
                 future.cancel()
-            if not finished.done():
-                finished.cancel()
+            if not finished.done():  # cancelled (the early gate decided): stop the task
                 ray.cancel(ref)
+                finished.add_done_callback(_quiet)
+            # The last take ends on forget's sentinel rather than by cancelling its ref
+            # (a Ray client's stream thread raises on a ref cancelled under it).
             self.broker.forget.remote(tag)
+            if not take.done():
+                with contextlib.suppress(Exception):
+                    await asyncio.wait({take}, timeout=FORGET_WAIT_S)
+            if not take.done():
+                take.cancel()
+            take.add_done_callback(_quiet)
         if kind == "raise":
             raise value
         return value

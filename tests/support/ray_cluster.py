@@ -82,6 +82,7 @@ class RayCluster:
     process: subprocess.Popen
     address: str  # the GCS address a driver joins
     temp_dir: Path
+    client_address: str = ""  # ray://, through the cluster's Ray client server
 
     @classmethod
     def start(cls, cpus: int = 2) -> RayCluster:
@@ -113,9 +114,15 @@ class RayCluster:
             start_new_session=True,
             env=env,
         )
-        cluster = cls(process, f"127.0.0.1:{ports['port']}", temp_dir)
+        cluster = cls(
+            process,
+            f"127.0.0.1:{ports['port']}",
+            temp_dir,
+            f"ray://127.0.0.1:{ports['ray-client-server-port']}",
+        )
         deadline = time.monotonic() + START_TIMEOUT_S
-        while not _answers(ports["port"]):  # wait on the condition: the GCS listens
+        # Wait on the condition: the GCS and the Ray client server listen.
+        while not (_answers(ports["port"]) and _answers(ports["ray-client-server-port"])):
             if process.poll() is not None or time.monotonic() > deadline:
                 tail = (temp_dir / "ray-start.log").read_text(errors="replace")[-800:]
                 cluster.stop()

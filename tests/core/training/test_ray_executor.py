@@ -31,7 +31,7 @@ from core.run.events import EventBus, RunStarted  # noqa: E402
 from core.training.evaluate import evaluate_skill  # noqa: E402
 from core.training.trainer import run_training  # noqa: E402
 from envs import PROJECT_ROOT, get_environment  # noqa: E402
-from tests.core.models.helpers import ENV, TEST_KEY_VAR  # noqa: E402
+from tests.core.models.helpers import ENV, TEST_KEY, TEST_KEY_VAR  # noqa: E402
 from tests.doubles.skill_sensitive_target import SkillSensitiveTarget  # noqa: E402
 from tests.support.loopback_openai import LoopbackOpenAI, Reply  # noqa: E402
 from tests.support.ray_cluster import DiesOnce, RayCluster, Shipped, driver_env  # noqa: E402
@@ -164,6 +164,12 @@ async def test_the_call_cap_holds_with_tasks_in_flight_on_the_workers(tmp_path, 
         summary, _ = await train(tmp_path, tree, "capped", None)
         assert summary.status == "stopped" and "call budget reached" in summary.reason
         assert len(server.requests) == 3
+    # The key stayed with the driver: the job's runtime_env (which the dashboard and
+    # `ray list jobs` show) carries code, no env_vars and no key.
+    import ray
+
+    job_env = ray.get_runtime_context().get_runtime_env_string()
+    assert "py_modules" in job_env and "env_vars" not in job_env and TEST_KEY not in job_env
 
 
 def test_a_driver_killed_mid_run_resumes_to_the_same_result(tmp_path, cluster):
@@ -209,3 +215,20 @@ def test_a_driver_killed_mid_run_resumes_to_the_same_result(tmp_path, cluster):
     # (4 in flight), never the run so far (as a local run killed there would).
     paid = len(log.read_text().splitlines())
     assert local_target.calls <= paid <= local_target.calls + 4
+
+
+async def test_a_ray_client_address_scores_as_local(tmp_path, cluster):
+    # ray://host:port goes through the cluster's Ray client server (the [client] extra).
+    scores = {}
+    for executor, address in (("local", None), ("ray", cluster.client_address)):
+        config = config_from_dict(tree_for(tmp_path, executor, address))
+        client = build_model_client(config, scripted={"target": SkillSensitiveTarget()})
+        try:
+            env = Shipped(get_environment(config.env))
+            scores[executor] = await evaluate_skill(
+                config, INITIAL_SKILL, "val", env=env, client=client
+            )
+        finally:
+            await client.aclose()
+    assert scores["ray"].to_dict() == scores["local"].to_dict()
+    assert scores["ray"].n == 5
