@@ -24,7 +24,7 @@ $(VENV)/.installed-embedded: pyproject.toml | $(BIN)/python
 
 # web: the web face's tests run in a real browser (the system's chromium, see .ci/run)
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-embedded
-	$(BIN)/pip install -q -e ".[embedded,test,mcp,docs,web]"
+	$(BIN)/pip install -q -e ".[embedded,test,mcp,docs,web,ray]"
 	touch $@
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python

@@ -276,6 +276,15 @@ class EnvConfig(_Strict):
     """Environment-specific options, validated by the environment."""
 
 
+class RayConfig(_Strict):
+    """The Ray cluster of `run.executor: ray`."""
+
+    address: str | None = None
+    """The Ray cluster the run's work goes to: null starts a local Ray for the run (stopped
+    when it ends); 'auto' joins the cluster this machine is part of; ray://host:10001
+    connects through the Ray client; host:6379 joins a head's GCS."""
+
+
 class RunConfig(_Strict):
     """Naming and seeding of the run."""
 
@@ -285,6 +294,12 @@ class RunConfig(_Strict):
     """The run seed: shuffles, seeded samples and the response-cache key."""
     runs_dir: str = "runs"
     """Parent folder of run directories."""
+    executor: Literal["local", "ray"] = "local"
+    """Where rollouts run: local = in this process (models.target.concurrency slots); ray =
+    as Ray tasks on run.ray.address (needs the `ray` extra). The run directory, caches,
+    ledger and budget stay with this process either way."""
+    ray: RayConfig = RayConfig()
+    """The Ray cluster, when run.executor is ray."""
 
 
 class Config(_Strict):

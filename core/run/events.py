@@ -47,6 +47,7 @@ class RunStarted(Event):
     test_items: int
     resumed: bool = False
     start_step: int = 0  # first step this process will run (>0 when resuming)
+    executor: str = ""  # where the rollouts run (run.executor): slots or the Ray cluster
 
 
 @dataclass(kw_only=True)

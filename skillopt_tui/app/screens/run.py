@@ -57,6 +57,8 @@ def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
             f" · {header.strategy} · target "
             f"{header.target_model} · optimizer {header.optimizer_model}",
         ]
+        if header.executor:
+            parts.append(f" · rollouts: {header.executor}")
     return Text.assemble(*parts)
 
 
