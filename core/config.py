@@ -63,42 +63,67 @@ class RoleConfig(_Strict):
     """One model role. `backend: auto` means: an API backend if its key is set, else local."""
 
     backend: BackendName = "auto"
+    """Who answers this role's calls. auto = openai if OPENAI_API_KEY is set, else anthropic
+    if ANTHROPIC_API_KEY is set, else the embedded demonstration model; handoff = prompt
+    files a person or agent answers; claude_code, codex, pi, opencode, copilot = the coding
+    agent's CLI."""
     model: str | None = None
+    """Model name sent to the backend; null = the backend's default model."""
     base_url: str | None = None
-    # Name of the environment variable holding the key (never the key itself).
+    """An OpenAI-compatible (or Anthropic) server to call instead of the official endpoint
+    (vLLM, Ollama, llama.cpp: http://127.0.0.1:8000/v1). The only way to change an
+    endpoint."""
     api_key_env: str | None = None
-    api_version: str | None = None  # Azure OpenAI only
-    # null = not sent: reasoning models accept only their default temperature.
+    """Name of the environment variable holding the key (never the key itself)."""
+    api_version: str | None = None
+    """Azure OpenAI only: the API version."""
     temperature: float | None = 0.0
-    # Sent to the backends that take it (openai, azure); an error elsewhere. null = not sent.
+    """Sampling temperature; null = not sent (reasoning models accept only their default)."""
     reasoning_effort: Literal["none", "minimal", "low", "medium", "high"] | None = None
+    """Sent to the backends that take it (openai, azure); an error elsewhere. null = not
+    sent."""
     max_tokens: int = Field(default=512, ge=1)
+    """Completion tokens a call may use (the optimizer's is a floor: the llm strategy sizes
+    each call from its prompt)."""
     top_p: float | None = None
+    """Nucleus sampling; null = not sent."""
     seed: int | None = None
+    """Sampling seed sent to backends that take one; null = not sent."""
     stop: list[str] | None = None
-    # null = 4 for API backends, 2 for the coding-agent CLIs (each call is a process).
+    """Stop sequences; null = none."""
     concurrency: int = Field(default=4, ge=1)
-    # Unstreamed: the deadline of a whole call. Streamed: the longest wait for the stream to
-    # start or for its next chunk (core/models/streaming.py).
+    """Calls in flight at once; null = 4 for API backends, 2 for the coding-agent CLIs (each
+    call is a process)."""
     timeout_s: float = Field(default=60.0, gt=0)
-    # auto = stream calls allowed 2048+ output tokens (openai, azure, anthropic backends).
+    """Unstreamed: the deadline of a whole call. Streamed: the longest wait for the stream to
+    start or for its next chunk."""
     stream: Literal["auto", "always", "never"] = "auto"
+    """auto = stream calls allowed 2048+ output tokens (openai, azure, anthropic backends);
+    always = an error on other backends; never."""
     max_retries: int = Field(default=4, ge=0)
+    """Retries of a failed call (429, 5xx, timeouts, dropped streams), with backoff."""
     cache: bool = True
-    # What is sent of a reply's JSON schema (optimizer, judge and miner replies):
-    # auto = the schema where the backend is known to honour it, else nothing;
-    # schema | json (JSON mode) | off (core/models/structured.py).
+    """Use the response cache for this role's calls."""
     structured: Literal["auto", "schema", "json", "off"] = "auto"
-    # Coding-agent CLIs only (backend claude_code | codex | pi | opencode | copilot).
-    binary: str | None = None  # path or name; null = PATH, then .tools/agents/
-    max_turns: int | None = Field(default=None, ge=1)  # agent use; chat use is one turn
-    extra_args: list[str] = []  # appended to the CLI's arguments as given
+    """What is sent of a reply's JSON schema (optimizer, judge and miner replies): auto =
+    the schema where the backend is known to honour it, else nothing; schema; json (JSON
+    mode); off."""
+    binary: str | None = None
+    """Coding-agent CLIs only: path or name of the binary; null = PATH, then .tools/agents/."""
+    max_turns: int | None = Field(default=None, ge=1)
+    """Coding-agent CLIs, agent use: most turns per item (chat use is one turn)."""
+    extra_args: list[str] = []
+    """Coding-agent CLIs only: appended to the CLI's arguments as given."""
     skill_placement: SkillPlacement = "auto"
-    # Agent use: the tools the agent may use without asking (null = the backend's list
-    # for editing a workspace); bypassing every permission check only when set here.
+    """Where an agent run finds the skill: auto = where the agent reads a deployed skill
+    (Claude Code: .claude/skills/<name>/SKILL.md; the others: AGENTS.md)."""
     allowed_tools: list[str] | None = None
+    """Agent use: the tools the agent may use without asking; null = the backend's list for
+    editing a workspace."""
     bypass_permissions: bool = False
-    keep_workspace: bool = False  # keep each item's temporary workspace for debugging
+    """Agent use: bypass every permission check of the CLI (only when set here)."""
+    keep_workspace: bool = False
+    """Keep each item's temporary workspace for debugging."""
 
     @model_validator(mode="before")
     @classmethod
@@ -144,8 +169,12 @@ class RoleConfig(_Strict):
 
 
 class Price(_Strict):
+    """A model's list price, USD per million tokens."""
+
     input_per_mtok: float = Field(ge=0)
+    """USD per million input tokens."""
     output_per_mtok: float = Field(ge=0)
+    """USD per million output tokens."""
 
 
 # List prices of the default models (core.models.factory.DEFAULT_MODELS), USD per million
@@ -161,12 +190,15 @@ class LocalModelConfig(_Strict):
     """The embedded llama.cpp server (EMBEDDED.md)."""
 
     parallel: int = Field(default=4, ge=1)
+    """Requests the embedded server answers at once (its slots)."""
     ctx_per_slot: int = Field(default=4096, ge=256)
+    """Context window of each slot, in tokens."""
     threads: int | None = Field(default=None, ge=1)
+    """CPU threads; null = all cores."""
 
 
 # Where a role's defaults differ from RoleConfig's. The target's are the published
-# method's (16,384 completion tokens, no temperature sent: docs/FIDELITY.md), so a long
+# method's (16,384 completion tokens, no temperature sent: docs/how-it-works/fidelity.md), so a long
 # reasoning answer is not cut at a cap of ours. The optimizer and miner write analyses
 # and JSON edit lists: longer outputs, slower calls. Applied whether or not the user's
 # file mentions the role, so a partial `optimizer:` section keeps these defaults.
@@ -178,17 +210,24 @@ ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
 
 
 class ModelsConfig(_Strict):
+    """The model roles (target, optimizer, judge, miner), the embedded model and prices."""
+
     target: RoleConfig = RoleConfig(**ROLE_DEFAULTS["target"])
+    """The model that runs tasks with the skill in its prompt."""
     optimizer: RoleConfig = RoleConfig(**ROLE_DEFAULTS["optimizer"])
+    """The model that reflects on scored trajectories and proposes edits."""
     judge: RoleConfig = RoleConfig()
+    """The model that grades replies against a rubric (Sleep, rubric-scored environments)."""
     miner: RoleConfig = RoleConfig(**ROLE_DEFAULTS["miner"])
+    """The model that mines tasks from agent transcripts (Sleep)."""
     local: LocalModelConfig = LocalModelConfig()
-    # Price table, USD per million tokens, keyed by model name (default: DEFAULT_PRICES).
     prices: dict[str, Price] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
-    # Optional .env file to read secrets from (values never copied anywhere).
+    """Price table keyed by model name: {input_per_mtok, output_per_mtok}, USD per million
+    tokens. Entries add to or replace the shipped prices of the default models."""
     env_file: str | None = None
-    # Folder of prompt/answer files for roles with `backend: handoff` (core/models/handoff.py).
+    """Optional .env file holding API keys (values are never copied anywhere)."""
     handoff_dir: str | None = None
+    """Folder of prompt/answer files for roles with `backend: handoff`."""
 
     @model_validator(mode="before")
     @classmethod
@@ -204,31 +243,68 @@ class ModelsConfig(_Strict):
 
 
 class BudgetConfig(_Strict):
+    """Caps on what a run may spend; a capped run stops cleanly at a step boundary (exit 3)
+    and resumes when re-run with a higher cap."""
+
     max_tokens: int | None = Field(default=None, ge=0)
+    """Most input + output tokens; null = no cap."""
     max_cost_usd: float | None = Field(default=None, ge=0)
-    max_calls: int | None = Field(default=None, ge=0)  # model calls sent (agent runs incl.)
+    """Most USD, priced by models.prices; null = no cap."""
+    max_calls: int | None = Field(default=None, ge=0)
+    """Most model calls sent (agent runs included; cache hits are free); null = no cap."""
 
 
 class CacheConfig(_Strict):
-    # SQLite response cache; null = `<runs_dir>/.cache/responses.sqlite`.
+    """The response cache: a paid call is never repeated by a resume or a rerun."""
+
     path: str | None = None
+    """The SQLite file; null = `<runs_dir>/.cache/responses.sqlite`."""
     enabled: bool = True
+    """Use the response cache at all."""
 
 
 class EnvConfig(_Strict):
+    """The task environment (`skillopt envs` lists them)."""
+
     name: str = "capitals"
-    manifest_dir: str | None = None  # null = manifests/<name>
-    data_dir: str | None = None  # null = the environment's own default
-    options: dict[str, Any] = {}  # environment-specific, validated by the environment
+    """The environment's name."""
+    manifest_dir: str | None = None
+    """The split manifests; null = manifests/<name>."""
+    data_dir: str | None = None
+    """The materialised data; null = the environment's own default."""
+    options: dict[str, Any] = {}
+    """Environment-specific options, validated by the environment."""
+
+
+class RayConfig(_Strict):
+    """The Ray cluster of `run.executor: ray`."""
+
+    address: str | None = None
+    """The Ray cluster the run's work goes to: null starts a local Ray for the run (stopped
+    when it ends); 'auto' joins the cluster this machine is part of; ray://host:10001
+    connects through the Ray client; host:6379 joins a head's GCS."""
 
 
 class RunConfig(_Strict):
+    """Naming and seeding of the run."""
+
     name: str | None = None
+    """Run id = run directory name under runs_dir; null = <env>-<timestamp>."""
     seed: int = 0
+    """The run seed: shuffles, seeded samples and the response-cache key."""
     runs_dir: str = "runs"
+    """Parent folder of run directories."""
+    executor: Literal["local", "ray"] = "local"
+    """Where rollouts run: local = in this process (models.target.concurrency slots); ray =
+    as Ray tasks on run.ray.address (needs the `ray` extra). The run directory, caches,
+    ledger and budget stay with this process either way."""
+    ray: RayConfig = RayConfig()
+    """The Ray cluster, when run.executor is ray."""
 
 
 class Config(_Strict):
+    """A whole run configuration (configs/_base_/default.yaml holds every default)."""
+
     run: RunConfig = RunConfig()
     env: EnvConfig = EnvConfig()
     models: ModelsConfig = ModelsConfig()

@@ -4,9 +4,11 @@ Faces print `str(error)` as one line and exit with `exit_code`; anything else is
 keeps its traceback. Messages say what is wrong and what to do next.
 """
 
+from core.exit_codes import BAD_INPUT
+
 
 class UserError(Exception):
-    exit_code = 2
+    exit_code = BAD_INPUT
 
 
 def unreadable(path: object, exc: BaseException) -> str:

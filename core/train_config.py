@@ -18,58 +18,78 @@ class ScheduleConfig(StrictModel):
     """The textual learning rate: how many edits a step may apply."""
 
     kind: Literal["constant", "linear", "cosine"] = "cosine"
+    """How the edit count moves from `start` to `end` over the run's steps, by the published
+    progress `(step + 1) / total_steps`, rounded."""
     start: int = Field(default=4, ge=0)
+    """Edits the first step may apply (a one-step run gets this)."""
     end: int = Field(default=2, ge=0)
+    """Edits the last step may apply."""
 
 
 class GateConfig(StrictModel):
-    # false = the no-gate ablation: every valid candidate is accepted (marked as such in
-    # gate.json and the staged evidence).
+    """The validation gate: a candidate is kept only if it scores strictly better on val."""
+
     enabled: bool = True
+    """false = the no-gate ablation: every valid candidate is accepted (marked as such in
+    gate.json and the staged evidence)."""
     metric: Literal["hard", "soft", "mixed"] = "hard"
-    soft_weight: float = Field(default=0.5, ge=0, le=1)  # weight of soft in "mixed"
+    """The score the gate compares: hard (right/wrong), soft (partial credit) or a mix."""
+    soft_weight: float = Field(default=0.5, ge=0, le=1)
+    """Weight of the soft score in `mixed`."""
     early_decide: bool = True
+    """Stop scoring a candidate once the rest of the val items cannot change the decision."""
     # The density term, off at 0 (the published default). density_formula "published":
     # + w x the share of the 11 leading words (MUST, ALWAYS, NEVER, ...; published w 0.05);
     # "ours" (configs/features/density_gate.yaml): (1 - w) x mean + w x the share of words
     # in imperative sentences. Protected blocks are excluded either way.
     density_weight: float = Field(default=0.0, ge=0, lt=1)
+    """Weight w of the rule-density term (0 = off, as published; the published value when on
+    is 0.05)."""
     density_formula: Literal["published", "ours"] = "published"
-    repeats: int = Field(default=1, ge=1)  # each val item scored N times (mean): noisy targets
-    # true: once the best scores 1 on every val item (no density term), a strict gate can
-    # accept nothing more, so the remaining steps are skipped (Sleep's nights: on handoff
-    # each step is a person's work). false (published): the steps run anyway.
+    """published: mean + w x share of the 11 leading words (MUST, ALWAYS, NEVER, ...);
+    ours: (1 - w) x mean + w x share of words in imperative rules."""
+    repeats: int = Field(default=1, ge=1)
+    """Each val item is scored this many times and the mean compared (noisy targets)."""
     skip_when_perfect: bool = False
+    """true: once the best scores 1 on every val item (no density term), the remaining steps
+    are skipped, since a strict gate can accept nothing more (Sleep's nights). false
+    (published): the steps run anyway."""
 
 
 class OptimizerMethodConfig(StrictModel):
     """Variants and ablations of the published optimizer (configs/features/*.yaml)."""
 
-    # fixed = the schedule's budget; autonomous = one call per step picks how many of the
-    # ranked pool to apply (within [0, pool]): merged edits (patch) or suggestions (rewrite).
     lr_control: Literal["fixed", "autonomous"] = "fixed"
-    rejected_buffer: bool = True  # false = the buffer ablation (analysts never see it)
-    failures_only: bool = False  # true = no success analysts
-    # auto (published): whole items, clipped only where a group would not fit the
-    # optimizer's context window (context_tokens); N: each item clipped to ~N characters
-    # (configs/features/clipped_items.yaml); null: whole items, no limit at all.
+    """fixed = the schedule's budget; autonomous = one call per step picks how many of the
+    ranked pool to apply (within [0, pool]): merged edits (patch) or suggestions (rewrite)."""
+    rejected_buffer: bool = True
+    """Show analysts the edits the gate rejected before (false = the buffer ablation)."""
+    failures_only: bool = False
+    """true = no success analysts, only failure analysts."""
     trajectory_chars: int | Literal["auto"] | None = "auto"
-    context_tokens: int = Field(default=128_000, ge=1024)  # the optimizer model's window
-    # analyses (published): each merge sees the analysts' analyses and failure counts behind
-    # the lists too; edits (configs/features/merge_edits_only.yaml): the edit lists only
+    """auto (published): whole items, clipped only where a group would not fit
+    `context_tokens`; N: each item clipped to about N characters; null: no limit at all."""
+    context_tokens: int = Field(default=128_000, ge=1024)
+    """The optimizer model's context window (the embedded model's is its ctx_per_slot)."""
     merge_context: Literal["edits", "analyses"] = "analyses"
-    # trees: failure and success trees, then one final merge, uncapped (published);
-    # capped: one shared tree, each merge capped at the budget (core.optimizer.merge_tree)
+    """analyses (published): each merge sees the analyses and failure counts behind the edit
+    lists too; edits: the edit lists only."""
     merges: Literal["trees", "capped"] = "trees"
-    max_completion_tokens: int = Field(default=32_768, ge=1)  # ceiling of sized budgets
-    # patch = edits; rewrite = typed suggestions, then one call rewrites the skill;
-    # full_rewrite = each group writes a whole candidate, the merge picks or combines.
+    """trees (published): failure and success trees, then one final merge, uncapped; capped:
+    one shared tree, each merge capped at the edit budget."""
+    max_completion_tokens: int = Field(default=32_768, ge=1)
+    """Ceiling of the completion budget the llm strategy sizes for each optimizer call."""
     update_mode: Literal["patch", "rewrite", "full_rewrite"] = "patch"
-    skill_aware: bool = False  # failure analysts tell skill defects from lapses (→ notes)
-    notes_max_chars: int = Field(default=1500, ge=100)  # execution notes: consolidate past it
-    # false (published): the notes are written into the current skill after the step's
-    # gate; true (configs/features/gated_notes.yaml): they are part of the gated candidate
+    """patch = bounded edits; rewrite = typed suggestions, then one call rewrites the skill;
+    full_rewrite = each analyst group writes a whole candidate, the merge picks or combines."""
+    skill_aware: bool = False
+    """Failure analysts tell skill defects (edits) from lapses in following a rule (notes in
+    the protected execution-notes block)."""
+    notes_max_chars: int = Field(default=1500, ge=100)
+    """Execution notes longer than this are consolidated by one call (kept only if shorter)."""
     notes_gated: bool = False
+    """false (published): notes are written into the current skill after the step's gate;
+    true: they are part of the gated candidate."""
 
     @field_validator("trajectory_chars")
     @classmethod
@@ -97,44 +117,63 @@ class SlowUpdateConfig(StrictModel):
     rolled out on `sample_size` train items and paired per item."""
 
     enabled: bool = True
+    """Run the slow update at every epoch's end (false = the no_slow_update ablation)."""
     sample_size: int = Field(default=20, ge=1)
-    # false (published): the guidance goes into the current skill only, no val pass (the
-    # finish gates the final skill); true (configs/features/gated_slow_update.yaml): it
-    # must beat the best on val like any candidate.
+    """Train items rolled out under both skills and paired."""
     gated: bool = False
-    # null (published): every pair is shown, whole, within the optimizer's context;
-    # N (configs/features/sampled_pairs.yaml): a seeded sample of N per outcome.
+    """false (published): the guidance goes into the current skill with no val pass (the
+    finish gates the final skill); true: it must beat the best on val like any candidate."""
     pairs_per_outcome: int | None = Field(default=None, ge=1)
-    # Which pairs the prompts get (published optimizer.longitudinal_pair_policy): mixed =
-    # all; changed = improved and regressed only, topped up towards sample_size from the
-    # rest of the train split (seeded order); unchanged = still failing / still passing.
+    """null (published): every pair is shown, whole, within the optimizer's context; N: a
+    seeded sample of N pairs per outcome."""
     longitudinal_pair_policy: Literal["mixed", "changed", "unchanged"] = "mixed"
+    """Which pairs the prompts get: mixed = all; changed = improved and regressed only,
+    topped up towards sample_size; unchanged = still failing or still passing."""
 
 
 class MetaSkillConfig(StrictModel):
+    """Meta notes written between epochs, read by the next epoch's analysts."""
+
     enabled: bool = True
+    """Write meta notes at each epoch's end but the last (false = the no_meta ablation)."""
 
 
 class TrainConfig(StrictModel):
-    initial_skill: str | None = None  # path; null = an empty skill
+    """The training loop: sizes, schedule, strategy, gate and epoch-end updates."""
+
+    initial_skill: str | None = None
+    """Path of the seed skill (`skillopt train --skill` from a skills repository wins);
+    null = an empty skill."""
     epochs: int = Field(default=2, ge=1)
-    steps_per_epoch: int | None = Field(default=None, ge=1)  # null = ceil(train / batch)
+    """Passes over the train split."""
+    steps_per_epoch: int | None = Field(default=None, ge=1)
+    """Steps in one epoch; null = ceil(train items / (batch_size x accumulation))."""
     batch_size: int = Field(default=40, ge=1)
-    # Gradient accumulation (published train.accumulation): a step rolls out and analyses
-    # this many batches, then merges all their edits into one candidate; an epoch has
-    # ceil(train / (batch_size x accumulation)) steps.
+    """Train items rolled out per batch."""
     accumulation: int = Field(default=1, ge=1)
+    """Gradient accumulation: batches rolled out and analysed per step, merged into one
+    candidate."""
     minibatch_size: int = Field(default=8, ge=1)
+    """Items one analyst call sees."""
     merge_batch_size: int = Field(default=4, ge=2)
-    edit_budget: int = Field(default=4, ge=0)  # most edits one analyst call may propose
+    """Edit lists one merge call combines."""
+    edit_budget: int = Field(default=4, ge=0)
+    """Most edits one analyst call may propose."""
     schedule: ScheduleConfig = ScheduleConfig()
     strategy: Literal["auto", "llm", "fewshot"] = "auto"
+    """llm (reflect and edit), fewshot (deterministic, no optimizer calls), auto = fewshot on
+    the embedded model, else llm."""
     optimizer: OptimizerMethodConfig = OptimizerMethodConfig()
     gate: GateConfig = GateConfig()
     slow_update: SlowUpdateConfig = SlowUpdateConfig()
     meta_skill: MetaSkillConfig = MetaSkillConfig()
     max_skill_chars: int = Field(default=20_000, ge=100)
+    """A candidate longer than this is invalid and never gated."""
     val_limit: int | None = Field(default=None, ge=1)
+    """Keep a seeded sample of this many val items (null = the whole split)."""
     test_limit: int | None = Field(default=None, ge=1)
+    """Keep a seeded sample of this many test items (null = the whole split)."""
     final_test: bool = True
+    """Score the initial, best and final skills on the test split at the end."""
     shuffle: bool = True
+    """Shuffle the train split each epoch (seeded by run.seed)."""

@@ -92,6 +92,7 @@ class ConsoleLogger:
             f"run {e.run_id}: {verb} · env {e.env} ({e.train_items} train / {e.val_items} val / "
             f"{e.test_items} test) · strategy {e.strategy} · target {e.target_model} · "
             f"optimizer {e.optimizer_model} · {e.epochs} epochs × {e.steps_per_epoch} steps"
+            + (f" · rollouts: {e.executor}" if e.executor else "")
         )
         if self.quiet:
             return

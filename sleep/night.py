@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core import exit_codes
 from core.atomic import write_json
 from core.config import AGENT_BACKENDS, Config
 from core.errors import UserError
@@ -93,7 +94,7 @@ from sleep.state_dir import check_state_dir
 from sleep.tasks import MinedTask, TaskArchive, task_listing
 from sleep.unlanded_edits import unlanded_edits, unlanded_line
 
-EXIT_WAITING = 3
+EXIT_WAITING = exit_codes.STOPPED
 
 
 class NightBusy(UserError):

@@ -123,7 +123,9 @@ class AgentFn(Protocol):
 
 class Environment(Protocol):
     """`target_kind` (optional, default "chat"): "agent" for an environment whose items
-    are coding tasks; its `rollout` then receives an `AgentFn` as `complete`."""
+    are coding tasks; its `rollout` then receives an `AgentFn` as `complete`.
+    `worker_needs` (optional, a `WorkerNeeds`): what a rollout needs on a Ray worker. The
+    object must pickle (it travels to the workers once per run)."""
 
     name: str
     version: str  # bump when prompts or scoring change: part of the rollout cache key
@@ -142,6 +144,25 @@ class Environment(Protocol):
         ...
 
     def score(self, item: TaskItem, prediction: str) -> Score: ...
+
+
+@dataclass(frozen=True)
+class WorkerNeeds:
+    """What a rollout of this environment needs on a machine other than the driver's
+    (`run.executor: ray`): `modules` = Python packages by import name, shipped with the
+    task (the project's own core and envs always are); `packages` = pip requirements
+    installed on the worker; `files` = paths the rollout reads (game files, workbooks),
+    which must be readable at the same path on every worker (a shared mount): the
+    executor checks each on the worker before the first rollout and says which is
+    missing. An environment declares them as `worker_needs` (optional)."""
+
+    modules: tuple[str, ...] = ()
+    packages: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+
+def worker_needs(env: Environment) -> WorkerNeeds:
+    return getattr(env, "worker_needs", None) or WorkerNeeds()
 
 
 def needs_agent(env: Environment) -> bool:

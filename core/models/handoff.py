@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from core import exit_codes
 from core.models.call_label import current_label
 from core.models.handoff_files import HandoffFolder, PromptInfo, PromptStatus
 from core.models.response_cache import request_key
@@ -37,7 +38,7 @@ _answer_masks: dict[str, Callable[[str], str]] = {}
 class HandoffWaiting(ModelError):
     """Prompt files are waiting for their answers: the run stops resumably (exit 3)."""
 
-    exit_code = 3
+    exit_code = exit_codes.STOPPED
 
 
 class AnswerRejected(HandoffWaiting):

@@ -50,27 +50,61 @@ ROLLOUT_CACHE_NAME = "rollouts.sqlite"
 SPEND_NAME = "spend.jsonl"
 # The first line of config.yaml: what proves a directory holding only a config is ours.
 CONFIG_HEADER = "# skillopt run: the resolved configuration (keys are named, never stored)\n"
-# Every name a run directory may hold; a directory with anything else is not a run (a test
+# Every name a run directory may hold, with what it holds (the documentation's run-directory
+# reference is generated from this); a directory with anything else is not a run (a test
 # runs the scenario and checks that nothing it writes is missing here).
-RUN_FILE_NAMES = frozenset(
-    {
-        LOCK_NAME,
-        CONFIG_NAME,
-        EVENTS_NAME,
-        STATE_NAME,
-        SUMMARY_NAME,
-        SPEND_NAME,
-        ROLLOUT_CACHE_NAME,
-        f"{ROLLOUT_CACHE_NAME}-wal",
-        f"{ROLLOUT_CACHE_NAME}-shm",
-        f"{ROLLOUT_CACHE_NAME}-journal",
-        "best_skill.md",
-        "history.json",
-        "skills",
-        "steps",
-        "staged",
-    }
-)
+RUN_FILES: dict[str, str] = {
+    LOCK_NAME: "the pid of the process working on the run; an flock on it is the owner lock, "
+    "dropped by the kernel when the owner dies",
+    CONFIG_NAME: "the resolved configuration (no secrets: keys are named by variable, never stored)",
+    EVENTS_NAME: "every engine event, one JSON line each (see Events); a resumed run redoing a "
+    "step logs the rollouts it serves again from the rollout cache with `replayed: true`",
+    STATE_NAME: "everything a resume needs",
+    SUMMARY_NAME: "the result, written when the run finishes: baseline, best and final scores, "
+    "test scores with per-task-type buckets, accepted steps and slow updates, calls, tokens, "
+    "cache hits, rollouts saved by the early gate, truncated rollouts per split. "
+    "`accepted_slow_updates` went into the running skill; `final_check` says whether the "
+    "final skill holding them was kept (outcome kept, rejected or invalid, its val against "
+    "the best's): an ungated slow update the finish rejects stays out of `best_skill.md`",
+    SPEND_NAME: "every model call's tokens and cost as it happened (fsync'd): the budget's "
+    "record, replayed by a resumed run so a crash cannot spend past the cap",
+    ROLLOUT_CACHE_NAME: "per-item rollout results, so a resumed run never repeats a rollout",
+    f"{ROLLOUT_CACHE_NAME}-wal": "SQLite's write-ahead log of the rollout cache",
+    f"{ROLLOUT_CACHE_NAME}-shm": "SQLite's shared memory of the rollout cache",
+    f"{ROLLOUT_CACHE_NAME}-journal": "SQLite's rollback journal of the rollout cache",
+    "best_skill.md": "the best skill so far",
+    "history.json": "one row per step: train score, budget or learning-rate decision, gate mode, "
+    "candidate score, decision, per-stage timings and tokens summed over the step's attempts",
+    "skills": "`vNNNN.md`: every skill version that became current (v0000 = initial)",
+    "steps": "`NNNN/`: one folder of evidence per step (below)",
+    "staged": "accepted candidates, when no skills repository is used",
+}
+RUN_FILE_NAMES = frozenset(RUN_FILES)
+# What a step folder (`steps/NNNN/`) may hold: the documentation's reference of them.
+STEP_FILES: dict[str, str] = {
+    "rollouts.jsonl": "the train batch's rollouts with trajectories",
+    "reflections.json": "every optimizer call of the step in order: each analyst's text, items "
+    "and edit list; each merge-tree node's input lists (failure, success or mixed) and output; "
+    "the ranked list; the learning-rate decision (`kind: lr`)",
+    "proposal.json": "the budget, `lr` (fixed with the schedule's count, or autonomous with "
+    "count, asked, pool, reasoning, confidence, risks), the merged pool and the edits to apply; "
+    "`suggestions` in the rewrite modes, `execution_notes` when skill-aware",
+    "candidate.md": "the candidate skill",
+    "apply_report.json": "each edit's outcome (applied, target not found, ...); only applied "
+    "edits reach the gate, the rejected-edit buffer and the staged evidence",
+    "gate.json": "the decision (`mode`: strict or disabled), scores, items improved and "
+    "regressed; `density` and `repeats` when those terms are on",
+    "step_val_rollouts.jsonl": "the candidate's val rollouts",
+    "stages.json": "wall seconds and per-role calls, cache hits and tokens of rollout, reflect "
+    "and gate, summed over the step's attempts",
+    "stages.attempts.json": "an abandoned attempt's stages, until the step finishes",
+    "notes.json": "skill-aware runs: the execution notes written after the gate",
+    "slow_update_pairs.json": "at an epoch's end (in its last step): every paired outcome "
+    "(`shown`: kept by train.slow_update.longitudinal_pair_policy)",
+    "slow_update_candidate.md": "the slow update's guidance candidate",
+    "slow_update_gate.json": "the slow update's gate (`ungated` unless train.slow_update.gated)",
+    "slow_update_val_rollouts.jsonl": "the slow update's val rollouts, when it is gated",
+}
 
 # How long `acquire` waits for a holder by default: `lock_owner` probes (the TUI, `skillopt
 # runs`) hold the lock for an instant, and a start that collides with one must not fail.

@@ -32,6 +32,8 @@ class Event:
 
 @dataclass(kw_only=True)
 class RunStarted(Event):
+    """A run began or resumed: what it trains, on which models, and its shape."""
+
     type: ClassVar[str] = "RunStarted"
     run_id: str
     env: str
@@ -45,10 +47,14 @@ class RunStarted(Event):
     test_items: int
     resumed: bool = False
     start_step: int = 0  # first step this process will run (>0 when resuming)
+    executor: str = ""  # where the rollouts run (run.executor): slots or the Ray cluster
 
 
 @dataclass(kw_only=True)
 class RolloutFinished(Event):
+    """One item scored: a train minibatch item, a gate, baseline, slow-update, final-val
+    or test rollout (`phase`)."""
+
     type: ClassVar[str] = "RolloutFinished"
     # phase: "train" (step minibatch), "gate" (candidate on val), "baseline" (initial on
     # val), "slow_update", "final_val", "test"
@@ -79,6 +85,9 @@ class RolloutFinished(Event):
 
 @dataclass(kw_only=True)
 class ReflectionText(Event):
+    """One optimizer call's text: an analyst (failure or success), a merge, the ranking,
+    the slow update, the meta notes or the fewshot strategy (`kind`)."""
+
     type: ClassVar[str] = "ReflectionText"
     step: int
     # kind: "failure", "success", "merge", "rank", "slow_update", "meta", "fewshot"
@@ -89,6 +98,9 @@ class ReflectionText(Event):
 
 @dataclass(kw_only=True)
 class CandidateProposed(Event):
+    """A step's candidate skill: the edits, the diff from the current skill and whether
+    free validation passed."""
+
     type: ClassVar[str] = "CandidateProposed"
     step: int
     candidate_hash: str
@@ -101,6 +113,9 @@ class CandidateProposed(Event):
 
 @dataclass(kw_only=True)
 class EditApplied(Event):
+    """The outcome of one proposed edit on the current skill (`status`: applied,
+    target_not_found, ambiguous, protected, invalid)."""
+
     type: ClassVar[str] = "EditApplied"
     step: int
     index: int
@@ -111,6 +126,8 @@ class EditApplied(Event):
 
 @dataclass(kw_only=True)
 class GateDecided(Event):
+    """The validation gate's decision on a candidate, with the scores it compared."""
+
     type: ClassVar[str] = "GateDecided"
     step: int
     accepted: bool
@@ -149,6 +166,9 @@ class LearningRateDecided(Event):
 
 @dataclass(kw_only=True)
 class StepFinished(Event):
+    """A step ended: its train scores, the best val so far and whether its candidate was
+    accepted."""
+
     type: ClassVar[str] = "StepFinished"
     step: int
     epoch: int
@@ -161,6 +181,8 @@ class StepFinished(Event):
 
 @dataclass(kw_only=True)
 class EpochFinished(Event):
+    """An epoch ended: the best val, the slow update's outcome and the meta notes."""
+
     type: ClassVar[str] = "EpochFinished"
     epoch: int
     best_val: float
@@ -170,6 +192,9 @@ class EpochFinished(Event):
 
 @dataclass(kw_only=True)
 class BudgetUpdated(Event):
+    """Running totals of calls, cache hits, tokens and cost, per role and per stage,
+    with the caps."""
+
     type: ClassVar[str] = "BudgetUpdated"
     calls: int
     cache_hits: int
@@ -185,6 +210,9 @@ class BudgetUpdated(Event):
 
 @dataclass(kw_only=True)
 class RunFinished(Event):
+    """The run ended: `finished`, `stopped` (budget cap or user stop; resumable) or
+    `waiting` (for handoff answers; resumable), with its scores."""
+
     type: ClassVar[str] = "RunFinished"
     # status: "finished", "stopped" (budget cap / user stop; resumable) or "waiting"
     # (for handoff answers, listed by the AnswersWaiting event before it; resumable)
@@ -215,6 +243,8 @@ class FinalSkillChecked(Event):
 
 @dataclass(kw_only=True)
 class RunFailed(Event):
+    """The run failed with an error (exit 1 or 2)."""
+
     type: ClassVar[str] = "RunFailed"
     error: str
     step: int | None = None

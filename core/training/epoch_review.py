@@ -31,7 +31,7 @@ from core.skill.validation import validate_candidate
 from core.training.candidate_gate import judge_candidate
 from core.training.context import TrainingRun
 
-# The outcomes each longitudinal_pair_policy keeps (published names in FIDELITY.md).
+# The outcomes each longitudinal_pair_policy keeps (published names in docs/how-it-works/fidelity.md).
 POLICY_OUTCOMES = {
     "mixed": frozenset({"improved", "regressed", "still_failing", "still_passing"}),
     "changed": frozenset({"improved", "regressed"}),

@@ -12,6 +12,7 @@ from core.models.factory import build_model_client
 from core.run.events import EventBus
 from core.run.summary import EvalResult
 from core.skill.document import skill_hash
+from core.training.executor import open_executor
 from core.training.rollout_cache import RolloutCache
 from core.training.rollout_runner import RolloutRunner
 from core.training.split_limit import limited_split
@@ -33,7 +34,9 @@ async def evaluate_skill(
     own_client = client is None
     if client is None:
         client = build_model_client(config)
+    executor = None
     try:
+        executor = open_executor(config, env, ledger=client.ledger)
         items = env.load_split(split)
         limit = {"val": config.train.val_limit, "test": config.train.test_limit}.get(split)
         items = limited_split(items, limit, seed=config.run.seed, split=split)
@@ -46,11 +49,14 @@ async def evaluate_skill(
             cache,
             bus.emit if bus else (lambda _e: None),
             concurrency=client.runtime("target").concurrency,
+            executor=executor,
         )
         results = await runner.run(items, skill_text, split=split, phase="eval", step=-1)
         cache.close()
         result = EvalResult.from_results(split, results, skill_hash(skill_text))
         return result
     finally:
+        if executor is not None:
+            executor.close()
         if own_client:
             await client.aclose()

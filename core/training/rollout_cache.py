@@ -121,7 +121,7 @@ class RolloutCache:
 
     def truncated_counts(self) -> dict[str, int]:
         """Stored results whose target reply ended at its token limit, by split: the
-        score of such an answer is the score of a cut-off reply (docs/FIDELITY.md)."""
+        score of such an answer is the score of a cut-off reply (docs/how-it-works/fidelity.md)."""
         rows = self._db.execute(
             "SELECT split, COUNT(*) FROM rollouts "
             "WHERE json_extract(result, '$.truncated') = 1 GROUP BY split ORDER BY split"

@@ -22,6 +22,7 @@ from core.models.ledger import STAGE
 from core.models.types import ModelError
 from core.run.events import Event, RolloutFinished
 from core.skill.document import skill_hash
+from core.training.executor import Executor, LocalExecutor
 from core.training.gate import EarlyGate, GateDecision, item_metric
 from core.training.rollout_cache import RolloutCache, origin_of
 
@@ -89,10 +90,13 @@ class RolloutRunner:
         *,
         concurrency: int,
         complete_for_repeat: Callable[[int], CompleteFn] | None = None,
+        executor: Executor | None = None,
     ) -> None:
         """`complete_for_repeat(r)` is the target for the gate's repeat r > 0 (gate.repeats):
-        its own response-cache scope, so a repeat is a new sample, not a replay."""
+        its own response-cache scope, so a repeat is a new sample, not a replay.
+        `executor` runs each rollout (run.executor; default in this process)."""
         self.env = env
+        self.executor = executor or LocalExecutor(concurrency)
         self.complete = complete
         self.complete_for_repeat = complete_for_repeat
         self.cache = cache
@@ -236,7 +240,7 @@ class RolloutRunner:
                 if getattr(self.env, "target_kind", "chat") == "chat":
                     complete = noting_truncation(complete, cut)
                 try:
-                    result = await self.env.rollout(item, skill_text, complete)
+                    result = await self.executor.rollout(self.env, item, skill_text, complete)
                 except asyncio.CancelledError:
                     raise
                 except HandoffWaiting as exc:

@@ -43,6 +43,7 @@ from core.run.summary import RunSummary
 from core.skill.document import skill_hash
 from core.training.candidate_gate import mean
 from core.training.epoch_review import review_epoch
+from core.training.executor import Executor, open_executor
 from core.training.finish import finish, summary_of
 from core.training.gate import item_metric
 from core.training.minibatch import batch_for_step
@@ -86,6 +87,7 @@ class Training:
         strategy: OptimizerStrategy,
         stager: Stager,
         stop: asyncio.Event | None,
+        executor: Executor | None = None,
     ) -> None:
         self.config = config
         self.cfg = config.train
@@ -118,6 +120,7 @@ class Training:
             complete_for_repeat=lambda r: client.bind(
                 "target", cache_scope=f"run-seed:{config.run.seed}:repeat:{r}"
             ),
+            executor=executor,
         )
         self.buffer = RejectedEditBuffer()
 
@@ -278,6 +281,7 @@ class Training:
                 test_items=len(self.test_items),
                 resumed=resumed,
                 start_step=s.next_step,
+                executor=self.runner.executor.describe(),
             )
         )
         unused = unused_optimizer_notice(self.config, self.client)
@@ -380,6 +384,7 @@ async def run_training(
     stager: Stager | None = None,
     initial_skill: str | None = None,
     stop: asyncio.Event | None = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Train (or resume) the run in `run_dir`. Takes the directory's owner lock unless
     the caller holds it. When resuming, `initial_skill` is ignored: the run continues from
@@ -389,6 +394,7 @@ async def run_training(
     if took_lock:
         run_dir.acquire()
     own_client = client is None
+    own_executor = executor is None
     training: Training | None = None
     try:
         run_dir.attach(bus)
@@ -405,7 +411,9 @@ async def run_training(
         check_cost_cap_is_priced(config, client)
         strategy = strategy or choose_strategy(config, client)
         stager = stager or RunDirStager(run_dir.staged_dir)
-        training = Training(config, run_dir, bus, client, env, strategy, stager, stop)
+        if executor is None:
+            executor = open_executor(config, env, ledger=client.ledger)
+        training = Training(config, run_dir, bus, client, env, strategy, stager, stop, executor)
         return await training.run(initial_skill)
     except BaseException as exc:
         if (
@@ -429,6 +437,8 @@ async def run_training(
             if training.client.ledger.journal is not None:
                 training.client.ledger.journal.close()
                 training.client.ledger.journal = None
+        if own_executor and executor is not None:
+            executor.close()
         if own_client and client is not None:
             await client.aclose()
         run_dir.detach()

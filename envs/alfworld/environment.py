@@ -15,7 +15,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
+from core.environment.contract import (
+    CompleteFn,
+    EnvError,
+    RolloutResult,
+    Score,
+    TaskItem,
+    WorkerNeeds,
+)
 from core.environment.verdicts import VERDICT_CORRECT, VERDICT_WRONG
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
 from envs.alfworld.episodes import Observation, open_episode
@@ -68,6 +75,13 @@ class ALFWorldEnvironment(SplitDirEnvironment):
     version = "alfworld-1"
     source_hint = "your ALFWorld data root ($ALFWORLD_DATA after `alfworld-download`)"
     OPTIONS = {"max_steps": 50}
+
+    @property
+    def worker_needs(self) -> WorkerNeeds:
+        """On a Ray worker (run.executor: ray): the game files under the data root. The
+        game player (the `alfworld` extra) must be installed on the workers beforehand,
+        not shipped: a runtime_env pip install would compile its planner on every node."""
+        return WorkerNeeds(files=(str(self.data_dir),))
 
     def to_item(self, row: dict[str, Any]) -> TaskItem:
         try:

@@ -24,7 +24,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
+from core.environment.contract import (
+    CompleteFn,
+    EnvError,
+    RolloutResult,
+    Score,
+    TaskItem,
+    WorkerNeeds,
+)
 from core.environment.verdicts import VERDICT_CORRECT, VERDICT_EMPTY, VERDICT_WRONG
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
 from envs.jail import BUBBLEWRAP, MODES, require_jail
@@ -104,6 +111,13 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
         super().__init__(*args, **kwargs)
         if self.target_kind == "chat":  # an agent target runs in its CLI's own sandbox
             require_jail(self.name, self.options["sandbox"])
+
+    @property
+    def worker_needs(self) -> WorkerNeeds:
+        """On a Ray worker (run.executor: ray): openpyxl for the comparison and the
+        target's programs, and the workbooks (inputs and answers) under the data folder;
+        the jail needs bubblewrap on the worker as it does here."""
+        return WorkerNeeds(packages=("openpyxl==3.1.5",), files=(str(self.data_dir),))
 
     def load_split(self, split: str) -> list[TaskItem]:
         rows = load_split_rows(self.name, self.manifest_dir, self.data_dir, split, self.source_hint)

@@ -71,8 +71,12 @@ class SkillOptApp(App[None]):
         refresh_runs: bool = True,
         config_root: Path | None = None,
         state_dir: Path | None = None,
+        read_only: str | None = None,
     ) -> None:
         super().__init__()
+        # a second browser session of `skillopt tui --web` (skillopt_tui.web.writer_lock):
+        # the sentence saying why it may not write, None when it may
+        self.read_only = read_only
         self.runs_dir = Path(runs_dir)
         self.skills = SkillsSource(Path(skills_repo) if skills_repo else None, repo_factory)
         self.initial_run = Path(run) if run else None
@@ -89,6 +93,20 @@ class SkillOptApp(App[None]):
         self.open_home()
         if self.initial_run is not None:
             self.open_run(self.initial_run)
+        if self.read_only:
+            self.sub_title = "read-only"
+            self.notify(self.read_only, title="Read-only session", severity="warning", timeout=20)
+
+    def refuses_write(self, what: str) -> bool:
+        """True (and says so) when this session may not write: every key and palette
+        command that changes the skills repository or starts or stops a process asks this
+        first, so a read-only session opens no dialog it could not honour."""
+        if not self.read_only:
+            return False
+        self.notify(
+            self.read_only, title=f"Cannot {what} in this session", severity="warning", timeout=10
+        )
+        return True
 
     # navigation
 
@@ -232,6 +250,8 @@ class SkillOptApp(App[None]):
     # training runs started from the TUI
 
     def action_new_run(self) -> None:
+        if self.refuses_write("start a run"):
+            return
         if self.launcher.alive:
             self.notify(
                 "A run started here is still going; stop it (x on its Run screen) first.",
@@ -314,6 +334,8 @@ class SkillOptApp(App[None]):
             )
 
     def stop_launched_run(self) -> None:
+        if self.refuses_write("stop the run"):
+            return
         if not self.launcher.alive:
             self.notify("No run started from this window is running.", severity="warning")
             return

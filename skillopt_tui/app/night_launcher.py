@@ -15,11 +15,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from core import exit_codes
 from skillopt_tui.app.train_launcher import skillopt_command
 
 PREFIX = "skillopt: sleep: "
 NIGHT_LINE = re.compile(r"^skillopt: sleep: night (sleep-[\w-]+),")
-EXIT_STOPPED = 3  # waiting for handoff answers, or stopped: resumable
+EXIT_STOPPED = exit_codes.STOPPED  # waiting for handoff answers, or stopped: resumable
 
 
 def night_command(state_dir: Path) -> list[str]:

@@ -48,6 +48,7 @@ class RunHeader:
     steps_per_epoch: int = 0
     start_step: int = 0
     val_items: int = 0
+    executor: str = ""  # where the rollouts run ("" in logs written before it was said)
 
     @property
     def total_steps(self) -> int:
@@ -270,6 +271,7 @@ class RunFeed:
             event.steps_per_epoch,
             event.start_step,
             event.val_items,
+            event.executor,
         )
         if not self._baseline_complete:
             self._baseline = []  # a baseline cut short is redone from its first item

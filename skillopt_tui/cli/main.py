@@ -73,6 +73,7 @@ def _is_help_for_no_args(exc: Exception) -> bool:
 def main() -> None:
     """Run the CLI. Every error is one line on stderr: our UserErrors with their exit code,
     typer's usage errors (exit 2) instead of its boxed multi-line rendering."""
+    from core import exit_codes
     from core.errors import UserError
     from core.secrets import redact
 
@@ -97,5 +98,5 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
         print("skillopt: interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(exit_codes.INTERRUPTED)
     sys.exit(code if isinstance(code, int) else 0)

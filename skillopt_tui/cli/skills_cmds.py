@@ -157,7 +157,10 @@ def init_cmd(
 
 
 @skills_app.command("list")
-def list_cmd(repo: RepoOption = None, as_json: bool = typer.Option(False, "--json")) -> None:
+def list_cmd(
+    repo: RepoOption = None,
+    as_json: bool = typer.Option(False, "--json", help="Skills and staged branches as JSON."),
+) -> None:
     """Skills with their deploy targets, and staged branches with commit counts."""
     r = _open(repo)
     skills, staged = r.list_skills(), r.staged_branches()
@@ -172,7 +175,7 @@ def list_cmd(repo: RepoOption = None, as_json: bool = typer.Option(False, "--jso
 
 @skills_app.command("add")
 def add_cmd(
-    name: Annotated[str, typer.Argument()],
+    name: Annotated[str, typer.Argument(help="The skill's name in the repository.")],
     from_file: Annotated[Path, typer.Option("--from", help="The skill file to import.")],
     deploy_to: Annotated[
         str | None, typer.Option("--deploy-to", help="Where adopt/rollback write it.")
@@ -193,7 +196,7 @@ def add_cmd(
 
 @skills_app.command("stage")
 def stage_cmd(
-    name: Annotated[str, typer.Argument()],
+    name: Annotated[str, typer.Argument(help="The skill to stage a new version of.")],
     from_file: Annotated[Path, typer.Option("--from", help="The candidate skill text.")],
     message: Annotated[str, typer.Option("--message", "-m", help="One-line summary.")],
     run_id: Annotated[
@@ -216,7 +219,7 @@ def stage_cmd(
 def log_cmd(
     name: Annotated[str | None, typer.Argument(help="Only commits touching this skill.")] = None,
     repo: RepoOption = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The commits as JSON.")] = False,
 ) -> None:
     """History of main: init, add, adopt, rollback."""
     entries = _open(repo).log(name)
@@ -231,7 +234,9 @@ def log_cmd(
 def diff_cmd(
     staged: Annotated[str, typer.Argument(help="staged/<run-id> or <run-id>.")],
     repo: RepoOption = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The hunks and evidence as JSON.")
+    ] = False,
     numbers: Annotated[
         bool,
         typer.Option("--numbers", help="Number each hunk's changed lines (for adopt --lines)."),
@@ -260,7 +265,7 @@ def diff_cmd(
 
 @skills_app.command("adopt")
 def adopt_cmd(
-    staged: Annotated[str, typer.Argument()],
+    staged: Annotated[str, typer.Argument(help="staged/<run-id> or <run-id>.")],
     hunks: Annotated[
         str | None, typer.Option("--hunks", help="Hunk numbers, e.g. 1,3,4 or 2-5.")
     ] = None,
@@ -277,7 +282,7 @@ def adopt_cmd(
         bool, typer.Option("--force", help="Overwrite a hand-edited deploy target.")
     ] = False,
     repo: RepoOption = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="What was adopted, as JSON.")] = False,
 ) -> None:
     """Apply chosen hunks (or lines of hunks) to the skill on main (one commit), deploy."""
     if hunks is not None and all_hunks:
@@ -305,7 +310,10 @@ def adopt_cmd(
 
 
 @skills_app.command("reject")
-def reject_cmd(staged: str = typer.Argument(...), repo: RepoOption = None) -> None:
+def reject_cmd(
+    staged: str = typer.Argument(..., help="staged/<run-id> or <run-id>."),
+    repo: RepoOption = None,
+) -> None:
     """Archive a staged branch as rejected/<run-id> (kept, not deleted)."""
     typer.echo(_open(repo).reject(staged))
 
@@ -332,7 +340,10 @@ def rollback_cmd(
 
 
 @skills_app.command("show")
-def show_cmd(commit: str = typer.Argument(...), repo: RepoOption = None) -> None:
+def show_cmd(
+    commit: str = typer.Argument(..., help="A commit of the skills repository."),
+    repo: RepoOption = None,
+) -> None:
     """The unified diff of one commit."""
     typer.echo(_open(repo).show(commit), nl=False)
 

@@ -18,11 +18,12 @@ from typing import Annotated
 
 import typer
 
+from core import exit_codes
 from core.errors import UserError
 from core.skill.document import load_skill
 from skillopt_tui.cli.output import emit_json
 
-EXIT_STOPPED = 3
+EXIT_STOPPED = exit_codes.STOPPED
 
 
 class TrainUsageError(UserError):
@@ -186,8 +187,10 @@ def _check_before_the_run(cfg, env) -> None:
     roles it calls (an unset api_key_env, a missing model name), a cost cap on a model
     with no price."""
     from core.models.factory import build_model_client
+    from core.training.executor import check_executor
     from core.training.setup import check_cost_cap_is_priced, roles_in_use
 
+    check_executor(cfg)  # no Ray, or nothing at run.ray.address: one line, no run dir
     for split in ("train", "val", *(("test",) if cfg.train.final_test else ())):
         env.load_split(split)
     client = build_model_client(cfg)
@@ -212,12 +215,14 @@ def _archive_staged_branch(repo, run_id: str) -> str | None:
 async def _estimate(cfg, env, initial_skill) -> str:
     from core.models.factory import build_model_client
     from core.run.estimate import estimate_for
+    from core.training.executor import planned_words
     from core.training.setup import choose_strategy
 
     client = build_model_client(cfg)
     try:
         uses_llm = choose_strategy(cfg, client).name == "llm"
-        return estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
+        line = estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
+        return f"rollouts run: {planned_words(cfg)}\n{line}"  # the estimate stays last
     finally:
         await client.aclose()
 

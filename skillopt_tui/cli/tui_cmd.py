@@ -79,6 +79,63 @@ StateDirOption = Annotated[
 RunOption = Annotated[
     Path | None, typer.Option("--run", help="Open this run directory (live or finished).")
 ]
+WebOption = Annotated[
+    bool,
+    typer.Option(
+        "--web",
+        help="Serve this dashboard to a browser instead (needs the web extra).",
+    ),
+]
+HostOption = Annotated[
+    str | None,
+    typer.Option("--host", help="With --web: address to listen on (default 127.0.0.1)."),
+]
+PortOption = Annotated[
+    int | None, typer.Option("--port", help="With --web: port (default 8765; 0 picks a free one).")
+]
+TokenFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--token-file",
+        metavar="FILE",
+        help="With --web: the token, on the first line (default: a new one each start).",
+    ),
+]
+AllowRemoteOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-remote", help="With --web: allow a non-loopback --host (anyone with the token)."
+    ),
+]
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+
+
+def web_args(runs_dir: Path, skills_repo: Path | None, run: Path | None, state: Path) -> list[str]:
+    """The `skillopt tui` options each browser session's app process gets: what this
+    command resolved, as absolute paths (sessions must all show the same repository)."""
+    args = ["--runs-dir", str(runs_dir.absolute()), "--state-dir", str(state)]
+    if skills_repo is not None:
+        args += ["--skills-repo", str(skills_repo.absolute())]
+    if run is not None:
+        args += ["--run", str(run.absolute())]
+    return args
+
+
+def start_web(args: list[str], host: str, port: int, token_file: Path | None, allow_remote: bool):
+    from skillopt_tui.web.access import check_host, load_token
+
+    check_host(host, allow_remote)
+    if not 0 <= port <= 65535:
+        raise TuiUsageError(f"--port {port}: not a port (0-65535; 0 picks a free one)")
+    token = load_token(token_file)
+    try:
+        from skillopt_tui.web.server import app_command, serve
+    except ImportError as exc:
+        raise TuiUsageError(
+            f"--web needs textual-serve ({exc.name} is missing): pip install 'skillopt-tui[web]'"
+        ) from None
+    serve(app_command(args), host=host, port=port, token=token, allow_remote=allow_remote)
 
 
 def register(app: typer.Typer) -> None:
@@ -88,14 +145,39 @@ def register(app: typer.Typer) -> None:
         skills_repo: SkillsRepoOption = None,
         run: RunOption = None,
         state_dir: StateDirOption = None,
+        web: WebOption = False,
+        host: HostOption = None,
+        port: PortOption = None,
+        token_file: TokenFileOption = None,
+        allow_remote: AllowRemoteOption = False,
     ) -> None:
         """Dashboard: follow or replay runs, review staged skill edits, roll back; Sleep nights."""
+        if not web and (host, port, token_file, allow_remote or None) != (None,) * 4:
+            raise TuiUsageError(
+                "--host, --port, --token-file and --allow-remote go with --web "
+                "(e.g. skillopt tui --web --port 8765)"
+            )
         if run is not None and not run.is_dir():
             raise TuiUsageError(f"--run {run}: no such run directory")
         if state_dir is not None and state_dir.exists() and not state_dir.is_dir():
             raise TuiUsageError(f"--state-dir {state_dir}: not a directory")
         state = resolve_state_dir(state_dir)
         skills_repo = resolve_skills_repo(skills_repo) or sleep_skills_repo(state)
+        if web:
+            host = DEFAULT_HOST if host is None else host
+            port = DEFAULT_PORT if port is None else port
+            args = web_args(runs_dir, skills_repo, run, state)
+            start_web(args, host, port, token_file, allow_remote)
+            return
+        from skillopt_tui.web.session import start_web_session
+
+        read_only = start_web_session()  # a browser session of `--web`: may it write?
         from skillopt_tui.app.app import SkillOptApp
 
-        SkillOptApp(runs_dir=runs_dir, skills_repo=skills_repo, run=run, state_dir=state).run()
+        SkillOptApp(
+            runs_dir=runs_dir,
+            skills_repo=skills_repo,
+            run=run,
+            state_dir=state,
+            read_only=read_only,
+        ).run()

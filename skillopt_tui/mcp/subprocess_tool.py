@@ -13,8 +13,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core import exit_codes
+
 ProgressFn = Callable[[str], Awaitable[None]]
-EXIT_STOPPED = 3  # the CLI's "stopped, resumable" (waiting for handoff answers, budget cap)
+EXIT_STOPPED = (
+    exit_codes.STOPPED
+)  # the CLI's "stopped, resumable" (waiting for handoff answers, budget cap)
 ERROR_PREFIX = "skillopt: error: "
 
 

@@ -239,7 +239,7 @@ class HistoryScreen(FollowsRepo, LoadingScreen):
 
     def action_rollback(self) -> None:
         entry = self._selected()
-        if entry is None:
+        if entry is None or self.app.refuses_write("roll back"):
             return
         if entry.kind != "adopt":
             self.notify(

@@ -79,6 +79,8 @@ class ReviewWrites:
     def action_adopt(self) -> None:
         if self.diff is None or self.state is None or self.busy:
             return
+        if self.app.refuses_write("adopt"):
+            return
         whole, lines = self.state.selection()
         if not whole and not lines:
             self.notify(
@@ -156,7 +158,7 @@ class ReviewWrites:
         self._load_branches()
 
     def action_reject_branch(self) -> None:
-        if self.diff is None or self.busy:
+        if self.diff is None or self.busy or self.app.refuses_write("reject the branch"):
             return
         branch = self.diff.branch
 

@@ -57,6 +57,8 @@ def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
             f" · {header.strategy} · target "
             f"{header.target_model} · optimizer {header.optimizer_model}",
         ]
+        if header.executor:
+            parts.append(f" · rollouts: {header.executor}")
     return Text.assemble(*parts)
 
 
@@ -319,6 +321,8 @@ class RunScreen(AppScreen):
         return True
 
     def action_resume(self) -> None:
+        if self.app.refuses_write("resume the run"):
+            return
         launcher = self.app.launcher
         cmd = resume_command(self.run_dir, launcher.command)
         if cmd is None:
@@ -343,6 +347,8 @@ class RunScreen(AppScreen):
         self.app.push_screen(ConfirmDialog("Resume this run?", body), answered)
 
     def action_stop_run(self) -> None:
+        if self.app.refuses_write("stop the run"):
+            return
         body = Text.assemble(
             "Stop ",
             (self.run_dir.name, "bold"),

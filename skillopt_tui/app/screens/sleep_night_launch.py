@@ -15,6 +15,8 @@ class NightLaunchActions:
     """Mixed into SleepScreen (it provides `context`, `action_refresh`, `_load_nights`)."""
 
     def action_run_night(self) -> None:
+        if self.app.refuses_write("run a night"):
+            return
         launcher = self.app.night_launcher
         if launcher.alive:
             self.notify("A night started here is still running.", severity="warning")
@@ -39,7 +41,7 @@ class NightLaunchActions:
 
     def action_stop_night(self) -> None:
         """Asks first, as x on the Run screen does: the night stops at a step boundary."""
-        if not self.app.night_launcher.alive:
+        if not self.app.night_launcher.alive or self.app.refuses_write("stop the night"):
             return
 
         def answered(choice: str | None) -> None:
