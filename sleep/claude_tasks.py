@@ -21,7 +21,7 @@ from typing import Any
 from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
-from sleep.session_evidence import claude_assistant, shell_command
+from sleep.session_evidence import claude_assistant, failed_call, shell_command
 from sleep.skills_used import claude_meta_text, claude_tool_use, note_command
 
 NOT_A_TASK_PREFIXES = (
@@ -115,6 +115,7 @@ class ClaudeTaskReader:
         message = record.get("message")
         if not isinstance(message, dict):
             return
+        self._note_failed_calls(message.get("content"))
         blocks = _text_blocks(message.get("content"))
         if not blocks:
             return  # tool results (and image-only pastes) are not prompts
@@ -141,6 +142,15 @@ class ClaudeTaskReader:
         task = Task(text, timestamp if isinstance(timestamp, str) else None)
         self.tasks.append(task)
         self._unanswered = task
+
+    def _note_failed_calls(self, content: Any) -> None:
+        """An edit whose tool call failed or was rejected (`is_error`) changed nothing."""
+        if not self.tasks or not isinstance(content, list):
+            return
+        for block in content:
+            failed = isinstance(block, dict) and block.get("type") == "tool_result"
+            if failed and block.get("is_error") is True:
+                failed_call(self.tasks[-1], block.get("tool_use_id"))
 
     def _note_skills(self, content: Any) -> None:
         """The skills an assistant message's tool calls loaded or read."""

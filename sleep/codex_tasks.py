@@ -226,7 +226,7 @@ class CodexTaskReader:
             item = event.get("item")
             if isinstance(item, dict) and item.get("type") == "UserMessage":
                 self._event_prompt(_content_text(item.get("content")), "item_completed", stamp)
-        elif etype == "agent_message":
+        elif etype in ("agent_message", "patch_apply_end"):
             task = self._answering()
             if task is not None:
                 codex_item(task, event)

@@ -324,6 +324,7 @@ class Harvest:
                     [self._redact(c).text for c in task.commands],
                     self._redact(task.answer).text if task.answer else "",
                     truncated=cut, interrupted=task.interrupted,
+                    edits=self._clean_edits(task.edits),
                 )
             )  # fmt: skip
         if tasks:  # abandoned prompts alone are counted in the result, not a session
@@ -334,6 +335,19 @@ class Harvest:
                     list(ident.skills), list(ident.skill_files), abandoned,
                 )
             )  # fmt: skip
+
+    def _clean_edits(self, edits: list[dict]) -> list[dict]:
+        """The turn's edits the redaction leaves as they are: one it would change is
+        dropped whole (replayed, it would write the placeholder), and counted."""
+        kept = []
+        for edit in edits:
+            texts = [v for v in edit.values() if isinstance(v, str)]
+            findings = [f for t in texts for f in self.redactor.redact(t).findings]
+            for finding in findings:
+                self.result.redactions[finding.kind] += 1
+            if not findings:
+                kept.append(dict(edit))
+        return kept
 
     def _forget_vanished(self, found: set[str]) -> None:
         """Drop the cursors of files that are gone from the roots scanned now (Claude's

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from sleep.prior_edits import FileEdit, confined, edit_problem, prior_edits
 from sleep.task_evidence import (
     bounded_context,
     constraint_rubric,
@@ -152,8 +153,11 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
     previous: MinedTask | None = None
     waiting: _Waiting | None = None
     turns: list[tuple[Turn, bool]] = []  # the session so far, and whether each was agentic
+    edits: list[list[FileEdit]] = []  # the session's file edits so far, turn by turn
     for prompt in session.get("tasks", []):
         text = (prompt.get("text") or "")[:MAX_MINED_CHARS].strip()
+        earlier = prior_edits(edits)
+        edits.append(_turn_edits(prompt, project))
         if not text:
             continue
         answer = prompt.get("answer") or ""
@@ -204,6 +208,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
                 last_seen=when,
                 branch=session.get("branch"),
                 context=context,
+                prior_edits=earlier if context else [],
             )
         else:
             task.kind = stronger_kind(task.kind, kind)
@@ -220,6 +225,19 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
             task.last_seen = when
         previous = task
         waiting = _Waiting(task, answer, aborted)
+
+
+def _turn_edits(prompt: dict[str, Any], cwd: str | None) -> list[FileEdit]:
+    """A prompt's recorded edits, each confined to the session's folder (one whose path
+    leaves it is not kept: the replay never writes outside its copy)."""
+    out = []
+    for data in prompt.get("edits", []):
+        if edit_problem(data):
+            continue
+        edit = confined(FileEdit.from_dict(data), cwd)
+        if edit is not None:
+            out.append(edit)
+    return out
 
 
 def priority(task: MinedTask) -> tuple:

@@ -29,6 +29,13 @@ class Task:
     # `aborted` also covers failed and unanswered turns; only `interrupted` says the
     # person changed their mind, so the night does not train on it (sleep/interrupted.py).
     interrupted: bool = False
+    # The file edits the agent made in this turn through its edit tools, in order
+    # (sleep/prior_edits.py): {path, new, old?, write?, replace_all?} as recorded, each
+    # redaction-clean (one the redaction would change is dropped), replayed before a
+    # follow-up of the same session. A reader may key them by tool call id
+    # (`edit_calls`) until it learns the call failed.
+    edits: list[dict] = field(default_factory=list)
+    edit_calls: dict[str, list[dict]] = field(default_factory=dict, repr=False, compare=False)
 
     def to_json(self, *, evidence: bool = True) -> dict:
         """The prompt; with `evidence`, also what the session showed of its answer (what a
@@ -38,7 +45,7 @@ class Task:
             data["truncated"] = True
         if self.interrupted:
             data["interrupted"] = True
-        for name in ("tools", "commands", "answer") if evidence else ():
+        for name in ("tools", "commands", "answer", "edits") if evidence else ():
             if getattr(self, name):
                 data[name] = getattr(self, name)
         return data

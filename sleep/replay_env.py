@@ -23,8 +23,9 @@ rollout fails with a model error (the night stops loudly), never a silent 0.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.config import AGENT_BACKENDS
@@ -39,6 +40,7 @@ from core.models.types import (
 )
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
+from sleep.prior_edits import EditedTree, FileEdit, edited_tree, session_base
 from sleep.prompt_files import render_sleep_prompt
 from sleep.replay_checks import (
     DEFAULT_CHECK_TIMEOUT_S,
@@ -117,6 +119,8 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "checks": [[c.kind, c.value] for c in task.checks if c.on_reply],
             "command_checks": [c.value for c in task.checks if c.kind == "command"],
             "context": [[t.prompt, t.answer] for t in task.context],
+            "prior_edits": [e.to_dict() for e in task.prior_edits],
+            "project": task.project,
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
@@ -147,10 +151,11 @@ def with_diff(final: str, diff: str) -> str:
 
 
 # A follow-up replays in a copy of the project as recorded tonight, not as the session
-# left it: the earlier turns' edits may be missing (or already committed since). The
-# transcript holds no reliable diff of them (redacted, partial tool inputs), so the agent
-# is told to carry out what the follow-up depends on first, and the judge that the diff
-# may hold it too.
+# left it. Where the harvest kept the earlier turns' edits (Claude Code's edit tools,
+# sleep/prior_edits.py) they are applied first and the prompt says which (EditedTree.note);
+# otherwise (other agents, edits dropped by the redaction) they may be missing, so the
+# agent is told to carry out what the follow-up depends on first, and the judge that the
+# diff may hold it too.
 PREDECESSORS_NOTE = (
     "This workspace is the project as it is now, not as that session left it: the changes "
     "of the earlier requests may be missing. Where this request depends on them and they "
@@ -162,13 +167,43 @@ PREDECESSORS_JUDGE_NOTE = (
 )
 
 
-def agent_prompt(item: TaskItem) -> str:
+def agent_prompt(item: TaskItem, tree: EditedTree | None = None) -> str:
     """An agent run has no message history: the context goes before the request, with
-    the note that the earlier requests' changes may be missing from the workspace."""
+    what the workspace holds of the earlier requests' changes: the recorded edits applied
+    to it (`tree`), else the note that they may be missing."""
     turns = [Turn(p, a) for p, a in item.data.get("context", [])]
     if not turns:
         return item.question
-    return f"{context_text(turns)}\n\n{PREDECESSORS_NOTE}\n\nNow: {item.question}"
+    note = tree.note() if tree is not None else PREDECESSORS_NOTE
+    return f"{context_text(turns)}\n\n{note}\n\nNow: {item.question}"
+
+
+def _prior_edits(item: TaskItem) -> list[FileEdit]:
+    return [FileEdit.from_dict(e) for e in item.data.get("prior_edits", [])]
+
+
+@contextlib.contextmanager
+def _start_tree(
+    item: TaskItem, project: Path, commit: str | None, keep_in: Path | None = None
+) -> Iterator[tuple[Path, str | None, EditedTree | None]]:
+    """Where a follow-up's replay starts: the project at `commit`, or a copy of it with
+    the earlier turns' recorded edits applied (then the agent's diff is taken against
+    that copy, so it shows this request's changes only)."""
+    edits = _prior_edits(item)
+    if not edits or not item.data.get("context"):
+        yield project, commit, None
+        return
+    base = session_base(project, item.data.get("project"))
+    with edited_tree(project, commit, edits, base=base, keep_in=keep_in) as tree:
+        yield tree.root, None, tree
+
+
+def _edits_message(tree: EditedTree | None) -> list[Message]:
+    """The trajectory's record of the earlier edits applied before the run."""
+    if tree is None:
+        return []
+    lines = [f"applied: {a}" for a in tree.applied] + tree.skipped
+    return [{"role": "prior_edits", "content": "\n".join(lines) or "(none)"}]
 
 
 @dataclass(frozen=True)
@@ -276,13 +311,20 @@ class ReplayEnvironment:
     ) -> RolloutResult:
         agent = where or self.agent
         assert agent is not None
+        with _start_tree(item, agent.project, agent.commit, agent.keep_in) as start:
+            return await self._agent_run(item, skill_text, run_agent, agent, start)
+
+    async def _agent_run(
+        self, item: TaskItem, skill_text: str, run_agent, agent: AgentReplay, start
+    ) -> RolloutResult:
+        files, commit, tree = start
         commands = _commands(item)
         task = AgentTask(
-            prompt=agent_prompt(item),
-            files=agent.project,
+            prompt=agent_prompt(item, tree),
+            files=files,
             skill_name=agent.skill_name,
             check=checks_for(commands, self.check_timeout_s),
-            commit=agent.commit,
+            commit=commit,
         )
         prompt = {"role": "user", "content": task.prompt}
         try:
@@ -291,8 +333,9 @@ class ReplayEnvironment:
             checks = self._checked(item, results_of(outcome.check, commands))
             verdict = await self._judge(item, reply, checks)
         except (TransientError, RetriesExhausted) as exc:
-            return self._failed(item, [prompt], str(exc))
+            return self._failed(item, [*_edits_message(tree), prompt], str(exc))
         trajectory = [
+            *_edits_message(tree),
             prompt,
             *summarize_events(outcome.events),
             {"role": "diff", "content": outcome.diff or "(no changes)"},
@@ -311,25 +354,33 @@ class ReplayEnvironment:
 
     async def _tools_rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
         commands = _commands(item)
-        try:
-            run = await run_in_workspace(
-                self.tools,
-                agent_prompt(item),
-                skill_text,
-                complete,
-                check=checks_for(commands, self.check_timeout_s) if commands else None,
-            )
-            reply = with_diff(run.final, run.diff)
-            checks = self._checked(item, results_of(run.checked, commands))
-            verdict = await self._judge(item, reply, checks)
-        except (TransientError, RetriesExhausted) as exc:
-            return self._failed(item, [{"role": "user", "content": agent_prompt(item)}], str(exc))
+        assert self.tools is not None
+        with _start_tree(item, self.tools.project, self.tools.commit) as (files, commit, tree):
+            prompt = agent_prompt(item, tree)
+            try:
+                run = await run_in_workspace(
+                    replace(self.tools, project=files, commit=commit),
+                    prompt,
+                    skill_text,
+                    complete,
+                    check=checks_for(commands, self.check_timeout_s) if commands else None,
+                )
+                reply = with_diff(run.final, run.diff)
+                checks = self._checked(item, results_of(run.checked, commands))
+                verdict = await self._judge(item, reply, checks)
+            except (TransientError, RetriesExhausted) as exc:
+                messages = [*_edits_message(tree), {"role": "user", "content": prompt}]
+                return self._failed(item, messages, str(exc))
         return self._scored(
             item,
             reply,
             verdict,
             command_results=checks,
-            trajectory=[*run.trajectory, *([trajectory_message(checks)] if checks else [])],
+            trajectory=[
+                *_edits_message(tree),
+                *run.trajectory,
+                *([trajectory_message(checks)] if checks else []),
+            ],
             usage=run.usage,
             latency_s=run.latency_s,
             cached=False,

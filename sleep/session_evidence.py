@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from sleep.model import Task
+from sleep.prior_edits import MAX_EDIT_CHARS, MAX_TURN_EDITS, claude_edits, codex_patch_edits
 
 MAX_COMMANDS = 20
 MAX_COMMAND_CHARS = 500
@@ -75,6 +76,60 @@ def claude_assistant(task: Task, content: Any) -> None:
             name = block["name"]
             command = _command_of(block.get("input")) if name.lower() in _SHELL_TOOLS else None
             _note_tool(task, name, command)
+            _note_edits(task, claude_edits(name, block.get("input")), block.get("id"))
+
+
+def _note_edits(task: Task, edits: list, call_id: Any) -> None:
+    """The turn's file edits, bounded (an over-long one is dropped, not cut: half an edit
+    would not apply). Keyed by the tool call's id, so a failed call's edits can go."""
+    kept = [e.to_dict() for e in edits if e.size <= MAX_EDIT_CHARS]
+    kept = kept[: max(0, MAX_TURN_EDITS - len(task.edits))]
+    task.edits.extend(kept)
+    if kept and isinstance(call_id, str):
+        task.edit_calls.setdefault(call_id, []).extend(kept)
+
+
+def failed_call(task: Task, call_id: Any) -> None:
+    """A tool call that failed or was rejected changed nothing: its edits go."""
+    for edit in task.edit_calls.pop(call_id, []) if isinstance(call_id, str) else []:
+        task.edits = [e for e in task.edits if e is not edit]
+
+
+def _patch_of(name: str, arguments: Any, command: str | None) -> str | None:
+    """The `apply_patch` text of a Codex tool call: the custom tool's input, the function
+    form's {"input"}, or a shell command running apply_patch on it."""
+    if name == "apply_patch":
+        if isinstance(arguments, str) and arguments.lstrip().startswith("{"):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                return None
+        if isinstance(arguments, dict):
+            arguments = arguments.get("input", arguments.get("patch"))
+        return arguments if isinstance(arguments, str) else None
+    if command and "apply_patch" in command and "*** Begin Patch" in command:
+        return command[command.index("*** Begin Patch") :]
+    return None
+
+
+def _failed_call(item: dict) -> bool:
+    """A patch that did not apply: Codex's patch_apply_end says so, or the apply_patch
+    call's output has a non-zero exit code."""
+    if item.get("type") == "patch_apply_end":
+        return item.get("success") is False
+    return item.get("type") == "custom_tool_call_output" and _failed_output(item.get("output"))
+
+
+def _failed_output(output: Any) -> bool:
+    """A custom tool call's output that says it failed (a non-zero exit code)."""
+    if isinstance(output, str):
+        try:
+            output = json.loads(output)
+        except ValueError:
+            return False
+    metadata = output.get("metadata") if isinstance(output, dict) else None
+    code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+    return isinstance(code, int) and code != 0
 
 
 def codex_item(task: Task, item: dict) -> None:
@@ -84,6 +139,10 @@ def codex_item(task: Task, item: dict) -> None:
         name = item["name"]
         command = _command_of(item.get("arguments")) if name in _SHELL_TOOLS else None
         _note_tool(task, name, command)
+        patch = _patch_of(name, item.get("input", item.get("arguments")), command)
+        _note_edits(task, codex_patch_edits(patch), item.get("call_id"))
+    elif _failed_call(item):
+        failed_call(task, item.get("call_id"))
     elif kind == "local_shell_call":
         action = item.get("action")
         _note_tool(task, "local_shell", _command_of(action) if isinstance(action, dict) else None)

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from core.atomic import write_json
 from core.errors import UserError
+from sleep.prior_edits import FileEdit, edit_problem
 from sleep.task_kinds import TaskKind, normalise_kind
 
 CheckKind = Literal["contains", "not_contains", "command"]
@@ -77,6 +78,10 @@ class MinedTask:
     # Mined with nothing to judge it by (no rubric, reference or check): it may teach but
     # never gates. Sticky from the first sighting, so a task never moves from train to val.
     train_only: bool = False
+    # A follow-up's earlier turns' file edits, in order, paths relative to the session's
+    # folder (sleep/prior_edits.py): applied to the replay's copy before it starts.
+    # Absent from archives written before they were kept.
+    prior_edits: list[FileEdit] = field(default_factory=list)
 
     @property
     def has_evidence(self) -> bool:
@@ -86,6 +91,9 @@ class MinedTask:
         data = asdict(self)
         data["checks"] = [asdict(c) for c in self.checks]
         data["context"] = [asdict(t) for t in self.context]
+        data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
+        if not self.prior_edits:
+            del data["prior_edits"]
         return data
 
     @classmethod
@@ -98,6 +106,7 @@ class MinedTask:
         data = dict(data)
         data["checks"] = [Check(**c) for c in data.get("checks", [])]
         data["context"] = [Turn(**t) for t in data.get("context", [])]
+        data["prior_edits"] = [FileEdit.from_dict(e) for e in data.get("prior_edits", [])]
         data["kind"] = normalise_kind(data.get("kind", "advice"))
         task = cls(**data)
         if "train_only" not in data:
@@ -115,6 +124,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "rubric": (str,), "checks": (list,), "source_sessions": (list,), "skill": _OPTIONAL_STR,
     "occurrences": (int,), "first_seen": _OPTIONAL_STR, "last_seen": _OPTIONAL_STR,
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
+    "prior_edits": (list,),
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
 
@@ -153,6 +163,9 @@ def task_problem(data: Any) -> str:
         return f"task {name}: a check is not {{kind, value}}"
     if not all(_strings(t, ("prompt", "answer")) for t in data.get("context", [])):
         return f"task {name}: a context turn is not {{prompt, answer}}"
+    edit = next((p for p in map(edit_problem, data.get("prior_edits", [])) if p), "")
+    if edit:
+        return f"task {name}: {edit}"
     if not all(isinstance(s, str) for s in data.get("source_sessions", [])):
         return f"task {name}: source_sessions is not a list of strings"
     return ""
@@ -229,6 +242,7 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         last_seen=max(filter(None, [old.last_seen, new.last_seen]), default=None),
         branch=old.branch or new.branch,
         context=old.context or new.context,
+        prior_edits=old.prior_edits if old.context else new.prior_edits,
         reference=old.reference or new.reference,
         train_only=old.train_only,
     )
@@ -238,7 +252,7 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
     """What `dry-run --json` shows of a task beside its ids: its kind, the mode it is
     replayed in and, when tonight skips it, why (both sleep.replay_modes.Replay: the
     `planned` mode, and `tonight`'s, which skips a mode not implemented yet), and what it
-    is judged by."""
+    is judged by, and the earlier edits its replay starts with (paths, not contents)."""
     return {
         "kind": task.kind,
         "replay": planned.mode,
@@ -247,5 +261,6 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
         "reference": task.reference,
         "checks": [asdict(c) for c in task.checks],
         "context": [asdict(t) for t in task.context],
+        "prior_edits": [e.describe() for e in task.prior_edits],  # applied before it
         "train_only": task.train_only,
     }

@@ -199,3 +199,21 @@ def test_which_tasks_and_where_the_skill_goes():
 def test_a_jailed_command_past_its_time_is_stopped(tmp_path):
     shell = replay_shell.JailedShell(tmp_path)
     assert shell("echo started; sleep 60", 0.5) == "started\n[stopped after 0.5s]"
+
+
+async def test_a_follow_up_starts_from_the_copy_with_its_earlier_edits_applied(tmp_path, project):
+    """A follow-up's earlier turns' edits are in the copy before the loop starts, and the
+    diff the judge sees holds this request's changes only (fails on the old code: the copy
+    was the bare commit and the prompt said the changes may be missing)."""
+    from sleep.prior_edits import FileEdit
+    from sleep.tasks import Turn
+
+    script = Scripted(call("read_file", path="calc.py"), "It already skips None.")
+    earlier = FileEdit("calc.py", "sum(x for x in xs if x is not None)", "sum(xs)")
+    task = agentic_task(context=[Turn("make total() skip None", "done")], prior_edits=[earlier])
+    result = await replay(tmp_path, script, project, task)
+    first, second = (r.messages for r in script.target_requests)
+    assert "already applied here (edited calc.py)" in first[-1]["content"]
+    assert "2:     return sum(x for x in xs if x is not None)" in second[-1]["content"]
+    assert result.trajectory[0] == {"role": "prior_edits", "content": "applied: edited calc.py"}
+    assert result.trajectory[-1] == {"role": "diff", "content": "(no changes)"}
