@@ -207,32 +207,36 @@ class ModelClient:
                     cached=True,
                 )
 
-        self.ledger.check_budget()
-        sent = [False]  # set once a request is in the provider's hands
-        try:
-            completion = await rt.retry.run(lambda: self._send_once(rt, request, timeout_s, sent))
-        except asyncio.CancelledError:
-            if sent[0]:  # e.g. the early gate decided: the provider still bills the call
-                self.ledger.record(role, rt.model, estimated_usage(request), False, cancelled=True)
-            raise
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:
-            raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
-        # A model may echo a key it saw (in a prompt, a tool result): mask it before the
-        # answer is used, so no cache, rollout, event or skill ever holds it.
-        completion = _masked(completion)
-        if not completion.cached:  # a backend's own replay (a handoff answer read again)
-            self.ledger.record(role, rt.model, completion.usage, cached=False)
-        if cache is not None and self.cache is cache:  # not disabled meanwhile
+        with self.ledger.reserve_call():  # held until the call is recorded
+            sent = [False]  # set once a request is in the provider's hands
             try:
-                cache.put(key, request, completion)
+                completion = await rt.retry.run(
+                    lambda: self._send_once(rt, request, timeout_s, sent)
+                )
+            except asyncio.CancelledError:
+                if sent[0]:  # e.g. the early gate decided: the provider still bills the call
+                    self.ledger.record(
+                        role, rt.model, estimated_usage(request), False, cancelled=True
+                    )
+                raise
+            except BudgetExceeded:
+                raise
             except ModelError as exc:
-                # The answer is paid for and recorded: losing it to a cache problem would be
-                # worse than not caching it.
-                self._disable_cache(cache, exc)
-        self._notify()
-        return completion
+                raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
+            # A model may echo a key it saw (in a prompt, a tool result): mask it before the
+            # answer is used, so no cache, rollout, event or skill ever holds it.
+            completion = _masked(completion)
+            if not completion.cached:  # a backend's own replay (a handoff answer read again)
+                self.ledger.record(role, rt.model, completion.usage, cached=False)
+            if cache is not None and self.cache is cache:  # not disabled meanwhile
+                try:
+                    cache.put(key, request, completion)
+                except ModelError as exc:
+                    # The answer is paid for and recorded: losing it to a cache problem would be
+                    # worse than not caching it.
+                    self._disable_cache(cache, exc)
+            self._notify()
+            return completion
 
     async def run_agent(self, task: AgentTask, skill_text: str, *, role: str) -> AgentOutcome:
         """One coding-agent run for `role` (a backend that can run agents): budget check,
@@ -247,7 +251,6 @@ class ModelClient:
                 f"models.{role} uses the {rt.kind} backend, which cannot run a coding agent; "
                 f"set models.{role}.backend to claude_code or codex"
             )
-        self.ledger.check_budget()
 
         async def once() -> AgentOutcome:
             async with rt.semaphore():
@@ -261,15 +264,16 @@ class ModelClient:
                     self.ledger.record(role, rt.model, usage, False, estimated=True)
                     raise
 
-        try:
-            outcome = await rt.retry.run(once)
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:
-            raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
-        self.ledger.record(role, rt.model, outcome.usage, cached=False)
-        self._notify()
-        return outcome
+        with self.ledger.reserve_call():
+            try:
+                outcome = await rt.retry.run(once)
+            except BudgetExceeded:
+                raise
+            except ModelError as exc:
+                raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
+            self.ledger.record(role, rt.model, outcome.usage, cached=False)
+            self._notify()
+            return outcome
 
     def _disable_cache(self, cache: ResponseCache, exc: ModelError) -> None:
         """Turn caching off for the rest of this client's life, saying so once (calls in

@@ -103,6 +103,7 @@ class UsageLedger:
         self._unpriced: set[str] = set()
         self._reported: dict[str, tuple[float, int]] = {}  # model -> (sum, calls) reported
         self._lock = threading.Lock()
+        self._in_flight = 0  # calls holding a reservation (reserve_call), not yet recorded
         self.journal: SpendJournal | None = None
 
     def record(
@@ -197,9 +198,26 @@ class UsageLedger:
         return totals
 
     def check_budget(self) -> None:
-        """Raise BudgetExceeded if a cap is already reached."""
+        """Raise BudgetExceeded if a cap is already reached (calls in flight count against
+        the call cap: they will be paid)."""
         with self._lock:
-            totals = self._totals()
+            self._check(self._totals(), self._in_flight)
+
+    @contextlib.contextmanager
+    def reserve_call(self) -> Iterator[None]:
+        """Hold one of budget.max_calls while a call is in flight, until it is recorded.
+        Checking only what was recorded let N concurrent calls all pass and go up to N - 1
+        past the cap; a reservation is taken under the lock, so they cannot."""
+        with self._lock:
+            self._check(self._totals(), self._in_flight)
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def _check(self, totals: Mapping[str, float], in_flight: int) -> None:
         tokens = int(totals["input_tokens"] + totals["output_tokens"])
         if self.cap_tokens is not None and tokens >= self.cap_tokens:
             raise BudgetExceeded(
@@ -212,9 +230,10 @@ class UsageLedger:
                 "spent (raise budget.max_cost_usd and resume the run to continue)"
             )
         sent = int(totals["calls"] - totals["cache_hits"])
-        if self.cap_calls is not None and sent >= self.cap_calls:
+        if self.cap_calls is not None and sent + in_flight >= self.cap_calls:
+            flying = f", {in_flight} in flight" if in_flight else ""
             raise BudgetExceeded(
-                f"call budget reached: {sent} of {self.cap_calls} model calls sent "
+                f"call budget reached: {sent} of {self.cap_calls} model calls sent{flying} "
                 "(raise budget.max_calls and resume the run to continue)"
             )
 

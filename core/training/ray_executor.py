@@ -6,7 +6,8 @@ A call made on the driver is cached the moment it is paid, so a worker lost mid-
 task retried elsewhere by Ray) replays the calls it had made from the cache instead of
 paying them again, and a call still in flight when the worker died is answered once and
 shared with the retry. The call cap holds exactly with any number of tasks in flight,
-because every call reserves against it here before it is sent. And the model credentials
+because every call reserves against it on the driver (the ledger's reserve_call) before
+it is sent. And the model credentials
 never leave this process: no key in a runtime_env, where the Ray dashboard would show it
 (the dashboard is not started for a local Ray either).
 
@@ -44,7 +45,6 @@ from core.environment.contract import (
     worker_needs,
 )
 from core.errors import UserError
-from core.models.types import BudgetExceeded
 from core.training.executor import in_flight
 
 # System failures (a worker process or node lost) are retried on another worker; an
@@ -143,40 +143,6 @@ async def _awaited(ref: Any) -> Any:
     return await ref
 
 
-class CallReservations:
-    """The call cap (budget.max_calls) counted with the calls in flight: a call is sent
-    only while sent + in flight stays under the cap, so N tasks in flight can never send
-    N - 1 calls past it (the ledger alone checks what was already sent)."""
-
-    def __init__(self, ledger: Any) -> None:
-        self.ledger = ledger
-        self.held = 0
-
-    def check(self) -> None:
-        if self.ledger is None:
-            return
-        self.ledger.check_budget()
-        cap = self.ledger.cap_calls
-        if cap is None:
-            return
-        snap = self.ledger.snapshot()
-        sent = int(snap.calls - snap.cache_hits)
-        if sent + self.held >= cap:
-            raise BudgetExceeded(
-                f"call budget reached: {sent} of {cap} model calls sent, {self.held} in "
-                "flight (raise budget.max_calls and resume the run to continue)"
-            )
-
-    async def around(self, call: Any) -> Any:
-        """`await call()` holding one reservation (refused once the cap is reached)."""
-        self.check()
-        self.held += 1
-        try:
-            return await call()
-        finally:
-            self.held -= 1
-
-
 def module_dir(name: str) -> str:
     """The folder of the top-level package `name`, as py_modules ships it (a namespace
     package's own folder: the one outside site-packages, where the project's code is)."""
@@ -198,7 +164,7 @@ class RayExecutor:
         self.slots = slots
         self.started_local = started_local
         self.address = address
-        self.reservations = CallReservations(ledger)
+        self.ledger = ledger
         self.broker = CallBroker.remote()
         self._envs: dict[int, tuple[Any, tuple[str, ...]]] = {}
         self.dispatched = 0
@@ -249,7 +215,8 @@ class RayExecutor:
             # the rollout stages in a temporary folder: both must be on one machine, so an
             # agent environment's rollouts stay here until agents run on the workers.
             return await env.rollout(item, skill_text, complete)
-        self.reservations.check()  # nothing is dispatched past a reached cap
+        if self.ledger is not None:  # nothing is dispatched past a reached cap
+            self.ledger.check_budget()
         env_ref, files = self._env_ref(env)
         tag = uuid.uuid4().hex
         ref = rollout_task.remote(env_ref, item, skill_text, self.broker, tag, files)
@@ -259,7 +226,7 @@ class RayExecutor:
 
         async def outcome(args: tuple, kwargs: dict) -> tuple[str, Any]:
             try:
-                return "ok", await self.reservations.around(lambda: complete(*args, **kwargs))
+                return "ok", await complete(*args, **kwargs)  # the client reserves the call
             except Exception as exc:  # noqa: BLE001 - raised again in the task
                 return "raise", exc
 

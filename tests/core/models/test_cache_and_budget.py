@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from core.models.factory import build_model_client
@@ -90,6 +92,25 @@ async def test_cost_cap_uses_the_price_table(server, tmp_path):
         with pytest.raises(BudgetExceeded, match="cost budget"):
             await client.complete([{"role": "user", "content": "more"}], role="target")
     assert len(server.requests) == 1
+
+
+async def test_call_cap_holds_with_calls_in_flight(tmp_path):
+    """Eight calls at once under `max_calls: 3`: only three reach the server. The cap was
+    checked against recorded calls only, so all eight passed the check while none was
+    recorded yet, and the server saw all eight."""
+    with LoopbackOpenAI(latency_s=0.3) as slow:
+        config = loopback_config(
+            slow.base_url, tmp_path, role={"concurrency": 4}, budget={"max_calls": 3}
+        )
+        async with build_model_client(config, environ=ENV) as client:
+            asks = [[{"role": "user", "content": f"question {i}"}] for i in range(8)]
+            results = await asyncio.gather(
+                *(client.complete(ask, role="target") for ask in asks), return_exceptions=True
+            )
+        refused = [r for r in results if isinstance(r, BudgetExceeded)]
+        assert len(slow.requests) == 3 and len(refused) == 5
+        assert "in flight" in str(refused[0])
+        assert client.ledger.snapshot().calls == 3
 
 
 @pytest.mark.parametrize("damage", ["corrupt_file", "directory"])
