@@ -14,7 +14,8 @@ everything else) fails the run with its own exception: it cancels the main flow 
 fails, and when the main flow fails first (a target outage fails the train rollouts as
 well), the run waits for the job and raises the job's failure if there is one — the
 failure the old order raised. Any other job's failure is kept for whoever awaits its
-result. `run` cancels and awaits every job still
+result. A main flow that fails lets the jobs in flight end before it raises: what they
+paid for reaches the rollout cache, and the resume does not pay for it again. `run` cancels and awaits every job still
 running when the main flow ends, however it ends, so no task outlives the run.
 
 Only the order changes, never the work: the executor that runs a job is the event loop
@@ -114,8 +115,10 @@ class Jobs:
                 return self._main.result()
             raise self._fatal from None
         except Exception:
-            # The main flow failed while a fatal job was still running: in the old order
-            # that job came first, so its failure, if it fails, is the run's.
+            # The main flow failed. The jobs in flight end first: their calls are paid for
+            # and their results cached for the resume (cancelled, they would be paid again).
+            # A fatal job came first in the old order, so its failure, if any, is the run's.
+            await self.settle()
             earlier = await self._fatal_failure()
             if earlier is not None:
                 raise earlier from None
@@ -130,6 +133,12 @@ class Jobs:
                 if job.failed:
                     return job.task.exception()
         return self._fatal
+
+    async def settle(self) -> None:
+        """Wait for every job to end, however it ends."""
+        tasks = [job.task for job in self._jobs.values()]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def cancel(self) -> None:
         """Ask every running job to stop (from synchronous code, e.g. just before the run

@@ -360,8 +360,10 @@ class Training:
         return self.stopped(reason, status="waiting")
 
     async def stopped_on_request(self) -> RunSummary:
-        """A stop between steps: the baseline, if it is still being scored beside step 0,
-        is finished first (the state then holds it, as when it ran before the step)."""
+        """A stop between steps: early work in flight ends first (what it paid for is
+        cached for the resume), and the baseline, if it was still being scored beside step
+        0, goes into the state, as when it ran before the step."""
+        await self.jobs.settle()
         await self.settle_baseline()
         return self.stopped("stopped on request; rerun the same command to resume")
 

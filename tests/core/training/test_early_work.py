@@ -15,9 +15,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from core.config import config_from_dict
 from core.models.factory import build_model_client
 from core.models.ledger import STAGE
+from core.models.types import ModelError
 from core.run.directory import RunDirectory
 from core.run.events import EventBus
 from core.training.trainer import run_training
@@ -25,7 +28,7 @@ from envs import get_environment
 from tests.core.models.helpers import ENV, TEST_KEY_VAR
 from tests.core.optimizer.test_llm import ScriptedAnalyst
 from tests.doubles.skill_sensitive_target import SkillSensitiveTarget
-from tests.support.loopback_openai import LoopbackOpenAI, Reply
+from tests.support.loopback_openai import Fault, LoopbackOpenAI, Reply
 from tests.support.train_scenario import INITIAL_SKILL, scenario_config
 
 TARGET_PAUSE_S = 0.02
@@ -39,6 +42,7 @@ def loopback_role(server: LoopbackOpenAI, model: str, concurrency: int) -> dict:
         "model": model,
         "api_key_env": TEST_KEY_VAR,
         "concurrency": concurrency,
+        "max_retries": 0,  # a refused call fails at once
     }
 
 
@@ -101,8 +105,8 @@ async def scenario_run(tmp_path: Path, servers: Servers, out: str, *, sequential
         )
     finally:
         await client.aclose()
-    assert summary.status == "finished"
     after = servers.sent()
+    assert summary.status == "finished"
     return summary, spans, (after[0] - before[0], after[1] - before[1])
 
 
@@ -204,3 +208,25 @@ async def test_early_work_changes_no_decision_file_or_call(tmp_path):
     assert len(a) >= 15  # state, summary, history, steps, skills, caches, events
     gate = json.loads((tmp_path / "early" / "steps" / "0000" / "gate.json").read_text())
     assert gate["accepted"] is True  # a gate decision, compared above
+
+
+async def test_a_run_failing_mid_step_resumes_without_paying_twice(tmp_path):
+    """The optimizer fails step 0's analyst call while the baseline and the initial test
+    are in flight beside it: they end before the run reports the failure, their results
+    are in the rollout cache (the response cache is off), and the resumed run pays for no
+    target call twice and decides as an uninterrupted run."""
+    with Servers() as servers:
+        reference, _, (ref_target, _) = await scenario_run(tmp_path, servers, "reference")
+        answer, down = servers.optimizer.handler, [True]
+        servers.optimizer.handler = lambda r: Fault.error(500) if down[0] else answer(r)
+        before = servers.sent()
+        with pytest.raises(ModelError, match="optimizer"):
+            await scenario_run(tmp_path, servers, "failed")
+        failed_target = servers.sent()[0] - before[0]
+        state = json.loads((tmp_path / "failed" / "state.json").read_text())
+        assert (state["status"], state["next_step"]) == ("failed", 0)
+        down[0] = False
+        resumed, _, (resumed_target, _) = await scenario_run(tmp_path, servers, "failed")
+    assert failed_target + resumed_target == ref_target
+    keep = ("baseline_val", "best_val", "final_val", "best_version", "accepted_steps", "test")
+    assert {k: getattr(resumed, k) for k in keep} == {k: getattr(reference, k) for k in keep}
