@@ -15,8 +15,9 @@ skill texts, summary scores.
 
 Per run it prints the calls, wall time and slot occupancy of each phase (the ledger's
 stage of each call: baseline, rollout, analyst, merge, gate, test, ...; a phase's wall is
-from its first call's start to its last call's end; "busy" is the mean number of calls in
-flight on the server over the phase's wall, of 4), the run's wall and wall/critical-path
+from its first call's start to its last call's end; "busy" is the mean number of calls issued
+and not yet answered over the phase's wall, a call waiting for its role's pool slot
+included: above 4 with early work, whose calls queue for the target's 4 slots), the run's wall and wall/critical-path
 (as bench/searchqa_tiny.py: sequential rounds x the median call). Not a test: nothing is
 asserted; the machine's load (`uptime`) is printed before and after.
 
