@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from core.models.ledger import LedgerSnapshot, UsageLedger
+from core.models.priority_pool import PriorityPool
 from core.models.response_cache import ResponseCache, canonical_json, request_key
 from core.models.retry import RetryPolicy
 from core.models.streaming import StreamMode, wants_stream
@@ -73,13 +74,14 @@ class RoleRuntime:
     structured: Sent = "off"
     error: ModelError | None = None
     _loop: asyncio.AbstractEventLoop | None = None
-    _semaphore: asyncio.Semaphore | None = None
+    _semaphore: PriorityPool | None = None
 
-    def semaphore(self) -> asyncio.Semaphore:
-        """The concurrency limit, one per running event loop (see PerLoop for why)."""
+    def semaphore(self) -> PriorityPool:
+        """The concurrency limit, one per running event loop (see PerLoop for why); its
+        slots go to the waiting call of highest priority (core/models/priority_pool.py)."""
         loop = asyncio.get_running_loop()
         if self._semaphore is None or self._loop is not loop:
-            self._semaphore = asyncio.Semaphore(self.concurrency)
+            self._semaphore = PriorityPool(self.concurrency)
             self._loop = loop
         return self._semaphore
 
@@ -99,6 +101,7 @@ class ModelClient:
         self.on_notice = on_notice
         self.ledger = ledger or UsageLedger()
         self.cache = cache
+        self._in_flight: dict[str, asyncio.Future[None]] = {}  # response-cache key -> done
         self.notices = list(notices or [])
         self.on_usage = on_usage
 
@@ -186,7 +189,7 @@ class ModelClient:
 
         cache = self.cache if rt.cache else None
         key = request_key(request, rt.endpoint, cache_scope) if cache is not None else ""
-        if cache is not None:
+        while cache is not None:
             started = time.monotonic()
             try:
                 hit = cache.get(key)
@@ -206,37 +209,53 @@ class ModelClient:
                     model=hit.model,
                     cached=True,
                 )
+            # The same request already on its way (two phases that run side by side ask
+            # the same question): wait for its answer to reach the cache instead of paying
+            # for it twice, as running the phases one after the other would.
+            other = self._in_flight.get(key)
+            if cache is None or other is None or other.get_loop() is not _loop():
+                break
+            await asyncio.wait([other])
 
-        with self.ledger.reserve_call():  # held until the call is recorded
-            sent = [False]  # set once a request is in the provider's hands
+        if cache is not None:
+            mine = self._in_flight[key] = _loop().create_future()
+        try:
+            with self.ledger.reserve_call():  # held until the call is recorded
+                return await self._send_and_record(rt, request, timeout_s, cache, key)
+        finally:
+            if cache is not None and self._in_flight.get(key) is mine:
+                del self._in_flight[key]
+                mine.set_result(None)
+
+    async def _send_and_record(
+        self, rt: RoleRuntime, request: Request, timeout_s: float, cache, key: str
+    ) -> Completion:
+        role = rt.role
+        sent = [False]  # set once a request is in the provider's hands
+        try:
+            completion = await rt.retry.run(lambda: self._send_once(rt, request, timeout_s, sent))
+        except asyncio.CancelledError:
+            if sent[0]:  # e.g. the early gate decided: the provider still bills the call
+                self.ledger.record(role, rt.model, estimated_usage(request), False, cancelled=True)
+            raise
+        except BudgetExceeded:
+            raise
+        except ModelError as exc:
+            raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
+        # A model may echo a key it saw (in a prompt, a tool result): mask it before the
+        # answer is used, so no cache, rollout, event or skill ever holds it.
+        completion = _masked(completion)
+        if not completion.cached:  # a backend's own replay (a handoff answer read again)
+            self.ledger.record(role, rt.model, completion.usage, cached=False)
+        if cache is not None and self.cache is cache:  # not disabled meanwhile
             try:
-                completion = await rt.retry.run(
-                    lambda: self._send_once(rt, request, timeout_s, sent)
-                )
-            except asyncio.CancelledError:
-                if sent[0]:  # e.g. the early gate decided: the provider still bills the call
-                    self.ledger.record(
-                        role, rt.model, estimated_usage(request), False, cancelled=True
-                    )
-                raise
-            except BudgetExceeded:
-                raise
+                cache.put(key, request, completion)
             except ModelError as exc:
-                raise _with_context(exc, f"models.{role} ({self.describe(role)})") from exc
-            # A model may echo a key it saw (in a prompt, a tool result): mask it before the
-            # answer is used, so no cache, rollout, event or skill ever holds it.
-            completion = _masked(completion)
-            if not completion.cached:  # a backend's own replay (a handoff answer read again)
-                self.ledger.record(role, rt.model, completion.usage, cached=False)
-            if cache is not None and self.cache is cache:  # not disabled meanwhile
-                try:
-                    cache.put(key, request, completion)
-                except ModelError as exc:
-                    # The answer is paid for and recorded: losing it to a cache problem would be
-                    # worse than not caching it.
-                    self._disable_cache(cache, exc)
-            self._notify()
-            return completion
+                # The answer is paid for and recorded: losing it to a cache problem would be
+                # worse than not caching it.
+                self._disable_cache(cache, exc)
+        self._notify()
+        return completion
 
     async def run_agent(self, task: AgentTask, skill_text: str, *, role: str) -> AgentOutcome:
         """One coding-agent run for `role` (a backend that can run agents): budget check,
@@ -251,7 +270,6 @@ class ModelClient:
                 f"models.{role} uses the {rt.kind} backend, which cannot run a coding agent; "
                 f"set models.{role}.backend to claude_code or codex"
             )
-
         async def once() -> AgentOutcome:
             async with rt.semaphore():
                 try:
@@ -348,6 +366,10 @@ class ModelClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
 
 
 def _check_messages(messages: Any) -> None:

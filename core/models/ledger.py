@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from core.models.priority_pool import off_critical_path
 from core.models.spend_journal import SpendJournal
 from core.models.types import BudgetExceeded, Usage
 
@@ -35,6 +36,17 @@ def stage(name: str) -> Iterator[None]:
         yield
     finally:
         STAGE.reset(token)
+
+
+def _add_to(rows: dict[str, dict[str, float]], key: object, entry: Mapping[str, Any]) -> None:
+    row = rows.setdefault(str(key), dict.fromkeys(_FIELDS, 0))
+    row["calls"] += 1
+    if entry.get("cached"):
+        row["cache_hits"] += 1
+        return
+    row["input_tokens"] += int(entry.get("input_tokens", 0))
+    row["output_tokens"] += int(entry.get("output_tokens", 0))
+    row["cost_usd"] += _spent(entry.get("cost_usd", 0.0))
 
 
 def _price_of(prices: Mapping[str, Any], model: str) -> tuple[float, float] | None:
@@ -100,6 +112,7 @@ class UsageLedger:
         self.cap_calls = cap_calls
         self._per_role: dict[str, dict[str, float]] = {}
         self._per_stage: dict[str, dict[str, float]] = {}
+        self._off_path: dict[str, dict[str, float]] = {}  # this process's early work, by role
         self._unpriced: set[str] = set()
         self._reported: dict[str, tuple[float, int]] = {}  # model -> (sum, calls) reported
         self._lock = threading.Lock()
@@ -153,6 +166,8 @@ class UsageLedger:
             entry["reported"] = True
         with self._lock:
             self._apply(entry)
+            if off_critical_path():  # early work: no stage of the current step made it
+                _add_to(self._off_path, role, entry)
             if not cached and reported is None and _price_of(self.prices, model) is None:
                 self._unpriced.add(model)
         if self.journal is not None:
@@ -163,14 +178,18 @@ class UsageLedger:
             total, calls = self._reported.get(str(entry["model"]), (0.0, 0))
             self._reported[str(entry["model"])] = (total + _spent(entry["cost_usd"]), calls + 1)
         for rows, key in ((self._per_role, entry["role"]), (self._per_stage, entry["stage"])):
-            row = rows.setdefault(str(key), dict.fromkeys(_FIELDS, 0))
-            row["calls"] += 1
-            if entry.get("cached"):
-                row["cache_hits"] += 1
-                continue
-            row["input_tokens"] += int(entry.get("input_tokens", 0))
-            row["output_tokens"] += int(entry.get("output_tokens", 0))
-            row["cost_usd"] += _spent(entry.get("cost_usd", 0.0))
+            _add_to(rows, key, entry)
+
+    def per_role_on_path(self) -> dict[str, dict[str, float]]:
+        """Each role's counts without the calls early work made in this process (see
+        core/models/priority_pool.py): what a step's stages spent, with the baseline or a
+        test evaluation running beside them."""
+        with self._lock:
+            out = {role: dict(row) for role, row in self._per_role.items()}
+            for role, off in self._off_path.items():
+                for key in _FIELDS:
+                    out[role][key] -= off[key]
+        return out
 
     def attach_journal(self, journal: SpendJournal) -> None:
         """Replay what `journal` already holds (every call of every earlier process of the

@@ -17,6 +17,7 @@ from core.run.directory import RunDirectory
 from core.run.staging import Stager
 from core.run.state import TrainState
 from core.training.rollout_runner import RolloutRunner
+from core.training.scheduler import Jobs
 
 
 class TrainingRun(Protocol):
@@ -28,6 +29,8 @@ class TrainingRun(Protocol):
     strategy: OptimizerStrategy
     stager: Stager
     runner: RolloutRunner
+    jobs: Jobs  # early work beside the critical path (core/training/scheduler.py)
+    early: bool  # whether there is any (False: every phase in turn)
     buffer: RejectedEditBuffer
     state: TrainState
     train_items: list[TaskItem]
@@ -49,6 +52,8 @@ class TrainingRun(Protocol):
     def add_version(self, text: str, *, step: int | None, source: str) -> int: ...
 
     def persist(self) -> None: ...
+
+    async def settle_baseline(self) -> None: ...
 
     def budget_event(self) -> None: ...
 

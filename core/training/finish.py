@@ -63,6 +63,58 @@ def _slow_updates_not_in_best(tr: TrainingRun) -> list[int]:
     return [v.step for v in s.versions if v.source == "slow_update" and v.version > s.best_version]
 
 
+async def evaluations(
+    tr: TrainingRun, best_text: str, final_text: str
+) -> tuple[list, dict[str, tuple[str, list]]]:
+    """The best skill's val results and the test results of initial / best / final.
+
+    They are independent of each other: with early work they run side by side (the
+    initial skill's test is usually done already: Training.start_spare_work), a skill's
+    second evaluation after its first (the same text is then read from the rollout cache,
+    as it is when they run in turn). Results are taken in the old order, so the first
+    failure in that order is the one raised."""
+    step = tr.state.total_steps
+
+    def scoring(items, text: str, split: str, phase: str, role: str):
+        return lambda: tr.runner.run(
+            items, text, split=split, phase=phase, step=step, skill_role=role
+        )
+
+    planned = [("val", "best", best_text)]
+    if tr.cfg.final_test and tr.test_items:
+        planned += [
+            ("test", "initial", tr.skill_text(0)),
+            ("test", "best", best_text),
+            ("test", "final", final_text),
+        ]
+    jobs, last_of_text, done = [], {}, {}
+    for split, label, text in planned:
+        job = tr.jobs.get(f"test:{label}") if split == "test" and tr.early else None
+        if job is None or job.failed or job.task.cancelled():  # none early, or redone here
+            items, phase = (
+                (tr.val_items, "final_val") if split == "val" else (tr.test_items, "test")
+            )
+            previous = last_of_text.get((split, text))
+            job = tr.jobs.submit(
+                f"finish:{split}:{label}",
+                scoring(items, text, split, phase, label),
+                after=[previous] if previous is not None else [],
+            )
+        last_of_text[(split, text)] = job
+        jobs.append((split, label, text, job))
+        if not tr.early:  # every phase in turn
+            done[(split, label)] = await job.result()
+    val_results: list = []
+    tests: dict[str, tuple[str, list]] = {}
+    for split, label, text, job in jobs:
+        results = done.get((split, label)) or await job.result()
+        if split == "val":
+            val_results = results
+        else:
+            tests[label] = (text, results)
+    return val_results, tests
+
+
 async def finish(tr: TrainingRun) -> RunSummary:
     s = tr.state
     final_text = tr.current
@@ -124,31 +176,12 @@ async def finish(tr: TrainingRun) -> RunSummary:
         check.update(final_val=final_val, best_val=best_before, slow_updates=slow)
         tr.emit(FinalSkillChecked(step=s.total_steps, **check))
     best_text = tr.best
-    val_results = await tr.runner.run(
-        tr.val_items,
-        best_text,
-        split="val",
-        phase="final_val",
-        step=s.total_steps,
-        skill_role="best",
-    )
+    val_results, tests = await evaluations(tr, best_text, final_text)
     val = EvalResult.from_results("val", val_results, skill_hash(best_text))
-    test: dict = {}
-    if tr.cfg.final_test and tr.test_items:
-        for label, text in (
-            ("initial", tr.skill_text(0)),
-            ("best", best_text),
-            ("final", final_text),
-        ):
-            results = await tr.runner.run(
-                tr.test_items,
-                text,
-                split="test",
-                phase="test",
-                step=s.total_steps,
-                skill_role=label,
-            )
-            test[label] = EvalResult.from_results("test", results, skill_hash(text)).to_dict()
+    test = {
+        label: EvalResult.from_results("test", results, skill_hash(text)).to_dict()
+        for label, (text, results) in tests.items()
+    }
     s.finished = True
     s.status = "finished"
     tr.persist()

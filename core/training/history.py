@@ -91,7 +91,9 @@ class StageClock:
         self._earlier = _read(self._attempts).get("stages", {}) if self._attempts else {}
 
     def _tokens(self) -> dict[str, dict[str, int]]:
-        per_role = self.ledger.snapshot().per_role
+        # Early work running beside the step (the baseline, a test evaluation) is not the
+        # step's: only calls on the critical path count (core/models/priority_pool.py).
+        per_role = self.ledger.per_role_on_path()
         return {
             role: {
                 k: int(u.get(k, 0))

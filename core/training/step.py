@@ -100,6 +100,9 @@ async def run_step(tr: TrainingRun, step: int) -> None:
             "execution_notes": proposal.execution_notes,
         },
     )
+    # The first point of a step that needs the baseline (the gate's bar, the state this
+    # step persists): with early work it was scored beside the rollouts and analysts.
+    await tr.settle_baseline()
     gate_info: dict[str, Any] = {"step": step, "accepted": False, "reason": "no edits proposed"}
     built = build_candidate(tr, step, current, proposal)
     if built.candidate is not None:

@@ -23,8 +23,9 @@ from core.config import Config
 from core.environment.contract import Environment, RolloutResult, bind_target
 from core.models.handoff import HandoffWaiting, waiting_summary
 from core.models.handoff_files import HandoffFolder
+from core.models.priority_pool import AHEAD, SPARE
 from core.models.spend_journal import SpendJournal
-from core.models.types import BudgetExceeded, ModelUnavailable, RetriesExhausted
+from core.models.types import BudgetExceeded, ModelError, ModelUnavailable, RetriesExhausted
 from core.optimizer.rejected_buffer import RejectedEditBuffer
 from core.optimizer.strategy import OptimizerStrategy
 from core.run.dir_stager import RunDirStager
@@ -55,6 +56,7 @@ from core.training.resume import (
 )
 from core.training.rollout_cache import RolloutCache
 from core.training.rollout_runner import RolloutRunner
+from core.training.scheduler import Jobs
 from core.training.setup import (
     budget_event,
     build_client_with_budget_events,
@@ -88,6 +90,8 @@ class Training:
         stager: Stager,
         stop: asyncio.Event | None,
         executor: Executor | None = None,
+        *,
+        sequential: bool = False,
     ) -> None:
         self.config = config
         self.cfg = config.train
@@ -123,6 +127,24 @@ class Training:
             executor=executor,
         )
         self.buffer = RejectedEditBuffer()
+        self.jobs = Jobs()
+        self.early = not sequential and self._early_work_allowed()
+
+    def _early_work_allowed(self) -> bool:
+        """Early work (README "What runs early") changes when calls are made, never which:
+        not under a budget cap (a cap must stop the run at the boundary it stops at today,
+        with the critical path's calls spent first) and not with a handoff role (a person
+        answers a phase's prompts in one round; there are no idle slots to fill)."""
+        ledger = self.client.ledger
+        if any(c is not None for c in (ledger.cap_tokens, ledger.cap_cost_usd, ledger.cap_calls)):
+            return False
+        for role in ("target", "optimizer"):
+            try:
+                if self.client.runtime(role).kind == "handoff":
+                    return False
+            except ModelError:  # a role this run does not configure
+                continue
+        return True
 
     # ------------------------------------------------------------------ helpers
     def emit(self, event) -> None:
@@ -264,6 +286,11 @@ class Training:
 
     # ------------------------------------------------------------------ the run
     async def run(self, initial_skill: str | None) -> RunSummary:
+        """The run, with its early work as jobs beside it (core/training/scheduler.py):
+        none outlives it, and a failing baseline fails it as it does when run first."""
+        return await self.jobs.run(self._run(initial_skill))
+
+    async def _run(self, initial_skill: str | None) -> RunSummary:
         self.load_splits()
         resumed = self.start(initial_skill)
         s = self.state
@@ -290,35 +317,40 @@ class Training:
         try:
             if s.baseline_score is None:
                 await self.baseline()
+            self.start_spare_work()
             while True:
                 epochs_done = s.next_step // self.steps_per_epoch
                 if s.epochs_reviewed < epochs_done:
                     if self.stop_requested():
-                        return self.stopped("stopped on request; rerun the same command to resume")
+                        return await self.stopped_on_request()
+                    await self.settle_baseline()
                     await review_epoch(self, s.epochs_reviewed)
                     continue
                 if s.next_step >= self.total_steps:
                     break
                 if self.stop_requested():
-                    return self.stopped("stopped on request; rerun the same command to resume")
+                    return await self.stopped_on_request()
                 if self.nothing_can_pass():
                     self.emit(Notice(text=PERFECT_NOTICE.format(best=s.best_score or 0.0)))
                     break
                 await run_step(self, s.next_step)
             if self.stop_requested():
-                return self.stopped("stopped on request; rerun the same command to resume")
+                return await self.stopped_on_request()
+            await self.settle_baseline()
             return await finish(self)
         except BudgetExceeded as exc:
             return self.stopped(f"{exc}; the run is resumable: rerun the same command")
         except HandoffWaiting as exc:
             return self.waiting(exc)
 
+    def skip_when_perfect_active(self) -> bool:
+        gate = self.cfg.gate
+        return gate.skip_when_perfect and gate.enabled and gate.density_weight == 0
+
     def nothing_can_pass(self) -> bool:
         """The best already scores 1 on every val item and the gate is strict with no
         density term: no candidate can score strictly higher."""
-        gate = self.cfg.gate
-        active = gate.skip_when_perfect and gate.enabled and gate.density_weight == 0
-        return active and (self.state.best_score or 0.0) >= 1.0
+        return self.skip_when_perfect_active() and (self.state.best_score or 0.0) >= 1.0
 
     def stop_requested(self) -> bool:
         return self.stop is not None and self.stop.is_set()
@@ -332,7 +364,16 @@ class Training:
         self.emit(AnswersWaiting(folder=str(folder), prompts=[s.to_dict() for s in statuses]))
         return self.stopped(reason, status="waiting")
 
+    async def stopped_on_request(self) -> RunSummary:
+        """A stop between steps: early work in flight ends first (what it paid for is
+        cached for the resume), and the baseline, if it was still being scored beside step
+        0, goes into the state, as when it ran before the step."""
+        await self.jobs.settle()
+        await self.settle_baseline()
+        return self.stopped("stopped on request; rerun the same command to resume")
+
     def stopped(self, reason: str, status: str = "stopped") -> RunSummary:
+        self.jobs.cancel()  # early work logs nothing after the run says it stopped
         self.abandon_step(status, reason)
         s = self.state
         self.budget_event()
@@ -347,21 +388,54 @@ class Training:
         return summary_of(self, status=status, reason=reason)
 
     async def baseline(self) -> None:
+        """Score the initial skill on val: at once, or (early work, and no
+        skip_when_perfect that could skip step 0 on its result) as a job beside step 0's
+        rollouts and analysts, settled before the step's candidate is built."""
+        text = self.current
+        if self.early and not self.skip_when_perfect_active():
+            self.jobs.submit(
+                "baseline", lambda: self.score_baseline(text), priority=AHEAD, fatal=True
+            )
+            return
+        self.apply_baseline(await self.score_baseline(text))
+
+    async def settle_baseline(self) -> None:
+        """The baseline is in the state from here on (the first point that needs it)."""
+        job = self.jobs.get("baseline")
+        if job is not None and self.state.baseline_score is None:
+            self.apply_baseline(await job.result())
+
+    def start_spare_work(self) -> None:
+        """The initial skill's test evaluation, which the finish always makes, in the
+        slots the critical path leaves idle (the finish takes its result)."""
+        if not self.early or not (self.cfg.final_test and self.test_items):
+            return
+        text, step = self.skill_text(0), self.total_steps
+        self.jobs.submit(
+            "test:initial",
+            lambda: self.runner.run(
+                self.test_items, text, split="test", phase="test", step=step, skill_role="initial"
+            ),
+            priority=SPARE,
+        )
+
+    async def score_baseline(self, text: str) -> dict[str, float]:
         if self.cfg.gate.repeats > 1:  # scored as every candidate will be: N repeats, mean
             gated = await self.runner.score_with_gate(
                 self.val_items,
-                self.current,
+                text,
                 best=-math.inf,
                 gate_cfg=self.cfg.gate.model_copy(update={"early_decide": False}),
                 phase="baseline",
                 step=-1,
             )
-            metrics = {i.id: gated.item_metrics[i.id] for i in self.val_items}
-        else:
-            results = await self.runner.run(
-                self.val_items, self.current, split="val", phase="baseline", step=-1
-            )
-            metrics = self.metric_of(results)
+            return {i.id: gated.item_metrics[i.id] for i in self.val_items}
+        results = await self.runner.run(
+            self.val_items, text, split="val", phase="baseline", step=-1
+        )
+        return self.metric_of(results)
+
+    def apply_baseline(self, metrics: dict[str, float]) -> None:
         s = self.state
         s.baseline_score = s.best_score = mean(list(metrics.values()))
         s.baseline_items = dict(metrics)
@@ -385,8 +459,10 @@ async def run_training(
     initial_skill: str | None = None,
     stop: asyncio.Event | None = None,
     executor: Executor | None = None,
+    sequential: bool = False,
 ) -> RunSummary:
-    """Train (or resume) the run in `run_dir`. Takes the directory's owner lock unless
+    """Train (or resume) the run in `run_dir`. `sequential` runs every phase one after
+    the other (no early work: the order before issue 24, for comparisons). Takes the directory's owner lock unless
     the caller holds it. When resuming, `initial_skill` is ignored: the run continues from
     the skills saved in the directory (skills/v0000.md is the initial one). Budget cap or `stop` → a "stopped", resumable summary; an
     unexpected exception → a RunFailed event, then re-raised."""
@@ -413,7 +489,9 @@ async def run_training(
         stager = stager or RunDirStager(run_dir.staged_dir)
         if executor is None:
             executor = open_executor(config, env, ledger=client.ledger)
-        training = Training(config, run_dir, bus, client, env, strategy, stager, stop, executor)
+        training = Training(
+            config, run_dir, bus, client, env, strategy, stager, stop, executor, sequential=sequential
+        )
         return await training.run(initial_skill)
     except BaseException as exc:
         if (

@@ -36,6 +36,10 @@ from skillopt_tui.run_words import activity
 
 EVENTS_FILE = "events.jsonl"
 
+# Phases whose rollouts may arrive while the baseline is still being scored (early work,
+# README "What runs early"): they do not mean the baseline is done.
+BESIDE_BASELINE = frozenset({"baseline", "train", "test"})
+
 
 @dataclass(frozen=True)
 class RunHeader:
@@ -192,7 +196,11 @@ class RunFeed:
                     total = self.header.val_items
                     self._baseline_complete = bool(total) and len(self._baseline) >= total
                     status_changed = True
-                elif event.phase != "baseline" and self._baseline and not self._baseline_complete:
+                elif (
+                    event.phase not in BESIDE_BASELINE
+                    and self._baseline
+                    and not self._baseline_complete
+                ):
                     self._baseline_complete = status_changed = True
             elif isinstance(event, ReflectionText):
                 update.reflections.append(event)

@@ -2,8 +2,10 @@
 into zeros, it abandons the step and the run stays resumable; train rollouts keep them
 unless the whole batch failed. On the scenario of tests/support/train_scenario.py.
 
-Call numbers in the scenario's uninterrupted run: 1-5 baseline (val), 6-8 step 0 train,
-9-13 step 0 gate (the candidate scores 3/5 and is accepted).
+Call numbers in the scenario's uninterrupted run, phases one after the other: 1-5 baseline
+(val), 6-8 step 0 train, 9-13 step 0 gate (the candidate scores 3/5 and is accepted). With
+early work (README "What runs early") the baseline and the initial skill's test run beside
+step 0, so an outage of one phase is given by the stage of the call (`fail_stage`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pytest
 
 from core.config import config_from_dict
 from core.models.factory import build_model_client
+from core.models.ledger import STAGE
 from core.models.types import ModelError, TransientError
 from core.run.directory import RunDirectory
 from core.run.events import EventBus, RunFailed, StepFinished, read_events
@@ -29,21 +32,32 @@ RULE_SKILL = INITIAL_SKILL + "\nAnswer with only the city name.\n"
 
 class OutageTarget:
     """The skill-sensitive TEST DOUBLE behind a connection that fails every call (retries
-    included) from call number `fail_from` on (1-based), or every call whose question
-    `fail_if` picks, until the test sets `up = True`."""
+    included) from call number `fail_from` on (1-based), every call whose question
+    `fail_if` picks, or every call of the loop stage `fail_stage` (the ledger's: rollout,
+    baseline, gate, ...) from that stage's `fail_from`-th call on, until the test sets
+    `up = True`."""
 
-    def __init__(self, fail_from: int | None = None, fail_if=None):
+    def __init__(self, fail_from: int | None = None, fail_if=None, fail_stage: str = ""):
         self.double = SkillSensitiveTarget()
         self.fail_from = fail_from
         self.fail_if = fail_if
+        self.fail_stage = fail_stage
         self.up = False
         self.calls = 0
+        self.stage_calls = 0
         self.answered = 0
 
     def __call__(self, request) -> str:
         self.calls += 1
         question = request.messages[-1]["content"]
-        down = (self.fail_from is not None and self.calls >= self.fail_from) or (
+        counted = self.calls
+        if self.fail_stage:
+            if STAGE.get() != self.fail_stage:
+                counted = 0
+            else:
+                self.stage_calls += 1
+                counted = self.stage_calls
+        down = (self.fail_from is not None and counted and counted >= self.fail_from) or (
             self.fail_if is not None and self.fail_if(question)
         )
         if down and not self.up:
@@ -103,7 +117,8 @@ async def test_outage_during_the_baseline_is_not_a_zero_baseline(tmp_path):
 
 async def test_outage_during_the_gate_abandons_the_step_and_caches_nothing(tmp_path):
     reference = await train(tmp_path / "ref", OutageTarget())
-    target = OutageTarget(fail_from=11)  # from the third val item of step 0's candidate
+    # From the third val item of step 0's candidate on.
+    target = OutageTarget(fail_from=3, fail_stage="gate")
     with pytest.raises(ModelError, match=r"val rollouts failed \(gate, step 0\)"):
         await train(tmp_path, target)
     state = state_of(tmp_path)
@@ -134,5 +149,5 @@ async def test_some_failed_train_rollouts_are_kept_all_failed_stop_the_run(tmp_p
     assert first["item_id"] == "t01" and "test outage" in first["error"] and first["hard"] == 0
 
     with pytest.raises(ModelError, match=r"3 of 3 train rollouts failed \(train, step 0\)"):
-        await train(tmp_path / "all", OutageTarget(fail_from=6))
+        await train(tmp_path / "all", OutageTarget(fail_from=1, fail_stage="rollout"))
     assert state_of(tmp_path / "all")["next_step"] == 0

@@ -1,0 +1,304 @@
+"""The side-by-side configuration of issue 24, with and without early work.
+
+SearchQA on the 12/8/8 anchor split (shared/data/searchqa_tiny); both roles on one
+OpenAI-compatible llama.cpp server (the embedded SmolLM2-135M, 4 slots, 512-token cap,
+greedy); 1 epoch, batch 12, minibatch 8, merge 8, edit budget 4, slow
+update on 20 items, meta notes on, hard gate, the LLM optimizer.
+
+The driver runs the training in child processes, alternating the code under test: `--old
+DIR` is a checkout of the code before early work (e.g. a detached worktree of main), the
+new code is this checkout. Each run starts the embedded server (`backend: local`, as
+bench/searchqa_tiny.py; the server's Q/A template lets the tiny model answer, and an
+empty answer is an answer); greedy decoding answers alike across runs and slots, so the
+run directories can be compared: steps (gate decisions, proposals, candidates, rollouts),
+skill texts, summary scores.
+
+Per run it prints the calls, wall time and slot occupancy of each phase (the ledger's
+stage of each call: baseline, rollout, analyst, merge, gate, test, ...; a phase's wall is
+from its first call's start to its last call's end; "busy" is the mean number of calls issued
+and not yet answered over the phase's wall, a call waiting for its role's pool slot
+included: above 4 with early work, whose calls queue for the target's 4 slots), the run's wall and wall/critical-path
+(as bench/searchqa_tiny.py: sequential rounds x the median call). Not a test: nothing is
+asserted; the machine's load (`uptime`) is printed before and after.
+
+Run: .venv/bin/python bench/critical_path.py --old /path/to/old/checkout [--pairs 2]
+     [--data ../shared/data/searchqa_tiny] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SLOTS = 4
+
+
+def config_tree(data: Path, runs: Path, code: Path) -> dict:
+    """bench/searchqa_tiny.py's configuration, plus merge 8, slow update 20 and meta on."""
+    role = {"backend": "local", "max_tokens": 512, "concurrency": SLOTS, "timeout_s": 600.0}
+    return {
+        "run": {"runs_dir": str(runs), "seed": 0},
+        "env": {"name": "searchqa", "manifest_dir": str(data), "data_dir": str(data)},
+        "models": {
+            "target": role,
+            "optimizer": {**role, "stop": []},  # multi-line JSON edits
+            "local": {"parallel": SLOTS, "ctx_per_slot": 4096},
+        },
+        "cache": {"enabled": False},  # every call reaches the server, in every run
+        "train": {
+            "initial_skill": str(code / "envs/searchqa/initial.md"),
+            "strategy": "llm",
+            "epochs": 1,
+            "batch_size": 12,
+            "minibatch_size": 8,
+            "merge_batch_size": 8,
+            "edit_budget": 4,
+            "schedule": {"kind": "constant", "start": 4, "end": 4},
+            "slow_update": {"sample_size": 20},
+            "meta_skill": {"enabled": True},
+            "gate": {"metric": "hard", "early_decide": True},
+            "optimizer": {"max_completion_tokens": 512},
+        },
+    }
+
+
+# ----------------------------------------------------------------------------- one run
+
+
+async def one_run(data: Path, code: Path, run_dir: Path) -> dict:
+    """A training run with the code at `code` (already first on sys.path)."""
+    from core.config import config_from_dict
+    from core.models.factory import build_model_client
+    from core.models.ledger import STAGE
+    from core.run.directory import RunDirectory
+    from core.run.events import EventBus
+    from core.training.setup import choose_strategy
+    from core.training.trainer import run_training
+    from envs import get_environment
+
+    config = config_from_dict(config_tree(data, run_dir.parent / "runs", code))
+    client = build_model_client(config)
+    calls: list[dict] = []
+    inner = client.complete
+
+    async def recorded(messages, *, role, **settings):
+        started = time.monotonic()
+        completion = await inner(messages, role=role, **settings)
+        calls.append(
+            {"role": role, "stage": STAGE.get(), "start": started, "end": time.monotonic()}
+        )
+        return completion
+
+    client.complete = recorded
+    env = get_environment(config.env)
+    skill = (code / "envs/searchqa/initial.md").read_text(encoding="utf-8")
+    started = time.monotonic()
+    failure = None
+    try:
+        summary = await run_training(
+            config,
+            run_dir=RunDirectory(run_dir),
+            bus=EventBus(),
+            client=client,
+            env=env,
+            strategy=choose_strategy(config, client),
+            initial_skill=skill,
+        )
+        status = summary.status
+    except Exception as exc:  # a benchmark reports how far it got
+        failure, status = f"{type(exc).__name__}: {exc}", "failed"
+    wall = time.monotonic() - started
+    await client.aclose()
+    for call in calls:
+        call["start"] -= started
+        call["end"] -= started
+    return {"status": status, "failure": failure, "wall_s": wall, "calls": calls}
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def busy_over(calls: list[dict], start: float, end: float) -> float:
+    """Mean calls in flight (all roles) over [start, end]."""
+    if end <= start:
+        return 0.0
+    covered = sum(max(0.0, min(c["end"], end) - max(c["start"], start)) for c in calls)
+    return covered / (end - start)
+
+
+def phases(calls: list[dict]) -> list[dict]:
+    rows = []
+    for stage in dict.fromkeys(c["stage"] for c in sorted(calls, key=lambda c: c["start"])):
+        mine = [c for c in calls if c["stage"] == stage]
+        start, end = min(c["start"] for c in mine), max(c["end"] for c in mine)
+        rows.append(
+            {
+                "phase": stage,
+                "calls": len(mine),
+                "from_s": round(start, 1),
+                "wall_s": round(end - start, 1),
+                "busy": round(busy_over(calls, start, end), 1),
+            }
+        )
+    return rows
+
+
+def critical_path(calls: list[dict]) -> tuple[int, float]:
+    """(sequential rounds, median call) as bench/searchqa_tiny.py counts them."""
+    spans = sorted((c["start"], c["end"]) for c in calls)
+    rounds, group, group_end = 0, 0, -1.0
+    for start, end in spans:
+        if start >= group_end and group:
+            rounds += -(-group // SLOTS)
+            group = 0
+        group += 1
+        group_end = max(group_end, end)
+    rounds += -(-group // SLOTS) if group else 0
+    median = statistics.median(c["end"] - c["start"] for c in calls) if calls else 0.0
+    return rounds, median
+
+
+TIMES = {"seconds", "latency_s", "started_at", "wall_time_s"}
+
+
+def untimed(value):
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items() if k not in TIMES}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
+def digest(run_dir: Path) -> dict:
+    """What must be equal between two orders: decisions, skills, scores, step files."""
+    out: dict = {}
+    summary = (
+        json.loads((run_dir / "summary.json").read_text())
+        if (run_dir / "summary.json").exists()
+        else {}
+    )
+    out["scores"] = {
+        k: summary.get(k) for k in ("baseline_val", "best_val", "final_val", "best_version")
+    }
+    out["test"] = {k: v.get("hard") for k, v in summary.get("test", {}).items()}
+    out["accepted_steps"] = summary.get("accepted_steps")
+    files = {}
+    for path in sorted(run_dir.rglob("*")):
+        name = str(path.relative_to(run_dir))
+        if not path.is_file() or not (
+            name.startswith(("steps/", "skills/")) or name == "best_skill.md"
+        ):
+            continue
+        text = path.read_text(encoding="utf-8").replace(str(run_dir), "<run>")
+        if path.suffix == ".json":
+            text = json.dumps(untimed(json.loads(text)), sort_keys=True)
+        elif path.suffix == ".jsonl":
+            text = "\n".join(
+                json.dumps(untimed(json.loads(line)), sort_keys=True) for line in text.splitlines()
+            )
+        files[name] = hashlib.sha256(text.encode()).hexdigest()[:12]
+    out["files"] = files
+    return out
+
+
+# ----------------------------------------------------------------------------- driver
+
+
+def child(args: argparse.Namespace) -> None:
+    sys.path.insert(0, str(args.code))
+    result = asyncio.run(one_run(args.data, args.code, args.run_dir))
+    args.out.write_text(json.dumps(result))
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def run_child(label: str, code: Path, data: Path, work: Path, n: int) -> dict:
+    run_dir, out = work / f"{label}-{n}", work / f"{label}-{n}.json"
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    cmd = [sys.executable, __file__, "--child", "--code", str(code)]
+    cmd += ["--data", str(data), "--run-dir", str(run_dir), "--out", str(out)]
+    subprocess.run(cmd, check=True, env=env, cwd=code)
+    result = json.loads(out.read_text())
+    calls = result["calls"]
+    rounds, median = critical_path(calls)
+    figures = {
+        "order": label,
+        "status": result["status"],
+        "failure": result["failure"],
+        "wall_s": round(result["wall_s"], 1),
+        "calls": len(calls),
+        "phases": phases(calls),
+        "busy_overall": round(busy_over(calls, 0.0, result["wall_s"]), 2),
+        "sequential_rounds": rounds,
+        "median_call_s": round(median, 2),
+        "wall_over_critical_path": round(result["wall_s"] / (rounds * median), 2)
+        if rounds and median
+        else None,
+        "digest": digest(run_dir),
+    }
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--old", type=Path, help="a checkout of the code before early work")
+    parser.add_argument("--pairs", type=int, default=2)
+    parser.add_argument(
+        "--data", type=Path, default=ROOT.parent / "shared" / "data" / "searchqa_tiny"
+    )
+    parser.add_argument("--keep", type=Path, default=None, help="keep run directories here")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--code", type=Path, default=ROOT, help=argparse.SUPPRESS)
+    parser.add_argument("--run-dir", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+    if args.old is None:
+        parser.error("--old DIR (a checkout of the code before early work) is required")
+    work = args.keep or Path(tempfile.mkdtemp(prefix="critical-path-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(json.dumps({"load_before": uptime()}))
+    runs: list[dict] = []
+    for n in range(args.pairs):
+        for label, code in (("today", args.old.resolve()), ("new", ROOT)):
+            figures = run_child(label, code, args.data.resolve(), work, n)
+            runs.append(figures)
+            shown = {k: v for k, v in figures.items() if k != "digest"}
+            print(json.dumps(shown), flush=True)
+    print(json.dumps({"load_after": uptime()}))
+    today = [r for r in runs if r["order"] == "today"]
+    new = [r for r in runs if r["order"] == "new"]
+    finished = all(r["status"] == "finished" for r in runs)
+    same = finished and all(r["digest"] == today[0]["digest"] for r in runs)
+    ratios = [round(n["wall_s"] / t["wall_s"], 2) for t, n in zip(today, new, strict=True)]
+    print(
+        json.dumps(
+            {
+                "today_wall_s": [r["wall_s"] for r in today],
+                "new_wall_s": [r["wall_s"] for r in new],
+                "new_over_today_pair_by_pair": ratios,
+                "identical_decisions_and_files": same,
+                "digest": today[0]["digest"] if same else [r["digest"] for r in runs],
+                "run_dirs": str(work),
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

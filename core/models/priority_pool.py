@@ -1,0 +1,77 @@
+"""A role's concurrency slots, handed out by priority (issue 24).
+
+A run has work on its critical path (train rollouts, analysts, the gate) and work that
+only has to be done by some later point (the baseline before the first gate, the initial
+skill's test evaluation before the end). Both draw from the same per-role pool
+(`models.<role>.concurrency`); when a slot frees up, the waiting call of highest priority
+gets it, so early work fills idle slots and never holds critical work back in the queue.
+A slot already taken is not preempted: a call in flight runs to its end.
+
+The priority travels in a context variable, like the ledger's stage: the scheduler
+(core/training/scheduler.py) sets it for the task of an early job, and every model call
+that task makes waits at that priority.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import heapq
+import itertools
+
+# Lower numbers first. CRITICAL: the run waits on it now. AHEAD: needed later in the run
+# (the baseline, by the first gate). SPARE: needed only at the end (test evaluations).
+CRITICAL, AHEAD, SPARE = 0, 1, 2
+
+PRIORITY: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "skillopt_priority", default=CRITICAL
+)
+
+
+def off_critical_path() -> bool:
+    """Whether the current task is early work (its calls are not the current stage's)."""
+    return PRIORITY.get() > CRITICAL
+
+
+class PriorityPool:
+    """A semaphore whose waiters are served by priority, first come first served within
+    one priority. Used as `async with pool:` (the priority is the context's)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = max(1, capacity)
+        self.busy = 0
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    async def acquire(self, priority: int | None = None) -> None:
+        if self.busy < self.capacity:  # then no live waiter is queued (see _wake)
+            self.busy += 1
+            return
+        rank = PRIORITY.get() if priority is None else priority
+        granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiters, (rank, next(self._order), granted))
+        try:
+            await granted
+        except asyncio.CancelledError:
+            if granted.done() and not granted.cancelled():  # granted, then cancelled
+                self.release()
+            raise
+
+    def release(self) -> None:
+        self.busy -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        while self.busy < self.capacity and self._waiters:
+            _, _, granted = heapq.heappop(self._waiters)
+            if granted.done():  # its waiter was cancelled
+                continue
+            self.busy += 1
+            granted.set_result(None)
+
+    async def __aenter__(self) -> PriorityPool:
+        await self.acquire()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()

@@ -1,0 +1,81 @@
+"""A role's pool hands a freed slot to the waiting call of highest priority (issue 24):
+early work fills idle slots and never queues ahead of the critical path."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from core.models.priority_pool import AHEAD, CRITICAL, PRIORITY, SPARE, PriorityPool
+
+
+async def holders(pool: PriorityPool, order: list[str], name: str, priority: int, gate):
+    PRIORITY.set(priority)  # this task's context only
+    async with pool:
+        order.append(name)
+        await gate.wait()
+
+
+async def queued(pool: PriorityPool, waiting: int) -> None:
+    """Yield until `waiting` waiters are queued (a condition, not a sleep)."""
+    for _ in range(1000):
+        if sum(1 for _, _, f in pool._waiters if not f.done()) >= waiting:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("waiters never queued")
+
+
+async def test_a_freed_slot_goes_to_the_highest_priority_then_first_come():
+    pool = PriorityPool(1)
+    order: list[str] = []
+    gates = {name: asyncio.Event() for name in ("first", "spare", "ahead", "crit1", "crit2")}
+    first = asyncio.create_task(holders(pool, order, "first", CRITICAL, gates["first"]))
+    while not order:
+        await asyncio.sleep(0)
+    tasks = []
+    for name, prio in (("spare", SPARE), ("ahead", AHEAD), ("crit1", CRITICAL), ("crit2", 0)):
+        tasks.append(asyncio.create_task(holders(pool, order, name, prio, gates[name])))
+        await queued(pool, len(tasks))
+    for name in ("first", "crit1", "crit2", "ahead", "spare"):
+        gates[name].set()
+    await asyncio.gather(first, *tasks)
+    assert order == ["first", "crit1", "crit2", "ahead", "spare"]
+    assert pool.busy == 0
+
+
+async def test_capacity_holds_and_cancelled_waiters_give_nothing_away():
+    pool = PriorityPool(2)
+    inside = 0
+    most = 0
+    release = asyncio.Event()
+
+    async def call() -> None:
+        nonlocal inside, most
+        async with pool:
+            inside += 1
+            most = max(most, inside)
+            await release.wait()
+            inside -= 1
+
+    tasks = [asyncio.create_task(call()) for _ in range(5)]
+    await queued(pool, 3)
+    tasks[2].cancel()  # a waiter cancelled before its turn
+    with pytest.raises(asyncio.CancelledError):
+        await tasks[2]
+    release.set()
+    await asyncio.gather(*tasks[:2], *tasks[3:])
+    assert most == 2 and pool.busy == 0
+
+
+async def test_a_slot_granted_to_a_task_cancelled_meanwhile_is_given_back():
+    pool = PriorityPool(1)
+    await pool.acquire()
+    waiter = asyncio.create_task(pool.acquire())
+    await queued(pool, 1)
+    pool.release()  # granted to the waiter, which has not run yet...
+    waiter.cancel()  # ...and is cancelled before it does
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    assert pool.busy == 0
+    await asyncio.wait_for(pool.acquire(), 1)  # the slot is free again
