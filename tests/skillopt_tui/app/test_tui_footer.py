@@ -41,6 +41,11 @@ def _cut_keys(screen) -> list[str]:
 
 
 async def _settled(pilot) -> None:
+    """Once the screen's footer shows its keys (a loaded machine lays it out late), then
+    a pause for the last layout pass."""
+    assert await wait_until(
+        pilot, lambda: any(k.display and k.region.width for k in pilot.app.screen.query(FooterKey))
+    )
     await pilot.pause(0.3)
 
 
