@@ -48,11 +48,13 @@ agents: $(TOOLS)/.installed-agents
 demo: $(VENV)/.installed-embedded
 	$(BIN)/skillopt train --config configs/demo.yaml --out runs/demo
 
+# One pytest-xdist worker per core; `loadgroup` keeps the tests that share a resource on
+# one worker (tests/conftest.py says which and how a new test joins a group).
 test: $(VENV)/.installed-test $(TOOLS)/.installed-agents
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(MAKE) docs
-	$(BIN)/python -m pytest -q --hypothesis-profile=ci
+	$(BIN)/python -m pytest -q --hypothesis-profile=ci -n auto --dist loadgroup
 
 # The documentation site, built with --strict (every link and anchor checked) into site/;
 # the reference pages are generated from the code as it builds (docs_tools/).

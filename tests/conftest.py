@@ -5,7 +5,27 @@ Hypothesis gets a "ci" profile for loaded machines (CI runners, `make test` on a
 laptop): no deadline, no `too_slow` health check (generation speed is not what these
 tests check) and derandomized, so a failure reproduces on the next run. Loaded when CI
 is set (Hypothesis also detects CI itself; ours replaces its built-in "ci" profile) or
-with `--hypothesis-profile=ci`, which `make test` passes."""
+with `--hypothesis-profile=ci`, which `make test` passes. Derandomized also means no
+example database, so parallel workers never share one.
+
+Parallel runs. `make test` runs the suite on pytest-xdist workers, one per core
+(`-n auto --dist loadgroup`): separate processes, each with its own tmp_path tree,
+environment, working directory and `monkeypatch`. A test that uses tmp_path, port 0,
+a private HOME and private tmux socket (tests/support/tmux.py names it by pid) needs
+nothing more. What workers could share is grouped here, so each group runs on one
+worker, one test after another:
+
+- every `embedded` test (one llama.cpp server per group rather than one per worker,
+  whose threads would otherwise fight over the same two cores);
+- every test of a module that uses a module- or class-scoped fixture of ours (built once,
+  not once per worker; the snapshot worlds at fixed /tmp paths also take a FileLock);
+- a package- or session-scoped fixture of ours groups all its users under its name.
+
+A new test that shares anything else across processes (a fixed path or port, a file in
+the repository, a global service) takes `@pytest.mark.xdist_group("<resource>")`, the
+same name on every test sharing it. Better still: give it its own copy under tmp_path.
+Tests never write into the repository tree (default `runs/` is relative to the working
+directory: pass `run.runs_dir` or a cache path under tmp_path)."""
 
 from __future__ import annotations
 
@@ -23,6 +43,34 @@ settings.register_profile(
 )
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+EMBEDDED_GROUP = "embedded-model"
+
+
+def shared_resource_group(item: pytest.Item) -> str | None:
+    """The xdist group `item` must run in, or None when it can go to any worker."""
+    if item.get_closest_marker("embedded") is not None:
+        return EMBEDDED_GROUP
+    info = getattr(item, "_fixtureinfo", None)
+    for name in sorted(info.name2fixturedefs if info else ()):
+        fixturedef = info.name2fixturedefs[name][-1]
+        if not fixturedef.baseid.startswith("tests"):
+            continue  # pytest's and plugins' own (tmp_path_factory, event loops)
+        if fixturedef.scope in ("module", "class"):
+            return item.nodeid.split("::", 1)[0]
+        if fixturedef.scope in ("package", "session"):
+            return f"{fixturedef.baseid}::{name}"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks (its own hook, on workers)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        group = shared_resource_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)

@@ -270,6 +270,7 @@ class ModelClient:
                 f"models.{role} uses the {rt.kind} backend, which cannot run a coding agent; "
                 f"set models.{role}.backend to claude_code or codex"
             )
+
         async def once() -> AgentOutcome:
             async with rt.semaphore():
                 try:

@@ -490,7 +490,16 @@ async def run_training(
         if executor is None:
             executor = open_executor(config, env, ledger=client.ledger)
         training = Training(
-            config, run_dir, bus, client, env, strategy, stager, stop, executor, sequential=sequential
+            config,
+            run_dir,
+            bus,
+            client,
+            env,
+            strategy,
+            stager,
+            stop,
+            executor,
+            sequential=sequential,
         )
         return await training.run(initial_skill)
     except BaseException as exc:

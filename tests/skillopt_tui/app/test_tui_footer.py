@@ -41,6 +41,15 @@ def _cut_keys(screen) -> list[str]:
 
 
 async def _settled(pilot) -> None:
+    """Once every key the footer shows is laid out (a loaded machine lays it out late; a
+    key truly cut stays unlaid and the caller's check names it), then a pause for the
+    last layout pass."""
+
+    def laid_out() -> bool:
+        keys = [k for k in pilot.app.screen.query(FooterKey) if k.display]
+        return bool(keys) and all(k.region.width for k in keys)
+
+    await wait_until(pilot, laid_out)
     await pilot.pause(0.3)
 
 

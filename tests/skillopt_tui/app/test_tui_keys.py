@@ -32,7 +32,8 @@ async def test_review_arrows_move_in_the_focused_list(runs_dir, skills_repo):
             pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded > 0
         )
         review = app.screen
-        assert review.focused is review.query_one(HunkList)
+        # Focus lands on the hunk list once the screen has mounted it (late when loaded).
+        assert await wait_until(pilot, lambda: review.focused is review.query_one(HunkList))
         await pilot.press("down", "down")
         assert review.current == 2
         await pilot.press("up", "k")

@@ -131,7 +131,9 @@ async def test_rollback_offers_only_live_hunks_and_history_marks_rollbacks(runs_
             pilot, lambda: "Hunk 2 rolled back by" in history.query_one("#commit-diff").text()
         )
         await pilot.press("R")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, ConfirmDialog) and _buttons(app)
+        )
         assert _buttons(app) == [
             "Roll back the rest (y)",
             "Only hunk 1 (1)",

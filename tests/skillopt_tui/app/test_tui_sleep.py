@@ -282,9 +282,17 @@ async def test_every_key_is_in_the_footer_or_the_palette(world, tmp_path):
         home = {c.title for c in app.get_system_commands(app.screen)}
         assert "Sleep (s)" in home
         screen = await _open_sleep(pilot)
-        footer = " ".join(str(k.render()) for k in screen.query(Footer).first().query("FooterKey"))
-        for key in ("Back", "Tabs", "Open", "Review", "Run night", "Refresh", "Help"):
-            assert key in footer
+        keys = ("Back", "Tabs", "Open", "Review", "Run night", "Refresh", "Help")
+
+        def footer() -> str:
+            return " ".join(
+                str(k.render()) for k in screen.query(Footer).first().query("FooterKey")
+            )
+
+        # The footer fills in once the screen's bindings are composed (late when loaded).
+        await wait_until(pilot, lambda: all(key in footer() for key in keys))
+        for key in keys:
+            assert key in footer()
         titles = {c.title for c in app.get_system_commands(screen)}
         assert {"Run night (r)", "Nights (4)", "Mined tasks (5)", "Review (v)"} <= titles
         await pilot.press("1")

@@ -101,7 +101,11 @@ async def test_bypassing_permissions_is_refused_for_a_confined_task(agent, tmp_p
     # Refused before any process starts: any executable stands in for the CLI.
     role = {"backend": agent, "binary": sys.executable, "bypass_permissions": True}
     role |= {"base_url": "http://127.0.0.1:9", "model": "m", "max_retries": 0}
-    client = build_model_client(config_from_dict({"models": {"target": role}}), environ={})
+    client = build_model_client(
+        config_from_dict({"models": {"target": role}}),
+        environ={},
+        cache_path=tmp_path / "cache.sqlite",
+    )
     with pytest.raises(BadRequestError, match="bypass_permissions cannot be used here"):
         await client.run_agent(task(tmp_path), "", role="target")
     await client.aclose()

@@ -25,12 +25,16 @@ def test_auto_never_picks_a_logged_in_cli_it_only_says_so(tmp_path, monkeypatch)
     home = tmp_path / "home"
     fake_claude_login(home)
     monkeypatch.setenv("PATH", f"{AGENTS_BIN}:/usr/bin:/bin")
-    client = build_model_client(config_from_dict({}), environ={"HOME": str(home)})
+    client = build_model_client(
+        config_from_dict({}), environ={"HOME": str(home)}, cache_path=tmp_path / "cache.sqlite"
+    )
     assert client.runtime("target").kind == "local"
     (notice,) = [n for n in client.notices if "claude" in n]
     assert "backend: claude_code" in notice and "subscription" in notice
     assert not any("codex" in n for n in client.notices)  # not logged in
-    quiet = build_model_client(config_from_dict({}), environ={"HOME": str(tmp_path / "x")})
+    quiet = build_model_client(
+        config_from_dict({}), environ={"HOME": str(tmp_path / "x")}, cache_path=tmp_path / "c2"
+    )
     assert not any("logged-in" in n for n in quiet.notices)
 
 
@@ -42,7 +46,7 @@ async def test_a_named_key_that_is_missing_fails_on_the_first_call(tmp_path):
             }
         }
     )
-    client = build_model_client(config, environ={})
+    client = build_model_client(config, environ={}, cache_path=tmp_path / "cache.sqlite")
     with pytest.raises(AuthError, match="MY_CODEX_KEY"):
         await client.complete([{"role": "user", "content": "hi"}], role="target")
 
@@ -51,7 +55,9 @@ async def test_claude_without_key_or_login_says_how_to_log_in(tmp_path):
     config = config_from_dict(
         {"models": {"target": {"backend": "claude_code", "binary": "/bin/true"}}}
     )
-    client = build_model_client(config, environ={"HOME": str(tmp_path)})
+    client = build_model_client(
+        config, environ={"HOME": str(tmp_path)}, cache_path=tmp_path / "cache.sqlite"
+    )
     with pytest.raises(AuthError, match="/login"):
         await client.complete([{"role": "user", "content": "hi"}], role="target")
 

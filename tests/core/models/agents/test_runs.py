@@ -144,7 +144,9 @@ async def test_a_chat_backend_cannot_run_an_agent(tmp_path):
     from core.config import config_from_dict
 
     config = config_from_dict({"models": {"target": {"backend": "scripted"}}})
-    client = build_model_client(config, scripted={"target": lambda r: "x"})
+    client = build_model_client(
+        config, scripted={"target": lambda r: "x"}, cache_path=tmp_path / "cache.sqlite"
+    )
     with pytest.raises(BadRequestError, match="cannot run a coding agent"):
         await client.run_agent(repo_task(), "", role="target")
     await client.aclose()
