@@ -5,7 +5,10 @@ only has to be done by some later point (the baseline before the first gate, the
 skill's test evaluation before the end). Both draw from the same per-role pool
 (`models.<role>.concurrency`); when a slot frees up, the waiting call of highest priority
 gets it, so early work fills idle slots and never holds critical work back in the queue.
-A slot already taken is not preempted: a call in flight runs to its end.
+A slot already taken is not preempted: a call in flight runs to its end. So early work
+does not take a free slot at once: it waits GRACE_S first, in which the critical path,
+which starts its calls a moment after the early jobs are submitted (step 0's rollouts),
+takes the slots it needs; early work then gets what is left, and every slot freed later.
 
 The priority travels in a context variable, like the ledger's stage: the scheduler
 (core/training/scheduler.py) sets it for the task of an early job, and every model call
@@ -22,6 +25,12 @@ import itertools
 # Lower numbers first. CRITICAL: the run waits on it now. AHEAD: needed later in the run
 # (the baseline, by the first gate). SPARE: needed only at the end (test evaluations).
 CRITICAL, AHEAD, SPARE = 0, 1, 2
+
+# How long early work leaves a free slot for critical calls about to ask. Taking it at
+# once cost a whole round of slots at a run's start (the baseline and the test ran before
+# step 0's train rollouts, which the analysts wait for); the price is this delay when no
+# critical call comes, e.g. a resumed run's finish.
+GRACE_S = 0.25
 
 PRIORITY: contextvars.ContextVar[int] = contextvars.ContextVar(
     "skillopt_priority", default=CRITICAL
@@ -44,12 +53,15 @@ class PriorityPool:
         self._order = itertools.count()
 
     async def acquire(self, priority: int | None = None) -> None:
-        if self.busy < self.capacity:  # then no live waiter is queued (see _wake)
+        rank = PRIORITY.get() if priority is None else priority
+        if self.busy < self.capacity and rank == CRITICAL:  # no critical waiter is queued
             self.busy += 1
             return
-        rank = PRIORITY.get() if priority is None else priority
-        granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        granted: asyncio.Future[None] = loop.create_future()
         heapq.heappush(self._waiters, (rank, next(self._order), granted))
+        if self.busy < self.capacity:  # early work: a free slot, after the grace
+            loop.call_later(GRACE_S, self._wake)
         try:
             await granted
         except asyncio.CancelledError:

@@ -118,7 +118,10 @@ class Jobs:
             # The main flow failed. The jobs in flight end first: their calls are paid for
             # and their results cached for the resume (cancelled, they would be paid again).
             # A fatal job came first in the old order, so its failure, if any, is the run's.
-            await self.settle()
+            # A fatal job's own failure ends the run at once: the rest is cancelled (waiting
+            # for them could be a whole test evaluation, or forever).
+            if self._fatal is None:
+                await self.settle()
             earlier = await self._fatal_failure()
             if earlier is not None:
                 raise earlier from None

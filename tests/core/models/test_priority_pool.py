@@ -79,3 +79,32 @@ async def test_a_slot_granted_to_a_task_cancelled_meanwhile_is_given_back():
         await waiter
     assert pool.busy == 0
     await asyncio.wait_for(pool.acquire(), 1)  # the slot is free again
+
+
+async def test_early_work_leaves_free_slots_to_critical_calls_that_ask_at_once():
+    """The early jobs are submitted just before step 0's rollouts start: taking free slots
+    at once, they held a whole round of them (the rollouts, which the analysts wait for,
+    ran a round late). Now the critical calls that ask within the grace go first."""
+    pool = PriorityPool(2)
+    order: list[str] = []
+    gate = asyncio.Event()
+    spare = asyncio.create_task(holders(pool, order, "spare", SPARE, gate))
+    await asyncio.sleep(0)  # the early job asks first, with both slots free
+    await asyncio.sleep(0)
+    crit = [asyncio.create_task(holders(pool, order, f"crit{i}", CRITICAL, gate)) for i in (1, 2)]
+    while len(order) < 2:
+        await asyncio.sleep(0)
+    assert sorted(order) == ["crit1", "crit2"]
+    gate.set()
+    await asyncio.gather(spare, *crit)
+    assert order[-1] == "spare" and pool.busy == 0
+
+
+async def test_early_work_takes_an_idle_slot_after_the_grace():
+    """No critical call comes (a resumed run's finish): the early work runs anyway."""
+    pool = PriorityPool(1)
+    order: list[str] = []
+    gate = asyncio.Event()
+    gate.set()
+    await asyncio.wait_for(holders(pool, order, "ahead", AHEAD, gate), timeout=5)
+    assert order == ["ahead"] and pool.busy == 0
