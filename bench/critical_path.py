@@ -52,7 +52,9 @@ def config_tree(data: Path, runs: Path, code: Path) -> dict:
         "models": {
             "target": role,
             "optimizer": {**role, "stop": []},  # multi-line JSON edits
-            "local": {"parallel": SLOTS, "ctx_per_slot": 4096},
+            # 8192, not searchqa_tiny's 4096: step 0's slow-update prompt is ~4,130 tokens,
+            # which a 4096-token slot refuses (in the old order and the new alike)
+            "local": {"parallel": SLOTS, "ctx_per_slot": 8192},
         },
         "cache": {"enabled": False},  # every call reaches the server, in every run
         "train": {
