@@ -11,8 +11,19 @@ whole each time it changes (`WHOLE_FILE`); the ids of prompts already delivered 
 carried with the cursor so a second harvest hands out only what is new.
 A failed call (`stopReason: "error"`) or an interrupted one (`"aborted"`) marks its
 prompt `aborted`. The file edits of its `edit` / `write` calls are kept for a follow-up
-(sleep/edit_tools.py), except those whose `toolResult` says `isError`. pi 0.73.1 writes print-mode (`pi -p`) sessions exactly like typed ones,
-so only the sessions our own backends started are known automation.
+(sleep/edit_tools.py), except those whose `toolResult` says `isError`.
+
+pi 0.73.1 writes print-mode (`pi -p`, or stdin not a terminal) sessions exactly like
+typed ones, so only the sessions our own backends started are known automation. Checked
+in its dist/: main.js makes the SessionManager the same way for every mode (`create`, or
+`continueRecent` with `-c`; only `--no-session` keeps it in memory, and then no file is
+written); the header (`newSession`: type, version, id, timestamp, cwd, parentSession) and
+the file name (`<time>_<id>.jsonl`) carry no mode; print-mode.js appends no entry of its
+own, and the entries both modes write (model_change, thinking_level_change, messages) come
+from agent-session.js alike; the interactive editor's history is kept in memory, not in a
+file. The real fixtures agree: the print-mode file's entries have the typed one's keys.
+How soon the first prompt follows the header is no signal either: `pi "prompt"` starts an
+interactive session with it at once.
 """
 
 from __future__ import annotations

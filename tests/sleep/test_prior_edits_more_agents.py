@@ -18,6 +18,7 @@ import pytest
 from sleep.edit_tools import copilot_edits, cursor_edits, opencode_edits, pi_edits
 from sleep.mine import mine_sessions
 from sleep.prior_edits import FileEdit, edited_tree
+from sleep.tasks import TaskArchive
 from tests.sleep.more_agents import PROJECT, REAL, SECRET, run
 
 EDITS = REAL / "edits"
@@ -56,11 +57,14 @@ def _everything_written(tmp: Path) -> str:
     return "".join(p.read_text(errors="replace") for p in (tmp / "state").rglob("*") if p.is_file())
 
 
-def _follow_up(result) -> list[FileEdit]:
+def _follow_up(tmp: Path, result) -> list[FileEdit]:
+    """The follow-up's earlier edits, the mined tasks kept in an archive beside the state
+    (so the secret check sees them too)."""
     # The binaries ran in print mode here (OpenCode's TUI draws nothing under tmux), which
     # marks OpenCode's and Copilot's sessions automation: mined as if typed.
     sessions = [s.to_json() for s in result.sessions]
     mined = mine_sessions(sessions, include_automation=True)
+    TaskArchive(tmp / "state" / "mined-tasks.json").merge(mined)
     (task,) = [t for t in mined if "after the earlier changes" in t.intent]
     return task.prior_edits
 
@@ -84,7 +88,7 @@ def test_a_real_follow_up_carries_the_first_turns_edits_and_no_secret(tmp_path, 
     """Fails on the old code: only Claude Code's and Codex's edit tools were read, so these
     follow-ups carried no earlier edits."""
     result = run(tmp_path, _home(tmp_path, agent), commit=True)
-    assert _follow_up(result) == KEPT[agent]
+    assert _follow_up(tmp_path, result) == KEPT[agent]
     assert result.redactions["github_token"] >= 1  # the secret file's write, counted
     assert SECRET not in _everything_written(tmp_path)
 
@@ -139,7 +143,11 @@ def test_a_vscode_follow_up_carries_the_edit_tools_inputs(tmp_path):
                                     "content": USAGE.new}),
     ])  # fmt: skip
     result = run(tmp_path, home, commit=True)
-    assert _follow_up(result) == [RENAMED, FileEdit("notes.py", "'body'", "'text'"), USAGE]
+    assert _follow_up(tmp_path, result) == [
+        RENAMED,
+        FileEdit("notes.py", "'body'", "'text'"),
+        USAGE,
+    ]
     assert SECRET not in _everything_written(tmp_path)
 
 
@@ -170,7 +178,7 @@ def test_a_cursor_follow_up_carries_the_edit_tools_inputs(tmp_path):
     transcript = home / ".cursor/projects/home-dev-src-notes-app/agent-transcripts/c1/c1.jsonl"
     transcript.write_text("\n".join(lines) + "\n")
     result = run(tmp_path, home, commit=True)
-    assert _follow_up(result) == [RENAMED, USAGE]
+    assert _follow_up(tmp_path, result) == [RENAMED, USAGE]
     assert SECRET not in _everything_written(tmp_path)
 
 
