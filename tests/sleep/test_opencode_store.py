@@ -33,9 +33,9 @@ def test_real_store_gives_the_prompts_marks_run_sessions_and_skips_the_subagent(
     home = home_with(tmp_path, "opencode")
     result = run(tmp_path, home)
     first, failed = PRINTED[:3], PRINTED[3:]
-    assert texts(result, "opencode") == [
-        [_quoted(redacted(p)) for p in first],
-        [_quoted(p) for p in failed],
+    assert texts(result, "opencode") == [  # as typed: run_prompt took off run's quotes
+        [redacted(p) for p in first],
+        list(failed),
     ]
     assert all(s.automation and s.cwd == PROJECT for s in result.sessions)
     assert [t.aborted for s in result.sessions for t in s.tasks] == [False, False, False, True]
@@ -157,5 +157,19 @@ def test_a_tui_session_is_typed_and_undone_messages_are_not_tasks(tmp_path):
     db.commit()
     db.close()
     result = run(tmp_path, home, automation=False)
+    # made by `run`, its prompts keep run's quotes: no longer print mode, they are not undone
     assert texts(result, "opencode") == [[_quoted(redacted(p)) for p in PRINTED[:2]]]
     assert result.sessions[0].automation is False
+
+
+def test_run_prompts_come_back_as_typed():
+    """Fails on the old code: each quoted `run` prompt mined as the one shape `<str>`."""
+    from sleep.mine import shape_of
+    from sleep.opencode_store import run_prompt
+
+    assert run_prompt('"fix the bug"') == "fix the bug"
+    assert run_prompt('"say \\"hi\\" twice"') == 'say "hi" twice'
+    assert run_prompt("fix it") == "fix it"  # words without spaces are not quoted
+    assert run_prompt('fix "the bug"') == 'fix "the bug"'  # not one quoted argument
+    assert run_prompt('"a" and "b"') == '"a" and "b"'
+    assert shape_of(run_prompt('"rename add_note"')) != shape_of(run_prompt('"add tests"'))
