@@ -620,6 +620,13 @@ class Night:
             else ""
         )
         if not any(o.get("candidates") for o in result.skills.values()):
+            if all((o.get("baseline_val") or 0.0) >= 1.0 for o in result.skills.values()):
+                # skip_when_perfect ended it before the optimizer was asked: saying it
+                # "proposed no usable edit" sends the person looking for a broken optimizer
+                return (
+                    "nothing staged: the current skill already scores 1.000 on every "
+                    "held-out task, so no candidate could beat it"
+                )
             return (
                 f"no candidate tonight (the optimizer proposed no usable edit{why}); nothing staged"
             )
