@@ -294,7 +294,7 @@ class SkillOptApp(App[None]):
         if run_dir is not None:
             self.post_message(TrainLaunched(run_dir))
         code = process.wait()
-        self.post_message(TrainExited(code, self.launcher.log_tail()))
+        self.post_message(TrainExited(code, self.launcher.finished_tail()))
 
     @work(thread=True, exclusive=True, group="train", exit_on_error=False)
     def resume_run(self, cmd: list[str], run_dir: Path) -> None:
@@ -307,7 +307,7 @@ class SkillOptApp(App[None]):
         for screen in self.screen_stack:
             self.call_from_thread(screen.refresh_bindings)
         code = process.wait()
-        self.post_message(TrainExited(code, self.launcher.log_tail()))
+        self.post_message(TrainExited(code, self.launcher.finished_tail()))
 
     def on_train_launched(self, message: TrainLaunched) -> None:
         self.open_run(message.run_dir)
