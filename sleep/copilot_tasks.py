@@ -15,14 +15,20 @@ an event of a sub-agent names it by a non-empty `agentId` (on the event or in `d
 the log back (its bundled cli-main.js). A sub-agent's `user.message` is the prompt the
 parent agent wrote, never the person's; its assistant text is not the answer the person
 saw; its tool calls belong to the person's turn that started it.
+
+The file edits of `edit` / `create` / `str_replace_editor` / `apply_patch` calls are kept
+for a follow-up (sleep/edit_tools.py), except a call whose `tool.execution_complete` says
+`success: false` (copilot's `create` fails on a missing folder, its `edit` on old text it
+cannot find). The store's `turns` table has no tool calls: a session read from it has none.
 """
 
 from __future__ import annotations
 
+from sleep.edit_tools import copilot_edits
 from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
-from sleep.session_evidence import claude_assistant
+from sleep.session_evidence import claude_assistant, failed_call
 
 WHOLE_FILE = False
 
@@ -50,7 +56,7 @@ class CopilotTaskReader:
         if not isinstance(kind, str) or not isinstance(data, dict):
             return
         ident = self.identity
-        if sub_agent_of(record, data) is not None and kind != "tool.execution_start":
+        if sub_agent_of(record, data) is not None and not kind.startswith("tool.execution_"):
             return  # its prompts and replies are the agents' own (see the module doc)
         if kind == "session.start":
             if isinstance(data.get("sessionId"), str):
@@ -82,10 +88,13 @@ class CopilotTaskReader:
         elif kind == "tool.execution_start" and self.tasks:
             block = {
                 "type": "tool_use",
+                "id": data.get("toolCallId"),
                 "name": data.get("toolName"),
                 "input": data.get("arguments"),
             }
-            claude_assistant(self.tasks[-1], [block])
+            claude_assistant(self.tasks[-1], [block], copilot_edits)
+        elif kind == "tool.execution_complete" and self.tasks and data.get("success") is False:
+            failed_call(self.tasks[-1], data.get("toolCallId"))  # it changed nothing
         elif ((kind == "session.error" and not self._answered) or "abort" in kind) and self.tasks:
             self.tasks[-1].aborted = True
             if "abort" in kind:  # the person stopped the turn

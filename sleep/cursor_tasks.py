@@ -7,7 +7,10 @@ blocks; the person's words may be wrapped in `<user_query>…</user_query>`, bes
 injected tags that are not theirs. `{"type": "turn_ended", "status": "error"}` marks the
 turn's prompt `aborted`. There are no timestamps: the harvest dates the prompts with the
 file's modification time. The project comes from `.workspace-trusted` (the slug loses
-information), given to the reader by the scan.
+information), given to the reader by the scan. The file edits of `StrReplace` / `Write` /
+`ApplyPatch` calls are kept for a follow-up (sleep/edit_tools.py); the transcript records
+no tool results, so a call that failed is kept too, and skipped, noted, when it does not
+apply.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sleep.edit_tools import cursor_edits
 from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
@@ -67,7 +71,7 @@ class CursorTaskReader:
             if text:
                 self.tasks.append(Task(text, self._stamp))
         elif role == "assistant" and self.tasks:
-            claude_assistant(self.tasks[-1], blocks)
+            claude_assistant(self.tasks[-1], blocks, cursor_edits)
 
     def finish(self) -> None:
         pass

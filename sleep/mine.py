@@ -165,7 +165,11 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
         commands = [c for c in prompt.get("commands", []) if isinstance(c, str)]
         if prompt.get("interrupted"):
             # The person stopped it: not a task (sleep/interrupted.py lists it as left
-            # out), and what follows is not a correction of the request before it.
+            # out), and what follows is not a correction of the request before it. Asking
+            # for something new still accepted the answer before it (a stopped correction
+            # did not).
+            if waiting is not None and not is_correction(text):
+                waiting.accept()
             turns.append((Turn(text, answer), False))
             previous = waiting = None
             continue

@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core import exit_codes
 from core.atomic import write_json
 from core.config import AGENT_BACKENDS, Config
 from core.errors import UserError
@@ -93,8 +92,6 @@ from sleep.routing import Route, plan_routes
 from sleep.state_dir import check_state_dir
 from sleep.tasks import MinedTask, TaskArchive, task_listing
 from sleep.unlanded_edits import unlanded_edits, unlanded_line
-
-EXIT_WAITING = exit_codes.STOPPED
 
 
 class NightBusy(UserError):
@@ -620,6 +617,13 @@ class Night:
             else ""
         )
         if not any(o.get("candidates") for o in result.skills.values()):
+            if all((o.get("baseline_val") or 0.0) >= 1.0 for o in result.skills.values()):
+                # skip_when_perfect ended it before the optimizer was asked: saying it
+                # "proposed no usable edit" sends the person looking for a broken optimizer
+                return (
+                    "nothing staged: the current skill already scores 1.000 on every "
+                    "held-out task, so no candidate could beat it"
+                )
             return (
                 f"no candidate tonight (the optimizer proposed no usable edit{why}); nothing staged"
             )

@@ -5,12 +5,15 @@ Tables: `session(id, parent_id, directory, permission, revert, time_updated, …
 time_created, data)`, `data` JSON, times in epoch milliseconds. A user message's prompt
 is its `text` parts that are not `synthetic` or `ignored`; the assistant messages after
 it (and their `tool` parts, older `tool-invocation`) are its answer; an assistant message
-whose data has `error` makes the prompt `aborted`. Messages at or after a session's
+whose data has `error` makes the prompt `aborted`. A `tool` part's `state` is the call's
+outcome: the file edits of an `edit` / `write` / `apply_patch` call whose status is
+`completed` are kept for a follow-up (sleep/edit_tools.py). Messages at or after a session's
 `revert.messageID` were undone in the TUI: not tasks, and the cursor stops before them.
 
 A session with `parent_id` is a sub-agent (its prompts are written by a model). A session
 whose `permission` denies `question` and `plan_enter` was made by `opencode run` (print
-mode, 1.18.33): automation. The project is `session.directory`.
+mode, 1.18.33): automation; its prompts are unquoted (run_prompt). The project is
+`session.directory`.
 
 The cursor is per session row: `time_updated` (unchanged = not read again) and the last
 message delivered (`time_created`, `id`), so a second harvest queries only newer messages.
@@ -26,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sleep.edit_tools import no_edits, opencode_edits
 from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
@@ -74,6 +78,16 @@ def print_mode(permission: Any) -> bool:
     return denied >= RUN_DENIES
 
 
+def run_prompt(text: str) -> str:
+    """The words given to `opencode run`, which records them joined, each one with a space
+    quoted (`"…"`, its quotes as `\\"`): the usual single quoted argument comes back as
+    typed (quoted, every prompt would mine as the one shape `<str>`)."""
+    inner = text[1:-1]
+    if len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in inner.replace('\\"', ""):
+        return inner.replace('\\"', '"')
+    return text
+
+
 def _assistant_parts(task: Task, parts: list[dict]) -> None:
     for part in parts:
         kind = part.get("type")
@@ -81,15 +95,17 @@ def _assistant_parts(task: Task, parts: list[dict]) -> None:
             claude_assistant(task, [{"type": "text", "text": part.get("text") or ""}])
         elif kind == "tool":
             state = part.get("state") if isinstance(part.get("state"), dict) else {}
-            claude_assistant(
-                task, [{"type": "tool_use", "name": part.get("tool"), "input": state.get("input")}]
-            )
-        elif kind == "tool-invocation":
+            call = {"type": "tool_use", "name": part.get("tool"), "input": state.get("input")}
+            # a call that failed, or was cut off before it ended, changed nothing we know of
+            done = state.get("status") == "completed"
+            claude_assistant(task, [call], opencode_edits if done else no_edits)
+        elif kind == "tool-invocation":  # older parts: their outcome is not known, so no edits
             call = (
                 part.get("toolInvocation") if isinstance(part.get("toolInvocation"), dict) else {}
             )
             name = call.get("toolName") or part.get("toolName")
-            claude_assistant(task, [{"type": "tool_use", "name": name, "input": call.get("args")}])
+            block = {"type": "tool_use", "name": name, "input": call.get("args")}
+            claude_assistant(task, [block], no_edits)
 
 
 @dataclass
@@ -167,6 +183,7 @@ def _read_messages(
                 if p.get("type") == "text" and not p.get("synthetic") and not p.get("ignored")
             )
             text = clean_text(text).strip()
+            text = run_prompt(text) if session.identity.automation else text
             if text:
                 current = Task(text, _stamp(created))
                 session.tasks.append(current)

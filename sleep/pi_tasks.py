@@ -10,18 +10,31 @@ Because a later append can move the active branch onto older entries, the file i
 whole each time it changes (`WHOLE_FILE`); the ids of prompts already delivered are
 carried with the cursor so a second harvest hands out only what is new.
 A failed call (`stopReason: "error"`) or an interrupted one (`"aborted"`) marks its
-prompt `aborted`. pi 0.73.1 writes print-mode (`pi -p`) sessions exactly like typed ones,
-so only the sessions our own backends started are known automation.
+prompt `aborted`. The file edits of its `edit` / `write` calls are kept for a follow-up
+(sleep/edit_tools.py), except those whose `toolResult` says `isError`.
+
+pi 0.73.1 writes print-mode (`pi -p`, or stdin not a terminal) sessions exactly like
+typed ones, so only the sessions our own backends started are known automation. Checked
+in its dist/: main.js makes the SessionManager the same way for every mode (`create`, or
+`continueRecent` with `-c`; only `--no-session` keeps it in memory, and then no file is
+written); the header (`newSession`: type, version, id, timestamp, cwd, parentSession) and
+the file name (`<time>_<id>.jsonl`) carry no mode; print-mode.js appends no entry of its
+own, and the entries both modes write (model_change, thinking_level_change, messages) come
+from agent-session.js alike; the interactive editor's history is kept in memory, not in a
+file. The real fixtures agree: the print-mode file's entries have the typed one's keys.
+How soon the first prompt follows the header is no signal either: `pi "prompt"` starts an
+interactive session with it at once.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from sleep.edit_tools import pi_edits
 from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
-from sleep.session_evidence import claude_assistant
+from sleep.session_evidence import claude_assistant, failed_call
 
 WHOLE_FILE = True
 _FAILED = ("error", "aborted")
@@ -48,7 +61,8 @@ def _as_claude_blocks(content: Any) -> list[dict]:
         if b.get("type") == "text":
             out.append(b)
         elif b.get("type") == "toolCall":
-            out.append({"type": "tool_use", "name": b.get("name"), "input": b.get("arguments")})
+            out.append({"type": "tool_use", "id": b.get("id"), "name": b.get("name"),
+                        "input": b.get("arguments")})  # fmt: skip
     return out
 
 
@@ -123,9 +137,11 @@ class PiTaskReader:
                 self.tasks.append(current)
                 new_ids.append(entry_id)
             elif role == "assistant" and current is not None:
-                claude_assistant(current, _as_claude_blocks(message.get("content")))
+                claude_assistant(current, _as_claude_blocks(message.get("content")), pi_edits)
                 if message.get("stopReason") in _FAILED:
                     current.aborted = True
                 if message.get("stopReason") == "aborted":  # the person pressed Escape
                     current.interrupted = True
+            elif role == "toolResult" and current is not None and message.get("isError"):
+                failed_call(current, message.get("toolCallId"))  # it changed nothing
         self.identity.carry["delivered"] = [*self.identity.carry["delivered"], *new_ids]

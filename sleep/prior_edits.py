@@ -2,9 +2,10 @@
 
 A follow-up ("now also handle X") depends on what the earlier turns changed, but a replay
 copies the project at tonight's commit. So the harvest keeps, per prompt, the edits the
-agent made through its edit tools (Claude Code's Edit / Write / MultiEdit inputs), the
-miner attaches the earlier turns' edits to a follow-up, and the replay applies them, in
-order, to a copy of the project before the agent starts.
+agent made through its edit tools (Claude Code's Edit / Write / MultiEdit inputs, Codex's
+apply_patch; the other agents' in sleep/edit_tools.py), the miner attaches the earlier
+turns' edits to a follow-up, and the replay applies them, in order, to a copy of the
+project before the agent starts.
 
 Everything here is defensive: an edit is the transcript's word, not a patch we trust.
 - a path is kept relative to the session's folder; an absolute path outside it, or one

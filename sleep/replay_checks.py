@@ -14,11 +14,19 @@ reference, the final message and the diff; a check that failed or timed out deci
 item (score 0, whatever the judge said: the person's own verification fails on this
 work); passing checks are evidence for the judge, and decide the item (a pass) only when
 the task has no rubric and no reference to judge by. A `not-run` check counts for nothing.
+
+A command whose program the jail does not have (the shell's exit 127 and "<name>: not
+found", e.g. `python` from pyenv or a venv under the home the jail hides) is `not-run`,
+not `fail`: it says nothing about the work, and as a failure it would score every replay
+0, the current skill's and each candidate's alike, so no night could ever gate on it. A
+missing program named by a path (`./run-tests.sh`) still fails: the reply may have
+removed it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -71,6 +79,19 @@ def clip_tail(text: str, limit: int = MAX_TAIL_CHARS) -> str:
     return "[… output cut]\n" + text[-limit:]
 
 
+# dash ("/bin/sh: 1: python: not found") and bash ("bash: line 1: python: command not
+# found"): a program looked up on PATH, so its name has no slash.
+_PROGRAM_NOT_FOUND = re.compile(r": ([^\s/:]+): (?:command )?not found\s*$", re.MULTILINE)
+
+
+def missing_program(exit_code: int | None, output: str) -> str:
+    """The program a check could not start because the jail lacks it ("" when it ran)."""
+    if exit_code != 127:
+        return ""
+    found = _PROGRAM_NOT_FOUND.search(output)
+    return found.group(1) if found else ""
+
+
 def not_run(commands: list[str], reason: str) -> list[CheckResult]:
     return [CheckResult(c, "not-run", reason=reason) for c in commands]
 
@@ -111,6 +132,15 @@ def run_command_checks(
     results = []
     for command in commands:
         done = shell.run(command, timeout_s, tail=True)
+        program = missing_program(done.status, done.output)
+        if program:
+            reason = (
+                f"`{program}` is not installed in the jail, which has only the system's programs"
+            )
+            results.append(
+                CheckResult(command, "not-run", done.status, clip_tail(done.output), reason)
+            )
+            continue
         if done.status is None:
             status: CheckStatus = "timeout"
         else:

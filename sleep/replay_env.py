@@ -151,9 +151,10 @@ def with_diff(final: str, diff: str) -> str:
 
 
 # A follow-up replays in a copy of the project as recorded tonight, not as the session
-# left it. Where the harvest kept the earlier turns' edits (Claude Code's edit tools,
-# sleep/prior_edits.py) they are applied first and the prompt says which (EditedTree.note);
-# otherwise (other agents, edits dropped by the redaction) they may be missing, so the
+# left it. Where the harvest kept the earlier turns' edits (every agent's edit tools,
+# sleep/prior_edits.py, sleep/edit_tools.py) they are applied first and the prompt says
+# which (EditedTree.note); otherwise (shell edits, edits dropped by the redaction, a
+# session read from a store with no tool calls) they may be missing, so the
 # agent is told to carry out what the follow-up depends on first, and the judge that the
 # diff may hold it too.
 PREDECESSORS_NOTE = (

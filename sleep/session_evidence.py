@@ -10,6 +10,7 @@ with the prompt it answers; everything is bounded, and redacted by the harvest l
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from sleep.model import Task
@@ -60,8 +61,12 @@ def shell_command(name: str, arguments: Any) -> str | None:
     return _command_of(arguments) if name.lower() in _SHELL_TOOLS else None
 
 
-def claude_assistant(task: Task, content: Any) -> None:
-    """A Claude Code assistant message's blocks: text replies and tool_use calls."""
+def claude_assistant(
+    task: Task, content: Any, edits_of: Callable[[str, Any], list] = claude_edits
+) -> None:
+    """A Claude Code assistant message's blocks: text replies and tool_use calls. The
+    other agents' readers hand their calls in this shape, with their own `edits_of`
+    (sleep/edit_tools.py): the same tool name means other arguments in another agent."""
     if isinstance(content, str):
         _note_answer(task, content)
         return
@@ -76,7 +81,7 @@ def claude_assistant(task: Task, content: Any) -> None:
             name = block["name"]
             command = _command_of(block.get("input")) if name.lower() in _SHELL_TOOLS else None
             _note_tool(task, name, command)
-            _note_edits(task, claude_edits(name, block.get("input")), block.get("id"))
+            _note_edits(task, edits_of(name, block.get("input")), block.get("id"))
 
 
 def _note_edits(task: Task, edits: list, call_id: Any) -> None:

@@ -7,8 +7,10 @@ The file is an operation log replayed into one JSON object: `kind 0` sets the wh
 (truncating it at index `i` first when given); `kind 3` deletes at `k`. The session has
 `sessionId` and `requests[]`; a person's request has `message.text`, a Copilot Chat
 `agent.extensionId` (a string or `{value}`) and is not `isSystemInitiated`. Its
-`response[]` holds text parts and `toolInvocationSerialized` parts (`toolId`). A request
-that was cancelled or ended in an error is `aborted`.
+`response[]` holds text parts and `toolInvocationSerialized` parts (`toolId`, the input in
+`toolSpecificData.rawInput`: the file edits of the edit tools are kept for a follow-up,
+sleep/edit_tools.py, unless the call was denied, skipped or not complete). A request that
+was cancelled or ended in an error is `aborted`.
 
 A later operation can rewrite an earlier request, so the file is replayed whole each time
 it changes (`WHOLE_FILE`); the ids of requests already delivered travel with the cursor.
@@ -19,6 +21,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from sleep.edit_tools import no_edits, vscode_edits
 from sleep.identity import SessionIdentity
 from sleep.jsonl import clean_text
 from sleep.model import Task
@@ -96,13 +99,28 @@ def _extension(request: dict) -> str | None:
     return ext.lower() if isinstance(ext, str) else None
 
 
+# VS Code's ToolConfirmKind: Denied = 0, Skipped = 5 (the call did not run).
+_NOT_RUN = (0, 5)
+
+
+def _ran(part: dict) -> bool:
+    """A tool invocation that ran to its end: complete, and not denied or skipped."""
+    confirmed = part.get("isConfirmed")
+    if confirmed is False or part.get("isComplete") is False:
+        return False
+    return not (isinstance(confirmed, dict) and confirmed.get("type") in _NOT_RUN)
+
+
 def _answer(task: Task, response: Any) -> None:
     for part in response if isinstance(response, list) else []:
         if not isinstance(part, dict):
             continue
         kind = part.get("kind")
         if kind == "toolInvocationSerialized" and isinstance(part.get("toolId"), str):
-            claude_assistant(task, [{"type": "tool_use", "name": part["toolId"], "input": {}}])
+            data = part.get("toolSpecificData")
+            raw = data.get("rawInput") if isinstance(data, dict) else None
+            call = {"type": "tool_use", "name": part["toolId"], "input": raw}
+            claude_assistant(task, [call], vscode_edits if _ran(part) else no_edits)
         elif kind in (None, "markdownContent"):
             value = part.get("value")
             if isinstance(value, dict):

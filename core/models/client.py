@@ -213,12 +213,12 @@ class ModelClient:
             # the same question): wait for its answer to reach the cache instead of paying
             # for it twice, as running the phases one after the other would.
             other = self._in_flight.get(key)
-            if cache is None or other is None or other.get_loop() is not _loop():
+            if cache is None or other is None or other.get_loop() is not asyncio.get_running_loop():
                 break
             await asyncio.wait([other])
 
         if cache is not None:
-            mine = self._in_flight[key] = _loop().create_future()
+            mine = self._in_flight[key] = asyncio.get_running_loop().create_future()
         try:
             with self.ledger.reserve_call():  # held until the call is recorded
                 return await self._send_and_record(rt, request, timeout_s, cache, key)
@@ -228,7 +228,12 @@ class ModelClient:
                 mine.set_result(None)
 
     async def _send_and_record(
-        self, rt: RoleRuntime, request: Request, timeout_s: float, cache, key: str
+        self,
+        rt: RoleRuntime,
+        request: Request,
+        timeout_s: float,
+        cache: ResponseCache | None,
+        key: str,
     ) -> Completion:
         role = rt.role
         sent = [False]  # set once a request is in the provider's hands
@@ -367,10 +372,6 @@ class ModelClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-
-def _loop() -> asyncio.AbstractEventLoop:
-    return asyncio.get_running_loop()
 
 
 def _check_messages(messages: Any) -> None:

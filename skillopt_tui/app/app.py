@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker
 
+from core import exit_codes
 from core.errors import UserError
 from skillopt_tui.app.messages import ActionFailed, TrainExited, TrainLaunched
 from skillopt_tui.app.night_launcher import NightLauncher
@@ -34,7 +35,7 @@ from skillopt_tui.app.worker_errors import report_worker_error
 from sleep.harvest import default_state_dir
 
 STYLES = Path(__file__).parent / "styles"
-STOPPED_EXIT = 3  # `skillopt train`: stopped at a step boundary, resumable
+STOPPED_EXIT = exit_codes.STOPPED  # `skillopt train`: stopped at a step boundary, resumable
 
 
 # keys that move, navigate or open what the palette already opens: not listed for other

@@ -4,10 +4,11 @@ and a shutdown that ends every app process it started.
 
 textual-serve (pinned in the `web` extra) gives the page, its static files and AppService,
 which runs one `skillopt tui` process per websocket and pipes the terminal both ways. We
-override what must differ: the page's URLs come from the request (so a remote browser gets
-its own address back, and port 0 works), the websocket handler remembers each session so
-SIGTERM can end them, and serving is our own loop (aiohttp's default access log prints the
-request line, token and all).
+override what must differ: the page is our own (textual-serve's loads a web font from
+Google), its URLs come from the request (so a remote browser gets its own address back,
+and port 0 works), the websocket handler remembers each session so SIGTERM can end them,
+and serving is our own loop (aiohttp's default access log prints the request line, token
+and all).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ log = logging.getLogger("skillopt.web")
 
 QUIT_WAIT = 5.0  # seconds an app process gets to quit when asked, before SIGTERM
 KILL_WAIT = 3.0  # then seconds after SIGTERM, before SIGKILL
+TEMPLATES = Path(__file__).parent / "templates"  # our page: nothing from outside addresses
 
 
 class PathOnlyAccessLog(AbstractAccessLogger):
@@ -66,7 +68,7 @@ class WebFace(Server):
         allow_remote: bool,
         announce: Callable[[str], None] = print,
     ) -> None:
-        super().__init__(command, host=host, port=port, title="SkillOpt")
+        super().__init__(command, host=host, port=port, title="SkillOpt", templates_path=TEMPLATES)
         self.token = token
         self.allow_remote = allow_remote
         self.announce = announce

@@ -164,3 +164,41 @@ def test_every_exit_code_a_command_can_end_with_is_documented():
     page = reference.exit_codes_markdown()
     for code in exit_codes.EXIT_CODES:
         assert f"| `{code}` |" in page
+
+
+def _glance_commands(page: str, commands: set[str]) -> tuple[set[str], set[str]]:
+    """The commands the hand-written overview names, and the ones it names that do not
+    exist: each backticked `skillopt ...` (or `sleep ...`) of its table's first column,
+    word by word while the words are command names (`a|b|c` stands for each), so
+    arguments such as an agent's name end it."""
+    named: set[str] = set()
+    unknown: set[str] = set()
+    for row in re.findall(r"^\| (.+?) \| .*\|$", page, flags=re.M):
+        for code in re.findall(r"`([^`]+)`", row.replace("\\|", "|")):
+            words = code.split()
+            if words[0] == "sleep":
+                words = ["skillopt", *words]
+            if words[0] != "skillopt" or len(words) == 1:
+                continue
+            paths = {"skillopt"}
+            for depth, word in enumerate(words[1:]):
+                longer = {f"{p} {alt}" for p in paths for alt in word.split("|")}
+                if longer <= commands:
+                    paths = longer
+                    continue
+                if depth == 0 or longer & commands:
+                    unknown |= longer - commands
+                break
+            named |= paths - {"skillopt"}
+    return named, unknown
+
+
+def test_the_commands_at_a_glance_page_names_every_command_and_only_real_ones():
+    """The overview is written by hand, beside the generated reference: a command added
+    without a line there, or a line left for a command that is gone, fails here."""
+    page = (ROOT / "docs/guides/commands.md").read_text()
+    commands = {c.path for c in reference.cli_commands()}
+    named, unknown = _glance_commands(page, commands)
+    assert unknown == set(), "docs/guides/commands.md names commands that do not exist"
+    leaves = {c.path for c in reference.cli_commands() if not c.group}
+    assert leaves - named == set(), "commands missing from docs/guides/commands.md"

@@ -39,6 +39,20 @@ def test_a_correction_after_an_interrupt_does_not_correct_the_request_before_it(
     assert INTERRUPTED["text"] not in [t.intent for t in mined]
 
 
+def test_a_new_request_the_person_then_interrupted_still_accepts_the_answer_before_it():
+    """brain4: "add line_total" -> corrected -> fixed answer -> a new request, stopped. The
+    fixed answer lost its place as the judge's reference. Fails on the old code."""
+    ask = prompt("add a line_total helper to invoicer/lines.py")
+    ask["answer"] = "Added line_total with floats."
+    fix = prompt("no, use Decimal not float")
+    fix["answer"] = "line_total now takes and returns Decimal."
+    stopped_fix = dict(prompt("no, use Decimal not float", interrupted=True), answer="")
+    [task] = [t for t in mine_sessions([session(ask, fix, INTERRUPTED)]) if t.intent == ask["text"]]
+    assert task.reference == "line_total now takes and returns Decimal."
+    [task] = mine_sessions([session(ask, stopped_fix)])
+    assert task.reference == ""  # the correction itself was stopped: nothing was accepted
+
+
 def test_the_model_miner_is_never_shown_an_interrupted_request():
     shown = [
         p["text"] for _sid, _s, p in numbered_prompts([session(INTERRUPTED, UNANSWERED)], False)

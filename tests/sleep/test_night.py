@@ -360,6 +360,23 @@ async def test_a_call_budget_stops_the_night_resumably(tmp_path, repo, project):
     assert repo.staged_branches() == []
 
 
+async def test_a_night_whose_skill_is_already_perfect_says_so(tmp_path, project):
+    """Strong-model handoff run (brain4): a skill scoring 1 on every held-out task is
+    skipped before the optimizer is asked (skip_when_perfect), yet the night said "the
+    optimizer proposed no usable edit". Fails on the old message."""
+    perfect = SKILL_TEXT + RULE + "\n"
+    (project / "CLAUDE.md").write_text(perfect)
+    repo = SkillsRepo.init(tmp_path / "skills")
+    repo.add_skill("project", perfect, deploy_to=str(project / "CLAUDE.md"))
+    config = night_config(tmp_path)
+    config.train.gate.skip_when_perfect = True
+    result = await make_night(tmp_path, repo, project, config=config).run()
+    assert result.status == "finished", result.message
+    assert result.skills["project"]["baseline_val"] == 1.0
+    assert "already scores 1.000 on every held-out task" in result.message
+    assert "optimizer" not in result.message and repo.staged_branches() == []
+
+
 async def test_a_night_without_a_candidate_does_not_say_none_beat_the_skill(
     tmp_path, repo, project
 ):

@@ -35,9 +35,10 @@ def test_real_store_gives_the_prompts_marks_run_sessions_and_skips_the_subagent(
     home = home_with(tmp_path, "opencode")
     result = run(tmp_path, home)
     first, failed = PRINTED[:3], PRINTED[3:]
+    # as typed: run_prompt took off run's quotes
     assert texts(result, "opencode") == [
-        [_quoted(redacted(p)) for p in first],
-        [_quoted(p) for p in failed],
+        [redacted(p) for p in first],
+        list(failed),
         [redacted(TYPED[0]), *TYPED[1:]],
     ]
     assert [s.automation for s in result.sessions] == [True, True, False]
@@ -156,3 +157,44 @@ def test_a_tui_session_is_typed_continued_and_its_undone_prompt_is_not_a_task(tm
     assert expected("opencode")["undone"][0] not in json.dumps(result.to_json())
     written = b"".join(p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file())
     assert SECRET.encode() not in written
+
+
+def test_quotes_typed_in_a_session_that_is_not_print_mode_are_kept(tmp_path):
+    """Only `run` adds quotes: a `run` session's row made to look typed (no permission
+    rules, as the TUI writes) and undone at its third prompt keeps its prompts' quotes."""
+    home = home_with(tmp_path, "opencode")
+    db = sqlite3.connect(_db(home))
+    sid = db.execute(
+        "SELECT id FROM session WHERE parent_id IS NULL ORDER BY time_created LIMIT 1"
+    ).fetchone()[0]
+    users = [
+        mid
+        for mid, data in db.execute(
+            "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created", (sid,)
+        )
+        if json.loads(data)["role"] == "user"
+    ]
+    revert = json.dumps({"messageID": users[2]})
+    db.execute("UPDATE session SET permission = NULL, revert = ? WHERE id = ?", (revert, sid))
+    db.commit()
+    db.close()
+    result = run(tmp_path, home, automation=False)
+    # made by `run`, its prompts keep run's quotes: no longer print mode, they are not undone
+    assert texts(result, "opencode") == [
+        [_quoted(redacted(p)) for p in PRINTED[:2]],
+        [redacted(TYPED[0]), *TYPED[1:]],  # the real TUI session, typed too
+    ]
+    assert result.sessions[0].automation is False
+
+
+def test_run_prompts_come_back_as_typed():
+    """Fails on the old code: each quoted `run` prompt mined as the one shape `<str>`."""
+    from sleep.mine import shape_of
+    from sleep.opencode_store import run_prompt
+
+    assert run_prompt('"fix the bug"') == "fix the bug"
+    assert run_prompt('"say \\"hi\\" twice"') == 'say "hi" twice'
+    assert run_prompt("fix it") == "fix it"  # words without spaces are not quoted
+    assert run_prompt('fix "the bug"') == 'fix "the bug"'  # not one quoted argument
+    assert run_prompt('"a" and "b"') == '"a" and "b"'
+    assert shape_of(run_prompt('"rename add_note"')) != shape_of(run_prompt('"add tests"'))

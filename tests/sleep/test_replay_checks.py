@@ -15,6 +15,7 @@ from sleep.replay_checks import (
     CheckResult,
     decide,
     judge_section,
+    missing_program,
     planned_checks,
     results_of,
     run_command_checks,
@@ -89,6 +90,28 @@ def test_a_check_cannot_write_outside_its_workspace(tmp_path):
     assert [r.status for r in results] == ["fail", "fail", "fail", "pass"]
     assert list(outside.iterdir()) == [] and not (root.parent / "escaped").exists()
     assert (root / "kept").exists()  # the workspace itself is writable
+
+
+@pytest.mark.usefixtures("jail")
+def test_a_program_the_jail_lacks_is_not_run_but_a_missing_script_fails(tmp_path):
+    # A person's `python -m pytest` (python from pyenv or a venv in the home the jail
+    # hides) cannot start there: counted as a failure it scored every replay 0, the
+    # current skill's and the candidate's alike, so the gate never moved.
+    root = workspace(tmp_path, FIXED)
+    absent, script = run_command_checks(root, ["no-such-prog-4f2 -m pytest -q", "./t.sh"], 60)
+    assert (absent.status, absent.exit_code) == ("not-run", 127)
+    assert "`no-such-prog-4f2` is not installed in the jail" in absent.reason
+    assert absent.line().startswith("`no-such-prog-4f2 -m pytest -q`: not run (")
+    assert decide([absent], judged_by_evidence=True).soft is None
+    assert script.status == "fail"  # named by a path: the reply may have removed it
+
+
+def test_only_exit_127_with_a_program_name_is_a_missing_program():
+    assert missing_program(127, "/bin/sh: 1: python: not found\n") == "python"
+    assert missing_program(127, "bash: line 1: tox: command not found") == "tox"
+    assert missing_program(127, "/bin/sh: 1: ./t.sh: not found") == ""
+    assert missing_program(1, "/bin/sh: 1: python: not found") == ""
+    assert missing_program(127, "something else") == ""
 
 
 def test_without_the_jail_no_check_runs_and_the_results_say_so(tmp_path, monkeypatch):

@@ -162,13 +162,18 @@ class Screen:
 
     def __init__(self, page) -> None:
         self.page = page
+        self.outside: list[str] = []  # addresses the page asked for beyond the server
 
     def open(self, url: str) -> Screen:
         self.page.add_init_script(TERMINAL_HOOK)
-        # the page links a Google font; nothing here may reach the network
-        self.page.route(re.compile(r"^https?://(?!127\.0\.0\.1)"), lambda route: route.abort())
+        # nothing here may reach the network; what the page asks for is kept to be checked
+        self.page.route(re.compile(r"^https?://(?!127\.0\.0\.1)"), self._refuse_outside)
         self.page.goto(url)
         return self
+
+    def _refuse_outside(self, route) -> None:
+        self.outside.append(route.request.url)
+        route.abort()
 
     def text(self) -> str:
         return self.page.evaluate(SCREEN_JS)

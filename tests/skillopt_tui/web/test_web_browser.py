@@ -71,6 +71,7 @@ def test_review_in_the_browser_adopts_what_the_cli_adopts(world, open_screen):
         assert "1 of 3 hunks" in screen.wait_for("Adopt these hunks?")
         screen.keys("y")
         screen.wait_for("Adopted as")
+        assert screen.outside == []  # the page asked nothing of any other address
     finally:
         assert server.stop() == 0
     deployed = world / "deployed" / "SKILL.md"
