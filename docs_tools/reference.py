@@ -204,15 +204,9 @@ class CliCommand:
 
 
 def _root_command():
-    import typer
-
     from skillopt_tui.cli import main
 
-    if not main.app.registered_commands and not main.app.registered_groups:
-        main._register()
-    command = typer.main.get_command(main.app)
-    main._with_placeholders(command)
-    return command
+    return main._root_command()
 
 
 def cli_commands() -> list[CliCommand]:
