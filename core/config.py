@@ -93,7 +93,9 @@ class RoleConfig(_Strict):
     """Stop sequences; null = none."""
     concurrency: int = Field(default=4, ge=1)
     """Calls in flight at once; null = 4 for API backends, 2 for the coding-agent CLIs (each
-    call is a process)."""
+    call is a process). Roles on one server (the embedded model, or one base_url and model)
+    also share its slots: the embedded server's local.parallel, else the largest of their
+    concurrencies."""
     timeout_s: float = Field(default=60.0, gt=0)
     """Unstreamed: the deadline of a whole call. Streamed: the longest wait for the stream to
     start or for its next chunk."""
