@@ -113,3 +113,22 @@ async def test_early_work_takes_an_idle_slot_after_the_grace():
     gate.set()
     await asyncio.wait_for(holders(pool, order, "ahead", AHEAD, gate), timeout=5)
     assert order == ["ahead"] and pool.busy == 0
+
+
+async def test_a_slot_freed_by_a_critical_call_waits_for_the_next_critical_call():
+    """A rollout worker releases its slot, scores the result, then asks for the next item:
+    handed to the queued early work at once, the slot held the train rollouts back a whole
+    call each time (measured on the bench: baseline calls finished between them)."""
+    pool = one_role(1)
+    order: list[str] = []
+    gate = asyncio.Event()
+    gate.set()
+    await pool.acquire()  # a critical call in flight
+    early = asyncio.create_task(holders(pool, order, "ahead", AHEAD, gate))
+    await queued(pool, 1)
+    pool.release()
+    await asyncio.sleep(0)  # the worker between two calls
+    await asyncio.sleep(0)
+    await holders(pool, order, "next", CRITICAL, gate)
+    await asyncio.wait_for(early, timeout=5)  # and the early work still runs, later
+    assert order == ["next", "ahead"] and pool.busy == 0
