@@ -233,13 +233,3 @@ def tally(path: Path) -> dict[str, int]:
             if isinstance(status, str):
                 counts[status] = counts.get(status, 0) + 1
     return counts
-
-
-def log_results(path: Path | None, item_id: str, results: list[CheckResult]) -> None:
-    """Append one replay's check results to the night's log (one JSON line per replay)."""
-    if path is None or not results:
-        return
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    entry = {"item": item_id, "checks": [r.to_dict() for r in results]}
-    with open(path, "a", encoding="utf-8") as log:
-        log.write(json.dumps(entry, ensure_ascii=False) + "\n")

@@ -40,15 +40,14 @@ from core.models.types import (
 )
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
+from sleep.check_memo import CheckMemo, MemoCheck
 from sleep.prior_edits import EditedTree, FileEdit, edited_tree, session_base
 from sleep.prompt_files import render_sleep_prompt
 from sleep.replay_checks import (
     DEFAULT_CHECK_TIMEOUT_S,
     CheckResult,
-    checks_for,
     decide,
     judge_section,
-    log_results,
     results_of,
     trajectory_message,
 )
@@ -249,7 +248,8 @@ class ReplayEnvironment:
         self.agent = agent
         self.tools = tools  # an API backend's workspace for agentic tasks (None: chat only)
         self.check_timeout_s = check_timeout_s
-        self.checks_log = checks_log  # one JSON line per replay that ran command checks
+        # one JSON line per piece of work that ran command checks (sleep/check_memo.py)
+        self.checks = CheckMemo(checks_log)
         # core.environment.contract.needs_agent reads this: the runner then hands
         # `rollout` the client's agent runner instead of its chat `complete`.
         self.target_kind = "agent" if agent is not None else "chat"
@@ -324,14 +324,14 @@ class ReplayEnvironment:
             prompt=agent_prompt(item, tree),
             files=files,
             skill_name=agent.skill_name,
-            check=checks_for(commands, self.check_timeout_s),
+            check=self._check(item, skill_text, commands),
             commit=commit,
         )
         prompt = {"role": "user", "content": task.prompt}
         try:
             outcome = await run_agent(task, skill_text)
             reply = with_diff(outcome.text, outcome.diff)
-            checks = self._checked(item, results_of(outcome.check, commands))
+            checks = self._checked(item, skill_text, outcome.diff, outcome.check)
             verdict = await self._judge(item, reply, checks)
         except (TransientError, RetriesExhausted) as exc:
             return self._failed(item, [*_edits_message(tree), prompt], str(exc))
@@ -364,10 +364,10 @@ class ReplayEnvironment:
                     prompt,
                     skill_text,
                     complete,
-                    check=checks_for(commands, self.check_timeout_s) if commands else None,
+                    check=self._check(item, skill_text, commands) if commands else None,
                 )
                 reply = with_diff(run.final, run.diff)
-                checks = self._checked(item, results_of(run.checked, commands))
+                checks = self._checked(item, skill_text, run.diff, run.checked)
                 verdict = await self._judge(item, reply, checks)
             except (TransientError, RetriesExhausted) as exc:
                 messages = [*_edits_message(tree), {"role": "user", "content": prompt}]
@@ -432,8 +432,15 @@ class ReplayEnvironment:
             cached=cached,
         )
 
-    def _checked(self, item: TaskItem, results: list[CheckResult]) -> list[CheckResult]:
-        log_results(self.checks_log, item.id, results)
+    def _check(self, item: TaskItem, skill_text: str, commands: list[str]) -> MemoCheck:
+        return MemoCheck(self.checks, item.id, skill_text, commands, self.check_timeout_s)
+
+    def _checked(self, item: TaskItem, skill_text: str, diff: str, checked) -> list[CheckResult]:
+        """The replay's check results, logged once per piece of work (a later round that
+        brings the same work back adds nothing to the night's tally)."""
+        results = results_of(checked, _commands(item))
+        key = self._check(item, skill_text, _commands(item)).key(diff)
+        self.checks.record(key, item.id, results)
         return results
 
     async def _judge(
