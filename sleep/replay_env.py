@@ -41,6 +41,7 @@ from core.models.types import (
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.check_memo import CheckMemo, MemoCheck
+from sleep.judged_by import judged_by
 from sleep.prior_edits import EditedTree, FileEdit, edited_tree, session_base
 from sleep.prompt_files import render_sleep_prompt
 from sleep.replay_checks import (
@@ -123,6 +124,7 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
+            "judged_by": judged_by(task),  # the optimizer's view of `answer`, part by part
         },
     )
 
@@ -407,7 +409,7 @@ class ReplayEnvironment:
             soft = RUBRIC_WEIGHT * soft + (1 - RUBRIC_WEIGHT) * share
         explanation = f"judge {verdict['score']:.2f}: {verdict['reason']}"
         if checks:
-            explanation += f"; checks {len(checks) - len(failed)}/{len(checks)} passed"
+            explanation += f"; text checks {len(checks) - len(failed)}/{len(checks)} passed"
             if failed:
                 explanation += " (failed: " + ", ".join(c.describe() for c in failed) + ")"
         decision = decide(command_results or [], bool(item.data.get("judged_by_evidence", True)))
@@ -415,12 +417,11 @@ class ReplayEnvironment:
             soft = decision.soft
         if decision.note:
             explanation += f"; {decision.note}"
-        explanation += f"; rubric: {item.answer}"
         return RolloutResult(
             item_id=item.id,
             task_type=item.task_type,
             question=item.question,
-            reference=item.answer,
+            **_reference(item),
             prediction=reply,
             hard=float(soft >= self.pass_mark),
             soft=round(soft, 6),
@@ -463,7 +464,14 @@ class ReplayEnvironment:
         return answer.value
 
     def _failed(self, item: TaskItem, messages: list[Message], error: str) -> RolloutResult:
-        return RolloutResult.failed(item, messages, error, f"model error: {error}")
+        failed = RolloutResult.failed(item, messages, error, f"model error: {error}")
+        return replace(failed, **_reference(item))
+
+
+def _reference(item: TaskItem) -> dict[str, str]:
+    """What the optimizer is shown the item is judged by: the rubric, the correction and
+    the accepted answer, each labelled (sleep/judged_by.py), not the judge's one block."""
+    return {"reference": item.data.get("judged_by", item.answer), "reference_label": ""}
 
 
 def _commands(item: TaskItem) -> list[str]:
