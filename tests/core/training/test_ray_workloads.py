@@ -1,10 +1,12 @@
 """What runs on the Ray workers besides plain chat rollouts, on a real loopback cluster (a
 head with 2 worker CPUs, started by the module): spreadsheetbench's jailed programs and
-the coding-agent runs of an agent environment. Each scores as it does locally, and the
+the coding-agent runs of an agent environment, ALFWorld's episodes. Each scores as it does locally, and the
 work is shown to happen on a worker: the driver's own copy of the code that does it is
 made to fail (a worker imports its own, untouched copy)."""
 
 from __future__ import annotations
+
+import shutil
 
 import pytest
 
@@ -18,7 +20,7 @@ from core.models.agents.process import AGENTS_BIN  # noqa: E402
 from core.models.factory import build_model_client  # noqa: E402
 from core.models.types import BudgetExceeded  # noqa: E402
 from core.training.evaluate import evaluate_skill  # noqa: E402
-from core.training.ray_executor import RayExecutor  # noqa: E402
+from core.training.ray_executor import RayExecutor, WorkerMissingFiles  # noqa: E402
 from envs import get_environment  # noqa: E402
 from envs.spreadsheetbench.materialize import materialize  # noqa: E402
 from tests.envs.benchmarks.fixtures import (  # noqa: E402
@@ -27,6 +29,8 @@ from tests.envs.benchmarks.fixtures import (  # noqa: E402
     spreadsheet_release,
     write_manifest,
 )
+from tests.envs.benchmarks.test_alfworld import SOLUTION as PLAN  # noqa: E402
+from tests.envs.benchmarks.test_alfworld import recorded_env  # noqa: E402
 from tests.support.agent_clis import AGENTS_SANDBOXED, PROTOCOL, SERVER  # noqa: E402
 from tests.support.ray_cluster import RayCluster, driver_env  # noqa: E402
 from tests.support.repo_task_brain import INITIAL_SKILL, RULE, RepoTaskBrain  # noqa: E402
@@ -211,3 +215,43 @@ async def test_a_worker_without_the_agent_binary_says_so_in_one_line(tmp_path, c
             await run_on_worker(backend, task, "", 10.0)
     message = str(err.value)
     assert "\n" not in message and "a Ray worker (node" in message and str(gone) in message
+
+
+# ---------------------------------------------------------------- ALFWorld episodes
+# The real game player (the alfworld extra) is not installed here: it compiles textworld's
+# planner from source and its games come from `alfworld-download` (the network). The
+# episode loop is the same for a recorded episode, which is what runs on the workers here.
+
+
+def play(request):
+    """The scripted target: the plan's next action, from the prompt's step number."""
+    prompt = request.messages[-1]["content"]
+    step = int(prompt.split("(step ")[1].split(" ")[0])
+    return f"<action>{PLAN[step - 1]}</action>" if step <= len(PLAN) else "look"
+
+
+async def test_alfworld_episodes_are_played_on_the_workers(tmp_path, cluster, monkeypatch):
+    env = recorded_env(tmp_path)
+    items = [i for split in ("train", "val", "test") for i in env.load_split(split)]
+    async with scripted_client(play) as client:
+        local = [await env.rollout(i, "Play it.", client.bind("target")) for i in items]
+    assert [r.hard for r in local] == [1.0, 1.0, 1.0]
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("an episode was played on the driver")
+
+    monkeypatch.setattr("envs.alfworld.environment.open_episode", not_here)
+    with driver_env():
+        executor = RayExecutor.connect(cluster.address, slots=2, env=env)
+        async with scripted_client(play) as client:
+            on_ray = [
+                await executor.rollout(env, i, "Play it.", client.bind("target")) for i in items
+            ]
+        assert [comparable(r) for r in on_ray] == [comparable(r) for r in local]
+        assert executor.calls_served == len(PLAN) * len(items)
+
+        # The game files must be on the workers at the same path: gone, one line says so.
+        shutil.rmtree(env.data_dir)
+        with pytest.raises(WorkerMissingFiles) as err:
+            await executor.rollout(env, items[0], "Play it.", lambda *a, **k: None)
+    assert "\n" not in str(err.value) and str(env.data_dir) in str(err.value)
