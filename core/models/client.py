@@ -43,6 +43,8 @@ from core.secrets import redact
 
 UsageCallback = Callable[[LedgerSnapshot], None]
 NoticeCallback = Callable[[str], None]
+# Where one agent attempt runs: (backend, task, skill_text, timeout_s) -> its outcome.
+AgentRunner = Callable[[Any, AgentTask, str, float], Awaitable[AgentOutcome]]
 # Backends that speak an HTTP API: an empty reply from them is an anomaly. The embedded
 # model's template may legitimately stop at once (an empty answer is its answer).
 HTTP_API_KINDS = frozenset({"openai", "azure", "anthropic"})
@@ -147,12 +149,13 @@ class ModelClient:
         complete.__qualname__ = f"ModelClient.bind({role!r})"
         return complete
 
-    def bind_agent(self, role: str) -> Callable[[AgentTask, str], Awaitable[AgentOutcome]]:
-        """`run_agent` bound to `role`: what an agent environment's rollout receives."""
+    def bind_agent(self, role: str) -> Callable[..., Awaitable[AgentOutcome]]:
+        """`run_agent` bound to `role`: what an agent environment's rollout receives (the
+        executor may add `runner=`, see `run_agent`)."""
         self.runtime(role)
 
-        async def run_agent(task: AgentTask, skill_text: str) -> AgentOutcome:
-            return await self.run_agent(task, skill_text, role=role)
+        async def run_agent(task: AgentTask, skill_text: str, **where: Any) -> AgentOutcome:
+            return await self.run_agent(task, skill_text, role=role, **where)
 
         run_agent.__qualname__ = f"ModelClient.bind_agent({role!r})"
         return run_agent
@@ -258,10 +261,14 @@ class ModelClient:
         self._notify()
         return completion
 
-    async def run_agent(self, task: AgentTask, skill_text: str, *, role: str) -> AgentOutcome:
+    async def run_agent(
+        self, task: AgentTask, skill_text: str, *, role: str, runner: AgentRunner | None = None
+    ) -> AgentOutcome:
         """One coding-agent run for `role` (a backend that can run agents): budget check,
         concurrency slot, the retry policy (each attempt in a fresh workspace), ledger. Not
-        response-cached: the rollout cache above keys whole outcomes."""
+        response-cached: the rollout cache above keys whole outcomes. `runner(backend,
+        task, skill_text, timeout_s)` runs each attempt elsewhere (a Ray worker: the call
+        is reserved here before it is sent there); default: `backend.run_agent` here."""
         rt = self.runtime(role)
         if rt.error is not None:
             raise rt.error
@@ -276,6 +283,8 @@ class ModelClient:
             async with self._slots.lane(rt.role):
                 try:
                     async with asyncio.timeout(rt.timeout_s):
+                        if runner is not None:
+                            return await runner(rt.backend, task, skill_text, rt.timeout_s)
                         return await run(task, skill_text, timeout_s=rt.timeout_s)
                 except TimeoutError:
                     raise TransientError(f"no answer within {rt.timeout_s:g}s") from None

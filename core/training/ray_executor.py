@@ -12,11 +12,11 @@ never leave this process: no key in a runtime_env, where the Ray dashboard would
 (the dashboard is not started for a local Ray either).
 
 What runs on the workers: the environment's rollout (its prompts, tool loops, ALFWorld
-episodes, sandboxed programs, scoring), with the skill text sent with each task. Not yet
-an agent environment's: its agent run is the driver's, on files the rollout stages
-locally, so those rollouts stay on the driver. The
-environment object is shipped once per run; what it needs there (`worker_needs`: modules,
-pip packages, files) goes in the job's runtime_env.
+episodes, sandboxed programs, scoring), with the skill text sent with each task. For an
+agent environment, each agent attempt (its workspace, the CLI, the task's check) runs on a
+worker and the rollout around it here (core/training/ray_agents.py). The environment
+object is shipped once per run; what it needs there (`worker_needs`: modules, pip
+packages, files) goes in the job's runtime_env.
 
 The call path: the task's `complete` puts the call on a broker actor under the task's
 tag; the driver, which waits on that tag while the task runs, makes the call with the
@@ -46,6 +46,7 @@ from core.environment.contract import (
 )
 from core.errors import UserError
 from core.training.executor import in_flight
+from core.training.ray_agents import run_on_worker
 
 # System failures (a worker process or node lost) are retried on another worker; an
 # exception the rollout raised is returned as a value and never retried (it is the run's).
@@ -211,10 +212,13 @@ class RayExecutor:
         self, env: Environment, item: TaskItem, skill_text: str, complete: Any
     ) -> RolloutResult:
         if needs_agent(env):
-            # The agent run is made by the driver (its ledger, retries, budget), on files
-            # the rollout stages in a temporary folder: both must be on one machine, so an
-            # agent environment's rollouts stay here until agents run on the workers.
-            return await env.rollout(item, skill_text, complete)
+            # The rollout (staging the item's files, scoring the outcome) stays here; each
+            # agent attempt (workspace, CLI, check) runs on a worker, reserved here first.
+            async def on_worker(task: Any, skill: str) -> Any:
+                self.dispatched += 1
+                return await complete(task, skill, runner=run_on_worker)
+
+            return await env.rollout(item, skill_text, on_worker)
         if self.ledger is not None:  # nothing is dispatched past a reached cap
             self.ledger.check_budget()
         env_ref, files = self._env_ref(env)

@@ -21,7 +21,6 @@ from core.environment.contract import (
     RolloutResult,
     Score,
     TaskItem,
-    WorkerNeeds,
 )
 from core.environment.verdicts import VERDICT_CORRECT, VERDICT_WRONG
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
@@ -74,14 +73,8 @@ class ALFWorldEnvironment(SplitDirEnvironment):
     name = "alfworld"
     version = "alfworld-1"
     source_hint = "your ALFWorld data root ($ALFWORLD_DATA after `alfworld-download`)"
+    READS_DATA_ON_WORKERS = True  # the game files
     OPTIONS = {"max_steps": 50}
-
-    @property
-    def worker_needs(self) -> WorkerNeeds:
-        """On a Ray worker (run.executor: ray): the game files under the data root. The
-        game player (the `alfworld` extra) must be installed on the workers beforehand,
-        not shipped: a runtime_env pip install would compile its planner on every node."""
-        return WorkerNeeds(files=(str(self.data_dir),))
 
     def to_item(self, row: dict[str, Any]) -> TaskItem:
         try:

@@ -30,7 +30,6 @@ from core.environment.contract import (
     RolloutResult,
     Score,
     TaskItem,
-    WorkerNeeds,
 )
 from core.environment.verdicts import VERDICT_CORRECT, VERDICT_EMPTY, VERDICT_WRONG
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
@@ -97,6 +96,7 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
     name = "spreadsheetbench"
     version = "spreadsheetbench-1"
     source_hint = "the spreadsheetbench_verified_400.tar.gz release or the folder it extracts to"
+    READS_DATA_ON_WORKERS = True  # the workbooks
     OPTIONS = {
         "max_turns": 30,
         "exec_timeout_s": 600.0,
@@ -111,13 +111,6 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
         super().__init__(*args, **kwargs)
         if self.target_kind == "chat":  # an agent target runs in its CLI's own sandbox
             require_jail(self.name, self.options["sandbox"])
-
-    @property
-    def worker_needs(self) -> WorkerNeeds:
-        """On a Ray worker (run.executor: ray): openpyxl for the comparison and the
-        target's programs, and the workbooks (inputs and answers) under the data folder;
-        the jail needs bubblewrap on the worker as it does here."""
-        return WorkerNeeds(packages=("openpyxl==3.1.5",), files=(str(self.data_dir),))
 
     def load_split(self, split: str) -> list[TaskItem]:
         rows = load_split_rows(self.name, self.manifest_dir, self.data_dir, split, self.source_hint)

@@ -62,7 +62,9 @@ def find_binary(program: str, configured: str | None, *, setting: str) -> Path:
         path = Path(configured).expanduser()
         found = str(path) if path.is_file() else shutil.which(configured)
         if found and os.access(found, os.X_OK):
-            return Path(found)
+            # Absolute: a path relative to this process's cwd means nothing to the agent's
+            # own cwd (its workspace) or to a Ray worker.
+            return Path(os.path.abspath(found))
         raise AgentMissing(
             f"{setting} names {configured!r}, which is not an executable file or a command "
             f"on PATH; fix the path, or remove it to use {program} from PATH or .tools/agents/"

@@ -70,6 +70,11 @@ SOLUTION = [
 
 @pytest.fixture
 def env(tmp_path):
+    return recorded_env(tmp_path)
+
+
+def recorded_env(tmp_path):
+    """The alfworld environment over three items that each play the recorded EPISODE."""
     (tmp_path / "games").mkdir()
     (tmp_path / "games" / "pen.json").write_text(json.dumps(EPISODE))
     manifest = write_manifest(

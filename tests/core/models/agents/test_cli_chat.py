@@ -178,6 +178,20 @@ def test_not_installed_names_the_install_command(monkeypatch, tmp_path):
     assert "npm install --prefix .tools/agents @openai/codex@0.169.0" in message
 
 
+def test_a_relative_binary_is_made_absolute(monkeypatch, tmp_path):
+    # The agent runs with its workspace as cwd, or on a Ray worker: a path relative to
+    # the driver's cwd would name nothing there.
+    from core.models.agents import process as agent_process
+
+    (tmp_path / "bin").mkdir()
+    program = tmp_path / "bin" / "codex"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    found = agent_process.find_binary("codex", "bin/codex", setting="models.target.binary")
+    assert found == program and found.is_absolute()
+
+
 @pytest.mark.parametrize("agent", AGENTS)
 async def test_sessions_we_start_are_recorded_and_the_users_home_untouched(agent, tmp_path):
     home = tmp_path / "user-home"
