@@ -324,7 +324,7 @@ class ReplayEnvironment:
             prompt=agent_prompt(item, tree),
             files=files,
             skill_name=agent.skill_name,
-            check=checks_for(commands, self.check_timeout_s),
+            check=checks_for(commands, self.check_timeout_s, agent.project),
             commit=commit,
         )
         prompt = {"role": "user", "content": task.prompt}
@@ -364,7 +364,11 @@ class ReplayEnvironment:
                     prompt,
                     skill_text,
                     complete,
-                    check=checks_for(commands, self.check_timeout_s) if commands else None,
+                    check=(
+                        checks_for(commands, self.check_timeout_s, self.tools.project)
+                        if commands
+                        else None
+                    ),
                 )
                 reply = with_diff(run.final, run.diff)
                 checks = self._checked(item, results_of(run.checked, commands))
