@@ -50,11 +50,18 @@ demo: $(VENV)/.installed-embedded
 
 # One pytest-xdist worker per core; `loadgroup` keeps the tests that share a resource on
 # one worker (tests/conftest.py says which and how a new test joins a group).
+# Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: without its cache every
+# worker rewrites the asserts of every test file again (~15 s of CPU per worker and run)
+# and every `skillopt`/python child compiles the modules it imports again. The caches go
+# to the usual __pycache__ folders (git-ignored); the jailed checks set their own env.
+# --durations: every run's log names its slowest tests, the ones to look at first when
+# the suite nears its budget (CI: 2 cores, keep it well under 10 minutes).
 test: $(VENV)/.installed-test $(TOOLS)/.installed-agents
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(MAKE) docs
-	$(BIN)/python -m pytest -q --hypothesis-profile=ci -n auto --dist loadgroup
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q --hypothesis-profile=ci \
+		-n auto --dist loadgroup --durations=30
 
 # The documentation site, built with --strict (every link and anchor checked) into site/;
 # the reference pages are generated from the code as it builds (docs_tools/).

@@ -17,9 +17,15 @@ Per run it prints the calls, wall time and slot occupancy of each phase (the led
 stage of each call: baseline, rollout, analyst, merge, gate, test, ...; a phase's wall is
 from its first call's start to its last call's end; "busy" is the mean number of calls issued
 and not yet answered over the phase's wall, a call waiting for its role's pool slot
-included: above 4 with early work, whose calls queue for the target's 4 slots), the run's wall and wall/critical-path
-(as bench/searchqa_tiny.py: sequential rounds x the median call). Not a test: nothing is
-asserted; the machine's load (`uptime`) is printed before and after.
+included), "at_server" the same from the moment a call leaves our pools (above 4, the
+server's own first-come queue orders the calls), "pool_wait_s" the seconds its calls waited
+for a slot in our pools, and the tokens: read ("in_tok"), written ("out_tok", the variance
+between runs: the optimizer's texts differ run to run, llama.cpp batching not being
+bit-identical), and evaluated by the server ("prefill_tok": the rest came from its slots'
+prompt caches; "server_s": the server's own prompt and decode milliseconds). Then the
+run's wall and wall/critical-path (as bench/searchqa_tiny.py: sequential rounds x the
+median call). Not a test: nothing is asserted; the machine's load (`uptime`) is printed
+before and after each run.
 
 Run: .venv/bin/python bench/critical_path.py --old /path/to/old/checkout [--pairs 2]
      [--data ../shared/data/searchqa_tiny] [--keep DIR]
@@ -54,7 +60,10 @@ def config_tree(data: Path, runs: Path, code: Path) -> dict:
             "optimizer": {**role, "stop": []},  # multi-line JSON edits
             # 8192, not searchqa_tiny's 4096: step 0's slow-update prompt is ~4,130 tokens,
             # which a 4096-token slot refuses (in the old order and the new alike)
-            "local": {"parallel": SLOTS, "ctx_per_slot": 8192},
+            # One thread: on 2 cores shared with other work, llama.cpp's threads wait for each
+            # other at every step and decoding collapsed (measured at load 7.6: 128 tokens in
+            # 113.5 s with 2 threads, 5.1 s with 1), which swamped any order's effect
+            "local": {"parallel": SLOTS, "ctx_per_slot": 8192, "threads": 1},
         },
         "cache": {"enabled": False},  # every call reaches the server, in every run
         "train": {
@@ -97,11 +106,23 @@ async def one_run(data: Path, code: Path, run_dir: Path) -> dict:
         started = time.monotonic()
         completion = await inner(messages, role=role, **settings)
         calls.append(
-            {"role": role, "stage": STAGE.get(), "start": started, "end": time.monotonic()}
+            {
+                "role": role,
+                "stage": STAGE.get(),
+                "start": started,
+                "end": time.monotonic(),
+                "in_tokens": completion.usage.input_tokens,
+                "out_tokens": completion.usage.output_tokens,
+            }
         )
         return completion
 
     client.complete = recorded
+    keep_timings()
+    sent: list[dict] = []  # the same calls from the moment they reach the server
+    for role in ("target", "optimizer"):
+        backend = client.runtime(role).backend
+        backend.send = at_server(backend.send, role, sent, STAGE)
     env = get_environment(config.env)
     skill = (code / "envs/searchqa/initial.md").read_text(encoding="utf-8")
     started = time.monotonic()
@@ -121,10 +142,52 @@ async def one_run(data: Path, code: Path, run_dir: Path) -> dict:
         failure, status = f"{type(exc).__name__}: {exc}", "failed"
     wall = time.monotonic() - started
     await client.aclose()
-    for call in calls:
+    for call in calls + sent:
         call["start"] -= started
         call["end"] -= started
-    return {"status": status, "failure": failure, "wall_s": wall, "calls": calls}
+    return {"status": status, "failure": failure, "wall_s": wall, "calls": calls, "sent": sent}
+
+
+TIMINGS: dict[int, dict] = {}  # task -> llama.cpp's timings of the reply it just read
+
+
+def keep_timings() -> None:
+    """llama.cpp's reply says how many prompt tokens it evaluated (`prompt_n`) and how many
+    it took from the slot's cache (`cache_n`): the prefill each call cost."""
+    from core.models import openai_backend
+
+    convert = openai_backend._to_completion
+
+    def converted(response, request, latency):
+        extra = getattr(response, "model_extra", None) or {}
+        TIMINGS[id(asyncio.current_task())] = extra.get("timings") or {}
+        return convert(response, request, latency)
+
+    openai_backend._to_completion = converted
+
+
+def at_server(send, role: str, sent: list[dict], stage):
+    """`send` recording when a request leaves our pools for the server and when it returns."""
+
+    async def timed(request, **kw):
+        started = time.monotonic()
+        completion = await send(request, **kw)
+        timings = TIMINGS.pop(id(asyncio.current_task()), {})
+        sent.append(
+            {
+                "role": role,
+                "stage": stage.get(),
+                "start": started,
+                "end": time.monotonic(),
+                "prompt_n": timings.get("prompt_n", 0),
+                "cache_n": timings.get("cache_n", 0),
+                "prompt_ms": timings.get("prompt_ms", 0.0),
+                "predicted_ms": timings.get("predicted_ms", 0.0),
+            }
+        )
+        return completion
+
+    return timed
 
 
 # ----------------------------------------------------------------------------- figures
@@ -138,11 +201,17 @@ def busy_over(calls: list[dict], start: float, end: float) -> float:
     return covered / (end - start)
 
 
-def phases(calls: list[dict]) -> list[dict]:
+def phases(calls: list[dict], sent: list[dict]) -> list[dict]:
+    """Per stage: calls, span, mean calls issued ("busy") and at the server ("at_server",
+    above 4 the server's own queue orders them), the seconds its calls waited in our pools
+    (issued minus at the server, summed) and the tokens read and written."""
     rows = []
     for stage in dict.fromkeys(c["stage"] for c in sorted(calls, key=lambda c: c["start"])):
         mine = [c for c in calls if c["stage"] == stage]
+        mine_sent = [c for c in sent if c["stage"] == stage]
         start, end = min(c["start"] for c in mine), max(c["end"] for c in mine)
+        issued = sum(c["end"] - c["start"] for c in mine)
+        served = sum(c["end"] - c["start"] for c in mine_sent)
         rows.append(
             {
                 "phase": stage,
@@ -150,6 +219,16 @@ def phases(calls: list[dict]) -> list[dict]:
                 "from_s": round(start, 1),
                 "wall_s": round(end - start, 1),
                 "busy": round(busy_over(calls, start, end), 1),
+                "at_server": round(busy_over(sent, start, end), 1),
+                "pool_wait_s": round(issued - served, 1),
+                "in_tok": sum(c["in_tokens"] for c in mine),
+                "out_tok": sum(c["out_tokens"] for c in mine),
+                # prompt tokens the server evaluated (the rest came from its slot caches)
+                "prefill_tok": sum(c.get("prompt_n", 0) for c in mine_sent),
+                "server_s": round(
+                    sum(c.get("prompt_ms", 0) + c.get("predicted_ms", 0) for c in mine_sent) / 1000,
+                    1,
+                ),
             }
         )
     return rows
@@ -231,17 +310,20 @@ def run_child(label: str, code: Path, data: Path, work: Path, n: int) -> dict:
     env = {**os.environ, "PYTHONPATH": str(code)}
     cmd = [sys.executable, __file__, "--child", "--code", str(code)]
     cmd += ["--data", str(data), "--run-dir", str(run_dir), "--out", str(out)]
+    load = os.getloadavg()[0]
     subprocess.run(cmd, check=True, env=env, cwd=code)
     result = json.loads(out.read_text())
     calls = result["calls"]
     rounds, median = critical_path(calls)
     figures = {
         "order": label,
+        "load_1min": [round(load, 2), round(os.getloadavg()[0], 2)],  # before, after
         "status": result["status"],
         "failure": result["failure"],
         "wall_s": round(result["wall_s"], 1),
         "calls": len(calls),
-        "phases": phases(calls),
+        "out_tokens": sum(c["out_tokens"] for c in calls),
+        "phases": phases(calls, result["sent"]),
         "busy_overall": round(busy_over(calls, 0.0, result["wall_s"]), 2),
         "sequential_rounds": rounds,
         "median_call_s": round(median, 2),
@@ -261,6 +343,12 @@ def main() -> None:
         "--data", type=Path, default=ROOT.parent / "shared" / "data" / "searchqa_tiny"
     )
     parser.add_argument("--keep", type=Path, default=None, help="keep run directories here")
+    parser.add_argument(
+        "--new-first",
+        action="store_true",
+        help="each pair runs the new code first (a second driver started beside one that "
+        "runs today's first keeps an old and a new run side by side under the same load)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--code", type=Path, default=ROOT, help=argparse.SUPPRESS)
     parser.add_argument("--run-dir", type=Path, default=None, help=argparse.SUPPRESS)
@@ -276,7 +364,8 @@ def main() -> None:
     print(json.dumps({"load_before": uptime()}))
     runs: list[dict] = []
     for n in range(args.pairs):
-        for label, code in (("today", args.old.resolve()), ("new", ROOT)):
+        order = [("today", args.old.resolve()), ("new", ROOT)]
+        for label, code in reversed(order) if args.new_first else order:
             figures = run_child(label, code, args.data.resolve(), work, n)
             runs.append(figures)
             shown = {k: v for k, v in figures.items() if k != "digest"}

@@ -204,15 +204,9 @@ class CliCommand:
 
 
 def _root_command():
-    import typer
-
     from skillopt_tui.cli import main
 
-    if not main.app.registered_commands and not main.app.registered_groups:
-        main._register()
-    command = typer.main.get_command(main.app)
-    main._with_placeholders(command)
-    return command
+    return main._root_command()
 
 
 def cli_commands() -> list[CliCommand]:
@@ -342,6 +336,12 @@ def _hint(ann: Any) -> str:
     return _type_name(ann)
 
 
+def _named_table(head: str, rows: dict) -> list[str]:
+    """A two-column table, `name | what`, of a module's {name: description} dict."""
+    lines = [f"| {head} |", "|---|---|"]
+    return lines + [f"| `{name}` | {_cell(what)} |" for name, what in rows.items()]
+
+
 def run_files_markdown() -> str:
     from core.run.directory import RUN_FILES, STEP_FILES
 
@@ -352,21 +352,15 @@ def run_files_markdown() -> str:
         "holds only these names (anything else means it is not a run); every file is plain",
         "text, JSON or SQLite, readable without the tool.",
         "",
-        "| name | what it holds |",
-        "|---|---|",
-    ]
-    lines += [f"| `{name}` | {_cell(what)} |" for name, what in RUN_FILES.items()]
-    lines += [
+        *_named_table("name | what it holds", RUN_FILES),
         "",
         "## `steps/NNNN/`",
         "",
         "One step's evidence:",
         "",
-        "| file | what it holds |",
-        "|---|---|",
+        *_named_table("file | what it holds", STEP_FILES),
+        "",
     ]
-    lines += [f"| `{name}` | {_cell(what)} |" for name, what in STEP_FILES.items()]
-    lines.append("")
     return "\n".join(lines)
 
 
@@ -379,11 +373,9 @@ def exit_codes_markdown() -> str:
         "Generated from `core/exit_codes.py` when the site is built. Every `skillopt`",
         "command exits with one of these; an error is one line on stderr.",
         "",
-        "| code | meaning |",
-        "|---|---|",
+        *_named_table("code | meaning", EXIT_CODES),
+        "",
     ]
-    lines += [f"| `{code}` | {_cell(what)} |" for code, what in EXIT_CODES.items()]
-    lines.append("")
     return "\n".join(lines)
 
 

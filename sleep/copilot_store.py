@@ -7,6 +7,14 @@ person sent, `assistant_response` the reply (NULL when the call failed: the prom
 `aborted`). The event log is the richer record (it tells print mode apart), so a session
 that has one is read from it and only lends its recorded `branch` here. The cursor is
 per session row: the last `turn_index` delivered.
+
+What the store cannot say (1.0.102, checked on a real session that used the `task` tool):
+a sub-agent writes no `turns` row, so its prompt is never mistaken for the person's, but
+no table records tool calls or commands (`session_files` only lists files touched), so a
+task read here has none, neither the main agent's nor a sub-agent's.
+`assistant_usage_events` does mark a sub-agent's model calls (`initiator` 'sub-agent',
+`agent_id`, `parent_tool_call_id`, `turn_index`), which tells that a turn delegated, not
+what the sub-agent ran: nothing here uses it.
 """
 
 from __future__ import annotations

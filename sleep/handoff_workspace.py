@@ -42,6 +42,7 @@ from core.models.call_label import labelled
 from core.models.handoff import AnswerRejected, accept_answer, mask_answer, reject_answer
 from core.models.handoff_files import HandoffFolder, digest
 from core.models.types import AgentOutcome, AgentTask, Completion, Message
+from sleep.check_memo import for_diff
 from sleep.replay_modes import register_workspace_runner
 
 KIND = "replay-workspace"
@@ -221,7 +222,9 @@ async def _outcome(
     task: AgentTask, workspace: Workspace, completion: Completion, started: float
 ) -> AgentOutcome:
     diff = read_diff(workspace.root.parent, workspace, completion.text)
-    check = await asyncio.to_thread(task.check, workspace.root)
+    # Kept by the diff read: a later round brings the same work back, its checks are not
+    # run again (sleep/check_memo.py).
+    check = await asyncio.to_thread(for_diff(task.check, diff), workspace.root)
     text = completion.text
     return AgentOutcome(
         text=text,

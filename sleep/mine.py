@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from sleep.judged_by import correction_note
 from sleep.prior_edits import FileEdit, confined, edit_problem, prior_edits
 from sleep.task_evidence import (
     bounded_context,
@@ -179,7 +180,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
             waiting = None
             continue
         if previous is not None and is_correction(text):
-            note = f"The person had to correct an earlier answer: {text[:500]!r}"
+            note = correction_note(text)
             if note not in previous.rubric:
                 previous.rubric = f"{previous.rubric}\n{note}".strip()
             for check in [*checks_from_correction(text), *verification_commands(commands)]:

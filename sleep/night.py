@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core import exit_codes
 from core.atomic import write_json
 from core.config import AGENT_BACKENDS, Config
 from core.errors import UserError
@@ -93,8 +92,6 @@ from sleep.routing import Route, plan_routes
 from sleep.state_dir import check_state_dir
 from sleep.tasks import MinedTask, TaskArchive, task_listing
 from sleep.unlanded_edits import unlanded_edits, unlanded_line
-
-EXIT_WAITING = exit_codes.STOPPED
 
 
 class NightBusy(UserError):

@@ -222,15 +222,18 @@ class Decision:
 
 def decide(results: list[CheckResult], judged_by_evidence: bool) -> Decision:
     """A failed or timed-out check: 0. All that ran passed, none were left unrun, and the
-    task has no rubric or reference: 1. Otherwise the judge's score stands."""
+    task has no rubric or reference: 1. Otherwise the judge's score stands. The note says
+    "command checks", apart from the reply's text checks (counted beside it), so that
+    "text checks 1/1 passed" next to a failed command does not read as a contradiction."""
     failing = [r for r in results if r.status in FAILING]
-    if failing:
-        return Decision(0.0, "hard fail: " + "; ".join(r.line() for r in failing))
     ran = [r for r in results if r.status == "pass"]
+    counted = f"command checks {len(ran)}/{len(results)} passed"
+    if failing:
+        return Decision(0.0, f"{counted}; hard fail: " + "; ".join(r.line() for r in failing))
     if ran and len(ran) == len(results) and not judged_by_evidence:
-        return Decision(1.0, f"checks {len(ran)}/{len(ran)} passed (no rubric or reference)")
+        return Decision(1.0, f"{counted} (no rubric or reference)")
     if results:
-        return Decision(None, "checks: " + "; ".join(r.line() for r in results))
+        return Decision(None, f"{counted}: " + "; ".join(r.line() for r in results))
     return Decision(None, "")
 
 
@@ -251,13 +254,3 @@ def tally(path: Path) -> dict[str, int]:
             if isinstance(status, str):
                 counts[status] = counts.get(status, 0) + 1
     return counts
-
-
-def log_results(path: Path | None, item_id: str, results: list[CheckResult]) -> None:
-    """Append one replay's check results to the night's log (one JSON line per replay)."""
-    if path is None or not results:
-        return
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    entry = {"item": item_id, "checks": [r.to_dict() for r in results]}
-    with open(path, "a", encoding="utf-8") as log:
-        log.write(json.dumps(entry, ensure_ascii=False) + "\n")

@@ -40,15 +40,15 @@ from core.models.types import (
 )
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
+from sleep.check_memo import CheckMemo, MemoCheck
+from sleep.judged_by import judged_by
 from sleep.prior_edits import EditedTree, FileEdit, edited_tree, session_base
 from sleep.prompt_files import render_sleep_prompt
 from sleep.replay_checks import (
     DEFAULT_CHECK_TIMEOUT_S,
     CheckResult,
-    checks_for,
     decide,
     judge_section,
-    log_results,
     results_of,
     trajectory_message,
 )
@@ -124,6 +124,7 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
+            "judged_by": judged_by(task),  # the optimizer's view of `answer`, part by part
         },
     )
 
@@ -249,7 +250,8 @@ class ReplayEnvironment:
         self.agent = agent
         self.tools = tools  # an API backend's workspace for agentic tasks (None: chat only)
         self.check_timeout_s = check_timeout_s
-        self.checks_log = checks_log  # one JSON line per replay that ran command checks
+        # one JSON line per piece of work that ran command checks (sleep/check_memo.py)
+        self.checks = CheckMemo(checks_log)
         # core.environment.contract.needs_agent reads this: the runner then hands
         # `rollout` the client's agent runner instead of its chat `complete`.
         self.target_kind = "agent" if agent is not None else "chat"
@@ -324,14 +326,14 @@ class ReplayEnvironment:
             prompt=agent_prompt(item, tree),
             files=files,
             skill_name=agent.skill_name,
-            check=checks_for(commands, self.check_timeout_s, agent.project),
+            check=self._check(item, skill_text, commands, agent.project),
             commit=commit,
         )
         prompt = {"role": "user", "content": task.prompt}
         try:
             outcome = await run_agent(task, skill_text)
             reply = with_diff(outcome.text, outcome.diff)
-            checks = self._checked(item, results_of(outcome.check, commands))
+            checks = self._checked(item, skill_text, outcome.diff, outcome.check)
             verdict = await self._judge(item, reply, checks)
         except (TransientError, RetriesExhausted) as exc:
             return self._failed(item, [*_edits_message(tree), prompt], str(exc))
@@ -365,13 +367,13 @@ class ReplayEnvironment:
                     skill_text,
                     complete,
                     check=(
-                        checks_for(commands, self.check_timeout_s, self.tools.project)
+                        self._check(item, skill_text, commands, self.tools.project)
                         if commands
                         else None
                     ),
                 )
                 reply = with_diff(run.final, run.diff)
-                checks = self._checked(item, results_of(run.checked, commands))
+                checks = self._checked(item, skill_text, run.diff, run.checked)
                 verdict = await self._judge(item, reply, checks)
             except (TransientError, RetriesExhausted) as exc:
                 messages = [*_edits_message(tree), {"role": "user", "content": prompt}]
@@ -411,7 +413,7 @@ class ReplayEnvironment:
             soft = RUBRIC_WEIGHT * soft + (1 - RUBRIC_WEIGHT) * share
         explanation = f"judge {verdict['score']:.2f}: {verdict['reason']}"
         if checks:
-            explanation += f"; checks {len(checks) - len(failed)}/{len(checks)} passed"
+            explanation += f"; text checks {len(checks) - len(failed)}/{len(checks)} passed"
             if failed:
                 explanation += " (failed: " + ", ".join(c.describe() for c in failed) + ")"
         decision = decide(command_results or [], bool(item.data.get("judged_by_evidence", True)))
@@ -419,12 +421,11 @@ class ReplayEnvironment:
             soft = decision.soft
         if decision.note:
             explanation += f"; {decision.note}"
-        explanation += f"; rubric: {item.answer}"
         return RolloutResult(
             item_id=item.id,
             task_type=item.task_type,
             question=item.question,
-            reference=item.answer,
+            **_reference(item),
             prediction=reply,
             hard=float(soft >= self.pass_mark),
             soft=round(soft, 6),
@@ -436,8 +437,19 @@ class ReplayEnvironment:
             cached=cached,
         )
 
-    def _checked(self, item: TaskItem, results: list[CheckResult]) -> list[CheckResult]:
-        log_results(self.checks_log, item.id, results)
+    def _check(
+        self, item: TaskItem, skill_text: str, commands: list[str], project: Path | None = None
+    ) -> MemoCheck:
+        """The replay's checks, run with the person's toolchain for `project` (the
+        checkout the workspace was copied from)."""
+        return MemoCheck(self.checks, item.id, skill_text, commands, self.check_timeout_s, project)
+
+    def _checked(self, item: TaskItem, skill_text: str, diff: str, checked) -> list[CheckResult]:
+        """The replay's check results, logged once per piece of work (a later round that
+        brings the same work back adds nothing to the night's tally)."""
+        results = results_of(checked, _commands(item))
+        key = self._check(item, skill_text, _commands(item)).key(diff)
+        self.checks.record(key, item.id, results)
         return results
 
     async def _judge(
@@ -460,7 +472,14 @@ class ReplayEnvironment:
         return answer.value
 
     def _failed(self, item: TaskItem, messages: list[Message], error: str) -> RolloutResult:
-        return RolloutResult.failed(item, messages, error, f"model error: {error}")
+        failed = RolloutResult.failed(item, messages, error, f"model error: {error}")
+        return replace(failed, **_reference(item))
+
+
+def _reference(item: TaskItem) -> dict[str, str]:
+    """What the optimizer is shown the item is judged by: the rubric, the correction and
+    the accepted answer, each labelled (sleep/judged_by.py), not the judge's one block."""
+    return {"reference": item.data.get("judged_by", item.answer), "reference_label": ""}
 
 
 def _commands(item: TaskItem) -> list[str]:

@@ -20,6 +20,7 @@ from core.agent_loop.loop import LoopLimits, protocol_text, run_tool_loop
 from core.agent_loop.tools import WorkspaceTools
 from core.agent_loop.workspace import replay_workspace
 from core.models.types import Message
+from sleep.check_memo import for_diff
 from sleep.replay_shell import jailed_shell
 from sleep.routing import AGENTS_MD
 
@@ -97,7 +98,7 @@ async def run_in_workspace(
             limits=replay.limits,
         )
         diff = await asyncio.to_thread(workspace.diff)
-        checked = await asyncio.to_thread(check, workspace.root) if check else None
+        checked = await asyncio.to_thread(for_diff(check, diff), workspace.root) if check else None
     final = outcome.final or f"(no final message: {STOPPED.get(outcome.stopped, outcome.stopped)})"
     trajectory = [
         *outcome.messages,

@@ -16,7 +16,8 @@ from pathlib import Path
 from core.errors import UserError
 from sleep.path_text import require_text, shown
 
-# What a state directory holds (sleep/night.py, harvest.py, settings.py, schedule.py).
+# What a state directory holds (sleep/night.py, harvest.py, settings.py, schedule.py, and
+# the TUI's skillopt_tui/app/night_launcher.py).
 FILES = (
     "sleep.yaml",
     "harvest-state.json",
@@ -27,6 +28,7 @@ FILES = (
     "harvest.lock",
     "night.lock",
     "cron.log",
+    "tui-night.log",
 )
 FOLDERS = ("nights",)
 

@@ -58,13 +58,12 @@ _ACTION = re.compile(
     r"validation|type hints|logging|alias|it|them|this|these|those)\b",
     re.IGNORECASE,
 )
-# Naming something in the project: this repo, a file, a path, a function, an identifier.
+# Naming something in the project: this repo, a file, a path, a function (and see below).
 _PROJECT_REFERENCE = re.compile(
     r"\b(?:this|the|our)\s+(?:project|repo|repository|codebase|code base|working tree|branch)\b"
     r"|\b[\w-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|java|kt|c|h|cpp|cs|php|sh|md|toml|ya?ml|json|"
     r"ini|cfg|txt|sql|html|css|lock)\b"
     r"|\b\w+\(\)"
-    r"|\b[a-z][a-z0-9]*_[a-z0-9_]+\b"
     r"|(?:^|\s)(?:\./|src/|tests?/|lib/)\S*",
     re.IGNORECASE,
 )
@@ -76,10 +75,21 @@ _QUESTION = re.compile(
 )
 
 
+# A name with an underscore: a function or variable of the project (`add_note`), or, in
+# capitals, a named constant, which is as often a library's (`ROUND_HALF_UP` of `decimal`):
+# a question about a constant is answerable from its text, a request naming one changes it.
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b", re.IGNORECASE)
+
+
+def _names_project_identifier(text: str, question: bool) -> bool:
+    return any(not (question and name.isupper()) for name in _IDENTIFIER.findall(text))
+
+
 def _agentic_text(text: str) -> bool:
-    if _PROJECT_REFERENCE.search(text):
+    question = bool(_QUESTION.match(text))
+    if _PROJECT_REFERENCE.search(text) or _names_project_identifier(text, question):
         return True
-    return not _QUESTION.match(text) and bool(_ACTION.search(text))
+    return not question and bool(_ACTION.search(text))
 
 
 # Tools that read or change the project or run commands (not web search, not todo lists).

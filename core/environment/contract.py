@@ -53,6 +53,10 @@ class RolloutResult:
     cached: bool = False
     error: str | None = None  # a model error that made this rollout score 0
     truncated: bool = False  # a target reply ended at its token limit (set by the engine)
+    # What the optimizer's prompts call `reference`. "" when the reference is not one answer
+    # and labels its own parts, one a line (sleep: the rubric, the person's correction, the
+    # answer they accepted), so no item shows an answer under the wrong name.
+    reference_label: str = "reference answer"
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from core.models.ledger import LedgerSnapshot, UsageLedger
-from core.models.priority_pool import PriorityPool
 from core.models.response_cache import ResponseCache, canonical_json, request_key
 from core.models.retry import RetryPolicy
+from core.models.slots import Slots
 from core.models.streaming import StreamMode, wants_stream
 from core.models.structured import Sent
 from core.models.structured import apply as apply_structured
@@ -65,6 +65,10 @@ class RoleRuntime:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     cache: bool = True
     concurrency: int = 4
+    # The server whose slots this role shares with the others on it ("" = a pool of its
+    # own) and how many it has (0 = unknown): core/models/slots.py.
+    server: str = ""
+    server_slots: int = 0
     label: str = ""  # what describe() shows
     # What else decides a rollout's outcome (a coding agent's tools, skill placement, ...):
     # part of the rollout cache's target key when set.
@@ -73,17 +77,6 @@ class RoleRuntime:
     # What of a reply's JSON schema is sent (core/models/structured.py), resolved.
     structured: Sent = "off"
     error: ModelError | None = None
-    _loop: asyncio.AbstractEventLoop | None = None
-    _semaphore: PriorityPool | None = None
-
-    def semaphore(self) -> PriorityPool:
-        """The concurrency limit, one per running event loop (see PerLoop for why); its
-        slots go to the waiting call of highest priority (core/models/priority_pool.py)."""
-        loop = asyncio.get_running_loop()
-        if self._semaphore is None or self._loop is not loop:
-            self._semaphore = PriorityPool(self.concurrency)
-            self._loop = loop
-        return self._semaphore
 
 
 class ModelClient:
@@ -98,6 +91,9 @@ class ModelClient:
         on_notice: NoticeCallback | None = None,
     ):
         self._roles = dict(roles)
+        self._slots = Slots(
+            (name, rt.server, rt.concurrency, rt.server_slots) for name, rt in self._roles.items()
+        )
         self.on_notice = on_notice
         self.ledger = ledger or UsageLedger()
         self.cache = cache
@@ -213,12 +209,12 @@ class ModelClient:
             # the same question): wait for its answer to reach the cache instead of paying
             # for it twice, as running the phases one after the other would.
             other = self._in_flight.get(key)
-            if cache is None or other is None or other.get_loop() is not _loop():
+            if cache is None or other is None or other.get_loop() is not asyncio.get_running_loop():
                 break
             await asyncio.wait([other])
 
         if cache is not None:
-            mine = self._in_flight[key] = _loop().create_future()
+            mine = self._in_flight[key] = asyncio.get_running_loop().create_future()
         try:
             with self.ledger.reserve_call():  # held until the call is recorded
                 return await self._send_and_record(rt, request, timeout_s, cache, key)
@@ -228,7 +224,12 @@ class ModelClient:
                 mine.set_result(None)
 
     async def _send_and_record(
-        self, rt: RoleRuntime, request: Request, timeout_s: float, cache, key: str
+        self,
+        rt: RoleRuntime,
+        request: Request,
+        timeout_s: float,
+        cache: ResponseCache | None,
+        key: str,
     ) -> Completion:
         role = rt.role
         sent = [False]  # set once a request is in the provider's hands
@@ -272,7 +273,7 @@ class ModelClient:
             )
 
         async def once() -> AgentOutcome:
-            async with rt.semaphore():
+            async with self._slots.lane(rt.role):
                 try:
                     async with asyncio.timeout(rt.timeout_s):
                         return await run(task, skill_text, timeout_s=rt.timeout_s)
@@ -311,7 +312,7 @@ class ModelClient:
     ) -> Completion:
         assert rt.backend is not None
         streamed = wants_stream(rt.stream, request.settings.get("max_tokens"))
-        async with rt.semaphore():
+        async with self._slots.lane(rt.role):
             sent[0] = True
             try:
                 if streamed:  # the backend bounds each wait, not the whole reply
@@ -367,10 +368,6 @@ class ModelClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-
-def _loop() -> asyncio.AbstractEventLoop:
-    return asyncio.get_running_loop()
 
 
 def _check_messages(messages: Any) -> None:

@@ -56,6 +56,7 @@ _ZERO_PRICE = {"input_per_mtok": 0.0, "output_per_mtok": 0.0}
 # (which kills the agent's process group and says so) fires before the client's own.
 AGENT_KILL_SLACK_S = 5.0
 HANDOFF_CONCURRENCY = 10_000
+EMBEDDED_SERVER = "embedded"  # the pool key of the embedded server's slots
 
 
 def default_cache_path(config: Config) -> Path:
@@ -258,6 +259,8 @@ def _local(rt: RoleRuntime, config: Config) -> None:
     # would sample at its own 0.8, and the demo's measured lift assumes greedy answers.
     rt.settings.setdefault("temperature", 0.0)
     rt.accepts_images = False  # SmolLM2-135M reads text only
+    # One server per process: every role on it takes from its slots (core/models/slots.py).
+    rt.server, rt.server_slots = EMBEDDED_SERVER, config.models.local.parallel
     rt.backend = LocalBackend(config.models.local)
 
 
@@ -282,6 +285,7 @@ def _openai(rt: RoleRuntime, rc: RoleConfig, secrets: Secrets, where: str) -> No
         rt.model = rc.model or ""
         rt.endpoint = public_url(rc.base_url)
         rt.label = f"openai:{rt.model or '?'}@{_host(rt.endpoint)}"
+        rt.server = f"{rt.model}@{rt.endpoint}"  # a self-hosted server's slots are shared
         if not rc.model:
             raise BadRequestError(f"{where}.model must name the model served at {rt.endpoint}")
         key, credential = _custom_server_key(rc, secrets, where)

@@ -220,7 +220,7 @@ class UsageLedger:
         """Raise BudgetExceeded if a cap is already reached (calls in flight count against
         the call cap: they will be paid)."""
         with self._lock:
-            self._check(self._totals(), self._in_flight)
+            self._check()
 
     @contextlib.contextmanager
     def reserve_call(self) -> Iterator[None]:
@@ -228,7 +228,7 @@ class UsageLedger:
         Checking only what was recorded let N concurrent calls all pass and go up to N - 1
         past the cap; a reservation is taken under the lock, so they cannot."""
         with self._lock:
-            self._check(self._totals(), self._in_flight)
+            self._check()
             self._in_flight += 1
         try:
             yield
@@ -236,7 +236,9 @@ class UsageLedger:
             with self._lock:
                 self._in_flight -= 1
 
-    def _check(self, totals: Mapping[str, float], in_flight: int) -> None:
+    def _check(self) -> None:
+        """Raise BudgetExceeded if a cap is reached; the caller holds the lock."""
+        totals, in_flight = self._totals(), self._in_flight
         tokens = int(totals["input_tokens"] + totals["output_tokens"])
         if self.cap_tokens is not None and tokens >= self.cap_tokens:
             raise BudgetExceeded(

@@ -101,6 +101,12 @@ def render_trajectory(
     return "\n".join(lines)
 
 
+def reference_line(result: RolloutResult, reference: str) -> str:
+    """The reference under the environment's name for it, or as it labels itself."""
+    label = result.reference_label
+    return f"{label}: {reference}" if label else reference
+
+
 def render_result(
     result: RolloutResult, *, skill_text: str = "", max_chars: int | None = 2000
 ) -> str:
@@ -116,7 +122,7 @@ def render_result(
         f"hard {result.hard:g} | soft {result.soft:g}",
         "question: " + cap(result.question, field_cap),
         "prediction: " + cap(result.prediction, field_cap),
-        "reference answer: " + cap(result.reference, field_cap),
+        reference_line(result, cap(result.reference, field_cap)),
         "evaluator: " + cap(result.explanation, field_cap),
     ]
     if result.error:
@@ -176,7 +182,7 @@ def render_pair(
     head = [
         f"### {pair.item_id} ({after.task_type}): {pair.outcome.replace('_', ' ')}",
         "question: " + cap(after.question, field_cap),
-        "reference answer: " + cap(after.reference, field_cap),
+        reference_line(after, cap(after.reference, field_cap)),
     ]
     for label, result in (("previous skill", before), ("current skill", after)):
         head.append(

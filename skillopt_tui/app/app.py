@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker
 
+from core import exit_codes
 from core.errors import UserError
 from skillopt_tui.app.messages import ActionFailed, TrainExited, TrainLaunched
 from skillopt_tui.app.night_launcher import NightLauncher
@@ -34,7 +35,7 @@ from skillopt_tui.app.worker_errors import report_worker_error
 from sleep.harvest import default_state_dir
 
 STYLES = Path(__file__).parent / "styles"
-STOPPED_EXIT = 3  # `skillopt train`: stopped at a step boundary, resumable
+STOPPED_EXIT = exit_codes.STOPPED  # `skillopt train`: stopped at a step boundary, resumable
 
 
 # keys that move, navigate or open what the palette already opens: not listed for other
@@ -293,7 +294,7 @@ class SkillOptApp(App[None]):
         if run_dir is not None:
             self.post_message(TrainLaunched(run_dir))
         code = process.wait()
-        self.post_message(TrainExited(code, self.launcher.log_tail()))
+        self.post_message(TrainExited(code, self.launcher.finished_tail()))
 
     @work(thread=True, exclusive=True, group="train", exit_on_error=False)
     def resume_run(self, cmd: list[str], run_dir: Path) -> None:
@@ -306,7 +307,7 @@ class SkillOptApp(App[None]):
         for screen in self.screen_stack:
             self.call_from_thread(screen.refresh_bindings)
         code = process.wait()
-        self.post_message(TrainExited(code, self.launcher.log_tail()))
+        self.post_message(TrainExited(code, self.launcher.finished_tail()))
 
     def on_train_launched(self, message: TrainLaunched) -> None:
         self.open_run(message.run_dir)

@@ -4,15 +4,17 @@ The night is the same one cron runs: settings come from the state directory's sl
 the night writes its own folder, and quitting the TUI leaves it running (its own session,
 as with a training run). Stopping is a SIGINT, which the engine turns into a clean stop
 at the next step boundary; running the night again continues it.
+
+Because the night outlives the TUI, so does its output: it goes to `tui-night.log` in the
+state directory, appended to as cron's nights append to `cron.log` there, and this window
+reads only what its own night wrote (not a new file in /tmp per night, which nothing removed).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
-import tempfile
 from pathlib import Path
 
 from core import exit_codes
@@ -21,6 +23,7 @@ from skillopt_tui.app.train_launcher import skillopt_command
 PREFIX = "skillopt: sleep: "
 NIGHT_LINE = re.compile(r"^skillopt: sleep: night (sleep-[\w-]+),")
 EXIT_STOPPED = exit_codes.STOPPED  # waiting for handoff answers, or stopped: resumable
+LOG_FILE = "tui-night.log"  # in the state directory (sleep.state_dir.FILES)
 
 
 def night_command(state_dir: Path) -> list[str]:
@@ -31,6 +34,7 @@ class NightLauncher:
     def __init__(self) -> None:
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path: Path | None = None
+        self.log_start = 0  # where this window's night begins in the shared log
         self.state_dir: Path | None = None
 
     @property
@@ -39,16 +43,16 @@ class NightLauncher:
 
     def start(self, state_dir: Path) -> subprocess.Popen[bytes]:
         self.state_dir = Path(state_dir)
-        fd, log = tempfile.mkstemp(prefix="skillopt-night-", suffix=".log")
-        self.log_path = Path(log)
-        self.process = subprocess.Popen(
-            night_command(self.state_dir),
-            stdin=subprocess.DEVNULL,
-            stdout=fd,
-            stderr=fd,
-            start_new_session=True,
-        )
-        os.close(fd)
+        self.log_path = self.state_dir / LOG_FILE
+        with self.log_path.open("ab") as log:
+            self.log_start = log.tell()
+            self.process = subprocess.Popen(
+                night_command(self.state_dir),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
         return self.process
 
     def stop(self) -> None:
@@ -58,7 +62,9 @@ class NightLauncher:
     def lines(self) -> list[str]:
         if self.log_path is None or not self.log_path.exists():
             return []
-        text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        with self.log_path.open("rb") as log:
+            log.seek(self.log_start)
+            text = log.read().decode("utf-8", errors="replace")
         return [line for line in text.splitlines() if line.strip()]
 
     def night_id(self) -> str | None:

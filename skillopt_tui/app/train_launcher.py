@@ -3,20 +3,26 @@
 The run is an ordinary headless run: the TUI follows its `events.jsonl` like any other,
 so detaching (quitting the TUI) leaves it running, and stopping it is a SIGINT, which the
 trainer turns into a clean stop at the next step boundary (resumable).
+
+The child's output (what it printed before its run directory existed included, such as a
+config error) goes to `<runs dir>/.tui-logs/<run name>.log`: beside the runs, where a
+detached run's log can be found, and not listed as a run (listings skip dot folders). The
+TUI removes it once the run has ended and its tail has been shown.
 """
 
 from __future__ import annotations
 
-import os
+import contextlib
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from skillopt_tui.app.run_feed import EVENTS_FILE
+
+LOG_DIR = ".tui-logs"  # in the runs folder
 
 
 def skillopt_command() -> list[str]:
@@ -83,13 +89,13 @@ class TrainLauncher:
         """Runs `skillopt train … --out run_dir` (a new run, or a resume of that one)."""
         self.run_dir = run_dir
         self.command = cmd
-        fd, log = tempfile.mkstemp(prefix="skillopt-train-", suffix=".log")
-        self.log_path = Path(log)
-        # own session: a terminal ^C in the TUI does not reach it; detach keeps it alive
-        self.process = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True
-        )
-        os.close(fd)
+        self.log_path = run_dir.parent / LOG_DIR / f"{run_dir.name}.log"
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("wb") as log:
+            # own session: a terminal ^C in the TUI does not reach it; detach keeps it alive
+            self.process = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+            )
         return self.process
 
     def wait_for_events(self, timeout_s: float = 60.0) -> Path | None:
@@ -113,3 +119,12 @@ class TrainLauncher:
             return ""
         text = self.log_path.read_text(encoding="utf-8", errors="replace")
         return "\n".join(text.strip().splitlines()[-lines:])
+
+    def finished_tail(self, lines: int = 5) -> str:
+        """The ended run's last lines, its log then removed (with the folder, if empty)."""
+        tail = self.log_tail(lines)
+        if self.log_path is not None and not self.alive:
+            self.log_path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                self.log_path.parent.rmdir()
+        return tail

@@ -3,6 +3,7 @@ heavy libraries (textual, openai, anthropic, git) are imported inside the comman
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 
@@ -55,6 +56,18 @@ def _with_placeholders(command) -> None:
         _with_placeholders(sub)
 
 
+@functools.cache
+def _root_command():
+    """`app` as the click command main() runs, every command registered, built once per
+    process: main() can run many times in one (the suite's in-process CLI runs, the
+    reference pages), and registering again would add every command a second time and
+    make typer inspect all of their signatures again (most of a short command's run)."""
+    _register()
+    command = typer.main.get_command(app)
+    _with_placeholders(command)
+    return command
+
+
 def _usage_line(exc) -> str:
     """A typer/click usage error as one line: its message and where help is."""
     message = " ".join(exc.format_message().split()).rstrip(".")
@@ -82,9 +95,7 @@ def main() -> None:
     # must still land.
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    _register()
-    command = typer.main.get_command(app)
-    _with_placeholders(command)
+    command = _root_command()
     try:
         code = command.main(prog_name="skillopt", standalone_mode=False)
     except UserError as exc:

@@ -90,7 +90,6 @@ def _help_commands(args: list[str], monkeypatch, capsys) -> list[str]:
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setattr(sys, "argv", ["skillopt", *args, "--help"])
-    monkeypatch.setattr(main, "_register", lambda: None)  # registered once, below
     with pytest.raises(SystemExit) as exit_:
         main.main()
     assert exit_.value.code == 0

@@ -1,6 +1,7 @@
 """A private world for driving `skillopt sleep ...` as a user runs it (a subprocess): a
 home with Claude Code and Codex transcripts, a project, a state directory, and a run
-helper that fails the test on a hang instead of hanging it."""
+helper that fails the test on a hang instead of hanging it. `call` runs the same command
+in the test's process (tests/support/cli_in_process.py) for suites of many cases."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tests.sleep.transcripts import (
     write_claude,
     write_codex,
 )
+from tests.support.cli_in_process import run_main
 
 SKILLOPT = Path(sys.executable).parent / "skillopt"
 REPO = Path(__file__).resolve().parents[2]
@@ -54,6 +56,12 @@ class World:
             raise AssertionError(
                 f"skillopt {' '.join(args)} still running after {LIMIT_S} s"
             ) from None
+
+    def call(self, *args: str) -> subprocess.CompletedProcess:
+        """`run(*args)` without the process: the same environment, working directory and
+        empty stdin, in this process (no hang limit: nothing here waits on a child)."""
+        cwd = self.project if self.project.is_dir() else self.root
+        return run_main(list(args), env=self.env, cwd=cwd, argv0=str(SKILLOPT))
 
 
 def make_world(root: Path, prompt: str = "fix the failing test in the parser module") -> World:

@@ -3,7 +3,8 @@
 is one line naming the file and what to do, exit 2, nothing on disk changed. Before,
 harvest-state.json of `[]` re-harvested everything as if no night had run, an archive of
 `{"tasks": {}}` was read as empty, and a malformed frozen task was a TypeError traceback
-mid-night (after night.json had been rewritten)."""
+mid-night (after night.json had been rewritten). The commands run in the test's process
+(World.call); test_hostile_state.py runs each of them as a real process too."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def test_a_malformed_state_file_is_one_line_and_changes_nothing(world, case, com
     name, text = STATE_FILES[case]
     (world.state / name).write_text(text)
     before = snapshot(world.root)
-    out = world.run(*commands(world)[command])
+    out = world.call(*commands(world)[command])
     error = one_line_error(out)
     assert str(world.state / name) in error and ADVICE[name] in error
     assert snapshot(world.root) == before
@@ -109,7 +110,7 @@ def test_a_malformed_frozen_task_is_one_line_and_changes_nothing(world, task, co
     (folder / "sessions.json").write_text(json.dumps({"sessions": []}))
     (folder / "tasks.json").write_text(json.dumps({"skills": {"proj": {"train": [task]}}}))
     before = snapshot(world.root)
-    out = world.run(*commands(world)[command])
+    out = world.call(*commands(world)[command])
     error = one_line_error(out)
     assert str(folder / "tasks.json") in error and "move it aside" in error
     assert snapshot(world.root) == before

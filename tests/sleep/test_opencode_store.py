@@ -1,5 +1,6 @@
 """OpenCode's opencode.db: the store the real opencode 1.18.33 wrote (make_opencode.py),
-read without writing to it, also while a writer holds it locked in WAL mode."""
+print-mode sessions and a TUI session typed in tmux, read without writing to it, also while
+a writer holds it locked in WAL mode."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from tests.sleep.more_agents import PROJECT, SECRET, expected, home_with, redacted, run, texts
 
 PRINTED = expected("opencode")["printed"]
+TYPED = expected("opencode")["typed"]
 
 
 def _quoted(prompt: str) -> str:
@@ -33,21 +35,26 @@ def test_real_store_gives_the_prompts_marks_run_sessions_and_skips_the_subagent(
     home = home_with(tmp_path, "opencode")
     result = run(tmp_path, home)
     first, failed = PRINTED[:3], PRINTED[3:]
-    assert texts(result, "opencode") == [  # as typed: run_prompt took off run's quotes
+    # as typed: run_prompt took off run's quotes
+    assert texts(result, "opencode") == [
         [redacted(p) for p in first],
         list(failed),
+        [redacted(TYPED[0]), *TYPED[1:]],
     ]
-    assert all(s.automation and s.cwd == PROJECT for s in result.sessions)
-    assert [t.aborted for s in result.sessions for t in s.tasks] == [False, False, False, True]
+    assert [s.automation for s in result.sessions] == [True, True, False]
+    assert all(s.cwd == PROJECT for s in result.sessions)
+    assert [t.aborted for s in result.sessions[:2] for t in s.tasks] == [False] * 3 + [True]
     assert result.sessions[0].tasks[1].commands == ["ls"]
+    assert result.sessions[0].tasks[2].tools == ["task"]  # the child's own calls are its own
     (root,) = [r for r in result.roots if r.tool == "opencode"]
-    assert (root.store_sessions, root.subagent_files) == (3, 1)  # the task tool's child
+    assert (root.store_sessions, root.subagent_files) == (4, 1)  # the task tool's child
     assert "Look for TODO" not in json.dumps(result.to_json())
 
 
 def test_run_sessions_are_left_out_without_include_automation(tmp_path):
     result = run(tmp_path, home_with(tmp_path, "opencode"), automation=False)
-    assert result.sessions == [] and result.left_out["automation"] == 2
+    assert texts(result, "opencode") == [[redacted(TYPED[0]), *TYPED[1:]]]
+    assert result.left_out["automation"] == 2
 
 
 def test_a_second_harvest_reads_only_new_messages(tmp_path):
@@ -57,7 +64,7 @@ def test_a_second_harvest_reads_only_new_messages(tmp_path):
     second = run(tmp_path, home)
     assert second.sessions == []
     (root,) = [r for r in second.roots if r.tool == "opencode"]
-    assert (root.store_sessions, root.subagent_files) == (3, 1)  # counted though unchanged
+    assert (root.store_sessions, root.subagent_files) == (4, 1)  # counted though unchanged
     db = sqlite3.connect(_db(home))
     db.execute(
         "INSERT INTO message (id, session_id, time_created, time_updated, data) "
@@ -126,7 +133,7 @@ def test_a_wal_store_with_a_reader_open_transaction_is_read_read_only(tmp_path):
     finally:
         writer.rollback()
         writer.close()
-    assert len(result.sessions) == 2 and result.skipped == []
+    assert len(result.sessions) == 3 and result.skipped == []
 
 
 def test_no_planted_secret_in_the_state_or_the_output(tmp_path):
@@ -136,10 +143,25 @@ def test_no_planted_secret_in_the_state_or_the_output(tmp_path):
     assert SECRET not in json.dumps(result.to_json(show_redactions=True))
 
 
-def test_a_tui_session_is_typed_and_undone_messages_are_not_tasks(tmp_path):
-    """The TUI (which draws nothing under tmux here) creates sessions without `run`'s
-    permission rules: typed. `/undo` records `revert.messageID`: that prompt and the
-    later ones are not tasks."""
+def test_a_tui_session_is_typed_continued_and_its_undone_prompt_is_not_a_task(tmp_path):
+    """The session typed in the real TUI (tmux): no `run` permission rules, so a person's;
+    continued with `opencode -c` (the same row); its last prompt taken back with `/undo`
+    (the row's `revert.messageID`): that one is no task. The failed call is aborted."""
+    result = run(tmp_path, home_with(tmp_path, "opencode"), automation=False)
+    (session,) = result.sessions
+    assert [t.text for t in session.tasks] == [redacted(TYPED[0]), *TYPED[1:]]
+    assert session.automation is False and session.cwd == PROJECT
+    assert [t.aborted for t in session.tasks] == [False, False, False, True, False]
+    assert session.tasks[1].commands == ["ls"]
+    assert session.tasks[4].answer == "Reply to: One more thing: add a"
+    assert expected("opencode")["undone"][0] not in json.dumps(result.to_json())
+    written = b"".join(p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file())
+    assert SECRET.encode() not in written
+
+
+def test_quotes_typed_in_a_session_that_is_not_print_mode_are_kept(tmp_path):
+    """Only `run` adds quotes: a `run` session's row made to look typed (no permission
+    rules, as the TUI writes) and undone at its third prompt keeps its prompts' quotes."""
     home = home_with(tmp_path, "opencode")
     db = sqlite3.connect(_db(home))
     sid = db.execute(
@@ -158,7 +180,10 @@ def test_a_tui_session_is_typed_and_undone_messages_are_not_tasks(tmp_path):
     db.close()
     result = run(tmp_path, home, automation=False)
     # made by `run`, its prompts keep run's quotes: no longer print mode, they are not undone
-    assert texts(result, "opencode") == [[_quoted(redacted(p)) for p in PRINTED[:2]]]
+    assert texts(result, "opencode") == [
+        [_quoted(redacted(p)) for p in PRINTED[:2]],
+        [redacted(TYPED[0]), *TYPED[1:]],  # the real TUI session, typed too
+    ]
     assert result.sessions[0].automation is False
 
 

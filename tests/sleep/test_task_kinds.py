@@ -87,3 +87,31 @@ def test_a_redaction_mark_does_not_read_as_a_project_identifier():
     text = "explain what the parser module is for; my access key is [REDACTED:aws_access_key_id]"
     assert kind_of(text) == "advice"
     assert kind_of("explain what parse_rows() is for; my key is [REDACTED:openai_key]") == "agentic"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What's the difference between ROUND_HALF_UP and ROUND_HALF_EVEN, and which should an "
+        "invoice use?",
+        "what does O_NONBLOCK do on a pipe?",
+        "Explain when SIGTERM and SIG_IGN matter for a daemon",
+    ],
+)
+def test_a_question_about_a_named_constant_is_advice(text):
+    # a constant in capitals is as often a library's as the project's: a question about one
+    # needs no workspace (the strong-model night gave this one a workspace)
+    assert kind_of(text) == "advice"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use ROUND_HALF_EVEN instead of ROUND_HALF_UP when totals are rounded",
+        "set MAX_RETRIES to 5",
+        "Why does to_cents use ROUND_HALF_UP?",  # the project's function, asked about
+        "What does add_note return when the title is empty?",
+    ],
+)
+def test_a_request_naming_a_constant_or_a_question_about_a_project_name_is_agentic(text):
+    assert kind_of(text) == "agentic"

@@ -74,16 +74,17 @@ async def test_a_failed_dependency_fails_the_dependent_job_with_its_exception():
 
 async def test_jobs_wait_for_pool_slots_at_their_priority():
     pool = PriorityPool(1)
+    lane = pool.lane(1)
     order: list[str] = []
     holder_in, holder_out = asyncio.Event(), asyncio.Event()
 
     async def hold() -> None:
-        async with pool:
+        async with lane:
             holder_in.set()
             await holder_out.wait()
 
     async def call(name: str) -> None:
-        async with pool:
+        async with lane:
             order.append(f"{name}@{PRIORITY.get()}")
 
     jobs = Jobs()

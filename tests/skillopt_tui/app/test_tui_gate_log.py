@@ -28,24 +28,32 @@ def _gate(step: int, score: float | None, scored: int, **kw) -> GateDecided:
     )
 
 
-async def test_plus_minus_column_fits_at_60x18(copied_run):
-    with (copied_run / "events.jsonl").open("a") as fh:
-        gates = (
-            _gate(10, None, 2, at_most=0.4),
-            _gate(11, None, 0),
-            _gate(12, 0.4, 5),
-            _gate(12, 0.2, 5, source="slow_update"),
-        )
-        for gate in gates:
-            fh.write(json.dumps(gate.to_dict()) + "\n")
-    app = SkillOptApp(
-        copied_run.parent, None, refresh_runs=False, poll_interval=0.05, run=copied_run
+def _app_with(run, events) -> SkillOptApp:
+    """The app opened on `run` after appending `events` to its event log."""
+    with (run / "events.jsonl").open("a") as fh:
+        for event in events:
+            fh.write(json.dumps(event.to_dict()) + "\n")
+    return SkillOptApp(run.parent, None, refresh_runs=False, poll_interval=0.05, run=run)
+
+
+async def _gate_log(pilot, app) -> GateLog:
+    """The Run screen's gate log, once the screen has read the run."""
+    assert await wait_until(
+        pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
     )
+    return app.screen.query_one(GateLog)
+
+
+async def test_plus_minus_column_fits_at_60x18(copied_run):
+    gates = (
+        _gate(10, None, 2, at_most=0.4),
+        _gate(11, None, 0),
+        _gate(12, 0.4, 5),
+        _gate(12, 0.2, 5, source="slow_update"),
+    )
+    app = _app_with(copied_run, gates)
     async with app.run_test(size=(60, 18)) as pilot:
-        assert await wait_until(
-            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
-        )
-        log = app.screen.query_one(GateLog)
+        log = await _gate_log(pilot, app)
         assert await wait_until(pilot, lambda: log.row_count == 6)
         await pilot.pause(0.1)
         rows = [tuple(map(str, log.get_row_at(i))) for i in range(log.row_count)]
@@ -65,16 +73,9 @@ async def test_the_finish_check_is_a_row_of_the_gate_log(copied_run):
     check = FinalSkillChecked(
         step=4, outcome="rejected", final_val=0.7, best_val=0.8, slow_updates=[1], ts=1.0
     )
-    with (copied_run / "events.jsonl").open("a") as fh:
-        fh.write(json.dumps(check.to_dict()) + "\n")
-    app = SkillOptApp(
-        copied_run.parent, None, refresh_runs=False, poll_interval=0.05, run=copied_run
-    )
+    app = _app_with(copied_run, [check])
     async with app.run_test(size=(60, 18)) as pilot:
-        assert await wait_until(
-            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
-        )
-        log = app.screen.query_one(GateLog)
+        log = await _gate_log(pilot, app)
         assert await wait_until(pilot, lambda: log.row_count >= 1)
         last = tuple(map(str, log.get_row_at(log.row_count - 1)))
         assert last == ("final", "rej", "0.80→0.70", "")

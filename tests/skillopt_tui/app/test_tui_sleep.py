@@ -132,7 +132,7 @@ async def test_sources_list_the_other_agents_stores_with_files_and_sessions(worl
         await pilot.press("1")
         roots = {row[0]: row for row in _cells(screen, "roots")}
         assert roots["pi"][2:] == ["yes", "2", "0", "0", "0"]
-        assert roots["opencode"][2:] == ["yes", "3", "1", "0", "0"]  # 3 rows, 1 sub-agent
+        assert roots["opencode"][2:] == ["yes", "4", "1", "0", "0"]  # 4 rows, 1 sub-agent
         assert roots["copilot"][2] == "no" and roots["cursor"][2] == "no"
         summary = str(screen.query_one("#sources-summary", Static).render())
         assert "other project" in summary

@@ -1,11 +1,13 @@
 """The `skillopt` entry point: version, help, and a fast start (heavy imports are lazy)."""
 
+import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 from skillopt_tui import __version__
+from tests.support.cli_in_process import run_main
 
 SKILLOPT = Path(sys.executable).parent / "skillopt"
 
@@ -68,3 +70,27 @@ def test_a_sigint_ignored_by_the_parent_is_taken_back():
         check=False,
     )
     assert done.stdout.splitlines()[-1] == "True", done.stdout + done.stderr
+
+
+def test_main_run_in_process_answers_as_the_real_process_and_again_the_same(tmp_path):
+    """tests/support/cli_in_process.py runs main() many times in one process for suites of
+    bad inputs, which stand in for real processes only if each run, the first and the
+    next (main builds its command tree once per process), answers as a fresh `skillopt`:
+    the same exit code, stdout and stderr, for help and for a one-line error."""
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
+    missing = str(tmp_path / "missing.yaml")
+    for args in (["sleep", "--help"], ["train", "--config", missing]):
+        real = subprocess.run(
+            [str(SKILLOPT), *args], capture_output=True, text=True, timeout=60, env=env
+        )
+        first, again = (
+            run_main(args, env=env, cwd=tmp_path, argv0=str(SKILLOPT)) for _ in range(2)
+        )
+        for here in (first, again):
+            assert (here.returncode, here.stdout, here.stderr) == (
+                real.returncode,
+                real.stdout,
+                real.stderr,
+            )
+    assert real.returncode == 2 and "Traceback" not in real.stderr
+    assert first.stdout == "" and first.stderr.count("\n") == 1

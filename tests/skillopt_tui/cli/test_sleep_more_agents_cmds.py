@@ -34,7 +34,7 @@ def test_harvest_lists_every_source_with_files_sessions_and_skips(tmp_path):
     sources = [line for line in out.stdout.splitlines() if line.startswith("source ")]
     by_tool = {line.split()[1]: line.split(": ", 1)[1] for line in sources}
     assert by_tool["pi"] == "2 file(s), 2 with new tasks, 0 skipped"
-    assert by_tool["opencode"] == "3 stored session(s), 2 with new tasks, 1 sub-agent, 0 skipped"
+    assert by_tool["opencode"] == "4 stored session(s), 3 with new tasks, 1 sub-agent, 0 skipped"
     assert by_tool["copilot"] == "2 file(s), 2 with new tasks, 0 skipped"
     assert by_tool["cursor"] == "1 file(s), 1 with new tasks, 0 skipped"
     assert [line.split()[1] for line in sources].count("vscode") == 2
@@ -47,7 +47,9 @@ def test_harvest_json_has_sessions_of_each_source(tmp_path):
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     got = sorted({s["source"] for s in data["sessions"]})
-    assert got == ["copilot", "cursor", "pi", "vscode"]  # OpenCode's are all `opencode run`
+    assert got == ["copilot", "cursor", "opencode", "pi", "vscode"]
+    (typed,) = [s for s in data["sessions"] if s["source"] == "opencode"]  # the TUI's
+    assert len(typed["tasks"]) == 5
     assert SECRET not in out.stdout
 
 

@@ -16,17 +16,24 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli_in_process import run_main
+
 ROOT = Path(__file__).resolve().parents[3]
+MODULE_MAIN = ROOT / "skillopt_tui" / "__main__.py"  # sys.argv[0] under `python -m`
 CODEX = ROOT / ".tools" / "agents" / "node_modules" / ".bin" / "codex"
 SERVER = "skillopt"
 BEGIN = "# BEGIN skillopt (written by `skillopt integrations install codex`; uninstall removes it)"
 
 
 def skillopt(home: Path, *args: str, wrap: list[str] | None = None) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "skillopt_tui", "integrations", *args, "--home", str(home)]
-    return subprocess.run(
-        [*(wrap or []), *argv], capture_output=True, text=True, cwd=ROOT, check=False
-    )
+    """`python -m skillopt_tui integrations ...`: in this process (the same entry point and
+    environment, tests/support/cli_in_process.py), or as a real process under `wrap` (the
+    read-only home runs as another user), which also keeps the process boundary tested."""
+    args = ("integrations", *args, "--home", str(home))
+    if wrap is None:
+        return run_main(list(args), env=os.environ, cwd=ROOT, argv0=str(MODULE_MAIN))
+    argv = [sys.executable, "-m", "skillopt_tui", *args]
+    return subprocess.run([*wrap, *argv], capture_output=True, text=True, cwd=ROOT, check=False)
 
 
 def snapshot(root: Path) -> dict[str, object]:
