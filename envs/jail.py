@@ -39,7 +39,7 @@ BUBBLEWRAP = "bubblewrap"
 AUDIT_HOOK_ONLY = "audit-hook-only"
 MODES = (BUBBLEWRAP, AUDIT_HOOK_ONLY)
 WORK = "/job"  # the work folder's path inside the jail
-_LIBRARY_DIRS = ("/lib", "/lib64", "/lib32", "/libx32", "/usr/lib", "/usr/lib64", "/usr/lib32")
+LIBRARY_DIRS = ("/lib", "/lib64", "/lib32", "/libx32", "/usr/lib", "/usr/lib64", "/usr/lib32")
 _SYSTEM_PREFIXES = ("/", "/usr", "/usr/local", "/opt")
 _ROOT_UIDS = (1 << 30, 1 << 28)  # first uid and how many to pick from, when we are root
 
@@ -77,7 +77,7 @@ def _python_mounts() -> list[str]:
 
 def _library_mounts() -> list[str]:
     args: list[str] = []
-    for folder in _LIBRARY_DIRS:
+    for folder in LIBRARY_DIRS:
         if os.path.islink(folder):
             args += ["--symlink", os.readlink(folder), folder]
         elif os.path.isdir(folder):

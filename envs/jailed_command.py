@@ -3,7 +3,9 @@ commands that run code a model or agent wrote (repo_tasks' `python -m unittest`)
 shell of a Sleep tools replay and its mined checks (sleep/replay_shell.py).
 
 The jail shows the command the system's binaries and libraries and this interpreter
-read-only, the work folder read-write at /job (its cwd), a private /tmp, and nothing else:
+read-only (and any host folders the caller lends it, read-only at the same paths, their bin
+folders first on PATH: a mined check's Python toolchain, sleep/check_toolchain.py), the
+work folder read-write at /job (its cwd), a private /tmp, and nothing else:
 no home, no /etc, no data folder (so no task.json, no reference answers), no network
 (loopback only), a new PID namespace (everything it starts dies with it). As root, a small
 bootstrap drops to a uid of the jail's own (the work folder is handed to it first) and sets
@@ -72,16 +74,21 @@ def run_jailed(
     max_processes: int = MAX_PROCESSES,
     read: Callable[[Any], str] = _head,
     uid: int | None | Literal["auto"] = "auto",
+    lent: Sequence[str] = (),
+    path: Sequence[str] = (),
 ) -> Finished:
     """Run `argv` (its first word found on the jail's PATH, or an absolute path such as
     this interpreter) in a fresh jail over `work`. `read(output file)` keeps what the
     caller wants of the output (default: its first MAX_OUTPUT_BYTES); `uid` is the jail's
-    uid when the caller already asked for one (envs.jail.jail_uid)."""
+    uid when the caller already asked for one (envs.jail.jail_uid). `lent`: host folders
+    bound read-only at the same paths; `path`: folders on PATH before the system's."""
     uid = jail_uid() if uid == "auto" else uid
     if uid is not None:
         hand_over(work, uid)
-    readonly = {p: Path(p) for p in SYSTEM_BINARIES if os.path.isdir(p)}
-    jail_env = {**env, "PATH": ":".join(readonly), "HOME": WORK, "TMPDIR": "/tmp"}
+    system = [p for p in SYSTEM_BINARIES if os.path.isdir(p)]
+    readonly = {p: Path(p) for p in (*system, *lent)}
+    search = ":".join(dict.fromkeys([*path, *system]))
+    jail_env = {**env, "PATH": search, "HOME": WORK, "TMPDIR": "/tmp"}
     boot = [sys.executable, "-I", "-S", "-c", _BOOT, str(-1 if uid is None else uid)]
     boot.append(str(max_processes))
     command = bwrap_command([*boot, *argv], work, readonly, jail_env, tmp_bytes=MAX_FILE_BYTES)

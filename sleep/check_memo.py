@@ -84,9 +84,10 @@ class MemoCheck:
     skill_text: str
     commands: list[str]
     timeout_s: float
+    project: Path | None = None  # whose toolchain the checks run with (not in the key)
 
     def __call__(self, workspace: Path) -> list[CheckResult]:
-        return checks_for(self.commands, self.timeout_s)(workspace)
+        return checks_for(self.commands, self.timeout_s, self.project)(workspace)
 
     def of_diff(self, diff: str) -> Callable[[Path], list[CheckResult]]:
         key = self.key(diff)

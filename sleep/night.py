@@ -345,7 +345,10 @@ class Night:
                     **{split: len(tasks) for split, tasks in splits.items()},
                     "waiting_for_val": waiting,
                     "tasks": planned_tasks(
-                        splits, str(route.routed_by), self.config.models.target.backend
+                        splits,
+                        str(route.routed_by),
+                        self.config.models.target.backend,
+                        Path(self.project) if self.project else None,
                     ),
                 }
             )
@@ -645,10 +648,13 @@ def candidates_gated(run_dir: Path) -> int:
 
 
 def planned_tasks(
-    splits: dict[str, list[MinedTask]], routed_by: str, backend: str = ""
+    splits: dict[str, list[MinedTask]],
+    routed_by: str,
+    backend: str = "",
+    project: Path | None = None,
 ) -> list[dict[str, Any]]:
     """The tasks a skill's night holds, as `dry-run --json` lists them, with how each is
-    replayed (or why it is not)."""
+    replayed (or why it is not) and whether each check's programs are found for `project`."""
     out = []
     for split, tasks in splits.items():
         for task in tasks:
@@ -667,7 +673,7 @@ def planned_tasks(
                 }
             )
             out[-1]["checks"] = planned_checks(
-                out[-1]["checks"], replay_at_night(task, backend).mode
+                out[-1]["checks"], replay_at_night(task, backend).mode, project
             )
     return out
 

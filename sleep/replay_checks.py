@@ -3,11 +3,13 @@ a linter: sleep/task_evidence.py mines them as `command` checks), run again in t
 workspace after the agent finished: the person's own test of the work, on the agent's work.
 
 Each command runs in the bubblewrap jail over the workspace (sleep/replay_shell.py: the
-workspace read-write, the system's binaries read-only, no home, no network), within its
-time limit (`sleep.check_timeout_s`, 120 s by default), its output's tail kept (clipped,
-secrets redacted). Without a working jail no command runs: each result is `not-run` and
-says why. A check is never run unconfined: it is a command mined from a transcript, run
-over files a model just wrote.
+workspace read-write, the system's binaries read-only, no home, no network), with the
+person's own Python toolchain lent read-only (sleep/check_toolchain.py: the project's venv
+or the interpreter their PATH picks, as the host resolves it), within its time limit
+(`sleep.check_timeout_s`, 120 s by default), its output's tail kept (clipped, secrets
+redacted). Without a working jail no command runs: each result is `not-run` and says why.
+A check is never run unconfined: it is a command mined from a transcript, run over files
+a model just wrote.
 
 How the results count (sleep/replay_env.py): the judge sees them beside the rubric, the
 reference, the final message and the diff; a check that failed or timed out decides the
@@ -15,12 +17,12 @@ item (score 0, whatever the judge said: the person's own verification fails on t
 work); passing checks are evidence for the judge, and decide the item (a pass) only when
 the task has no rubric and no reference to judge by. A `not-run` check counts for nothing.
 
-A command whose program the jail does not have (the shell's exit 127 and "<name>: not
-found", e.g. `python` from pyenv or a venv under the home the jail hides) is `not-run`,
-not `fail`: it says nothing about the work, and as a failure it would score every replay
-0, the current skill's and each candidate's alike, so no night could ever gate on it. A
-missing program named by a path (`./run-tests.sh`) still fails: the reply may have
-removed it.
+A command whose program the jail still does not have (the shell's exit 127 and "<name>:
+not found": found nowhere on this machine, or no Python toolchain, such as node from nvm)
+is `not-run`, not `fail`, with the lookup's reason: it says nothing about the work, and as
+a failure it would score every replay 0, the current skill's and each candidate's alike,
+so no night could ever gate on it. A missing program named by a path (`./run-tests.sh`)
+still fails: the reply may have removed it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sleep import replay_shell
+from sleep.check_toolchain import toolchain
 from sleep.redact import Redactor
 
 DEFAULT_CHECK_TIMEOUT_S = 120.0
@@ -102,9 +105,12 @@ def not_run(commands: list[str], reason: str) -> list[CheckResult]:
 MODES_WITH_WORKSPACE = ("agent", "tools", "handoff-workspace")
 
 
-def planned_checks(checks: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+def planned_checks(
+    checks: list[dict[str, Any]], mode: str, project: Path | None = None
+) -> list[dict[str, Any]]:
     """`dry-run`'s checks (`{"kind", "value"}`), each `command` one with whether it will
-    run tonight (`will_run`) and why not (`not_run_reason`)."""
+    run tonight (`will_run`) and why not (`not_run_reason`): no workspace, no jail, or a
+    program it starts that cannot be found for the jail in `project`."""
     out = []
     for check in checks:
         if check.get("kind") != "command":
@@ -115,15 +121,22 @@ def planned_checks(checks: list[dict[str, Any]], mode: str) -> list[dict[str, An
         else:
             problem = replay_shell.jail_problem()
             reason = f"{problem}: checks never run outside the jail" if problem else ""
+            reason = reason or "; ".join(
+                toolchain(str(check.get("value", "")), project).missing.values()
+            )
         out.append({**check, "will_run": not reason, "not_run_reason": reason})
     return out
 
 
 def run_command_checks(
-    root: Path, commands: list[str], timeout_s: float = DEFAULT_CHECK_TIMEOUT_S
+    root: Path,
+    commands: list[str],
+    timeout_s: float = DEFAULT_CHECK_TIMEOUT_S,
+    project: Path | None = None,
 ) -> list[CheckResult]:
     """Run each command in a fresh jail over the workspace `root`, in order (each sees what
-    the ones before it left, as in the session)."""
+    the ones before it left, as in the session), with the programs it starts as the host
+    finds them for `project` (the person's checkout, not the workspace)."""
     if not commands:
         return []
     shell, problem = replay_shell.jailed_shell(Path(root))
@@ -131,11 +144,13 @@ def run_command_checks(
         return not_run(commands, f"{problem}: checks never run outside the jail")
     results = []
     for command in commands:
-        done = shell.run(command, timeout_s, tail=True)
+        lent = toolchain(command, project)
+        done = shell.run(command, timeout_s, tail=True, lent=lent)
         program = missing_program(done.status, done.output)
         if program:
-            reason = (
-                f"`{program}` is not installed in the jail, which has only the system's programs"
+            reason = lent.missing.get(program) or (
+                f"`{program}` is not found in the jail, which has the system's programs and "
+                "the person's Python toolchain only"
             )
             results.append(
                 CheckResult(command, "not-run", done.status, clip_tail(done.output), reason)
@@ -152,9 +167,12 @@ def run_command_checks(
     return results
 
 
-def checks_for(commands: list[str], timeout_s: float) -> Callable[[Path], Any]:
-    """The `AgentTask.check` (or tools replay check) that runs `commands` in a workspace."""
-    return lambda workspace: run_command_checks(workspace, commands, timeout_s)
+def checks_for(
+    commands: list[str], timeout_s: float, project: Path | None = None
+) -> Callable[[Path], Any]:
+    """The `AgentTask.check` (or tools replay check) that runs `commands` in a workspace
+    copied from `project`, with the person's toolchain for it."""
+    return lambda workspace: run_command_checks(workspace, commands, timeout_s, project)
 
 
 def results_of(checked: Any, commands: list[str]) -> list[CheckResult]:

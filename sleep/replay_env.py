@@ -326,7 +326,7 @@ class ReplayEnvironment:
             prompt=agent_prompt(item, tree),
             files=files,
             skill_name=agent.skill_name,
-            check=self._check(item, skill_text, commands),
+            check=self._check(item, skill_text, commands, agent.project),
             commit=commit,
         )
         prompt = {"role": "user", "content": task.prompt}
@@ -366,7 +366,11 @@ class ReplayEnvironment:
                     prompt,
                     skill_text,
                     complete,
-                    check=self._check(item, skill_text, commands) if commands else None,
+                    check=(
+                        self._check(item, skill_text, commands, self.tools.project)
+                        if commands
+                        else None
+                    ),
                 )
                 reply = with_diff(run.final, run.diff)
                 checks = self._checked(item, skill_text, run.diff, run.checked)
@@ -433,8 +437,12 @@ class ReplayEnvironment:
             cached=cached,
         )
 
-    def _check(self, item: TaskItem, skill_text: str, commands: list[str]) -> MemoCheck:
-        return MemoCheck(self.checks, item.id, skill_text, commands, self.check_timeout_s)
+    def _check(
+        self, item: TaskItem, skill_text: str, commands: list[str], project: Path | None = None
+    ) -> MemoCheck:
+        """The replay's checks, run with the person's toolchain for `project` (the
+        checkout the workspace was copied from)."""
+        return MemoCheck(self.checks, item.id, skill_text, commands, self.check_timeout_s, project)
 
     def _checked(self, item: TaskItem, skill_text: str, diff: str, checked) -> list[CheckResult]:
         """The replay's check results, logged once per piece of work (a later round that

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from envs.jail import jail_problem, jail_uid
 from envs.jailed_command import run_jailed
+from sleep.check_toolchain import Toolchain
 
 MAX_OUTPUT_CHARS = 20_000
 MAX_PROCESSES = 128
@@ -71,9 +72,13 @@ class JailedShell:
         text = done.output
         return f"{text.rstrip()}\n{done.note}" if text.strip() else done.note
 
-    def run(self, command: str, timeout_s: float, *, tail: bool = False) -> ShellRun:
+    def run(
+        self, command: str, timeout_s: float, *, tail: bool = False, lent: Toolchain | None = None
+    ) -> ShellRun:
         """Run `command` in a fresh jail. With `tail`, the output kept is its end (where a
-        test runner prints its summary), else its start."""
+        test runner prints its summary), else its start. `lent`: the person's toolchain
+        the command needs (a mined check's), read-only."""
+        lent = lent or Toolchain()
         done = run_jailed(
             ["/bin/sh", "-c", command],
             self.root,
@@ -82,6 +87,8 @@ class JailedShell:
             max_processes=MAX_PROCESSES,
             read=_tail if tail else _start,
             uid=self.uid,  # handed the workspace again each time: the file tools write as we do
+            lent=lent.binds,
+            path=lent.path,
         )
         return ShellRun(done.status, done.output, timeout_s)
 

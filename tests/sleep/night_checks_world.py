@@ -68,7 +68,7 @@ def parts_for(project: Path, n: int = 4) -> list[str]:
     return (val + train)[:n]
 
 
-def sessions(project: Path, parts: list[str]) -> list[dict[str, Any]]:
+def sessions(project: Path, parts: list[str], command: str = "make test") -> list[dict[str, Any]]:
     return [
         {
             "source": "claude",
@@ -84,7 +84,7 @@ def sessions(project: Path, parts: list[str]) -> list[dict[str, Any]]:
                     "aborted": False,
                     "answer": ANSWER,
                     "tools": ["Read", "Edit", "Bash"],
-                    "commands": ["make test"],
+                    "commands": [command],
                 },
                 {"text": "thanks", "timestamp": None, "aborted": False},
             ],

@@ -78,7 +78,7 @@ class Server:
         return Reply(self.brain(Request("openai", "m", messages)))
 
 
-def api_night(tmp_path, server_url: str, project, parts) -> Night:
+def api_night(tmp_path, server_url: str, project, parts, command: str = "make test") -> Night:
     role = {"backend": "openai", "base_url": server_url, "model": "m", "max_retries": 0}
     roles = {r: {**role, "timeout_s": 30.0} for r in ("target", "optimizer", "judge")}
     repo = SkillsRepo.init(tmp_path / "skills")
@@ -87,7 +87,7 @@ def api_night(tmp_path, server_url: str, project, parts) -> Night:
         state_dir=tmp_path / "state",
         repo=repo,
         config=config_from_dict({"models": roles, "train": TRAIN}),
-        harvest=lambda _freeze: Harvested(sessions(project, parts)),
+        harvest=lambda _freeze: Harvested(sessions(project, parts, command)),
         project=project,
         today=DAY,
         check_timeout_s=60.0,
@@ -166,3 +166,52 @@ def test_without_the_jail_the_check_is_not_run_and_the_judge_decides(tmp_path, m
     saved = json.loads((night.folder / "night.json").read_text())["skills"]["calc"]
     assert set(saved["checks"]) == {"not-run"}
     assert all("not run (bubblewrap" in j for j in handler.judged)
+
+
+# The person's test needs a module only their project's venv holds (the venv is not
+# committed: the replays' fresh checkouts lack it, as a real one's do).
+VENV_TEST = (
+    "import unittest\nfrom calc import total\nfrom calcdata import WITH_NONE\n\n\n"
+    "class VenvTest(unittest.TestCase):\n"
+    "    def test_skips_none(self):\n"
+    "        self.assertEqual(total(WITH_NONE), 3)\n"
+)
+
+
+@pytest.mark.usefixtures("jail")
+def test_a_check_runs_with_the_projects_own_venv_in_the_replay(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.sleep.night_checks_world import git
+
+    project = make_project(tmp_path)
+    (project / "test_venv.py").write_text(VENV_TEST)
+    git(project, "add", "test_venv.py")
+    git(project, "commit", "-q", "-m", "a test that needs the venv")
+    venv = project / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    (venv / "lib" / version / "site-packages" / "calcdata.py").write_text(
+        "WITH_NONE = [1, None, 2]\n"
+    )
+    parts = parts_for(project)
+    handler = Server(parts, fixing={parts[0], parts[2]})
+    command = "python -m unittest -q test_venv"
+    with LoopbackOpenAI(handler=handler) as server:
+        night = api_night(tmp_path, server.base_url, project, parts, command)
+        plan = asyncio.run(night.plan())
+        result = asyncio.run(night.run())
+    assert result.status == "finished", result.message
+    [check] = plan.routes[0]["tasks"][0]["checks"]
+    assert check == {"kind": "command", "value": command, "will_run": True, "not_run_reason": ""}
+    items = replayed_items(night.folder / "calc")
+    assert items, "no rollout recorded"
+    for row in items:
+        [checks] = [m for m in row["trajectory"] if m["role"] == "checks"]
+        [ran] = checks["checks"]
+        if part_of(row["question"], parts) in handler.fixing:
+            assert (ran["status"], ran["exit_code"]) == ("pass", 0), ran["output"]
+        else:
+            assert ran["status"] == "fail" and "TypeError" in ran["output"]
+            assert row["soft"] == 0.0

@@ -100,7 +100,7 @@ def test_a_program_the_jail_lacks_is_not_run_but_a_missing_script_fails(tmp_path
     root = workspace(tmp_path, FIXED)
     absent, script = run_command_checks(root, ["no-such-prog-4f2 -m pytest -q", "./t.sh"], 60)
     assert (absent.status, absent.exit_code) == ("not-run", 127)
-    assert "`no-such-prog-4f2` is not installed in the jail" in absent.reason
+    assert "`no-such-prog-4f2` is not found on this machine" in absent.reason
     assert absent.line().startswith("`no-such-prog-4f2 -m pytest -q`: not run (")
     assert decide([absent], judged_by_evidence=True).soft is None
     assert script.status == "fail"  # named by a path: the reply may have removed it
