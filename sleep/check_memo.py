@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sleep.replay_checks import CheckResult, checks_for
+from sleep.replay_checks import CheckResult, checks_for, log_entries
 
 
 def work_key(item_id: str, skill_text: str, commands: list[str], diff: str) -> str:
@@ -38,7 +38,7 @@ class CheckMemo:
         self.path = Path(path) if path is not None else None
 
     def get(self, key: str) -> list[CheckResult] | None:
-        for entry in self._entries():
+        for entry in log_entries(self.path):
             if entry.get("key") == key:
                 try:
                     return [CheckResult.from_dict(r) for r in entry.get("checks", [])]
@@ -54,23 +54,6 @@ class CheckMemo:
         entry = {"item": item_id, "key": key, "checks": [r.to_dict() for r in results]}
         with open(self.path, "a", encoding="utf-8") as log:
             log.write(json.dumps(entry, ensure_ascii=False) + "\n")
-
-    def _entries(self) -> list[dict[str, Any]]:
-        if self.path is None:
-            return []
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
-            return []
-        entries = []
-        for line in lines:
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(entry, dict):
-                entries.append(entry)
-        return entries
 
 
 @dataclass(frozen=True)

@@ -237,19 +237,31 @@ def decide(results: list[CheckResult], judged_by_evidence: bool) -> Decision:
     return Decision(None, "")
 
 
-def tally(path: Path) -> dict[str, int]:
-    """How many command-check runs a night's log holds per status (for status and the TUI)."""
-    counts: dict[str, int] = {}
+def log_entries(path: Path | None) -> list[dict[str, Any]]:
+    """The JSON objects of a night's checks log, a line that is not one skipped (a run
+    killed mid-write leaves a partial last line); no log, or an unreadable one: none."""
+    if path is None:
+        return []
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
-        return counts
+        return []
+    entries = []
     for line in lines:
         try:
             entry = json.loads(line)
         except ValueError:
             continue
-        for result in entry.get("checks", []) if isinstance(entry, dict) else []:
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries
+
+
+def tally(path: Path) -> dict[str, int]:
+    """How many command-check runs a night's log holds per status (for status and the TUI)."""
+    counts: dict[str, int] = {}
+    for entry in log_entries(path):
+        for result in entry.get("checks", []):
             status = result.get("status") if isinstance(result, dict) else None
             if isinstance(status, str):
                 counts[status] = counts.get(status, 0) + 1

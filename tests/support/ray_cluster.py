@@ -149,6 +149,22 @@ class RayCluster:
         shutil.rmtree(self.temp_dir, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def running_cluster(cpus: int = 2):
+    """A loopback cluster for a test module, the driver disconnected and the cluster
+    stopped after (a module fixture: `with running_cluster() as cluster: yield cluster`)."""
+    with driver_env():
+        started = RayCluster.start(cpus=cpus)
+        try:
+            yield started
+        finally:
+            import ray
+
+            if ray.is_initialized():
+                ray.shutdown()
+            started.stop()
+
+
 class DiesOnce:
     """TEST DOUBLE environment: the wrapped one, except that the rollout of `item_id`
     kills its worker process (os._exit, as a lost machine would) right after its first

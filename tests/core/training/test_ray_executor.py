@@ -34,7 +34,7 @@ from envs import PROJECT_ROOT, get_environment  # noqa: E402
 from tests.core.models.helpers import ENV, TEST_KEY, TEST_KEY_VAR  # noqa: E402
 from tests.doubles.skill_sensitive_target import SkillSensitiveTarget  # noqa: E402
 from tests.support.loopback_openai import LoopbackOpenAI, Reply  # noqa: E402
-from tests.support.ray_cluster import DiesOnce, RayCluster, Shipped, driver_env  # noqa: E402
+from tests.support.ray_cluster import DiesOnce, Shipped, running_cluster  # noqa: E402
 from tests.support.train_scenario import INITIAL_SKILL, scenario_config  # noqa: E402
 
 SKILLOPT = Path(sys.executable).parent / "skillopt"
@@ -45,16 +45,8 @@ pytestmark = pytest.mark.xdist_group("ray-cluster")
 
 @pytest.fixture(scope="module")
 def cluster():
-    with driver_env():
-        started = RayCluster.start(cpus=2)
-        try:
-            yield started
-        finally:
-            import ray
-
-            if ray.is_initialized():
-                ray.shutdown()
-            started.stop()
+    with running_cluster() as started:
+        yield started
 
 
 def tree_for(tmp_path: Path, executor: str, address: str | None = None, **train):

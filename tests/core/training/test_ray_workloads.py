@@ -32,7 +32,7 @@ from tests.envs.benchmarks.fixtures import (  # noqa: E402
 from tests.envs.benchmarks.test_alfworld import SOLUTION as PLAN  # noqa: E402
 from tests.envs.benchmarks.test_alfworld import recorded_env  # noqa: E402
 from tests.support.agent_clis import AGENTS_SANDBOXED, PROTOCOL, SERVER  # noqa: E402
-from tests.support.ray_cluster import RayCluster, driver_env  # noqa: E402
+from tests.support.ray_cluster import driver_env, running_cluster  # noqa: E402
 from tests.support.repo_task_brain import INITIAL_SKILL, RULE, RepoTaskBrain  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("ray-cluster")
@@ -41,16 +41,8 @@ SAME = ("latency_s",)  # what may differ between two runs of one rollout
 
 @pytest.fixture(scope="module")
 def cluster():
-    with driver_env():
-        started = RayCluster.start(cpus=2)
-        try:
-            yield started
-        finally:
-            import ray
-
-            if ray.is_initialized():
-                ray.shutdown()
-            started.stop()
+    with running_cluster() as started:
+        yield started
 
 
 def comparable(result) -> dict:
