@@ -62,7 +62,9 @@ def config_tree(data: Path, runs: Path, code: Path) -> dict:
             # which a 4096-token slot refuses (in the old order and the new alike)
             # One thread: on 2 cores shared with other work, llama.cpp's threads wait for each
             # other at every step and decoding collapsed (measured at load 7.6: 128 tokens in
-            # 113.5 s with 2 threads, 5.1 s with 1), which swamped any order's effect
+            # 113.5 s with 2 threads, 5.1 s with 1), which swamped any order's effect.
+            # `threads` is the reply-writing threads; the new code reads prompts with all
+            # cores (`batch_threads: null`), today's code with this one thread as well
             "local": {"parallel": SLOTS, "ctx_per_slot": 8192, "threads": 1},
         },
         "cache": {"enabled": False},  # every call reaches the server, in every run

