@@ -53,7 +53,8 @@ class SplitDirEnvironment:
 
     @property
     def worker_needs(self) -> WorkerNeeds:
-        """On a Ray worker (run.executor: ray): the data folder, when rollouts read it.
+        """On a Ray worker (run.executor: ray): the data folder, when rollouts read it
+        (shipped to a worker that lacks it; items name their files by paths under it).
         Packages (an environment's extra: openpyxl, the ALFWorld player) are installed on
         the workers beforehand, not shipped: Ray's pip runtime_env builds a virtualenv per
         job on every node (it needs `virtualenv` there and the network; measured: the

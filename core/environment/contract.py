@@ -155,10 +155,11 @@ class WorkerNeeds:
     """What a rollout of this environment needs on a machine other than the driver's
     (`run.executor: ray`): `modules` = Python packages by import name, shipped with the
     task (the project's own core and envs always are); `packages` = pip requirements
-    installed on the worker; `files` = paths the rollout reads (game files, workbooks),
-    which must be readable at the same path on every worker (a shared mount): the
-    executor checks each on the worker before the first rollout and says which is
-    missing. An environment declares them as `worker_needs` (optional)."""
+    installed on the worker; `files` = folders the rollout reads (game files, workbooks),
+    named in the items' data by paths under them: a worker that lacks one gets the
+    driver's copy and the items' paths rewritten to it (core/training/ray_files.py; over
+    its size limit, the folder must be mounted at the same path, or the worker says which
+    it lacks). An environment declares them as `worker_needs` (optional)."""
 
     modules: tuple[str, ...] = ()
     packages: tuple[str, ...] = ()

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import io
 import os
 import shutil
-import tarfile
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -32,26 +30,11 @@ import ray
 from core.models.agents.process import AgentMissing
 from core.models.agents.workspace import pristine_tree
 from core.models.types import AgentOutcome, AgentTask
+from core.training.ray_files import pack, unpack
 
 # A worker lost mid-run: Ray runs the attempt again elsewhere (the agent's own calls are
 # not cached, so they are paid again; the driver's reservation holds for both).
 AGENT_RETRIES = 3
-
-
-def pack(folder: Path) -> bytes:
-    """The folder as an in-memory tar (symlinks kept as links, as the workspace copy does)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        tar.add(folder, arcname=".")
-    return buffer.getvalue()
-
-
-def unpack(blob: bytes, into: Path) -> None:
-    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
-        if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4: refuse odd members
-            tar.extractall(into, filter="data")
-        else:
-            tar.extractall(into)
 
 
 def binary_here(binary: Path) -> Path:

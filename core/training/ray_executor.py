@@ -15,8 +15,13 @@ What runs on the workers: the environment's rollout (its prompts, tool loops, AL
 episodes, sandboxed programs, scoring), with the skill text sent with each task. For an
 agent environment, each agent attempt (its workspace, the CLI, the task's check) runs on a
 worker and the rollout around it here (core/training/ray_agents.py). The environment
-object is shipped once per run; what it needs there (`worker_needs`: modules, pip
-packages, files) goes in the job's runtime_env.
+object is shipped once per run; the modules and pip packages it needs there
+(`worker_needs`) go in the job's runtime_env, and the files it reads travel as packed
+copies to workers that lack them (core/training/ray_files.py).
+
+Which task gets a freed worker: the driver sends at most as many tasks as the cluster has
+CPUs and holds the rest in a priority pool (core/models/priority_pool.py), so the run's
+critical path goes before its early work, as it does for the model's slots.
 
 The call path: the task's `complete` puts the call on a broker actor under the task's
 tag; the driver, which waits on that tag while the task runs, makes the call with the
@@ -31,7 +36,7 @@ import contextlib
 import importlib.util
 import json
 import logging
-import os
+import time
 import uuid
 from typing import Any
 
@@ -45,13 +50,16 @@ from core.environment.contract import (
     worker_needs,
 )
 from core.errors import UserError
+from core.models.priority_pool import PriorityPool
 from core.training.executor import in_flight
 from core.training.ray_agents import run_on_worker
+from core.training.ray_files import ShippedPath, localize, ship
 
 # System failures (a worker process or node lost) are retried on another worker; an
 # exception the rollout raised is returned as a value and never retried (it is the run's).
 TASK_RETRIES = 3
 FORGET_WAIT_S = 5.0  # how long a finished task's last take waits for the broker's sentinel
+WORKERS_REFRESH_S = 5.0  # how often the dispatch gate looks up the cluster's CPUs
 
 
 # The cluster and code this process joined (a JSON key), so a second run in one process
@@ -108,17 +116,16 @@ def rollout_task(
     skill_text: str,
     broker: Any,
     tag: str,
-    files: tuple[str, ...],
+    files: tuple[ShippedPath, ...],
 ) -> tuple[str, Any]:
     """One rollout on a worker: ("ok", RolloutResult) or ("raise", the exception)."""
-    missing = [f for f in files if not os.path.exists(f)]
+    item, missing = localize(item, files)
     if missing:
         node = ray.get_runtime_context().get_node_id()[:8]
         return (
             "raise",
             WorkerMissingFiles(
-                f"a Ray worker (node {node}) cannot read {missing[0]}, which the {env.name} "
-                "environment needs: mount the data at the same path on every node"
+                f"a Ray worker (node {node}) {missing}, which the {env.name} environment needs"
             ),
         )
 
@@ -167,9 +174,14 @@ class RayExecutor:
         self.address = address
         self.ledger = ledger
         self.broker = CallBroker.remote()
-        self._envs: dict[int, tuple[Any, tuple[str, ...]]] = {}
+        self._envs: dict[int, tuple[Any, tuple[ShippedPath, ...]]] = {}
         self.dispatched = 0
         self.calls_served = 0
+        # Tasks past the cluster's CPUs would wait in Ray's queue, first come first
+        # served, where a spare job's rollout (the initial skill's test) could take a
+        # freed worker from a critical one; they wait here instead, by priority.
+        self._workers = PriorityPool(slots).lane(slots)
+        self._sized_at = -WORKERS_REFRESH_S
 
     @classmethod
     def connect(
@@ -201,10 +213,10 @@ class RayExecutor:
             _JOINED[0] = joined
         return cls(slots=slots, started_local=address is None, address=address, ledger=ledger)
 
-    def _env_ref(self, env: Environment) -> tuple[Any, tuple[str, ...]]:
+    def _env_ref(self, env: Environment) -> tuple[Any, tuple[ShippedPath, ...]]:
         got = self._envs.get(id(env))
         if got is None:
-            got = (ray.put(env), tuple(worker_needs(env).files))
+            got = (ray.put(env), ship(tuple(worker_needs(env).files)))
             self._envs[id(env)] = got
         return got
 
@@ -215,10 +227,31 @@ class RayExecutor:
             # The rollout (staging the item's files, scoring the outcome) stays here; each
             # agent attempt (workspace, CLI, check) runs on a worker, reserved here first.
             async def on_worker(task: Any, skill: str) -> Any:
-                self.dispatched += 1
-                return await complete(task, skill, runner=run_on_worker)
+                self._size_workers()
+                async with self._workers:
+                    self.dispatched += 1
+                    return await complete(task, skill, runner=run_on_worker)
 
             return await env.rollout(item, skill_text, on_worker)
+        self._size_workers()
+        async with self._workers:  # critical rollouts take a freed worker first
+            return await self._dispatch(env, item, skill_text, complete)
+
+    def _size_workers(self) -> None:
+        """The worker pool's size follows the cluster's CPUs (a cluster may grow or
+        shrink under a run), looked up at most every WORKERS_REFRESH_S."""
+        now = time.monotonic()
+        if now - self._sized_at < WORKERS_REFRESH_S:
+            return
+        self._sized_at = now
+        with contextlib.suppress(Exception):  # keep the last size if the lookup fails
+            cpus = int(ray.cluster_resources().get("CPU", 0))
+            # A cluster scaling up from no workers still gets one task to scale on.
+            self._workers.pool.capacity = max(1, cpus)
+
+    async def _dispatch(
+        self, env: Environment, item: TaskItem, skill_text: str, complete: Any
+    ) -> RolloutResult:
         if self.ledger is not None:  # nothing is dispatched past a reached cap
             self.ledger.check_budget()
         env_ref, files = self._env_ref(env)
@@ -283,9 +316,10 @@ class RayExecutor:
         except Exception:  # noqa: BLE001 - a description must not fail the run
             cpus, nodes = 0, 0
         where = "a local Ray started for the run" if self.started_local else self.address
+        sent = min(self.slots, cpus) if cpus else self.slots  # the dispatch gate's bound
         return (
             f"ray, {cpus} worker{'s' if cpus != 1 else ''} on {nodes} "
-            f"node{'s' if nodes != 1 else ''} ({where}), {in_flight(self.slots)}"
+            f"node{'s' if nodes != 1 else ''} ({where}), {in_flight(sent)}"
         )
 
     def close(self) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from core.environment.contract import WorkerNeeds
 
 START_TIMEOUT_S = 90.0
+WORKER_PORTS = 40  # the size of the worker port range, past its low end
 # Ray 2.60 turns token auth on for a cluster whenever ~/.ray/auth_token exists (a local
 # `ray.init()` writes one), and the driver must then hold the same token: the loopback
 # cluster and its drivers say explicitly that they use none, so whatever a user's home
@@ -90,6 +91,10 @@ class RayCluster:
         temp_dir = Path(tempfile.mkdtemp(prefix="rt", dir="/tmp"))  # short: socket paths
         ports = dict(zip(PORT_NAMES, free_ports(len(PORT_NAMES) + 2), strict=False))
         low = free_ports(1)[0]
+        # The worker ports are a range of their own: one that holds a named port is refused
+        # by ray start ("is used by other components"), so draw again.
+        while any(low <= port <= low + WORKER_PORTS for port in ports.values()):
+            low = free_ports(1)[0]
         args = [
             str(ray_bin),
             "start",
@@ -102,7 +107,7 @@ class RayCluster:
             "--disable-usage-stats",
             f"--temp-dir={temp_dir}",
             f"--min-worker-port={low}",
-            f"--max-worker-port={low + 40}",
+            f"--max-worker-port={low + WORKER_PORTS}",
             *(f"--{name}={port}" for name, port in ports.items()),
         ]
         env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **AUTH}
@@ -216,3 +221,36 @@ class Shipped:
 
     async def rollout(self, item, skill_text, complete):
         return await self.inner.rollout(item, skill_text, complete)
+
+
+class Holds:
+    """TEST DOUBLE environment: each rollout takes the worker for its item's `hold_s`
+    seconds (no model call) and says in its explanation when it started on the worker, so
+    a test reads the order in which the cluster gave out its workers."""
+
+    name = "holds"
+    version = "1"
+    worker_needs = WorkerNeeds(modules=("tests",))
+
+    def load_split(self, split):
+        return []
+
+    def score(self, item, prediction):
+        raise NotImplementedError
+
+    async def rollout(self, item, skill_text, complete):
+        from core.environment.contract import RolloutResult
+
+        started = time.time()
+        time.sleep(item.data["hold_s"])  # the worker is busy, as with a long episode
+        return RolloutResult(
+            item_id=item.id,
+            task_type=item.task_type,
+            question=item.question,
+            reference="",
+            prediction="",
+            hard=1.0,
+            soft=1.0,
+            explanation=f"{started:.6f}",
+            trajectory=[],
+        )

@@ -34,7 +34,7 @@ from envs import PROJECT_ROOT, get_environment  # noqa: E402
 from tests.core.models.helpers import ENV, TEST_KEY, TEST_KEY_VAR  # noqa: E402
 from tests.doubles.skill_sensitive_target import SkillSensitiveTarget  # noqa: E402
 from tests.support.loopback_openai import LoopbackOpenAI, Reply  # noqa: E402
-from tests.support.ray_cluster import DiesOnce, Shipped, running_cluster  # noqa: E402
+from tests.support.ray_cluster import DiesOnce, Holds, Shipped, running_cluster  # noqa: E402
 from tests.support.train_scenario import INITIAL_SKILL, scenario_config  # noqa: E402
 
 SKILLOPT = Path(sys.executable).parent / "skillopt"
@@ -112,7 +112,9 @@ async def test_same_skill_and_scores_on_ray_as_local_and_a_lost_worker_changes_n
     )
     assert outcome(tmp_path, "ray", on_ray) == outcome(tmp_path, "local", local)
     assert ray_target.calls == local_target.calls > 0
+    # Concurrency 4 on 2 CPUs: the dispatch gate sends two at a time, and says so.
     assert started[0].executor.startswith("ray, 2 workers on 1 node")
+    assert started[0].executor.endswith("2 tasks in flight")
 
     # `skillopt eval` follows run.executor too, and scores as it does locally.
     best = (tmp_path / "ray" / "best_skill.md").read_text()
@@ -224,3 +226,33 @@ async def test_a_ray_client_address_scores_as_local(tmp_path, cluster):
             await client.aclose()
     assert scores["ray"].to_dict() == scores["local"].to_dict()
     assert scores["ray"].n == 5
+
+
+async def test_a_freed_worker_goes_to_critical_work_before_spare_work(cluster):
+    # Both workers busy, then two spare rollouts (the initial skill's test) and a critical
+    # one queue for them: Ray's own queue would start the spares first (they came first).
+    from core.environment.contract import TaskItem
+    from core.models.priority_pool import PRIORITY, SPARE
+    from core.training.ray_executor import RayExecutor
+
+    def item(name: str, hold_s: float) -> TaskItem:
+        return TaskItem(name, "hold", name, "", {"hold_s": hold_s})
+
+    env = Holds()
+
+    async def spare(name: str):
+        PRIORITY.set(SPARE)  # as the scheduler sets it for an early job's task
+        return await executor.rollout(env, item(name, 0.3), "", None)
+
+    executor = RayExecutor.connect(cluster.address, slots=4, env=env)
+    blockers = [
+        asyncio.create_task(executor.rollout(env, item(f"busy{n}", 1.5), "", None))
+        for n in range(2)
+    ]
+    await asyncio.sleep(0.3)  # the blockers hold both workers' places
+    spares = [asyncio.create_task(spare(f"spare{n}")) for n in range(2)]
+    await asyncio.sleep(0.3)
+    critical = await executor.rollout(env, item("critical", 0.3), "", None)
+    done = await asyncio.gather(*blockers, *spares)
+    started = {r.item_id: float(r.explanation) for r in [*done, critical]}
+    assert started["critical"] < min(started["spare0"], started["spare1"]), started

@@ -92,8 +92,16 @@ async def test_spreadsheetbench_programs_run_jailed_on_the_workers(tmp_path, clu
             on_ray = [
                 await executor.rollout(env, i, skill(i), client.bind("target")) for i in items
             ]
-    assert executor.dispatched == len(items) and executor.calls_served == 2 * len(items)
-    assert [comparable(r) for r in on_ray] == [comparable(r) for r in local]
+        assert executor.dispatched == len(items) and executor.calls_served == 2 * len(items)
+        assert [comparable(r) for r in on_ray] == [comparable(r) for r in local]
+
+        # Workers without the workbooks at that path score the driver's shipped copy.
+        shutil.move(env.data_dir, tmp_path / "elsewhere")
+        async with scripted_client(responder) as client:
+            shipped = [
+                await executor.rollout(env, i, skill(i), client.bind("target")) for i in items
+            ]
+    assert [comparable(r) for r in shipped] == [comparable(r) for r in local]
 
 
 # ---------------------------------------------------------------- agent tasks
@@ -242,8 +250,22 @@ async def test_alfworld_episodes_are_played_on_the_workers(tmp_path, cluster, mo
         assert [comparable(r) for r in on_ray] == [comparable(r) for r in local]
         assert executor.calls_served == len(PLAN) * len(items)
 
-        # The game files must be on the workers at the same path: gone, one line says so.
-        shutil.rmtree(env.data_dir)
+        # A worker without the game files at that path plays the driver's shipped copy.
+        shutil.move(env.data_dir, tmp_path / "elsewhere")
+        async with scripted_client(play) as client:
+            shipped = [
+                await executor.rollout(env, i, "Play it.", client.bind("target")) for i in items
+            ]
+        assert [comparable(r) for r in shipped] == [comparable(r) for r in local]
+
+        # Too heavy to ship (the full game files are gigabytes): a mount, or one line.
+        monkeypatch.setattr("core.training.ray_files.SHIP_LIMIT_BYTES", 1)
+        (tmp_path / "heavy").mkdir()
+        heavy = recorded_env(tmp_path / "heavy")
+        heavy_items = heavy.load_split("val")
+        executor._env_ref(heavy)  # the run's first dispatch: the driver weighs the folder
+        shutil.rmtree(heavy.data_dir)
         with pytest.raises(WorkerMissingFiles) as err:
-            await executor.rollout(env, items[0], "Play it.", lambda *a, **k: None)
-    assert "\n" not in str(err.value) and str(env.data_dir) in str(err.value)
+            await executor.rollout(heavy, heavy_items[0], "Play it.", lambda *a, **k: None)
+    assert "\n" not in str(err.value) and str(heavy.data_dir) in str(err.value)
+    assert "mount it at that path" in str(err.value)
