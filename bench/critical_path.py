@@ -9,9 +9,10 @@ The driver runs the training in child processes, alternating the code under test
 DIR` is a checkout of the code before early work (e.g. a detached worktree of main), the
 new code is this checkout. Each run starts the embedded server (`backend: local`, as
 bench/searchqa_tiny.py; the server's Q/A template lets the tiny model answer, and an
-empty answer is an answer); greedy decoding answers alike across runs and slots, so the
-run directories can be compared: steps (gate decisions, proposals, candidates, rollouts),
-skill texts, summary scores.
+empty answer is an answer); greedy decoding answers the target's short prompts alike across
+runs and slots, so the run directories can be compared: steps (gate decisions, proposals,
+candidates, rollouts), skill texts, summary scores. The optimizer's long prompts may not be
+answered alike (the tokens, below), so its texts and what follows from them can differ.
 
 Per run it prints the calls, wall time and slot occupancy of each phase (the ledger's
 stage of each call: baseline, rollout, analyst, merge, gate, test, ...; a phase's wall is
@@ -20,8 +21,9 @@ and not yet answered over the phase's wall, a call waiting for its role's pool s
 included), "at_server" the same from the moment a call leaves our pools (above 4, the
 server's own first-come queue orders the calls), "pool_wait_s" the seconds its calls waited
 for a slot in our pools, and the tokens: read ("in_tok"), written ("out_tok", the variance
-between runs: the optimizer's texts differ run to run, llama.cpp batching not being
-bit-identical), and evaluated by the server ("prefill_tok": the rest came from its slots'
+between runs: the optimizer's texts differ run to run, because a greedy reply of llama.cpp
+depends on what the slot had cached — measured: one 1,500-token prompt sent twice alone
+answered differently, and alike with `cache_prompt: false`), and evaluated by the server ("prefill_tok": the rest came from its slots'
 prompt caches; "server_s": the server's own prompt and decode milliseconds). Then the
 run's wall and wall/critical-path (as bench/searchqa_tiny.py: sequential rounds x the
 median call). Not a test: nothing is asserted; the machine's load (`uptime`) is printed

@@ -174,7 +174,7 @@ class RayExecutor:
         self.address = address
         self.ledger = ledger
         self.broker = CallBroker.remote()
-        self._envs: dict[int, tuple[Any, tuple[ShippedPath, ...]]] = {}
+        self._envs: dict[int, asyncio.Future] = {}
         self.dispatched = 0
         self.calls_served = 0
         # Tasks past the cluster's CPUs would wait in Ray's queue, first come first
@@ -213,12 +213,16 @@ class RayExecutor:
             _JOINED[0] = joined
         return cls(slots=slots, started_local=address is None, address=address, ledger=ledger)
 
-    def _env_ref(self, env: Environment) -> tuple[Any, tuple[ShippedPath, ...]]:
+    async def _env_ref(self, env: Environment) -> tuple[Any, tuple[ShippedPath, ...]]:
+        """The environment and its declared folders in the object store, put there once
+        per run by the first rollout; packing a large folder takes seconds, so it runs in
+        a thread and the run's other calls go on meanwhile."""
         got = self._envs.get(id(env))
         if got is None:
-            got = (ray.put(env), ship(tuple(worker_needs(env).files)))
-            self._envs[id(env)] = got
-        return got
+            got = self._envs[id(env)] = asyncio.ensure_future(
+                asyncio.to_thread(lambda: (ray.put(env), ship(tuple(worker_needs(env).files))))
+            )
+        return await asyncio.shield(got)  # a cancelled rollout leaves it to the others
 
     async def rollout(
         self, env: Environment, item: TaskItem, skill_text: str, complete: Any
@@ -254,7 +258,7 @@ class RayExecutor:
     ) -> RolloutResult:
         if self.ledger is not None:  # nothing is dispatched past a reached cap
             self.ledger.check_budget()
-        env_ref, files = self._env_ref(env)
+        env_ref, files = await self._env_ref(env)
         tag = uuid.uuid4().hex
         ref = rollout_task.remote(env_ref, item, skill_text, self.broker, tag, files)
         self.dispatched += 1

@@ -18,6 +18,7 @@ import os
 import shutil
 import tarfile
 import tempfile
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from core.environment.contract import TaskItem
 
 SHIP_LIMIT_BYTES = 256 * 1024**2  # what one declared path may weigh to be shipped
 CACHE_DIR = "skillopt-ray-files"  # under the worker's temp folder, one folder per content
+PRUNE_AFTER_S = 24 * 3600  # a node's copy no task used for this long is removed
 
 
 def pack(folder: Path) -> bytes:
@@ -92,18 +94,31 @@ def ship(paths: tuple[str, ...]) -> tuple[ShippedPath, ...]:
 
 def _copy_on_this_node(shipped: ShippedPath) -> str:
     """The unpacked copy in this node's cache, made by the first task that needs it (a
-    task racing it on the node unpacks aside and keeps whichever copy landed first)."""
+    task racing it on the node unpacks aside and keeps whichever copy landed first).
+    Each use touches the copy, and a new copy prunes the ones no task used for a day."""
     root = Path(tempfile.gettempdir()) / CACHE_DIR
     root.mkdir(mode=0o700, exist_ok=True)
     final = root / shipped.digest
     if not final.is_dir():
+        _prune(root)
         aside = Path(tempfile.mkdtemp(prefix=f".{shipped.digest}-", dir=root))
         unpack(ray.get(shipped.blob), aside)
         try:
             os.rename(aside, final)
         except OSError:  # another task's copy landed first
             shutil.rmtree(aside, ignore_errors=True)
+    with contextlib.suppress(OSError):  # in use now (the tar set the driver's old mtime)
+        os.utime(final)
     return str(final)
+
+
+def _prune(root: Path) -> None:
+    """Copies (and a crashed task's half-unpacked ones) untouched for PRUNE_AFTER_S."""
+    stale = time.time() - PRUNE_AFTER_S
+    for entry in root.iterdir():
+        with contextlib.suppress(OSError):
+            if entry.stat().st_mtime < stale:
+                shutil.rmtree(entry, ignore_errors=True)
 
 
 def _rewritten(value: Any, old: str, new: str) -> Any:

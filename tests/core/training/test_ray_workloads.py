@@ -263,7 +263,7 @@ async def test_alfworld_episodes_are_played_on_the_workers(tmp_path, cluster, mo
         (tmp_path / "heavy").mkdir()
         heavy = recorded_env(tmp_path / "heavy")
         heavy_items = heavy.load_split("val")
-        executor._env_ref(heavy)  # the run's first dispatch: the driver weighs the folder
+        await executor._env_ref(heavy)  # the run's first dispatch: the driver weighs the folder
         shutil.rmtree(heavy.data_dir)
         with pytest.raises(WorkerMissingFiles) as err:
             await executor.rollout(heavy, heavy_items[0], "Play it.", lambda *a, **k: None)

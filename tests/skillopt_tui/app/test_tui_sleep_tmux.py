@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.skills_repo import SkillsRepo
+from skillopt_tui.app.night_launcher import LOG_FILE
 from tests.support.sleep_world import make_world
 from tests.support.tmux import Tmux
 
@@ -45,7 +46,9 @@ def test_run_a_night_and_review_it_in_a_real_terminal(tmp_path):
         tmux.keys("3")
         screens.append(tmux.wait_for("aws_access_key_id"))  # the redaction, not the key
         tmux.keys("4", "r")
-        screens.append(tmux.wait_for("↳ staged/", tries=3000))  # the night ran and staged
+        # The night ran and staged (7-10 s alone; the wait ends before pytest-timeout's
+        # 900 s, so a night that never stages fails with the screen and its log below).
+        screens.append(tmux.wait_for("↳ staged/", tries=800))
         tmux.keys("Down", "Down", "v")  # the ↳ row: its staged branch
         screens.append(tmux.wait_for("hunk 1/"))  # Review, on the night's branch
         tmux.keys("Escape", "Escape")
@@ -55,6 +58,8 @@ def test_run_a_night_and_review_it_in_a_real_terminal(tmp_path):
     finally:
         screens.append(tmux.screen() if tmux.alive() else "")
         tmux.kill()
+        night_log = world.state / LOG_FILE  # shown with a failure: what the night said
+        print(night_log.read_text(errors="replace")[-4000:] if night_log.exists() else "")
     assert status.read_text().strip() == "0"
     assert not any(SECRET in screen for screen in screens)
     [branch] = SkillsRepo.open(world.skills).staged_branches()
