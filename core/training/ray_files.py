@@ -103,11 +103,12 @@ def _copy_on_this_node(shipped: ShippedPath) -> str:
         _prune(root)
         aside = Path(tempfile.mkdtemp(prefix=f".{shipped.digest}-", dir=root))
         unpack(ray.get(shipped.blob), aside)
+        os.utime(aside)  # fresh before it is visible: the tar set the driver's old mtime
         try:
             os.rename(aside, final)
         except OSError:  # another task's copy landed first
             shutil.rmtree(aside, ignore_errors=True)
-    with contextlib.suppress(OSError):  # in use now (the tar set the driver's old mtime)
+    with contextlib.suppress(OSError):  # in use now
         os.utime(final)
     return str(final)
 
