@@ -167,6 +167,11 @@ def _call_key(args: tuple, kwargs: dict) -> str:
     return json.dumps([args, kwargs], sort_keys=True, default=repr, ensure_ascii=False)
 
 
+def cluster_cpus() -> int:
+    """The CPUs the joined cluster has now: its workers, for Ray tasks of 1 CPU each."""
+    return int(ray.cluster_resources().get("CPU", 0))
+
+
 class RayExecutor:
     def __init__(self, *, slots: int, started_local: bool, address: str | None, ledger) -> None:
         self.slots = slots
@@ -249,9 +254,8 @@ class RayExecutor:
             return
         self._sized_at = now
         with contextlib.suppress(Exception):  # keep the last size if the lookup fails
-            cpus = int(ray.cluster_resources().get("CPU", 0))
             # A cluster scaling up from no workers still gets one task to scale on.
-            self._workers.pool.capacity = max(1, cpus)
+            self._workers.pool.capacity = max(1, cluster_cpus())
 
     async def _dispatch(
         self, env: Environment, item: TaskItem, skill_text: str, complete: Any
@@ -315,7 +319,7 @@ class RayExecutor:
 
     def describe(self) -> str:
         try:
-            cpus = int(ray.cluster_resources().get("CPU", 0))
+            cpus = cluster_cpus()
             nodes = sum(1 for n in ray.nodes() if n.get("Alive"))
         except Exception:  # noqa: BLE001 - a description must not fail the run
             cpus, nodes = 0, 0
