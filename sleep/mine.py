@@ -155,6 +155,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
     waiting: _Waiting | None = None
     turns: list[tuple[Turn, bool]] = []  # the session so far, and whether each was agentic
     edits: list[list[FileEdit]] = []  # the session's file edits so far, turn by turn
+    started = session_start(session)
     for prompt in session.get("tasks", []):
         text = (prompt.get("text") or "")[:MAX_MINED_CHARS].strip()
         earlier = prior_edits(edits)
@@ -214,6 +215,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
                 branch=session.get("branch"),
                 context=context,
                 prior_edits=earlier if context else [],
+                session_started=started,
             )
         else:
             task.kind = stronger_kind(task.kind, kind)
@@ -230,6 +232,12 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
             task.last_seen = when
         previous = task
         waiting = _Waiting(task, answer, aborted)
+
+
+def session_start(session: dict[str, Any]) -> str | None:
+    """When the session began: its earliest prompt time (None when none is recorded)."""
+    stamps = [p.get("timestamp") for p in session.get("tasks", [])]
+    return min((s for s in stamps if isinstance(s, str) and s), default=None)
 
 
 def _turn_edits(prompt: dict[str, Any], cwd: str | None) -> list[FileEdit]:

@@ -16,7 +16,7 @@ from typing import Any
 from core.models.types import ModelError
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
-from sleep.mine import is_acknowledgement, shape_of
+from sleep.mine import is_acknowledgement, session_start, shape_of
 from sleep.prompt_files import render_sleep_prompt
 from sleep.task_evidence import verification_commands
 from sleep.task_kinds import KINDS, TaskKind, kind_of
@@ -131,6 +131,7 @@ async def mine_with_model(
                 if when and (task.last_seen is None or when > task.last_seen):
                     task.last_seen = when
                 task.first_seen = task.first_seen or when
+                task.session_started = task.session_started or session_start(session)
                 task.branch = task.branch or session.get("branch")
             task.occurrences = max(1, len(task.source_sessions))
     for task in by_id.values():

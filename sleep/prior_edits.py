@@ -20,9 +20,11 @@ Everything here is defensive: an edit is the transcript's word, not a patch we t
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -30,6 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from core.models.agents.workspace import pristine_tree
+from sleep.timestamps import parse_timestamp
 
 MAX_EDIT_CHARS = 20_000  # one edit's old + new text; a larger one is not kept
 MAX_TURN_EDITS = 40  # the edits kept of one prompt's turn
@@ -228,7 +231,7 @@ class EditedTree:
         if not self.applied:
             return (
                 "None of the earlier requests' recorded edits could be applied to this "
-                "workspace (it is the project as it is now): where this request depends on "
+                "workspace (it is the project as it was when the session began): where this request depends on "
                 "them, make them first, then do this request."
             )
         done = "; ".join(dict.fromkeys(self.applied))
@@ -288,6 +291,27 @@ def edited_tree(
         record.write_text(json.dumps({"applied": applied, "skipped": skipped}), "utf-8")
     data = json.loads(record.read_text(encoding="utf-8"))
     yield EditedTree(place, list(data["applied"]), list(data["skipped"]))
+
+
+@functools.lru_cache(maxsize=256)
+def commit_before(project: Path, commit: str, started: str | None) -> str:
+    """Where a task's replay starts: the last commit of `commit`'s history made before
+    its session began (`started`), so the person's request is still to do there and a
+    correct replay shows its change in the diff — at the night's commit, work the person
+    committed later makes a correct replay an empty diff. `commit` itself when the
+    session's start is unknown or the project has no commit that old."""
+    when = parse_timestamp(started)
+    if when is None:
+        return commit
+    done = subprocess.run(
+        ["git", "-C", str(project), "rev-list", "-1", f"--before=@{int(when.timestamp())}", commit],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    found = done.stdout.strip() if done.returncode == 0 else ""
+    return found or commit
 
 
 def session_base(project: Path, session_cwd: str | None) -> str:

@@ -42,7 +42,7 @@ from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.check_memo import CheckMemo, MemoCheck
 from sleep.judged_by import judged_by
-from sleep.prior_edits import EditedTree, FileEdit, edited_tree, session_base
+from sleep.prior_edits import EditedTree, FileEdit, commit_before, edited_tree, session_base
 from sleep.prompt_files import render_sleep_prompt
 from sleep.replay_checks import (
     DEFAULT_CHECK_TIMEOUT_S,
@@ -121,6 +121,7 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "context": [[t.prompt, t.answer] for t in task.context],
             "prior_edits": [e.to_dict() for e in task.prior_edits],
             "project": task.project,
+            "session_started": task.session_started or task.first_seen,
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
@@ -151,21 +152,21 @@ def with_diff(final: str, diff: str) -> str:
     return reply + "\n\nChanges made:\n" + diff[:DIFF_SHOWN_CHARS] if diff else reply
 
 
-# A follow-up replays in a copy of the project as recorded tonight, not as the session
-# left it. Where the harvest kept the earlier turns' edits (every agent's edit tools,
-# sleep/prior_edits.py, sleep/edit_tools.py) they are applied first and the prompt says
-# which (EditedTree.note); otherwise (shell edits, edits dropped by the redaction, a
-# session read from a store with no tool calls) they may be missing, so the
-# agent is told to carry out what the follow-up depends on first, and the judge that the
-# diff may hold it too.
+# A follow-up replays in a copy of the project as it was when its session began (its
+# last commit before then), not as the session left it. Where the harvest kept the
+# earlier turns' edits (every agent's edit tools, sleep/prior_edits.py,
+# sleep/edit_tools.py) they are applied first and the prompt says which
+# (EditedTree.note); otherwise (shell edits, edits dropped by the redaction, a session
+# read from a store with no tool calls) they may be missing, so the agent is told to
+# carry out what the follow-up depends on first, and the judge that the diff may hold it.
 PREDECESSORS_NOTE = (
-    "This workspace is the project as it is now, not as that session left it: the changes "
-    "of the earlier requests may be missing. Where this request depends on them and they "
-    "are missing, make them first, then do this request."
+    "This workspace is the project as it was when that session began, not as the session "
+    "left it: the changes of the earlier requests may be missing. Where this request "
+    "depends on them and they are missing, make them first, then do this request."
 )
 PREDECESSORS_JUDGE_NOTE = (
-    "The reply was made in the project as it is now, so its changes may also carry out the "
-    "earlier requests this one depends on; judge this request."
+    "The reply was made in the project as it was when the session began, so its changes "
+    "may also carry out the earlier requests this one depends on; judge this request."
 )
 
 
@@ -188,9 +189,12 @@ def _prior_edits(item: TaskItem) -> list[FileEdit]:
 def _start_tree(
     item: TaskItem, project: Path, commit: str | None, keep_in: Path | None = None
 ) -> Iterator[tuple[Path, str | None, EditedTree | None]]:
-    """Where a follow-up's replay starts: the project at `commit`, or a copy of it with
-    the earlier turns' recorded edits applied (then the agent's diff is taken against
-    that copy, so it shows this request's changes only)."""
+    """Where a replay starts: the project at its last commit before the task's session
+    began (not the night's `commit`, where the person's work may be done already), and
+    for a follow-up a copy of that with the earlier turns' recorded edits applied (then
+    the agent's diff is taken against that copy, so it shows this request's changes only)."""
+    if commit is not None:
+        commit = commit_before(project, commit, item.data.get("session_started"))
     edits = _prior_edits(item)
     if not edits or not item.data.get("context"):
         yield project, commit, None

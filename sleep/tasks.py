@@ -82,6 +82,10 @@ class MinedTask:
     # folder (sleep/prior_edits.py): applied to the replay's copy before it starts.
     # Absent from archives written before they were kept.
     prior_edits: list[FileEdit] = field(default_factory=list)
+    # When the session of its first sighting began (its first prompt's time): the replay
+    # starts from the project's last commit before it (sleep/prior_edits.commit_before),
+    # where the person started, not where the work ended.
+    session_started: str | None = None
 
     @property
     def has_evidence(self) -> bool:
@@ -94,6 +98,8 @@ class MinedTask:
         data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
         if not self.prior_edits:
             del data["prior_edits"]
+        if self.session_started is None:
+            del data["session_started"]
         return data
 
     @classmethod
@@ -124,7 +130,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "rubric": (str,), "checks": (list,), "source_sessions": (list,), "skill": _OPTIONAL_STR,
     "occurrences": (int,), "first_seen": _OPTIONAL_STR, "last_seen": _OPTIONAL_STR,
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
-    "prior_edits": (list,),
+    "prior_edits": (list,), "session_started": _OPTIONAL_STR,
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
 
@@ -245,6 +251,7 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         prior_edits=old.prior_edits if old.context else new.prior_edits,
         reference=old.reference or new.reference,
         train_only=old.train_only,
+        session_started=old.session_started or new.session_started,
     )
 
 
