@@ -45,7 +45,8 @@ from core.models.handoff import HandoffWaiting, pending_prompts, waiting_summary
 from core.models.types import ModelError
 from core.run.directory import RunDirectory
 from core.run.events import EventBus
-from core.run.staging import StagedCandidate, Stager
+from core.run.staging import StagedCandidate
+from core.sign_test import sign_test_p
 from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
@@ -59,8 +60,10 @@ from sleep.harvest import STATE_FILE
 from sleep.held_out import (
     DEFAULT_MAX_VAL_TASKS,
     DEFAULT_MIN_VAL_TASKS,
+    gate_roles,
     night_splits,
     waiting_for_val,
+    waiting_preferences,
 )
 from sleep.interrupted import describe_interrupted, interrupted_left_out
 from sleep.mine import mine_sessions
@@ -78,6 +81,8 @@ from sleep.night_tasks import (
     read_json,
     with_carried,
 )
+from sleep.preference_gate import PreferenceGate
+from sleep.preferences import Preference, group_preferences
 from sleep.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
 from sleep.replay_env import AgentReplay, ReplayEnvironment
 from sleep.replay_modes import (
@@ -131,23 +136,78 @@ class NightResult:
         return data
 
 
-class NightStager:
-    """Adds the night's evidence (source sessions, routing, night id) to each candidate."""
+WEAK_EVIDENCE_P = 0.1  # a staged candidate whose sign-test p is above this is weak
 
-    def __init__(self, inner: SkillsRepoStager, sessions: list[str], trailers: dict[str, str]):
+
+class NightStager:
+    """Adds the night's evidence to each candidate: source sessions, routing, night id,
+    `Evidence-Strength: weak` when its sign-test p is above WEAK_EVIDENCE_P, and the
+    preferences it addresses (those whose held-out occurrences it turned to a pass), each
+    with the sessions it was corrected in. Keeps what it staged for the night's result."""
+
+    def __init__(
+        self,
+        inner: SkillsRepoStager,
+        sessions: list[str],
+        trailers: dict[str, str],
+        preferences: list[Preference] | None = None,
+        pass_mark: float = 0.7,
+    ):
         self.inner = inner
         self.sessions = sessions
         self.trailers = trailers
         self.base = inner.base
+        self.preferences = preferences or []
+        self.pass_mark = pass_mark
+        self.staged: list[StagedCandidate] = []
+
+    def addressed(self, candidate: StagedCandidate) -> list[Preference]:
+        """The preferences with a held-out occurrence this candidate turned to a pass."""
+        fixed = {
+            m["id"]
+            for m in candidate.moved
+            if m.get("before", 0) < self.pass_mark <= m.get("after", 0)
+        }
+        return [p for p in self.preferences if fixed & set(p.tasks)]
 
     def stage(self, candidate: StagedCandidate) -> str:
-        return self.inner.stage(
-            dataclasses.replace(
-                candidate,
-                source_sessions=self.sessions,
-                trailers={**candidate.trailers, **self.trailers},
-            )
+        p = sign_test_p(candidate.items_improved, candidate.items_regressed)
+        extra = {"Evidence-Strength": "weak"} if p > WEAK_EVIDENCE_P else {}
+        addressed = self.addressed(candidate)
+        notes = "\n".join(
+            ["", "Preferences its edits address (held-out occurrences now passing):"]
+            + [
+                f'- "{" ".join(pref.text.split())[:100]}": corrected in ' + ", ".join(pref.sessions)
+                for pref in addressed
+            ]
         )
+        staged = dataclasses.replace(
+            candidate,
+            source_sessions=self.sessions,
+            trailers={**candidate.trailers, **self.trailers, **extra},
+            notes="\n".join(filter(None, [candidate.notes, notes if addressed else ""])),
+        )
+        self.staged.append(staged)
+        return self.inner.stage(staged)
+
+    def evidence(self) -> dict[str, Any] | None:
+        """What the night's result says of its last staged candidate: the sign test's p,
+        whether that is weak, the items that moved and the preferences addressed."""
+        if not self.staged:
+            return None
+        last = self.staged[-1]
+        p = sign_test_p(last.items_improved, last.items_regressed)
+        return {
+            "p": p,
+            "weak": p > WEAK_EVIDENCE_P,
+            "improved": last.items_improved,
+            "regressed": last.items_regressed,
+            "val_items": last.val_items,
+            "moved": last.moved,
+            "preferences": [
+                {"text": pref.text, "sessions": pref.sessions} for pref in self.addressed(last)
+            ],
+        }
 
 
 def night_folder(
@@ -451,7 +511,10 @@ class Night:
             )
             self.on_line(f"{route.skill}: skipped, {outcome['reason']}")
             return outcome
-        waiting = waiting_for_val(counts["val"], self.min_val_tasks)
+        everything = [t for tasks in splits.values() for t in tasks]
+        waiting = waiting_for_val(
+            counts["val"], self.min_val_tasks, waiting_preferences(everything)
+        )
         if waiting is not None:
             self.on_line(f"{route.skill}: {waiting}")
             outcome.update(status="skipped", reason=waiting, waiting_for_val=True)
@@ -464,6 +527,13 @@ class Night:
         sources = sorted(
             {sid for tasks in splits.values() for t in tasks for sid in t.source_sessions}
         )
+        roles = gate_roles(splits["val"])
+        # Held-out occurrences of what the person corrected: the preference gate decides
+        # (sleep/preference_gate.py); without any, the engine's mean gate, as before.
+        gate_rule = (
+            PreferenceGate(roles, self.pass_mark) if "occurrence" in roles.values() else None
+        )
+        outcome["gate"] = "preferences" if gate_rule is not None else "mean"
         try:
             env = ReplayEnvironment(
                 splits,
@@ -476,13 +546,18 @@ class Night:
                 workspace=self._workspace(route),
                 check_timeout_s=self.check_timeout_s,
                 checks_log=self._checks_log(route),
+                gate_rule=gate_rule,
             )
             state = run_dir.read_state()
             inner = SkillsRepoStager(
                 self.repo, route.skill, run_id, base=state.stager_base if state else None
             )
-            stager: Stager = NightStager(
-                inner, sources, {"Night": self.night_id, "Routed-By": route.routed_by}
+            stager = NightStager(
+                inner,
+                sources,
+                {"Night": self.night_id, "Routed-By": route.routed_by},
+                group_preferences(everything),
+                self.pass_mark,
             )
             self.on_line(
                 f"{route.skill}: {counts['train']} train / {counts['val']} val / "
@@ -525,6 +600,9 @@ class Night:
             outcome["checks"] = tally(self._checks_log(route))
         if summary.staged:
             outcome["staged"] = f"staged/{run_id}"
+            outcome["evidence"] = stager.evidence()
+            if outcome["evidence"] and outcome["evidence"]["weak"]:
+                self.on_line(weak_line(route.skill, outcome["evidence"]))
             if self.auto_adopt and summary.status == "finished":
                 outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
         return outcome
@@ -634,6 +712,16 @@ class Night:
 
     def _save(self, result: NightResult) -> None:
         write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})
+
+
+def weak_line(skill: str, evidence: dict[str, Any]) -> str:
+    """The console's warning for a candidate staged on weak evidence."""
+    return (
+        f"{skill}: staged on weak evidence (sign test p={evidence['p']:.3g} > "
+        f"{WEAK_EVIDENCE_P}: {evidence['improved']} item(s) improved, "
+        f"{evidence['regressed']} regressed of {evidence['val_items']} held out); "
+        "the commit says Evidence-Strength: weak: review it before adopting"
+    )
 
 
 def candidates_gated(run_dir: Path) -> int:

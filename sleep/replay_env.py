@@ -42,6 +42,7 @@ from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.check_memo import CheckMemo, MemoCheck
 from sleep.judged_by import judged_by
+from sleep.preference_gate import PreferenceGate
 from sleep.prior_edits import EditedTree, FileEdit, commit_before, edited_tree, session_base
 from sleep.prompt_files import render_sleep_prompt
 from sleep.replay_checks import (
@@ -244,6 +245,7 @@ class ReplayEnvironment:
         workspace: AgentReplay | None = None,
         check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S,
         checks_log: Path | None = None,
+        gate_rule: PreferenceGate | None = None,
     ) -> None:
         self._items = {s: [task_item(t, target_backend) for t in splits.get(s, [])] for s in SPLITS}
         # where `tools` / `handoff-workspace` replays work (a chat target's agentic tasks)
@@ -259,6 +261,9 @@ class ReplayEnvironment:
         # core.environment.contract.needs_agent reads this: the runner then hands
         # `rollout` the client's agent runner instead of its chat `complete`.
         self.target_kind = "agent" if agent is not None else "chat"
+        # The engine gates by this rule instead of the mean when it is set
+        # (core/training/candidate_gate.env_gate_rule; sleep/preference_gate.py).
+        self.gate_rule = gate_rule
 
     def load_split(self, split: str) -> list[TaskItem]:
         if split not in SPLITS:

@@ -59,6 +59,17 @@ class Turn:
     answer: str = ""
 
 
+@dataclass(frozen=True)
+class Correction:
+    """A person's correction of the request it is attached to: what they typed, and
+    where and when (its session `source:id`, the agent's harvest source, its time)."""
+
+    text: str
+    session: str
+    agent: str
+    date: str | None = None
+
+
 @dataclass
 class MinedTask:
     id: str
@@ -86,6 +97,11 @@ class MinedTask:
     # starts from the project's last commit before it (sleep/prior_edits.commit_before),
     # where the person started, not where the work ended.
     session_started: str | None = None
+    # The person's corrections of this request, in order (none: accepted as answered, a
+    # regression guard when held out), and the preference they express: a stable id
+    # shared by the tasks whose corrections say the same thing (sleep/preferences.py).
+    corrections: list[Correction] = field(default_factory=list)
+    preference: str | None = None
 
     @property
     def has_evidence(self) -> bool:
@@ -98,8 +114,9 @@ class MinedTask:
         data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
         if not self.prior_edits:
             del data["prior_edits"]
-        if self.session_started is None:
-            del data["session_started"]
+        for optional in ("session_started", "corrections", "preference"):
+            if not data[optional]:
+                del data[optional]
         return data
 
     @classmethod
@@ -113,6 +130,7 @@ class MinedTask:
         data["checks"] = [Check(**c) for c in data.get("checks", [])]
         data["context"] = [Turn(**t) for t in data.get("context", [])]
         data["prior_edits"] = [FileEdit.from_dict(e) for e in data.get("prior_edits", [])]
+        data["corrections"] = [Correction(**c) for c in data.get("corrections", [])]
         data["kind"] = normalise_kind(data.get("kind", "advice"))
         task = cls(**data)
         if "train_only" not in data:
@@ -130,7 +148,8 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "rubric": (str,), "checks": (list,), "source_sessions": (list,), "skill": _OPTIONAL_STR,
     "occurrences": (int,), "first_seen": _OPTIONAL_STR, "last_seen": _OPTIONAL_STR,
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
-    "prior_edits": (list,), "session_started": _OPTIONAL_STR,
+    "prior_edits": (list,), "session_started": _OPTIONAL_STR, "corrections": (list,),
+    "preference": _OPTIONAL_STR,
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
 
@@ -141,6 +160,15 @@ def _strings(value: Any, fields: tuple[str, ...]) -> bool:
         and set(value) <= set(fields)
         and all(isinstance(value.get(f), str) for f in fields[:1])
         and all(isinstance(v, str) for v in value.values())
+    )
+
+
+def _correction(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and {"text", "session", "agent"} <= set(value) <= {"text", "session", "agent", "date"}
+        and all(isinstance(value[k], str) for k in ("text", "session", "agent"))
+        and isinstance(value.get("date"), _OPTIONAL_STR)
     )
 
 
@@ -169,6 +197,8 @@ def task_problem(data: Any) -> str:
         return f"task {name}: a check is not {{kind, value}}"
     if not all(_strings(t, ("prompt", "answer")) for t in data.get("context", [])):
         return f"task {name}: a context turn is not {{prompt, answer}}"
+    if not all(_correction(c) for c in data.get("corrections", [])):
+        return f"task {name}: a correction is not {{text, session, agent, date?}}"
     edit = next((p for p in map(edit_problem, data.get("prior_edits", [])) if p), "")
     if edit:
         return f"task {name}: {edit}"
@@ -252,6 +282,8 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         reference=old.reference or new.reference,
         train_only=old.train_only,
         session_started=old.session_started or new.session_started,
+        corrections=list(dict.fromkeys([*old.corrections, *new.corrections])),
+        preference=old.preference or new.preference,
     )
 
 

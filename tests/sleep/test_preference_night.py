@@ -1,0 +1,199 @@
+"""The deterministic night of the preference gate (sleep/preference_gate.py), on the
+scripted TEST DOUBLE of tests/sleep/preference_double.py and a real skills repository.
+
+A person asked four times, in four sessions, for a debug message and corrected the
+agent's `print` to logging each time (one preference, four occurrences); four other
+requests they accepted as answered (regression guards). The optimizer proposes
+(a) the preference's rule: staged, its held-out occurrences now pass, the commit carries
+    the sign test's p (weak here, said so) and the items that moved;
+(b) an irrelevant rule: nothing staged;
+(c) the rule plus one that breaks a guard: nothing staged, although the mean rises."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from core.config import config_from_dict
+from core.skills_repo import SkillsRepo
+from sleep.mine import shape_of
+from sleep.night import Night
+from sleep.night_tasks import Harvested
+from sleep.split import split_of
+from sleep.tasks import Correction, MinedTask, TaskArchive, task_id
+from tests.sleep.night_double import NAMES
+from tests.sleep.preference_double import (
+    DEBUG_PROMPT,
+    EXPLAIN_PROMPT,
+    GUARD_BREAKER,
+    PREFERENCE_RULE,
+)
+
+DAY = dt.date(2026, 11, 30)
+SKILL_TEXT = "# Project notes\n\nKeep answers short.\n"
+CORRECTION = "no, use logging instead of print"
+PREFERENCE = "pref-logging-not-print"
+
+
+def _split(project: Path, prompt: str) -> str:
+    tid = task_id(str(project), shape_of(prompt))
+    return split_of(tid, val_fraction=0.3, test_fraction=0.0)
+
+
+def _pick(project: Path, prompt: str, val: int, train: int) -> list[str]:
+    held = [p for p in NAMES if _split(project, prompt.format(part=p)) == "val"][:val]
+    rest = [p for p in NAMES if _split(project, prompt.format(part=p)) == "train"][:train]
+    assert len(held) == val and len(rest) == train, "pick more NAMES"
+    return held + rest
+
+
+def sessions(project: Path) -> list[dict]:
+    """Four sessions: a debug request corrected to logging, then a request accepted."""
+    debug = _pick(project, DEBUG_PROMPT, val=2, train=2)
+    explain = _pick(project, EXPLAIN_PROMPT, val=1, train=3)
+    out = []
+    for i, (d, e) in enumerate(zip(debug, explain, strict=True)):
+        stamp = f"2026-11-{10 + i:02d}T10:00:00Z"
+        texts = [DEBUG_PROMPT.format(part=d), CORRECTION, EXPLAIN_PROMPT.format(part=e), "thanks"]
+        out.append(
+            {
+                "source": "claude" if i % 2 == 0 else "codex",
+                "session_id": f"s{i}",
+                "cwd": str(project),
+                "branch": "main",
+                "file": f"/x/s{i}.jsonl",
+                "automation": False,
+                "tasks": [
+                    {"text": t, "timestamp": stamp, "aborted": False, "answer": "Done: it works."}
+                    for t in texts
+                ],
+            }
+        )
+    return out
+
+
+def corrected_tasks(project: Path, harvested: list[dict]) -> list[MinedTask]:
+    """What mining attaches to the debug requests (sleep-mining's work; written here so
+    this test pins the gate alone): each corrected request with its correction and the
+    preference id it shares with the others."""
+    out = []
+    for session in harvested:
+        first = session["tasks"][0]
+        sid = f"{session['source']}:{session['session_id']}"
+        out.append(
+            MinedTask(
+                id=task_id(str(project), shape_of(first["text"])),
+                intent=first["text"],
+                project=str(project),
+                rubric=f"The user corrected: {CORRECTION}",
+                source_sessions=[sid],
+                skill="project",
+                first_seen=first["timestamp"],
+                last_seen=first["timestamp"],
+                corrections=[Correction(CORRECTION, sid, session["source"], first["timestamp"])],
+                preference=PREFERENCE,
+            )
+        )
+    return out
+
+
+def night_config(brain: str):
+    roles = {r: {"backend": "scripted", "model": brain} for r in ("target", "optimizer", "judge")}
+    return config_from_dict(
+        {
+            "models": roles,
+            "train": {
+                "epochs": 1,
+                "strategy": "llm",
+                "schedule": {"kind": "constant", "start": 2, "end": 2},
+                "gate": {"metric": "soft"},
+                "slow_update": {"enabled": False},
+                "meta_skill": {"enabled": False},
+            },
+        }
+    )
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    p = tmp_path / "project"
+    p.mkdir()
+    (p / "CLAUDE.md").write_text(SKILL_TEXT)
+    return p
+
+
+@pytest.fixture
+def repo(tmp_path, project) -> SkillsRepo:
+    r = SkillsRepo.init(tmp_path / "skills")
+    r.add_skill("project", SKILL_TEXT, deploy_to=None)
+    return r
+
+
+async def night_with(tmp_path, repo, project, brain: str):
+    harvested = sessions(project)
+    TaskArchive(tmp_path / "state" / "tasks.json").merge(corrected_tasks(project, harvested))
+    lines: list[str] = []
+    night = Night(
+        state_dir=tmp_path / "state",
+        repo=repo,
+        config=night_config(f"tests.sleep.preference_double:{brain}"),
+        harvest=lambda _freeze: Harvested(harvested),
+        project=project,
+        today=DAY,
+        min_val_tasks=3,
+        on_line=lines.append,
+    )
+    result = await night.run()
+    assert result.status == "finished", result.message
+    return night, result, lines
+
+
+async def test_the_preference_rule_is_staged_with_its_items_and_weak_p(tmp_path, repo, project):
+    night, result, lines = await night_with(tmp_path, repo, project, "brain_rule")
+    outcome = result.skills["project"]
+    assert (outcome["train"], outcome["val"]) == (5, 3)  # 2 occurrences + 1 guard held out
+    assert outcome["gate"] == "preferences"
+    assert outcome["staged"] == "staged/sleep-2026-11-30-project"
+    evidence = outcome["evidence"]
+    assert (evidence["improved"], evidence["regressed"], evidence["p"]) == (2, 0, 0.5)
+    assert evidence["weak"] and any("staged on weak evidence" in ln for ln in lines)
+    [commit] = repo.diff(outcome["staged"]).evidence
+    assert commit.trailers["Evidence"] == "p=0.5"
+    assert commit.trailers["Evidence-Strength"] == "weak"
+    assert "Items that moved:" in commit.body
+    moved = [m["id"] for m in evidence["moved"]]
+    body = commit.body.splitlines()
+    assert len(moved) == 2 and all(
+        any(ln.startswith(f"- {i} [") and "-> 1.00: 'add a debug message" in ln for ln in body)
+        for i in moved
+    )
+    assert "decided by judge 1.00: logs, no print" in commit.body
+    assert f'"{CORRECTION}": corrected in ' in commit.body
+    saved = json.loads((night.folder / "night.json").read_text())
+    assert saved["skills"]["project"]["evidence"]["weak"] is True  # the TUI reads it
+    staged = repo.git.blob(repo.staged_branches()[0].head, repo.entry("project").path).decode()
+    assert PREFERENCE_RULE in staged
+
+
+async def test_an_irrelevant_rule_stages_nothing(tmp_path, repo, project):
+    _night, result, _lines = await night_with(tmp_path, repo, project, "brain_irrelevant")
+    outcome = result.skills["project"]
+    assert outcome["staged"] is None and repo.staged_branches() == []
+    assert outcome["candidates"] >= 1  # it was gated, and lost
+    assert "nothing staged" in result.message
+
+
+async def test_a_rule_that_breaks_a_guard_stages_nothing(tmp_path, repo, project):
+    """Fails on the old code: the mean gate staged it (two occurrences up by 0.8, one
+    guard down by 0.8: the mean rose), breaking an answer the person had accepted."""
+    night, result, _lines = await night_with(tmp_path, repo, project, "brain_guard_breaker")
+    outcome = result.skills["project"]
+    assert outcome["staged"] is None and repo.staged_branches() == []
+    gates = [
+        json.loads(p.read_text()) for p in (night.folder / "project" / "steps").glob("*/gate.json")
+    ]
+    assert any("guard(s) regressed" in g["reason"] for g in gates), gates
+    assert GUARD_BREAKER  # (the rule the double proposed)
