@@ -21,8 +21,14 @@ hold out.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
+from core.atomic import write_json
 from sleep.mine import priority
 from sleep.preferences import Preference, group_preferences
 from sleep.replay_modes import SKIP_REASONS
@@ -122,3 +128,32 @@ def waiting_for_val(
 def _excerpt(text: str, limit: int = 60) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def gate_signature(splits: dict[str, list[MinedTask]], settings: dict[str, Any]) -> str:
+    """What a skill's gate decides on: its tasks' ids per split and the settings the gate
+    reads. A night with no new sessions gates a skill again when this changed."""
+    shape = {k: sorted(t.id for t in v) for k, v in splits.items()}
+    text = json.dumps([shape, settings], sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class GatedRecord:
+    """`<state>/gated.json`: per project and skill, the gate signature of the last night
+    that ran it (gated it or said what it waits for)."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = Path(state_dir) / "gated.json"
+
+    def _read(self) -> dict[str, str]:
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                return {str(k): str(v) for k, v in data.items()}
+        return {}
+
+    def get(self, key: str) -> str | None:
+        return self._read().get(key)
+
+    def put(self, key: str, signature: str) -> None:
+        write_json(self.path, {**self._read(), key: signature})

@@ -60,7 +60,9 @@ from sleep.harvest import STATE_FILE
 from sleep.held_out import (
     DEFAULT_MAX_VAL_TASKS,
     DEFAULT_MIN_VAL_TASKS,
+    GatedRecord,
     gate_roles,
+    gate_signature,
     night_splits,
     waiting_for_val,
     waiting_preferences,
@@ -93,7 +95,7 @@ from sleep.replay_modes import (
     workspace_runner,
 )
 from sleep.replay_tools import ToolReplay, skill_path_for
-from sleep.routing import Route, plan_routes
+from sleep.routing import Route, plan_routes, readers
 from sleep.state_dir import check_state_dir
 from sleep.tasks import MinedTask, TaskArchive, task_listing
 from sleep.unlanded_edits import unlanded_edits, unlanded_line
@@ -136,6 +138,7 @@ class NightResult:
         return data
 
 
+BY_STORED = "stored tasks, gated again (their split or the gate's settings changed)"
 WEAK_EVIDENCE_P = 0.1  # a staged candidate whose sign-test p is above this is weak
 
 
@@ -328,10 +331,15 @@ class Night:
         routes = routing.routes
         if saved.exists():
             frozen = read_frozen(saved, "skills")
+            by_skill = {r.skill: r for r in routes}
+            entries = {e.name: e for e in self.repo.list_skills()}
+            for name in frozen:  # a skill gated again on its stored tasks has no sessions
+                if name not in by_skill and name in entries:
+                    by_skill[name] = Route(name, [BY_STORED], agents=readers(entries[name]))
             return [
-                (r, {k: [MinedTask.from_dict(t) for t in v] for k, v in frozen[r.skill].items()})
-                for r in routes
-                if r.skill in frozen
+                (by_skill[name], {k: [MinedTask.from_dict(t) for t in v] for k, v in f.items()})
+                for name, f in frozen.items()
+                if name in by_skill
             ]
         archive = TaskArchive(self.state_dir / "tasks.json")
         out = []
@@ -340,25 +348,68 @@ class Night:
             for task in mined:
                 task.skill = route.skill
             known = archive.merge(mined, write=not self.dry)
-            tasks = (
-                t
-                for t in known.values()
-                if t.skill == route.skill
-                and _in_project(t.project, self.project)
-                and route.accepts(t.source_sessions)
-            )
-            splits = night_splits(
-                tasks,
-                max_tasks=self.max_tasks,
-                max_val_tasks=self.max_val_tasks,
-                val_fraction=self.val_fraction,
-                test_fraction=self.test_fraction,
-            )
-            out.append((route, splits))
+            out.append((route, self._splits(route, known)))
+        out += self._stored_routes(archive, {r.skill for r in routes})
         if not self.dry:
             frozen = {r.skill: {k: [t.to_dict() for t in v] for k, v in s.items()} for r, s in out}
             write_json(saved, {"skills": frozen})
         return out
+
+    def _splits(self, route: Route, known: dict[str, MinedTask]) -> dict[str, list[MinedTask]]:
+        """The route's tasks of the archive `known` (this project, agents that read the
+        skill), split for tonight."""
+        tasks = (
+            t
+            for t in known.values()
+            if t.skill == route.skill
+            and _in_project(t.project, self.project)
+            and route.accepts(t.source_sessions)
+        )
+        return night_splits(
+            tasks,
+            max_tasks=self.max_tasks,
+            max_val_tasks=self.max_val_tasks,
+            val_fraction=self.val_fraction,
+            test_fraction=self.test_fraction,
+        )
+
+    def _stored_routes(
+        self, archive: TaskArchive, routed: set[str]
+    ) -> list[tuple[Route, dict[str, list[MinedTask]]]]:
+        """Skills no session reached tonight whose stored tasks gate differently than when
+        a night last ran them (their split, or a setting the gate reads, changed: a lowered
+        `min_val_tasks`, a new pass mark): those are gated again on the stored tasks, so a
+        changed setting acts without waiting for new sessions."""
+        if self.skill is not None and self.skill in routed:
+            return []
+        known = archive.load()
+        gated = GatedRecord(self.state_dir)
+        out = []
+        for entry in self.repo.list_skills():
+            if entry.name in routed or (self.skill is not None and entry.name != self.skill):
+                continue
+            route = Route(entry.name, [BY_STORED], agents=readers(entry))
+            splits = self._splits(route, known)
+            if not splits["val"] or not splits["train"]:
+                continue
+            if gated.get(self._gate_key(entry.name)) in (None, self._signature(splits)):
+                continue  # never gated here (its sessions route it), or nothing changed
+            out.append((route, splits))
+        return out
+
+    def _gate_key(self, skill: str) -> str:
+        return f"{_str(self.project) or ''}|{skill}"
+
+    def _signature(self, splits: dict[str, list[MinedTask]]) -> str:
+        return gate_signature(
+            splits,
+            {
+                "min_val_tasks": self.min_val_tasks,
+                "max_val_tasks": self.max_val_tasks,
+                "pass_mark": self.pass_mark,
+                "max_tasks": self.max_tasks,
+            },
+        )
 
     async def _mine(self, sessions: list[dict[str, Any]]) -> list[MinedTask]:
         """The miner role when the night's config names one (never in a dry run, which
@@ -392,8 +443,11 @@ class Night:
             kept = replayable(splits, backend, lambda _task, _why: None)
             # why the night would gate nothing for this skill yet (None: it gates, or it
             # lacks train or val tasks altogether, which the night reports as before)
+            everything = [t for tasks in splits.values() for t in tasks]
             waiting = (
-                waiting_for_val(len(kept["val"]), self.min_val_tasks)
+                waiting_for_val(
+                    len(kept["val"]), self.min_val_tasks, waiting_preferences(everything)
+                )
                 if kept["train"] and kept["val"]
                 else None
             )
@@ -498,6 +552,12 @@ class Night:
         return result
 
     async def _run_skill(self, route: Route, splits: dict[str, list[MinedTask]]) -> dict[str, Any]:
+        outcome = await self._gate_skill(route, splits)
+        if outcome.get("status") in ("finished", "skipped"):
+            GatedRecord(self.state_dir).put(self._gate_key(route.skill), self._signature(splits))
+        return outcome
+
+    async def _gate_skill(self, route: Route, splits: dict[str, list[MinedTask]]) -> dict[str, Any]:
         splits = replayable(splits, self.config.models.target.backend, self._skipped_line)
         counts = {split: len(tasks) for split, tasks in splits.items()}
         outcome: dict[str, Any] = {"routed_by": route.routed_by, **counts, "staged": None}

@@ -69,7 +69,13 @@ ConfigOpt = Annotated[
     typer.Option("--config", metavar="FILE", help="A run config for the night (models, budget)."),
 ]
 SetOpt = Annotated[
-    list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help="Override a config key.")
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help="Override a config key (train.*, models.*), or a sleep setting for this night "
+        "only (sleep.min_val_tasks=2).",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")]
 AutomationOpt = Annotated[
@@ -174,6 +180,13 @@ def _night(
     return night, chosen
 
 
+def _with_sets(settings, sets):
+    """`--set sleep.<key>=…` over the settings for this night; the rest for the config."""
+    from sleep.settings import with_sets
+
+    return with_sets(settings, sets)
+
+
 def _flagged_settings(state_dir, skills_repo, *, writing: bool = True, **flags):
     """The state directory, and the recorded settings with this command's flags over them."""
     state = _state_dir(state_dir, writing=writing)
@@ -216,6 +229,7 @@ def run_cmd(
         vscode_user_dir=vscode_user_dir, cursor_home=cursor_home,
         include_automation=include_automation, auto_adopt=auto_adopt,
     )  # fmt: skip
+    settings, set_ = _with_sets(settings, set_)
     projects = projects_to_run(settings.projects, project, Path.cwd())
     results, statuses = [], []
     for path in projects:
@@ -288,6 +302,7 @@ def dry_run_cmd(
         copilot_home=copilot_home, vscode_user_dir=vscode_user_dir, cursor_home=cursor_home,
         include_automation=include_automation,
     )  # fmt: skip
+    settings, set_ = _with_sets(settings, set_)
     projects = projects_to_run(settings.projects, project, Path.cwd())
     plans = []
     for path in projects:
