@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from sleep.path_text import shown
+from core.path_text import shown
 from sleep.sources import SourceRoot, TranscriptFile, _split_list, _unique, _walk_files
 
 OPENCODE_DB = "opencode.db"

@@ -23,6 +23,7 @@ from pathlib import Path
 from core.errors import UserError
 from core.file_lock import FileLock
 from core.models.agents.process import recorded_sessions
+from core.path_text import shown
 from sleep import copilot_tasks, cursor_tasks, pi_tasks, vscode_tasks
 from sleep.agent_roots import MORE_FLAGS, discover_more
 from sleep.claude_tasks import ClaudeTaskReader
@@ -39,11 +40,10 @@ from sleep.jsonl import (
     open_transcript,
 )
 from sleep.model import Session, Skipped, Task
-from sleep.path_text import shown
 from sleep.prompt_cap import redact_capped
 from sleep.redact import Redacted, Redactor
 from sleep.sources import SourceRoot, TranscriptFile, check_more_roots, check_roots, discover
-from sleep.state_dir import check_state_dir
+from sleep.state.state_dir import check_state_dir
 from sleep.timestamps import parse_timestamp
 
 STATE_FILE = "harvest-state.json"

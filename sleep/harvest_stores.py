@@ -9,11 +9,11 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from core.path_text import shown
 from sleep.copilot_store import STORE as COPILOT_STORE
 from sleep.copilot_store import read_store_sessions
 from sleep.model import Skipped, Task
 from sleep.opencode_store import read_sessions
-from sleep.path_text import shown
 from sleep.sources import SourceRoot
 
 

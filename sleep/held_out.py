@@ -19,10 +19,8 @@ from collections.abc import Iterable
 from sleep.mine import priority
 from sleep.replay_modes import SKIP_REASONS
 from sleep.split import split_tasks, task_split
+from sleep.state.settings import DEFAULT_MAX_VAL_TASKS
 from sleep.tasks import MinedTask
-
-DEFAULT_MIN_VAL_TASKS = 6
-DEFAULT_MAX_VAL_TASKS = 20  # with max_tasks (40) at most 60 tasks a night
 
 
 def _recent_first(task: MinedTask) -> tuple:

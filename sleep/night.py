@@ -56,12 +56,7 @@ from core.training.trainer import run_training
 from sleep import handoff_answers, handoff_workspace  # noqa: F401
 from sleep.cursors import HarvestState
 from sleep.harvest import STATE_FILE
-from sleep.held_out import (
-    DEFAULT_MAX_VAL_TASKS,
-    DEFAULT_MIN_VAL_TASKS,
-    night_splits,
-    waiting_for_val,
-)
+from sleep.held_out import night_splits, waiting_for_val
 from sleep.interrupted import describe_interrupted, interrupted_left_out
 from sleep.mine import mine_sessions
 from sleep.mine_model import mine_with_model
@@ -89,7 +84,8 @@ from sleep.replay_modes import (
 )
 from sleep.replay_tools import ToolReplay, skill_path_for
 from sleep.routing import Route, plan_routes
-from sleep.state_dir import check_state_dir
+from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
+from sleep.state.state_dir import check_state_dir
 from sleep.tasks import MinedTask, TaskArchive, task_listing
 from sleep.unlanded_edits import unlanded_edits, unlanded_line
 

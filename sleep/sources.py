@@ -10,7 +10,7 @@ the plain file and `sessions/` win, so each thread is read once.
 
 Folder names are never decoded into project paths (the encoding loses information); the
 project comes from the `cwd` recorded inside the files. A name that is not UTF-8 is
-reported and keyed with `\\xNN` escapes (sleep/path_text.py).
+reported and keyed with `\\xNN` escapes (core/path_text.py).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import UserError
+from core.path_text import shown
 from sleep.model import Tool
-from sleep.path_text import shown
 
 
 @dataclass(frozen=True)

@@ -78,9 +78,9 @@ AutomationOpt = Annotated[
 
 
 def _state_dir(state_dir: Path | None, *, writing: bool = True) -> Path:
-    """The state directory, checked before anything reads or writes it (sleep/state_dir.py)."""
+    """The state directory, checked before anything reads or writes it (sleep/state/state_dir.py)."""
     from sleep.harvest import default_state_dir
-    from sleep.state_dir import check_state_dir
+    from sleep.state.state_dir import check_state_dir
 
     return check_state_dir(
         (state_dir or default_state_dir()).expanduser().absolute(), writing=writing
@@ -88,8 +88,8 @@ def _state_dir(state_dir: Path | None, *, writing: bool = True) -> Path:
 
 
 def _settings(state_dir: Path, **flags):
-    from sleep.path_text import require_text
-    from sleep.settings import load_settings
+    from core.path_text import require_text
+    from sleep.state.settings import load_settings
 
     settings = load_settings(state_dir)
     updates = {k: v for k, v in flags.items() if v is not None}
@@ -104,12 +104,12 @@ def _night(
 ):
     """A ready Night of one project from the recorded settings and this command's flags."""
     from core.config import load_config
+    from core.path_text import require_text
     from core.skills_repo import SkillsRepo
     from sleep.agent_roots import MORE_FLAGS
     from sleep.harvest import HarvestOptions
     from sleep.night import Night, night_defaults
     from sleep.night_tasks import transcript_harvester
-    from sleep.path_text import require_text
     from sleep.projects import night_label
     from sleep.sources import check_more_roots, check_roots
 
@@ -347,7 +347,7 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
 
 def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     """Recorded settings, recent nights and handoff prompts waiting for answers."""
-    from sleep.status import night_status
+    from sleep.state.status import night_status
     from sleep.unlanded_edits import unlanded_line
 
     status = night_status(_state_dir(state_dir, writing=False))

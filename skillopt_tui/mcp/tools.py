@@ -62,7 +62,7 @@ def _state_dir(args: a.StateArgs, defaults: ServerDefaults) -> Path:
 
 def _repo(args: a.RepoArgs, defaults: ServerDefaults):
     from core.skills_repo import SkillsRepo
-    from sleep.settings import load_settings
+    from sleep.state.settings import load_settings
 
     path = defaults.path("skills_repo", args.skills_repo) or defaults.skills_repo
     if path is None:
@@ -77,7 +77,7 @@ def _repo(args: a.RepoArgs, defaults: ServerDefaults):
 
 async def sleep_status(args: a.SleepStatusArgs, defaults: ServerDefaults, progress: ProgressFn):
     from core.models.handoff import pending_prompts
-    from sleep.status import night_status
+    from sleep.state.status import night_status
 
     state = _state_dir(args, defaults)
     status = night_status(state)

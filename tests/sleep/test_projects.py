@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sleep.projects import exit_status, night_label, projects_to_run
-from sleep.settings import SleepSettings, load_settings, save_settings
+from sleep.state.settings import SleepSettings, load_settings, save_settings
 
 
 def test_the_flag_wins_then_the_recorded_list_then_the_current_directory(tmp_path):

@@ -22,7 +22,7 @@ from core.skills_repo import SkillsRepo
 from sleep.harvest import HarvestOptions
 from sleep.night import Night
 from sleep.night_tasks import transcript_harvester
-from sleep.settings import SleepSettings, save_settings
+from sleep.state.settings import SleepSettings, save_settings
 from tests.sleep.transcripts import REAL, touch_in_order
 
 FIXTURE_HOME = "/home/dev"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sleep.settings import load_settings, save_settings
+from sleep.state.settings import load_settings, save_settings
 
 
 def lower_min_val_tasks(state_dir: Path, n: int = 1) -> None:

@@ -24,7 +24,7 @@ from sleep.harvest import HarvestOptions
 from sleep.night import Night
 from sleep.night_tasks import transcript_harvester
 from sleep.projects import night_label
-from sleep.settings import save_settings
+from sleep.state.settings import save_settings
 from tests.support.sleep_world import DAY, SKILL_TEXT, SleepWorld, make_world, run_night
 from tests.support.tui_app import wait_until
 

@@ -7,7 +7,7 @@ import pytest
 
 from core.errors import UserError
 from skillopt_tui.cli.sleep_night_cmds import _night
-from sleep.settings import load_settings, save_settings
+from sleep.state.settings import load_settings, save_settings
 from tests.support.sleep_world import make_world
 
 

@@ -1,6 +1,6 @@
 """What `skillopt sleep status` (and the TUI's Sleep screen) report: the recorded
 settings, whether a nightly line is scheduled, and the recent nights, each staged branch
-with what became of it since (sleep/branch_state.py: read from the skills repository)."""
+with what became of it since (sleep/state/branch_state.py: read from the skills repository)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 from core.errors import UserError
 from core.models.handoff import pending_prompts
-from sleep.branch_state import branch_states
-from sleep.settings import load_settings
+from sleep.state.branch_state import branch_states
+from sleep.state.settings import load_settings
 
 RECENT_NIGHTS = 10
 
@@ -79,7 +79,7 @@ def _add_branch_states(
 
 
 def night_status(state_dir: Path, crontab_text: str | None = None) -> dict[str, Any]:
-    from sleep.schedule import scheduled_line
+    from sleep.state.schedule import scheduled_line
 
     settings = load_settings(state_dir)
     line = scheduled_line(state_dir, crontab_text)

@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 
 from core.errors import UserError
-from sleep.path_text import require_text, shown
+from core.path_text import require_text, shown
 
 # What a state directory holds (sleep/night.py, harvest.py, settings.py, schedule.py, and
 # the TUI's skillopt_tui/app/night_launcher.py).

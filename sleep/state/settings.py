@@ -17,9 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from core.atomic import write_text
 from core.errors import UserError
-from sleep.held_out import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
 
 SETTINGS_FILE = "sleep.yaml"
+# The held-out gate's bounds (sleep/held_out.py): a skill gates on at least the minimum.
+DEFAULT_MIN_VAL_TASKS = 6
+DEFAULT_MAX_VAL_TASKS = 20  # with max_tasks (40) at most 60 tasks a night
 NightBackend = Literal[
     "auto", "handoff", "openai", "azure", "anthropic", "local", "scripted",
     "claude_code", "codex", "pi", "opencode", "copilot",
