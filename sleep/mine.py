@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from sleep.harvest.file_edits import FileEdit, confined, edit_problem, prior_edits
 from sleep.judged_by import correction_note
-from sleep.prior_edits import FileEdit, confined, edit_problem, prior_edits
 from sleep.task_evidence import (
     bounded_context,
     constraint_rubric,

@@ -54,8 +54,8 @@ from core.training.trainer import run_training
 # handoff_answers masks secrets in handoff answers; handoff_workspace registers the
 # handoff-workspace replay (sleep/replay_modes.py) when imported.
 from sleep import handoff_answers, handoff_workspace  # noqa: F401
-from sleep.cursors import HarvestState
-from sleep.harvest import STATE_FILE
+from sleep.harvest.cursors import HarvestState
+from sleep.harvest.run import STATE_FILE
 from sleep.held_out import night_splits, waiting_for_val
 from sleep.interrupted import describe_interrupted, interrupted_left_out
 from sleep.mine import mine_sessions

@@ -26,8 +26,8 @@ from typing import Any
 
 from core.atomic import write_json
 from core.errors import UserError
-from sleep.harvest import HarvestOptions, HarvestResult, harvest
-from sleep.model import Skipped
+from sleep.harvest.model import Skipped
+from sleep.harvest.run import HarvestOptions, HarvestResult, harvest
 from sleep.tasks import task_problem
 
 SESSIONS_FILE = "sessions.json"

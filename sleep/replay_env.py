@@ -41,8 +41,9 @@ from core.models.types import (
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.check_memo import CheckMemo, MemoCheck
+from sleep.edited_tree import EditedTree, edited_tree, session_base
+from sleep.harvest.file_edits import FileEdit
 from sleep.judged_by import judged_by
-from sleep.prior_edits import EditedTree, FileEdit, edited_tree, session_base
 from sleep.prompt_files import render_sleep_prompt
 from sleep.replay_checks import (
     DEFAULT_CHECK_TIMEOUT_S,
@@ -153,7 +154,7 @@ def with_diff(final: str, diff: str) -> str:
 
 # A follow-up replays in a copy of the project as recorded tonight, not as the session
 # left it. Where the harvest kept the earlier turns' edits (every agent's edit tools,
-# sleep/prior_edits.py, sleep/edit_tools.py) they are applied first and the prompt says
+# sleep/harvest/file_edits.py, sleep/harvest/edit_tools.py) they are applied first and the prompt says
 # which (EditedTree.note); otherwise (shell edits, edits dropped by the redaction, a
 # session read from a store with no tool calls) they may be missing, so the
 # agent is told to carry out what the follow-up depends on first, and the judge that the

@@ -13,7 +13,7 @@ that applies:
 2. the skill the session named in its transcript, when the repository holds it and the
    session's agent reads it: a skill it loaded (`skills` in the harvest, by repository
    name or deploy folder) or a skill deployed to a file it read (`skill_files`,
-   sleep/skills_used.py);
+   sleep/harvest/skills_used.py);
 3. the project's main file for the session's agent: the skill deployed to
    `<project>/CLAUDE.md` for Claude Code, to `<project>/AGENTS.md` for the others;
 4. the repository's only skill, when the session's agent reads it.

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from core.atomic import write_json
 from core.errors import UserError
-from sleep.prior_edits import FileEdit, edit_problem
+from sleep.harvest.file_edits import FileEdit, edit_problem
 from sleep.task_kinds import TaskKind, normalise_kind
 
 CheckKind = Literal["contains", "not_contains", "command"]
@@ -79,7 +79,7 @@ class MinedTask:
     # never gates. Sticky from the first sighting, so a task never moves from train to val.
     train_only: bool = False
     # A follow-up's earlier turns' file edits, in order, paths relative to the session's
-    # folder (sleep/prior_edits.py): applied to the replay's copy before it starts.
+    # folder (sleep/harvest/file_edits.py): applied to the replay's copy before it starts.
     # Absent from archives written before they were kept.
     prior_edits: list[FileEdit] = field(default_factory=list)
 

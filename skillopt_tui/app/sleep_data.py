@@ -13,9 +13,9 @@ from typing import Any
 
 from core.errors import UserError
 from core.path_text import shown
-from sleep.agent_roots import MORE_FLAGS
-from sleep.harvest import HarvestOptions, HarvestResult, harvest
-from sleep.sources import SourceRoot
+from sleep.harvest.agent_roots import MORE_FLAGS
+from sleep.harvest.run import HarvestOptions, HarvestResult, harvest
+from sleep.harvest.sources import SourceRoot
 from sleep.split import task_split
 from sleep.state.settings import SleepSettings, load_settings
 from sleep.state.status import list_nights

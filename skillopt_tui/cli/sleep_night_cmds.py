@@ -79,7 +79,7 @@ AutomationOpt = Annotated[
 
 def _state_dir(state_dir: Path | None, *, writing: bool = True) -> Path:
     """The state directory, checked before anything reads or writes it (sleep/state/state_dir.py)."""
-    from sleep.harvest import default_state_dir
+    from sleep.harvest.run import default_state_dir
     from sleep.state.state_dir import check_state_dir
 
     return check_state_dir(
@@ -106,12 +106,12 @@ def _night(
     from core.config import load_config
     from core.path_text import require_text
     from core.skills_repo import SkillsRepo
-    from sleep.agent_roots import MORE_FLAGS
-    from sleep.harvest import HarvestOptions
+    from sleep.harvest.agent_roots import MORE_FLAGS
+    from sleep.harvest.run import HarvestOptions
+    from sleep.harvest.sources import check_more_roots, check_roots
     from sleep.night import Night, night_defaults
     from sleep.night_tasks import transcript_harvester
     from sleep.projects import night_label
-    from sleep.sources import check_more_roots, check_roots
 
     check_roots(settings.claude_home, settings.codex_home)
     check_more_roots({flag: getattr(settings, name) for name, flag in MORE_FLAGS.items()})

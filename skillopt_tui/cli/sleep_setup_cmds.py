@@ -78,9 +78,9 @@ def init_cmd(
     are recorded for every later night (and the user skills under --claude-home found)."""
     from core.path_text import require_text
     from core.skills_repo import SkillsRepo
-    from sleep.agent_roots import MORE_FLAGS
+    from sleep.harvest.agent_roots import MORE_FLAGS
+    from sleep.harvest.sources import check_more_roots, check_roots
     from sleep.instruction_files import find_instruction_files, not_yet_tracked
-    from sleep.sources import check_more_roots, check_roots
     from sleep.state.backend_choice import suggest_backend
     from sleep.state.settings import default_skills_repo, load_settings, save_settings
 
@@ -181,8 +181,8 @@ def schedule_cmd(
     state_dir: StateDir = None,
 ) -> None:
     """Install the nightly cron line (shown first, installed after you confirm)."""
-    from sleep.agent_roots import more_homes_in_use
-    from sleep.sources import claude_root_paths, codex_root_paths
+    from sleep.harvest.agent_roots import more_homes_in_use
+    from sleep.harvest.sources import claude_root_paths, codex_root_paths
     from sleep.state.schedule import (
         cron_line,
         read_crontab,

@@ -42,7 +42,7 @@ def resolve_skills_repo(option: Path | None) -> Path | None:
 
 
 def resolve_state_dir(option: Path | None) -> Path:
-    from sleep.harvest import default_state_dir
+    from sleep.harvest.run import default_state_dir
 
     return (option or default_state_dir()).expanduser().absolute()
 

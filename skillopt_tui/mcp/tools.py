@@ -29,7 +29,7 @@ class ServerDefaults:
     roots: Roots = field(init=False)
 
     def __post_init__(self) -> None:
-        from sleep.harvest import default_state_dir
+        from sleep.harvest.run import default_state_dir
 
         configured = [
             self.state_dir or default_state_dir(),
@@ -43,7 +43,7 @@ class ServerDefaults:
         """A path argument, confined to the roots (None when not given)."""
         if value is None:
             return None
-        from sleep.harvest import default_state_dir
+        from sleep.harvest.run import default_state_dir
 
         roots = self.roots.with_recorded(self.state_dir or default_state_dir())
         return roots.confine(argument, value)
@@ -54,7 +54,7 @@ class ConfirmationNeeded(UserError):
 
 
 def _state_dir(args: a.StateArgs, defaults: ServerDefaults) -> Path:
-    from sleep.harvest import default_state_dir
+    from sleep.harvest.run import default_state_dir
 
     chosen = defaults.path("state_dir", args.state_dir) or defaults.state_dir
     return Path(chosen or default_state_dir()).expanduser().absolute()

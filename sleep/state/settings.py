@@ -38,7 +38,7 @@ class SleepSettings(BaseModel):
     config: str | None = None  # a run config for the night (models, budget); null = defaults
     claude_home: str | None = None
     codex_home: str | None = None
-    # The other agents' homes (sleep/agent_roots.py); null = environment, then defaults.
+    # The other agents' homes (sleep/harvest/agent_roots.py); null = environment, then defaults.
     pi_home: str | None = None
     opencode_data: str | None = None
     copilot_home: str | None = None

@@ -19,7 +19,7 @@ from core.models.handoff import parse_prompt_file
 from core.models.handoff_files import HandoffFolder
 from core.models.types import Request
 from core.skills_repo import SkillsRepo
-from sleep.harvest import HarvestOptions
+from sleep.harvest.run import HarvestOptions
 from sleep.night import Night
 from sleep.night_tasks import transcript_harvester
 from tests.sleep.night_double import RULE, Brain

@@ -14,7 +14,7 @@ import pytest
 
 from core.models.handoff import parse_prompt_file, pending_prompts
 from core.models.types import Request
-from sleep.harvest import HarvestOptions, harvest
+from sleep.harvest.run import HarvestOptions, harvest
 from sleep.night_tasks import CARRY_FILE, CarryArchive, Harvested, close_failed_nights
 from tests.sleep.night_double import Brain
 from tests.support.loopback_openai import LoopbackOpenAI

@@ -1,4 +1,4 @@
-"""A follow-up replays with its session's earlier file edits applied (sleep/prior_edits.py):
+"""A follow-up replays with its session's earlier file edits applied (sleep/harvest/file_edits.py):
 harvested from a real git project's Claude Code transcript, mined onto the follow-up,
 applied to the replay's copy before the agent runs; secrets and escaping paths never."""
 
@@ -12,9 +12,10 @@ import pytest
 
 from core.models.agents.workspace import pristine_tree
 from core.models.types import AgentOutcome, Completion, Usage
-from sleep.harvest import HarvestOptions, harvest
+from sleep.edited_tree import apply_edit, edited_tree
+from sleep.harvest.file_edits import FileEdit, confined
+from sleep.harvest.run import HarvestOptions, harvest
 from sleep.mine import mine_sessions
-from sleep.prior_edits import FileEdit, apply_edit, confined, edited_tree
 from sleep.replay_env import AgentReplay, ReplayEnvironment, agent_prompt, task_item
 from sleep.tasks import MinedTask, TaskArchive, Turn
 from tests.sleep.transcripts import (
@@ -309,7 +310,7 @@ def test_a_kept_tree_is_found_again_at_the_same_place(tmp_path):
 def test_a_session_in_a_subfolder_has_its_edits_applied_there(tmp_path):
     """A session run in `<project>/web` recorded paths relative to `web`: they are applied
     below it in the copy of the project, not at its root."""
-    from sleep.prior_edits import session_base
+    from sleep.edited_tree import session_base
 
     project, commit = git_project(tmp_path)
     assert session_base(project, str(project / "web")) == "web"

@@ -205,7 +205,7 @@ async def test_a_follow_up_starts_from_the_copy_with_its_earlier_edits_applied(t
     """A follow-up's earlier turns' edits are in the copy before the loop starts, and the
     diff the judge sees holds this request's changes only (fails on the old code: the copy
     was the bare commit and the prompt said the changes may be missing)."""
-    from sleep.prior_edits import FileEdit
+    from sleep.harvest.file_edits import FileEdit
     from sleep.tasks import Turn
 
     script = Scripted(call("read_file", path="calc.py"), "It already skips None.")

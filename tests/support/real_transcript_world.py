@@ -19,7 +19,7 @@ from typing import Any
 
 from core.config import config_from_dict
 from core.skills_repo import SkillsRepo
-from sleep.harvest import HarvestOptions
+from sleep.harvest.run import HarvestOptions
 from sleep.night import Night
 from sleep.night_tasks import transcript_harvester
 from sleep.state.settings import SleepSettings, save_settings

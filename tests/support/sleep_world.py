@@ -18,7 +18,7 @@ from pathlib import Path
 
 from core.config import load_config
 from core.skills_repo import SkillsRepo
-from sleep.harvest import HarvestOptions
+from sleep.harvest.run import HarvestOptions
 from sleep.night import Night
 from sleep.night_tasks import transcript_harvester
 from sleep.state.settings import SleepSettings, load_settings, save_settings

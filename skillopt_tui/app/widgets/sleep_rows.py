@@ -17,7 +17,7 @@ from skillopt_tui.app.sleep_data import (
     TaskList,
     TaskRow,
 )
-from sleep.model import Session
+from sleep.harvest.model import Session
 
 STATUS_STYLE = {
     "running": "bold green",

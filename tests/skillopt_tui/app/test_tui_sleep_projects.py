@@ -20,7 +20,7 @@ from core.file_lock import FileLock
 from core.skills_repo import SkillsRepo
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.sleep import SleepScreen
-from sleep.harvest import HarvestOptions
+from sleep.harvest.run import HarvestOptions
 from sleep.night import Night
 from sleep.night_tasks import transcript_harvester
 from sleep.projects import night_label

@@ -21,11 +21,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from sleep.identity import SessionIdentity
-from sleep.jsonl import clean_text
-from sleep.model import Task
-from sleep.session_evidence import codex_item
-from sleep.skills_used import codex_arguments, codex_injected
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import clean_text
+from sleep.harvest.model import Task
+from sleep.harvest.session_evidence import codex_item
+from sleep.harvest.skills_used import codex_arguments, codex_injected
 
 INJECTED_PREFIXES = (
     "<user_instructions>",

@@ -13,8 +13,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sleep.model import Task
-from sleep.prior_edits import MAX_EDIT_CHARS, MAX_TURN_EDITS, claude_edits, codex_patch_edits
+from sleep.harvest.file_edits import MAX_EDIT_CHARS, MAX_TURN_EDITS, claude_edits, codex_patch_edits
+from sleep.harvest.model import Task
 
 MAX_COMMANDS = 20
 MAX_COMMAND_CHARS = 500
@@ -66,7 +66,7 @@ def claude_assistant(
 ) -> None:
     """A Claude Code assistant message's blocks: text replies and tool_use calls. The
     other agents' readers hand their calls in this shape, with their own `edits_of`
-    (sleep/edit_tools.py): the same tool name means other arguments in another agent."""
+    (sleep/harvest/edit_tools.py): the same tool name means other arguments in another agent."""
     if isinstance(content, str):
         _note_answer(task, content)
         return

@@ -24,27 +24,36 @@ from core.errors import UserError
 from core.file_lock import FileLock
 from core.models.agents.process import recorded_sessions
 from core.path_text import shown
-from sleep import copilot_tasks, cursor_tasks, pi_tasks, vscode_tasks
-from sleep.agent_roots import MORE_FLAGS, discover_more
-from sleep.claude_tasks import ClaudeTaskReader
-from sleep.codex_tasks import CodexTaskReader
-from sleep.copilot_store import STORE as COPILOT_STORE
-from sleep.cursors import Cursor, HarvestState, digest, probe
-from sleep.harvest_stores import read_copilot_store, read_opencode_store
-from sleep.identity import SessionIdentity
-from sleep.jsonl import (
+from sleep.harvest import copilot as copilot_tasks
+from sleep.harvest import cursor as cursor_tasks
+from sleep.harvest import pi as pi_tasks
+from sleep.harvest import vscode as vscode_tasks
+from sleep.harvest.agent_roots import MORE_FLAGS, discover_more
+from sleep.harvest.claude import ClaudeTaskReader
+from sleep.harvest.codex import CodexTaskReader
+from sleep.harvest.copilot_store import STORE as COPILOT_STORE
+from sleep.harvest.cursors import Cursor, HarvestState, digest, probe
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import (
     MAX_LINE_BYTES,
     CompressedUnsupported,
     JsonlReader,
     LineProblems,
     open_transcript,
 )
-from sleep.model import Session, Skipped, Task
-from sleep.prompt_cap import redact_capped
+from sleep.harvest.model import Session, Skipped, Task
+from sleep.harvest.prompt_cap import redact_capped
+from sleep.harvest.sources import (
+    SourceRoot,
+    TranscriptFile,
+    check_more_roots,
+    check_roots,
+    discover,
+)
+from sleep.harvest.stores import read_copilot_store, read_opencode_store
+from sleep.harvest.timestamps import parse_timestamp
 from sleep.redact import Redacted, Redactor
-from sleep.sources import SourceRoot, TranscriptFile, check_more_roots, check_roots, discover
 from sleep.state.state_dir import check_state_dir
-from sleep.timestamps import parse_timestamp
 
 STATE_FILE = "harvest-state.json"
 LOCK_FILE = "harvest.lock"
@@ -173,7 +182,7 @@ class Harvest:
         return self._redact_capped(text)[0]
 
     def _redact_capped(self, text: str) -> tuple[Redacted, bool]:
-        """The text redacted and capped (sleep/prompt_cap.py), and whether it was cut."""
+        """The text redacted and capped (sleep/harvest/prompt_cap.py), and whether it was cut."""
         done = self._redacted.get(text)
         if done is None:
             done = self._redacted[text] = redact_capped(self.redactor, text)

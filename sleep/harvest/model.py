@@ -17,7 +17,7 @@ class Task:
     text: str
     timestamp: str | None
     aborted: bool = False
-    # What the session shows of the answer (sleep/session_evidence.py): the tools the
+    # What the session shows of the answer (sleep/harvest/session_evidence.py): the tools the
     # assistant called, the shell commands it ran, its last text reply (all redacted).
     tools: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
@@ -30,7 +30,7 @@ class Task:
     # person changed their mind, so the night does not train on it (sleep/interrupted.py).
     interrupted: bool = False
     # The file edits the agent made in this turn through its edit tools, in order
-    # (sleep/prior_edits.py): {path, new, old?, write?, replace_all?} as recorded, each
+    # (sleep/harvest/file_edits.py): {path, new, old?, write?, replace_all?} as recorded, each
     # redaction-clean (one the redaction would change is dropped), replayed before a
     # follow-up of the same session. A reader may key them by tool call id
     # (`edit_calls`) until it learns the call failed.
@@ -62,7 +62,7 @@ class Session:
     file: str
     automation: bool
     tasks: list[Task] = field(default_factory=list)
-    # The skills it used and the instruction files it read (sleep/skills_used.py): the
+    # The skills it used and the instruction files it read (sleep/harvest/skills_used.py): the
     # routing rule "the skill named in the transcript".
     skills: list[str] = field(default_factory=list)
     skill_files: list[str] = field(default_factory=list)

@@ -9,7 +9,7 @@ The file is an operation log replayed into one JSON object: `kind 0` sets the wh
 `agent.extensionId` (a string or `{value}`) and is not `isSystemInitiated`. Its
 `response[]` holds text parts and `toolInvocationSerialized` parts (`toolId`, the input in
 `toolSpecificData.rawInput`: the file edits of the edit tools are kept for a follow-up,
-sleep/edit_tools.py, unless the call was denied, skipped or not complete). A request that
+sleep/harvest/edit_tools.py, unless the call was denied, skipped or not complete). A request that
 was cancelled or ended in an error is `aborted`.
 
 A later operation can rewrite an earlier request, so the file is replayed whole each time
@@ -21,11 +21,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sleep.edit_tools import no_edits, vscode_edits
-from sleep.identity import SessionIdentity
-from sleep.jsonl import clean_text
-from sleep.model import Task
-from sleep.session_evidence import claude_assistant
+from sleep.harvest.edit_tools import no_edits, vscode_edits
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import clean_text
+from sleep.harvest.model import Task
+from sleep.harvest.session_evidence import claude_assistant
 
 WHOLE_FILE = True
 COPILOT_CHAT = "github.copilot-chat"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from core.atomic import write_json
-from sleep.jsonl import PROBE_BYTES
+from sleep.harvest.jsonl import PROBE_BYTES
 
 STATE_VERSION = 1
 RECOVER = (

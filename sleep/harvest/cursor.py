@@ -8,7 +8,7 @@ injected tags that are not theirs. `{"type": "turn_ended", "status": "error"}` m
 turn's prompt `aborted`. There are no timestamps: the harvest dates the prompts with the
 file's modification time. The project comes from `.workspace-trusted` (the slug loses
 information), given to the reader by the scan. The file edits of `StrReplace` / `Write` /
-`ApplyPatch` calls are kept for a follow-up (sleep/edit_tools.py); the transcript records
+`ApplyPatch` calls are kept for a follow-up (sleep/harvest/edit_tools.py); the transcript records
 no tool results, so a call that failed is kept too, and skipped, noted, when it does not
 apply.
 """
@@ -18,11 +18,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sleep.edit_tools import cursor_edits
-from sleep.identity import SessionIdentity
-from sleep.jsonl import clean_text
-from sleep.model import Task
-from sleep.session_evidence import claude_assistant
+from sleep.harvest.edit_tools import cursor_edits
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import clean_text
+from sleep.harvest.model import Task
+from sleep.harvest.session_evidence import claude_assistant
 
 WHOLE_FILE = False
 _QUERY = re.compile(r"<user_query>(.*?)</user_query>", re.DOTALL)

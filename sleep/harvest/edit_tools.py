@@ -1,5 +1,5 @@
 """The file edits in the tool calls of pi, OpenCode, Copilot CLI, VS Code Copilot Chat and
-Cursor, as the prior-edit model's FileEdits (sleep/prior_edits.py; Claude Code's and
+Cursor, as the prior-edit model's FileEdits (sleep/harvest/file_edits.py; Claude Code's and
 Codex's are there).
 
 Each agent names its tools and their arguments its own way; what each function reads is
@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sleep.prior_edits import FileEdit, codex_patch_edits
+from sleep.harvest.file_edits import FileEdit, codex_patch_edits
 
 
 def no_edits(name: str, arguments: Any) -> list[FileEdit]:

@@ -11,7 +11,7 @@ whole each time it changes (`WHOLE_FILE`); the ids of prompts already delivered 
 carried with the cursor so a second harvest hands out only what is new.
 A failed call (`stopReason: "error"`) or an interrupted one (`"aborted"`) marks its
 prompt `aborted`. The file edits of its `edit` / `write` calls are kept for a follow-up
-(sleep/edit_tools.py), except those whose `toolResult` says `isError`.
+(sleep/harvest/edit_tools.py), except those whose `toolResult` says `isError`.
 
 pi 0.73.1 writes print-mode (`pi -p`, or stdin not a terminal) sessions exactly like
 typed ones, so only the sessions our own backends started are known automation. Checked
@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sleep.edit_tools import pi_edits
-from sleep.identity import SessionIdentity
-from sleep.jsonl import clean_text
-from sleep.model import Task
-from sleep.session_evidence import claude_assistant, failed_call
+from sleep.harvest.edit_tools import pi_edits
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import clean_text
+from sleep.harvest.model import Task
+from sleep.harvest.session_evidence import claude_assistant, failed_call
 
 WHOLE_FILE = True
 _FAILED = ("error", "aborted")

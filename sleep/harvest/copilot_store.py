@@ -23,10 +23,10 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sleep.identity import SessionIdentity
-from sleep.jsonl import clean_text
-from sleep.model import Task
-from sleep.sqlite_snapshot import read_store
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import clean_text
+from sleep.harvest.model import Task
+from sleep.harvest.sqlite_snapshot import read_store
 
 STORE = "session-store.db"
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sleep.identity import SessionIdentity
-from sleep.jsonl import clean_text
-from sleep.model import Task
-from sleep.session_evidence import claude_assistant, failed_call, shell_command
-from sleep.skills_used import claude_meta_text, claude_tool_use, note_command
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import clean_text
+from sleep.harvest.model import Task
+from sleep.harvest.session_evidence import claude_assistant, failed_call, shell_command
+from sleep.harvest.skills_used import claude_meta_text, claude_tool_use, note_command
 
 NOT_A_TASK_PREFIXES = (
     "<command-name>",

@@ -7,7 +7,7 @@ is its `text` parts that are not `synthetic` or `ignored`; the assistant message
 it (and their `tool` parts, older `tool-invocation`) are its answer; an assistant message
 whose data has `error` makes the prompt `aborted`. A `tool` part's `state` is the call's
 outcome: the file edits of an `edit` / `write` / `apply_patch` call whose status is
-`completed` are kept for a follow-up (sleep/edit_tools.py). Messages at or after a session's
+`completed` are kept for a follow-up (sleep/harvest/edit_tools.py). Messages at or after a session's
 `revert.messageID` were undone in the TUI: not tasks, and the cursor stops before them.
 
 A session with `parent_id` is a sub-agent (its prompts are written by a model). A session
@@ -29,12 +29,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sleep.edit_tools import no_edits, opencode_edits
-from sleep.identity import SessionIdentity
-from sleep.jsonl import clean_text
-from sleep.model import Task
-from sleep.session_evidence import claude_assistant
-from sleep.sqlite_snapshot import read_store
+from sleep.harvest.edit_tools import no_edits, opencode_edits
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import clean_text
+from sleep.harvest.model import Task
+from sleep.harvest.session_evidence import claude_assistant
+from sleep.harvest.sqlite_snapshot import read_store
 
 RUN_DENIES = {"question", "plan_enter"}
 

@@ -22,7 +22,7 @@ import os
 import re
 from typing import Any
 
-from sleep.identity import SessionIdentity
+from sleep.harvest.identity import SessionIdentity
 
 MAX_SKILLS = 20
 MAX_NAME_CHARS = 100

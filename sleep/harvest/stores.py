@@ -1,5 +1,5 @@
 """The harvest's database stores: Copilot CLI's session-store.db and OpenCode's
-opencode.db. Each is read read-only (sleep/sqlite_snapshot.py) with a cursor per session
+opencode.db. Each is read read-only (sleep/harvest/sqlite_snapshot.py) with a cursor per session
 row in `HarvestState.rows`; their sessions are named `<db>::<session id>` and delivered
 through the same redaction as the transcript files'."""
 
@@ -10,15 +10,15 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from core.path_text import shown
-from sleep.copilot_store import STORE as COPILOT_STORE
-from sleep.copilot_store import read_store_sessions
-from sleep.model import Skipped, Task
-from sleep.opencode_store import read_sessions
-from sleep.sources import SourceRoot
+from sleep.harvest.copilot_store import STORE as COPILOT_STORE
+from sleep.harvest.copilot_store import read_store_sessions
+from sleep.harvest.model import Skipped, Task
+from sleep.harvest.opencode import read_sessions
+from sleep.harvest.sources import SourceRoot
 
 
 class Harvest(Protocol):
-    """What a store reader uses of sleep.harvest.Harvest (a Protocol: harvest imports this
+    """What a store reader uses of sleep.harvest.run.Harvest (a Protocol: harvest imports this
     module, so this module must not import harvest)."""
 
     state: Any

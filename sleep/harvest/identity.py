@@ -27,7 +27,7 @@ class SessionIdentity:
     automation: bool = False
     # Why the file holds no user tasks at all ("subagent"), or None for a root session.
     not_a_root: str | None = None
-    # The skills the session used and the instruction files it read (sleep/skills_used.py).
+    # The skills the session used and the instruction files it read (sleep/harvest/skills_used.py).
     skills: list[str] = field(default_factory=list)
     skill_files: list[str] = field(default_factory=list)
     # Reader-specific state that must survive between reads (JSON values only).

@@ -17,18 +17,18 @@ parent agent wrote, never the person's; its assistant text is not the answer the
 saw; its tool calls belong to the person's turn that started it.
 
 The file edits of `edit` / `create` / `str_replace_editor` / `apply_patch` calls are kept
-for a follow-up (sleep/edit_tools.py), except a call whose `tool.execution_complete` says
+for a follow-up (sleep/harvest/edit_tools.py), except a call whose `tool.execution_complete` says
 `success: false` (copilot's `create` fails on a missing folder, its `edit` on old text it
 cannot find). The store's `turns` table has no tool calls: a session read from it has none.
 """
 
 from __future__ import annotations
 
-from sleep.edit_tools import copilot_edits
-from sleep.identity import SessionIdentity
-from sleep.jsonl import clean_text
-from sleep.model import Task
-from sleep.session_evidence import claude_assistant, failed_call
+from sleep.harvest.edit_tools import copilot_edits
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import clean_text
+from sleep.harvest.model import Task
+from sleep.harvest.session_evidence import claude_assistant, failed_call
 
 WHOLE_FILE = False
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sleep.harvest import HarvestResult
+from sleep.harvest.run import HarvestResult
 
 
 def source_lines(result: HarvestResult) -> list[str]:

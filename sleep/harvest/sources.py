@@ -22,7 +22,7 @@ from pathlib import Path
 
 from core.errors import UserError
 from core.path_text import shown
-from sleep.model import Tool
+from sleep.harvest.model import Tool
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from core.path_text import shown
-from sleep.sources import SourceRoot, TranscriptFile, _split_list, _unique, _walk_files
+from sleep.harvest.sources import SourceRoot, TranscriptFile, _split_list, _unique, _walk_files
 
 OPENCODE_DB = "opencode.db"
 
