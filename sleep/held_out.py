@@ -4,7 +4,7 @@ A skill's gate decided on 2 held-out tasks, by one item: that is no evidence. So
 gates only on at least `min_val_tasks` held-out (val) tasks of the skill, and says how
 many it is waiting for until then, staging nothing.
 
-The held-out tasks accumulate: the split is stable by task id (sleep/split.py), and the
+The held-out tasks accumulate: the split is stable by task id (sleep/mine/split.py), and the
 mined-task archive (`<state>/tasks.json`, redacted as mined) keeps every night's tasks,
 so a night takes its val tasks from every earlier night of the project and skill too —
 the most recent `max_val_tasks` of them (a cap on the gate's cost, kept apart from
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sleep.mine import priority
+from sleep.mine.heuristic import priority
+from sleep.mine.split import split_tasks, task_split
+from sleep.mine.tasks import MinedTask
 from sleep.replay_modes import SKIP_REASONS
-from sleep.split import split_tasks, task_split
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS
-from sleep.tasks import MinedTask
 
 
 def _recent_first(task: MinedTask) -> tuple:

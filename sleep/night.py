@@ -57,9 +57,10 @@ from sleep import handoff_answers, handoff_workspace  # noqa: F401
 from sleep.harvest.cursors import HarvestState
 from sleep.harvest.run import STATE_FILE
 from sleep.held_out import night_splits, waiting_for_val
-from sleep.interrupted import describe_interrupted, interrupted_left_out
-from sleep.mine import mine_sessions
-from sleep.mine_model import mine_with_model
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.interrupted import describe_interrupted, interrupted_left_out
+from sleep.mine.tasks import MinedTask, TaskArchive, task_listing
+from sleep.mine.with_model import mine_with_model
 from sleep.night_tasks import (
     CarryArchive,
     Harvested,
@@ -86,7 +87,6 @@ from sleep.replay_tools import ToolReplay, skill_path_for
 from sleep.routing import Route, plan_routes
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
 from sleep.state.state_dir import check_state_dir
-from sleep.tasks import MinedTask, TaskArchive, task_listing
 from sleep.unlanded_edits import unlanded_edits, unlanded_line
 
 
@@ -103,7 +103,7 @@ class NightPlan:
     automation_skipped: int
     routes: list[dict[str, Any]] = field(default_factory=list)
     # The sessions routing left out: {session, source, reason} (sleep/routing.py), and the
-    # requests the person interrupted: {session, source, reason, prompt} (sleep/interrupted.py).
+    # requests the person interrupted: {session, source, reason, prompt} (sleep/mine/interrupted.py).
     left_out: list[dict[str, str]] = field(default_factory=list)
     # The status of the open night tonight continues on its frozen tasks (None: a new one).
     continues: str | None = None
@@ -118,7 +118,7 @@ class NightResult:
     message: str = ""
     pending: int = 0  # handoff prompts waiting for answers
     # The sessions routing left out: {session, source, reason} (sleep/routing.py), and the
-    # requests the person interrupted: {session, source, reason, prompt} (sleep/interrupted.py).
+    # requests the person interrupted: {session, source, reason, prompt} (sleep/mine/interrupted.py).
     left_out: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:

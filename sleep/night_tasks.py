@@ -28,7 +28,7 @@ from core.atomic import write_json
 from core.errors import UserError
 from sleep.harvest.model import Skipped
 from sleep.harvest.run import HarvestOptions, HarvestResult, harvest
-from sleep.tasks import task_problem
+from sleep.mine.tasks import task_problem
 
 SESSIONS_FILE = "sessions.json"
 CARRY_FILE = "carried-sessions.json"

@@ -1,5 +1,5 @@
 """The verification commands a person's session ran (`make test`, `pytest …`, `npm test`,
-a linter: sleep/task_evidence.py mines them as `command` checks), run again in the replay
+a linter: sleep/mine/evidence.py mines them as `command` checks), run again in the replay
 workspace after the agent finished: the person's own test of the work, on the agent's work.
 
 Each command runs in the bubblewrap jail over the workspace (sleep/replay_shell.py: the

@@ -43,7 +43,9 @@ from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.check_memo import CheckMemo, MemoCheck
 from sleep.edited_tree import EditedTree, edited_tree, session_base
 from sleep.harvest.file_edits import FileEdit
-from sleep.judged_by import judged_by
+from sleep.mine.evidence import context_text
+from sleep.mine.judged_by import judged_by
+from sleep.mine.tasks import Check, MinedTask, Turn
 from sleep.prompt_files import render_sleep_prompt
 from sleep.replay_checks import (
     DEFAULT_CHECK_TIMEOUT_S,
@@ -55,8 +57,6 @@ from sleep.replay_checks import (
 )
 from sleep.replay_modes import MISSING, WORKSPACE_MODES, replay_mode, workspace_runner
 from sleep.replay_tools import ToolReplay, run_in_workspace
-from sleep.task_evidence import context_text
-from sleep.tasks import Check, MinedTask, Turn
 
 NAME = "sleep"
 VERSION = "1"
@@ -479,7 +479,7 @@ class ReplayEnvironment:
 
 def _reference(item: TaskItem) -> dict[str, str]:
     """What the optimizer is shown the item is judged by: the rubric, the correction and
-    the accepted answer, each labelled (sleep/judged_by.py), not the judge's one block."""
+    the accepted answer, each labelled (sleep/mine/judged_by.py), not the judge's one block."""
     return {"reference": item.data.get("judged_by", item.answer), "reference_label": ""}
 
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from core.config import AGENT_BACKENDS
 from core.models.types import AgentOutcome, AgentTask
-from sleep.tasks import MinedTask
+from sleep.mine.tasks import MinedTask
 
 ReplayMode = Literal["agent", "tools", "handoff-workspace", "chat", "skipped"]
 HANDOFF_BACKEND = "handoff"

@@ -16,10 +16,10 @@ from core.path_text import shown
 from sleep.harvest.agent_roots import MORE_FLAGS
 from sleep.harvest.run import HarvestOptions, HarvestResult, harvest
 from sleep.harvest.sources import SourceRoot
-from sleep.split import task_split
+from sleep.mine.split import task_split
+from sleep.mine.tasks import MinedTask, TaskArchive
 from sleep.state.settings import SleepSettings, load_settings
 from sleep.state.status import list_nights
-from sleep.tasks import MinedTask, TaskArchive
 
 SPLITS = ("train", "val", "test")
 

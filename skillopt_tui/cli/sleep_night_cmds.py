@@ -125,7 +125,7 @@ def _night(
     repo = SkillsRepo.open(settings.skills_repo)
     overrides = list(sets or [])
     # The miner stays as the config has it: the heuristic miner unless a night config
-    # names a model for it (a model miner costs calls; see sleep/mine_model.py).
+    # names a model for it (a model miner costs calls; see sleep/mine/with_model.py).
     roles = ("target", "optimizer", "judge")
     if backend_flag is not None:  # the command line's --backend: every role but the miner
         overrides = [f"models.{r}.backend={backend_flag}" for r in roles] + overrides

@@ -27,7 +27,7 @@ class Task:
     # The person stopped the turn (Claude Code's "[Request interrupted by user" sentinel,
     # Codex's turn_aborted, pi's Escape, a cancelled VS Code request, Copilot's abort).
     # `aborted` also covers failed and unanswered turns; only `interrupted` says the
-    # person changed their mind, so the night does not train on it (sleep/interrupted.py).
+    # person changed their mind, so the night does not train on it (sleep/mine/interrupted.py).
     interrupted: bool = False
     # The file edits the agent made in this turn through its edit tools, in order
     # (sleep/harvest/file_edits.py): {path, new, old?, write?, replace_all?} as recorded, each

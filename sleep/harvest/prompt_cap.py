@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sleep.redact import Redacted, Redactor
 
-MAX_PROMPT_CHARS = 32_000  # the miner reads 16,000 of them (sleep/mine.py)
+MAX_PROMPT_CHARS = 32_000  # the miner reads 16,000 of them (sleep/mine/heuristic.py)
 REDACT_MARGIN = 4_096  # far above the longest secret a rule matches but a private key
 
 

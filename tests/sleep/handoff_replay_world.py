@@ -16,8 +16,8 @@ from sleep import (
     handoff_answers,  # noqa: F401 - masks secrets in answers
     handoff_workspace,  # noqa: F401 - registers the handoff-workspace runner
 )
+from sleep.mine.tasks import MinedTask
 from sleep.replay_env import AgentReplay, ReplayEnvironment
-from sleep.tasks import MinedTask
 from tests.support.skills_git import plain_git as git
 
 SKILL = "# Notes app\n\nRun the tests before you finish.\n"

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from sleep.estimate import estimate_night
 from sleep.held_out import night_splits, waiting_for_val
-from sleep.mine import shape_of
+from sleep.mine.heuristic import shape_of
+from sleep.mine.split import split_of
+from sleep.mine.tasks import MinedTask, task_id
 from sleep.night import Night
 from sleep.night_tasks import Harvested
-from sleep.split import split_of
 from sleep.state.settings import DEFAULT_MIN_VAL_TASKS
-from sleep.tasks import MinedTask, task_id
 from tests.sleep.night_double import INSTALL_PROMPT, NAMES
 from tests.sleep.test_night import DAY, night_config, project, repo  # noqa: F401
 

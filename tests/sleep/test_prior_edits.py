@@ -15,9 +15,9 @@ from core.models.types import AgentOutcome, Completion, Usage
 from sleep.edited_tree import apply_edit, edited_tree
 from sleep.harvest.file_edits import FileEdit, confined
 from sleep.harvest.run import HarvestOptions, harvest
-from sleep.mine import mine_sessions
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.tasks import MinedTask, TaskArchive, Turn
 from sleep.replay_env import AgentReplay, ReplayEnvironment, agent_prompt, task_item
-from sleep.tasks import MinedTask, TaskArchive, Turn
 from tests.sleep.transcripts import (
     claude_assistant,
     claude_user,
@@ -115,8 +115,8 @@ async def test_a_follow_up_replays_with_the_first_turns_edit_applied(tmp_path):
     assert archive.load()[follow_up.id].prior_edits == follow_up.prior_edits
 
     # dry-run --json lists them (what, not the text)
+    from sleep.mine.tasks import task_listing
     from sleep.replay_modes import replay_mode
-    from sleep.tasks import task_listing
 
     mode = replay_mode(follow_up, "claude_code")
     listed = task_listing(follow_up, mode, mode)["prior_edits"]

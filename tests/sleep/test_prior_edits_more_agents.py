@@ -18,8 +18,8 @@ import pytest
 from sleep.edited_tree import edited_tree
 from sleep.harvest.edit_tools import copilot_edits, cursor_edits, opencode_edits, pi_edits
 from sleep.harvest.file_edits import FileEdit
-from sleep.mine import mine_sessions
-from sleep.tasks import TaskArchive
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.tasks import TaskArchive
 from tests.sleep.more_agents import PROJECT, REAL, SECRET, run
 
 EDITS = REAL / "edits"

@@ -9,13 +9,13 @@ import pytest
 import sleep.handoff_workspace  # noqa: F401 - registers the handoff-workspace runner
 from core.config import config_from_dict
 from core.models.types import Request
+from sleep.mine.tasks import Check, MinedTask, Turn
 from sleep.replay_env import ReplayEnvironment, agent_prompt, replay_messages, task_item
 from sleep.replay_modes import (
     NEEDS_WORKSPACE_HANDOFF,
     replay_at_night,
     replay_mode,
 )
-from sleep.tasks import Check, MinedTask, Turn
 from tests.sleep.night_double import Brain
 from tests.sleep.test_night import make_night, project, repo, sessions  # noqa: F401
 from tests.support.loopback_openai import LoopbackOpenAI

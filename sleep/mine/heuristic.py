@@ -9,9 +9,9 @@ The heuristic reads each root session's prompts in order:
   quoted strings abstracted), so the same request made in several sessions is one task
   with several sources. Recurring and corrected tasks come first when the night caps
   how many it replays;
-- each task gets its kind (sleep/task_kinds.py), the earlier turns a follow-up depends
+- each task gets its kind (sleep/mine/kinds.py), the earlier turns a follow-up depends
   on, the constraints it states, what the person accepted and the verification commands
-  the session ran (sleep/task_evidence.py).
+  the session ran (sleep/mine/evidence.py).
 The input is the harvest's JSON shape (`skillopt sleep harvest --json`), texts already
 redacted.
 """
@@ -24,16 +24,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from sleep.harvest.file_edits import FileEdit, confined, edit_problem, prior_edits
-from sleep.judged_by import correction_note
-from sleep.task_evidence import (
+from sleep.mine.evidence import (
     bounded_context,
     constraint_rubric,
     is_follow_up,
     reference_of,
     verification_commands,
 )
-from sleep.task_kinds import kind_of
-from sleep.tasks import Check, MinedTask, Turn, stronger_kind, task_id
+from sleep.mine.judged_by import correction_note
+from sleep.mine.kinds import kind_of
+from sleep.mine.tasks import Check, MinedTask, Turn, stronger_kind, task_id
 
 ACKNOWLEDGEMENTS = frozenset(
     [
@@ -165,7 +165,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
         aborted = bool(prompt.get("aborted"))
         commands = [c for c in prompt.get("commands", []) if isinstance(c, str)]
         if prompt.get("interrupted"):
-            # The person stopped it: not a task (sleep/interrupted.py lists it as left
+            # The person stopped it: not a task (sleep/mine/interrupted.py lists it as left
             # out), and what follows is not a correction of the request before it. Asking
             # for something new still accepted the answer before it (a stopped correction
             # did not).

@@ -7,7 +7,7 @@
 - `agentic`: it reads or changes the project or runs commands; the session's own evidence
   (the assistant called file or shell tools answering it) decides first;
 - `advice`: answerable from its text and its context.
-The miner model may refine a kind (sleep/mine_model.py); these rules are the fallback.
+The miner model may refine a kind (sleep/mine/with_model.py); these rules are the fallback.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Mining with the miner role: the model reads a project's prompts in order and returns
 replayable tasks (intent, kind, rubric, checks, which prompts they came from). A kind it
-gives is validated (sleep/task_kinds.py); without one the heuristic decides.
+gives is validated (sleep/mine/kinds.py); without one the heuristic decides.
 
 Used when the night's config names a miner (`models.miner.backend` not `auto`); the
-heuristic miner (sleep/mine.py) is the fallback everywhere else. The model's tasks get the
+heuristic miner (sleep/mine/heuristic.py) is the fallback everywhere else. The model's tasks get the
 same stable ids (project + shape of the intent) as heuristic ones, so a task keeps its
 split whichever miner found it. An unusable reply (after one repair) is a model error: the
 night stops instead of guessing.
@@ -16,11 +16,11 @@ from typing import Any
 from core.models.types import ModelError
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
-from sleep.mine import is_acknowledgement, shape_of
+from sleep.mine.evidence import verification_commands
+from sleep.mine.heuristic import is_acknowledgement, shape_of
+from sleep.mine.kinds import KINDS, TaskKind, kind_of
+from sleep.mine.tasks import Check, MinedTask, task_id
 from sleep.prompt_files import render_sleep_prompt
-from sleep.task_evidence import verification_commands
-from sleep.task_kinds import KINDS, TaskKind, kind_of
-from sleep.tasks import Check, MinedTask, task_id
 
 PROMPTS_PER_CALL = 40
 MAX_PROMPT_CHARS = 600

@@ -1,7 +1,7 @@
 """What a session says a good answer to a task is: the evidence the judge and the gate use.
 
 - **rubric**: the person's constraints in the request itself ("Keep the old name as an
-  alias", "don't touch the tests") and their later corrections (sleep/mine.py);
+  alias", "don't touch the tests") and their later corrections (sleep/mine/heuristic.py);
 - **reference**: what the person accepted — the assistant's last answer before an
   acknowledgement or the next request (an excerpt; the harvest redacted it);
 - **command checks**: a verification command the assistant ran (`make test`, `pytest …`,
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from sleep.tasks import MAX_CONTEXT_CHARS, Check, Turn
+from sleep.mine.tasks import MAX_CONTEXT_CHARS, Check, Turn
 
 MAX_REFERENCE_CHARS = 1500
 MAX_TURN_ANSWER_CHARS = 800

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
-from sleep.tasks import MinedTask
+from sleep.mine.tasks import MinedTask
 
 
 def split_of(task_id: str, *, val_fraction: float, test_fraction: float) -> str:

@@ -4,13 +4,13 @@ Why its own text: the judge reads the rubric with the accepted answer after it (
 block, sleep/replay_env.py `task_item`), but an analyst shown that block as a "reference
 answer" reads the person's correction as an answer, and the accepted answer once more in
 the evaluator's line. Here each part is one line under its own name: the rubric, each
-correction the person made (sleep/mine.py writes them into the rubric, marked with
+correction the person made (sleep/mine/heuristic.py writes them into the rubric, marked with
 `CORRECTION_NOTE`), and the answer they accepted.
 """
 
 from __future__ import annotations
 
-from sleep.tasks import MinedTask
+from sleep.mine.tasks import MinedTask
 
 CORRECTION_NOTE = "The person had to correct an earlier answer: "
 

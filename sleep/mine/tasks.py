@@ -4,7 +4,7 @@ A mined task is a request a person made of their agent, turned into something a 
 be asked again: the intent (the prompt, redacted), a rubric (what a good answer does, from
 the person's own corrections where there were any), literal checks, and the sessions it
 came from. Its id is a stable hash of its project and shape, so the same recurring request
-keeps one id from night to night and therefore one split (sleep/split.py).
+keeps one id from night to night and therefore one split (sleep/mine/split.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any, Literal
 from core.atomic import write_json
 from core.errors import UserError
 from sleep.harvest.file_edits import FileEdit, edit_problem
-from sleep.task_kinds import TaskKind, normalise_kind
+from sleep.mine.kinds import TaskKind, normalise_kind
 
 CheckKind = Literal["contains", "not_contains", "command"]
 TEXT_CHECKS = ("contains", "not_contains")

@@ -1,7 +1,7 @@
 """Requests the person interrupted: harvested (the transcript holds them) but never
 trained on. A stopped turn says the person changed their mind or saw it go wrong, so its
-prompt is no evidence of what they wanted; the miners skip it (sleep/mine.py,
-sleep/mine_model.py) and the night lists it as left out with this reason, beside the
+prompt is no evidence of what they wanted; the miners skip it (sleep/mine/heuristic.py,
+sleep/mine/with_model.py) and the night lists it as left out with this reason, beside the
 sessions routing left out, so nothing disappears silently.
 """
 
