@@ -109,9 +109,9 @@ def _night(
     from sleep.harvest.agent_roots import MORE_FLAGS
     from sleep.harvest.run import HarvestOptions
     from sleep.harvest.sources import check_more_roots, check_roots
-    from sleep.night import Night, night_defaults
-    from sleep.night_tasks import transcript_harvester
-    from sleep.projects import night_label
+    from sleep.night.held_tasks import transcript_harvester
+    from sleep.night.projects import night_label
+    from sleep.night.run import Night, night_defaults
 
     check_roots(settings.claude_home, settings.codex_home)
     check_more_roots({flag: getattr(settings, name) for name, flag in MORE_FLAGS.items()})
@@ -207,8 +207,8 @@ def run_cmd(
 ) -> None:
     """Run tonight's nights, one per recorded project (or --project): harvest, mine,
     replay, judge, gate and stage for review."""
-    from sleep.night import NightBusy, run_night
-    from sleep.projects import exit_status, projects_to_run
+    from sleep.night.projects import exit_status, projects_to_run
+    from sleep.night.run import NightBusy, run_night
 
     state, settings = _flagged_settings(
         state_dir, skills_repo, skill=skill, claude_home=claude_home, codex_home=codex_home,
@@ -279,8 +279,8 @@ def dry_run_cmd(
     skill, estimated calls and cost; writes nothing."""
     import asyncio
 
-    from sleep.estimate import estimate_night
-    from sleep.projects import projects_to_run
+    from sleep.night.estimate import estimate_night
+    from sleep.night.projects import projects_to_run
 
     state, settings = _flagged_settings(
         state_dir, skills_repo, writing=False, skill=skill, claude_home=claude_home,
@@ -306,7 +306,7 @@ def dry_run_cmd(
 
 
 def _plan_json(plan, backend: str, estimates: dict) -> dict:
-    from sleep.estimate import skipped_counts
+    from sleep.night.estimate import skipped_counts
 
     for route in plan.routes:
         route["skipped"] = skipped_counts(route["tasks"])
@@ -323,7 +323,7 @@ def _plan_json(plan, backend: str, estimates: dict) -> dict:
 
 
 def _echo_plan(plan: dict, project: Path | None) -> None:
-    from sleep.estimate import skipped_line
+    from sleep.night.estimate import skipped_line
 
     if project is not None:
         typer.echo(f"{project}:")
@@ -347,8 +347,8 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
 
 def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     """Recorded settings, recent nights and handoff prompts waiting for answers."""
+    from sleep.night.unlanded_edits import unlanded_line
     from sleep.state.status import night_status
-    from sleep.unlanded_edits import unlanded_line
 
     status = night_status(_state_dir(state_dir, writing=False))
     if as_json:

@@ -80,7 +80,7 @@ def init_cmd(
     from core.skills_repo import SkillsRepo
     from sleep.harvest.agent_roots import MORE_FLAGS
     from sleep.harvest.sources import check_more_roots, check_roots
-    from sleep.instruction_files import find_instruction_files, not_yet_tracked
+    from sleep.night.instruction_files import find_instruction_files, not_yet_tracked
     from sleep.state.backend_choice import suggest_backend
     from sleep.state.settings import default_skills_repo, load_settings, save_settings
 

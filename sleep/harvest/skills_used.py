@@ -1,5 +1,5 @@
 """Which skills a session used, from its own tool calls: the routing rule "the skill named
-in the transcript" (sleep/routing.py) needs them.
+in the transcript" (sleep/night/routing.py) needs them.
 
 Claude Code loads a skill with its `Skill` tool (`input.skill`, `input.command` in older
 builds) and injects the body as a meta message starting `Base directory for this skill:

@@ -1,7 +1,7 @@
 """What a mined task's replies are judged by, as the optimizer's prompts show it.
 
 Why its own text: the judge reads the rubric with the accepted answer after it (one
-block, sleep/replay_env.py `task_item`), but an analyst shown that block as a "reference
+block, sleep/night/replay_env.py `task_item`), but an analyst shown that block as a "reference
 answer" reads the person's correction as an answer, and the accepted answer once more in
 the evaluator's line. Here each part is one line under its own name: the rubric, each
 correction the person made (sleep/mine/heuristic.py writes them into the rubric, marked with

@@ -68,7 +68,7 @@ class MinedTask:
     rubric: str = ""
     checks: list[Check] = field(default_factory=list)
     source_sessions: list[str] = field(default_factory=list)
-    skill: str | None = None  # the skill it is attributed to (sleep/routing.py)
+    skill: str | None = None  # the skill it is attributed to (sleep/night/routing.py)
     occurrences: int = 1
     first_seen: str | None = None
     last_seen: str | None = None
@@ -250,7 +250,7 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
 
 def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
     """What `dry-run --json` shows of a task beside its ids: its kind, the mode it is
-    replayed in and, when tonight skips it, why (both sleep.replay_modes.Replay: the
+    replayed in and, when tonight skips it, why (both sleep.night.replay_modes.Replay: the
     `planned` mode, and `tonight`'s, which skips a mode not implemented yet), and what it
     is judged by, and the earlier edits its replay starts with (paths, not contents)."""
     return {

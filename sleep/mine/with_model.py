@@ -20,7 +20,7 @@ from sleep.mine.evidence import verification_commands
 from sleep.mine.heuristic import is_acknowledgement, shape_of
 from sleep.mine.kinds import KINDS, TaskKind, kind_of
 from sleep.mine.tasks import Check, MinedTask, task_id
-from sleep.prompt_files import render_sleep_prompt
+from sleep.prompts import render_sleep_prompt
 
 PROMPTS_PER_CALL = 40
 MAX_PROMPT_CHARS = 600

@@ -19,7 +19,7 @@ from core.atomic import write_text
 from core.errors import UserError
 
 SETTINGS_FILE = "sleep.yaml"
-# The held-out gate's bounds (sleep/held_out.py): a skill gates on at least the minimum.
+# The held-out gate's bounds (sleep/night/held_out.py): a skill gates on at least the minimum.
 DEFAULT_MIN_VAL_TASKS = 6
 DEFAULT_MAX_VAL_TASKS = 20  # with max_tasks (40) at most 60 tasks a night
 NightBackend = Literal[
@@ -48,9 +48,9 @@ class SleepSettings(BaseModel):
     test_fraction: float = Field(default=0.0, ge=0, lt=1)
     max_tasks: int = Field(default=40, ge=2)
     pass_mark: float = Field(default=0.7, gt=0, le=1)
-    # Each mined `command` check's time limit in the replay workspace (sleep/replay_checks.py).
+    # Each mined `command` check's time limit in the replay workspace (sleep/night/replay_checks.py).
     check_timeout_s: float = Field(default=120.0, gt=0, le=3600)
-    # The gate's evidence (sleep/held_out.py): a skill is gated only on at least
+    # The gate's evidence (sleep/night/held_out.py): a skill is gated only on at least
     # min_val_tasks held-out tasks, the most recent max_val_tasks of every night's.
     min_val_tasks: int = Field(default=DEFAULT_MIN_VAL_TASKS, ge=1)
     max_val_tasks: int = Field(default=DEFAULT_MAX_VAL_TASKS, ge=1)

@@ -16,7 +16,7 @@ from pathlib import Path
 from core.errors import UserError
 from core.path_text import require_text, shown
 
-# What a state directory holds (sleep/night.py, harvest.py, settings.py, schedule.py, and
+# What a state directory holds (sleep/night/run.py, harvest.py, settings.py, schedule.py, and
 # the TUI's skillopt_tui/app/night_launcher.py).
 FILES = (
     "sleep.yaml",

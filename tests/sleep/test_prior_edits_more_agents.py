@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from sleep.edited_tree import edited_tree
 from sleep.harvest.edit_tools import copilot_edits, cursor_edits, opencode_edits, pi_edits
 from sleep.harvest.file_edits import FileEdit
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.tasks import TaskArchive
+from sleep.night.edited_tree import edited_tree
 from tests.sleep.more_agents import PROJECT, REAL, SECRET, run
 
 EDITS = REAL / "edits"

@@ -7,7 +7,7 @@ import pytest
 
 from core.models.types import Completion, Usage
 from sleep.mine.tasks import MinedTask
-from sleep.replay_env import JudgeFailed, ReplayEnvironment
+from sleep.night.replay_env import JudgeFailed, ReplayEnvironment
 
 
 async def garbage_judge(messages, **_settings) -> Completion:

@@ -8,7 +8,7 @@ import json
 
 from core.models.types import Completion, Usage
 from sleep.mine.tasks import MinedTask, Turn
-from sleep.replay_env import ReplayEnvironment
+from sleep.night.replay_env import ReplayEnvironment
 
 
 def recording_judge(seen: list[str]):

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from core.models.factory import build_model_client
-from sleep import replay_shell
 from sleep.mine.tasks import Check, MinedTask
-from sleep.replay_env import ReplayEnvironment
-from sleep.replay_modes import replay_at_night, replay_mode
-from sleep.replay_tools import ToolReplay, skill_path_for
-from sleep.routing import AGENTS_MD, CLAUDE_CODE
+from sleep.night import replay_shell
+from sleep.night.replay_env import ReplayEnvironment
+from sleep.night.replay_modes import replay_at_night, replay_mode
+from sleep.night.replay_tools import ToolReplay, skill_path_for
+from sleep.night.routing import AGENTS_MD, CLAUDE_CODE
 from tests.core.models.helpers import ENV, loopback_config
 from tests.support.jail import jail  # noqa: F401 - the fixture
 from tests.support.loopback_openai import LoopbackOpenAI, RecordedRequest, Reply

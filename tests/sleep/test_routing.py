@@ -15,7 +15,7 @@ from core.errors import UserError
 from core.skills_repo import SkillsRepo
 from core.skills_repo.types import SkillEntry
 from sleep.mine.tasks import MinedTask, TaskArchive
-from sleep.routing import (
+from sleep.night.routing import (
     BY_FLAG,
     BY_MAIN_FILE,
     BY_TRANSCRIPT,

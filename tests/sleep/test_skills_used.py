@@ -11,7 +11,7 @@ from core.skills_repo import SkillsRepo
 from sleep.harvest.claude import ClaudeTaskReader
 from sleep.harvest.codex import CodexTaskReader
 from sleep.harvest.identity import SessionIdentity
-from sleep.routing import BY_MAIN_FILE, BY_TRANSCRIPT
+from sleep.night.routing import BY_MAIN_FILE, BY_TRANSCRIPT
 from tests.sleep.transcripts import (
     claude_assistant,
     claude_user,

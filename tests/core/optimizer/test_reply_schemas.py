@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sleep.mine.with_model  # noqa: F401 - registers the miner's shape
-import sleep.replay_env  # noqa: F401 - registers the judge's shape
+import sleep.night.replay_env  # noqa: F401 - registers the judge's shape
 from core.models.structured import HOSTED_UNSUPPORTED, bounded, without
 from core.optimizer import autonomous_lr, execution_notes, suggestions  # noqa: F401 - shapes
 from core.optimizer import reply_schemas as schemas

@@ -1,5 +1,5 @@
 """`check_timeout_s` in sleep.yaml bounds each mined command check of a night
-(sleep/replay_checks.py): the recorded value reaches the night `sleep run` builds, and a
+(sleep/night/replay_checks.py): the recorded value reaches the night `sleep run` builds, and a
 value that is not a positive number of seconds is one line naming the key."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`min_val_tasks` in sleep.yaml (sleep/held_out.py): the recorded value reaches the night
+"""`min_val_tasks` in sleep.yaml (sleep/night/held_out.py): the recorded value reaches the night
 `sleep run` builds, and a minimum no night could reach is one line naming both keys."""
 
 from __future__ import annotations

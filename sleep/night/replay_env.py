@@ -6,16 +6,16 @@ the **judge** role grade the reply against the task's rubric (score in [0, 1] an
 reason), and runs the literal checks. The rubric outweighs the checks: soft =
 0.75·judge + 0.25·checks (judge alone when there are no checks); hard = soft ≥ pass mark.
 An agent or tools replay also runs the task's `command` checks in its workspace
-(sleep/replay_checks.py): the judge sees their results; a failed one makes the item 0,
+(sleep/night/replay_checks.py): the judge sees their results; a failed one makes the item 0,
 and passing ones make it 1 only when there is no rubric or reference to judge by.
 
 With a coding agent as the target (`claude_code`, `codex`), a replay is an agent run in a
 fresh temporary copy of the project's tree at the commit the night recorded (never the
 user's checkout), the skill placed where that agent reads it; the judge then sees the
 agent's final message and the diff it made. With an API (chat) backend, an agentic task
-(replay mode `tools`, sleep/replay_modes.py) is replayed the same way by our own bounded tool loop
-(sleep/replay_tools.py); on the handoff backend (mode `handoff-workspace`) the person's own
-agent does it in a workspace the night prepared and keeps (sleep/handoff_workspace.py).
+(replay mode `tools`, sleep/night/replay_modes.py) is replayed the same way by our own bounded tool loop
+(sleep/night/replay_tools.py); on the handoff backend (mode `handoff-workspace`) the person's own
+agent does it in a workspace the night prepared and keeps (sleep/night/handoff_workspace.py).
 
 The judge's reply must be the JSON the prompt asks for; one repair re-ask, then the
 rollout fails with a model error (the night stops loudly), never a silent 0.
@@ -40,14 +40,13 @@ from core.models.types import (
 )
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
-from sleep.check_memo import CheckMemo, MemoCheck
-from sleep.edited_tree import EditedTree, edited_tree, session_base
 from sleep.harvest.file_edits import FileEdit
 from sleep.mine.evidence import context_text
 from sleep.mine.judged_by import judged_by
 from sleep.mine.tasks import Check, MinedTask, Turn
-from sleep.prompt_files import render_sleep_prompt
-from sleep.replay_checks import (
+from sleep.night.check_memo import CheckMemo, MemoCheck
+from sleep.night.edited_tree import EditedTree, edited_tree, session_base
+from sleep.night.replay_checks import (
     DEFAULT_CHECK_TIMEOUT_S,
     CheckResult,
     decide,
@@ -55,8 +54,9 @@ from sleep.replay_checks import (
     results_of,
     trajectory_message,
 )
-from sleep.replay_modes import MISSING, WORKSPACE_MODES, replay_mode, workspace_runner
-from sleep.replay_tools import ToolReplay, run_in_workspace
+from sleep.night.replay_modes import MISSING, WORKSPACE_MODES, replay_mode, workspace_runner
+from sleep.night.replay_tools import ToolReplay, run_in_workspace
+from sleep.prompts import render_sleep_prompt
 
 NAME = "sleep"
 VERSION = "1"
@@ -213,7 +213,7 @@ def _edits_message(tree: EditedTree | None) -> list[Message]:
 class AgentReplay:
     """Where an agent replay works: the project (a git repository when `commit` is set,
     whose tree at that commit is copied; else the folder itself is copied) and the name
-    the skill is placed under. A workspace runner (sleep/replay_modes.py) also gets the
+    the skill is placed under. A workspace runner (sleep/night/replay_modes.py) also gets the
     file the skill is written to in the copy, and `keep_in`: the night's folder for
     workspaces that outlive one run (a handoff workspace waits there for its answer)."""
 
@@ -251,7 +251,7 @@ class ReplayEnvironment:
         self.agent = agent
         self.tools = tools  # an API backend's workspace for agentic tasks (None: chat only)
         self.check_timeout_s = check_timeout_s
-        # one JSON line per piece of work that ran command checks (sleep/check_memo.py)
+        # one JSON line per piece of work that ran command checks (sleep/night/check_memo.py)
         self.checks = CheckMemo(checks_log)
         # core.environment.contract.needs_agent reads this: the runner then hands
         # `rollout` the client's agent runner instead of its chat `complete`.

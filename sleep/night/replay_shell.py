@@ -20,7 +20,7 @@ from pathlib import Path
 
 from envs.jail import jail_problem, jail_uid
 from envs.jailed_command import run_jailed
-from sleep.check_toolchain import Toolchain
+from sleep.night.check_toolchain import Toolchain
 
 MAX_OUTPUT_CHARS = 20_000
 MAX_PROCESSES = 128

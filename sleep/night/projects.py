@@ -13,7 +13,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from sleep.instruction_files import slug
+from sleep.night.instruction_files import slug
 
 
 def projects_to_run(recorded: list[str], flag: Path | None, cwd: Path) -> list[Path]:

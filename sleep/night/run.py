@@ -20,7 +20,7 @@ the usage ledger's caps. What this module adds is the night's own state:
 A night that is stopped (budget, interrupt) or waiting for handoff answers keeps its id
 and its frozen tasks: the next run continues it, on any day. A backend failure fails the
 night loudly and stages nothing for the skill it hit; a re-run the same day retries it,
-and a later day's night closes it and takes up its tasks (sleep/night_tasks.py). A
+and a later day's night closes it and takes up its tasks (sleep/night/held_tasks.py). A
 finished night's id is never reused.
 """
 
@@ -50,18 +50,21 @@ from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
-
-# handoff_answers masks secrets in handoff answers; handoff_workspace registers the
-# handoff-workspace replay (sleep/replay_modes.py) when imported.
-from sleep import handoff_answers, handoff_workspace  # noqa: F401
 from sleep.harvest.cursors import HarvestState
 from sleep.harvest.run import STATE_FILE
-from sleep.held_out import night_splits, waiting_for_val
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.interrupted import describe_interrupted, interrupted_left_out
 from sleep.mine.tasks import MinedTask, TaskArchive, task_listing
 from sleep.mine.with_model import mine_with_model
-from sleep.night_tasks import (
+
+# handoff_answers masks secrets in handoff answers; handoff_workspace registers the
+# handoff-workspace replay (sleep/night/replay_modes.py) when imported.
+from sleep.night import (
+    handoff_answers,  # noqa: F401 - registers itself when imported
+    handoff_workspace,  # noqa: F401 - registers itself when imported
+)
+from sleep.night.held_out import night_splits, waiting_for_val
+from sleep.night.held_tasks import (
     CarryArchive,
     Harvested,
     Harvester,
@@ -74,20 +77,20 @@ from sleep.night_tasks import (
     read_json,
     with_carried,
 )
-from sleep.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
-from sleep.replay_env import AgentReplay, ReplayEnvironment
-from sleep.replay_modes import (
+from sleep.night.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
+from sleep.night.replay_env import AgentReplay, ReplayEnvironment
+from sleep.night.replay_modes import (
     WORKSPACE_MODES,
     replay_at_night,
     replay_mode,
     replayable,
     workspace_runner,
 )
-from sleep.replay_tools import ToolReplay, skill_path_for
-from sleep.routing import Route, plan_routes
+from sleep.night.replay_tools import ToolReplay, skill_path_for
+from sleep.night.routing import Route, plan_routes
+from sleep.night.unlanded_edits import unlanded_edits, unlanded_line
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
 from sleep.state.state_dir import check_state_dir
-from sleep.unlanded_edits import unlanded_edits, unlanded_line
 
 
 class NightBusy(UserError):
@@ -102,7 +105,7 @@ class NightPlan:
     sessions: int
     automation_skipped: int
     routes: list[dict[str, Any]] = field(default_factory=list)
-    # The sessions routing left out: {session, source, reason} (sleep/routing.py), and the
+    # The sessions routing left out: {session, source, reason} (sleep/night/routing.py), and the
     # requests the person interrupted: {session, source, reason, prompt} (sleep/mine/interrupted.py).
     left_out: list[dict[str, str]] = field(default_factory=list)
     # The status of the open night tonight continues on its frozen tasks (None: a new one).
@@ -117,7 +120,7 @@ class NightResult:
     skills: dict[str, dict[str, Any]] = field(default_factory=dict)
     message: str = ""
     pending: int = 0  # handoff prompts waiting for answers
-    # The sessions routing left out: {session, source, reason} (sleep/routing.py), and the
+    # The sessions routing left out: {session, source, reason} (sleep/night/routing.py), and the
     # requests the person interrupted: {session, source, reason, prompt} (sleep/mine/interrupted.py).
     left_out: list[dict[str, str]] = field(default_factory=list)
 
@@ -151,7 +154,7 @@ def night_folder(
 ) -> tuple[str, Path]:
     """The project's night a run continues (sleep/night_tasks.open_night), else a new one:
     today's id unless that night is over, then -2, -3, ... With a label (the project's,
-    sleep/projects.py) each project keeps nights of its own."""
+    sleep/night/projects.py) each project keeps nights of its own."""
     nights = Path(state_dir) / "nights"
     folder = open_night(nights, day, _str(project))
     if folder is not None:
@@ -187,7 +190,7 @@ class Night:
     max_tasks: int = 40
     pass_mark: float = 0.7
     check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S  # each command check's time limit
-    min_val_tasks: int = DEFAULT_MIN_VAL_TASKS  # the gate's minimum (sleep/held_out.py)
+    min_val_tasks: int = DEFAULT_MIN_VAL_TASKS  # the gate's minimum (sleep/night/held_out.py)
     max_val_tasks: int = DEFAULT_MAX_VAL_TASKS
     include_automation: bool = False
     auto_adopt: bool = False
@@ -540,7 +543,7 @@ class Night:
         return self._replay_tree(route)
 
     def _workspace(self, route: Route) -> AgentReplay | None:
-        """Where a chat target's agentic tasks replay (sleep/replay_modes.py), when a
+        """Where a chat target's agentic tasks replay (sleep/night/replay_modes.py), when a
         workspace runner is registered for its backend's mode."""
         backend = self.config.models.target.backend
         if backend in AGENT_BACKENDS or not any(workspace_runner(m) for m in WORKSPACE_MODES):
@@ -561,7 +564,7 @@ class Night:
 
     def _tools(self, route: Route) -> ToolReplay | None:
         """With an API backend and a project, where agentic tasks replay as our tool loop
-        (sleep/replay_tools.py): the same recorded tree, the skill where its agent reads it."""
+        (sleep/night/replay_tools.py): the same recorded tree, the skill where its agent reads it."""
         if self.config.models.target.backend in (*AGENT_BACKENDS, "handoff") or not self.project:
             return None
         recorded = self._recorded_tree()

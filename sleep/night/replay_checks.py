@@ -2,16 +2,16 @@
 a linter: sleep/mine/evidence.py mines them as `command` checks), run again in the replay
 workspace after the agent finished: the person's own test of the work, on the agent's work.
 
-Each command runs in the bubblewrap jail over the workspace (sleep/replay_shell.py: the
+Each command runs in the bubblewrap jail over the workspace (sleep/night/replay_shell.py: the
 workspace read-write, the system's binaries read-only, no home, no network), with the
-person's own Python toolchain lent read-only (sleep/check_toolchain.py: the project's venv
+person's own Python toolchain lent read-only (sleep/night/check_toolchain.py: the project's venv
 or the interpreter their PATH picks, as the host resolves it), within its time limit
 (`sleep.check_timeout_s`, 120 s by default), its output's tail kept (clipped, secrets
 redacted). Without a working jail no command runs: each result is `not-run` and says why.
 A check is never run unconfined: it is a command mined from a transcript, run over files
 a model just wrote.
 
-How the results count (sleep/replay_env.py): the judge sees them beside the rubric, the
+How the results count (sleep/night/replay_env.py): the judge sees them beside the rubric, the
 reference, the final message and the diff; a check that failed or timed out decides the
 item (score 0, whatever the judge said: the person's own verification fails on this
 work); passing checks are evidence for the judge, and decide the item (a pass) only when
@@ -34,8 +34,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sleep import replay_shell
-from sleep.check_toolchain import toolchain
+from sleep.night import replay_shell
+from sleep.night.check_toolchain import toolchain
 from sleep.redact import Redactor
 
 DEFAULT_CHECK_TIMEOUT_S = 120.0

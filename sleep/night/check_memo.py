@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sleep.replay_checks import CheckResult, checks_for, log_entries
+from sleep.night.replay_checks import CheckResult, checks_for, log_entries
 
 
 def work_key(item_id: str, skill_text: str, commands: list[str], diff: str) -> str:
@@ -60,7 +60,7 @@ class CheckMemo:
 class MemoCheck:
     """The `AgentTask.check` of one replay: `check(workspace)` runs the commands;
     `check.of_diff(diff)` is the same check for work whose diff is known, which a runner
-    that read the diff first uses (sleep/handoff_workspace.py, sleep/replay_tools.py)."""
+    that read the diff first uses (sleep/night/handoff_workspace.py, sleep/night/replay_tools.py)."""
 
     memo: CheckMemo
     item_id: str

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from sleep.mine.heuristic import priority
 from sleep.mine.split import split_tasks, task_split
 from sleep.mine.tasks import MinedTask
-from sleep.replay_modes import SKIP_REASONS
+from sleep.night.replay_modes import SKIP_REASONS
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS
 
 

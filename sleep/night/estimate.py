@@ -3,7 +3,7 @@ each role (target rollouts, one judge call per rollout, optimizer calls) and an 
 bound on tokens and cost from the config's price table. Nothing is called.
 
 Only the tasks the night will replay count: one it skips (replay mode `skipped`: an
-external or redacted request, or a workspace mode with no runner yet; sleep.replay_modes)
+external or redacted request, or a workspace mode with no runner yet; sleep.night.replay_modes)
 costs nothing, and the plan says how many are skipped and why (`skipped_counts`)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from core.models.factory import build_model_client
 from core.models.ledger import estimate_cost
 from core.run.estimate import NO_COST, QUESTION_TOKENS, cost_words, plan_calls
-from sleep.night import Night, NightPlan
-from sleep.replay_env import ReplayEnvironment
-from sleep.replay_modes import replayable
+from sleep.night.replay_env import ReplayEnvironment
+from sleep.night.replay_modes import replayable
+from sleep.night.run import Night, NightPlan
 
 JUDGE_PROMPT_TOKENS = 400  # the judge prompt around a task, its rubric and one reply
 
@@ -42,7 +42,7 @@ async def estimate_night(night: Night, plan: NightPlan) -> dict[str, str]:
     out: dict[str, str] = {}
     sessions = night.sessions()
     backend = night.config.models.target.backend
-    # a skill waiting for more held-out tasks (sleep/held_out.py) runs nothing
+    # a skill waiting for more held-out tasks (sleep/night/held_out.py) runs nothing
     waiting = {r["skill"]: r["waiting_for_val"] for r in plan.routes if r.get("waiting_for_val")}
     for route, planned in await night.routed_tasks(sessions):
         if route.skill in waiting:

@@ -9,8 +9,8 @@
 
 An agentic task is never replayed as a bare chat call: on an API backend it needs our own
 workspace tool loop, and on handoff a prompt naming a prepared workspace. Those are other
-modules': `tools` is our own loop (sleep/replay_tools.py, built in); `handoff-workspace`
-is a runner (sleep/handoff_workspace.py, registered through `register_workspace_runner`
+modules': `tools` is our own loop (sleep/night/replay_tools.py, built in); `handoff-workspace`
+is a runner (sleep/night/handoff_workspace.py, registered through `register_workspace_runner`
 when the night imports it); a mode with no runner registered skips its tasks at replay
 with the reason (NEEDS_WORKSPACE_HANDOFF).
 """
@@ -41,11 +41,11 @@ SKIP_REASONS = {
 # A runner is `async runner(task: AgentTask, skill_text: str, complete, where) -> AgentOutcome`:
 # like a coding agent's run, over a fresh copy of `task.files` at `task.commit`, asking
 # the model through `complete` (the target's chat function); `where` is the night's
-# sleep.replay_env.AgentReplay (the skill's place in the copy, and where a workspace that
+# sleep.night.replay_env.AgentReplay (the skill's place in the copy, and where a workspace that
 # must outlive one run is kept).
 WorkspaceRunner = Callable[[AgentTask, str, Any, Any], Awaitable[AgentOutcome]]
 WORKSPACE_MODES = ("tools", "handoff-workspace")
-# Modes the night implements itself (`tools`: sleep/replay_tools.py's loop in the night's
+# Modes the night implements itself (`tools`: sleep/night/replay_tools.py's loop in the night's
 # recorded tree), so no registered runner is needed for them.
 BUILT_IN_MODES = frozenset({"tools"})
 _runners: dict[str, WorkspaceRunner] = {}

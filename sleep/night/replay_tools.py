@@ -1,9 +1,9 @@
 """A tools replay: an agentic task replayed on an API (chat) backend as our own bounded tool
 loop (core/agent_loop) in a fresh copy of the project at the night's recorded commit, the
 candidate skill both where the source agent reads it and as the system prompt, a shell
-only inside the bubblewrap jail (sleep/replay_shell.py).
+only inside the bubblewrap jail (sleep/night/replay_shell.py).
 
-Which tasks: those whose replay mode is `tools` (sleep/replay_modes.py: an agentic task on
+Which tasks: those whose replay mode is `tools` (sleep/night/replay_modes.py: an agentic task on
 an API backend).
 """
 
@@ -20,9 +20,9 @@ from core.agent_loop.loop import LoopLimits, protocol_text, run_tool_loop
 from core.agent_loop.tools import WorkspaceTools
 from core.agent_loop.workspace import replay_workspace
 from core.models.types import Message
-from sleep.check_memo import for_diff
-from sleep.replay_shell import jailed_shell
-from sleep.routing import AGENTS_MD
+from sleep.night.check_memo import for_diff
+from sleep.night.replay_shell import jailed_shell
+from sleep.night.routing import AGENTS_MD
 
 STOPPED = {
     "turns": "stopped at the turn cap before finishing",

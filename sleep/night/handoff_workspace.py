@@ -42,8 +42,8 @@ from core.models.call_label import labelled
 from core.models.handoff import AnswerRejected, accept_answer, mask_answer, reject_answer
 from core.models.handoff_files import HandoffFolder, digest
 from core.models.types import AgentOutcome, AgentTask, Completion, Message
-from sleep.check_memo import for_diff
-from sleep.replay_modes import register_workspace_runner
+from sleep.night.check_memo import for_diff
+from sleep.night.replay_modes import register_workspace_runner
 
 KIND = "replay-workspace"
 MODE = "handoff-workspace"
@@ -223,7 +223,7 @@ async def _outcome(
 ) -> AgentOutcome:
     diff = read_diff(workspace.root.parent, workspace, completion.text)
     # Kept by the diff read: a later round brings the same work back, its checks are not
-    # run again (sleep/check_memo.py).
+    # run again (sleep/night/check_memo.py).
     check = await asyncio.to_thread(for_diff(task.check, diff), workspace.root)
     text = completion.text
     return AgentOutcome(
