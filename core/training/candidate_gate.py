@@ -249,7 +249,7 @@ GateRule = Callable[[Mapping[str, float], Mapping[str, float]], tuple[bool, str]
 def env_gate_rule(tr: TrainingRun) -> GateRule | None:
     """The environment's own acceptance rule, when it has one (`gate_rule`: per-item
     metrics before and after -> (accepted, why)); it replaces "the mean beats the best",
-    so every item is scored. Sleep's preference gate is one (sleep/preference_gate.py)."""
+    so every item is scored. Sleep's preference gate is one (sleep/night/preference_gate.py)."""
     return getattr(tr.env, "gate_rule", None)
 
 

@@ -1,4 +1,4 @@
-"""The gate's held-out tasks (sleep/held_out.py): a night gates a skill only on at least
+"""The gate's held-out tasks (sleep/night/held_out.py): a night gates a skill only on at least
 `min_val_tasks` of them (default 6), says how many it is waiting for, and takes them from
 every earlier night of the project and skill, on the scripted TEST DOUBLE
 (tests/sleep/night_double.py) and a real skills repository."""
@@ -9,13 +9,14 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from sleep.estimate import estimate_night
-from sleep.held_out import DEFAULT_MIN_VAL_TASKS, night_splits, waiting_for_val
-from sleep.mine import shape_of
-from sleep.night import Night
-from sleep.night_tasks import Harvested
-from sleep.split import split_of
-from sleep.tasks import MinedTask, task_id
+from sleep.mine.heuristic import shape_of
+from sleep.mine.split import split_of
+from sleep.mine.tasks import MinedTask, task_id
+from sleep.night.estimate import estimate_night
+from sleep.night.held_out import night_splits, waiting_for_val
+from sleep.night.held_tasks import Harvested
+from sleep.night.run import Night
+from sleep.state.settings import DEFAULT_MIN_VAL_TASKS
 from tests.sleep.night_double import INSTALL_PROMPT, NAMES
 from tests.sleep.test_night import DAY, night_config, project, repo  # noqa: F401
 
@@ -159,7 +160,7 @@ async def test_held_out_tasks_accumulate_until_the_gate_has_enough(tmp_path, rep
 
 
 def _corrected(tid: str, day: str, preference: str = "pref-logging") -> MinedTask:
-    from sleep.tasks import Correction
+    from sleep.mine.tasks import Correction
 
     session = f"claude:{tid}"
     fix = Correction("no, use logging instead of print", session, "claude", day)
@@ -187,7 +188,7 @@ def test_every_preference_seen_twice_has_an_occurrence_held_out():
 
 
 def test_a_skill_waiting_for_val_names_the_preferences_seen_once():
-    from sleep.held_out import gate_roles, waiting_preferences
+    from sleep.night.held_out import gate_roles, waiting_preferences
 
     once = _corrected(_ids("train", 1)[0], "2026-11-02", "pref-once")
     guard = _task(_ids("val", 1)[0], reference="Run pnpm install.")
@@ -200,7 +201,7 @@ def test_a_skill_waiting_for_val_names_the_preferences_seen_once():
 def test_corrections_and_preference_survive_the_archive_and_bad_ones_are_named(tmp_path):
     import pytest
 
-    from sleep.tasks import MalformedTask, TaskArchive
+    from sleep.mine.tasks import MalformedTask, TaskArchive
 
     task = _corrected("t-0001", "2026-11-01")
     archive = TaskArchive(tmp_path / "tasks.json")

@@ -10,9 +10,9 @@ import json
 import pytest
 
 from core.errors import UserError
-from sleep.night import BY_STORED, Night
-from sleep.night_tasks import Harvested
-from sleep.settings import SleepSettings, load_settings, with_sets
+from sleep.night.held_tasks import Harvested
+from sleep.night.run import BY_STORED, Night
+from sleep.state.settings import SleepSettings, load_settings, with_sets
 from tests.sleep.cli_world import make_world, one_line_error
 from tests.sleep.test_held_out import waiting_night
 from tests.sleep.test_night import DAY, night_config, project, repo  # noqa: F401

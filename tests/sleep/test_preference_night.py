@@ -19,11 +19,11 @@ import pytest
 
 from core.config import config_from_dict
 from core.skills_repo import SkillsRepo
-from sleep.mine import shape_of
-from sleep.night import Night
-from sleep.night_tasks import Harvested
-from sleep.split import split_of
-from sleep.tasks import Correction, MinedTask, TaskArchive, task_id
+from sleep.mine.heuristic import shape_of
+from sleep.mine.split import split_of
+from sleep.mine.tasks import Correction, MinedTask, TaskArchive, task_id
+from sleep.night.held_tasks import Harvested
+from sleep.night.run import Night
 from tests.sleep.night_double import NAMES
 from tests.sleep.preference_double import (
     DEBUG_PROMPT,

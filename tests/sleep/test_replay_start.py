@@ -11,9 +11,9 @@ from pathlib import Path
 
 from core.agent_loop.workspace import replay_workspace
 from core.models.types import AgentOutcome, Completion, Usage
-from sleep.mine import mine_sessions
-from sleep.replay_env import AgentReplay, ReplayEnvironment
-from sleep.tasks import MinedTask
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.tasks import MinedTask
+from sleep.night.replay_env import AgentReplay, ReplayEnvironment
 from tests.sleep.test_prior_edits import harvested
 from tests.sleep.transcripts import claude_assistant, claude_user
 
@@ -55,7 +55,7 @@ def mined_request(tmp_path: Path, cwd: str) -> MinedTask:
 
 
 def test_the_replay_starts_at_the_last_commit_before_the_session(tmp_path):
-    from sleep.prior_edits import commit_before
+    from sleep.night.edited_tree import commit_before
 
     project, before, head = project_with_work_committed_after(tmp_path)
     task = mined_request(tmp_path, str(project))

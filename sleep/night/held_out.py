@@ -1,0 +1,157 @@
+"""The held-out tasks a night gates on: gathered across nights, and enough of them.
+
+A skill's gate decided on 2 held-out tasks, by one item: that is no evidence. So a night
+gates only on at least `min_val_tasks` held-out (val) tasks of the skill, and says how
+many it is waiting for until then, staging nothing.
+
+The held-out tasks accumulate: the split is stable by task id (sleep/mine/split.py), and the
+mined-task archive (`<state>/tasks.json`, redacted as mined) keeps every night's tasks,
+so a night takes its val tasks from every earlier night of the project and skill too —
+the most recent `max_val_tasks` of them (a cap on the gate's cost, kept apart from
+`max_tasks`, so that tonight's many train tasks never crowd out the held-out ones).
+Train-only tasks (nothing to judge them by) are train by their split: they never count.
+
+A preference the person corrected in two tasks or more (sleep/mine/preferences.py) always has
+one held out: when the hash put none of its tasks in val, its newest task is held out
+(new tonight, so no night trained on it; an older one goes back to train when a newer
+one arrives, which shows the optimizer nothing it should not see). So the first week
+can gate on what the person actually corrected, not only on what the hash happened to
+hold out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from core.atomic import write_json
+from sleep.mine.heuristic import priority
+from sleep.mine.preferences import Preference, group_preferences
+from sleep.mine.split import task_split
+from sleep.mine.tasks import MinedTask
+from sleep.night.replay_modes import SKIP_REASONS
+from sleep.state.settings import DEFAULT_MAX_VAL_TASKS
+
+
+def _recent_first(task: MinedTask) -> tuple:
+    """Replayable kinds first (an external or redacted task never replays, so it must not
+    take a held-out place), then the most recently seen; the id breaks ties."""
+    stamp = task.last_seen or ""
+    return (task.kind in SKIP_REASONS, tuple(-ord(c) for c in stamp), task.id)
+
+
+def night_splits(
+    tasks: Iterable[MinedTask],
+    *,
+    max_tasks: int,
+    max_val_tasks: int = DEFAULT_MAX_VAL_TASKS,
+    val_fraction: float,
+    test_fraction: float,
+) -> dict[str, list[MinedTask]]:
+    """The splits a night replays from `tasks` (the archive's tasks of one project and
+    skill, every night's): every val task up to the most recent `max_val_tasks`, and the
+    train and test tasks by priority (sleep/mine.priority) up to `max_tasks`."""
+    tasks = list(tasks)
+    splits = preference_splits(tasks, val_fraction=val_fraction, test_fraction=test_fraction)
+    held = [t for t in tasks if splits[t.id] == "val"]
+    rest = [t for t in tasks if splits[t.id] != "val"]
+    kept = sorted(held, key=_recent_first)[:max_val_tasks]
+    learn = sorted(rest, key=priority)[:max_tasks]
+    out: dict[str, list[MinedTask]] = {"train": [], "val": [], "test": []}
+    for task in sorted(learn + kept, key=lambda t: t.id):
+        out[splits[task.id]].append(task)
+    return out
+
+
+def preference_splits(
+    tasks: list[MinedTask], *, val_fraction: float, test_fraction: float
+) -> dict[str, str]:
+    """Each task's split (task id → split): by its id's hash (sleep/mine/split.py), except that
+    every preference seen in two tasks or more has one held out (its newest, when the hash
+    held out none)."""
+    splits = {
+        t.id: task_split(t, val_fraction=val_fraction, test_fraction=test_fraction) for t in tasks
+    }
+    by_id = {t.id: t for t in tasks}
+    for pref in group_preferences(tasks):
+        candidates = [by_id[i] for i in pref.tasks if not by_id[i].train_only]
+        if len(pref.tasks) < 2 or any(splits[t.id] == "val" for t in candidates):
+            continue
+        newest = max(candidates, key=_newest, default=None)
+        if newest is not None:
+            splits[newest.id] = "val"
+    return splits
+
+
+def _newest(task: MinedTask) -> tuple:
+    return (task.session_started or task.first_seen or "", task.last_seen or "", task.id)
+
+
+def gate_roles(val: Iterable[MinedTask]) -> dict[str, str]:
+    """What each held-out task gates as: `occurrence` (of a preference the person
+    corrected) or `guard` (accepted without correction: it must not regress)."""
+    return {t.id: "occurrence" if t.preference or t.corrections else "guard" for t in val}
+
+
+def waiting_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
+    """The preferences seen in one task only: none can be held out yet."""
+    return [p for p in group_preferences(tasks) if len(p.tasks) < 2]
+
+
+def waiting_for_val(
+    val_tasks: int, min_val_tasks: int, waiting: Iterable[Preference] = ()
+) -> str | None:
+    """Why the night gates nothing for a skill with `val_tasks` replayable held-out
+    tasks (preference occurrences and guards), or None when that is enough; naming the
+    preferences that wait for a second occurrence to be held out."""
+    if val_tasks >= min_val_tasks:
+        return None
+    texts = [f'"{_excerpt(p.text)}"' for p in waiting]
+    second = (
+        f"; waiting for a second occurrence of: {', '.join(texts[:5])}"
+        + (f" and {len(texts) - 5} more" if len(texts) > 5 else "")
+        if texts
+        else ""
+    )
+    return (
+        f"waiting for more held-out tasks ({val_tasks} of {min_val_tasks}): the gate "
+        f"decides on at least that many; later nights' sessions add to them{second}"
+    )
+
+
+def _excerpt(text: str, limit: int = 60) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def gate_signature(splits: dict[str, list[MinedTask]], settings: dict[str, Any]) -> str:
+    """What a skill's gate decides on: its tasks' ids per split and the settings the gate
+    reads. A night with no new sessions gates a skill again when this changed."""
+    shape = {k: sorted(t.id for t in v) for k, v in splits.items()}
+    text = json.dumps([shape, settings], sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class GatedRecord:
+    """`<state>/gated.json`: per project and skill, the gate signature of the last night
+    that ran it (gated it or said what it waits for)."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = Path(state_dir) / "gated.json"
+
+    def _read(self) -> dict[str, str]:
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                return {str(k): str(v) for k, v in data.items()}
+        return {}
+
+    def get(self, key: str) -> str | None:
+        return self._read().get(key)
+
+    def put(self, key: str, signature: str) -> None:
+        write_json(self.path, {**self._read(), key: signature})
