@@ -363,7 +363,7 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
 def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     """Recorded settings, recent nights and handoff prompts waiting for answers."""
     from sleep.night.unlanded_edits import unlanded_line
-    from sleep.state.status import night_status
+    from sleep.state.status import gate_line, night_status
 
     status = night_status(_state_dir(state_dir, writing=False))
     if as_json:
@@ -385,6 +385,9 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
         pending = f", {n['pending']} handoff answer(s) waiting" if n.get("pending") else ""
         typer.echo(f"{n['night_id']}: {n['status']} — {staged}{pending}")
         for skill, outcome in n["skills"].items():  # why a skill is not gated yet
+            gated = gate_line(skill, outcome)
+            if gated:
+                typer.echo(f"  {gated}")
             if outcome.get("status") == "skipped" and outcome.get("reason"):
                 typer.echo(f"  {skill}: {outcome.get('reason')}")
             if outcome.get("edits_not_landed"):

@@ -31,6 +31,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -745,11 +746,8 @@ class Night:
         if result.status == "stopped":
             return "night stopped (budget or interrupt); run the same command to continue"
         if staged:
-            return (
-                "staged "
-                + ", ".join(staged)
-                + " — review with `skillopt tui` or `skillopt skills diff`"
-            )
+            review = "; ".join(review_command(b, self.repo.path) for b in staged)
+            return f"staged {', '.join(staged)} — review with `skillopt tui` or `{review}`"
         held = [f"{k}: {o['reason']}" for k, o in result.skills.items() if o["status"] == "skipped"]
         if held:
             return "nothing staged; " + "; ".join(held)
@@ -774,6 +772,12 @@ class Night:
 
     def _save(self, result: NightResult) -> None:
         write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})
+
+
+def review_command(branch: str, repo: Path) -> str:
+    """The command that shows a staged branch, as it works from any folder: the skills
+    repository named (a night's repository is seldom the one `skills` finds unnamed)."""
+    return shlex.join(["skillopt", "skills", "diff", branch, "--repo", str(repo)])
 
 
 def weak_line(skill: str, evidence: dict[str, Any]) -> str:

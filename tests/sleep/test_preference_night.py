@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,7 @@ from sleep.mine.split import split_of
 from sleep.mine.tasks import Correction, MinedTask, TaskArchive, task_id
 from sleep.night.held_tasks import Harvested
 from sleep.night.run import Night
+from tests.sleep.cli_world import SKILLOPT
 from tests.sleep.night_double import NAMES
 from tests.sleep.preference_double import (
     DEBUG_PROMPT,
@@ -31,6 +35,7 @@ from tests.sleep.preference_double import (
     GUARD_BREAKER,
     PREFERENCE_RULE,
 )
+from tests.support.cli_in_process import run_main
 
 DAY = dt.date(2026, 11, 30)
 SKILL_TEXT = "# Project notes\n\nKeep answers short.\n"
@@ -176,6 +181,35 @@ async def test_the_preference_rule_is_staged_with_its_items_and_weak_p(tmp_path,
     assert saved["skills"]["project"]["evidence"]["weak"] is True  # the TUI reads it
     staged = repo.git.blob(repo.staged_branches()[0].head, repo.entry("project").path).decode()
     assert PREFERENCE_RULE in staged
+
+
+def _cli(tmp_path, args: list[str]):
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    elsewhere = tmp_path / "elsewhere"  # no skills repository here or above
+    elsewhere.mkdir(exist_ok=True)
+    return run_main(args, env=env, cwd=elsewhere, argv0=str(SKILLOPT))
+
+
+async def test_the_review_command_works_as_printed_and_status_says_what_moved(
+    tmp_path,
+    repo,
+    project,
+):
+    """Fails on the old code: the night printed `skillopt skills diff` with no branch and
+    no --repo ("not a skills repository" from any other folder), and `sleep status` showed
+    no val, items or p."""
+    _night, result, _lines = await night_with(tmp_path, repo, project, "brain_rule")
+    printed = re.search(r"`(skillopt skills diff [^`]+)`", result.message)
+    assert printed, result.message
+    shown = _cli(tmp_path, shlex.split(printed.group(1))[1:])
+    assert shown.returncode == 0, shown.stderr
+    assert PREFERENCE_RULE in shown.stdout and "Items that moved:" in shown.stdout
+    status = _cli(tmp_path, ["sleep", "status", "--state-dir", str(tmp_path / "state")])
+    assert status.returncode == 0, status.stderr
+    assert (
+        "  project: val 0.433 -> 1.000 on 3 held-out item(s), 2 improved / 0 regressed, "
+        "p=0.5 (weak), staged staged/sleep-2026-11-30-project"
+    ) in status.stdout, status.stdout
 
 
 async def test_an_irrelevant_rule_stages_nothing(tmp_path, repo, project):
