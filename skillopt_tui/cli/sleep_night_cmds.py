@@ -362,10 +362,14 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
 
 def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     """Recorded settings, recent nights and handoff prompts waiting for answers."""
+    from sleep.night.adoption_effect import adoption_effects
     from sleep.night.unlanded_edits import unlanded_line
     from sleep.state.status import gate_line, night_status
 
-    status = night_status(_state_dir(state_dir, writing=False))
+    state = _state_dir(state_dir, writing=False)
+    status = night_status(state)
+    effects = adoption_effects(state, status["settings"].get("skills_repo"))
+    status["adoption_effects"] = [e.to_dict() for e in effects]
     if as_json:
         emit_json(status)
         return
@@ -392,6 +396,10 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
                 typer.echo(f"  {skill}: {outcome.get('reason')}")
             if outcome.get("edits_not_landed"):
                 typer.echo(f"  {unlanded_line(skill, outcome['edits_not_landed'])}")
+    if effects:
+        typer.echo("since adoption:")
+        for effect in effects:
+            typer.echo(f"  {effect.skill}: {effect.line()}")
 
 
 def _branch_now(outcome: dict) -> str:

@@ -211,7 +211,8 @@ class NightStager:
             "val_items": last.val_items,
             "moved": last.moved,
             "preferences": [
-                {"text": pref.text, "sessions": pref.sessions} for pref in self.addressed(last)
+                {"id": pref.id, "text": pref.text, "sessions": pref.sessions}
+                for pref in self.addressed(last)
             ],
         }
 
