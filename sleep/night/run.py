@@ -98,7 +98,7 @@ from sleep.night.replay_modes import (
     workspace_runner,
 )
 from sleep.night.replay_tools import ToolReplay, skill_path_for
-from sleep.night.routing import Route, plan_routes, readers
+from sleep.night.routing import BY_SIBLING, Route, plan_routes, readers, sibling_files
 from sleep.night.unlanded_edits import unlanded_edits, unlanded_line
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
 from sleep.state.state_dir import check_state_dir
@@ -273,6 +273,8 @@ class Night:
     )
     # The skills' outcomes the night's last round saved (night.json), read when it runs.
     _before: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    # The project's main instruction files, each with the set it learns from (routing).
+    _siblings: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False)
     # The sessions tonight's routing left out (set when the night routes its sessions).
     left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
 
@@ -346,13 +348,22 @@ class Night:
                 if name in by_skill
             ]
         archive = TaskArchive(self.state_dir / "tasks.json")
-        out = []
+        mined_all: list[MinedTask] = []
         for route in routes:
             mined = await self._mine(route.sessions)
             for task in mined:
                 task.skill = route.skill
-            known = archive.merge(mined, write=not self.dry)
-            out.append((route, self._splits(route, known)))
+            mined_all += mined
+        known = archive.merge(mined_all, write=not self.dry)
+        entries = {e.name: e for e in self.repo.list_skills()}
+        self._siblings = {} if self.skill else sibling_files(list(entries.values()), self.project)
+        routed = {r.skill for r in routes}
+        routes = routes + [  # a need learned from one agent, proposed to the other's file
+            Route(name, [BY_SIBLING], agents=readers(entries[name]))
+            for name in sorted(self._siblings)
+            if name not in routed and self._siblings[name] & routed
+        ]
+        out = [(route, self._splits(route, known)) for route in routes]
         out += self._stored_routes(archive, {r.skill for r in routes})
         if not self.dry:
             frozen = {r.skill: {k: [t.to_dict() for t in v] for k, v in s.items()} for r, s in out}
@@ -360,22 +371,31 @@ class Night:
         return out
 
     def _splits(self, route: Route, known: dict[str, MinedTask]) -> dict[str, list[MinedTask]]:
-        """The route's tasks of the archive `known` (this project, agents that read the
-        skill), split for tonight."""
-        tasks = (
+        """The route's tasks of the archive `known` (this project), split for tonight. It
+        learns from its own tasks and, for a project's CLAUDE.md or AGENTS.md, from the
+        other main file's too (a need is the person's, whichever agent they corrected);
+        it is gated and tested only on tasks of agents that read it."""
+        family = self._siblings.get(route.skill, {route.skill})
+        tasks = [
             t
             for t in known.values()
-            if t.skill == route.skill
+            if t.skill in family
             and _in_project(t.project, self.project)
-            and route.accepts(t.source_sessions)
-        )
-        return night_splits(
+            and (t.skill == route.skill or len(family) > 1)
+        ]
+        splits = night_splits(
             tasks,
             max_tasks=self.max_tasks,
             max_val_tasks=self.max_val_tasks,
             val_fraction=self.val_fraction,
             test_fraction=self.test_fraction,
         )
+        return {
+            split: [t for t in held if route.accepts(t.source_sessions) or split == "train"]
+            if len(family) > 1
+            else [t for t in held if route.accepts(t.source_sessions)]
+            for split, held in splits.items()
+        }
 
     def _stored_routes(
         self, archive: TaskArchive, routed: set[str]
