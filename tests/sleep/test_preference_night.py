@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from core.config import config_from_dict
 from core.skills_repo import SkillsRepo
 from sleep.mine.heuristic import shape_of
 from sleep.mine.split import split_of
@@ -35,6 +34,7 @@ from tests.sleep.preference_double import (
     GUARD_BREAKER,
     PREFERENCE_RULE,
 )
+from tests.sleep.test_night import night_config as base_config
 from tests.support.cli_in_process import run_main
 
 DAY = dt.date(2026, 11, 30)
@@ -106,20 +106,13 @@ def corrected_tasks(project: Path, harvested: list[dict]) -> list[MinedTask]:
 
 
 def night_config(brain: str):
-    roles = {r: {"backend": "scripted", "model": brain} for r in ("target", "optimizer", "judge")}
-    return config_from_dict(
-        {
-            "models": roles,
-            "train": {
-                "epochs": 1,
-                "strategy": "llm",
-                "schedule": {"kind": "constant", "start": 2, "end": 2},
-                "gate": {"metric": "soft"},
-                "slow_update": {"enabled": False},
-                "meta_skill": {"enabled": False},
-            },
-        }
-    )
+    """test_night's night config with this double in every role but the miner (the
+    heuristic miner mines tonight's sessions)."""
+    config = base_config(None)
+    for role in ("target", "optimizer", "judge"):
+        config.models.role(role).model = brain
+    config.models.miner.backend = "auto"
+    return config
 
 
 @pytest.fixture
