@@ -34,11 +34,6 @@ class Preference:
     occurrences: list[Occurrence] = field(default_factory=list)
 
     @property
-    def tasks(self) -> list[str]:
-        """The ids of the tasks it occurs in, in the order first seen."""
-        return list(dict.fromkeys(o.task for o in self.occurrences))
-
-    @property
     def sessions(self) -> list[str]:
         return list(dict.fromkeys(o.session for o in self.occurrences))
 

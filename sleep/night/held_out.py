@@ -78,8 +78,9 @@ def preference_splits(
     }
     by_id = {t.id: t for t in tasks}
     for pref in group_preferences(tasks):
-        candidates = [by_id[i] for i in pref.tasks if not by_id[i].train_only]
-        if len(pref.tasks) < 2 or any(splits[t.id] == "val" for t in candidates):
+        ids = preference_tasks(pref)
+        candidates = [by_id[i] for i in ids if i in by_id and not by_id[i].train_only]
+        if len(ids) < 2 or any(splits[t.id] == "val" for t in candidates):
             continue
         newest = max(candidates, key=_newest, default=None)
         if newest is not None:
@@ -99,7 +100,12 @@ def gate_roles(val: Iterable[MinedTask]) -> dict[str, str]:
 
 def waiting_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
     """The preferences seen in one task only: none can be held out yet."""
-    return [p for p in group_preferences(tasks) if len(p.tasks) < 2]
+    return [p for p in group_preferences(tasks) if len(preference_tasks(p)) < 2]
+
+
+def preference_tasks(pref: Preference) -> list[str]:
+    """The ids of the tasks a preference occurs in, in the order of its occurrences."""
+    return list(dict.fromkeys(o.task for o in pref.occurrences))
 
 
 def waiting_for_val(

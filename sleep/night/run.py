@@ -71,6 +71,7 @@ from sleep.night.held_out import (
     gate_roles,
     gate_signature,
     night_splits,
+    preference_tasks,
     waiting_for_val,
     waiting_preferences,
 )
@@ -174,7 +175,7 @@ class NightStager:
             for m in candidate.moved
             if m.get("before", 0) < self.pass_mark <= m.get("after", 0)
         }
-        return [p for p in self.preferences if fixed & set(p.tasks)]
+        return [p for p in self.preferences if fixed & set(preference_tasks(p))]
 
     def stage(self, candidate: StagedCandidate) -> str:
         p = sign_test_p(candidate.items_improved, candidate.items_regressed)
