@@ -830,8 +830,10 @@ def planned_tasks(
     project: Path | None = None,
 ) -> list[dict[str, Any]]:
     """The tasks a skill's night holds, as `dry-run --json` lists them, with how each is
-    replayed (or why it is not) and whether each check's programs are found for `project`."""
+    replayed (or why it is not), whether each check's programs are found for `project`,
+    and what a held-out one gates as (`gates_as`: occurrence or guard; None in train)."""
     out = []
+    roles = gate_roles(splits.get("val", []))
     for split, tasks in splits.items():
         for task in tasks:
             source, _, session = (task.source_sessions or ["?:?"])[0].partition(":")
@@ -843,6 +845,7 @@ def planned_tasks(
                     "session": session,
                     "split": split,
                     "routed_by": routed_by,
+                    "gates_as": roles.get(task.id) if split == "val" else None,
                     **task_listing(
                         task, replay_mode(task, backend), replay_at_night(task, backend)
                     ),

@@ -205,6 +205,21 @@ async def test_the_review_command_works_as_printed_and_status_says_what_moved(
     ) in status.stdout, status.stdout
 
 
+async def test_dry_run_says_what_each_held_out_task_gates_as(tmp_path, repo, project):
+    harvested = sessions(project)
+    TaskArchive(tmp_path / "state" / "tasks.json").merge(corrected_tasks(project, harvested))
+    night = Night(
+        state_dir=tmp_path / "state", repo=repo, config=night_config("x:y"), project=project,
+        harvest=lambda _freeze: Harvested(harvested), today=DAY, min_val_tasks=3, dry=True,
+    )  # fmt: skip
+    [route] = (await night.plan()).routes
+    held = sorted(
+        (t["gates_as"], t["text"].split()[1]) for t in route["tasks"] if t["split"] == "val"
+    )
+    assert held == [("guard", "what"), ("occurrence", "a"), ("occurrence", "a")]
+    assert route["waiting_for_val"] is None
+
+
 async def test_an_irrelevant_rule_stages_nothing(tmp_path, repo, project):
     _night, result, _lines = await night_with(tmp_path, repo, project, "brain_irrelevant")
     outcome = result.skills["project"]
