@@ -126,7 +126,9 @@ class SleepScreen(NightLaunchActions, AppScreen):
                 yield DataTable(id="night-list", cursor_type="row")
                 yield Static("", id="nights-empty", classes="sleep-empty")
                 yield Static("", id="night-detail", classes="sleep-detail")
-                yield Static("", id="since-adoption", classes="sleep-detail")
+                since = Static("", id="since-adoption", classes="sleep-detail")
+                since.display = False
+                yield since
             with TabPane("Mined tasks 5", id="mined"):
                 yield Label("", id="mined-title", classes="section-title")
                 yield DataTable(id="mined-list", cursor_type="row", zebra_stripes=True)
@@ -251,9 +253,9 @@ class SleepScreen(NightLaunchActions, AppScreen):
                 ):
                     table.move_cursor(row=pos, animate=False)
         self._show_night_detail()
-        self.query_one("#since-adoption", Static).update(
-            rows.since_adoption(message.since_adoption)
-        )
+        since = self.query_one("#since-adoption", Static)
+        since.update(rows.since_adoption(message.since_adoption))
+        since.display = bool(message.since_adoption)  # no adopted Sleep edit: no room taken
         self._focus_table()
         self._load_tasks(self._selected_night(), self.archive)
         self.loaded["nights"] += 1
