@@ -699,9 +699,11 @@ class Night:
         self.on_line(f"skipped task {task.id}: {reason}")
 
     def _agent(self, route: Route) -> AgentReplay | None:
-        """With a coding agent as target, where its replays work: the project's tree at the
-        commit recorded when the night started (kept in replay.json, so a resumed night
-        replays the same tree), or a copy of the folder when it is not a git repository."""
+        """With a coding agent as target, where its replays work: the project's history up
+        to the commit recorded when the night started (kept in replay.json, so a resumed
+        night replays the same trees; each task starts at its last commit before its
+        session began, sleep/night/edited_tree.commit_before), or a copy of the folder when
+        it is not a git repository."""
         if self.config.models.target.backend not in AGENT_BACKENDS:
             return None
         return self._replay_tree(route)
