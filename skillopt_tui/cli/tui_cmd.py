@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from core.errors import UserError
+from core.install_hint import install_extra
 
 
 class TuiUsageError(UserError):
@@ -133,7 +134,7 @@ def start_web(args: list[str], host: str, port: int, token_file: Path | None, al
         from skillopt_tui.web.server import app_command, serve
     except ImportError as exc:
         raise TuiUsageError(
-            f"--web needs textual-serve ({exc.name} is missing): pip install 'skillopt-tui[web]'"
+            f"--web needs textual-serve ({exc.name} is missing): {install_extra('web')}"
         ) from None
     serve(app_command(args), host=host, port=port, token=token, allow_remote=allow_remote)
 
