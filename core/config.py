@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from core.errors import UserError
+from core.ray_address import parse_ray_address
 from core.strict_model import StrictModel as _Strict
 from core.train_config import GateConfig as GateConfig
 from core.train_config import MetaSkillConfig as MetaSkillConfig
@@ -295,6 +296,13 @@ class RayConfig(_Strict):
     """The Ray cluster the run's work goes to: null starts a local Ray for the run (stopped
     when it ends); 'auto' joins the cluster this machine is part of; ray://host:10001
     connects through the Ray client; host:6379 joins a head's GCS."""
+
+    @field_validator("address")
+    @classmethod
+    def _check_address(cls, address: str | None) -> str | None:
+        if address is not None:
+            parse_ray_address(address)
+        return address
 
 
 class RunConfig(_Strict):
