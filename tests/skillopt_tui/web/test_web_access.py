@@ -183,12 +183,13 @@ def _one_line_refusal(tmp_path, token_file, says: str) -> None:
 
 
 def test_a_token_file_that_is_not_a_small_regular_file_is_one_line(tmp_path):
-    # A FIFO with no writer (open would wait for one), a directory, a device.
+    # A FIFO with no writer (open would wait for one), a directory, devices.
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     _one_line_refusal(tmp_path, fifo, "not a regular file")
     _one_line_refusal(tmp_path, tmp_path, "not a regular file")
     _one_line_refusal(tmp_path, Path("/dev/null"), "not a regular file")
+    _one_line_refusal(tmp_path, Path("/dev/zero"), "not a regular file")  # endless
 
 
 def test_a_huge_token_file_is_refused_though_its_first_line_is_a_token(tmp_path):
