@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import urlsplit
+
+from core.net_address import check_one_token, shown, split_url
 
 FORMS = "give ray://host:10001, host:6379, auto, or null to start a local Ray"
 
@@ -21,23 +22,23 @@ class RayAddress:
 
 
 def parse_ray_address(address: str) -> RayAddress:
-    """The address's parts; ValueError with one line (the value shown with repr, so a
-    newline in it stays on that line) when it is none of the three forms."""
-    shown = repr(address)
-    if not address.isprintable() or any(c.isspace() for c in address):
-        raise ValueError(f"{shown} holds spaces or control characters; {FORMS}")
+    """The address's parts; ValueError with one line when it is none of the three forms."""
+    quoted = shown(address)
+    try:
+        check_one_token(address)
+    except ValueError as exc:
+        raise ValueError(f"{quoted} {exc}; {FORMS}") from None
     if address == "auto":
         return RayAddress("auto")
     scheme, sep, _ = address.partition("://")
     if sep and scheme != "ray":
-        raise ValueError(f"{shown}: Ray does not join {scheme}:// addresses; {FORMS}")
+        raise ValueError(f"{quoted}: Ray does not join {scheme}:// addresses; {FORMS}")
     try:
-        parts = urlsplit(address if sep else f"//{address}")
-        port = parts.port
-    except ValueError as exc:  # a port out of range, a broken [IPv6] bracket
-        raise ValueError(f"{shown} is not an address ({exc}); {FORMS}") from None
-    if not parts.hostname or port is None or port == 0:
-        raise ValueError(f"{shown} is not an address: it needs a host and a port; {FORMS}")
+        parts, port = split_url(address if sep else f"//{address}")
+    except ValueError as exc:
+        raise ValueError(f"{quoted} is not an address ({exc}); {FORMS}") from None
+    if not parts.hostname or port is None:
+        raise ValueError(f"{quoted} is not an address: it needs a host and a port; {FORMS}")
     if parts.username or parts.password or parts.path.strip("/") or parts.query or parts.fragment:
-        raise ValueError(f"{shown} is not an address: only host and port, nothing more; {FORMS}")
+        raise ValueError(f"{quoted} is not an address: only host and port, nothing more; {FORMS}")
     return RayAddress("client" if sep else "gcs", parts.hostname, port)

@@ -12,6 +12,7 @@ import stat
 from pathlib import Path
 
 from core.errors import UserError
+from core.net_address import check_one_token, is_host
 
 LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost"})
 MIN_TOKEN = 16  # characters; `secrets.token_urlsafe(32)` gives 43
@@ -34,6 +35,16 @@ def is_loopback(host: str) -> bool:
 
 def check_host(host: str, allow_remote: bool) -> None:
     """Anything but loopback exposes the skills repository to the network: only on request."""
+    try:
+        check_one_token(host)
+        well_formed = is_host(host)
+    except ValueError:
+        well_formed = False
+    if not well_formed:
+        raise WebUsageError(
+            f"--host {host!r}: not a host name or IP address; give one such as 127.0.0.1, "
+            "::1 or localhost (no port: that is --port)"
+        )
     if not allow_remote and not is_loopback(host):
         raise WebUsageError(
             f"--host {host}: not a loopback address; the web face serves only this machine "

@@ -178,6 +178,11 @@ class WebFace(Server):
         os.environ[SERVER_PID_ENV] = str(os.getpid())
         try:
             sock = listen(self.host, self.port)
+        except socket.gaierror as exc:
+            raise WebUsageError(
+                f"--host {self.host}: cannot listen there ({exc.strerror}); give an address "
+                "of this machine, such as 127.0.0.1"
+            ) from None
         except OSError as exc:
             raise WebUsageError(
                 f"--port {self.port}: cannot listen on {self.host} ({exc.strerror}); "

@@ -70,12 +70,12 @@ def test_an_unreachable_address_is_one_line_before_the_run_directory_exists(tmp_
 
 MALFORMED_ADDRESSES = {
     "head-node": "it needs a host and a port",
-    "ray://127.0.0.1:99999": "Port out of range",
+    "ray://127.0.0.1:99999": "port out of range",
     "ray://[::1:10001": "Invalid IPv6 URL",
-    "ray://127.0.0.1:10001\nx": "spaces or control characters",
+    "ray://127.0.0.1:10001\nx": "holds spaces, control characters",
     "http://127.0.0.1:8265": "Ray does not join http:// addresses",
-    "ray://user:pw@127.0.0.1:10001": "only host and port",
-    "127.0.0.1:0": "it needs a host and a port",
+    "ray://user:pw-secret@127.0.0.1:10001": "only host and port",
+    "127.0.0.1:0": "port 0",
 }
 
 
@@ -88,6 +88,7 @@ def test_an_address_that_is_no_address_is_one_line_before_anything_exists(tmp_pa
     assert len(lines) == 1 and lines[0].startswith("skillopt: error: --set run.ray.address:")
     assert MALFORMED_ADDRESSES[address] in lines[0]
     assert "ray://host:10001, host:6379, auto" in lines[0]  # what to give instead
+    assert "pw-secret" not in done.stderr
     assert not (tmp_path / "run").exists()
 
 
