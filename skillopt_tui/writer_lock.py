@@ -8,7 +8,8 @@ web servers on one repository, or a web session and a terminal, find each other.
 app process that takes it is the writer until it exits; the kernel drops the lock when the
 process dies however it dies (closed tab, kill -9), so a stale writer never locks the
 others out, and nothing is left to clean. Every later app runs read-only. Without a skills
-repository the lock is in the state directory (the runs it starts are the writes left).
+repository the lock is in Sleep's state directory when there is one (the runs and nights
+it starts are the writes left); none is created for it.
 No textual import: the CLI reads it first.
 """
 
@@ -40,13 +41,13 @@ def writer_lock_path(skills_repo: Path | None, state_dir: Path) -> Path:
 def claim_writer(path: Path) -> str | None:
     """Take the writer's lock at `path`; None when this process is the writer, else the
     sentence a read-only app shows (naming the writer's process, for whoever wonders
-    which window or tab it is). A lock that cannot be made (a read-only disk) leaves this
-    process the writer: its writes then fail on their own, with their own message."""
+    which window or tab it is). A lock that cannot be made (its folder does not exist, a
+    read-only disk) leaves this process the writer: nothing is created to hold it, and
+    its writes fail on their own, with their own message."""
     lock = FileLock(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         taken = lock.try_acquire()
-    except OSError:
+    except OSError:  # no such folder (no Sleep state yet), a read-only disk
         return None
     if taken:
         _held.append(lock)

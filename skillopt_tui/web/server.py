@@ -146,6 +146,11 @@ class WebFace(Server):
         self.sockets.add(websocket)
         try:
             await websocket.prepare(request)
+        except BaseException:  # no handshake (aiohttp answers it): no session either
+            self.sessions.discard(service)
+            self.sockets.discard(websocket)
+            raise
+        try:
             await service.start(width, height)
             # until the browser leaves or the app ends (it quit, or died): textual-serve
             # closes the page only on a clean quit, so a crashed app would leave it frozen

@@ -65,6 +65,9 @@ def test_the_lock_is_the_repository_s_whoever_opens_it(tmp_path):
     finally:
         writer.send_signal(signal.SIGKILL)
         writer.wait()
-    # without a repository, the state directory holds it
+    # without a repository, Sleep's state directory holds it, if there is one
+    (tmp_path / "state-c").mkdir()
     assert claim_tui_writer(None, tmp_path / "state-c") is None
     assert (tmp_path / "state-c" / LOCK_NAME).exists()
+    assert claim_tui_writer(None, tmp_path / "none") is None  # and nothing is created
+    assert not (tmp_path / "none").exists()
