@@ -49,6 +49,15 @@ def cluster():
         yield started
 
 
+def test_the_pre_run_check_knows_the_cluster_by_both_its_addresses(cluster):
+    # The check that refuses a listener that is not Ray (test_executor_config.py) lets
+    # a real head through, by its GCS address and by its Ray client server.
+    from core.training.executor import check_reachable
+
+    check_reachable(cluster.address)
+    check_reachable(cluster.client_address)
+
+
 def tree_for(tmp_path: Path, executor: str, address: str | None = None, **train):
     # The early gate stops a candidate's rollouts as soon as it has decided, so how many
     # it saves depends on which finish first: off, every run pays the same calls.
