@@ -51,6 +51,13 @@ class CorrectionsWorld:
     def dry_run(self) -> dict[str, Any]:
         return json.loads(self.sleep("dry-run", "--json").stdout)
 
+    def checkout(self, commit: str, folder: Path) -> Path:
+        """The project as it was at `commit`, in a folder of its own (a replay's workspace)."""
+        subprocess.run(["git", "clone", "-q", str(CORPUS / "project.bundle"), str(folder)],
+                       check=True, capture_output=True)  # fmt: skip
+        subprocess.run(["git", "-C", str(folder), "checkout", "-q", commit], check=True)
+        return folder
+
 
 def _encoded(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", path)
@@ -75,6 +82,11 @@ def lay_out(root: Path) -> CorrectionsWorld:
     project.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "clone", "-q", "-b", "main", str(CORPUS / "project.bundle"),
                     str(project)], check=True, capture_output=True)  # fmt: skip
+    # The person's checkout has its virtualenv, whose python runs their tests (the check's
+    # toolchain is looked up there first: sleep/check_toolchain.py).
+    (project / ".venv").symlink_to(sys.prefix)
+    with (project / ".git" / "info" / "exclude").open("a") as exclude:
+        exclude.write(".venv\n")
     skills = root / "skills"
     repo = SkillsRepo.init(skills)
     repo.add_skill("billing-svc", SKILL_TEXT, deploy_to=str(project / "CLAUDE.md"))
