@@ -18,8 +18,9 @@ from urllib.parse import urlsplit
 from core.config import Config, ConfigError
 from core.environment.contract import Environment, RolloutResult, TaskItem
 from core.errors import UserError
+from core.install_hint import install_extra
 
-RAY_PIP = "pip install 'skillopt-tui[ray]'  (or: pip install 'ray==2.60.0')"
+RAY_PIP = install_extra("ray")
 CONNECT_TIMEOUT_S = 5.0
 
 
