@@ -18,7 +18,7 @@ from collections import Counter
 
 import pytest
 
-from sleep.replay_checks import run_command_checks
+from sleep.night.replay_checks import run_command_checks
 from tests.sleep.corrections_world import CORPUS, CorrectionsWorld, lay_out
 from tests.support.corrections_score import Figures, plan_tasks, score
 
