@@ -38,14 +38,17 @@ class CorrectionsWorld:
     state: Path
     labels: dict[str, Any]
 
-    def sleep(self, command: str, *args: str) -> subprocess.CompletedProcess:
-        """`skillopt sleep COMMAND` as the person runs it (a process of its own, their HOME)."""
+    def sleep(self, command: str, *args: str, ok=(0,)) -> subprocess.CompletedProcess:
+        """`skillopt sleep COMMAND` as the person runs it (a process of its own, their HOME);
+        an exit code not in `ok` fails the test with its stderr."""
         env = {**os.environ, "HOME": str(self.home)}
         project = ["--project", str(self.project)] if command in ("run", "dry-run") else []
         argv = [str(SKILLOPT), "sleep", command, "--state-dir", str(self.state), *project, *args]
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=LIMIT_S,
                               cwd=self.project, stdin=subprocess.DEVNULL)  # fmt: skip
-        assert done.returncode == 0, f"skillopt sleep {command} failed:\n{done.stderr[-3000:]}"
+        assert done.returncode in ok, (
+            f"skillopt sleep {command} exited {done.returncode}:\n{done.stderr[-3000:]}"
+        )
         return done
 
     def dry_run(self) -> dict[str, Any]:

@@ -208,7 +208,8 @@ def test_no_planted_secret_reaches_sleep_state_or_output(tmp_path):
     """A night's frozen sessions, tasks and handoff prompts, the archive, status and every
     command's output: the key pasted in a log is nowhere."""
     world = lay_out(tmp_path)
-    done = [world.sleep("dry-run", "--json"), world.sleep("run", "--json"), world.sleep("status")]
+    night = world.sleep("run", "--json", ok=(0, 3))  # 3: waiting for handoff answers
+    done = [world.sleep("dry-run", "--json"), night, world.sleep("status")]
     outputs = [text for d in done for text in (d.stdout, d.stderr)]
     files = [p for root in (world.state, world.skills) for p in root.rglob("*") if p.is_file()]
     assert len(files) > 3, "the night wrote nothing to look in"
