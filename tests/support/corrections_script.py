@@ -578,4 +578,3 @@ SESSIONS: list[Session] = [
         _ack("thanks"),
     ], commit="pipeline debug log; formatting.py; report.render_csv"),
 ]  # fmt: skip
-
