@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from core.config import Config, ConfigError
 from core.environment.contract import Environment, RolloutResult, TaskItem
 from core.errors import UserError
+from core.training.in_flight import in_flight
 
 RAY_PIP = "pip install 'skillopt-tui[ray]'  (or: pip install 'ray==2.60.0')"
 CONNECT_TIMEOUT_S = 5.0
@@ -70,10 +71,6 @@ def planned_words(config: Config) -> str:
     address = config.run.ray.address
     where = f"the Ray cluster at {address}" if address else "a local Ray started for the run"
     return f"ray, on the workers of {where}, {in_flight(slots)}"
-
-
-def in_flight(slots: int) -> str:
-    return f"{slots} task{'s' if slots != 1 else ''} in flight"
 
 
 def _host_port(address: str) -> tuple[str, int] | None:
