@@ -18,9 +18,10 @@ from urllib.parse import urlsplit
 from core.config import Config, ConfigError
 from core.environment.contract import Environment, RolloutResult, TaskItem
 from core.errors import UserError
+from core.install_hint import install_extra
 from core.training.in_flight import in_flight
 
-RAY_PIP = "pip install 'skillopt-tui[ray]'  (or: pip install 'ray==2.60.0')"
+RAY_PIP = install_extra("ray")
 CONNECT_TIMEOUT_S = 5.0
 
 

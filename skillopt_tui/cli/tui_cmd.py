@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from core.errors import UserError
+from core.install_hint import install_extra
 
 
 class TuiUsageError(UserError):
@@ -42,7 +43,7 @@ def resolve_skills_repo(option: Path | None) -> Path | None:
 
 
 def resolve_state_dir(option: Path | None) -> Path:
-    from sleep.harvest import default_state_dir
+    from sleep.harvest.run import default_state_dir
 
     return (option or default_state_dir()).expanduser().absolute()
 
@@ -51,7 +52,7 @@ def sleep_skills_repo(state_dir: Path) -> Path | None:
     """The skills repository `skillopt sleep init` recorded, so the Sleep screen's staged
     branches open in Review when no other repository was given; None if none or unreadable
     (the Sleep screen says why)."""
-    from sleep.settings import load_settings
+    from sleep.state.settings import load_settings
 
     try:
         recorded = load_settings(state_dir).skills_repo
@@ -133,7 +134,7 @@ def start_web(args: list[str], host: str, port: int, token_file: Path | None, al
         from skillopt_tui.web.server import app_command, serve
     except ImportError as exc:
         raise TuiUsageError(
-            f"--web needs textual-serve ({exc.name} is missing): pip install 'skillopt-tui[web]'"
+            f"--web needs textual-serve ({exc.name} is missing): {install_extra('web')}"
         ) from None
     serve(app_command(args), host=host, port=port, token=token, allow_remote=allow_remote)
 

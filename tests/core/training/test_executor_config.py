@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.config import ConfigError, config_from_dict
+from core.install_hint import install_extra
 from envs import PROJECT_ROOT
 from tests.support.ray_cluster import free_ports
 from tests.support.train_scenario import scenario_config, write_config
@@ -43,7 +44,7 @@ def test_without_ray_the_ray_executor_is_one_line_naming_the_pip_line(tmp_path):
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         "skillopt: error: run.executor: ray needs Ray, which is not installed: "
-        "pip install 'skillopt-tui[ray]'  (or: pip install 'ray==2.60.0')"
+        + install_extra("ray")
     ]
     assert not (tmp_path / "run").exists()
 

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 pytest.importorskip(
-    "ray", reason="the `ray` extra is not installed here: pip install 'skillopt-tui[ray]'"
+    "ray", reason="the `ray` extra is not installed here: pip install -e '.[ray]'"
 )
 
 from core.config import config_from_dict  # noqa: E402
