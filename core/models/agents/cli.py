@@ -162,17 +162,17 @@ class AgentBackend(ABC):
 
     # ---------------------------------------------------------------- what a CLI states
     @abstractmethod
-    def launch(self, env: dict[str, str], home: Path, purpose: str) -> list[str]:
-        """The arguments after the binary (before the call's own); sets up `env` and the
-        private `home` (config files, the key or a lent login)."""
-
-    @abstractmethod
     def chat_args(self, system_file: Path) -> list[str]:
         """Chat use: the flags for no tools (or read-only) and the system text's file."""
 
     @abstractmethod
     def tool_args(self, placement: Placement, task: AgentTask) -> list[str]:
         """Agent use: the tools and permissions, and the placement's own arguments."""
+
+    @abstractmethod
+    def launch(self, env: dict[str, str], home: Path, purpose: str) -> list[str]:
+        """The arguments after the binary (before the call's own); sets up `env` and the
+        private `home` (config files, the key or a lent login)."""
 
     @abstractmethod
     def failure(self, events: list[dict[str, Any]], result: ProcessResult) -> ModelError | None:
