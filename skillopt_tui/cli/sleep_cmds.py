@@ -152,3 +152,11 @@ def harvest_cmd(
 
 def register(app: typer.Typer) -> None:
     app.add_typer(sleep_app, name="sleep")
+
+
+def sleep_group(app: typer.Typer, module: str) -> typer.Typer:
+    """The `sleep` group that `register` added to `app`, for `module` to add its commands to."""
+    group = next((g.typer_instance for g in app.registered_groups if g.name == "sleep"), None)
+    if group is None:
+        raise RuntimeError(f"{module} must be registered after sleep_cmds")
+    return group

@@ -12,6 +12,7 @@ import typer
 
 from core.errors import UserError
 from skillopt_tui.cli.output import emit_json
+from skillopt_tui.cli.sleep_cmds import sleep_group
 from skillopt_tui.cli.sleep_options import NIGHT_FLAGS, SleepFlags, takes_flags
 
 
@@ -312,9 +313,7 @@ def _abs(path: Path | None) -> str | None:
 
 
 def register(app: typer.Typer) -> None:
-    group = next((g.typer_instance for g in app.registered_groups if g.name == "sleep"), None)
-    if group is None:
-        raise RuntimeError("sleep_night_cmds must be registered after sleep_cmds")
+    group = sleep_group(app, "sleep_night_cmds")
     group.command("run")(run_cmd)
     group.command("dry-run")(dry_run_cmd)
     group.command("status")(status_cmd)

@@ -18,6 +18,7 @@ from typing import Annotated
 import typer
 
 from core.errors import unreadable
+from skillopt_tui.cli.sleep_cmds import sleep_group
 from skillopt_tui.cli.sleep_night_cmds import SleepNightUsageError, StateDir, _state_dir
 from skillopt_tui.cli.sleep_options import HOMES, SleepFlags, takes_flags
 
@@ -214,9 +215,7 @@ def unschedule_cmd(crontab_file: CrontabFile = None, state_dir: StateDir = None)
 
 
 def register(app: typer.Typer) -> None:
-    group = next((g.typer_instance for g in app.registered_groups if g.name == "sleep"), None)
-    if group is None:
-        raise RuntimeError("sleep_setup_cmds must be registered after sleep_cmds")
+    group = sleep_group(app, "sleep_setup_cmds")
     group.command("init")(init_cmd)
     group.command("schedule")(schedule_cmd)
     group.command("unschedule")(unschedule_cmd)
