@@ -19,6 +19,7 @@ from core.environment.contract import Environment, RolloutResult, TaskItem
 from core.errors import UserError
 from core.install_hint import install_extra
 from core.ray_address import RayAddress, parse_ray_address
+from core.training.in_flight import in_flight
 
 RAY_PIP = install_extra("ray")
 CONNECT_TIMEOUT_S = 5.0
@@ -72,10 +73,6 @@ def planned_words(config: Config) -> str:
     address = config.run.ray.address
     where = f"the Ray cluster at {address}" if address else "a local Ray started for the run"
     return f"ray, on the workers of {where}, {in_flight(slots)}"
-
-
-def in_flight(slots: int) -> str:
-    return f"{slots} task{'s' if slots != 1 else ''} in flight"
 
 
 def _resolved(address: str) -> RayAddress:
