@@ -66,6 +66,7 @@ from sleep.night import (
     handoff_answers,  # noqa: F401 - registers itself when imported
     handoff_workspace,  # noqa: F401 - registers itself when imported
 )
+from sleep.night.edited_tree import commit_before
 from sleep.night.held_out import (
     GatedRecord,
     gate_roles,
@@ -833,9 +834,12 @@ def planned_tasks(
 ) -> list[dict[str, Any]]:
     """The tasks a skill's night holds, as `dry-run --json` lists them, with how each is
     replayed (or why it is not), whether each check's programs are found for `project`,
-    and what a held-out one gates as (`gates_as`: occurrence or guard; None in train)."""
+    what a held-out one gates as (`gates_as`: occurrence or guard; None in train), and the
+    commit a workspace replay starts from (`start_commit`: the project's last before the
+    task's session began; None when the project is no git repository)."""
     out = []
     roles = gate_roles(splits.get("val", []))
+    head = git_head(project) if project is not None else None
     for split, tasks in splits.items():
         for task in tasks:
             source, _, session = (task.source_sessions or ["?:?"])[0].partition(":")
@@ -848,6 +852,11 @@ def planned_tasks(
                     "split": split,
                     "routed_by": routed_by,
                     "gates_as": roles.get(task.id) if split == "val" else None,
+                    "start_commit": (
+                        commit_before(project, head, task.session_started or task.first_seen)
+                        if project is not None and head
+                        else None
+                    ),
                     **task_listing(
                         task, replay_mode(task, backend), replay_at_night(task, backend)
                     ),
