@@ -345,6 +345,7 @@ class Harvest:
                     tool, ident.session_id or "", ident.cwd, ident.branch,  # type: ignore[arg-type]
                     shown_file, self._automation(ident), tasks,
                     list(ident.skills), list(ident.skill_files), abandoned,
+                    commit=ident.commit,
                 )
             )  # fmt: skip
 

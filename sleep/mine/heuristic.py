@@ -216,6 +216,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
                 context=context,
                 prior_edits=earlier if context else [],
                 session_started=started,
+                session_commit=session_commit(session),
             )
         else:
             task.kind = stronger_kind(task.kind, kind)
@@ -232,6 +233,12 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
             task.last_seen = when
         previous = task
         waiting = _Waiting(task, answer, aborted)
+
+
+def session_commit(session: dict[str, Any]) -> str | None:
+    """The commit the session recorded at its start (Codex), when it is a full hash."""
+    commit = session.get("commit")
+    return commit if isinstance(commit, str) and len(commit) == 40 else None
 
 
 def session_start(session: dict[str, Any]) -> str | None:

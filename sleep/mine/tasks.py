@@ -97,6 +97,9 @@ class MinedTask:
     # starts from the project's last commit before it (sleep/night/edited_tree.commit_before),
     # where the person started, not where the work ended.
     session_started: str | None = None
+    # The commit its session began at, where the agent recorded it (Codex): the replay's
+    # start when the night's commit descends from it, else the time above decides.
+    session_commit: str | None = None
     # The person's corrections of this request, in order (none: accepted as answered, a
     # regression guard when held out), and the preference they express: a stable id
     # shared by the tasks whose corrections say the same thing (sleep/mine/preferences.py).
@@ -114,7 +117,7 @@ class MinedTask:
         data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
         if not self.prior_edits:
             del data["prior_edits"]
-        for optional in ("session_started", "corrections", "preference"):
+        for optional in ("session_started", "session_commit", "corrections", "preference"):
             if not data[optional]:
                 del data[optional]
         return data
@@ -148,7 +151,8 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "rubric": (str,), "checks": (list,), "source_sessions": (list,), "skill": _OPTIONAL_STR,
     "occurrences": (int,), "first_seen": _OPTIONAL_STR, "last_seen": _OPTIONAL_STR,
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
-    "prior_edits": (list,), "session_started": _OPTIONAL_STR, "corrections": (list,),
+    "prior_edits": (list,), "session_started": _OPTIONAL_STR, "session_commit": _OPTIONAL_STR,
+    "corrections": (list,),
     "preference": _OPTIONAL_STR,
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
@@ -282,6 +286,7 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         reference=old.reference or new.reference,
         train_only=old.train_only,
         session_started=old.session_started or new.session_started,
+        session_commit=old.session_commit if old.session_started else new.session_commit,
         corrections=list(dict.fromkeys([*old.corrections, *new.corrections])),
         preference=old.preference or new.preference,
     )

@@ -17,7 +17,12 @@ from core.models.types import ModelError
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.mine.evidence import verification_commands
-from sleep.mine.heuristic import is_acknowledgement, session_start, shape_of
+from sleep.mine.heuristic import (
+    is_acknowledgement,
+    session_commit,
+    session_start,
+    shape_of,
+)
 from sleep.mine.kinds import KINDS, TaskKind, kind_of
 from sleep.mine.tasks import Check, MinedTask, task_id
 from sleep.prompts import render_sleep_prompt
@@ -131,7 +136,9 @@ async def mine_with_model(
                 if when and (task.last_seen is None or when > task.last_seen):
                     task.last_seen = when
                 task.first_seen = task.first_seen or when
-                task.session_started = task.session_started or session_start(session)
+                if task.session_started is None:
+                    task.session_started = session_start(session)
+                    task.session_commit = session_commit(session)
                 task.branch = task.branch or session.get("branch")
             task.occurrences = max(1, len(task.source_sessions))
     for task in by_id.values():

@@ -164,6 +164,28 @@ def commit_before(project: Path, commit: str, started: str | None) -> str:
     return found or commit
 
 
+def start_commit(
+    project: Path, commit: str, started: str | None, recorded: str | None = None
+) -> str:
+    """Where a task's replay starts: the commit its session recorded at its start
+    (`recorded`, Codex's), when the night's `commit` descends from it; else the last
+    commit made before the session began (`commit_before`)."""
+    if recorded and _descends(project, commit, recorded):
+        return recorded
+    return commit_before(project, commit, started)
+
+
+@functools.lru_cache(maxsize=256)
+def _descends(project: Path, commit: str, ancestor: str) -> bool:
+    done = subprocess.run(
+        ["git", "-C", str(project), "merge-base", "--is-ancestor", ancestor, commit],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    return done.returncode == 0
+
+
 def session_base(project: Path, session_cwd: str | None) -> str:
     """Where the session's folder is in the replayed project ('' at its root, or when the
     session ran elsewhere: its recorded paths are then taken from the project's root)."""

@@ -45,7 +45,7 @@ from sleep.mine.evidence import context_text
 from sleep.mine.judged_by import judged_by
 from sleep.mine.tasks import Check, MinedTask, Turn
 from sleep.night.check_memo import CheckMemo, MemoCheck
-from sleep.night.edited_tree import EditedTree, commit_before, edited_tree, session_base
+from sleep.night.edited_tree import EditedTree, edited_tree, session_base, start_commit
 from sleep.night.preference_gate import PreferenceGate
 from sleep.night.replay_checks import (
     DEFAULT_CHECK_TIMEOUT_S,
@@ -124,6 +124,7 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "prior_edits": [e.to_dict() for e in task.prior_edits],
             "project": task.project,
             "session_started": task.session_started or task.first_seen,
+            "session_commit": task.session_commit,
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
@@ -196,7 +197,9 @@ def _start_tree(
     for a follow-up a copy of that with the earlier turns' recorded edits applied (then
     the agent's diff is taken against that copy, so it shows this request's changes only)."""
     if commit is not None:
-        commit = commit_before(project, commit, item.data.get("session_started"))
+        commit = start_commit(
+            project, commit, item.data.get("session_started"), item.data.get("session_commit")
+        )
     edits = _prior_edits(item)
     if not edits or not item.data.get("context"):
         yield project, commit, None

@@ -66,7 +66,7 @@ from sleep.night import (
     handoff_answers,  # noqa: F401 - registers itself when imported
     handoff_workspace,  # noqa: F401 - registers itself when imported
 )
-from sleep.night.edited_tree import commit_before
+from sleep.night.edited_tree import start_commit
 from sleep.night.held_out import (
     GatedRecord,
     gate_roles,
@@ -853,7 +853,12 @@ def planned_tasks(
                     "routed_by": routed_by,
                     "gates_as": roles.get(task.id) if split == "val" else None,
                     "start_commit": (
-                        commit_before(project, head, task.session_started or task.first_seen)
+                        start_commit(
+                            project,
+                            head,
+                            task.session_started or task.first_seen,
+                            task.session_commit,
+                        )
                         if project is not None and head
                         else None
                     ),

@@ -160,10 +160,11 @@ def test_every_preference_seen_twice_has_a_held_out_occurrence(measured):
     assert len(figures.held_out) == figures.preferences, figures.lines()
 
 
-@pytest.mark.xfail(strict=True, reason="the corpus dates each commit at its batch's start, "
+@pytest.mark.xfail(strict=True, reason="Codex sessions start at the commit they recorded; "
+                   "Claude Code records none, so its sessions start at the last commit made "
+                   "before they began, and the corpus dates each commit at its batch's start, "
                    "before the session whose work it holds (c621f… 12:45:52 < session c1 "
-                   "12:45:58), so the last commit before a session began is the one after it "
-                   "(the replay picks its start by commit time: night/edited_tree.commit_before)")  # fmt: skip
+                   "12:45:58): night/edited_tree.start_commit")  # fmt: skip
 def test_committed_requests_replay_from_the_commit_before_their_session(measured):
     _world, _plan, figures = measured
     assert len(figures.starts_before_commit) == figures.committed, figures.lines()

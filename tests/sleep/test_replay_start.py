@@ -15,7 +15,7 @@ from sleep.mine.heuristic import mine_sessions
 from sleep.mine.tasks import MinedTask
 from sleep.night.replay_env import AgentReplay, ReplayEnvironment
 from tests.sleep.test_prior_edits import harvested
-from tests.sleep.transcripts import claude_assistant, claude_user
+from tests.sleep.transcripts import claude_assistant, claude_user, codex_meta, codex_prompt
 
 SESSION_START = "2026-03-26T14:02:10.018Z"
 REQUEST = "use the logging module instead of print in app.py"
@@ -97,3 +97,32 @@ async def test_a_correct_replay_of_work_committed_later_has_a_non_empty_diff(tmp
     assert seen["commit"] == before
     diff = next(m["content"] for m in result.trajectory if m["role"] == "diff")
     assert "-    print('hi')" in diff and "+import logging" in diff
+
+
+def test_a_codex_session_starts_at_the_commit_it_recorded(tmp_path):
+    """Codex records the project's HEAD when a session begins (session_meta git.commit_hash):
+    that is where its tasks replay, even when the commit that holds its work is dated
+    before the session (a clock, a rebase, or a corpus that dates commits by batch), where
+    commit time alone would pick the work's own commit."""
+    from sleep.night.edited_tree import start_commit
+
+    project = tmp_path / "app"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "app.py").write_text("def main():\n    print('hi')\n")
+    before = commit_at(project, "2026-03-25T10:00:00Z", "start")
+    (project / "app.py").write_text("import logging\n")
+    head = commit_at(project, "2026-03-26T14:00:00Z", "the work, dated before the session")
+    cwd = str(project)
+    records = [
+        codex_meta(cwd=cwd, git={"branch": "main", "commit_hash": before}),
+        *codex_prompt(REQUEST, timestamp=SESSION_START),
+    ]
+    (task,) = [t for t in mine_sessions(harvested(tmp_path, records, codex=True))
+               if t.intent == REQUEST]  # fmt: skip
+    assert task.session_commit == before
+    assert start_commit(project, head, task.session_started, task.session_commit) == before
+    # by time alone it would be the work's own commit; a recorded commit the night's
+    # history does not hold (another clone's) falls back to the time
+    assert start_commit(project, head, task.session_started) == head
+    assert start_commit(project, head, task.session_started, "f" * 40) == head
