@@ -60,7 +60,9 @@ def evaluate_check(kind: str, value: str, evidence: Any) -> bool | None:
     """Whether `evidence` (sleep.tasks.ReplayEvidence) passes the check; None: it cannot tell."""
     reply: str = evidence.reply
     if kind in ("contains", "not_contains"):
-        found = literal_in(value, reply)
+        # what the replay says or writes: its reply and the lines its diff adds
+        written = "\n".join([reply, *added_lines(evidence.diff or "")])
+        found = literal_in(value, written)
         return found if kind == "contains" else not found
     if kind == "answer_starts_with":
         return starts_with(reply, value)

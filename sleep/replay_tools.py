@@ -21,6 +21,7 @@ from core.agent_loop.tools import WorkspaceTools
 from core.agent_loop.workspace import replay_workspace
 from core.models.types import Message
 from sleep.check_memo import for_diff
+from sleep.replay_evidence import commands_in_calls
 from sleep.replay_shell import jailed_shell
 from sleep.routing import AGENTS_MD
 
@@ -62,6 +63,7 @@ class ToolRun:
     latency_s: float
     stopped: str
     checked: Any = None  # what the replay's check returned (its command checks' results)
+    commands: list[str] = field(default_factory=list)  # the shell commands it ran
 
 
 def task_prompt(tools: WorkspaceTools, intent: str, shell_problem: str) -> str:
@@ -109,4 +111,5 @@ async def run_in_workspace(
         sum(c.usage.output_tokens for c in outcome.completions),
     )
     elapsed = time.monotonic() - started
-    return ToolRun(final, diff, trajectory, usage, elapsed, outcome.stopped, checked)
+    commands = commands_in_calls(outcome.calls)
+    return ToolRun(final, diff, trajectory, usage, elapsed, outcome.stopped, checked, commands)
