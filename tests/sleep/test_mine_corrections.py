@@ -173,3 +173,32 @@ def test_corrections_are_kept_with_their_session_agent_and_date():
     ]
     again = MinedTask.from_dict(task.to_dict())
     assert again.corrections == task.corrections
+
+
+def test_constraints_stated_inside_a_request_become_its_rubric_and_checks():
+    """issue 37: constraints stated up front gave a rubric in 2 of 10 requests;
+    "refactor billing.py (keep the public API unchanged)" got an empty one."""
+    requests = {
+        "refactor billing.py (keep the public API unchanged)": [],
+        "parse the export in orders.py, standard library only": [Check("no_new_import", "")],
+        "add a retry to fetch() in client.py and don't add dependencies": [
+            Check("no_new_import", "")
+        ],
+        "add an --until option to report.py, run the tests before you tell me it's done": [
+            Check("ran", r"\bmake\s+test")
+        ],
+        "what does the --dry flag of cli.py do? one line please": [
+            Check("answer_first_line_max", "40 words")
+        ],
+    }
+    tasks = by_intent(
+        *[
+            session(prompt(text, "ok", edited="?" not in text, commands=["make test"]), sid=str(n))
+            for n, text in enumerate(requests)
+        ]
+    )
+    for text, checks in requests.items():
+        task = tasks[text]
+        assert task.rubric.startswith("The person asked:"), text
+        assert [c for c in task.checks if c.kind != "command"] == checks, text
+    assert "keep the public API unchanged" in tasks[next(iter(requests))].rubric
