@@ -101,7 +101,7 @@ _USE = re.compile(
     re.IGNORECASE,
 )
 _BAN = re.compile(
-    rf"\b(?:don'?t|do not|never|stop|avoid|no more|without)\s+(?:use\s+|using\s+|add\w*\s+|"
+    rf"\b(?:don'?t|do not|never|stop|avoid|no more|no|without)\s+(?:use\s+|using\s+|add\w*\s+|"
     rf"call\w*\s+)?(?:the\s+|any\s+|a\s+)?(?P<avoid>{_TERM})"
     rf"|\b(?:instead of|rather than)\s+(?:the\s+|a\s+|an\s+)?(?P<instead>{_TERM})",
     re.IGNORECASE,
@@ -240,3 +240,30 @@ def checks_for(text: str, *, agentic: bool, commands_after: list[str] = ()) -> l
     elif _ONE_LINE.search(text):
         checks.append(Check("answer_first_line_max", ONE_LINE_WORDS))
     return list(dict.fromkeys(checks))
+
+
+def concepts(text: str) -> frozenset[str]:
+    """What a correction or constraint asks for, as a set two wordings share: "use
+    logging, not print" and "no print() calls — the logging module please" are both
+    {want:logging, avoid:print}. Empty when it has no mechanical shape (the words decide
+    then, sleep/preferences.py)."""
+    found: set[str] = set()
+    if _NO_DEPENDENCIES.search(text):
+        found.add("no-new-dependencies")
+    else:
+        want, avoid = _terms(text)
+        found |= {f"want:{_concept_term(t)}" for t in want}
+        found |= {f"avoid:{_concept_term(t)}" for t in avoid}
+    if _RUN_TESTS.search(text):
+        found.add("run-the-tests")
+    if _YES_NO.search(text):
+        found.add("yes-or-no")
+    elif _ONE_LINE.search(text):
+        found.add("brief")
+    return frozenset(found)
+
+
+def _concept_term(term: str) -> str:
+    low = term.lower().removesuffix("()")
+    return {"raising": "raise", "floats": "float", "f-strings": "f-string", "fstrings": "f-string",
+            "dataclasses": "dataclass", "logger": "logging"}.get(low, low)  # fmt: skip

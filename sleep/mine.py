@@ -31,11 +31,13 @@ from typing import Any
 from sleep.correction_checks import checks_for
 from sleep.corrections import is_correction, redirected
 from sleep.judged_by import correction_note
+from sleep.preferences import assign_preferences
 from sleep.prior_edits import FileEdit, confined, edit_problem, prior_edits
 from sleep.task_evidence import (
     SessionTurns,
     constraint_checks,
-    constraint_rubric,
+    constraint_note,
+    constraints_in,
     is_follow_up,
     reference_of,
     verification_commands,
@@ -165,6 +167,7 @@ def mine_sessions(
         _mine_session(session, by_id)
     for task in by_id.values():
         task.train_only = not task.has_evidence
+    assign_preferences(list(by_id.values()))
     return sorted(by_id.values(), key=priority)
 
 
@@ -231,9 +234,11 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
         kind = kind_of(text, tools=tools, context_agentic=agentic_before)
         task = _task(by_id, project, text, kind, context, earlier if context else [],
                      session, sid, when)  # fmt: skip
-        for note in constraint_rubric(text).splitlines():
+        for constraint in constraints_in(text):
+            note = constraint_note(constraint)
             if note not in task.rubric:
                 task.rubric = f"{task.rubric}\n{note}".strip()
+            _keep(task, Correction(constraint, sid, _agent(session), when))
         verified = verification_commands(commands)
         agentic = task.kind == "agentic"
         _add_checks(task, constraint_checks(text, agentic=agentic, commands_after=verified))
@@ -296,9 +301,14 @@ def _correct(
     found = checks_for(text, agentic=task.kind == "agentic",
                        commands_after=[c.value for c in verified])  # fmt: skip
     _add_checks(task, [*found, *verified])
-    correction = Correction(
-        text[:MAX_CORRECTION_CHARS], sid, str(session.get("source") or "?"), when
-    )
+    _keep(task, Correction(text[:MAX_CORRECTION_CHARS], sid, _agent(session), when))
+
+
+def _agent(session: dict[str, Any]) -> str:
+    return str(session.get("source") or "?")
+
+
+def _keep(task: MinedTask, correction: Correction) -> None:
     if correction not in task.corrections:
         task.corrections.append(correction)
 

@@ -78,6 +78,7 @@ from sleep.night_tasks import (
     read_json,
     with_carried,
 )
+from sleep.preferences import assign_preferences, group_preferences
 from sleep.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
 from sleep.replay_env import AgentReplay, ReplayEnvironment
 from sleep.replay_modes import (
@@ -111,6 +112,9 @@ class NightPlan:
     left_out: list[dict[str, str]] = field(default_factory=list)
     # The status of the open night tonight continues on its frozen tasks (None: a new one).
     continues: str | None = None
+    # What the person keeps asking for across sessions (sleep/preferences.py), most
+    # often said first: {id, text, occurrences: [{task, session, agent, date}]}.
+    preferences: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -280,6 +284,7 @@ class Night:
             for task in mined:
                 task.skill = route.skill
             known = archive.merge(mined, write=not self.dry)
+            assign_preferences(list(known.values()))  # grouped across nights
             tasks = (
                 t
                 for t in known.values()
@@ -327,6 +332,8 @@ class Night:
         )
         routed = await self.routed_tasks(sessions)
         plan.left_out = self.left_out
+        planned = [t for _route, splits in routed for tasks in splits.values() for t in tasks]
+        plan.preferences = [p.to_dict() for p in group_preferences(planned)]
         backend = self.config.models.target.backend
         for route, splits in routed:
             kept = replayable(splits, backend, lambda _task, _why: None)

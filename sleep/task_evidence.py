@@ -101,8 +101,8 @@ def constraint_checks(text: str, *, agentic: bool, commands_after: list[Check]) 
     return list(dict.fromkeys(out))
 
 
-def constraint_rubric(text: str) -> str:
-    return "\n".join(f"The person asked: {c!r}" for c in constraints_in(text))
+def constraint_note(constraint: str) -> str:
+    return f"The person asked: {constraint!r}"
 
 
 def is_follow_up(text: str) -> bool:

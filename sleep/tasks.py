@@ -130,9 +130,10 @@ class MinedTask:
     # folder (sleep/prior_edits.py): applied to the replay's copy before it starts.
     # Absent from archives written before they were kept.
     prior_edits: list[FileEdit] = field(default_factory=list)
-    # The corrections the person made of its answers, in order (sleep/mine.py), and the
-    # preference they belong to (sleep/preferences.py: a stable id, None until grouped).
-    # Absent from archives written before they were kept.
+    # What the person said they want of it, in order (sleep/mine.py): the corrections
+    # they made of its answers and the constraints they stated up front ("standard
+    # library only"); and the preference they belong to (sleep/preferences.py: a stable
+    # id, None until grouped). Absent from archives written before they were kept.
     corrections: list[Correction] = field(default_factory=list)
     preference: str | None = None
 
