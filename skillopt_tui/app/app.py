@@ -32,7 +32,7 @@ from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
 from skillopt_tui.app.widgets.help_screen import HelpScreen
 from skillopt_tui.app.widgets.new_run_dialog import NewRunChoice, NewRunDialog, find_configs
 from skillopt_tui.app.worker_errors import report_worker_error
-from sleep.harvest import default_state_dir
+from sleep.harvest.run import default_state_dir
 
 STYLES = Path(__file__).parent / "styles"
 STOPPED_EXIT = exit_codes.STOPPED  # `skillopt train`: stopped at a step boundary, resumable

@@ -178,7 +178,7 @@ def _mask_handoff_answers(cfg) -> None:
     from core.config import ROLES
 
     if any(cfg.models.role(r).backend == "handoff" for r in ROLES):
-        import sleep.handoff_answers  # noqa: F401 - registers the mask
+        import sleep.night.handoff_answers  # noqa: F401 - registers the mask
 
 
 def _check_before_the_run(cfg, env) -> None:

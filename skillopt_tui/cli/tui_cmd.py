@@ -42,7 +42,7 @@ def resolve_skills_repo(option: Path | None) -> Path | None:
 
 
 def resolve_state_dir(option: Path | None) -> Path:
-    from sleep.harvest import default_state_dir
+    from sleep.harvest.run import default_state_dir
 
     return (option or default_state_dir()).expanduser().absolute()
 
@@ -51,7 +51,7 @@ def sleep_skills_repo(state_dir: Path) -> Path | None:
     """The skills repository `skillopt sleep init` recorded, so the Sleep screen's staged
     branches open in Review when no other repository was given; None if none or unreadable
     (the Sleep screen says why)."""
-    from sleep.settings import load_settings
+    from sleep.state.settings import load_settings
 
     try:
         recorded = load_settings(state_dir).skills_repo

@@ -6,9 +6,9 @@ Each test fails on the code before it."""
 
 from __future__ import annotations
 
-from sleep.interrupted import interrupted_left_out
-from sleep.mine import mine_sessions
-from sleep.tasks import Check, Correction, MinedTask
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.interrupted import interrupted_left_out
+from sleep.mine.tasks import Check, Correction, MinedTask
 
 
 def session(*prompts: dict, sid: str = "s1", source: str = "claude") -> dict:

@@ -7,10 +7,10 @@ Each fails on the code before."""
 
 from __future__ import annotations
 
-from sleep.mine import mine_sessions
-from sleep.task_evidence import context_text
-from sleep.task_kinds import kind_of
-from sleep.tasks import Turn
+from sleep.mine.evidence import context_text
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.kinds import kind_of
+from sleep.mine.tasks import Turn
 
 
 def test_delegation_to_a_sub_agent_is_agentic():

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from core.models.types import AgentOutcome, Completion, Usage
-from sleep.replay_env import AgentReplay, ReplayEnvironment
-from sleep.tasks import Check, MinedTask, ReplayEvidence
+from sleep.mine.tasks import Check, MinedTask, ReplayEvidence
+from sleep.night.replay_env import AgentReplay, ReplayEnvironment
 
 DIFF_PRINT = """\
 diff --git a/cli.py b/cli.py

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 from core.skills_repo import SkillsRepo
-from sleep.mine import mine_sessions
-from sleep.preferences import Occurrence, group_preferences
-from sleep.tasks import MinedTask, TaskArchive
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.preferences import Occurrence, group_preferences
+from sleep.mine.tasks import MinedTask, TaskArchive
 from tests.sleep.test_night import SKILL_TEXT, make_night
 
 

@@ -1,0 +1,116 @@
+"""Preferences: what a person keeps asking for across sessions, whatever the request.
+
+"use logging, not print" typed in four sessions, under four different requests, is one
+need the instruction file should carry: a **preference**, with each time it was said as
+an occurrence (the task, session, agent and date). A night gates on held-out occurrences
+of each preference (sleep/mine/split.py), and after adoption later sessions tell whether it
+is still corrected.
+
+Two corrections say the same thing when their mechanical meaning is the same
+(sleep/mine/correction_checks.py `concepts`: {want:logging, avoid:print}), or, for those with
+no mechanical shape ("keep the public API unchanged"), when their content words mostly
+agree. A preference's id is a hash of that meaning, so it is stable from night to night
+whichever wording came first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from sleep.mine.correction_checks import concepts
+from sleep.mine.tasks import Correction, MinedTask
+
+SAME_WORDS = 0.6  # the share of content words two plain-worded corrections must share
+_STOP = frozenset(
+    ["a", "an", "the", "and", "or", "but", "to", "of", "in", "on", "for", "with", "without", "it", "its", "this", "that", "these", "those", "is", "are", "be", "was", "were", "do", "does", "did", "don't", "dont", "not", "no", "please", "just", "i", "you", "we", "me", "my", "your", "our", "so", "as", "at", "by", "from", "instead", "rather", "than", "use", "using", "keep", "make", "sure", "again", "also", "always", "never"]
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One time the person said it: in which task's session, with which agent, when."""
+
+    task: str
+    session: str
+    agent: str
+    date: str | None = None
+
+
+@dataclass
+class Preference:
+    id: str
+    text: str  # the plainest wording the person used
+    occurrences: list[Occurrence] = field(default_factory=list)
+
+    @property
+    def sessions(self) -> list[str]:
+        return list(dict.fromkeys(o.session for o in self.occurrences))
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "text": self.text,
+            "occurrences": [o.__dict__.copy() for o in self.occurrences],
+        }
+
+
+def _words(text: str) -> frozenset[str]:
+    words = re.findall(r"[a-z][a-z0-9_.()-]+", text.lower())
+    return frozenset(w.rstrip("s") for w in words if w not in _STOP and len(w) > 2)
+
+
+def _meaning(text: str) -> tuple[str, frozenset[str]]:
+    """("concepts", …) for a mechanical correction, else ("words", …)."""
+    found = concepts(text)
+    return ("concepts", found) if found else ("words", _words(text))
+
+
+def _same(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -> bool:
+    if a[0] != b[0] or not a[1] or not b[1]:
+        return False
+    if a[0] == "concepts":
+        return a[1] == b[1]
+    return len(a[1] & b[1]) / len(a[1] | b[1]) >= SAME_WORDS
+
+
+def _preference_id(meaning: tuple[str, frozenset[str]]) -> str:
+    digest = hashlib.sha256("\n".join([meaning[0], *sorted(meaning[1])]).encode()).hexdigest()
+    return f"p-{digest[:10]}"
+
+
+def group_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
+    """The preferences in these tasks' corrections, most often said first (one said
+    once is a preference too: it waits for a second occurrence to be tested)."""
+    groups: list[tuple[tuple[str, frozenset[str]], list[tuple[MinedTask, Correction]]]] = []
+    for task in tasks:
+        for correction in task.corrections:
+            meaning = _meaning(correction.text)
+            if not meaning[1]:
+                continue
+            group = next((g for g in groups if _same(g[0], meaning)), None)
+            if group is None:
+                groups.append((meaning, [(task, correction)]))
+            else:
+                group[1].append((task, correction))
+    out = []
+    for meaning, said in groups:
+        occurrences = list(
+            dict.fromkeys(Occurrence(t.id, c.session, c.agent, c.date) for t, c in said)
+        )
+        occurrences.sort(key=lambda o: (o.date or "", o.session, o.task))
+        text = min((c.text for _t, c in said), key=lambda s: (len(s), s))
+        out.append(Preference(_preference_id(meaning), text, occurrences))
+    return sorted(out, key=lambda p: (-len(p.sessions), p.id))
+
+
+def assign_preferences(tasks: list[MinedTask]) -> list[Preference]:
+    """Group the tasks' corrections and mark each task with the preference most of its
+    corrections belong to (the one said in the most sessions on a tie)."""
+    preferences = group_preferences(tasks)
+    for task in tasks:
+        mine = [p for p in preferences if any(o.task == task.id for o in p.occurrences)]
+        task.preference = mine[0].id if mine else task.preference
+    return preferences
