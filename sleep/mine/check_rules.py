@@ -16,7 +16,7 @@ from typing import Any
 
 # Characters that may open a reply before its first word ("**Yes.**", "> No —").
 _LEADING_MARKS = " \t*_#>`\"'-•"
-_SIZE = re.compile(r"^\s*(\d+)\s*(chars?|characters?|words?)\s*$", re.IGNORECASE)
+SIZE = re.compile(r"^\s*(\d+)\s*(chars?|characters?|words?)\s*$", re.IGNORECASE)
 _PY_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w., ]+))")
 _JS_IMPORT = re.compile(r"""(?:\bfrom\s+|\brequire\(\s*|^\s*import\s+)['"]([^'"]+)['"]""")
 _FILE_HEADER = re.compile(r"^\+\+\+ (?:b/)?(\S+)")
@@ -119,7 +119,7 @@ def starts_with(reply: str, value: str) -> bool:
 
 
 def first_line_within(reply: str, value: str) -> bool | None:
-    size = _SIZE.match(value)
+    size = SIZE.match(value)
     if not size:
         return None
     line = next((ln.strip() for ln in reply.splitlines() if ln.strip()), "")

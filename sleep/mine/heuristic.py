@@ -154,26 +154,36 @@ class _Stopped:
     context: list[Turn]
     earlier: list[FileEdit]
     when: str | None
+    index: int  # its place in the session
+
+
+# Where each prompt went: (session, the prompt's index in it) → the id of the task it
+# asked, corrected or continued (sleep/mine/with_model.py builds on it).
+Placed = dict[tuple[str, int], str]
 
 
 def mine_sessions(
-    sessions: Iterable[dict[str, Any]], *, include_automation: bool = False
+    sessions: Iterable[dict[str, Any]],
+    *,
+    include_automation: bool = False,
+    placed: Placed | None = None,
 ) -> list[MinedTask]:
-    """Tasks from harvested sessions (the harvest's JSON shape), most useful first."""
+    """Tasks from harvested sessions (the harvest's JSON shape), most useful first;
+    `placed`, when given, is filled with the task each prompt went to."""
     by_id: dict[str, MinedTask] = {}
     for session in sessions:
         if session.get("automation") and not include_automation:
             continue
-        _mine_session(session, by_id)
+        _mine_session(session, by_id, {} if placed is None else placed)
     for task in by_id.values():
         task.train_only = not task.has_evidence
     assign_preferences(list(by_id.values()))
     return sorted(by_id.values(), key=priority)
 
 
-def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
+def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: Placed) -> None:
     project = session.get("cwd")
-    sid = f"{session.get('source', '?')}:{session.get('session_id', '?')}"
+    sid = session_key(session)
     thread: _Thread | None = None
     stopped: _Stopped | None = None
     turns = SessionTurns()
@@ -202,7 +212,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
             if redirected(prompts, index):
                 context, agentic_before = turns.context_for(text)
                 kind = kind_of(text, tools=tools, context_agentic=agentic_before)
-                stopped = _Stopped(text, kind, context, earlier if context else [], when)
+                stopped = _Stopped(text, kind, context, earlier if context else [], when, index)
             turns.add(Turn(text, answer), False, new_thread=True)
             thread = None
             continue
@@ -215,9 +225,11 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
                 task = _task(by_id, project, stopped.text, stopped.kind, stopped.context,
                              stopped.earlier, session, sid, stopped.when)  # fmt: skip
                 thread = _Thread(task, "", False, [])
+                placed[(sid, stopped.index)] = task.id
                 stopped = None
             assert thread is not None
             _correct(thread, text, commands, sid, session, when)
+            placed[(sid, index)] = thread.task.id
             thread.continue_with(answer, aborted, turn_edits)
             turns.add(Turn(text, answer), thread.task.kind == "agentic")
             continue
@@ -226,6 +238,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
             # "fix it": part of the request before it, never an acceptance of its answer
             if thread is not None:
                 thread.continue_with(answer, aborted, turn_edits)
+                placed[(sid, index)] = thread.task.id
             turns.add(Turn(text, answer), thread is not None and thread.task.kind == "agentic")
             continue
         if thread is not None:
@@ -244,7 +257,13 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
         _add_checks(task, constraint_checks(text, agentic=agentic, commands_after=verified))
         _add_checks(task, verified)
         thread = _Thread(task, answer, aborted, turn_edits)
+        placed[(sid, index)] = task.id
         turns.add(Turn(text, answer), kind == "agentic", new_thread=True)
+
+
+def session_key(session: dict[str, Any]) -> str:
+    """A session as tasks name their sources: `<agent>:<session id>`."""
+    return f"{session.get('source', '?')}:{session.get('session_id', '?')}"
 
 
 def _task(

@@ -58,7 +58,7 @@ def test_a_new_request_the_person_then_interrupted_still_accepts_the_answer_befo
 
 def test_the_model_miner_is_never_shown_an_interrupted_request():
     shown = [
-        p["text"] for _sid, _s, p in numbered_prompts([session(INTERRUPTED, UNANSWERED)], False)
+        p["text"] for _sid, _s, p, _i in numbered_prompts([session(INTERRUPTED, UNANSWERED)], False)
     ]
     assert shown == [UNANSWERED["text"]]
 
