@@ -33,7 +33,6 @@ CheckKind = Literal[
     "answer_starts_with",
 ]
 CHECK_KINDS: tuple[str, ...] = get_args(CheckKind)
-TEXT_CHECKS = ("contains", "not_contains")
 MAX_CONTEXT_CHARS = 3000  # the earlier turns a follow-up keeps, in all
 
 
@@ -330,4 +329,5 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
         "context": [asdict(t) for t in task.context],
         "prior_edits": [e.describe() for e in task.prior_edits],  # applied before it
         "train_only": task.train_only,
+        "preference": task.preference,  # the id in the plan's `preferences`, if any
     }

@@ -10,13 +10,12 @@ import of one is not counted as a new dependency.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from sleep.harvest.session_evidence import shell_command
 from sleep.mine.tasks import ReplayEvidence
 
-_SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "shell_command"})
 _MAX_MODULES = 500
 
 
@@ -26,12 +25,8 @@ def commands_in_events(events: list[dict[str, Any]]) -> list[str]:
     for event in events:
         if event.get("type") == "assistant":
             for block in (event.get("message") or {}).get("content") or []:
-                if (
-                    isinstance(block, dict)
-                    and block.get("type") == "tool_use"
-                    and str(block.get("name", "")).lower() in _SHELL_TOOLS
-                ):
-                    command = _command(block.get("input"))
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    command = shell_command(str(block.get("name", "")), block.get("input"))
                     if command:
                         out.append(command)
         item = event.get("item") if event.get("type") == "item.completed" else None
@@ -53,16 +48,6 @@ def commands_in_calls(calls: list[dict[str, Any]]) -> list[str]:
         and isinstance(c.get("arguments"), dict)
         and isinstance(c["arguments"].get("command"), str)
     ]
-
-
-def _command(arguments: Any) -> str | None:
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return None
-    command = arguments.get("command") if isinstance(arguments, dict) else None
-    return command if isinstance(command, str) else None
 
 
 def local_modules(project: Path | None) -> frozenset[str]:
