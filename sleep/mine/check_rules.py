@@ -30,30 +30,11 @@ _MANIFEST_LINE = {
 }
 _NODE_BUILTINS = frozenset(
     [
-        "assert",
-        "buffer",
-        "child_process",
-        "crypto",
-        "events",
-        "fs",
-        "http",
-        "https",
-        "net",
-        "os",
-        "path",
-        "process",
-        "querystring",
-        "readline",
-        "stream",
-        "string_decoder",
-        "timers",
-        "tls",
-        "url",
-        "util",
-        "worker_threads",
-        "zlib",
+        "assert", "buffer", "child_process", "crypto", "events", "fs", "http", "https", "net",
+        "os", "path", "process", "querystring", "readline", "stream", "string_decoder", "timers",
+        "tls", "url", "util", "worker_threads", "zlib",
     ]
-)
+)  # fmt: skip
 
 
 def evaluate_check(kind: str, value: str, evidence: Any) -> bool | None:

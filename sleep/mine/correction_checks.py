@@ -47,46 +47,22 @@ _CODE_PATTERNS = {
     "type hints": r"\)\s*->|:\s*\w+(?:\[[^\]]*\])?\s*[=,)]",
 }
 _KNOWN_TERMS = frozenset(
-    [*_CODE_PATTERNS, "requests", "httpx", "urllib", "subprocess", "argparse", "click",
-     "typer", "pydantic", "json", "yaml", "toml", "csv", "sqlite", "sqlite3", "pytest",
-     "unittest", "npm", "pnpm", "yarn", "bun", "uv", "pip", "poetry", "ruff", "black",
-     "mypy", "make", "docker", "tabs", "spaces", "async", "asyncio", "threads", "regex",
-     "re", "enum", "enums", "typing", "structlog", "loguru", "rich", "tqdm", "numpy",
-     "pandas", "polars", "sqlalchemy", "fetch", "axios", "lodash", "jest", "vitest"]
+    [
+        "requests", "httpx", "urllib", "subprocess", "argparse", "click", "typer", "pydantic",
+        "json", "yaml", "toml", "csv", "sqlite", "sqlite3", "pytest", "unittest", "npm", "pnpm",
+        "yarn", "bun", "uv", "pip", "poetry", "ruff", "black", "mypy", "make", "docker", "tabs",
+        "spaces", "async", "asyncio", "threads", "regex", "re", "enum", "enums", "typing",
+        "structlog", "loguru", "rich", "tqdm", "numpy", "pandas", "polars", "sqlalchemy", "fetch",
+        "axios", "lodash", "jest", "vitest",
+    ]
 )  # fmt: skip
 _NOT_TERMS = frozenset(
     [
-        "the",
-        "a",
-        "an",
-        "plain",
-        "simple",
-        "just",
-        "only",
-        "proper",
-        "real",
-        "our",
-        "my",
-        "your",
-        "this",
-        "that",
-        "it",
-        "them",
-        "these",
-        "those",
-        "some",
-        "any",
-        "more",
-        "less",
-        "better",
-        "good",
-        "way",
-        "instead",
-        "something",
-        "one",
-        "same",
+        "the", "a", "an", "plain", "simple", "just", "only", "proper", "real", "our", "my",
+        "your", "this", "that", "it", "them", "these", "those", "some", "any", "more", "less",
+        "better", "good", "way", "instead", "something", "one", "same",
     ]
-)
+)  # fmt: skip
 _TERM = r"`[^`]{1,60}`|[\w.()/:@+-]{1,60}"
 # "use X (instead of | rather than | , not | not) Y"
 _REPLACE = re.compile(

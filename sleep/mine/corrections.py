@@ -26,8 +26,8 @@ _START = (
     r"never ?mind\b|nevermind\b|wait\b|hmm+\b|hold on\b|undo\b|revert (?:that|it|this)\b|"
     r"put (?:it|that|them) back\b|roll (?:that|it) back\b|"
     # a question that says something was missed
-    r"(?:did|have|has|didn'?t|haven'?t|why did|why didn'?t|why are|why is|where did|"
-    r"where is|where are|how come)\s+(?:you|it|this|that|the|we)\b|"
+    r"(?:did|have|has|didn'?t|haven'?t|hasn'?t|why did|why didn'?t|where did|how come)\s+"
+    r"(?:you|it)\b|why (?:are|is) (?:you|it still)\b|"
     # a report of what the answer did wrong
     r"(?:you|it|this|that)\s+(?:still\s+)?(?:forgot|missed|dropped|removed|deleted|broke|"
     r"ignored|skipped|left|used|added|changed|renamed|didn'?t|did not|doesn'?t|does not|"

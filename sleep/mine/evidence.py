@@ -125,40 +125,12 @@ def verification_commands(commands: list[str]) -> list[Check]:
 # Words of a reply that says only that the work was done ("…done.", "All set!").
 _FILLER = frozenset(
     [
-        "done",
-        "all",
-        "set",
-        "finished",
-        "fixed",
-        "updated",
-        "complete",
-        "completed",
-        "ok",
-        "okay",
-        "there",
-        "you",
-        "go",
-        "it",
-        "it's",
-        "is",
-        "that's",
-        "that",
-        "now",
-        "i",
-        "i've",
-        "have",
-        "made",
-        "the",
-        "change",
-        "changes",
-        "applied",
-        "sure",
-        "here",
-        "as",
-        "asked",
-        "requested",
+        "done", "all", "set", "finished", "fixed", "updated", "complete", "completed", "ok",
+        "okay", "there", "you", "go", "it", "it's", "is", "that's", "that", "now", "i", "i've",
+        "have", "made", "the", "change", "changes", "applied", "sure", "here", "as", "asked",
+        "requested", "ran", "command", "commands", "successfully", "task", "work",
     ]
-)
+)  # fmt: skip
 
 
 def has_content(answer: str) -> bool:

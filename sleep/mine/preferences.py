@@ -25,7 +25,13 @@ from sleep.mine.tasks import Correction, MinedTask
 
 SAME_WORDS = 0.6  # the share of content words two plain-worded corrections must share
 _STOP = frozenset(
-    ["a", "an", "the", "and", "or", "but", "to", "of", "in", "on", "for", "with", "without", "it", "its", "this", "that", "these", "those", "is", "are", "be", "was", "were", "do", "does", "did", "don't", "dont", "not", "no", "please", "just", "i", "you", "we", "me", "my", "your", "our", "so", "as", "at", "by", "from", "instead", "rather", "than", "use", "using", "keep", "make", "sure", "again", "also", "always", "never"]
+    [
+        "a", "an", "the", "and", "or", "but", "to", "of", "in", "on", "for", "with", "without",
+        "it", "its", "this", "that", "these", "those", "is", "are", "be", "was", "were", "do",
+        "does", "did", "don't", "dont", "not", "no", "please", "just", "i", "you", "we", "me",
+        "my", "your", "our", "so", "as", "at", "by", "from", "instead", "rather", "than", "use",
+        "using", "keep", "make", "sure", "again", "also", "always", "never",
+    ]
 )  # fmt: skip
 
 

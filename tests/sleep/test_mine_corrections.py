@@ -104,6 +104,18 @@ def test_a_new_request_that_merely_says_instead_of_is_a_task_of_its_own():
     assert "export it as JSON instead of the table" in tasks
 
 
+def test_a_new_question_is_not_read_as_a_correction():
+    tasks = by_intent(
+        session(
+            prompt("add a cache to fetch_rates in rates.py", "Added an lru_cache.", edited=True),
+            prompt("where is the config loaded?", "In settings.py."),
+            prompt("why is the build slow?", "The docs step dominates."),
+        )
+    )
+    assert len(tasks) == 3
+    assert tasks["add a cache to fetch_rates in rates.py"].rubric == ""
+
+
 def test_checks_come_from_meaning_not_raw_words():
     """issue 37: "use the logging module" gave `contains "the"`, "instead of print:" gave
     `not_contains "print:"`, "use plain string formatting" gave `contains "plain"`."""
