@@ -48,7 +48,7 @@ _CODE_PATTERNS = {
 }
 _KNOWN_TERMS = frozenset(
     [
-        "requests", "httpx", "urllib", "subprocess", "argparse", "click", "typer", "pydantic",
+        *_CODE_PATTERNS, "requests", "httpx", "urllib", "subprocess", "argparse", "click", "typer", "pydantic",
         "json", "yaml", "toml", "csv", "sqlite", "sqlite3", "pytest", "unittest", "npm", "pnpm",
         "yarn", "bun", "uv", "pip", "poetry", "ruff", "black", "mypy", "make", "docker", "tabs",
         "spaces", "async", "asyncio", "threads", "regex", "re", "enum", "enums", "typing",
