@@ -178,13 +178,18 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
     return want, avoid
 
 
+def _literal_pattern(command: str) -> str:
+    """A command as a pattern that reads as the command (spaces left unescaped)."""
+    return r"\b" + re.escape(command).replace("\\ ", " ")
+
+
 def _ran_pattern(text: str, commands_after: list[str]) -> str:
     named = _COMMAND_IN_TEXT.search(text)
     if named:
         command = _clean(named.group(1) or named.group(2))
-        return r"\b" + re.escape(command).replace(r"\ ", r"\s+")
+        return _literal_pattern(command)
     if commands_after:
-        return r"\b" + re.escape(commands_after[0]).replace(r"\ ", r"\s+")
+        return _literal_pattern(commands_after[0])
     return ANY_TEST_RUNNER
 
 
@@ -230,13 +235,26 @@ def concepts(text: str) -> frozenset[str]:
         want, avoid = _terms(text)
         found |= {f"want:{_concept_term(t)}" for t in want}
         found |= {f"avoid:{_concept_term(t)}" for t in avoid}
+    if _LOG_IT.search(text):
+        found.add("want:logging")
     if _RUN_TESTS.search(text):
         found.add("run-the-tests")
-    if _YES_NO.search(text):
-        found.add("yes-or-no")
-    elif _ONE_LINE.search(text):
+    if _YES_NO.search(text) or _ONE_LINE.search(text):
         found.add("brief")
+    if _COMPATIBLE.search(text):
+        found.add("keep-compatible")
     return frozenset(found)
+
+
+# "log it at debug level": the logging module, said as a verb
+_LOG_IT = re.compile(r"\blog (?:it|them|that|this|those|these|at|as|instead)\b", re.I)
+# Keeping what callers rely on: the public API, an old name or import path, callers.
+_COMPATIBLE = re.compile(
+    r"\b(?:public api|api unchanged|callers?|backwards?[- ]compat\w*|old (?:name|function|"
+    r"import path|path|signature)s?|import path|still (?:use|import|call)s?|breaking change|"
+    r"keep (?:it|them|the \w+(?: \w+)?) working)\b",
+    re.IGNORECASE,
+)
 
 
 def _concept_term(term: str) -> str:

@@ -24,7 +24,8 @@ _START = (
     r"(?:no\b|nope\b|nah\b|not quite\b|not that\b|not what\b|wrong\b|that'?s wrong|"
     r"don'?t\b|do not\b|stop\b|instead\b|actually\b|please don'?t\b|never\b|"
     r"never ?mind\b|nevermind\b|wait\b|hmm+\b|hold on\b|undo\b|revert (?:that|it|this)\b|"
-    r"put (?:it|that|them) back\b|roll (?:that|it) back\b|"
+    r"put (?:it|that|them) back\b|roll (?:that|it) back\b|keep\b|leave (?:it|them|the)\b|"
+    r"(?:in |answer in )?(?:one|1|a single) (?:line|sentence|word)\b|"
     # a question that says something was missed
     r"(?:did|have|has|didn'?t|haven'?t|hasn'?t|why did|why didn'?t|where did|how come)\s+"
     r"(?:you|it)\b|why (?:are|is) (?:you|it still)\b|"
@@ -52,11 +53,20 @@ _BARE_PAIR = re.compile(r"^\s*[`'\"]?[\w.()-]+[`'\"]?,?\s+not\s+[`'\"]?[\w.()-]+
 # a short "use X" on its own ("use the standard library"): it redirects the last answer
 _SHORT_USE = re.compile(r"^\s*(?:please\s+)?(?:use|switch to|go with|stick (?:to|with))\b", re.I)
 _SHORT_USE_WORDS = 6
+_SHORT_DEMAND_WORDS = 12
+
+
+# "run make test before you say it's done": a demand on how the last answer was reached
+_BEFORE_YOU_SAY = re.compile(
+    r"\bbefore (?:you )?(?:say|tell|claim|report|call)\w*\b[^.?!]*\bdone\b", re.IGNORECASE
+)
 
 
 def is_correction(text: str) -> bool:
     """Whether `text` corrects the answer before it (by its shape; see the module doc)."""
     if _CORRECTION_START.match(text) or _REPLACEMENT.match(text) or _BARE_PAIR.match(text):
+        return True
+    if _BEFORE_YOU_SAY.search(text) and len(text.split()) <= _SHORT_DEMAND_WORDS:
         return True
     return bool(_SHORT_USE.match(text)) and len(text.split()) <= _SHORT_USE_WORDS
 

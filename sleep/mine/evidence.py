@@ -45,7 +45,7 @@ _CONSTRAINT_PHRASE = re.compile(
     r"(?:just |only )?(?:yes or no|yes/no)|keep it (?:short|brief))",
     re.IGNORECASE,
 )
-_CLAUSE = re.compile(r"[.;!?\n()]|\s[—–-]\s|,\s")
+_CLAUSE = re.compile(r"[.;!?\n()]|\s[—–-]\s|[,:]\s")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _VERIFY = re.compile(
     r"^(?:(?:uv run|poetry run|pipenv run|npx|pnpm exec|bundle exec)\s+)?(?:"

@@ -211,7 +211,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             stopped = None
             if redirected(prompts, index):
                 context, agentic_before = turns.context_for(text)
-                kind = kind_of(text, tools=tools, context_agentic=agentic_before)
+                kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
                 stopped = _Stopped(text, kind, context, earlier if context else [], when, index)
             turns.add(Turn(text, answer), False, new_thread=True)
             thread = None
@@ -244,7 +244,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
         if thread is not None:
             thread.accept()  # the next request: the person moved on from that answer
         context, agentic_before = turns.context_for(text) if is_follow_up(text) else ([], False)
-        kind = kind_of(text, tools=tools, context_agentic=agentic_before)
+        kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
         task = _task(by_id, project, text, kind, context, earlier if context else [],
                      session, sid, when)  # fmt: skip
         for constraint in constraints_in(text):

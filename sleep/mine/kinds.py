@@ -150,16 +150,50 @@ def is_question(text: str) -> bool:
     return last.rstrip().endswith("?") or bool(_QUESTION.match(text) or _YES_NO.match(text))
 
 
-def _question_for_advice(text: str, tools: list[str]) -> bool:
+# A shell command that only reads (Codex reads files with `sed -n`, `rg`, `cat`).
+_READ_COMMAND = re.compile(
+    r"^(?:cat|sed\s+-n|rg|grep|ls|head|tail|nl|wc|find|tree|pwd|echo|file|stat|"
+    r"git\s+(?:log|show|diff|status|grep|blame|ls-files))\b"
+)
+# Asking how the code behaves: "walk me through how X handles Y", "how does X treat Y?"
+_BEHAVIOUR = re.compile(
+    r"^\s*(?:walk me through|talk me through)\b|^\s*how (?:does|do|is|are)\b[^?\n]*"
+    r"\b(?:handle|handled|treat|treated|work|behave|deal)",
+    re.IGNORECASE,
+)
+
+
+_SHELL_TOOLS = re.compile(r"^(?:bash|shell|exec_command|local_shell|shell_command)$", re.I)
+
+
+def _only_reads(tools: list[str], commands: list[str]) -> bool:
+    """The session only read answering it: read tools, and shell commands that read."""
+    shell = False
+    for tool in tools:
+        if _SHELL_TOOLS.match(tool):
+            shell = True
+        elif not _READ_TOOLS.match(tool) and (
+            _PROJECT_TOOLS.match(tool) or _DELEGATION_TOOLS.match(tool)
+        ):
+            return False  # it wrote, edited or handed the work on
+    steps = [s for c in commands for s in re.split(r"\s*(?:&&|;|\|\|?)\s*", c.strip()) if s]
+    if shell and not steps:
+        return False  # a shell call whose command was not recorded
+    return all(_READ_COMMAND.match(s) or s.startswith("cd ") for s in steps)
+
+
+def _question_for_advice(text: str, tools: list[str], commands: list[str]) -> bool:
     """A question that asks for no change and that the project's copy does not answer
-    better than its text: a yes/no question the session only read files for, or one
-    about another machine."""
-    if not is_question(text) or _CHANGE.search(text) or _delegates(text, tools):
+    better than its text: a yes/no or behaviour question the session only read files
+    for, or one about another machine."""
+    if _CHANGE.search(text) or _delegates(text, tools):
         return False
-    only_read = all(_READ_TOOLS.match(t) for t in tools)
+    behaviour = bool(_BEHAVIOUR.match(text))
+    if not (is_question(text) or behaviour):
+        return False
     if _ELSEWHERE.search(text):
-        return only_read or not any(_writes(t) for t in tools)
-    return bool(_YES_NO.match(text)) and only_read
+        return not any(_writes(t) for t in tools)
+    return (bool(_YES_NO.match(text)) or behaviour) and _only_reads(tools, commands)
 
 
 def _writes(tool: str) -> bool:
@@ -188,9 +222,15 @@ def is_about_a_secret(text: str) -> bool:
     return bool(_ABOUT_SECRET.search(text)) and (bool(_SECRET_WORD.search(text)) or len(text) < 200)
 
 
-def kind_of(text: str, *, tools: list[str] = (), context_agentic: bool = False) -> TaskKind:
-    """The task's kind from its (redacted) text, the tools the session used answering it,
-    and whether the turns it follows up on were agentic."""
+def kind_of(
+    text: str,
+    *,
+    tools: list[str] = (),
+    context_agentic: bool = False,
+    commands: list[str] = (),
+) -> TaskKind:
+    """The task's kind from its (redacted) text, the tools the session used answering it
+    and the shell commands it ran, and whether the turns it follows up on were agentic."""
     if is_about_a_secret(text):
         return "redacted"
     # A redaction's mark names its kind (`[REDACTED:aws_access_key_id]`), which reads like
@@ -201,7 +241,7 @@ def kind_of(text: str, *, tools: list[str] = (), context_agentic: bool = False) 
         return "external"
     if _delegates(text, tools):
         return "agentic"
-    if _question_for_advice(text, tools):
+    if _question_for_advice(text, tools, list(commands)):
         return "advice"
     if used_project_tools(tools) or context_agentic or _agentic_text(text):
         return "agentic"

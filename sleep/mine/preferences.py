@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -75,40 +76,53 @@ def _meaning(text: str) -> tuple[str, frozenset[str]]:
 
 
 def _same(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -> bool:
+    """Two corrections say the same thing: they share a mechanical meaning ("don't print
+    debug output" {avoid:print} and "use logging, not print" {want:logging, avoid:print}),
+    or, worded plainly, mostly the same words."""
     if a[0] != b[0] or not a[1] or not b[1]:
         return False
     if a[0] == "concepts":
-        return a[1] == b[1]
+        return bool(a[1] & b[1])
     return len(a[1] & b[1]) / len(a[1] | b[1]) >= SAME_WORDS
 
 
-def _preference_id(meaning: tuple[str, frozenset[str]]) -> str:
-    digest = hashlib.sha256("\n".join([meaning[0], *sorted(meaning[1])]).encode()).hexdigest()
+def _preference_id(kind: str, meanings: list[frozenset[str]]) -> str:
+    """Stable whichever wording came first: the meaning most of its occurrences share."""
+    if kind == "concepts":
+        counts = Counter(c for m in meanings for c in m)
+        key = [min(counts, key=lambda c: (-counts[c], c))]
+    else:
+        key = sorted(min(meanings, key=lambda m: (len(m), sorted(m))))
+    digest = hashlib.sha256("\n".join([kind, *key]).encode()).hexdigest()
     return f"p-{digest[:10]}"
+
+
+_Said = tuple[tuple[str, frozenset[str]], MinedTask, Correction]
 
 
 def group_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
     """The preferences in these tasks' corrections, most often said first (one said
     once is a preference too: it waits for a second occurrence to be tested)."""
-    groups: list[tuple[tuple[str, frozenset[str]], list[tuple[MinedTask, Correction]]]] = []
+    groups: list[list[_Said]] = []
     for task in tasks:
         for correction in task.corrections:
             meaning = _meaning(correction.text)
             if not meaning[1]:
                 continue
-            group = next((g for g in groups if _same(g[0], meaning)), None)
-            if group is None:
-                groups.append((meaning, [(task, correction)]))
-            else:
-                group[1].append((task, correction))
+            joined = [g for g in groups if any(_same(m, meaning) for m, _t, _c in g)]
+            merged = [said for g in joined for said in g] + [(meaning, task, correction)]
+            groups = [g for g in groups if g not in joined] + [merged]
     out = []
-    for meaning, said in groups:
+    for said in groups:
         occurrences = list(
-            dict.fromkeys(Occurrence(t.id, c.session, c.agent, c.date) for t, c in said)
+            dict.fromkeys(Occurrence(t.id, c.session, c.agent, c.date) for _m, t, c in said)
         )
         occurrences.sort(key=lambda o: (o.date or "", o.session, o.task))
-        text = min((c.text for _t, c in said), key=lambda s: (len(s), s))
-        out.append(Preference(_preference_id(meaning), text, occurrences))
+        text = min((c.text for _m, _t, c in said), key=lambda s: (len(s), s))
+        kind = said[0][0][0]
+        out.append(
+            Preference(_preference_id(kind, [m[1] for m, _t, _c in said]), text, occurrences)
+        )
     return sorted(out, key=lambda p: (-len(p.sessions), p.id))
 
 

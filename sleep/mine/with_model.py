@@ -211,4 +211,5 @@ def _new_task(
 def heuristic_kind(intent: str, sources: list[Numbered]) -> TaskKind:
     """The kind when the model gave none: the heuristic, with the session's evidence."""
     tools = [name for _sid, _s, p, _i in sources for name in p.get("tools", [])]
-    return kind_of(intent, tools=tools)
+    commands = [c for _sid, _s, p, _i in sources for c in p.get("commands", [])]
+    return kind_of(intent, tools=tools, commands=commands)

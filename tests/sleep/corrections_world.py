@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.skills_repo import SkillsRepo
-from sleep.settings import SleepSettings, save_settings
+from sleep.state.settings import SleepSettings, save_settings
 from tests.sleep.transcripts import touch_in_order
 
 SKILLOPT = Path(sys.executable).parent / "skillopt"

@@ -87,7 +87,7 @@ def test_corrections_that_do_not_start_with_no_are_recognised():
         "does the loader drop rows with a null id?",
     }
     retry = tasks["add a retry to fetch_rates in rates.py"]
-    assert Check("ran", r"\bmake\s+test") in retry.checks
+    assert Check("ran", r"\bmake test") in retry.checks
     question = tasks["does the loader drop rows with a null id?"]
     assert Check("answer_starts_with", "yes|no") in question.checks
     assert question.reference == "Yes."
@@ -197,7 +197,7 @@ def test_constraints_stated_inside_a_request_become_its_rubric_and_checks():
             Check("no_new_import", "")
         ],
         "add an --until option to report.py, run the tests before you tell me it's done": [
-            Check("ran", r"\bmake\s+test")
+            Check("ran", r"\bmake test")
         ],
         "what does the --dry flag of cli.py do? one line please": [
             Check("answer_first_line_max", "40 words")
@@ -214,3 +214,24 @@ def test_constraints_stated_inside_a_request_become_its_rubric_and_checks():
         assert task.rubric.startswith("The person asked:"), text
         assert [c for c in task.checks if c.kind != "command"] == checks, text
     assert "keep the public API unchanged" in tasks[next(iter(requests))].rubric
+
+
+def test_demands_about_the_last_answer_are_corrections():
+    """issue 37 (corpus): "run make test before you say it's done", "one line please" and
+    "keep the old import path working" became tasks of their own."""
+    tasks = by_intent(
+        session(
+            prompt("add a JSON export to report.py", "Added render_json.", edited=True),
+            prompt("run make test before you say it's done", "make test passes.",
+                   commands=["make test"]),
+            prompt("should CI use a token or a deploy key?", "Both work; trade-offs: ..."),
+            prompt("one line please", "A deploy key: read-only and scoped to one repo."),
+            prompt("move format_total into a new formatting.py", "Moved it.", edited=True),
+            prompt("keep the old import path working, other modules import it", "Re-exported."),
+        )
+    )  # fmt: skip
+    assert len(tasks) == 3
+    assert Check("ran", r"\bmake test") in tasks["add a JSON export to report.py"].checks
+    credential = tasks["should CI use a token or a deploy key?"]
+    assert Check("answer_first_line_max", "40 words") in credential.checks
+    assert "old import path" in tasks["move format_total into a new formatting.py"].rubric

@@ -82,3 +82,20 @@ def test_multi_line_earlier_prompts_are_indented_as_written():
         "    a → x",
         "    b → y",
     ]
+
+
+def test_a_behaviour_question_answered_by_reading_is_advice():
+    """issue 37 (corpus): a walk-through the agent answered by reading, and a yes/no
+    question Codex answered with `sed -n` / `rg`, were agentic."""
+    walk = "walk me through how pipeline.py handles rows with a null amount, step by step"
+    assert kind_of(walk, tools=["Read"]) == "advice"
+    question = "is format_total locale aware?"
+    assert (
+        kind_of(question, tools=["exec_command"], commands=["sed -n 1,40p billing.py", "rg locale"])
+        == "advice"
+    )
+    assert (
+        kind_of(question, tools=["exec_command"], commands=["python -c 'import billing'"])
+        == "agentic"
+    )
+    assert kind_of(question, tools=["exec_command"]) == "agentic"  # its command unknown

@@ -93,3 +93,22 @@ async def test_dry_run_lists_the_preferences(tmp_path):
     logging = texts["logging, not print"]
     assert [set(o) for o in logging["occurrences"]] == [{"task", "session", "agent", "date"}] * 3
     assert [o["agent"] for o in logging["occurrences"]] == ["claude", "codex", "claude"]
+
+
+def test_wordings_that_share_a_meaning_are_one_preference():
+    """issue 37 (corpus): "don't print debug output, log it at debug level" stood apart
+    from "use logging, not print"; "one line please" from "just yes or no?"; the
+    public-API corrections had no words in common."""
+    said = [
+        ("a", "add a --verbose flag to cli.py", "use logging, not print"),
+        ("b", "add a debug dump to pipeline.py", "don't print debug output, log it at debug level"),
+        ("c", "are late fees compounded daily?", "that's a lot to read — just yes or no?"),
+        ("d", "should CI use a token or a deploy key?", "one line please"),
+        ("e", "rename parse_amount to parse_money", "you dropped the old function, callers still use it"),
+        ("f", "move format_total into formatting.py", "keep the old import path working"),
+    ]  # fmt: skip
+    tasks = mine_sessions(
+        [session(sid, "claude", 1, (ask, "x"), (fix, "y")) for sid, ask, fix in said]
+    )
+    groups = sorted(sorted(o.session for o in p.occurrences) for p in group_preferences(tasks))
+    assert groups == [["claude:a", "claude:b"], ["claude:c", "claude:d"], ["claude:e", "claude:f"]]
