@@ -24,8 +24,9 @@ _START = (
     r"(?:no\b|nope\b|nah\b|not quite\b|not that\b|not what\b|wrong\b|that'?s wrong|"
     r"don'?t\b|do not\b|stop\b|instead\b|actually\b|please don'?t\b|never\b|"
     r"never ?mind\b|nevermind\b|wait\b|hmm+\b|hold on\b|undo\b|revert (?:that|it|this)\b|"
-    r"put (?:it|that|them) back\b|roll (?:that|it) back\b|keep\b|leave (?:it|them|the)\b|"
-    r"(?:in |answer in )?(?:one|1|a single) (?:line|sentence|word)\b|"
+    r"put (?:it|that|them) back\b|roll (?:that|it) back\b|leave (?:it|them|the)\b|"
+    # keeping what the answer broke: "keep the old import path working"
+    r"keep\b[^.?!\n]*\b(?:working|unchanged|intact|the same|compatible|old|existing)\b|"
     # a question that says something was missed
     r"(?:did|have|has|didn'?t|haven'?t|hasn'?t|why did|why didn'?t|where did|how come)\s+"
     r"(?:you|it)\b|why (?:are|is) (?:you|it still)\b|"
@@ -56,6 +57,10 @@ _SHORT_USE_WORDS = 6
 _SHORT_DEMAND_WORDS = 12
 
 
+# "one line please", "in one sentence": a short demand on the last answer's form
+_BRIEFER = re.compile(
+    r"^\s*(?:in |answer in )?(?:one|1|a single)[- ](?:line|sentence|word)\b", re.I
+)
 # "run make test before you say it's done": a demand on how the last answer was reached
 _BEFORE_YOU_SAY = re.compile(
     r"\bbefore (?:you )?(?:say|tell|claim|report|call)\w*\b[^.?!]*\bdone\b", re.IGNORECASE
@@ -67,6 +72,8 @@ def is_correction(text: str) -> bool:
     if _CORRECTION_START.match(text) or _REPLACEMENT.match(text) or _BARE_PAIR.match(text):
         return True
     if _BEFORE_YOU_SAY.search(text) and len(text.split()) <= _SHORT_DEMAND_WORDS:
+        return True
+    if _BRIEFER.match(text) and len(text.split()) <= _SHORT_USE_WORDS:
         return True
     return bool(_SHORT_USE.match(text)) and len(text.split()) <= _SHORT_USE_WORDS
 
