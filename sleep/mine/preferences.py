@@ -100,37 +100,70 @@ def _preference_id(kind: str, meanings: list[frozenset[str]]) -> str:
 _Said = tuple[tuple[str, frozenset[str]], MinedTask, Correction]
 
 
+class _Groups:
+    """Corrections joined when they say the same thing (`_same`), found through an index
+    of the concepts and words each holds, so an archive of thousands stays quick."""
+
+    def __init__(self) -> None:
+        self.said: list[_Said] = []
+        self.parent: list[int] = []
+        self.holding: dict[tuple[str, str], list[int]] = {}  # (kind, concept or word) → items
+
+    def root(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def add(self, said: _Said) -> None:
+        i = len(self.said)
+        self.said.append(said)
+        self.parent.append(i)
+        kind, meaning = said[0]
+        candidates = {j for key in meaning for j in self.holding.get((kind, key), [])}
+        for j in sorted(candidates):
+            if _same(self.said[j][0], said[0]):
+                self.parent[self.root(j)] = i
+        for key in meaning:
+            self.holding.setdefault((kind, key), []).append(i)
+
+    def groups(self) -> list[list[_Said]]:
+        out: dict[int, list[_Said]] = {}
+        for i, said in enumerate(self.said):
+            out.setdefault(self.root(i), []).append(said)
+        return list(out.values())
+
+
 def group_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
     """The preferences in these tasks' corrections, most often said first (one said
     once is a preference too: it waits for a second occurrence to be tested)."""
-    groups: list[list[_Said]] = []
+    grouped = _Groups()
     for task in tasks:
         for correction in task.corrections:
             meaning = _meaning(correction.text)
-            if not meaning[1]:
-                continue
-            joined = [g for g in groups if any(_same(m, meaning) for m, _t, _c in g)]
-            merged = [said for g in joined for said in g] + [(meaning, task, correction)]
-            groups = [g for g in groups if g not in joined] + [merged]
+            if meaning[1]:
+                grouped.add((meaning, task, correction))
     out = []
-    for said in groups:
+    for said in grouped.groups():
         occurrences = list(
             dict.fromkeys(Occurrence(t.id, c.session, c.agent, c.date) for _m, t, c in said)
         )
         occurrences.sort(key=lambda o: (o.date or "", o.session, o.task))
         text = min((c.text for _m, _t, c in said), key=lambda s: (len(s), s))
         kind = said[0][0][0]
-        out.append(
-            Preference(_preference_id(kind, [m[1] for m, _t, _c in said]), text, occurrences)
-        )
+        meanings = [m[1] for m, _t, _c in said]
+        out.append(Preference(_preference_id(kind, meanings), text, occurrences))
     return sorted(out, key=lambda p: (-len(p.sessions), p.id))
 
 
 def assign_preferences(tasks: list[MinedTask]) -> list[Preference]:
-    """Group the tasks' corrections and mark each task with the preference most of its
-    corrections belong to (the one said in the most sessions on a tie)."""
+    """Group the tasks' corrections and mark each task with the preference said in the
+    most sessions among those its corrections belong to."""
     preferences = group_preferences(tasks)
+    first: dict[str, str] = {}
+    for preference in preferences:  # most said first
+        for occurrence in preference.occurrences:
+            first.setdefault(occurrence.task, preference.id)
     for task in tasks:
-        mine = [p for p in preferences if any(o.task == task.id for o in p.occurrences)]
-        task.preference = mine[0].id if mine else task.preference
+        task.preference = first.get(task.id, task.preference)
     return preferences
