@@ -1,8 +1,9 @@
 """The rules of the house (DESIGN §2), checked on the source with ast so a lazy import
 cannot hide: core/, envs/ and sleep/ never import textual, typer or skillopt_tui; core/
 never imports envs/ or sleep/ (they implement contracts the engine defines); and no module
-of core/, envs/ or sleep/ takes part in an import circle (imports at module level,
-those under `if TYPE_CHECKING:` included)."""
+of core/, envs/ or sleep/ takes part in an import circle. Every import statement counts,
+wherever it stands (module level, `if TYPE_CHECKING:`, inside a function), and so does
+`importlib.import_module("name")`: a lazy import only moves a circle to run time."""
 
 from __future__ import annotations
 
@@ -76,41 +77,41 @@ def module_name(root: Path, path: Path) -> str:
     return ".".join(parts)
 
 
-def module_level_imports(tree: ast.Module, name: str, known: set[str]) -> set[str]:
-    """Engine modules imported by the statements that run at import time: the module body,
-    descending into if/try/with blocks (so `if TYPE_CHECKING:` counts) but not into
-    functions or classes. `from pkg import sub` names the submodule when it is one."""
-    found: set[str] = set()
+def engine_imports(tree: ast.Module, name: str, known: set[str]) -> set[str]:
+    """The engine modules that importing `name` may load, from every import statement in
+    its source, wherever it stands. Names resolve by their dotted path, so the graph is the
+    same whatever folders the packages have: `from pkg import sub` names the submodule
+    when it is one, a relative import is resolved against the module's package, and an
+    import of `a.b.c` also runs the `__init__` of `a` and `a.b` (unless the importer is
+    inside them: then they are loaded already)."""
+    found: set[str] = {module for _, module in imported_modules(tree)}
     package = (
         name
         if name in known and any(k.startswith(name + ".") for k in known)
         else name.rpartition(".")[0]
     )
-    stack = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
             for alias in node.names:
-                sub = f"{base}.{alias.name}"
-                found.add(sub if sub in known else base)
-        elif isinstance(node, ast.If | ast.Try | ast.With):
-            for field in ("body", "orelse", "finalbody", "handlers"):
-                for child in getattr(node, field, []):
-                    stack.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
-    return {m for m in found if m in known and m != name}
+                found.add(f"{base}.{alias.name}")
+    own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
+    loaded = set()
+    for module in found:
+        parts = module.split(".")
+        loaded.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return {m for m in loaded if m in known and m not in own}
 
 
 def import_graph(root: Path, packages: tuple[str, ...]) -> dict[str, set[str]]:
     files = {module_name(root, p): p for pkg in packages for p in (root / pkg).rglob("*.py")}
     known = set(files)
     return {
-        name: module_level_imports(ast.parse(path.read_text(encoding="utf-8")), name, known)
+        name: engine_imports(ast.parse(path.read_text(encoding="utf-8")), name, known)
         for name, path in files.items()
     }
 
@@ -165,7 +166,38 @@ def test_the_cycle_finder_sees_type_checking_and_package_imports(tmp_path):
     (pkg / "b.py").write_text(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import X\n"
     )
-    (pkg / "c.py").write_text("def f():\n    from pkg import a\n")  # lazy: not a cycle edge
+    (pkg / "c.py").write_text("X = 1\n")
     graph = import_graph(tmp_path, ("pkg",))
     assert graph["pkg.a"] == {"pkg.b"} and graph["pkg.b"] == {"pkg.a"} and graph["pkg.c"] == set()
     assert find_cycles(graph) == [["pkg.a", "pkg.b"]]
+
+
+def test_the_cycle_finder_sees_lazy_relative_and_dynamic_imports(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.b import f\n")
+    (pkg / "b.py").write_text("def f():\n    from . import a\n")  # lazy and relative
+    (pkg / "c.py").write_text("import pkg.d\n")
+    (pkg / "d.py").write_text(
+        "import importlib\ndef g():\n    return importlib.import_module('pkg.c')\n"
+    )
+    graph = import_graph(tmp_path, ("pkg",))
+    assert graph["pkg.b"] == {"pkg.a"} and graph["pkg.d"] == {"pkg.c"}
+    assert find_cycles(graph) == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.d"]]
+
+
+def test_the_cycle_finder_resolves_modules_by_name_in_any_layout(tmp_path):
+    """A circle through a subpackage's `__init__`: importing `pkg.room.z` runs
+    `pkg/room/__init__.py` first, which imports `pkg.room.x`, which imports `pkg.y`."""
+    room = tmp_path / "pkg" / "room"
+    room.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (room / "__init__.py").write_text("from pkg.room.x import X\n")
+    (room / "x.py").write_text("from pkg.y import Y\nX = Y\n")
+    (room / "z.py").write_text("from pkg.room import x\n")  # its own package: no edge up
+    (tmp_path / "pkg" / "y.py").write_text("Y = 1\ndef later():\n    from pkg.room.z import x\n")
+    graph = import_graph(tmp_path, ("pkg",))
+    assert graph["pkg.y"] == {"pkg.room", "pkg.room.z"}
+    assert graph["pkg.room.z"] == {"pkg.room.x"}
+    assert find_cycles(graph) == [["pkg.room", "pkg.room.x", "pkg.room.z", "pkg.y"]]

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from core.config import AGENT_BACKENDS, ROLES, Config, RoleConfig
 from core.models import structured
-from core.models.agents.claude_code import ClaudeCodeBackend, user_config_dir
+from core.models.agents.claude_code import ClaudeCodeBackend
 from core.models.agents.cli import AgentSettings
-from core.models.agents.codex import CodexBackend, user_codex_home
+from core.models.agents.codex import CodexBackend
 from core.models.agents.copilot import CopilotBackend
 from core.models.agents.opencode import OpenCodeBackend
 from core.models.agents.pi import PiBackend
@@ -144,15 +144,15 @@ def subscription_notices(config: Config, environ: Mapping[str, str] | None) -> l
         return []
     found = []
     logins = (
-        ("claude_code", "claude", user_config_dir(env) / ".credentials.json"),
-        ("codex", "codex", user_codex_home(env) / "auth.json"),
+        ("claude_code", "claude", ClaudeCodeBackend.user_login(env)),
+        ("codex", "codex", CodexBackend.user_login(env)),
     )
     for backend, program, login in logins:
         try:
             find_binary(program, None, setting="")
         except ModelError:
             continue
-        if login.is_file():
+        if login is not None and login.is_file():
             found.append(
                 f"a logged-in `{program}` was found but is not used: set "
                 f"models.<role>.backend: {backend} to spend its subscription"

@@ -51,7 +51,7 @@ from core.environment.contract import (
 )
 from core.errors import UserError
 from core.models.priority_pool import PriorityPool
-from core.training.executor import in_flight
+from core.training.in_flight import in_flight
 from core.training.ray_agents import run_on_worker
 from core.training.ray_files import ShippedPath, localize, ship
 

@@ -27,8 +27,8 @@ from core.models.types import AgentTask, RetriesExhausted, TransientError
 from envs.agent_rollout import agent_result, changes_and_text, staged_files
 from envs.scoring import explain_model_error
 from envs.split_env import model_error_result
-from envs.spreadsheetbench.compare import Comparison, compare_workbooks
-from envs.spreadsheetbench.environment import explain, preview
+from envs.spreadsheetbench.compare import Comparison, compare_workbooks, explain
+from envs.spreadsheetbench.preview import preview
 
 SKILL_NAME = "spreadsheetbench"
 

@@ -20,6 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.environment.contract import Score
+from core.environment.verdicts import VERDICT_CORRECT, VERDICT_EMPTY, VERDICT_WRONG
+from envs.scoring import shown_text
+
 EXCEL_EPOCH = datetime.datetime(1899, 12, 30)
 # A produced workbook is a zip written by a generated program: one that unpacks to more
 # than this would take the scorer's memory and time (a zip bomb); it counts as unreadable.
@@ -149,3 +153,29 @@ def compare_workbooks(gold_path: Path, pred_path: Path, answer_position: str) ->
         elif not first:
             first = f"{sheet}!{cell}: expected {g!r}, got {p!r}"
     return Comparison(correct, len(names), first)
+
+
+def explain(comparisons: list[Comparison], answer_position: str, problem: str) -> Score:
+    """The item's score from its test cases' comparisons: exact match only when every case
+    is right, the share of right cells as the soft score (both targets score this way)."""
+    correct = sum(c.correct for c in comparisons)
+    total = sum(c.total for c in comparisons) or 1
+    hard = 1.0 if comparisons and all(c.all_correct for c in comparisons) else 0.0
+    soft = correct / total
+    if hard:
+        verdict = VERDICT_CORRECT
+    elif problem:
+        verdict = f"{VERDICT_EMPTY} ({shown_text(problem.splitlines()[-1])})"
+    else:
+        first = next((c.first_mismatch for c in comparisons if c.first_mismatch), "")
+        verdict = f"{VERDICT_WRONG} (first wrong cell: {first})" if first else VERDICT_WRONG
+    got = (
+        f"{correct} of {total} cells right over {len(comparisons)} test case(s)"
+        if comparisons
+        else "no output: the program did not run to the end"
+    )
+    explanation = (
+        f'expected "every cell of {answer_position} as in the answer workbook"; got "{got}" — '
+        f"verdict: {verdict}; exact match {int(hard)}; token F1 {soft:.2f}"
+    )
+    return Score(hard=hard, soft=soft, explanation=explanation)

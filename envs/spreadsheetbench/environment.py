@@ -31,65 +31,22 @@ from core.environment.contract import (
     Score,
     TaskItem,
 )
-from core.environment.verdicts import VERDICT_CORRECT, VERDICT_EMPTY, VERDICT_WRONG
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
 from envs.jail import BUBBLEWRAP, MODES, require_jail
-from envs.scoring import explain_model_error, shown_text
+from envs.scoring import explain_model_error
 from envs.split_data import load_split_rows
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
-from envs.spreadsheetbench.compare import Comparison, compare_workbooks
+from envs.spreadsheetbench.compare import Comparison, compare_workbooks, explain
+from envs.spreadsheetbench.preview import preview
 from envs.spreadsheetbench.sandbox import INPUT_NAME, OUTPUT_NAME, Limits, run_program
 
 _CODE = re.compile(r"```(?:python|py)?\s*\n(.*?)(?:```|$)", re.DOTALL)
-PREVIEW_ROWS, PREVIEW_COLS = 8, 8
 
 
 def extract_program(reply: str) -> str:
     """The last fenced code block, or the whole reply when it has none."""
     blocks = _CODE.findall(reply)
     return blocks[-1].strip() if blocks else reply.strip()
-
-
-def preview(workbook: Path) -> str:
-    """Sheet names and the top-left cells of each sheet, for the prompt."""
-    import openpyxl
-
-    wb = openpyxl.load_workbook(workbook, data_only=True, read_only=True)
-    lines = []
-    for ws in wb.worksheets:
-        lines.append(f"Sheet {ws.title!r} ({ws.max_row} rows x {ws.max_column} columns):")
-        for row in ws.iter_rows(max_row=PREVIEW_ROWS, max_col=PREVIEW_COLS):
-            cells = [
-                f"{c.coordinate}={c.value!r}" for c in row if getattr(c, "value", None) is not None
-            ]
-            if cells:
-                lines.append("  " + ", ".join(cells))
-    wb.close()
-    return "\n".join(lines)
-
-
-def explain(comparisons: list[Comparison], answer_position: str, problem: str) -> Score:
-    correct = sum(c.correct for c in comparisons)
-    total = sum(c.total for c in comparisons) or 1
-    hard = 1.0 if comparisons and all(c.all_correct for c in comparisons) else 0.0
-    soft = correct / total
-    if hard:
-        verdict = VERDICT_CORRECT
-    elif problem:
-        verdict = f"{VERDICT_EMPTY} ({shown_text(problem.splitlines()[-1])})"
-    else:
-        first = next((c.first_mismatch for c in comparisons if c.first_mismatch), "")
-        verdict = f"{VERDICT_WRONG} (first wrong cell: {first})" if first else VERDICT_WRONG
-    got = (
-        f"{correct} of {total} cells right over {len(comparisons)} test case(s)"
-        if comparisons
-        else "no output: the program did not run to the end"
-    )
-    explanation = (
-        f'expected "every cell of {answer_position} as in the answer workbook"; got "{got}" — '
-        f"verdict: {verdict}; exact match {int(hard)}; token F1 {soft:.2f}"
-    )
-    return Score(hard=hard, soft=soft, explanation=explanation)
 
 
 class SpreadsheetBenchEnvironment(SplitDirEnvironment):
@@ -187,7 +144,7 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
 
     async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
         if self.target_kind == "agent":
-            from envs.spreadsheetbench.agent import agent_rollout  # it imports this module
+            from envs.spreadsheetbench.agent import agent_rollout
 
             return await agent_rollout(item, skill_text, complete)
         messages: list[Message] = []

@@ -75,8 +75,9 @@ class SkillOptApp(App[None]):
         read_only: str | None = None,
     ) -> None:
         super().__init__()
-        # a second browser session of `skillopt tui --web` (skillopt_tui.web.writer_lock):
-        # the sentence saying why it may not write, None when it may
+        # a second `skillopt tui` on the skills repository, terminal or browser session
+        # (skillopt_tui.writer_lock): the sentence saying why it may not write, None when
+        # it may
         self.read_only = read_only
         self.runs_dir = Path(runs_dir)
         self.skills = SkillsSource(Path(skills_repo) if skills_repo else None, repo_factory)

@@ -10,13 +10,7 @@ import typer
 
 from core.errors import UserError
 from skillopt_tui.cli.output import emit_json
-from skillopt_tui.cli.sleep_home_opts import (
-    CopilotHome,
-    CursorHome,
-    OpencodeData,
-    PiHome,
-    VscodeUserDir,
-)
+from skillopt_tui.cli.sleep_options import MORE_HOMES, SleepFlags, takes_flags
 
 sleep_app = typer.Typer(help="Sleep: learn from the user's Claude Code and Codex sessions.")
 
@@ -31,6 +25,7 @@ def _one_line(text: str, width: int = 100) -> str:
 
 
 @sleep_app.command("harvest")
+@takes_flags(*MORE_HOMES)
 def harvest_cmd(
     project: Annotated[
         Path | None,
@@ -51,11 +46,7 @@ def harvest_cmd(
         str | None,
         typer.Option("--codex-home", help="Codex root (default: $CODEX_HOME or ~/.codex)."),
     ] = None,
-    pi_home: PiHome = None,
-    opencode_data: OpencodeData = None,
-    copilot_home: CopilotHome = None,
-    vscode_user_dir: VscodeUserDir = None,
-    cursor_home: CursorHome = None,
+    flags: SleepFlags = SleepFlags(),  # noqa: B008 - replaced by the options (takes_flags)
     since: Annotated[
         str | None,
         typer.Option(
@@ -119,11 +110,7 @@ def harvest_cmd(
             project=scope,
             claude_home=claude_home,
             codex_home=codex_home,
-            pi_home=pi_home,
-            opencode_data=opencode_data,
-            copilot_home=copilot_home,
-            vscode_user_dir=vscode_user_dir,
-            cursor_home=cursor_home,
+            **{name: getattr(flags.homes, name) for name in MORE_HOMES},
             since=since_at,
             include_automation=include_automation,
             commit=mark_read,
@@ -165,3 +152,11 @@ def harvest_cmd(
 
 def register(app: typer.Typer) -> None:
     app.add_typer(sleep_app, name="sleep")
+
+
+def sleep_group(app: typer.Typer, module: str) -> typer.Typer:
+    """The `sleep` group that `register` added to `app`, for `module` to add its commands to."""
+    group = next((g.typer_instance for g in app.registered_groups if g.name == "sleep"), None)
+    if group is None:
+        raise RuntimeError(f"{module} must be registered after sleep_cmds")
+    return group

@@ -12,6 +12,7 @@ import typer
 
 from core.errors import UserError
 from skillopt_tui.cli.output import emit_json
+from skillopt_tui.cli.sleep_cmds import sleep_group
 from skillopt_tui.cli.sleep_night_cmds import JsonOpt, StateDir, _state_dir
 
 
@@ -100,7 +101,5 @@ def handoff_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    group = next((g.typer_instance for g in app.registered_groups if g.name == "sleep"), None)
-    if group is None:
-        raise RuntimeError("sleep_handoff_cmd must be registered after sleep_cmds")
+    group = sleep_group(app, "sleep_handoff_cmd")
     group.command("handoff")(handoff_cmd)

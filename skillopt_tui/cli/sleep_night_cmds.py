@@ -12,13 +12,8 @@ import typer
 
 from core.errors import UserError
 from skillopt_tui.cli.output import emit_json
-from skillopt_tui.cli.sleep_home_opts import (
-    CopilotHome,
-    CursorHome,
-    OpencodeData,
-    PiHome,
-    VscodeUserDir,
-)
+from skillopt_tui.cli.sleep_cmds import sleep_group
+from skillopt_tui.cli.sleep_options import NIGHT_FLAGS, SleepFlags, takes_flags
 
 
 class SleepNightUsageError(UserError):
@@ -31,50 +26,7 @@ StateDir = Annotated[
         "--state-dir", metavar="DIR", help="Sleep state (default: ~/.local/state/skillopt/sleep)."
     ),
 ]
-ProjectOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--project",
-        metavar="PATH",
-        help="The project (default: recorded by init, else the current directory).",
-    ),
-]
-RepoOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--skills-repo", metavar="PATH", help="The skills repository (default: recorded by init)."
-    ),
-]
-SkillOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--skill", metavar="NAME", help="Improve only this skill (default: route by transcripts)."
-    ),
-]
-BackendOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--backend",
-        metavar="NAME",
-        help="auto, handoff, or any model backend (openai, anthropic, claude_code, codex, ...).",
-    ),
-]
-ClaudeHome = Annotated[
-    str | None,
-    typer.Option("--claude-home", metavar="DIR", help="Claude Code root(s), comma-separated."),
-]
-CodexHome = Annotated[str | None, typer.Option("--codex-home", metavar="DIR", help="Codex root.")]
-ConfigOpt = Annotated[
-    Path | None,
-    typer.Option("--config", metavar="FILE", help="A run config for the night (models, budget)."),
-]
-SetOpt = Annotated[
-    list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help="Override a config key.")
-]
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")]
-AutomationOpt = Annotated[
-    bool, typer.Option("--include-automation", help="Also mine sessions no person typed in.")
-]
 
 
 def _state_dir(state_dir: Path | None, *, writing: bool = True) -> Path:
@@ -174,28 +126,21 @@ def _night(
     return night, chosen
 
 
-def _flagged_settings(state_dir, skills_repo, *, writing: bool = True, **flags):
-    """The state directory, and the recorded settings with this command's flags over them."""
+def _flagged_settings(state_dir, flags: SleepFlags, *, writing: bool = True, **more):
+    """The state directory, and the recorded settings with this command's flags over them
+    (a switch left off keeps the recorded value)."""
     state = _state_dir(state_dir, writing=writing)
-    flags = {k: (v or None) if isinstance(v, bool) else v for k, v in flags.items()}
-    return state, _settings(state, skills_repo=_abs(skills_repo), **flags)
+    given = {
+        "skill": flags.skill, **flags.homes.given(),
+        "include_automation": flags.include_automation, **more,
+    }  # fmt: skip
+    given = {k: (v or None) if isinstance(v, bool) else v for k, v in given.items()}
+    return state, _settings(state, skills_repo=_abs(flags.skills_repo), **given)
 
 
+@takes_flags(*NIGHT_FLAGS)
 def run_cmd(
-    project: ProjectOpt = None,
-    skills_repo: RepoOpt = None,
-    skill: SkillOpt = None,
-    backend: BackendOpt = None,
-    claude_home: ClaudeHome = None,
-    codex_home: CodexHome = None,
-    pi_home: PiHome = None,
-    opencode_data: OpencodeData = None,
-    copilot_home: CopilotHome = None,
-    vscode_user_dir: VscodeUserDir = None,
-    cursor_home: CursorHome = None,
-    config: ConfigOpt = None,
-    set_: SetOpt = None,
-    include_automation: AutomationOpt = False,
+    flags: SleepFlags,
     auto_adopt: Annotated[
         bool,
         typer.Option(
@@ -210,19 +155,15 @@ def run_cmd(
     from sleep.night.projects import exit_status, projects_to_run
     from sleep.night.run import NightBusy, run_night
 
-    state, settings = _flagged_settings(
-        state_dir, skills_repo, skill=skill, claude_home=claude_home, codex_home=codex_home,
-        pi_home=pi_home, opencode_data=opencode_data, copilot_home=copilot_home,
-        vscode_user_dir=vscode_user_dir, cursor_home=cursor_home,
-        include_automation=include_automation, auto_adopt=auto_adopt,
-    )  # fmt: skip
-    projects = projects_to_run(settings.projects, project, Path.cwd())
+    state, settings = _flagged_settings(state_dir, flags, auto_adopt=auto_adopt)
+    projects = projects_to_run(settings.projects, flags.project, Path.cwd())
     results, statuses = [], []
     for path in projects:
         try:
             night, chosen = _night(
-                state, settings, path, config, set_, dry=False, backend_flag=backend
-            )
+                state, settings, path, flags.config, flags.set_, dry=False,
+                backend_flag=flags.backend,
+            )  # fmt: skip
             print(f"skillopt: sleep: night {night.night_id}, backend {chosen}", file=sys.stderr)
             result = run_night(night)
         except UserError as exc:
@@ -257,21 +198,9 @@ def _outcome_line(skill: str, o: dict) -> str:
     return f"{skill}: {o['status']} ({o.get('train', 0)} train / {o.get('val', 0)} val tasks){scores}{staged}{why}"
 
 
+@takes_flags(*NIGHT_FLAGS)
 def dry_run_cmd(
-    project: ProjectOpt = None,
-    skills_repo: RepoOpt = None,
-    skill: SkillOpt = None,
-    backend: BackendOpt = None,
-    claude_home: ClaudeHome = None,
-    codex_home: CodexHome = None,
-    pi_home: PiHome = None,
-    opencode_data: OpencodeData = None,
-    copilot_home: CopilotHome = None,
-    vscode_user_dir: VscodeUserDir = None,
-    cursor_home: CursorHome = None,
-    config: ConfigOpt = None,
-    set_: SetOpt = None,
-    include_automation: AutomationOpt = False,
+    flags: SleepFlags,
     state_dir: StateDir = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -282,16 +211,13 @@ def dry_run_cmd(
     from sleep.night.estimate import estimate_night
     from sleep.night.projects import projects_to_run
 
-    state, settings = _flagged_settings(
-        state_dir, skills_repo, writing=False, skill=skill, claude_home=claude_home,
-        codex_home=codex_home, pi_home=pi_home, opencode_data=opencode_data,
-        copilot_home=copilot_home, vscode_user_dir=vscode_user_dir, cursor_home=cursor_home,
-        include_automation=include_automation,
-    )  # fmt: skip
-    projects = projects_to_run(settings.projects, project, Path.cwd())
+    state, settings = _flagged_settings(state_dir, flags, writing=False)
+    projects = projects_to_run(settings.projects, flags.project, Path.cwd())
     plans = []
     for path in projects:
-        night, chosen = _night(state, settings, path, config, set_, dry=True, backend_flag=backend)
+        night, chosen = _night(
+            state, settings, path, flags.config, flags.set_, dry=True, backend_flag=flags.backend
+        )
 
         async def planned(night=night):
             plan = await night.plan()
@@ -394,9 +320,7 @@ def _abs(path: Path | None) -> str | None:
 
 
 def register(app: typer.Typer) -> None:
-    group = next((g.typer_instance for g in app.registered_groups if g.name == "sleep"), None)
-    if group is None:
-        raise RuntimeError("sleep_night_cmds must be registered after sleep_cmds")
+    group = sleep_group(app, "sleep_night_cmds")
     group.command("run")(run_cmd)
     group.command("dry-run")(dry_run_cmd)
     group.command("status")(status_cmd)

@@ -18,23 +18,9 @@ from typing import Annotated
 import typer
 
 from core.errors import unreadable
-from skillopt_tui.cli.sleep_home_opts import (
-    CopilotHome,
-    CursorHome,
-    OpencodeData,
-    PiHome,
-    VscodeUserDir,
-)
-from skillopt_tui.cli.sleep_night_cmds import (
-    BackendOpt,
-    ClaudeHome,
-    CodexHome,
-    ProjectOpt,
-    RepoOpt,
-    SleepNightUsageError,
-    StateDir,
-    _state_dir,
-)
+from skillopt_tui.cli.sleep_cmds import sleep_group
+from skillopt_tui.cli.sleep_night_cmds import SleepNightUsageError, StateDir, _state_dir
+from skillopt_tui.cli.sleep_options import HOMES, SleepFlags, takes_flags
 
 CrontabFile = Annotated[
     Path | None,
@@ -54,17 +40,9 @@ def _ask(question: str, *, default: bool, nothing: str) -> bool:
         raise typer.Exit(1) from None
 
 
+@takes_flags("project", "skills_repo", "backend", *HOMES)
 def init_cmd(
-    project: ProjectOpt = None,
-    skills_repo: RepoOpt = None,
-    backend: BackendOpt = None,
-    claude_home: ClaudeHome = None,
-    codex_home: CodexHome = None,
-    pi_home: PiHome = None,
-    opencode_data: OpencodeData = None,
-    copilot_home: CopilotHome = None,
-    vscode_user_dir: VscodeUserDir = None,
-    cursor_home: CursorHome = None,
+    flags: SleepFlags,
     state_dir: StateDir = None,
     yes: Annotated[
         bool,
@@ -86,20 +64,13 @@ def init_cmd(
 
     state = _state_dir(state_dir)  # checked: a file or read-only folder is one line
     settings = load_settings(state)
-    proj = (project or Path.cwd()).expanduser().absolute()
+    skills_repo, backend = flags.skills_repo, flags.backend
+    proj = (flags.project or Path.cwd()).expanduser().absolute()
     require_text(proj, "--project")  # recorded in sleep.yaml and the cron line: UTF-8 text
     require_text(skills_repo, "--skills-repo")
     if not proj.is_dir():
         raise SleepNightUsageError(f"--project {proj}: no such directory")
-    homes = {
-        k: _abs_list(v)
-        for k, v in dict(
-            claude_home=claude_home, codex_home=codex_home, pi_home=pi_home,
-            opencode_data=opencode_data, copilot_home=copilot_home,
-            vscode_user_dir=vscode_user_dir, cursor_home=cursor_home,
-        ).items()
-        if v
-    }  # fmt: skip
+    homes = {k: _abs_list(v) for k, v in flags.homes.given().items() if v}
     for name, value in homes.items():  # recorded in sleep.yaml and the cron line
         require_text(Path(value), "--" + name.replace("_", "-"))
     check_roots(homes.get("claude_home"), homes.get("codex_home"))
@@ -244,9 +215,7 @@ def unschedule_cmd(crontab_file: CrontabFile = None, state_dir: StateDir = None)
 
 
 def register(app: typer.Typer) -> None:
-    group = next((g.typer_instance for g in app.registered_groups if g.name == "sleep"), None)
-    if group is None:
-        raise RuntimeError("sleep_setup_cmds must be registered after sleep_cmds")
+    group = sleep_group(app, "sleep_setup_cmds")
     group.command("init")(init_cmd)
     group.command("schedule")(schedule_cmd)
     group.command("unschedule")(unschedule_cmd)

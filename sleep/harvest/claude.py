@@ -73,7 +73,12 @@ class ClaudeTaskReader:
         self.seen_uuids = seen_uuids  # from files already delivered; only read here
         self.new_uuids: set[str] = set()
         self.tasks: list[Task] = []
+        self.abandoned = 0
         self._unanswered: Task | None = None
+
+    def finish(self) -> None:
+        """Nothing to close: a Claude Code file's last prompt may still be answered (the
+        session is live), and the next night reads on from the cursor."""
 
     def _close_unanswered(self) -> None:
         if self._unanswered is not None:

@@ -112,6 +112,7 @@ class CodexTaskReader:
         self.key_of = key_of
         self.parent_prompt_keys = parent_prompt_keys
         self.tasks: list[Task] = []
+        self.abandoned = 0
         self._fallback: list[Task] = []
         self._turn_prompts: dict[str, str] = {}
         self._session_start: str | None = None

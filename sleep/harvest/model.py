@@ -3,9 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 Tool = Literal["claude", "codex", "pi", "opencode", "copilot", "vscode", "cursor"]
+
+
+@runtime_checkable
+class TaskReader(Protocol):
+    """What every agent's transcript reader (sleep/harvest/<agent>.py) gives the harvest,
+    so a new agent is one module and the harvest never asks which agent it reads: the
+    file's records are fed in order, then `finish` closes what the file's end closes;
+    `tasks` are the prompts typed, `abandoned` the prompts on branches the person left
+    (pi's session trees; 0 for agents whose files have no branches)."""
+
+    tasks: list[Task]
+    abandoned: int
+
+    def feed(self, record: dict) -> None: ...
+
+    def finish(self) -> None: ...
 
 
 @dataclass

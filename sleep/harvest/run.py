@@ -41,7 +41,7 @@ from sleep.harvest.jsonl import (
     LineProblems,
     open_transcript,
 )
-from sleep.harvest.model import Session, Skipped, Task
+from sleep.harvest.model import Session, Skipped, Task, TaskReader
 from sleep.harvest.prompt_cap import redact_capped
 from sleep.harvest.sources import (
     SourceRoot,
@@ -264,8 +264,7 @@ class Harvest:
                 task_reader.feed(record)
         except Exception as exc:  # a corrupt compressed stream, an I/O error mid-file
             stopped = f"stopped at byte {reader.offset}: {type(exc).__name__}: {exc}"
-        if not isinstance(task_reader, ClaudeTaskReader):
-            task_reader.finish()
+        task_reader.finish()
         if not ident.cwd and file.project:
             ident.cwd = file.project
         if file.tool == "copilot" and not ident.branch:
@@ -292,7 +291,9 @@ class Harvest:
         if left_out is None:
             self._deliver(file.tool, file.shown, ident, task_reader)
 
-    def _reader(self, file: TranscriptFile, st: os.stat_result, ident: SessionIdentity):
+    def _reader(
+        self, file: TranscriptFile, st: os.stat_result, ident: SessionIdentity
+    ) -> TaskReader:
         if file.tool == "claude":
             return ClaudeTaskReader(ident, self.state.claude_uuids)
         if file.tool == "codex":
@@ -307,8 +308,10 @@ class Harvest:
         stamp = datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC).isoformat()
         return cursor_tasks.CursorTaskReader(ident, stamp.replace("+00:00", "Z"))
 
-    def _deliver(self, tool: str, shown_file: str, ident: SessionIdentity, task_reader) -> None:
-        abandoned = getattr(task_reader, "abandoned", 0)
+    def _deliver(
+        self, tool: str, shown_file: str, ident: SessionIdentity, task_reader: TaskReader
+    ) -> None:
+        abandoned = task_reader.abandoned
         self.result.abandoned += abandoned
         if isinstance(task_reader, ClaudeTaskReader):
             self.state.claude_uuids |= task_reader.new_uuids

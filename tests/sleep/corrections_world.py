@@ -38,18 +38,28 @@ class CorrectionsWorld:
     state: Path
     labels: dict[str, Any]
 
-    def sleep(self, command: str, *args: str) -> subprocess.CompletedProcess:
-        """`skillopt sleep COMMAND` as the person runs it (a process of its own, their HOME)."""
+    def sleep(self, command: str, *args: str, ok=(0,)) -> subprocess.CompletedProcess:
+        """`skillopt sleep COMMAND` as the person runs it (a process of its own, their HOME);
+        an exit code not in `ok` fails the test with its stderr."""
         env = {**os.environ, "HOME": str(self.home)}
         project = ["--project", str(self.project)] if command in ("run", "dry-run") else []
         argv = [str(SKILLOPT), "sleep", command, "--state-dir", str(self.state), *project, *args]
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=LIMIT_S,
                               cwd=self.project, stdin=subprocess.DEVNULL)  # fmt: skip
-        assert done.returncode == 0, f"skillopt sleep {command} failed:\n{done.stderr[-3000:]}"
+        assert done.returncode in ok, (
+            f"skillopt sleep {command} exited {done.returncode}:\n{done.stderr[-3000:]}"
+        )
         return done
 
     def dry_run(self) -> dict[str, Any]:
         return json.loads(self.sleep("dry-run", "--json").stdout)
+
+    def checkout(self, commit: str, folder: Path) -> Path:
+        """The project as it was at `commit`, in a folder of its own (a replay's workspace)."""
+        subprocess.run(["git", "clone", "-q", str(CORPUS / "project.bundle"), str(folder)],
+                       check=True, capture_output=True)  # fmt: skip
+        subprocess.run(["git", "-C", str(folder), "checkout", "-q", commit], check=True)
+        return folder
 
 
 def _encoded(path: str) -> str:
@@ -75,6 +85,11 @@ def lay_out(root: Path) -> CorrectionsWorld:
     project.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "clone", "-q", "-b", "main", str(CORPUS / "project.bundle"),
                     str(project)], check=True, capture_output=True)  # fmt: skip
+    # The person's checkout has its virtualenv, whose python runs their tests (the check's
+    # toolchain is looked up there first: sleep/check_toolchain.py).
+    (project / ".venv").symlink_to(sys.prefix)
+    with (project / ".git" / "info" / "exclude").open("a") as exclude:
+        exclude.write(".venv\n")
     skills = root / "skills"
     repo = SkillsRepo.init(skills)
     repo.add_skill("billing-svc", SKILL_TEXT, deploy_to=str(project / "CLAUDE.md"))

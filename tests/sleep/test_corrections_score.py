@@ -48,6 +48,7 @@ def test_a_correction_counts_only_on_the_request_it_corrects():
     ]}]}  # fmt: skip
     figures = score(plan, LABELS)
     assert figures.attached == ["k1"]  # k2's words are not in r-b's rubric (k1's are)
+    assert figures.by_form == {"after": [1, 3]}
     assert figures.own_tasks == ["k2"]
     assert figures.found == ["r-a", "r-b", "r-c"]  # the redacted request is still found
     assert figures.checked == [] and figures.mechanical == 3

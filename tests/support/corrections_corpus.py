@@ -16,8 +16,9 @@ session's work after it.
 Two batches a night apart: batch 1's transcripts and commits are dated one day before
 batch 2's (the transcripts' ISO dates and epoch seconds are moved back one day when they
 are copied out; nothing else in them is changed but the private home, which becomes
-/home/dev). Written to --out: claude/, codex/ (the stores), project.bundle (the project's
-history), labels.json (the ground truth, tests/support/corrections_labels.py).
+/home/dev, also where a folder name encodes it). Written to --out: claude/, codex/ (the
+stores), project.bundle (the project's history), labels.json (the ground truth,
+tests/support/corrections_labels.py).
 """
 
 from __future__ import annotations

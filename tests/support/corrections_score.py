@@ -44,6 +44,8 @@ def _request_key(request: dict[str, Any], secrets: list[str]) -> str:
 class Figures:
     corrections: int = 0
     attached: list[str] = field(default_factory=list)
+    # per form (after | up_front | after_interrupt): [attached, of all]
+    by_form: dict[str, list[int]] = field(default_factory=dict)
     own_tasks: list[str] = field(default_factory=list)  # corrections mined as requests
     mechanical: int = 0
     checked: list[str] = field(default_factory=list)  # mechanical ones with a fitting check
@@ -62,6 +64,7 @@ class Figures:
     def lines(self) -> list[str]:
         return [
             f"corrections attached to the request they correct: {len(self.attached)}/{self.corrections}",
+            "  by form: " + ", ".join(f"{f} {a}/{n}" for f, (a, n) in self.by_form.items()),
             f"corrections mined as tasks of their own: {len(self.own_tasks)}/{self.corrections}",
             f"mechanical corrections with a fitting check: {len(self.checked)}/{self.mechanical}",
             f"requests mined as a task: {len(self.found)}/{self.requests}",
@@ -118,8 +121,11 @@ def _score_corrections(figures: Figures, labels, tasks, by_request) -> None:
     for correction in labels["corrections"]:
         figures.corrections += 1
         task = by_request.get(correction["corrects"])
+        form = figures.by_form.setdefault(correction["form"], [0, 0])
+        form[1] += 1
         if task is not None and carries(task, correction):
             figures.attached.append(correction["id"])
+            form[0] += 1
         if correction["form"] != "up_front" and any(
             normalised(t.get("text", "")) == normalised(correction["text"]) for t in tasks
         ):

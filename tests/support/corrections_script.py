@@ -578,7 +578,3 @@ SESSIONS: list[Session] = [
         _ack("thanks"),
     ], commit="pipeline debug log; formatting.py; report.render_csv"),
 ]  # fmt: skip
-
-
-def all_corrections() -> list[tuple[Session, Turn, Correction]]:
-    return [(s, t, c) for s in SESSIONS for t in s.turns for c in t.corrections]

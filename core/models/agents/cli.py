@@ -1,25 +1,35 @@
-"""What the two coding-agent CLI backends share: how a role reaches its model (settings
-resolved by the factory), how chat messages become one prompt, and how the user's login is
-lent to a private HOME.
+"""The one shape of a coding-agent CLI backend. What every CLI shares lives here: how a
+role reaches its model (settings resolved by the factory), how chat messages become one
+prompt, the call itself (a private home, the argv, the process, its JSON event stream, the
+session record, the failure's typed error), the role's key or the user's lent login, and
+agent use (a fresh workspace with the skill placed, the run, the diff, the task's check).
 
-Why a login is *copied*: each call runs with a private HOME so that nothing of ours lands
-in the user's agent config or history. A subscription user has no API key, only the CLI's
-credentials file; a copy of that one file (mode 0600, removed with the private HOME) lets
-the call authenticate without the CLI ever writing to the user's own directory. A token
-the CLI refreshes during the call is refreshed in the copy only.
+An agent module (claude_code, codex, pi, opencode, copilot) subclasses `AgentBackend` and
+states only what differs: its names, its flags (`launch`, `chat_args`, `tool_args`), its
+event names (`session_field`, `failure`, `read_completion`), its login and failure words.
+Where it puts the skill is the workspace's table of placements.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import shutil
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from core.models.agents.process import private_home
+from core.models.agents.confinement import refuse_bypass, refuse_unconfined
+from core.models.agents.failure import FailureWords, agent_failure
+from core.models.agents.login import ConfigFolder, Login, lend_login
+from core.models.agents.process import (
+    ProcessResult,
+    base_environment,
+    private_home,
+    record_session,
+    run_process,
+)
 from core.models.agents.workspace import (
     Placement,
     fresh_workspace,
@@ -30,7 +40,16 @@ from core.models.agents.workspace import (
 )
 from core.models.anthropic_backend import split_system
 from core.models.openai_backend import OPENAI_SETTINGS
-from core.models.types import AgentOutcome, AgentTask, BadRequestError, Completion, Request
+from core.models.types import (
+    AgentOutcome,
+    AgentTask,
+    AuthError,
+    BadRequestError,
+    Completion,
+    ModelError,
+    Request,
+    TransientError,
+)
 
 JSON_ONLY = "Reply with one JSON object only, no prose and no code fence."
 # Chat use replaces the agent's coding persona: a role asked for text gets text.
@@ -84,16 +103,6 @@ def content_text(content: object) -> str:
     return json.dumps(content)
 
 
-def lend_login(source: Path, target: Path) -> bool:
-    """Copy one credentials file into a private config dir; False if there is none."""
-    if not source.is_file():
-        return False
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-    target.chmod(0o600)
-    return True
-
-
 def parse_events(stdout: str) -> list[dict[str, Any]]:
     """One JSON object per line; lines that are not JSON objects are skipped."""
     events = []
@@ -125,14 +134,103 @@ class Invocation:
     session_id: str
 
 
-class AgentCli(Protocol):
-    """What `run_agent_task` needs of a CLI backend."""
+SYSTEM_FILE = "system-prompt.md"  # chat use: the role's system text, in the private home
 
-    name: str
-    settings: AgentSettings
-    setting: str
 
-    def agent_args(self, placement: Placement, task: AgentTask) -> list[str]: ...
+class AgentBackend(ABC):
+    """One coding-agent CLI as a backend: chat use (`send`) and agent use (`run_agent`)
+    over one call (`invoke`). A subclass gives the class attributes and the methods marked
+    abstract; the rest is the same for every CLI."""
+
+    name = ""  # the backend's config name (models.<role>.backend)
+    title = ""  # how messages name the agent ("Claude Code")
+    command = ""  # how messages name one call ("claude -p")
+    key_variable = ""  # where the key is looked for by default, for messages
+    session_field: tuple[str, str | None] = ("session_id", None)  # (key, event type)
+    trailing_args: tuple[str, ...] = ()  # after the extra args (codex's "-": stdin)
+    system_in_prompt = False  # a CLI that cannot replace its persona gets it in the prompt
+    priced_by_name = False  # its cost is a price list's guess: none for a custom server
+    sandbox = True  # it can keep a workspace-only task inside its workspace
+    unconfined = "no sandbox was asked for: the agent could read and change anything you can"
+    config_folder: ConfigFolder  # where it keeps config, login and sessions
+    login: Login | None = None  # the user's own login, lent when the role has no key
+    failure_words = FailureWords()
+
+    def __init__(self, settings: AgentSettings, *, setting: str = "models.target"):
+        self.settings = settings
+        self.setting = setting  # config prefix, for messages
+
+    # ---------------------------------------------------------------- what a CLI states
+    @abstractmethod
+    def chat_args(self, system_file: Path) -> list[str]:
+        """Chat use: the flags for no tools (or read-only) and the system text's file."""
+
+    @abstractmethod
+    def tool_args(self, placement: Placement, task: AgentTask) -> list[str]:
+        """Agent use: the tools and permissions, and the placement's own arguments."""
+
+    @abstractmethod
+    def launch(self, env: dict[str, str], home: Path, purpose: str) -> list[str]:
+        """The arguments after the binary (before the call's own); sets up `env` and the
+        private `home` (config files, the key or a lent login)."""
+
+    @abstractmethod
+    def failure(self, events: list[dict[str, Any]], result: ProcessResult) -> ModelError | None:
+        """The error a finished process reports, if it failed."""
+
+    @abstractmethod
+    def read_completion(self, events: list[dict[str, Any]], latency_s: float) -> Completion:
+        """The answer, its usage and its finish reason, from the events."""
+
+    def extra_events(self, home: Path) -> list[dict[str, Any]]:
+        """What the call left in its home besides its events (read before it goes)."""
+        return []
+
+    # ---------------------------------------------------------------- the same for all
+    @property
+    def credential(self) -> str:
+        return self.settings.credential or self.key_variable
+
+    def failed(self, text: str, status: int | None, *, limit_reported: bool = False) -> ModelError:
+        login = self.login.how if self.login else ""
+        return agent_failure(
+            self.title, text, status, self.credential, self.failure_words,
+            login=login, limit_reported=limit_reported,
+        )  # fmt: skip
+
+    def no_result(self, what: str, result: ProcessResult) -> TransientError:
+        return TransientError(
+            f"{self.command} gave no {what} (exit {result.returncode}): "
+            f"{tail(result.stderr or result.stdout) or 'no output'}"
+        )
+
+    @classmethod
+    def user_login(cls, environ: Mapping[str, str] | None) -> Path | None:
+        """The user's own credentials file for this CLI (None: it has no login to lend)."""
+        return cls.config_folder.user(environ) / cls.login.file if cls.login else None
+
+    def key_or_login(self, home: Path) -> str | None:
+        """The key to send: the role's own, or a placeholder for a custom server (some CLIs
+        refuse to start with no credential at all; the server gets no key of the user's).
+        None when the role has neither: the user's login is lent into the private `home`."""
+        s = self.settings
+        if s.api_key or s.base_url:
+            return s.api_key or "not-needed"
+        login = self.login
+        assert login is not None, f"{self.name} has no login to lend"
+        lent = self.config_folder.private(home) / login.file
+        if not lend_login(self.config_folder.user(s.environ) / login.file, lent):
+            raise AuthError(
+                f"{self.setting} uses {self.name} with no API key and {self.title} is not "
+                f"logged in; run {login.how}, or set {self.setting}.api_key_env to the "
+                f"variable holding {login.key}"
+            )
+        return None
+
+    def session_id(self, events: list[dict[str, Any]]) -> str:
+        key, kind = self.session_field
+        found = (e.get(key) for e in events if kind is None or e.get("type") == kind)
+        return str(next((v for v in found if v), ""))
 
     async def invoke(
         self,
@@ -143,21 +241,64 @@ class AgentCli(Protocol):
         home: Path,
         timeout_s: float,
         purpose: str,
-    ) -> Invocation: ...
+    ) -> Invocation:
+        """Run the CLI once in `cwd` with a private `home`, the prompt on stdin (argv is too
+        small for an optimizer prompt). Raises the typed error for a failed call."""
+        s = self.settings
+        env = base_environment(home)
+        self.config_folder.make_private(home, env)
+        head = self.launch(env, home, purpose)
+        result = await run_process(
+            [str(s.binary), *head, *args, *s.extra_args, *self.trailing_args],
+            cwd=cwd, env=env, timeout_s=timeout_s, what=self.command, stdin=prompt,
+        )  # fmt: skip
+        events = parse_events(result.stdout)
+        session = self.session_id(events)
+        record_session(self.name, session, cwd, purpose=purpose)
+        error = self.failure(events, result)
+        if error is not None:
+            raise error
+        events += self.extra_events(home)
+        return Invocation(events, result.returncode, result.duration_s, session)
 
-    def completion(self, invocation: Invocation) -> Completion: ...
+    def completion(self, invocation: Invocation) -> Completion:
+        done = self.read_completion(invocation.events, invocation.duration_s)
+        if self.priced_by_name and self.settings.base_url:
+            done = replace(done, usage=replace(done.usage, cost_usd=None))
+        return done
 
+    def agent_args(self, placement: Placement, task: AgentTask) -> list[str]:
+        if not self.sandbox:
+            refuse_unconfined(task, self.name, self.setting)
+        refuse_bypass(task, self.settings.bypass_permissions, self.setting)
+        return self.tool_args(placement, task)
 
-class AgentBackend:
-    """What every agent backend shares: its settings, the config prefix for messages, and
-    agent use through `run_agent_task` (a subclass gives `agent_args`, `invoke`,
-    `completion`, and `send` for chat use)."""
+    def unconfined_note(self) -> str:
+        """What a run outside a sandbox could reach, for the trajectory."""
+        if not self.sandbox:
+            return f"{self.name} has no sandbox: the agent could read and change anything you can"
+        return self.unconfined
 
-    name = ""
-
-    def __init__(self, settings: AgentSettings, *, setting: str = "models.target"):
-        self.settings = settings
-        self.setting = setting  # config prefix, for messages
+    async def send(self, request: Request, *, timeout_s: float) -> Completion:
+        """Chat use: one call in an empty work folder of a private home, the role's system
+        text (or ours) in a file (or leading the prompt, for a CLI that keeps its persona)."""
+        system, prompt = chat_prompt(request)
+        if self.system_in_prompt and system:
+            prompt = f"Follow these instructions:\n{system}\n\n{prompt}"
+        with private_home(self.name) as home:
+            system_file = home / SYSTEM_FILE
+            system_file.write_text(system or CHAT_SYSTEM, encoding="utf-8")
+            workdir = home / "work"
+            workdir.mkdir()
+            run = await self.invoke(
+                prompt,
+                args=self.chat_args(system_file),
+                cwd=workdir,
+                home=home,
+                timeout_s=min(timeout_s, self.settings.timeout_s),
+                purpose="chat",
+            )
+        return self.completion(run)
 
     async def run_agent(self, task: AgentTask, skill_text: str, *, timeout_s: float):
         return await run_agent_task(self, task, skill_text, timeout_s=timeout_s)
@@ -166,29 +307,8 @@ class AgentBackend:
         return None
 
 
-async def run_chat(cli: AgentCli, request: Request, *, timeout_s: float, system_args) -> Completion:
-    """Chat use, the same for every CLI: one call in an empty work folder of a private
-    home, the role's system text (or ours) in a file whose flags `system_args(path)`
-    gives together with the CLI's no-tools / read-only switches."""
-    system, prompt = chat_prompt(request)
-    with private_home(cli.name) as home:
-        system_file = home / "system-prompt.md"
-        system_file.write_text(system or CHAT_SYSTEM, encoding="utf-8")
-        workdir = home / "work"
-        workdir.mkdir()
-        run = await cli.invoke(
-            prompt,
-            args=system_args(system_file),
-            cwd=workdir,
-            home=home,
-            timeout_s=min(timeout_s, cli.settings.timeout_s),
-            purpose="chat",
-        )
-    return cli.completion(run)
-
-
 async def run_agent_task(
-    cli: AgentCli, task: AgentTask, skill_text: str, *, timeout_s: float
+    cli: AgentBackend, task: AgentTask, skill_text: str, *, timeout_s: float
 ) -> AgentOutcome:
     """Agent use: a fresh workspace with the skill placed, one agent run, the diff, then
     the task's check in the same workspace; the workspace goes unless kept."""
@@ -224,18 +344,5 @@ async def run_agent_task(
         check=checked,
         finish_reason=completion.finish_reason,
         workspace=str(workspace) if s.keep_workspace else None,
-        unconfined="" if task.workspace_only else unconfined_note(cli.name),
+        unconfined="" if task.workspace_only else cli.unconfined_note(),
     )
-
-
-# Agents whose CLI has no sandbox for its shell (they refuse workspace-only tasks).
-NO_SANDBOX = ("pi", "opencode", "copilot")
-
-
-def unconfined_note(agent: str) -> str:
-    """What a run outside a sandbox could reach, for the trajectory."""
-    if agent in NO_SANDBOX:
-        return f"{agent} has no sandbox: the agent could read and change anything you can"
-    if agent == "codex":  # -s workspace-write
-        return "codex's sandbox bounded its writes to the workspace, not its reads"
-    return "no sandbox was asked for: the agent could read and change anything you can"

@@ -22,104 +22,42 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.models.agents.cli import (
-    AgentBackend,
-    Invocation,
-    chat_prompt,
-    parse_events,
-    tail,
-)
-from core.models.agents.confinement import refuse_bypass, refuse_unconfined
-from core.models.agents.failure import agent_failure, split_model
-from core.models.agents.process import (
-    base_environment,
-    private_home,
-    record_session,
-    run_process,
-)
+from core.models.agents.cli import AgentBackend
+from core.models.agents.failure import split_model
+from core.models.agents.login import ConfigFolder
+from core.models.agents.process import ProcessResult
 from core.models.agents.workspace import Placement
-from core.models.types import (
-    AgentTask,
-    AuthError,
-    Completion,
-    Request,
-    TransientError,
-    Usage,
-    reported_amount,
-)
+from core.models.types import AgentTask, AuthError, Completion, ModelError, Usage, reported_amount
 
 TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
 USAGE_FILE = "usage.json"
+USAGE_EVENT = "skillopt.usage"  # the usage file's content, kept with the events
 
 
 class CopilotBackend(AgentBackend):
-    name = "copilot"
+    name, title, command = "copilot", "Copilot", "copilot -p"
+    key_variable = "COPILOT_PROVIDER_API_KEY"
+    session_field = ("sessionId", "result")
+    system_in_prompt = True
+    sandbox = False
+    config_folder = ConfigFolder("COPILOT_HOME", (".copilot",))
 
-    async def send(self, request: Request, *, timeout_s: float) -> Completion:
-        system, prompt = chat_prompt(request)
-        if system:
-            prompt = f"Follow these instructions:\n{system}\n\n{prompt}"
-        with private_home(self.name) as home:
-            workdir = home / "work"
-            workdir.mkdir()
-            run = await self.invoke(
-                prompt,
-                # An allow-list naming no tool leaves the model none (1.0.102).
-                args=["--available-tools=none", "--no-custom-instructions"],
-                cwd=workdir,
-                home=home,
-                timeout_s=min(timeout_s, self.settings.timeout_s),
-                purpose="chat",
-            )
-        return self.completion(run)
+    def chat_args(self, system_file: Path) -> list[str]:
+        # An allow-list naming no tool leaves the model none (1.0.102).
+        return ["--available-tools=none", "--no-custom-instructions"]
 
-    def agent_args(self, placement: Placement, task: AgentTask) -> list[str]:
-        refuse_unconfined(task, "copilot", self.setting)
-        refuse_bypass(task, self.settings.bypass_permissions, self.setting)
+    def tool_args(self, placement: Placement, task: AgentTask) -> list[str]:
         tools = self.settings.allowed_tools
         allow = [f"--allow-tool={t}" for t in tools] if tools else ["--allow-all-tools"]
         return [*allow, "--disallow-temp-dir", *placement.args]
 
-    async def invoke(
-        self,
-        prompt: str,
-        *,
-        args: list[str],
-        cwd: Path,
-        home: Path,
-        timeout_s: float,
-        purpose: str,
-    ) -> Invocation:
-        s = self.settings
-        usage_file = home / USAGE_FILE
-        argv = [str(s.binary), "--output-format", "json", "--no-ask-user", "--no-auto-update"]
-        argv += ["--no-remote", "--disable-builtin-mcps", "--usage-output-file", str(usage_file)]
-        if purpose == "chat":
-            argv.append("--allow-all-tools")  # non-interactive mode needs it; none offered
-        env = base_environment(home)
-        env.update(COPILOT_HOME=str(home / ".copilot"), COPILOT_AUTO_UPDATE="false")
+    def launch(self, env: dict[str, str], home: Path, purpose: str) -> list[str]:
+        env["COPILOT_AUTO_UPDATE"] = "false"
         self._provider(env)
-        result = await run_process(
-            [*argv, *args, *s.extra_args], cwd=cwd, env=env, timeout_s=timeout_s,
-            what="copilot -p", stdin=prompt,
-        )  # fmt: skip
-        events = parse_events(result.stdout)
-        final = next((e for e in reversed(events) if e.get("type") == "result"), None)
-        session = str((final or {}).get("sessionId") or "")
-        record_session("copilot", session, cwd, purpose=purpose)
-        error = next((e.get("data") for e in events if e.get("type") == "session.error"), None)
-        credential = s.credential or "COPILOT_PROVIDER_API_KEY"
-        if isinstance(error, dict):
-            status = error.get("statusCode") if isinstance(error.get("statusCode"), int) else None
-            raise agent_failure("Copilot", str(error.get("message") or "error"), status, credential)
-        if final is None or final.get("exitCode") not in (0, None):
-            raise TransientError(
-                f"copilot -p gave no successful result (exit {result.returncode}): "
-                f"{tail(result.stderr or result.stdout) or 'no output'}"
-            )
-        usage = _read_usage(usage_file)
-        return Invocation([*events, {"type": "skillopt.usage", "usage": usage}],
-                          result.returncode, result.duration_s, session)  # fmt: skip
+        args = ["--output-format", "json", "--no-ask-user", "--no-auto-update", "--no-remote"]
+        args += ["--disable-builtin-mcps", "--usage-output-file", str(home / USAGE_FILE)]
+        # Non-interactive mode needs it; chat use offers no tool (chat_args).
+        return [*args, "--allow-all-tools"] if purpose == "chat" else args
 
     def _provider(self, env: dict[str, str]) -> None:
         s = self.settings
@@ -143,41 +81,43 @@ class CopilotBackend(AgentBackend):
             )
         env["COPILOT_GITHUB_TOKEN"] = token
 
-    def completion(self, invocation: Invocation) -> Completion:
-        return to_completion(invocation.events, self.settings.model, invocation.duration_s)
+    def failure(self, events: list[dict[str, Any]], result: ProcessResult) -> ModelError | None:
+        error = next((e.get("data") for e in events if e.get("type") == "session.error"), None)
+        if isinstance(error, dict):
+            return self.failed(str(error.get("message") or "error"), error.get("statusCode"))
+        final = next((e for e in reversed(events) if e.get("type") == "result"), None)
+        if final is None or final.get("exitCode") not in (0, None):
+            return self.no_result("successful result", result)
+        return None
 
+    def extra_events(self, home: Path) -> list[dict[str, Any]]:
+        try:
+            usage = json.loads((home / USAGE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            usage = {}
+        return [{"type": USAGE_EVENT, "usage": usage if isinstance(usage, dict) else {}}]
 
-def _read_usage(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def to_completion(events: list[dict[str, Any]], model: str, latency_s: float) -> Completion:
-    """The last non-empty assistant message; tokens summed over the models used."""
-    text = ""
-    for event in events:
-        data = event.get("data") or {}
-        if event.get("type") == "assistant.message" and str(data.get("content") or "").strip():
-            text = str(data["content"])
-    usage = next((e["usage"] for e in events if e.get("type") == "skillopt.usage"), {})
-    tokens = {"input": 0, "output": 0}
-    for metrics in (usage.get("modelMetrics") or {}).values():
-        counts = (metrics or {}).get("usage") or {}
-        for key in ("inputTokens", "cacheReadTokens", "cacheWriteTokens"):
-            tokens["input"] += int(reported_amount(counts.get(key), key, "Copilot") or 0)
-        tokens["output"] += int(
-            reported_amount(counts.get("outputTokens"), "outputTokens", "Copilot") or 0
+    def read_completion(self, events: list[dict[str, Any]], latency_s: float) -> Completion:
+        """The last non-empty assistant message; tokens summed over the models used."""
+        text = ""
+        for event in events:
+            data = event.get("data") or {}
+            if event.get("type") == "assistant.message" and str(data.get("content") or "").strip():
+                text = str(data["content"])
+        usage = next((e["usage"] for e in events if e.get("type") == USAGE_EVENT), {})
+        tokens = {"input": 0, "output": 0}
+        for metrics in (usage.get("modelMetrics") or {}).values():
+            counts = (metrics or {}).get("usage") or {}
+            for key in ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens"):
+                side = "output" if key == "outputTokens" else "input"
+                tokens[side] += int(reported_amount(counts.get(key), key, "Copilot") or 0)
+        return Completion(
+            text=text,
+            usage=Usage(input_tokens=tokens["input"], output_tokens=tokens["output"]),
+            finish_reason="stop",
+            latency_s=latency_s,
+            model=self.settings.model or str(usage.get("currentModel") or "copilot-default"),
         )
-    return Completion(
-        text=text,
-        usage=Usage(input_tokens=tokens["input"], output_tokens=tokens["output"]),
-        finish_reason="stop",
-        latency_s=latency_s,
-        model=model or str(usage.get("currentModel") or "copilot-default"),
-    )
 
 
 __all__ = ["CopilotBackend"]

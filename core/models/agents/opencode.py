@@ -17,104 +17,52 @@ must stay inside its workspace is refused.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from core.models.agents.cli import (
-    AgentBackend,
-    AgentSettings,
-    Invocation,
-    lend_login,
-    parse_events,
-    run_chat,
-    tail,
-)
-from core.models.agents.confinement import refuse_bypass, refuse_unconfined
-from core.models.agents.failure import agent_failure, split_model
-from core.models.agents.process import base_environment, record_session, run_process
+from core.models.agents.cli import SYSTEM_FILE, AgentBackend
+from core.models.agents.failure import KEY_VARIABLES, split_model
+from core.models.agents.login import ConfigFolder, Login
+from core.models.agents.process import ProcessResult
 from core.models.agents.workspace import Placement
-from core.models.types import (
-    AgentTask,
-    AuthError,
-    Completion,
-    Request,
-    TransientError,
-    Usage,
-    reported_amount,
-)
+from core.models.types import AgentTask, Completion, ModelError, Usage, reported_amount
 
 CHAT_AGENT = "skillopt-chat"
 AGENT = "build"
-KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-AUTH_FILE = "auth.json"
 _FINISH = {"stop": "stop", "length": "length", "tool-calls": "stop"}
 
 
 class OpenCodeBackend(AgentBackend):
-    name = "opencode"
+    name, title, command = "opencode", "OpenCode", "opencode run"
+    session_field = ("sessionID", None)
+    priced_by_name = True
+    sandbox = False
+    # Its login (auth.json) and session database: $XDG_DATA_HOME/opencode.
+    config_folder = ConfigFolder("XDG_DATA_HOME", (".local", "share", "opencode"), ("opencode",))
+    login = Login("auth.json", "`opencode auth login`", key="the provider's key")
 
-    async def send(self, request: Request, *, timeout_s: float) -> Completion:
-        # The system text goes into the chat agent's config (see invoke), not an argument.
-        return await run_chat(self, request, timeout_s=timeout_s, system_args=lambda f: [])
+    @property
+    def key_variable(self) -> str:  # type: ignore[override]
+        return KEY_VARIABLES.get(split_model(self.settings.model)[0], "")
 
-    def agent_args(self, placement: Placement, task: AgentTask) -> list[str]:
-        refuse_unconfined(task, "opencode", self.setting)
-        refuse_bypass(task, self.settings.bypass_permissions, self.setting)
+    def chat_args(self, system_file: Path) -> list[str]:
+        return []  # the system text is the chat agent's prompt, in the config (launch)
+
+    def tool_args(self, placement: Placement, task: AgentTask) -> list[str]:
         return [*placement.args]
 
-    async def invoke(
-        self,
-        prompt: str,
-        *,
-        args: list[str],
-        cwd: Path,
-        home: Path,
-        timeout_s: float,
-        purpose: str,
-    ) -> Invocation:
-        s = self.settings
-        provider, model = split_model(s.model)
-        agent = CHAT_AGENT if purpose == "chat" else AGENT
-        argv = [str(s.binary), "run", "--format", "json", "--agent", agent]
-        if model:
-            argv += ["-m", f"{provider}/{model}"]
-        env = base_environment(home)
-        env.update(
-            XDG_CONFIG_HOME=str(home / ".config"),
-            XDG_DATA_HOME=str(home / ".local" / "share"),
-            XDG_CACHE_HOME=str(home / ".cache"),
-            XDG_STATE_HOME=str(home / ".local" / "state"),
-            OPENCODE_DISABLE_AUTOUPDATE="1",
-            OPENCODE_DISABLE_MODELS_FETCH="1",
-        )
-        env.pop("OPENCODE_DB", None)
-        config = self._config(env, provider, home / "system-prompt.md", purpose)
-        folder = home / ".config" / "opencode"
+    def launch(self, env: dict[str, str], home: Path, purpose: str) -> list[str]:
+        provider, model = split_model(self.settings.model)
+        env.update(OPENCODE_DISABLE_AUTOUPDATE="1", OPENCODE_DISABLE_MODELS_FETCH="1")
+        config = self._config(home, provider, purpose)
+        folder = home / ".config" / "opencode"  # XDG_CONFIG_HOME (base_environment)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
-        result = await run_process(
-            [*argv, *args, *s.extra_args], cwd=cwd, env=env, timeout_s=timeout_s,
-            what="opencode run", stdin=prompt,
-        )  # fmt: skip
-        events = parse_events(result.stdout)
-        session = next((e.get("sessionID") for e in events if e.get("sessionID")), "")
-        record_session("opencode", str(session or ""), cwd, purpose=purpose)
-        error = next((e.get("error") for e in events if e.get("type") == "error"), None)
-        credential = s.credential or KEY_VARIABLES.get(provider, "")
-        if isinstance(error, dict):
-            data = error.get("data") or {}
-            status = data.get("statusCode") if isinstance(data.get("statusCode"), int) else None
-            text = data.get("message") or error.get("name") or "error"
-            raise agent_failure("OpenCode", str(text), status, credential)
-        if not any(e.get("type") == "step_finish" for e in events):
-            raise TransientError(
-                f"opencode run gave no finished step (exit {result.returncode}): "
-                f"{tail(result.stderr or result.stdout) or 'no output'}"
-            )
-        return Invocation(events, result.returncode, result.duration_s, str(session or ""))
+        agent = CHAT_AGENT if purpose == "chat" else AGENT
+        args = ["run", "--format", "json", "--agent", agent]
+        return [*args, "-m", f"{provider}/{model}"] if model else args
 
-    def _config(self, env: dict[str, str], provider: str, system: Path, purpose: str) -> dict:
+    def _config(self, home: Path, provider: str, purpose: str) -> dict[str, Any]:
         s = self.settings
         options: dict[str, Any] = {}
         if s.base_url:
@@ -123,82 +71,64 @@ class OpenCodeBackend(AgentBackend):
             if provider == "anthropic" and not url.endswith("/v1"):
                 url += "/v1"
             options["baseURL"] = url
-        if s.api_key or s.base_url:
-            options["apiKey"] = s.api_key or "not-needed"
-        else:
-            data = Path(env["XDG_DATA_HOME"]) / "opencode"
-            if not lend_login(user_data_dir(s.environ) / AUTH_FILE, data / AUTH_FILE):
-                raise AuthError(
-                    f"{self.setting} uses opencode with no API key and OpenCode is not logged "
-                    f"in; run `opencode auth login`, or set {self.setting}.api_key_env to the "
-                    "variable holding the provider's key"
-                )
+        key = self.key_or_login(home)
+        if key:
+            options["apiKey"] = key
         config: dict[str, Any] = {
             "autoupdate": False,
             "share": "disabled",
             "provider": {provider: {"options": options}},
         }
         if purpose == "chat":
+            prompt = f"{{file:{home / SYSTEM_FILE}}}"
             config["agent"] = {
-                CHAT_AGENT: {
-                    "mode": "primary",
-                    "prompt": f"{{file:{system}}}",
-                    "tools": {"*": False},
-                }
+                CHAT_AGENT: {"mode": "primary", "prompt": prompt, "tools": {"*": False}}
             }
         else:
             allowed = {"edit": "allow", "bash": "allow", "webfetch": "deny"}
             config["permission"] = {**allowed, "external_directory": "deny"}
         return config
 
-    def completion(self, invocation: Invocation) -> Completion:
-        return to_completion(invocation.events, self.settings, invocation.duration_s)
+    def failure(self, events: list[dict[str, Any]], result: ProcessResult) -> ModelError | None:
+        error = next((e.get("error") for e in events if e.get("type") == "error"), None)
+        if isinstance(error, dict):
+            data = error.get("data") or {}
+            text = data.get("message") or error.get("name") or "error"
+            return self.failed(str(text), data.get("statusCode"))
+        if not any(e.get("type") == "step_finish" for e in events):
+            return self.no_result("finished step", result)
+        return None
 
-
-def user_data_dir(environ: Any) -> Path:
-    """Where the user's own OpenCode keeps its login (auth.json) and database."""
-    env = environ or os.environ
-    if env.get("XDG_DATA_HOME"):
-        return Path(env["XDG_DATA_HOME"]).expanduser() / "opencode"
-    return Path(env.get("HOME") or Path.home()) / ".local" / "share" / "opencode"
-
-
-def to_completion(events: list[dict[str, Any]], s: AgentSettings, latency_s: float) -> Completion:
-    """The text of the last step that said something, and the tokens of every step."""
-    tokens = {"input": 0, "output": 0}
-    cost = 0.0
-    reason = "stop"
-    texts: dict[str, list[str]] = {}
-    order: list[str] = []
-    for event in events:
-        part = event.get("part") or {}
-        if event.get("type") == "text" and isinstance(part.get("text"), str):
-            message = str(part.get("messageID", ""))
-            if message not in texts:
-                order.append(message)
-            texts.setdefault(message, []).append(part["text"])
-        if event.get("type") == "step_finish":
-            used = part.get("tokens") or {}
-            cache = used.get("cache") or {}
-            for value, name in ((used.get("input"), "input"), (cache.get("read"), "cache.read"),
-                                (cache.get("write"), "cache.write")):  # fmt: skip
-                tokens["input"] += int(reported_amount(value, f"tokens.{name}", "OpenCode") or 0)
-            output = reported_amount(used.get("output"), "tokens.output", "OpenCode")
-            tokens["output"] += int(output or 0)
-            cost += float(reported_amount(part.get("cost"), "cost", "OpenCode") or 0.0)
-            reason = _FINISH.get(str(part.get("reason")), "stop")
-    text = "".join(texts[order[-1]]) if order else ""
-    return Completion(
-        text=text,
-        usage=Usage(
-            input_tokens=tokens["input"],
-            output_tokens=tokens["output"],
-            cost_usd=None if s.base_url else cost,  # OpenCode prices by model name
-        ),
-        finish_reason=reason,
-        latency_s=latency_s,
-        model=s.model or "opencode-default",
-    )
+    def read_completion(self, events: list[dict[str, Any]], latency_s: float) -> Completion:
+        """The text of the last step that said something, and the tokens of every step."""
+        tokens = {"input": 0, "output": 0}
+        cost = 0.0
+        reason = "stop"
+        texts: dict[str, list[str]] = {}
+        for event in events:
+            part = event.get("part") or {}
+            if event.get("type") == "text" and isinstance(part.get("text"), str):
+                texts.setdefault(str(part.get("messageID", "")), []).append(part["text"])
+            if event.get("type") == "step_finish":
+                used = part.get("tokens") or {}
+                cache = used.get("cache") or {}
+                for value, name in ((used.get("input"), "input"), (cache.get("read"), "cache.read"),
+                                    (cache.get("write"), "cache.write")):  # fmt: skip
+                    amount = reported_amount(value, f"tokens.{name}", "OpenCode")
+                    tokens["input"] += int(amount or 0)
+                output = reported_amount(used.get("output"), "tokens.output", "OpenCode")
+                tokens["output"] += int(output or 0)
+                cost += float(reported_amount(part.get("cost"), "cost", "OpenCode") or 0.0)
+                reason = _FINISH.get(str(part.get("reason")), "stop")
+        return Completion(
+            text="".join(list(texts.values())[-1]) if texts else "",
+            usage=Usage(
+                input_tokens=tokens["input"], output_tokens=tokens["output"], cost_usd=cost
+            ),
+            finish_reason=reason,
+            latency_s=latency_s,
+            model=self.settings.model or "opencode-default",
+        )
 
 
 __all__ = ["OpenCodeBackend"]
