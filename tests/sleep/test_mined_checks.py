@@ -128,3 +128,17 @@ async def test_a_chat_replay_is_not_failed_by_a_check_it_cannot_tell():
 
     result = await env.rollout(item, "# skill", target)
     assert result.soft == 1.0 and "mined checks 1/1 passed" in result.explanation
+
+
+def test_the_commands_a_replay_ran_are_read_from_each_kind_of_run():
+    from sleep.night.replay_evidence import commands_in_calls, commands_in_events
+
+    claude = {"type": "assistant", "message": {"content": [
+        {"type": "tool_use", "name": "Bash", "input": {"command": "make test"}},
+        {"type": "tool_use", "name": "Read", "input": {"file_path": "a.py"}}]}}  # fmt: skip
+    codex = {"type": "item.completed",
+             "item": {"type": "command_execution", "command": "bash -lc 'pytest -q'"}}  # fmt: skip
+    assert commands_in_events([claude, codex]) == ["make test", "bash -lc 'pytest -q'"]
+    loop = [{"name": "shell", "arguments": {"command": "make test"}},
+            {"name": "read_file", "arguments": {"path": "a.py"}}]  # fmt: skip
+    assert commands_in_calls(loop) == ["make test"]
