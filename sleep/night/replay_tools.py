@@ -63,7 +63,8 @@ class ToolRun:
     latency_s: float
     stopped: str
     checked: Any = None  # what the replay's check returned (its command checks' results)
-    commands: list[str] = field(default_factory=list)  # the shell commands it ran
+    # the shell commands it ran; None when it had no shell (a `ran` check cannot tell then)
+    commands: list[str] | None = field(default_factory=list)
 
 
 def task_prompt(tools: WorkspaceTools, intent: str, shell_problem: str) -> str:
@@ -111,5 +112,5 @@ async def run_in_workspace(
         sum(c.usage.output_tokens for c in outcome.completions),
     )
     elapsed = time.monotonic() - started
-    commands = commands_in_calls(outcome.calls)
+    commands = commands_in_calls(outcome.calls) if tools.shell_runner is not None else None
     return ToolRun(final, diff, trajectory, usage, elapsed, outcome.stopped, checked, commands)
