@@ -114,6 +114,11 @@ _ONE_LINE = re.compile(
 ONE_LINE_WORDS = "40 words"
 
 
+def is_plain_word(value: str) -> bool:
+    """A word of English no check should test for ("the", "plain", "instead")."""
+    return _clean(value).lower() in _NOT_TERMS | {"use", "not", "no", "and", "or", "of", "to"}
+
+
 def _clean(term: str) -> str:
     return term.strip().strip("`'\"").rstrip(".,;:!?").strip()
 

@@ -28,6 +28,7 @@ from core.models.types import ModelError
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.mine.check_rules import SIZE
+from sleep.mine.correction_checks import is_plain_word
 from sleep.mine.corrections import redirected
 from sleep.mine.evidence import verification_commands
 from sleep.mine.heuristic import Placed, is_acknowledgement, mine_sessions, session_key, shape_of
@@ -93,6 +94,8 @@ def check_problem(check: object) -> str:
         return 'an answer_starts_with value lists words: "yes|no"'
     if kind in ("contains", "not_contains", *_PATTERN_KINDS) and not value.strip():
         return f"a {kind} check needs a value"
+    if kind in ("contains", "not_contains") and is_plain_word(value):
+        return f"a {kind} check names a code term, not the English word {value!r}"
     return ""
 
 

@@ -90,6 +90,7 @@ def test_the_prompt_shows_an_interrupted_request_the_person_redirected():
         ({"kind": "command", "value": "make test"}, "a check is"),
         ({"kind": "diff_adds", "value": "print("}, "no regular expression"),
         ({"kind": "answer_first_line_max", "value": "short"}, "<N> words"),
+        ({"kind": "contains", "value": "the"}, "not the English word"),
     ],
 )
 async def test_a_check_the_replay_cannot_apply_is_repaired_once_then_stops_the_night(
