@@ -71,10 +71,6 @@ class Check:
         """Applied to the replay's evidence by the environment (not run as a command)."""
         return self.kind != "command"
 
-    def passes(self, reply: str) -> bool:
-        """A text check on `reply` (other kinds that cannot tell from a reply pass)."""
-        return self.evaluate(ReplayEvidence(reply)) is not False
-
     def evaluate(self, evidence: ReplayEvidence) -> bool | None:
         """Whether the replay passes this check; None when its evidence has nothing to
         tell (a diff check on a chat reply, a command check: run elsewhere)."""

@@ -39,8 +39,8 @@ def seen(
 
 def test_a_literal_ending_in_punctuation_matches_a_call_with_arguments():
     """issue 37: `not_contains "print("` missed `print(f"…")` (a whole-word match)."""
-    assert not Check("not_contains", "print(").passes('I added print(f"x") to main.')
-    assert Check("not_contains", "npm").passes("use pnpm install")  # still whole-word
+    assert Check("not_contains", "print(").evaluate(seen(reply='I added print(f"x").')) is False
+    assert Check("not_contains", "npm").evaluate(seen(reply="use pnpm install"))  # whole-word
 
 
 def test_diff_checks_read_only_the_lines_the_replay_added():
