@@ -164,11 +164,17 @@ def _edits_text(edits: list[FileEdit]) -> str:
 _NAME = re.compile(r"[\w-]+\.\w{1,5}\b|\b\w+/[\w/.-]+|\b[a-z]\w*_\w+|\b\w+\(\)|\b[a-z]+[A-Z]\w*")
 
 
+_THE_CHANGES = re.compile(
+    r"\b(?:these|those|the|that|this|your|my) (?:changes?|edits?|diff|fix|refactor\w*)\b", re.I
+)
+
+
 class SessionTurns:
     """The session so far, each turn with whether it was agentic and its thread (a
     request and the corrections and fragments that continue it). A follow-up refers to
-    the latest thread, and to an earlier one only when it names the same file or
-    identifier: never to every earlier turn (an unrelated one may hold another secret)."""
+    the latest thread, to the latest one that worked on the project when it speaks of
+    "these changes", and to an earlier one when it names the same file or identifier:
+    never to every earlier turn (an unrelated one may hold another secret)."""
 
     def __init__(self) -> None:
         self.items: list[tuple[Turn, bool, int]] = []
@@ -182,10 +188,13 @@ class SessionTurns:
     def context_for(self, text: str) -> tuple[list[Turn], bool]:
         """The turns `text` refers to (bounded) and whether any of them was agentic."""
         names = set(_NAME.findall(text))
+        wanted = {self.threads}
+        if _THE_CHANGES.search(text):
+            wanted |= {max((n for _t, a, n in self.items if a), default=self.threads)}
         chosen = [
             (turn, agentic)
             for turn, agentic, thread in self.items
-            if thread == self.threads or names & set(_NAME.findall(turn.prompt))
+            if thread in wanted or names & set(_NAME.findall(turn.prompt))
         ]
         context = bounded_context([t for t, _a in chosen])
         kept = {t.prompt for t in context}

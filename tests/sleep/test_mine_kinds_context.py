@@ -99,3 +99,17 @@ def test_a_behaviour_question_answered_by_reading_is_advice():
         == "agentic"
     )
     assert kind_of(question, tools=["exec_command"]) == "agentic"  # its command unknown
+
+
+def test_a_follow_up_about_the_changes_carries_the_request_that_made_them():
+    session = {"source": "claude", "session_id": "s", "cwd": "/p", "tasks": [
+        {"text": "add a --since option to report.py", "answer": "Added --since.", "tools": ["Edit"]},
+        {"text": "what is the difference between a list and a tuple?", "answer": "Mutability."},
+        {"text": "now write a changelog entry for these changes", "answer": "Wrote it."},
+    ]}  # fmt: skip
+    tasks = {t.intent: t for t in mine_sessions([session])}
+    context = tasks["now write a changelog entry for these changes"].context
+    assert [t.prompt for t in context] == [
+        "add a --since option to report.py",
+        "what is the difference between a list and a tuple?",
+    ]
