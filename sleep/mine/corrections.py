@@ -21,7 +21,8 @@ import re
 from typing import Any
 
 _START = (
-    r"(?:no\b|nope\b|nah\b|not quite\b|not that\b|not what\b|wrong\b|that'?s wrong|"
+    r"(?:(?:ok(?:ay)?|yes|yeah|thanks|great|nice|sure|good|fine),?\s+but\b|"
+    r"no\b|nope\b|nah\b|not quite\b|not that\b|not what\b|wrong\b|that'?s wrong|"
     r"don'?t\b|do not\b|stop\b|instead\b|actually\b|please don'?t\b|never\b|"
     r"never ?mind\b|nevermind\b|wait\b|hmm+\b|hold on\b|undo\b|revert (?:that|it|this)\b|"
     r"put (?:it|that|them) back\b|roll (?:that|it) back\b|leave (?:it|them|the)\b|"

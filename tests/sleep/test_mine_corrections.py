@@ -79,6 +79,7 @@ def test_corrections_that_do_not_start_with_no_are_recognised():
                 "does the loader drop rows with a null id?", "Let me walk you through the loader..."
             ),
             prompt("that's a lot to read — just yes or no?", "Yes."),
+            prompt("ok but say which function drops them", "Yes: clean_rows drops them."),
             prompt("great"),
         )
     )
@@ -90,7 +91,8 @@ def test_corrections_that_do_not_start_with_no_are_recognised():
     assert Check("ran", r"\bmake test") in retry.checks
     question = tasks["does the loader drop rows with a null id?"]
     assert Check("answer_starts_with", "yes|no") in question.checks
-    assert question.reference == "Yes."
+    assert question.reference == "Yes: clean_rows drops them."
+    assert "say which function" in question.rubric
 
 
 def test_a_new_request_that_merely_says_instead_of_is_a_task_of_its_own():
