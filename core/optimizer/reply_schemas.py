@@ -82,10 +82,11 @@ PICK = obj(pick=nullable(INTEGER), skill=STRING, summary=STRING)
 JUDGE = obj(score={"type": "number", "minimum": 0, "maximum": 1}, reason=STRING)
 
 
-def miner(kinds: tuple[str, ...]) -> Schema:
-    """The miner's tasks; `kinds` are Sleep's task kinds (sleep/mine/kinds.py), passed in
-    because core does not import sleep."""
-    check = obj(kind=enum(CHECK_KINDS), value=STRING)
+def miner(kinds: tuple[str, ...], check_kinds: tuple[str, ...] = CHECK_KINDS) -> Schema:
+    """The miner's tasks; `kinds` are Sleep's task kinds (sleep/mine/kinds.py) and
+    `check_kinds` the checks it may write (sleep/mine/tasks.py), passed in because core
+    does not import sleep."""
+    check = obj(kind=enum(check_kinds), value=STRING)
     task = obj(
         intent=TEXT,
         kind=enum(kinds),

@@ -253,8 +253,12 @@ def _plan_json(plan, backend: str, estimates: dict) -> dict:
         "continues": plan.continues,
         "skills": plan.routes,
         "left_out": plan.left_out,
+        "preferences": plan.preferences,
         "estimate": estimates,
     }
+
+
+SHOWN_PREFERENCES = 5  # the console's; `--json` lists them all
 
 
 def _echo_plan(plan: dict, project: Path | None) -> None:
@@ -278,6 +282,9 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
             typer.echo(f"    {skipped_line(route['skipped'])}")
         if route["skill"] in plan["estimate"]:
             typer.echo(f"    {plan['estimate'][route['skill']]}")
+    for preference in plan["preferences"][:SHOWN_PREFERENCES]:
+        sessions = len({o["session"] for o in preference["occurrences"]})
+        typer.echo(f"  preference {preference['text']!r}: said in {sessions} session(s)")
 
 
 def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:

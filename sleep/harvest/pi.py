@@ -9,6 +9,11 @@ never delivered. Version 1 files (no ids) are one line of entries in file order.
 Because a later append can move the active branch onto older entries, the file is read
 whole each time it changes (`WHOLE_FILE`); the ids of prompts already delivered are
 carried with the cursor so a second harvest hands out only what is new.
+A session forked from another (`/fork`, pi's createBranchedSession) is a new file whose
+header names the file it came from (`parentSession`) and which copies the path it forked
+from, entries and ids alike: those copied prompts were the parent's, harvested from it,
+so they are neither delivered again nor counted as abandoned here.
+
 A failed call (`stopReason: "error"`) or an interrupted one (`"aborted"`) marks its
 prompt `aborted`. The file edits of its `edit` / `write` calls are kept for a follow-up
 (sleep/harvest/edit_tools.py), except those whose `toolResult` says `isError`.
@@ -28,6 +33,8 @@ interactive session with it at once.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from sleep.harvest.edit_tools import pi_edits
@@ -66,6 +73,26 @@ def _as_claude_blocks(content: Any) -> list[dict]:
     return out
 
 
+def _parent_ids(parent: Any) -> set[str]:
+    """The entry ids of the session a fork was made from (none when it is gone): the
+    fork's copies of them are the parent's prompts."""
+    if not isinstance(parent, str):
+        return set()
+    ids: set[str] = set()
+    try:
+        with Path(parent).open(encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                    ids.add(entry["id"])
+    except OSError:
+        return set()
+    return ids
+
+
 class PiTaskReader:
     def __init__(self, identity: SessionIdentity) -> None:
         self.identity = identity
@@ -84,6 +111,8 @@ class PiTaskReader:
                 ident.session_id = clean_text(record["id"])
             if isinstance(record.get("cwd"), str) and record["cwd"]:
                 ident.cwd = clean_text(record["cwd"])
+            if isinstance(record.get("parentSession"), str) and record["parentSession"]:
+                ident.carry["parent"] = record["parentSession"]
             return
         entry_id = record.get("id")
         if not isinstance(entry_id, str):
@@ -106,7 +135,9 @@ class PiTaskReader:
     def finish(self) -> None:
         on_branch = self._branch()
         active = set(on_branch)
-        delivered = set(self.identity.carry["delivered"])
+        delivered = set(self.identity.carry["delivered"]) | _parent_ids(
+            self.identity.carry.get("parent")
+        )
         for entry_id in self._order:
             message = self._entries[entry_id].get("message")
             is_prompt = (

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from sleep.harvest.file_edits import FileEdit
+from sleep.mine.correction_checks import checks_for
 from sleep.mine.tasks import MAX_CONTEXT_CHARS, Check, Turn
 
 MAX_REFERENCE_CHARS = 1500
@@ -30,6 +32,20 @@ _INLINE_CONSTRAINT = re.compile(
     r"making sure|so that)\b[^.;!?\n]*",
     re.IGNORECASE,
 )
+# Constraints that may stand anywhere, even inside the request's own sentence: "refactor
+# billing.py (keep the public API unchanged)", "parse it, standard library only", "one
+# line please", "run the tests before you tell me it's done".
+_CONSTRAINT_PHRASE = re.compile(
+    r"\b(?:keep (?:the |its |their )?(?:public )?(?:api|interface|signature|behaviou?r|"
+    r"old name|name)s?\b|(?:standard library|stdlib)(?: only)?|only the standard library|"
+    r"no (?:new |extra )?(?:dependenc\w*|deps|third[- ]party)|"
+    r"(?:don'?t|do not|never) (?:add|introduce|pull in) (?:any )?(?:new )?(?:dependenc\w*|"
+    r"packages?|librar\w*)|(?:one|1|single)[- ](?:line|liner|sentence)|"
+    r"run (?:the |all the )?tests? (?:before|first|after)|tests? (?:must|should) pass|"
+    r"(?:just |only )?(?:yes or no|yes/no)|keep it (?:short|brief))",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[.;!?\n()]|\s[—–-]\s|[,:]\s")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _VERIFY = re.compile(
     r"^(?:(?:uv run|poetry run|pipenv run|npx|pnpm exec|bundle exec)\s+)?(?:"
@@ -60,11 +76,33 @@ def constraints_in(text: str) -> list[str]:
     found += [
         m.group(0).strip() for m in _INLINE_CONSTRAINT.finditer(sentences[0] if sentences else "")
     ]
-    return list(dict.fromkeys(c[:300] for c in found))
+    found += [_clause_at(text, m.start()) for m in _CONSTRAINT_PHRASE.finditer(text)]
+    kept: list[str] = []
+    for c in (c[:300] for c in found if c):
+        if not any(c in k for k in kept):
+            kept = [k for k in kept if k not in c] + [c]
+    return kept
 
 
-def constraint_rubric(text: str) -> str:
-    return "\n".join(f"The person asked: {c!r}" for c in constraints_in(text))
+def _clause_at(text: str, at: int) -> str:
+    """The clause around a constraint phrase (between parentheses, dashes, commas or
+    sentence ends)."""
+    starts = [m.end() for m in _CLAUSE.finditer(text, 0, at)]
+    end = _CLAUSE.search(text, at)
+    return text[(starts[-1] if starts else 0) : end.start() if end else len(text)].strip()
+
+
+def constraint_checks(text: str, *, agentic: bool, commands_after: list[Check]) -> list[Check]:
+    """The checks the request's own constraints imply (sleep/mine/correction_checks.py)."""
+    verified = [c.value for c in commands_after if c.kind == "command"]
+    out: list[Check] = []
+    for constraint in constraints_in(text):
+        out += checks_for(constraint, agentic=agentic, commands_after=verified)
+    return list(dict.fromkeys(out))
+
+
+def constraint_note(constraint: str) -> str:
+    return f"The person asked: {constraint!r}"
 
 
 def is_follow_up(text: str) -> bool:
@@ -84,11 +122,83 @@ def verification_commands(commands: list[str]) -> list[Check]:
     return out[:MAX_COMMAND_CHECKS]
 
 
-def reference_of(answer: str) -> str:
+# Words of a reply that says only that the work was done ("…done.", "All set!").
+_FILLER = frozenset(
+    [
+        "done", "all", "set", "finished", "fixed", "updated", "complete", "completed", "ok",
+        "okay", "there", "you", "go", "it", "it's", "is", "that's", "that", "now", "i", "i've",
+        "have", "made", "the", "change", "changes", "applied", "sure", "here", "as", "asked",
+        "requested", "ran", "command", "commands", "successfully", "task", "work",
+    ]
+)  # fmt: skip
+
+
+def has_content(answer: str) -> bool:
+    """Whether a reply says anything a judge could compare with ("…done." does not)."""
+    words = re.findall(r"[\w']+", answer.lower())
+    return any(w not in _FILLER for w in words)
+
+
+def reference_of(answer: str, edits: list[FileEdit] = ()) -> str:
+    """What the person accepted: the reply, or where it says nothing ("…done."), the
+    edits the turn made; "" when neither has content (no reference is shown then)."""
     answer = answer.strip()
+    if not has_content(answer):
+        answer = _edits_text(edits)
     if len(answer) <= MAX_REFERENCE_CHARS:
         return answer
     return answer[: MAX_REFERENCE_CHARS - 1] + "…"
+
+
+def _edits_text(edits: list[FileEdit]) -> str:
+    if not edits:
+        return ""
+    lines = ["(the reply said only that it was done; its changes:)"]
+    for edit in edits:
+        lines.append(f"{edit.describe()}:")
+        lines += [f"+ {ln}" for ln in edit.new.splitlines()][:20]
+    return "\n".join(lines)[:MAX_REFERENCE_CHARS]
+
+
+# A name a follow-up can share with the turn it refers to: a file, a path, an identifier.
+_NAME = re.compile(r"[\w-]+\.\w{1,5}\b|\b\w+/[\w/.-]+|\b[a-z]\w*_\w+|\b\w+\(\)|\b[a-z]+[A-Z]\w*")
+
+
+_THE_CHANGES = re.compile(
+    r"\b(?:these|those|the|that|this|your|my) (?:changes?|edits?|diff|fix|refactor\w*)\b", re.I
+)
+
+
+class SessionTurns:
+    """The session so far, each turn with whether it was agentic and its thread (a
+    request and the corrections and fragments that continue it). A follow-up refers to
+    the latest thread, to the latest one that worked on the project when it speaks of
+    "these changes", and to an earlier one when it names the same file or identifier:
+    never to every earlier turn (an unrelated one may hold another secret)."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[Turn, bool, int]] = []
+        self.threads = 0
+
+    def add(self, turn: Turn, agentic: bool, *, new_thread: bool = False) -> None:
+        if new_thread or not self.threads:
+            self.threads += 1
+        self.items.append((turn, agentic, self.threads))
+
+    def context_for(self, text: str) -> tuple[list[Turn], bool]:
+        """The turns `text` refers to (bounded) and whether any of them was agentic."""
+        names = set(_NAME.findall(text))
+        wanted = {self.threads}
+        if _THE_CHANGES.search(text):
+            wanted |= {max((n for _t, a, n in self.items if a), default=self.threads)}
+        chosen = [
+            (turn, agentic)
+            for turn, agentic, thread in self.items
+            if thread in wanted or names & set(_NAME.findall(turn.prompt))
+        ]
+        context = bounded_context([t for t, _a in chosen])
+        kept = {t.prompt for t in context}
+        return context, any(a for t, a in chosen if t.prompt in kept)
 
 
 def bounded_context(turns: list[Turn]) -> list[Turn]:
@@ -111,7 +221,13 @@ def context_text(turns: list[Turn]) -> str:
     """The context as one block of text (for a prompt that has no message history)."""
     lines = ["Earlier in this session:"]
     for turn in turns:
-        lines.append(f"- The person asked: {turn.prompt}")
+        lines.append(_indented(f"- The person asked: {turn.prompt}", "  "))
         if turn.answer:
-            lines.append(f"  The assistant answered: {turn.answer}")
+            lines.append(_indented(f"  The assistant answered: {turn.answer}", "    "))
     return "\n".join(lines)
+
+
+def _indented(text: str, indent: str) -> str:
+    """A multi-line prompt or answer under its bullet, each later line indented as written."""
+    first, *rest = text.split("\n")
+    return "\n".join([first, *(indent + line if line.strip() else "" for line in rest)])

@@ -1,10 +1,15 @@
 """Mining replayable tasks from harvested prompts, without a model.
 
 The heuristic reads each root session's prompts in order:
-- short acknowledgements ("yes", "thanks", "continue") are not tasks;
-- a **correction** ("no, use X", "don't use Y", "X instead of Y") is not a task of its
-  own: it tells what a good answer to the *previous* request would have done, so it
-  becomes that task's rubric, and its "use X" / "not Y" become literal checks;
+- short acknowledgements ("yes", "thanks", "continue") are not tasks: they accept the
+  answer before them (it becomes the request's reference);
+- a **correction** (sleep/mine/corrections.py: "no, use X", "did you run the tests?", "you
+  dropped the old function") is not a task of its own: it tells what a good answer to
+  the request it corrects would have done, so it becomes that task's rubric, its checks
+  where it is mechanical (sleep/mine/correction_checks.py) and one of its `corrections`. The
+  request it corrects is the one the conversation is on: acknowledgements and short
+  fragments ("fix it") between them never move it. A correction after an interrupted
+  answer makes the interrupted request a task, with the correction as its rubric;
 - every other prompt is a task, keyed by its **shape** (lowercased, numbers, paths and
   quoted strings abstracted), so the same request made in several sessions is one task
   with several sources. Recurring and corrected tasks come first when the night caps
@@ -24,16 +29,29 @@ from dataclasses import dataclass
 from typing import Any
 
 from sleep.harvest.file_edits import FileEdit, confined, edit_problem, prior_edits
+from sleep.mine.correction_checks import checks_for
+from sleep.mine.corrections import is_correction, redirected
 from sleep.mine.evidence import (
-    bounded_context,
-    constraint_rubric,
+    SessionTurns,
+    constraint_checks,
+    constraint_note,
+    constraints_in,
     is_follow_up,
     reference_of,
     verification_commands,
 )
 from sleep.mine.judged_by import correction_note
-from sleep.mine.kinds import kind_of
-from sleep.mine.tasks import Check, MinedTask, Turn, stronger_kind, task_id
+from sleep.mine.kinds import TaskKind, kind_of
+from sleep.mine.preferences import assign_preferences
+from sleep.mine.tasks import (
+    MAX_CORRECTION_CHARS,
+    Check,
+    Correction,
+    MinedTask,
+    Turn,
+    stronger_kind,
+    task_id,
+)
 
 ACKNOWLEDGEMENTS = frozenset(
     [
@@ -72,16 +90,6 @@ MAX_INTENT_CHARS = 4000
 # first lines, so a pasted log of megabytes adds nothing but time.
 MAX_MINED_CHARS = 16_000
 
-_CORRECTION_START = re.compile(
-    r"^\s*(no\b|nope\b|not quite\b|wrong\b|that'?s wrong|don'?t\b|do not\b|stop\b|"
-    r"instead\b|actually\b|please don'?t\b|never\b)",
-    re.IGNORECASE,
-)
-_USE = re.compile(r"\buse\s+[`'\"]?([\w./:@+-]{2,60})", re.IGNORECASE)
-_INSTEAD_OF = re.compile(r"\binstead of\s+[`'\"]?([\w./:@+-]{2,60})", re.IGNORECASE)
-_DONT_USE = re.compile(
-    r"\b(?:don'?t|do not|never|stop)\s+(?:use|using)\s+[`'\"]?([\w./:@+-]{2,60})", re.IGNORECASE
-)
 _QUOTED = re.compile(r"(`[^`]*`|\"[^\"]*\"|'[^']{2,}')")
 # Starts only where a path can start (not inside a word, except at a `~`) and never gives
 # back a segment (`++`), so a long run of word characters is scanned once, not once per
@@ -107,132 +115,229 @@ def is_acknowledgement(text: str) -> bool:
     return not words or (len(words) <= 3 and all(w in ACKNOWLEDGEMENTS for w in words))
 
 
-def is_correction(text: str) -> bool:
-    return bool(_CORRECTION_START.match(text)) or bool(_INSTEAD_OF.search(text))
-
-
-def checks_from_correction(text: str) -> list[Check]:
-    avoid = {m.group(1).strip("`'\".,") for m in _INSTEAD_OF.finditer(text)}
-    avoid |= {m.group(1).strip("`'\".,") for m in _DONT_USE.finditer(text)}
-    use = {m.group(1).strip("`'\".,") for m in _USE.finditer(text)} - avoid
-    checks = [Check("contains", v) for v in sorted(use) if v]
-    checks += [Check("not_contains", v) for v in sorted(avoid) if v]
-    return checks
-
-
 @dataclass
-class _Waiting:
-    """A task's latest answer, waiting for the person's next word: an acknowledgement or
-    a new request accepts it (it becomes the reference); a correction replaces it."""
+class _Thread:
+    """The request the conversation is on, with its latest answer waiting for the
+    person's next word: an acknowledgement or a new request accepts that answer (it
+    becomes the reference); a correction or a short fragment ("fix it") continues the
+    thread, so a later correction still lands on this request."""
 
     task: MinedTask
     answer: str
     aborted: bool
+    edits: list[FileEdit]
+    accepted: str = ""  # the reference this session gave the task, until corrected
 
     def accept(self) -> None:
-        if self.answer and not self.aborted and not self.task.reference:
-            self.task.reference = reference_of(self.answer)
+        if self.aborted or self.task.reference:
+            return
+        self.task.reference = self.accepted = reference_of(self.answer, self.edits)
+
+    def continue_with(self, answer: str, aborted: bool, edits: list[FileEdit]) -> None:
+        """The next answer of the same request (after a fragment or a correction)."""
+        if answer or edits:
+            self.answer, self.edits = answer, edits
+        self.aborted = aborted
+
+    def corrected(self) -> None:
+        """The person corrected an answer they had acknowledged: it is no reference."""
+        if self.accepted and self.task.reference == self.accepted:
+            self.task.reference = self.accepted = ""
+
+
+@dataclass
+class _Stopped:
+    """An interrupted request the person then redirected: a task once the correction comes."""
+
+    text: str
+    kind: TaskKind
+    context: list[Turn]
+    earlier: list[FileEdit]
+    when: str | None
+    index: int  # its place in the session
+
+
+# Where each prompt went: (session, the prompt's index in it) → the id of the task it
+# asked, corrected or continued (sleep/mine/with_model.py builds on it).
+Placed = dict[tuple[str, int], str]
 
 
 def mine_sessions(
-    sessions: Iterable[dict[str, Any]], *, include_automation: bool = False
+    sessions: Iterable[dict[str, Any]],
+    *,
+    include_automation: bool = False,
+    placed: Placed | None = None,
 ) -> list[MinedTask]:
-    """Tasks from harvested sessions (the harvest's JSON shape), most useful first."""
+    """Tasks from harvested sessions (the harvest's JSON shape), most useful first;
+    `placed`, when given, is filled with the task each prompt went to."""
     by_id: dict[str, MinedTask] = {}
     for session in sessions:
         if session.get("automation") and not include_automation:
             continue
-        _mine_session(session, by_id)
+        _mine_session(session, by_id, {} if placed is None else placed)
     for task in by_id.values():
         task.train_only = not task.has_evidence
+    assign_preferences(list(by_id.values()))
     return sorted(by_id.values(), key=priority)
 
 
-def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask]) -> None:
+def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: Placed) -> None:
     project = session.get("cwd")
-    sid = f"{session.get('source', '?')}:{session.get('session_id', '?')}"
-    previous: MinedTask | None = None
-    waiting: _Waiting | None = None
-    turns: list[tuple[Turn, bool]] = []  # the session so far, and whether each was agentic
+    sid = session_key(session)
+    thread: _Thread | None = None
+    stopped: _Stopped | None = None
+    turns = SessionTurns()
     edits: list[list[FileEdit]] = []  # the session's file edits so far, turn by turn
-    started = session_start(session)
-    for prompt in session.get("tasks", []):
+    prompts = session.get("tasks", [])
+    for index, prompt in enumerate(prompts):
         text = (prompt.get("text") or "")[:MAX_MINED_CHARS].strip()
         earlier = prior_edits(edits)
-        edits.append(_turn_edits(prompt, project))
+        turn_edits = _turn_edits(prompt, project)
+        edits.append(turn_edits)
         if not text:
             continue
         answer = prompt.get("answer") or ""
         aborted = bool(prompt.get("aborted"))
         commands = [c for c in prompt.get("commands", []) if isinstance(c, str)]
+        tools = [t for t in prompt.get("tools", []) if isinstance(t, str)]
+        when = prompt.get("timestamp")
         if prompt.get("interrupted"):
             # The person stopped it: not a task (sleep/mine/interrupted.py lists it as left
-            # out), and what follows is not a correction of the request before it. Asking
-            # for something new still accepted the answer before it (a stopped correction
-            # did not).
-            if waiting is not None and not is_correction(text):
-                waiting.accept()
-            turns.append((Turn(text, answer), False))
-            previous = waiting = None
+            # out) unless a correction says what they wanted of it instead; what follows
+            # is not a correction of the request before it. Asking for something new
+            # still accepted the answer before it (a stopped correction did not).
+            if thread is not None and not is_correction(text):
+                thread.accept()
+            stopped = None
+            if redirected(prompts, index):
+                context, agentic_before = turns.context_for(text)
+                kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
+                stopped = _Stopped(text, kind, context, earlier if context else [], when, index)
+            turns.add(Turn(text, answer), False, new_thread=True)
+            thread = None
             continue
         if is_acknowledgement(text):
-            if waiting is not None:
-                waiting.accept()
-            waiting = None
+            if thread is not None:
+                thread.accept()
             continue
-        if previous is not None and is_correction(text):
-            note = correction_note(text)
-            if note not in previous.rubric:
-                previous.rubric = f"{previous.rubric}\n{note}".strip()
-            for check in [*checks_from_correction(text), *verification_commands(commands)]:
-                if check not in previous.checks:
-                    previous.checks.append(check)
-            waiting = _Waiting(previous, answer, aborted)
-            turns.append((Turn(text, answer), previous.kind == "agentic"))
+        if is_correction(text) and (thread is not None or stopped is not None):
+            if stopped is not None:
+                task = _task(by_id, project, stopped.text, stopped.kind, stopped.context,
+                             stopped.earlier, session, sid, stopped.when)  # fmt: skip
+                thread = _Thread(task, "", False, [])
+                placed[(sid, stopped.index)] = task.id
+                stopped = None
+            assert thread is not None
+            _correct(thread, text, commands, sid, session, when)
+            placed[(sid, index)] = thread.task.id
+            thread.continue_with(answer, aborted, turn_edits)
+            turns.add(Turn(text, answer), thread.task.kind == "agentic")
             continue
-        if waiting is not None:
-            waiting.accept()  # the next request: the person moved on from that answer
-        waiting = None
-        tools = [t for t in prompt.get("tools", []) if isinstance(t, str)]
-        context = bounded_context([t for t, _a in turns]) if is_follow_up(text) else []
-        agentic_before = any(a for _t, a in turns[-len(context) :]) if context else False
-        kind = kind_of(text, tools=tools, context_agentic=agentic_before)
-        turns.append((Turn(text, answer), kind == "agentic"))
+        stopped = None
         if len(text) < MIN_TASK_CHARS:
+            # "fix it": part of the request before it, never an acceptance of its answer
+            if thread is not None:
+                thread.continue_with(answer, aborted, turn_edits)
+                placed[(sid, index)] = thread.task.id
+            turns.add(Turn(text, answer), thread is not None and thread.task.kind == "agentic")
             continue
-        shape = shape_of(text)
-        tid = task_id(project, shape)
-        when = prompt.get("timestamp")
-        task = by_id.get(tid)
-        if task is None:
-            task = by_id[tid] = MinedTask(
-                id=tid,
-                intent=text[:MAX_INTENT_CHARS],
-                project=project,
-                kind=kind,
-                first_seen=when,
-                last_seen=when,
-                branch=session.get("branch"),
-                context=context,
-                prior_edits=earlier if context else [],
-                session_started=started,
-                session_commit=session_commit(session),
-            )
-        else:
-            task.kind = stronger_kind(task.kind, kind)
-        constraints = constraint_rubric(text)
-        if constraints and constraints not in task.rubric:
-            task.rubric = f"{task.rubric}\n{constraints}".strip()
-        for check in verification_commands(commands):
-            if check not in task.checks:
-                task.checks.append(check)
-        if sid not in task.source_sessions:
-            task.source_sessions.append(sid)
-        task.occurrences = max(task.occurrences, len(task.source_sessions))
-        if when and (task.last_seen is None or when > task.last_seen):
-            task.last_seen = when
-        previous = task
-        waiting = _Waiting(task, answer, aborted)
+        if thread is not None:
+            thread.accept()  # the next request: the person moved on from that answer
+        context, agentic_before = turns.context_for(text) if is_follow_up(text) else ([], False)
+        kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
+        task = _task(by_id, project, text, kind, context, earlier if context else [],
+                     session, sid, when)  # fmt: skip
+        for constraint in constraints_in(text):
+            note = constraint_note(constraint)
+            if note not in task.rubric:
+                task.rubric = f"{task.rubric}\n{note}".strip()
+            _keep(task, Correction(constraint, sid, _agent(session), when))
+        verified = verification_commands(commands)
+        agentic = task.kind == "agentic"
+        _add_checks(task, constraint_checks(text, agentic=agentic, commands_after=verified))
+        _add_checks(task, verified)
+        thread = _Thread(task, answer, aborted, turn_edits)
+        placed[(sid, index)] = task.id
+        turns.add(Turn(text, answer), kind == "agentic", new_thread=True)
+
+
+def session_key(session: dict[str, Any]) -> str:
+    """A session as tasks name their sources: `<agent>:<session id>`."""
+    return f"{session.get('source', '?')}:{session.get('session_id', '?')}"
+
+
+def _task(
+    by_id: dict[str, MinedTask],
+    project: str | None,
+    text: str,
+    kind: TaskKind,
+    context: list[Turn],
+    earlier: list[FileEdit],
+    session: dict[str, Any],
+    sid: str,
+    when: str | None,
+) -> MinedTask:
+    """The task for a request: new, or the one of the same shape seen before."""
+    tid = task_id(project, shape_of(text))
+    task = by_id.get(tid)
+    if task is None:
+        task = by_id[tid] = MinedTask(
+            id=tid,
+            intent=text[:MAX_INTENT_CHARS],
+            project=project,
+            kind=kind,
+            first_seen=when,
+            last_seen=when,
+            branch=session.get("branch"),
+            context=context,
+            prior_edits=earlier,
+            session_started=session_start(session),
+            session_commit=session_commit(session),
+        )
+    else:
+        task.kind = stronger_kind(task.kind, kind)
+    if sid not in task.source_sessions:
+        task.source_sessions.append(sid)
+    task.occurrences = max(task.occurrences, len(task.source_sessions))
+    if when and (task.last_seen is None or when > task.last_seen):
+        task.last_seen = when
+    return task
+
+
+def _correct(
+    thread: _Thread,
+    text: str,
+    commands: list[str],
+    sid: str,
+    session: dict[str, Any],
+    when: str | None,
+) -> None:
+    """The correction becomes the rubric and checks of the request it corrects."""
+    task = thread.task
+    thread.corrected()
+    note = correction_note(text)
+    if note not in task.rubric:
+        task.rubric = f"{task.rubric}\n{note}".strip()
+    verified = verification_commands(commands)
+    found = checks_for(text, agentic=task.kind == "agentic",
+                       commands_after=[c.value for c in verified])  # fmt: skip
+    _add_checks(task, [*found, *verified])
+    _keep(task, Correction(text[:MAX_CORRECTION_CHARS], sid, _agent(session), when))
+
+
+def _agent(session: dict[str, Any]) -> str:
+    return str(session.get("source") or "?")
+
+
+def _keep(task: MinedTask, correction: Correction) -> None:
+    if correction not in task.corrections:
+        task.corrections.append(correction)
+
+
+def _add_checks(task: MinedTask, checks: list[Check]) -> None:
+    for check in checks:
+        if check not in task.checks:
+            task.checks.append(check)
 
 
 def session_commit(session: dict[str, Any]) -> str | None:

@@ -2,12 +2,17 @@
 trained on. A stopped turn says the person changed their mind or saw it go wrong, so its
 prompt is no evidence of what they wanted; the miners skip it (sleep/mine/heuristic.py,
 sleep/mine/with_model.py) and the night lists it as left out with this reason, beside the
-sessions routing left out, so nothing disappears silently.
+sessions routing left out, so nothing disappears silently. One the person followed with
+a correction ("never mind the long version, just tell me …") is not left out: the
+correction says what they wanted of it, so it is a task with that as its rubric
+(sleep/mine/corrections.py `redirected`).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from sleep.mine.corrections import redirected
 
 INTERRUPTED_REASON = "interrupted by the user"
 _SHOWN_CHARS = 80
@@ -19,8 +24,9 @@ def interrupted_left_out(sessions: list[dict[str, Any]]) -> list[dict[str, str]]
     out = []
     for session in sessions:
         source = str(session.get("source") or "?")
-        for prompt in session.get("tasks", []):
-            if prompt.get("interrupted"):
+        prompts = session.get("tasks", [])
+        for index, prompt in enumerate(prompts):
+            if prompt.get("interrupted") and not redirected(prompts, index):
                 text = " ".join(str(prompt.get("text") or "").split())
                 out.append(
                     {

@@ -5,8 +5,13 @@
 - `redacted`: the secret the harvest replaced is what the request is about ("decode this
   token"): with the secret gone it cannot be answered, so it is dropped;
 - `agentic`: it reads or changes the project or runs commands; the session's own evidence
-  (the assistant called file or shell tools answering it) decides first;
-- `advice`: answerable from its text and its context.
+  (the assistant called file or shell tools answering it, or handed it to a sub-agent)
+  decides first;
+- `advice`: answerable from its text and its context. A question that asks for no change
+  stays advice where the session only read to answer it (a yes/no question about the
+  code), or where it is about another machine ("staging can't reach the db … why does
+  the connection time out?": the project's copy cannot show it); a question is never
+  `external` (asking which credential to use acts on nothing).
 The miner model may refine a kind (sleep/mine/with_model.py); these rules are the fallback.
 """
 
@@ -23,7 +28,7 @@ _EXTERNAL = re.compile(
     r"\b(?:post|send|message|notify|ping|announce|tweet|email|e-mail|mail|dm)\b[^.?!\n]*?"
     r"(?:#[a-z0-9][\w-]*|@\w+|\bslack\b|\bchannel\b|\bteams?\b|\bemail\b|\bdiscord\b|"
     r"\bmailing list\b|\bon-call\b|\bstakeholders\b|\bcustomers?\b)"
-    r"|\bdeploy\w*\b|\bship it\b|\broll (?:it )?out\b"
+    r"|\bdeploy\w*\b(?!\s+(?:keys?|tokens?|credentials?)\b)|\bship it\b|\broll (?:it )?out\b"
     r"|\bgit push\b|\bpush (?:it|this|that|them|the \w+|my \w+)?\s*(?:to|up)\b|\bforce[- ]push\b"
     r"|\b(?:open|create|file|submit|raise)\s+(?:a |an |the )?(?:pr|pull request|merge request|"
     r"github issue|jira ticket|ticket)\b"
@@ -101,28 +106,144 @@ _PROJECT_TOOLS = re.compile(
 )
 
 
+# Handing the work to a sub-agent (Claude Code's Agent/Task tool, Codex's spawn_agent).
+_DELEGATION_TOOLS = re.compile(r"^(?:agent|task|dispatch_agent|spawn_agent|subagent)$", re.I)
+_DELEGATES = re.compile(
+    r"\b(?:delegate|hand (?:it|this) off|spawn|use|ask|with|via)\b[^.?!\n]*\bsub-?agents?\b", re.I
+)
+# Tools that only read: a question answered with them asked for no change.
+_READ_TOOLS = re.compile(
+    r"^(?:read|grep|glob|ls|view|read_file|list_dir\w*|webfetch|websearch|todowrite)$", re.I
+)
+_YES_NO = re.compile(
+    r"^\s*(?:is|are|does|do|did|can|could|will|would|should|has|have|was|were)\s+"
+    r"(?!you\b|u\b)",
+    re.IGNORECASE,
+)
+_CHANGE = re.compile(
+    r"\b(?:add|fix|implement|refactor|rename|remove|delete|create|write|update|edit|change|"
+    r"move|replace|migrate|bump|upgrade|convert|rewrite|extract|make it|set up)\b",
+    re.IGNORECASE,
+)
+_ELSEWHERE = re.compile(
+    r"\b(?:staging|production|prod|the server|remote|the cluster|the vm|ci runner)\b", re.I
+)
+# A question that weighs a choice ("should I use a deploy key?", "which token …?"):
+# never external, whatever it names. "can we push it?" is not one: it may mean "do it".
+_ASKS_WHICH = re.compile(
+    r"^\s*(?:which|what|why|how|should (?:i|we)|is (?:it|a|an|the)|are|does|do (?:i|we))\b",
+    re.IGNORECASE,
+)
+# A question that asks the agent to act ("can you deploy it?") is a request.
+_POLITE_REQUEST = re.compile(r"^\s*(?:can|could|would|will)\s+(?:you|u)\b|^\s*please\b", re.I)
+
+
 def used_project_tools(tools: list[str]) -> bool:
-    return any(_PROJECT_TOOLS.match(t) for t in tools)
+    return any(_PROJECT_TOOLS.match(t) or _DELEGATION_TOOLS.match(t) for t in tools)
+
+
+def is_question(text: str) -> bool:
+    """A question for an answer, not a request to act ("can you …?" is a request)."""
+    if _POLITE_REQUEST.match(text):
+        return False
+    last = text.strip().rsplit("\n", 1)[-1]
+    return last.rstrip().endswith("?") or bool(_QUESTION.match(text) or _YES_NO.match(text))
+
+
+# A shell command that only reads (Codex reads files with `sed -n`, `rg`, `cat`).
+_READ_COMMAND = re.compile(
+    r"^(?:cat|sed\s+-n|rg|grep|ls|head|tail|nl|wc|find|tree|pwd|echo|file|stat|"
+    r"git\s+(?:log|show|diff|status|grep|blame|ls-files))\b"
+)
+# Asking how the code behaves: "walk me through how X handles Y", "how does X treat Y?"
+_BEHAVIOUR = re.compile(
+    r"^\s*(?:walk me through|talk me through)\b|^\s*how (?:does|do|is|are)\b[^?\n]*"
+    r"\b(?:handle|handled|treat|treated|work|behave|deal)",
+    re.IGNORECASE,
+)
+
+
+_SHELL_TOOLS = re.compile(r"^(?:bash|shell|exec_command|local_shell|shell_command)$", re.I)
+
+
+def _only_reads(tools: list[str], commands: list[str]) -> bool:
+    """The session only read answering it: read tools, and shell commands that read."""
+    shell = False
+    for tool in tools:
+        if _SHELL_TOOLS.match(tool):
+            shell = True
+        elif not _READ_TOOLS.match(tool) and (
+            _PROJECT_TOOLS.match(tool) or _DELEGATION_TOOLS.match(tool)
+        ):
+            return False  # it wrote, edited or handed the work on
+    steps = [s for c in commands for s in re.split(r"\s*(?:&&|;|\|\|?)\s*", c.strip()) if s]
+    if shell and not steps:
+        return False  # a shell call whose command was not recorded
+    return all(_READ_COMMAND.match(s) or s.startswith("cd ") for s in steps)
+
+
+def _question_for_advice(text: str, tools: list[str], commands: list[str]) -> bool:
+    """A question that asks for no change and that the project's copy does not answer
+    better than its text: a yes/no or behaviour question the session only read files
+    for, or one about another machine."""
+    if _CHANGE.search(text) or _delegates(text, tools):
+        return False
+    behaviour = bool(_BEHAVIOUR.match(text))
+    if not (is_question(text) or behaviour):
+        return False
+    if _ELSEWHERE.search(text):
+        return not any(_writes(t) for t in tools)
+    return (bool(_YES_NO.match(text)) or behaviour) and _only_reads(tools, commands)
+
+
+def _writes(tool: str) -> bool:
+    return bool(re.match(r"^(?:write|edit|multiedit|notebookedit|apply_patch|write_file|"
+                         r"edit_file|str_replace\w*|create_file)$", tool, re.I))  # fmt: skip
+
+
+def _delegates(text: str, tools: list[str]) -> bool:
+    return any(_DELEGATION_TOOLS.match(t) for t in tools) or bool(_DELEGATES.search(text))
+
+
+# Asking which kind of credential to use needs no particular secret ("which kind of token
+# should CI use?", "a fine-grained token or a deploy key?").
+_WHICH_KIND = re.compile(
+    r"\b(?:which|what)\s+(?:kind|type|sort)s?\s+of\b|\bshould\s+(?:i|we|ci|it|the \w+)\s+use\b"
+    r"|\b(?:token|key)\s+or\s+(?:an?\s+)?[\w-]+\s+(?:token|key)\b",
+    re.IGNORECASE,
+)
 
 
 def is_about_a_secret(text: str) -> bool:
-    """The redacted secret is what the request is about, not a detail beside it."""
-    if REDACTION_MARK not in text:
+    """The redacted secret is what the request is about, not a detail beside it: a
+    question of which kind of credential to use is answerable without it."""
+    if REDACTION_MARK not in text or _WHICH_KIND.search(text):
         return False
     return bool(_ABOUT_SECRET.search(text)) and (bool(_SECRET_WORD.search(text)) or len(text) < 200)
 
 
-def kind_of(text: str, *, tools: list[str] = (), context_agentic: bool = False) -> TaskKind:
-    """The task's kind from its (redacted) text, the tools the session used answering it,
-    and whether the turns it follows up on were agentic."""
+def kind_of(
+    text: str,
+    *,
+    tools: list[str] = (),
+    context_agentic: bool = False,
+    commands: list[str] = (),
+) -> TaskKind:
+    """The task's kind from its (redacted) text, the tools the session used answering it
+    and the shell commands it ran, and whether the turns it follows up on were agentic."""
     if is_about_a_secret(text):
         return "redacted"
     # A redaction's mark names its kind (`[REDACTED:aws_access_key_id]`), which reads like
     # an identifier of the project: the words of the request decide, not the mark.
     text = _MARK.sub(" ", text)
-    if _EXTERNAL.search(text):
+    tools = list(tools)
+    if _EXTERNAL.search(text) and not _ASKS_WHICH.match(text):
         return "external"
-    if used_project_tools(list(tools)) or context_agentic or _agentic_text(text):
+    if _delegates(text, tools):
+        return "agentic"
+    if _question_for_advice(text, tools, list(commands)):
+        return "advice"
+    if used_project_tools(tools) or context_agentic or _agentic_text(text):
         return "agentic"
     return "advice"
 

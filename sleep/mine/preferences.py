@@ -1,25 +1,44 @@
-"""Preferences: what one person keeps correcting, across sessions and agents.
+"""Preferences: what a person keeps asking for across sessions, whatever the request.
 
-Mining gives each corrected task a stable preference id (`MinedTask.preference`): the
-tasks whose corrections say the same thing ("use logging, not print" four times) share
-it. A preference is the unit a night learns and is judged on: the split holds out one of
-its occurrences the optimizer never sees (sleep/night/held_out.py), the gate asks whether the
-held-out ones pass more often (sleep/night/preference_gate.py), and after adoption the later
-sessions are read for it again (sleep/state/adoption_effect.py).
+"use logging, not print" typed in four sessions, under four different requests, is one
+need the instruction file should carry: a **preference**, with each time it was said as
+an occurrence (the task, session, agent and date). A night gates on held-out occurrences
+of each preference (sleep/mine/split.py), and after adoption later sessions tell whether it
+is still corrected.
+
+Two corrections say the same thing when their mechanical meaning is the same
+(sleep/mine/correction_checks.py `concepts`: {want:logging, avoid:print}), or, for those with
+no mechanical shape ("keep the public API unchanged"), when their content words mostly
+agree. A preference's id is a hash of that meaning, so it is stable from night to night
+whichever wording came first.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from sleep.mine.tasks import MinedTask
+from sleep.mine.correction_checks import concepts
+from sleep.mine.tasks import Correction, MinedTask
+
+SAME_WORDS = 0.6  # the share of content words two plain-worded corrections must share
+_STOP = frozenset(
+    [
+        "a", "an", "the", "and", "or", "but", "to", "of", "in", "on", "for", "with", "without",
+        "it", "its", "this", "that", "these", "those", "is", "are", "be", "was", "were", "do",
+        "does", "did", "don't", "dont", "not", "no", "please", "just", "i", "you", "we", "me",
+        "my", "your", "our", "so", "as", "at", "by", "from", "instead", "rather", "than", "use",
+        "using", "keep", "make", "sure", "again", "also", "always", "never",
+    ]
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Occurrence:
-    """One time the person corrected (or stated) a preference: in which task's request,
-    in which session (`source:id`), by which agent, when."""
+    """One time the person said it: in which task's session, with which agent, when."""
 
     task: str
     session: str
@@ -30,7 +49,7 @@ class Occurrence:
 @dataclass
 class Preference:
     id: str
-    text: str
+    text: str  # the plainest wording the person used
     occurrences: list[Occurrence] = field(default_factory=list)
 
     @property
@@ -41,30 +60,110 @@ class Preference:
         return {
             "id": self.id,
             "text": self.text,
-            "occurrences": [
-                {"task": o.task, "session": o.session, "agent": o.agent, "date": o.date}
-                for o in self.occurrences
-            ],
+            "occurrences": [o.__dict__.copy() for o in self.occurrences],
         }
 
 
-def _occurrences(task: MinedTask) -> list[Occurrence]:
-    """A task's corrections, each an occurrence; a task given its preference without a
-    recorded correction (a constraint stated up front) is one, in its first session."""
-    if task.corrections:
-        return [Occurrence(task.id, c.session, c.agent, c.date) for c in task.corrections]
-    session = (task.source_sessions or ["?:?"])[0]
-    return [Occurrence(task.id, session, session.split(":", 1)[0], task.first_seen)]
+def _words(text: str) -> frozenset[str]:
+    words = re.findall(r"[a-z][a-z0-9_.()-]+", text.lower())
+    return frozenset(w.rstrip("s") for w in words if w not in _STOP and len(w) > 2)
+
+
+def _meaning(text: str) -> tuple[str, frozenset[str]]:
+    """("concepts", …) for a mechanical correction, else ("words", …)."""
+    found = concepts(text)
+    return ("concepts", found) if found else ("words", _words(text))
+
+
+def _same(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -> bool:
+    """Two corrections say the same thing: they share a mechanical meaning ("don't print
+    debug output" {avoid:print} and "use logging, not print" {want:logging, avoid:print}),
+    or, worded plainly, mostly the same words."""
+    if a[0] != b[0] or not a[1] or not b[1]:
+        return False
+    if a[0] == "concepts":
+        return bool(a[1] & b[1])
+    return len(a[1] & b[1]) / len(a[1] | b[1]) >= SAME_WORDS
+
+
+def _preference_id(kind: str, meanings: list[frozenset[str]]) -> str:
+    """Stable whichever wording came first: the meaning most of its occurrences share."""
+    if kind == "concepts":
+        counts = Counter(c for m in meanings for c in m)
+        key = [min(counts, key=lambda c: (-counts[c], c))]
+    else:
+        key = sorted(min(meanings, key=lambda m: (len(m), sorted(m))))
+    digest = hashlib.sha256("\n".join([kind, *key]).encode()).hexdigest()
+    return f"p-{digest[:10]}"
+
+
+_Said = tuple[tuple[str, frozenset[str]], MinedTask, Correction]
+
+
+class _Groups:
+    """Corrections joined when they say the same thing (`_same`), found through an index
+    of the concepts and words each holds, so an archive of thousands stays quick."""
+
+    def __init__(self) -> None:
+        self.said: list[_Said] = []
+        self.parent: list[int] = []
+        self.holding: dict[tuple[str, str], list[int]] = {}  # (kind, concept or word) → items
+
+    def root(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def add(self, said: _Said) -> None:
+        i = len(self.said)
+        self.said.append(said)
+        self.parent.append(i)
+        kind, meaning = said[0]
+        candidates = {j for key in meaning for j in self.holding.get((kind, key), [])}
+        for j in sorted(candidates):
+            if _same(self.said[j][0], said[0]):
+                self.parent[self.root(j)] = i
+        for key in meaning:
+            self.holding.setdefault((kind, key), []).append(i)
+
+    def groups(self) -> list[list[_Said]]:
+        out: dict[int, list[_Said]] = {}
+        for i, said in enumerate(self.said):
+            out.setdefault(self.root(i), []).append(said)
+        return list(out.values())
 
 
 def group_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
-    """The preferences of `tasks` (those with a preference id), with every occurrence,
-    most occurrences first; the text is the first correction's (or the task's rubric)."""
-    found: dict[str, Preference] = {}
-    for task in sorted(tasks, key=lambda t: (t.first_seen or "", t.id)):
-        if not task.preference:
-            continue
-        text = task.corrections[0].text if task.corrections else task.rubric or task.intent
-        pref = found.setdefault(task.preference, Preference(task.preference, text))
-        pref.occurrences += [o for o in _occurrences(task) if o not in pref.occurrences]
-    return sorted(found.values(), key=lambda p: (-len(p.occurrences), p.id))
+    """The preferences in these tasks' corrections, most often said first (one said
+    once is a preference too: it waits for a second occurrence to be tested)."""
+    grouped = _Groups()
+    for task in tasks:
+        for correction in task.corrections:
+            meaning = _meaning(correction.text)
+            if meaning[1]:
+                grouped.add((meaning, task, correction))
+    out = []
+    for said in grouped.groups():
+        occurrences = list(
+            dict.fromkeys(Occurrence(t.id, c.session, c.agent, c.date) for _m, t, c in said)
+        )
+        occurrences.sort(key=lambda o: (o.date or "", o.session, o.task))
+        text = min((c.text for _m, _t, c in said), key=lambda s: (len(s), s))
+        kind = said[0][0][0]
+        meanings = [m[1] for m, _t, _c in said]
+        out.append(Preference(_preference_id(kind, meanings), text, occurrences))
+    return sorted(out, key=lambda p: (-len(p.sessions), p.id))
+
+
+def assign_preferences(tasks: list[MinedTask]) -> list[Preference]:
+    """Group the tasks' corrections and mark each task with the preference said in the
+    most sessions among those its corrections belong to."""
+    preferences = group_preferences(tasks)
+    first: dict[str, str] = {}
+    for preference in preferences:  # most said first
+        for occurrence in preference.occurrences:
+            first.setdefault(occurrence.task, preference.id)
+    for task in tasks:
+        task.preference = first.get(task.id, task.preference)
+    return preferences

@@ -11,44 +11,87 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from core.atomic import write_json
 from core.errors import UserError
 from sleep.harvest.file_edits import FileEdit, edit_problem
+from sleep.mine.check_rules import describe_check, evaluate_check
 from sleep.mine.kinds import TaskKind, normalise_kind
 
-CheckKind = Literal["contains", "not_contains", "command"]
-TEXT_CHECKS = ("contains", "not_contains")
+CheckKind = Literal[
+    "contains",
+    "not_contains",
+    "command",
+    "diff_adds",
+    "diff_not_adds",
+    "no_new_import",
+    "ran",
+    "answer_first_line_max",
+    "answer_starts_with",
+]
+CHECK_KINDS: tuple[str, ...] = get_args(CheckKind)
 MAX_CONTEXT_CHARS = 3000  # the earlier turns a follow-up keeps, in all
 
 
 @dataclass(frozen=True)
+class ReplayEvidence:
+    """What a replay produced that a check can read without a judge: the final reply,
+    the diff of the workspace and the commands the agent ran. `diff` and `commands` are
+    None where the replay had no workspace (a chat call): a check on them then says
+    nothing (`Check.evaluate` gives None), it does not fail."""
+
+    reply: str
+    diff: str | None = None
+    commands: list[str] | None = None
+    # the project's own top-level modules (an import of one is not a new dependency)
+    local_modules: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class Check:
-    """A literal check on the reply text (`contains` / `not_contains`): cheap evidence
-    beside the judge's rubric; or a `command` the session ran to verify its work (`make
-    test`), run in the replay workspace after the agent finishes."""
+    """A check a replay applies without a judge:
+    - `contains` / `not_contains`: a literal, whole-word, on the reply text;
+    - `command`: a verification command the session ran (`make test`), run in the
+      replay's workspace after the agent finishes (sleep/night/replay_checks.py);
+    - `diff_adds` / `diff_not_adds`: a regular expression on the diff's added lines;
+    - `no_new_import`: the diff adds no third-party import or dependency;
+    - `ran`: a regular expression over the commands the agent ran (`make test`);
+    - `answer_first_line_max`: the reply's first line within "N chars" or "N words";
+    - `answer_starts_with`: the reply opens with one of `|`-separated words (`yes|no`).
+    The mechanical form of a person's correction or constraint (sleep/mine/correction_checks.py)."""
 
     kind: CheckKind
     value: str
 
     @property
     def on_reply(self) -> bool:
-        return self.kind in TEXT_CHECKS
+        """Applied to the replay's evidence by the environment (not run as a command)."""
+        return self.kind != "command"
 
-    def passes(self, reply: str) -> bool:
-        # A whole-word match: "avoid npm" must not fail on a reply that says "pnpm".
-        pattern = r"(?<![\w-])" + re.escape(self.value) + r"(?![\w-])"
-        found = re.search(pattern, reply, re.IGNORECASE) is not None
-        return found if self.kind == "contains" else not found
+    def evaluate(self, evidence: ReplayEvidence) -> bool | None:
+        """Whether the replay passes this check; None when its evidence has nothing to
+        tell (a diff check on a chat reply, a command check: run elsewhere)."""
+        return evaluate_check(self.kind, self.value, evidence)
 
     def describe(self) -> str:
-        if self.kind == "command":
-            return f"runs {self.value!r} successfully"
-        return f"{'mentions' if self.kind == 'contains' else 'avoids'} {self.value!r}"
+        return describe_check(self.kind, self.value)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One correction the person made of a task's answer: its words (redacted), the
+    session and agent it was made in, and when (the prompt's timestamp, if recorded)."""
+
+    text: str
+    session: str
+    agent: str
+    date: str | None = None
+
+
+MAX_CORRECTION_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -57,17 +100,6 @@ class Turn:
 
     prompt: str
     answer: str = ""
-
-
-@dataclass(frozen=True)
-class Correction:
-    """A person's correction of the request it is attached to: what they typed, and
-    where and when (its session `source:id`, the agent's harvest source, its time)."""
-
-    text: str
-    session: str
-    agent: str
-    date: str | None = None
 
 
 @dataclass
@@ -93,16 +125,16 @@ class MinedTask:
     # folder (sleep/harvest/file_edits.py): applied to the replay's copy before it starts.
     # Absent from archives written before they were kept.
     prior_edits: list[FileEdit] = field(default_factory=list)
-    # When the session of its first sighting began (its first prompt's time): the replay
-    # starts from the project's last commit before it (sleep/night/edited_tree.commit_before),
-    # where the person started, not where the work ended.
+    # When the session of its first sighting began (its first prompt's time), and the
+    # commit it began at where the agent recorded it (Codex): the replay starts there
+    # (sleep/night/edited_tree.start_commit), where the person started, not where the
+    # work ended.
     session_started: str | None = None
-    # The commit its session began at, where the agent recorded it (Codex): the replay's
-    # start when the night's commit descends from it, else the time above decides.
     session_commit: str | None = None
-    # The person's corrections of this request, in order (none: accepted as answered, a
-    # regression guard when held out), and the preference they express: a stable id
-    # shared by the tasks whose corrections say the same thing (sleep/mine/preferences.py).
+    # What the person said they want of it, in order (sleep/mine/heuristic.py): the corrections
+    # they made of its answers and the constraints they stated up front ("standard
+    # library only"); and the preference they belong to (sleep/mine/preferences.py: a stable
+    # id, None until grouped). Absent from archives written before they were kept.
     corrections: list[Correction] = field(default_factory=list)
     preference: str | None = None
 
@@ -115,11 +147,16 @@ class MinedTask:
         data["checks"] = [asdict(c) for c in self.checks]
         data["context"] = [asdict(t) for t in self.context]
         data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
-        if not self.prior_edits:
-            del data["prior_edits"]
-        for optional in ("session_started", "session_commit", "corrections", "preference"):
-            if not data[optional]:
-                del data[optional]
+        data["corrections"] = [asdict(c) for c in self.corrections]
+        for name in (
+            "prior_edits",
+            "corrections",
+            "preference",
+            "session_started",
+            "session_commit",
+        ):
+            if not data[name]:
+                del data[name]
         return data
 
     @classmethod
@@ -151,9 +188,8 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "rubric": (str,), "checks": (list,), "source_sessions": (list,), "skill": _OPTIONAL_STR,
     "occurrences": (int,), "first_seen": _OPTIONAL_STR, "last_seen": _OPTIONAL_STR,
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
-    "prior_edits": (list,), "session_started": _OPTIONAL_STR, "session_commit": _OPTIONAL_STR,
-    "corrections": (list,),
-    "preference": _OPTIONAL_STR,
+    "prior_edits": (list,), "corrections": (list,), "preference": _OPTIONAL_STR,
+    "session_started": _OPTIONAL_STR, "session_commit": _OPTIONAL_STR,
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
 
@@ -171,7 +207,7 @@ def _correction(value: Any) -> bool:
     return (
         isinstance(value, dict)
         and {"text", "session", "agent"} <= set(value) <= {"text", "session", "agent", "date"}
-        and all(isinstance(value[k], str) for k in ("text", "session", "agent"))
+        and all(isinstance(value[f], str) for f in ("text", "session", "agent"))
         and isinstance(value.get("date"), _OPTIONAL_STR)
     )
 
@@ -193,16 +229,13 @@ def task_problem(data: Any) -> str:
         return f"task {name}: bad fields {', '.join(missing + unknown + wrong)}"
     checks = data.get("checks", [])
     if not all(
-        _strings(c, ("kind", "value"))
-        and len(c) == 2
-        and c["kind"] in ("contains", "not_contains", "command")
-        for c in checks
+        _strings(c, ("kind", "value")) and len(c) == 2 and c["kind"] in CHECK_KINDS for c in checks
     ):
         return f"task {name}: a check is not {{kind, value}}"
+    if not all(_correction(c) for c in data.get("corrections", [])):
+        return f"task {name}: a correction is not {{text, session, agent, date}}"
     if not all(_strings(t, ("prompt", "answer")) for t in data.get("context", [])):
         return f"task {name}: a context turn is not {{prompt, answer}}"
-    if not all(_correction(c) for c in data.get("corrections", [])):
-        return f"task {name}: a correction is not {{text, session, agent, date?}}"
     edit = next((p for p in map(edit_problem, data.get("prior_edits", [])) if p), "")
     if edit:
         return f"task {name}: {edit}"
@@ -285,10 +318,10 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         prior_edits=old.prior_edits if old.context else new.prior_edits,
         reference=old.reference or new.reference,
         train_only=old.train_only,
+        corrections=list(dict.fromkeys([*old.corrections, *new.corrections])),
+        preference=new.preference or old.preference,
         session_started=old.session_started or new.session_started,
         session_commit=old.session_commit if old.session_started else new.session_commit,
-        corrections=list(dict.fromkeys([*old.corrections, *new.corrections])),
-        preference=old.preference or new.preference,
     )
 
 
@@ -307,4 +340,5 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
         "context": [asdict(t) for t in task.context],
         "prior_edits": [e.describe() for e in task.prior_edits],  # applied before it
         "train_only": task.train_only,
+        "preference": task.preference,  # the id in the plan's `preferences`, if any
     }

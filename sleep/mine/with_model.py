@@ -1,30 +1,48 @@
-"""Mining with the miner role: the model reads a project's prompts in order and returns
-replayable tasks (intent, kind, rubric, checks, which prompts they came from). A kind it
-gives is validated (sleep/mine/kinds.py); without one the heuristic decides.
+"""Mining with the miner role: the model reads a project's prompts in order and refines
+the heuristic's tasks (sleep/mine/heuristic.py): their kind, a rubric and checks of every
+kind a replay applies without a judge (sleep/mine/tasks.py `Check`), and the tasks the
+heuristic missed.
+
+Why on top of the heuristic and not instead of it: the session's evidence — what the
+person accepted (the reference), the turns a follow-up refers to and their file edits,
+the corrections with their sessions and dates, the verification commands — is read from
+the transcript, not from the prompts the model is shown, and a task without it replays
+blind. So each prompt the model names as a source brings the heuristic task it became:
+that task keeps its id, intent, reference, context, prior edits and corrections; the
+model adds rubric and checks and may set its kind. A model task whose prompts the
+heuristic made no task of is new, with the same stable id (project + shape of the
+intent). Heuristic tasks the model does not name are kept: its silence is no evidence.
 
 Used when the night's config names a miner (`models.miner.backend` not `auto`); the
-heuristic miner (sleep/mine/heuristic.py) is the fallback everywhere else. The model's tasks get the
-same stable ids (project + shape of the intent) as heuristic ones, so a task keeps its
-split whichever miner found it. An unusable reply (after one repair) is a model error: the
-night stops instead of guessing.
+heuristic miner is the fallback everywhere else. A kind or check it gives is validated;
+an unusable reply (after one repair) is a model error: the night stops instead of
+guessing.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.models.types import ModelError
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
+from sleep.mine.check_rules import SIZE
+from sleep.mine.correction_checks import is_plain_word
+from sleep.mine.corrections import redirected
 from sleep.mine.evidence import verification_commands
 from sleep.mine.heuristic import (
+    Placed,
     is_acknowledgement,
+    mine_sessions,
     session_commit,
+    session_key,
     session_start,
     shape_of,
 )
 from sleep.mine.kinds import KINDS, TaskKind, kind_of
-from sleep.mine.tasks import Check, MinedTask, task_id
+from sleep.mine.preferences import assign_preferences
+from sleep.mine.tasks import CHECK_KINDS, Check, MinedTask, task_id
 from sleep.prompts import render_sleep_prompt
 
 PROMPTS_PER_CALL = 40
@@ -47,14 +65,9 @@ def _check_tasks(obj: dict) -> dict:
         ):
             raise OptimizerOutputError('each task needs a non-empty "intent" string')
         for c in t.get("checks", []):
-            if (
-                not isinstance(c, dict)
-                or c.get("kind") not in ("contains", "not_contains")
-                or not isinstance(c.get("value"), str)
-            ):
-                raise OptimizerOutputError(
-                    'a check is {"kind": "contains" | "not_contains", "value": "..."}'
-                )
+            problem = check_problem(c)
+            if problem:
+                raise OptimizerOutputError(problem)
         if "kind" in t and t["kind"] not in KINDS:
             raise OptimizerOutputError(f'"kind" must be one of {", ".join(KINDS)}')
         if not all(isinstance(s, int) for s in t.get("sources", [])):
@@ -64,44 +77,88 @@ def _check_tasks(obj: dict) -> dict:
     return obj
 
 
+# The checks the model may write: every kind but `command` (a verification command is
+# read from what the session ran, never invented).
+MODEL_CHECK_KINDS = tuple(k for k in CHECK_KINDS if k != "command")
+_PATTERN_KINDS = ("diff_adds", "diff_not_adds", "ran")
+
+
+def check_problem(check: object) -> str:
+    """What is wrong with a check the model wrote ('' when it is usable)."""
+    shape = '{"kind": "' + '" | "'.join(MODEL_CHECK_KINDS) + '", "value": "..."}'
+    if not isinstance(check, dict) or not isinstance(check.get("value"), str):
+        return f"a check is {shape}"
+    kind, value = check.get("kind"), check["value"]
+    if kind not in MODEL_CHECK_KINDS:
+        return f"a check is {shape}"
+    if kind in _PATTERN_KINDS:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            return f"the {kind} check's value is no regular expression ({exc})"
+    if kind == "answer_first_line_max" and not SIZE.match(value):
+        return 'an answer_first_line_max value is "<N> chars" or "<N> words"'
+    if kind == "answer_starts_with" and not value.strip("| "):
+        return 'an answer_starts_with value lists words: "yes|no"'
+    if kind in ("contains", "not_contains", *_PATTERN_KINDS) and not value.strip():
+        return f"a {kind} check needs a value"
+    if kind in ("contains", "not_contains") and is_plain_word(value):
+        return f"a {kind} check names a code term, not the English word {value!r}"
+    return ""
+
+
 TASKS_SHAPE = Shape(
     "miner",
     '{"tasks": [{"intent": "...", "kind": "agentic", "rubric": "...", "checks": [], '
     '"sources": [1]}]}',
     _check_tasks,
-    schemas.miner(KINDS),
+    schemas.miner(KINDS, MODEL_CHECK_KINDS),
 )
 
 
-def numbered_prompts(
-    sessions: list[dict[str, Any]], include_automation: bool
-) -> list[tuple[str, dict, dict]]:
+# One prompt as the model is shown it: its session, its place there and the prompt.
+Numbered = tuple[str, dict, dict, int]
+
+
+def numbered_prompts(sessions: list[dict[str, Any]], include_automation: bool) -> list[Numbered]:
+    """The prompts the model reads: not acknowledgements, and not an interrupted one,
+    unless the person then said what they wanted of it (it is a task then)."""
     out = []
     for session in sessions:
         if session.get("automation") and not include_automation:
             continue
-        sid = f"{session.get('source', '?')}:{session.get('session_id', '?')}"
-        for prompt in session.get("tasks", []):
+        sid = session_key(session)
+        prompts = session.get("tasks", [])
+        for index, prompt in enumerate(prompts):
             text = (prompt.get("text") or "").strip()
-            if text and not is_acknowledgement(text) and not prompt.get("interrupted"):
-                out.append((sid, session, {**prompt, "text": text}))
+            if not text or is_acknowledgement(text):
+                continue
+            if prompt.get("interrupted") and not redirected(prompts, index):
+                continue
+            out.append((sid, session, {**prompt, "text": text}, index))
     return out
+
+
+def _listed(chunk: list[Numbered]) -> str:
+    lines = []
+    for n, (sid, _s, prompt, _i) in enumerate(chunk, 1):
+        stopped = " (the person interrupted its answer)" if prompt.get("interrupted") else ""
+        lines.append(f"{n}. [{sid}]{stopped} {prompt['text'][:MAX_PROMPT_CHARS]}")
+    return "\n".join(lines)
 
 
 async def mine_with_model(
     sessions: list[dict[str, Any]], complete, *, include_automation: bool = False
 ) -> list[MinedTask]:
+    placed: Placed = {}
+    heuristic = mine_sessions(sessions, include_automation=include_automation, placed=placed)
+    by_id = {t.id: t for t in heuristic}
     prompts = numbered_prompts(sessions, include_automation)
-    by_id: dict[str, MinedTask] = {}
     for start in range(0, len(prompts), PROMPTS_PER_CALL):
         chunk = prompts[start : start + PROMPTS_PER_CALL]
-        listing = "\n".join(
-            f"{n}. [{sid}] {p['text'][:MAX_PROMPT_CHARS]}"
-            for n, (sid, _s, p) in enumerate(chunk, 1)
-        )
         reply = await ask_json(
             complete,
-            [{"role": "user", "content": render_sleep_prompt("miner", prompts=listing)}],
+            [{"role": "user", "content": render_sleep_prompt("miner", prompts=_listed(chunk))}],
             TASKS_SHAPE,
         )
         if not reply.ok:
@@ -110,43 +167,63 @@ async def mine_with_model(
             )
         for t in reply.value["tasks"]:
             sources = [chunk[n - 1] for n in t.get("sources", []) if 1 <= n <= len(chunk)]
-            project = sources[0][1].get("cwd") if sources else None
-            tid = task_id(project, shape_of(t["intent"]))
-            task = by_id.get(tid)
-            if task is None:
-                task = by_id[tid] = MinedTask(
-                    id=tid,
-                    intent=t["intent"].strip(),
-                    project=project,
-                    kind=t.get("kind") or heuristic_kind(t["intent"], sources),
-                )
-            if t.get("rubric") and t["rubric"] not in task.rubric:
-                task.rubric = f"{task.rubric}\n{t['rubric']}".strip()
-            for c in t.get("checks", []):
-                check = Check(c["kind"], c["value"])
-                if check not in task.checks:
-                    task.checks.append(check)
-            for sid, session, prompt in sources:
-                for check in verification_commands(prompt.get("commands", [])):
-                    if check not in task.checks:
-                        task.checks.append(check)
-                if sid not in task.source_sessions:
-                    task.source_sessions.append(sid)
-                when = prompt.get("timestamp")
-                if when and (task.last_seen is None or when > task.last_seen):
-                    task.last_seen = when
-                task.first_seen = task.first_seen or when
-                if task.session_started is None:
-                    task.session_started = session_start(session)
-                    task.session_commit = session_commit(session)
-                task.branch = task.branch or session.get("branch")
-            task.occurrences = max(1, len(task.source_sessions))
-    for task in by_id.values():
+            known = [by_id[i] for s in sources if (i := placed.get((s[0], s[3]))) in by_id]
+            task = known[0] if known else _new_task(t, sources, by_id)
+            _refine(task, t)
+    tasks = list(by_id.values())
+    for task in tasks:
         task.train_only = not task.has_evidence
-    return sorted(by_id.values(), key=lambda t: (-t.occurrences, t.id))
+    assign_preferences(tasks)
+    return sorted(tasks, key=lambda t: (-t.occurrences, t.id))
 
 
-def heuristic_kind(intent: str, sources: list[tuple[str, dict, dict]]) -> TaskKind:
+def _refine(task: MinedTask, found: dict[str, Any]) -> None:
+    """The model's view added to a task: its kind, rubric and checks."""
+    if found.get("kind"):
+        task.kind = found["kind"]
+    rubric = (found.get("rubric") or "").strip()
+    if rubric and rubric not in task.rubric:
+        task.rubric = f"{task.rubric}\n{rubric}".strip()
+    for c in found.get("checks", []):
+        check = Check(c["kind"], c["value"])
+        if check not in task.checks:
+            task.checks.append(check)
+
+
+def _new_task(
+    found: dict[str, Any], sources: list[Numbered], by_id: dict[str, MinedTask]
+) -> MinedTask:
+    """A task the heuristic did not make: from the model's intent and its prompts' evidence."""
+    project = sources[0][1].get("cwd") if sources else None
+    tid = task_id(project, shape_of(found["intent"]))
+    if tid in by_id:
+        return by_id[tid]
+    task = by_id[tid] = MinedTask(
+        id=tid,
+        intent=found["intent"].strip(),
+        project=project,
+        kind=found.get("kind") or heuristic_kind(found["intent"], sources),
+    )
+    for sid, session, prompt, _index in sources:
+        for check in verification_commands(prompt.get("commands", [])):
+            if check not in task.checks:
+                task.checks.append(check)
+        if sid not in task.source_sessions:
+            task.source_sessions.append(sid)
+        when = prompt.get("timestamp")
+        if when and (task.last_seen is None or when > task.last_seen):
+            task.last_seen = when
+        task.first_seen = task.first_seen or when
+        task.branch = task.branch or session.get("branch")
+        if task.session_started is None:
+            task.session_started = session_start(session)
+            task.session_commit = session_commit(session)
+    task.occurrences = max(1, len(task.source_sessions))
+    return task
+
+
+def heuristic_kind(intent: str, sources: list[Numbered]) -> TaskKind:
     """The kind when the model gave none: the heuristic, with the session's evidence."""
-    tools = [name for _sid, _s, p in sources for name in p.get("tools", [])]
-    return kind_of(intent, tools=tools)
+    tools = [name for _sid, _s, p, _i in sources for name in p.get("tools", [])]
+    commands = [c for _sid, _s, p, _i in sources for c in p.get("commands", [])]
+    return kind_of(intent, tools=tools, commands=commands)

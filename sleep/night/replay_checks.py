@@ -237,8 +237,9 @@ class Decision:
 def decide(results: list[CheckResult], judged_by_evidence: bool) -> Decision:
     """A failed or timed-out check: 0. All that ran passed, none were left unrun, and the
     task has no rubric or reference: 1. Otherwise the judge's score stands. The note says
-    "command checks", apart from the reply's text checks (counted beside it), so that
-    "text checks 1/1 passed" next to a failed command does not read as a contradiction."""
+    "command checks", apart from the mined checks on the reply, diff and commands
+    (counted beside it), so that "mined checks 1/1 passed" next to a failed command does
+    not read as a contradiction."""
     failing = [r for r in results if r.status in FAILING]
     ran = [r for r in results if r.status == "pass"]
     counted = f"command checks {len(ran)}/{len(results)} passed"

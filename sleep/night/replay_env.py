@@ -43,7 +43,7 @@ from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.harvest.file_edits import FileEdit
 from sleep.mine.evidence import context_text
 from sleep.mine.judged_by import judged_by
-from sleep.mine.tasks import Check, MinedTask, Turn
+from sleep.mine.tasks import Check, MinedTask, ReplayEvidence, Turn
 from sleep.night.check_memo import CheckMemo, MemoCheck
 from sleep.night.edited_tree import EditedTree, edited_tree, session_base, start_commit
 from sleep.night.preference_gate import PreferenceGate
@@ -55,6 +55,7 @@ from sleep.night.replay_checks import (
     results_of,
     trajectory_message,
 )
+from sleep.night.replay_evidence import commands_in_events, evidence
 from sleep.night.replay_modes import MISSING, WORKSPACE_MODES, replay_mode, workspace_runner
 from sleep.night.replay_tools import ToolReplay, run_in_workspace
 from sleep.prompts import render_sleep_prompt
@@ -276,9 +277,9 @@ class ReplayEnvironment:
 
     def score(self, item: TaskItem, prediction: str) -> Score:
         """Checks only (the judge is asynchronous): used where no judge is at hand."""
-        checks = checks_of(item)
-        passed = sum(c.passes(prediction) for c in checks)
-        share = passed / len(checks) if checks else 0.0
+        results = [c.evaluate(ReplayEvidence(prediction)) for c in checks_of(item)]
+        told = [r for r in results if r is not None]
+        share = sum(told) / len(told) if told else 0.0
         return Score(hard=float(share >= self.pass_mark), soft=share, explanation="checks only")
 
     async def rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
@@ -320,18 +321,31 @@ class ReplayEnvironment:
         async def run(task: AgentTask, skill: str):
             return await runner(task, skill, complete, where)
 
-        return await self._agent_rollout(item, skill_text, run, where)
+        # a handoff is answered by the person's own agent: its commands are not seen
+        return await self._agent_rollout(item, skill_text, run, where, commands_seen=False)
 
     async def _agent_rollout(
-        self, item: TaskItem, skill_text: str, run_agent, where: AgentReplay | None = None
+        self,
+        item: TaskItem,
+        skill_text: str,
+        run_agent,
+        where: AgentReplay | None = None,
+        *,
+        commands_seen: bool = True,
     ) -> RolloutResult:
         agent = where or self.agent
         assert agent is not None
         with _start_tree(item, agent.project, agent.commit, agent.keep_in) as start:
-            return await self._agent_run(item, skill_text, run_agent, agent, start)
+            return await self._agent_run(item, skill_text, run_agent, agent, start, commands_seen)
 
     async def _agent_run(
-        self, item: TaskItem, skill_text: str, run_agent, agent: AgentReplay, start
+        self,
+        item: TaskItem,
+        skill_text: str,
+        run_agent,
+        agent: AgentReplay,
+        start,
+        commands_seen: bool = True,
     ) -> RolloutResult:
         files, commit, tree = start
         commands = _commands(item)
@@ -357,10 +371,12 @@ class ReplayEnvironment:
             {"role": "diff", "content": outcome.diff or "(no changes)"},
             *([trajectory_message(checks)] if checks else []),
         ]
+        ran = commands_in_events(outcome.events) if commands_seen else None
         return self._scored(
             item,
             reply,
             verdict,
+            seen=evidence(outcome.text, outcome.diff, ran, agent.project),
             command_results=checks,
             trajectory=trajectory,
             usage=(outcome.usage.input_tokens, outcome.usage.output_tokens),
@@ -395,6 +411,7 @@ class ReplayEnvironment:
             item,
             reply,
             verdict,
+            seen=evidence(run.final, run.diff, run.commands, self.tools.project),
             command_results=checks,
             trajectory=[
                 *_edits_message(tree),
@@ -412,21 +429,25 @@ class ReplayEnvironment:
         reply: str,
         verdict: dict,
         *,
+        seen: ReplayEvidence | None = None,
         command_results: list[CheckResult] | None = None,
         trajectory: list[Message],
         usage: tuple[int, int],
         latency_s: float,
         cached: bool,
     ) -> RolloutResult:
-        checks = checks_of(item)
-        failed = [c for c in checks if not c.passes(reply)]
+        # the checks this replay's evidence can tell (a diff check says nothing of a chat
+        # reply), then those it failed
+        seen = seen or ReplayEvidence(reply)
+        told = [(c, r) for c in checks_of(item) if (r := c.evaluate(seen)) is not None]
+        failed = [c for c, passed in told if not passed]
         soft = verdict["score"]
-        if checks:
-            share = (len(checks) - len(failed)) / len(checks)
+        if told:
+            share = (len(told) - len(failed)) / len(told)
             soft = RUBRIC_WEIGHT * soft + (1 - RUBRIC_WEIGHT) * share
         explanation = f"judge {verdict['score']:.2f}: {verdict['reason']}"
-        if checks:
-            explanation += f"; text checks {len(checks) - len(failed)}/{len(checks)} passed"
+        if told:
+            explanation += f"; mined checks {len(told) - len(failed)}/{len(told)} passed"
             if failed:
                 explanation += " (failed: " + ", ".join(c.describe() for c in failed) + ")"
         decision = decide(command_results or [], bool(item.data.get("judged_by_evidence", True)))

@@ -21,6 +21,7 @@ from core.agent_loop.tools import WorkspaceTools
 from core.agent_loop.workspace import replay_workspace
 from core.models.types import Message
 from sleep.night.check_memo import for_diff
+from sleep.night.replay_evidence import commands_in_calls
 from sleep.night.replay_shell import jailed_shell
 from sleep.night.routing import AGENTS_MD
 
@@ -62,6 +63,8 @@ class ToolRun:
     latency_s: float
     stopped: str
     checked: Any = None  # what the replay's check returned (its command checks' results)
+    # the shell commands it ran; None when it had no shell (a `ran` check cannot tell then)
+    commands: list[str] | None = field(default_factory=list)
 
 
 def task_prompt(tools: WorkspaceTools, intent: str, shell_problem: str) -> str:
@@ -109,4 +112,5 @@ async def run_in_workspace(
         sum(c.usage.output_tokens for c in outcome.completions),
     )
     elapsed = time.monotonic() - started
-    return ToolRun(final, diff, trajectory, usage, elapsed, outcome.stopped, checked)
+    commands = commands_in_calls(outcome.calls) if tools.shell_runner is not None else None
+    return ToolRun(final, diff, trajectory, usage, elapsed, outcome.stopped, checked, commands)

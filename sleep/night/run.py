@@ -56,7 +56,7 @@ from sleep.harvest.cursors import HarvestState
 from sleep.harvest.run import STATE_FILE
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.interrupted import describe_interrupted, interrupted_left_out
-from sleep.mine.preferences import Preference, group_preferences
+from sleep.mine.preferences import Preference, assign_preferences, group_preferences
 from sleep.mine.tasks import MinedTask, TaskArchive, task_listing
 from sleep.mine.with_model import mine_with_model
 
@@ -123,6 +123,9 @@ class NightPlan:
     left_out: list[dict[str, str]] = field(default_factory=list)
     # The status of the open night tonight continues on its frozen tasks (None: a new one).
     continues: str | None = None
+    # What the person keeps asking for across sessions (sleep/mine/preferences.py), most
+    # often said first: {id, text, occurrences: [{task, session, agent, date}]}.
+    preferences: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -357,6 +360,7 @@ class Night:
                 task.skill = route.skill
             mined_all += mined
         known = archive.merge(mined_all, write=not self.dry)
+        assign_preferences(list(known.values()))  # grouped across nights
         entries = {e.name: e for e in self.repo.list_skills()}
         self._siblings = {} if self.skill else sibling_files(list(entries.values()), self.project)
         routed = {r.skill for r in routes}
@@ -464,6 +468,8 @@ class Night:
         )
         routed = await self.routed_tasks(sessions)
         plan.left_out = self.left_out
+        planned = [t for _route, splits in routed for tasks in splits.values() for t in tasks]
+        plan.preferences = [p.to_dict() for p in group_preferences(planned)]
         backend = self.config.models.target.backend
         for route, splits in routed:
             kept = replayable(splits, backend, lambda _task, _why: None)

@@ -13,7 +13,9 @@ from core.install_hint import install_extra
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("core", "envs", "sleep", "skillopt_tui", "integrations")
-EXTRAS = set(tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["optional-dependencies"])
+EXTRAS = set(
+    tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["optional-dependencies"]
+)
 
 
 def _sources():

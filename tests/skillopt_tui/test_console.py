@@ -187,9 +187,18 @@ def test_counts_of_one_are_singular():
     out = io.StringIO()
     ConsoleLogger(out)(
         RunStarted(
-            run_id="r1", env="capitals", strategy="fewshot", target_model="t",
-            optimizer_model="o", epochs=1, steps_per_epoch=1, train_items=1, val_items=1,
-            test_items=1, resumed=False, start_step=0,
+            run_id="r1",
+            env="capitals",
+            strategy="fewshot",
+            target_model="t",
+            optimizer_model="o",
+            epochs=1,
+            steps_per_epoch=1,
+            train_items=1,
+            val_items=1,
+            test_items=1,
+            resumed=False,
+            start_step=0,
         )  # fmt: skip
     )
     line = out.getvalue()

@@ -65,7 +65,7 @@ def test_an_item_says_each_part_once_under_its_own_name(tmp_path):
         evaluators = [line for line in lines if "evaluator: " in line]
         assert evaluators
         for evaluator in evaluators:
-            assert "text checks 1/1 passed" in evaluator
+            assert "mined checks 1/1 passed" in evaluator
             assert "command checks 0/1 passed; hard fail: `test -f CHANGELOG.md`" in evaluator
             assert "rubric" not in evaluator
 

@@ -93,68 +93,48 @@ def test_acknowledgements_and_fragments_are_not_tasks(measured):
     assert not texts & {p["text"].lower() for p in world.labels["prompts"]}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: 'did you run the tests?', 'that's a lot "
-                   "to read', 'you dropped the old function' and constraints stated up front "
-                   "are not attached to the request they correct")  # fmt: skip
 def test_corrections_attach_to_the_request_they_correct(measured):
     _world, _plan, figures = measured
     assert len(figures.attached) >= ATTACH_TARGET * figures.corrections, figures.lines()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: corrections not starting with no/don't/"
-                   "instead are mined as requests of their own")  # fmt: skip
 def test_no_correction_is_mined_as_a_request_of_its_own(measured):
     _world, _plan, figures = measured
     assert figures.own_tasks == [], figures.lines()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: mechanical corrections give contains/"
-                   "not_contains of raw words, not diff, ran or answer checks")  # fmt: skip
 def test_mechanical_corrections_become_checks(measured):
     _world, _plan, figures = measured
     assert len(figures.checked) >= ATTACH_TARGET * figures.mechanical, figures.lines()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: a new request containing 'instead of' is "
-                   "swallowed as a correction of the task before it")  # fmt: skip
 def test_a_new_request_that_says_instead_of_is_its_own_task(measured):
     world, _plan, figures = measured
     (json_export,) = [r for r in world.labels["requests"] if "instead of" in r["text"]]
     assert json_export["id"] in figures.found
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: the request a person interrupted is left "
-                   "out, and the correction after it is a task with no antecedent")  # fmt: skip
 def test_a_correction_after_an_interrupt_tests_the_interrupted_request(measured):
     world, plan, figures = measured
     (k,) = [c for c in world.labels["corrections"] if c["form"] == "after_interrupt"]
     assert k["id"] in figures.attached and k["id"] not in figures.own_tasks
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: delegation to a sub-agent is advice, a "
-                   "yes/no question answered after reading a file is agentic, a question "
-                   "with a redacted key in its log is dropped")  # fmt: skip
 def test_every_request_is_mined_with_its_kind(measured):
     _world, _plan, figures = measured
     assert figures.kinds_wrong == {} and len(figures.found) == figures.requests, figures.lines()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: 'delegate ... to a sub-agent' is replayed "
-                   "as chat")  # fmt: skip
 def test_no_agentic_task_is_replayed_as_chat(measured):
     _world, _plan, figures = measured
     assert figures.agentic_as_chat == [], figures.lines()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: no preferences are grouped across sessions "
-                   "(dry-run --json has no `preferences`)")  # fmt: skip
 def test_every_recurring_preference_is_found(measured):
     _world, _plan, figures = measured
     assert len(figures.preferences_found) == figures.preferences, figures.lines()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: the split does not hold out an occurrence "
-                   "of every preference seen twice")  # fmt: skip
 def test_every_preference_seen_twice_has_a_held_out_occurrence(measured):
     _world, _plan, figures = measured
     assert len(figures.held_out) == figures.preferences, figures.lines()

@@ -32,11 +32,14 @@ def test_an_interrupted_request_is_not_mined_but_an_unanswered_one_is():
 
 
 def test_a_correction_after_an_interrupt_does_not_correct_the_request_before_it():
+    """It corrects the interrupted request, which becomes a task with it as its rubric
+    (tests/sleep/test_mine_corrections.py)."""
     before = prompt("how do I install the dependencies of the web package?")
     mined = mine_sessions([session(before, INTERRUPTED, prompt("no, use pnpm instead of npm"))])
     [task] = [t for t in mined if t.intent == before["text"]]
     assert task.checks == [] and task.rubric == ""
-    assert INTERRUPTED["text"] not in [t.intent for t in mined]
+    [stopped] = [t for t in mined if t.intent == INTERRUPTED["text"]]
+    assert "use pnpm instead of npm" in stopped.rubric
 
 
 def test_a_new_request_the_person_then_interrupted_still_accepts_the_answer_before_it():
@@ -55,7 +58,7 @@ def test_a_new_request_the_person_then_interrupted_still_accepts_the_answer_befo
 
 def test_the_model_miner_is_never_shown_an_interrupted_request():
     shown = [
-        p["text"] for _sid, _s, p in numbered_prompts([session(INTERRUPTED, UNANSWERED)], False)
+        p["text"] for _sid, _s, p, _i in numbered_prompts([session(INTERRUPTED, UNANSWERED)], False)
     ]
     assert shown == [UNANSWERED["text"]]
 

@@ -96,7 +96,8 @@ def test_the_reference_is_the_answer_the_person_accepted_not_the_corrected_one(t
     task = mined(tmp_path, claude=SESSION)["add input validation to total() in billing.py"]
     assert task.reference == "total() now logs a warning and returns 0 for negative amounts."
     assert "correct an earlier answer" in task.rubric
-    assert Check("not_contains", "raising") in task.checks
+    # it changed the project: "instead of raising" is a check on its diff, not a word
+    assert Check("diff_not_adds", r"\braise\b") in task.checks
 
 
 def test_verification_commands_the_session_ran_become_command_checks(tmp_path):

@@ -39,13 +39,14 @@ def scripted(*replies: dict):
 async def test_a_kind_the_model_gives_is_kept():
     reply = {"tasks": [{"intent": "tell the team on slack that the import finished",
                         "kind": "external", "sources": [2]}]}  # fmt: skip
-    [task] = await mine_with_model([SESSION], scripted(reply))
-    assert task.kind == "external"
+    tasks = {t.intent: t for t in await mine_with_model([SESSION], scripted(reply))}
+    assert tasks["tell the team on slack that the import finished"].kind == "external"
 
 
 async def test_without_a_kind_the_heuristic_reads_the_sessions_tool_calls_and_commands():
     reply = {"tasks": [{"intent": "what is in the data folder?", "sources": [1]}]}
-    [task] = await mine_with_model([SESSION], scripted(reply))
+    tasks = {t.intent: t for t in await mine_with_model([SESSION], scripted(reply))}
+    task = tasks["what is in the data folder?"]
     assert task.kind == "agentic"  # the assistant ran a shell command answering it
     assert [(c.kind, c.value) for c in task.checks] == [("command", "make test")]
     assert not task.train_only

@@ -103,3 +103,24 @@ def test_sessions_our_backends_started_are_automation(tmp_path):
     mark_ours(tmp_path, sid)
     result = run(tmp_path, home, automation=False)
     assert texts(result, "pi") == [ACTIVE] and result.left_out["automation"] == 1
+
+
+def test_a_forked_session_does_not_deliver_the_prompts_it_copied(tmp_path):
+    """issue 37: a fork (pi's createBranchedSession) copies the path it came from, ids
+    and all, under a header naming the parent file; those prompts were harvested again
+    as new tasks. Fails on the code before."""
+    home = home_with(tmp_path, "pi")
+    parent = sorted((home / ".pi" / "agent" / "sessions").rglob("*.jsonl"))[0]
+    header, *entries = [json.loads(line) for line in parent.read_text().splitlines()]
+    fork_header = {**header, "id": "fork-0001", "parentSession": str(parent)}
+    asked = {"type": "message", "id": "f0f0f0f0", "parentId": entries[-1]["id"],
+             "timestamp": "2026-12-03T09:00:00Z",
+             "message": {"role": "user", "content": [{"type": "text", "text": "Now add a test."}]}}  # fmt: skip
+    fork = parent.with_name("2026-12-03T09-00-00-000Z_fork-0001.jsonl")
+    fork.write_text("\n".join(json.dumps(r) for r in [fork_header, *entries, asked]) + "\n")
+    result = run(tmp_path, home)
+    (forked,) = [s for s in result.sessions if s.file == str(fork)]
+    assert [t.text for t in forked.tasks] == ["Now add a test."]
+    assert forked.abandoned == 0
+    (original,) = [s for s in result.sessions if s.file == str(parent)]
+    assert [t.text for t in original.tasks] == ACTIVE

@@ -70,5 +70,7 @@ def test_the_room_check_sees_lazy_and_relative_imports(tmp_path):
     fake = tmp_path / "sleep"
     (fake / "state").mkdir(parents=True)
     module = fake / "state" / "x.py"
-    module.write_text("def f():\n    from sleep.night.run import Night\n    from ..mine import tasks\n")
+    module.write_text(
+        "def f():\n    from sleep.night.run import Night\n    from ..mine import tasks\n"
+    )
     assert {"sleep.night.run", "sleep.mine", "sleep.mine.tasks"} <= _sleep_imports(module, fake)

@@ -20,9 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-pytest.importorskip(
-    "ray", reason="the `ray` extra is not installed here: pip install -e '.[ray]'"
-)
+pytest.importorskip("ray", reason="the `ray` extra is not installed here: pip install -e '.[ray]'")
 
 from core.config import config_from_dict  # noqa: E402
 from core.models.factory import build_model_client  # noqa: E402

@@ -10,9 +10,7 @@ import shutil
 
 import pytest
 
-pytest.importorskip(
-    "ray", reason="the `ray` extra is not installed here: pip install -e '.[ray]'"
-)
+pytest.importorskip("ray", reason="the `ray` extra is not installed here: pip install -e '.[ray]'")
 openpyxl = pytest.importorskip("openpyxl")
 
 from core.config import EnvConfig, config_from_dict  # noqa: E402

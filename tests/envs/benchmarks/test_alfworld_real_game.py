@@ -6,9 +6,7 @@ and so is not in the test extra); skipped without it."""
 
 import pytest
 
-pytest.importorskip(
-    "alfworld", reason="needs the alfworld extra (pip install -e '.[alfworld]')"
-)
+pytest.importorskip("alfworld", reason="needs the alfworld extra (pip install -e '.[alfworld]')")
 pytest.importorskip("fast_downward", reason="needs textworld[pddl] (the alfworld extra)")
 
 from core.config import EnvConfig  # noqa: E402

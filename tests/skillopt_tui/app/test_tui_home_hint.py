@@ -18,18 +18,16 @@ async def test_the_empty_home_suggests_a_train_command_that_exists(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         assert await wait_until(
             pilot,
-            lambda: isinstance(app.screen, HomeScreen)
-            and app.screen.query_one("#runs-empty", Label).display,
+            lambda: (
+                isinstance(app.screen, HomeScreen)
+                and app.screen.query_one("#runs-empty", Label).display
+            ),
         )
         label = app.screen.query_one("#runs-empty", Label)
         hint = str(label.render())
         command = hint[hint.index("`") + 1 : hint.rindex("`")].split()
         assert command[:2] == ["skillopt", "train"]
-        options = {
-            name
-            for param in _train_params()
-            for name in getattr(param, "opts", [])
-        }
+        options = {name for param in _train_params() for name in getattr(param, "opts", [])}
         flags = [word for word in command if word.startswith("--")]
         assert flags and set(flags) <= options, f"{flags} not in train's options"
         assert label.region.height >= 2  # wrapped, not cut at 100 columns

@@ -147,7 +147,8 @@ def test_without_the_web_extra_it_says_what_to_install(tmp_path):
     assert result.returncode == 2
     assert (
         result.stderr.strip().splitlines() == [result.stderr.strip()]
-        and "pip install -e " in result.stderr and "[web]'" in result.stderr
+        and "pip install -e " in result.stderr
+        and "[web]'" in result.stderr
     )
 
 

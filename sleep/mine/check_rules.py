@@ -1,0 +1,171 @@
+"""How each kind of mined check reads a replay's evidence (sleep/mine/tasks.py `Check`).
+
+Why apart from the dataclass: these are the rules a correction becomes without a judge
+("use logging, not print" → the diff adds no `print(`; "did you run the tests?" → the
+agent ran `make test`; "just yes or no" → the reply opens with yes or no), and each must
+be fair to a correct reply: a literal ending in punctuation (`print(`) matches
+`print(f"…")`; a diff check reads only the lines the replay added; an import of the
+standard library or of the project's own modules is no new dependency.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+# Characters that may open a reply before its first word ("**Yes.**", "> No —").
+_LEADING_MARKS = " \t*_#>`\"'-•"
+SIZE = re.compile(r"^\s*(\d+)\s*(chars?|characters?|words?)\s*$", re.IGNORECASE)
+_PY_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w., ]+))")
+_JS_IMPORT = re.compile(r"""(?:\bfrom\s+|\brequire\(\s*|^\s*import\s+)['"]([^'"]+)['"]""")
+_FILE_HEADER = re.compile(r"^\+\+\+ (?:b/)?(\S+)")
+# A dependency line added to a manifest: `requests>=2` (requirements), `"httpx>=0.27",`
+# (pyproject), `"left-pad": "^1.3.0"` (package.json), `serde = "1"` (Cargo.toml).
+_MANIFEST_LINE = {
+    "requirements": re.compile(r"^\s*[A-Za-z0-9][\w.\[\],-]*\s*(?:[<>=~!]=?|$)"),
+    "pyproject.toml": re.compile(r"^\s*\"[A-Za-z0-9][\w.\[\],-]*\s*(?:[<>=~!;]|\")"),
+    "package.json": re.compile(r"^\s*\"[@\w./-]+\"\s*:\s*\"[\^~]?\d"),
+    "Cargo.toml": re.compile(r"^\s*[\w-]+\s*=\s*(?:\"|\{)"),
+}
+_NODE_BUILTINS = frozenset(
+    [
+        "assert", "buffer", "child_process", "crypto", "events", "fs", "http", "https", "net",
+        "os", "path", "process", "querystring", "readline", "stream", "string_decoder", "timers",
+        "tls", "url", "util", "worker_threads", "zlib",
+    ]
+)  # fmt: skip
+
+
+def evaluate_check(kind: str, value: str, evidence: Any) -> bool | None:
+    """Whether `evidence` (sleep.mine.tasks.ReplayEvidence) passes the check; None: it cannot tell."""
+    reply: str = evidence.reply
+    if kind in ("contains", "not_contains"):
+        # what the replay says or writes: its reply and the lines its diff adds
+        written = "\n".join([reply, *added_lines(evidence.diff or "")])
+        found = literal_in(value, written)
+        return found if kind == "contains" else not found
+    if kind == "answer_starts_with":
+        return starts_with(reply, value)
+    if kind == "answer_first_line_max":
+        return first_line_within(reply, value)
+    if kind == "ran":
+        if evidence.commands is None:
+            return None
+        return any(_search(value, c) for c in evidence.commands)
+    if evidence.diff is None or kind == "command":
+        return None
+    if kind in ("diff_adds", "diff_not_adds"):
+        found = any(_search(value, line) for line in added_lines(evidence.diff))
+        return found if kind == "diff_adds" else not found
+    if kind == "no_new_import":
+        return not new_dependencies(evidence.diff, evidence.local_modules)
+    return None
+
+
+def describe_check(kind: str, value: str) -> str:
+    return {
+        "contains": f"mentions {value!r}",
+        "not_contains": f"avoids {value!r}",
+        "command": f"runs {value!r} successfully",
+        "diff_adds": f"its changes add /{value}/",
+        "diff_not_adds": f"its changes add no /{value}/",
+        "no_new_import": "its changes add no third-party import or dependency",
+        "ran": f"the agent ran /{value}/",
+        "answer_first_line_max": f"the reply's first line is at most {value}",
+        "answer_starts_with": f"the reply starts with {' or '.join(value.split('|'))}",
+    }.get(kind, f"{kind} {value!r}")
+
+
+def literal_in(value: str, text: str) -> bool:
+    """A whole-word match where the literal starts or ends with a word character ("avoid
+    npm" must not fail on "pnpm"); an end that is punctuation (`print(`) needs no
+    boundary, so `print(` is found in `print(f"…")`."""
+    head = r"(?<![\w-])" if value[:1].isalnum() or value[:1] == "_" else ""
+    tail = r"(?![\w-])" if value[-1:].isalnum() or value[-1:] == "_" else ""
+    return re.search(head + re.escape(value) + tail, text, re.IGNORECASE) is not None
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:  # a model's check that is no regular expression: a literal
+        return pattern in text
+
+
+def starts_with(reply: str, value: str) -> bool:
+    words = [w.strip() for w in value.split("|") if w.strip()]
+    opening = reply.lstrip(_LEADING_MARKS).lower()
+    return any(re.match(re.escape(w.lower()) + r"\b", opening) for w in words)
+
+
+def first_line_within(reply: str, value: str) -> bool | None:
+    size = SIZE.match(value)
+    if not size:
+        return None
+    line = next((ln.strip() for ln in reply.splitlines() if ln.strip()), "")
+    limit, unit = int(size.group(1)), size.group(2).lower()
+    return len(line.split() if unit.startswith("word") else line) <= limit
+
+
+def added_lines(diff: str) -> list[str]:
+    return [ln[1:] for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+
+
+def _removed_lines(diff: str) -> list[str]:
+    return [ln[1:] for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+
+
+def _imports(lines: list[str]) -> set[str]:
+    found = set()
+    for line in lines:
+        py = _PY_IMPORT.match(line)
+        if py and py.group(1):
+            found.add(py.group(1).split(".")[0])
+        elif py:
+            found |= {
+                n.strip().split()[0].split(".")[0] for n in py.group(2).split(",") if n.strip()
+            }
+        js = _JS_IMPORT.search(line)
+        if js and not js.group(1).startswith((".", "/")):
+            name = js.group(1).removeprefix("node:")
+            found.add("/".join(name.split("/")[:2]) if name.startswith("@") else name.split("/")[0])
+    return {n for n in found if n and not n.startswith(".")}
+
+
+def _diff_files(diff: str) -> dict[str, list[str]]:
+    """Each file's added lines."""
+    files: dict[str, list[str]] = {}
+    current = ""
+    for line in diff.splitlines():
+        header = _FILE_HEADER.match(line)
+        if header:
+            current = header.group(1)
+            files.setdefault(current, [])
+        elif line.startswith("+") and not line.startswith("+++") and current:
+            files[current].append(line[1:])
+    return files
+
+
+def _manifest_rule(path: str) -> re.Pattern[str] | None:
+    name = path.rsplit("/", 1)[-1]
+    if name.startswith("requirements") and name.endswith((".txt", ".in")):
+        return _MANIFEST_LINE["requirements"]
+    return _MANIFEST_LINE.get(name)
+
+
+def new_dependencies(diff: str, local_modules: frozenset[str] = frozenset()) -> list[str]:
+    """The third-party imports and dependency lines a diff adds (none: it passes)."""
+    files = _diff_files(diff)
+    own = (
+        set(local_modules)
+        | {p.split("/")[0].removesuffix(".py") for p in files}
+        | {p.rsplit("/", 1)[-1].removesuffix(".py") for p in files}
+    )
+    known = set(sys.stdlib_module_names) | _NODE_BUILTINS | own | {"__future__"}
+    imported = _imports(added_lines(diff)) - _imports(_removed_lines(diff))
+    out = sorted(n for n in imported if n not in known)
+    for path, lines in files.items():
+        rule = _manifest_rule(path)
+        out += [f"{path}: {ln.strip()}" for ln in lines if rule and ln.strip() and rule.match(ln)]
+    return out

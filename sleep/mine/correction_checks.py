@@ -1,0 +1,268 @@
+"""The checks a correction or a stated constraint implies, built from its meaning.
+
+A correction is mechanical when a replay can be tested for it without a judge; this reads
+the common shapes and leaves the rest to the judge (and the miner model):
+- a replacement or a ban ("use logging instead of print", "use logging, not print",
+  "don't use print", "never use float for money"): the wanted and the unwanted *code
+  terms*: on the diff for a task that changes the project (`diff_adds` /
+  `diff_not_adds`), on the reply for advice (`contains`, and `not_contains` only for a
+  term that reads as code, `print(`: prose explaining the choice names both words);
+- no new dependencies ("don't add dependencies", "standard library only"): `no_new_import`;
+- verification ("did you run the tests?", "run the tests before you tell me it's done"):
+  `ran` the command the session then ran, or any usual test runner;
+- the answer's form ("just yes or no?"): `answer_starts_with` yes|no; ("one line please",
+  "that's a lot to read", "too long"): `answer_first_line_max`.
+A code term is a word that reads as code, not as English: in backticks, with code
+characters (`print()`, `os.path`, `snake_case`, `--flag`), named as a module, library or
+package ("the logging module"), or a well-known one. "use the logging module" never
+gives a check on "the"; "use plain string formatting" gives none at all.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sleep.mine.tasks import Check
+
+# Well-known code terms and what their use looks like in added code.
+_CODE_PATTERNS = {
+    "print": r"\bprint\(",
+    "logging": r"\blogging\b|\blogger\.",
+    "logger": r"\blogger\b",
+    "raise": r"\braise\b",
+    "raising": r"\braise\b",
+    "exception": r"\braise\b",
+    "exceptions": r"\braise\b",
+    "f-string": r"\bf[\"']",
+    "f-strings": r"\bf[\"']",
+    "fstrings": r"\bf[\"']",
+    "decimal": r"\bDecimal\b",
+    "float": r"\bfloat\b",
+    "floats": r"\bfloat\b",
+    "pathlib": r"\bpathlib\b|\bPath\(",
+    "os.path": r"\bos\.path\b",
+    "assert": r"\bassert\b",
+    "dataclass": r"@dataclass\b|\bdataclasses\b",
+    "dataclasses": r"@dataclass\b|\bdataclasses\b",
+    "type hints": r"\)\s*->|:\s*\w+(?:\[[^\]]*\])?\s*[=,)]",
+}
+_KNOWN_TERMS = frozenset(
+    [
+        *_CODE_PATTERNS, "requests", "httpx", "urllib", "subprocess", "argparse", "click", "typer", "pydantic",
+        "json", "yaml", "toml", "csv", "sqlite", "sqlite3", "pytest", "unittest", "npm", "pnpm",
+        "yarn", "bun", "uv", "pip", "poetry", "ruff", "black", "mypy", "make", "docker", "tabs",
+        "spaces", "async", "asyncio", "threads", "regex", "re", "enum", "enums", "typing",
+        "structlog", "loguru", "rich", "tqdm", "numpy", "pandas", "polars", "sqlalchemy", "fetch",
+        "axios", "lodash", "jest", "vitest",
+    ]
+)  # fmt: skip
+_NOT_TERMS = frozenset(
+    [
+        "the", "a", "an", "plain", "simple", "just", "only", "proper", "real", "our", "my",
+        "your", "this", "that", "it", "them", "these", "those", "some", "any", "more", "less",
+        "better", "good", "way", "instead", "something", "one", "same",
+    ]
+)  # fmt: skip
+_TERM = r"`[^`]{1,60}`|[\w.()/:@+-]{1,60}"
+# "use X (instead of | rather than | , not | not) Y"
+_REPLACE = re.compile(
+    rf"\b(?:use|using|switch to|go with|stick (?:to|with)|prefer|keep)\s+(?P<want>(?:{_TERM})"
+    rf"(?:\s+(?:{_TERM})){{0,3}}?)\s*(?:,\s*)?(?:\binstead of\b|\brather than\b|\bnot\b|\bover\b)"
+    rf"\s+(?:the\s+|a\s+|an\s+)?(?P<avoid>{_TERM})",
+    re.IGNORECASE,
+)
+_BARE_PAIR = re.compile(rf"^\s*(?P<want>{_TERM}),?\s+not\s+(?P<avoid>{_TERM})\W*$", re.I)
+_USE = re.compile(
+    rf"\b(?:use|using|switch to|go with|stick (?:to|with))\s+(?P<want>(?:{_TERM})(?:\s+(?:{_TERM})){{0,3}})",
+    re.IGNORECASE,
+)
+_BAN = re.compile(
+    rf"\b(?:don'?t|do not|never|stop|avoid|no more|no|without)\s+(?:use\s+|using\s+|add\w*\s+|"
+    rf"call\w*\s+)?(?:the\s+|any\s+|a\s+)?(?P<avoid>{_TERM})"
+    rf"|\b(?:instead of|rather than)\s+(?:the\s+|a\s+|an\s+)?(?P<instead>{_TERM})",
+    re.IGNORECASE,
+)
+_NO_DEPENDENCIES = re.compile(
+    r"\b(?:no|don'?t add|do not add|without|never add|avoid)\s+(?:any\s+)?(?:new\s+)?"
+    r"(?:third[- ]party\s+)?(?:dependenc|deps\b|packages?\b|librar)"
+    r"|\b(?:standard library|stdlib)(?: only)?\b|\bonly the standard library\b"
+    r"|\bno third[- ]party\b",
+    re.IGNORECASE,
+)
+_RUN_TESTS = re.compile(
+    r"\b(?:run|ran|running|rerun|re-run)\s+(?:the\s+|all\s+the\s+|all\s+)?(?:unit\s+)?"
+    r"(?:tests?|test suite|suite|checks?|linter|lint)\b|\bmake test\b|\btests? (?:pass|first)\b",
+    re.IGNORECASE,
+)
+_COMMAND_IN_TEXT = re.compile(
+    r"`([^`]{2,80})`|\b(make\s+(?:test|check|lint)|pytest(?:\s+-q)?|npm (?:run )?test|"
+    r"cargo test|go test)\b",
+    re.IGNORECASE,
+)
+ANY_TEST_RUNNER = (
+    r"\bmake\s+(?:test|check)\b|\bpytest\b|\bunittest\b|\btox\b|\bnox\b|"
+    r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test\b|\bcargo test\b|\bgo test\b|"
+    r"\b(?:jest|vitest|mocha|rspec)\b"
+)
+_YES_NO = re.compile(r"\byes(?: or |/)no\b|\byes-or-no\b", re.IGNORECASE)
+_ONE_LINE = re.compile(
+    r"\b(?:one|1|single)[- ](?:line|liner|sentence)\b|\bin a sentence\b|\bbriefly\b|"
+    r"\bkeep it (?:short|brief)\b|\ba lot to read\b|\btoo (?:long|verbose|much)\b|"
+    r"\b(?:shorter|tl;?dr)\b|\bjust tell me\b|\bthe long version\b|\bshort answer\b",
+    re.IGNORECASE,
+)
+ONE_LINE_WORDS = "40 words"
+
+
+def is_plain_word(value: str) -> bool:
+    """A word of English no check should test for ("the", "plain", "instead")."""
+    return _clean(value).lower() in _NOT_TERMS | {"use", "not", "no", "and", "or", "of", "to"}
+
+
+def _clean(term: str) -> str:
+    return term.strip().strip("`'\"").rstrip(".,;:!?").strip()
+
+
+def code_term(phrase: str) -> str | None:
+    """The code term a noun phrase names ("the logging module" → logging), or None when
+    it names none ("plain string formatting")."""
+    words = [_clean(w) for w in re.findall(_TERM, phrase)]
+    words = [w for w in words if w]
+    if not words:
+        return None
+    if phrase.strip().startswith("`"):
+        return _clean(phrase.strip().split("`")[1]) or None
+    for i, word in enumerate(words):
+        low = word.lower()
+        if low in _NOT_TERMS:
+            continue
+        following = words[i + 1].lower() if i + 1 < len(words) else ""
+        if low in _KNOWN_TERMS or " ".join([low, following]) in _KNOWN_TERMS:
+            return " ".join([low, following]) if f"{low} {following}" in _KNOWN_TERMS else low
+        if following in ("module", "library", "package", "crate", "function", "method", "flag"):
+            return word
+        if re.search(r"[()_.]|^--?\w|[a-z][A-Z]", word):
+            return word
+        return None  # the first content word is English: not a code term
+    return None
+
+
+def _diff_pattern(term: str) -> str:
+    low = term.lower()
+    if low in _CODE_PATTERNS:
+        return _CODE_PATTERNS[low]
+    if term.endswith("()"):
+        return re.escape(term[:-1])
+    head = r"\b" if term[:1].isalnum() or term[:1] == "_" else ""
+    tail = r"\b" if term[-1:].isalnum() or term[-1:] == "_" else ""
+    return head + re.escape(term) + tail
+
+
+def _text_literal(term: str, avoid: bool) -> str | None:
+    """What a reply must (not) mention. An avoided term only when it reads as code: prose
+    that explains "logging rather than print" names print, and is right to."""
+    if not avoid:
+        return term.removesuffix("()")
+    if term.lower() in ("print", "print()"):
+        return "print("
+    return term if re.search(r"[()]", term) else None
+
+
+def _terms(text: str) -> tuple[list[str], list[str]]:
+    want: list[str] = []
+    avoid: list[str] = []
+    for m in [*_REPLACE.finditer(text), *_BARE_PAIR.finditer(text)]:
+        want.append(code_term(m.group("want")) or "")
+        avoid.append(code_term(m.group("avoid")) or "")
+    if not want:
+        want += [code_term(m.group("want")) or "" for m in _USE.finditer(text)]
+    for m in _BAN.finditer(text):
+        avoid.append(code_term(m.group("avoid") or m.group("instead")) or "")
+    avoid = [a for a in dict.fromkeys(avoid) if a]
+    want = [w for w in dict.fromkeys(want) if w and w.lower() not in {a.lower() for a in avoid}]
+    return want, avoid
+
+
+def _literal_pattern(command: str) -> str:
+    """A command as a pattern that reads as the command (spaces left unescaped)."""
+    return r"\b" + re.escape(command).replace("\\ ", " ")
+
+
+def _ran_pattern(text: str, commands_after: list[str]) -> str:
+    named = _COMMAND_IN_TEXT.search(text)
+    if named:
+        command = _clean(named.group(1) or named.group(2))
+        return _literal_pattern(command)
+    if commands_after:
+        return _literal_pattern(commands_after[0])
+    return ANY_TEST_RUNNER
+
+
+def checks_for(text: str, *, agentic: bool, commands_after: list[str] = ()) -> list[Check]:
+    """The checks a correction or a constraint implies for a task (`agentic`: one that
+    changes the project, whose replay has a diff and commands). `commands_after`: the
+    verification commands the session ran answering it, the likeliest meaning of "run the
+    tests"."""
+    checks: list[Check] = []
+    if _NO_DEPENDENCIES.search(text):
+        if agentic:  # advice that names no package is for the judge
+            checks.append(Check("no_new_import", ""))
+    else:
+        want, avoid = _terms(text)
+        for term in want:
+            if agentic:
+                checks.append(Check("diff_adds", _diff_pattern(term)))
+            elif (literal := _text_literal(term, avoid=False)) is not None:
+                checks.append(Check("contains", literal))
+        for term in avoid:
+            if agentic:
+                checks.append(Check("diff_not_adds", _diff_pattern(term)))
+            elif (literal := _text_literal(term, avoid=True)) is not None:
+                checks.append(Check("not_contains", literal))
+    if agentic and _RUN_TESTS.search(text):
+        checks.append(Check("ran", _ran_pattern(text, list(commands_after))))
+    if _YES_NO.search(text):
+        checks.append(Check("answer_starts_with", "yes|no"))
+    elif _ONE_LINE.search(text):
+        checks.append(Check("answer_first_line_max", ONE_LINE_WORDS))
+    return list(dict.fromkeys(checks))
+
+
+def concepts(text: str) -> frozenset[str]:
+    """What a correction or constraint asks for, as a set two wordings share: "use
+    logging, not print" and "no print() calls — the logging module please" are both
+    {want:logging, avoid:print}. Empty when it has no mechanical shape (the words decide
+    then, sleep/mine/preferences.py)."""
+    found: set[str] = set()
+    if _NO_DEPENDENCIES.search(text):
+        found.add("no-new-dependencies")
+    else:
+        want, avoid = _terms(text)
+        found |= {f"want:{_concept_term(t)}" for t in want}
+        found |= {f"avoid:{_concept_term(t)}" for t in avoid}
+    if _LOG_IT.search(text):
+        found.add("want:logging")
+    if _RUN_TESTS.search(text):
+        found.add("run-the-tests")
+    if _YES_NO.search(text) or _ONE_LINE.search(text):
+        found.add("brief")
+    if _COMPATIBLE.search(text):
+        found.add("keep-compatible")
+    return frozenset(found)
+
+
+# "log it at debug level": the logging module, said as a verb
+_LOG_IT = re.compile(r"\blog (?:it|them|that|this|those|these|at|as|instead)\b", re.I)
+# Keeping what callers rely on: the public API, an old name or import path, callers.
+_COMPATIBLE = re.compile(
+    r"\b(?:public api|api unchanged|callers?|backwards?[- ]compat\w*|old (?:name|function|"
+    r"import path|path|signature)s?|import path|still (?:use|import|call)s?|breaking change|"
+    r"keep (?:it|them|the \w+(?: \w+)?) working)\b",
+    re.IGNORECASE,
+)
+
+
+def _concept_term(term: str) -> str:
+    low = term.lower().removesuffix("()")
+    return {"raising": "raise", "floats": "float", "f-strings": "f-string", "fstrings": "f-string",
+            "dataclasses": "dataclass", "logger": "logging"}.get(low, low)  # fmt: skip
