@@ -72,10 +72,12 @@ def preference_splits(
 ) -> dict[str, str]:
     """Each task's split (task id → split): by its id's hash (sleep/mine/split.py), except that
     every preference seen in two tasks or more has one held out (its newest, when the hash
-    held out none)."""
+    held out none), unless `val_fraction` is 0 (the person asked for no held-out tasks)."""
     splits = {
         t.id: task_split(t, val_fraction=val_fraction, test_fraction=test_fraction) for t in tasks
     }
+    if val_fraction <= 0:  # nothing held out, as asked
+        return splits
     by_id = {t.id: t for t in tasks}
     for pref in group_preferences(tasks):
         ids = preference_tasks(pref)
