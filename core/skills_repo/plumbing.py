@@ -21,10 +21,11 @@ from pathlib import Path
 
 import git as gitpython
 
+from core.safe_git import DEFAULT_IDENTITY
 from core.skills_repo import manifest
 from core.skills_repo.deploy import DeployRecords, read_bytes, write_file
 from core.skills_repo.errors import DirtyTree, SkillsRepoError
-from core.skills_repo.gitcmd import DEFAULT_IDENTITY, GIT_LOCK, GitRunner
+from core.skills_repo.gitcmd import GIT_LOCK, GitRunner
 from core.skills_repo.journal import Journal, crash_point, recover
 from core.skills_repo.lock import RepoLock
 from core.skills_repo.types import SkillEntry
