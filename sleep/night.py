@@ -680,15 +680,12 @@ def planned_tasks(
 
 def git_head(project: Path) -> str | None:
     """The project's HEAD commit, or None when it is not a git repository with commits."""
-    import subprocess
+    from core.safe_git import run_git
 
-    done = subprocess.run(
-        ["git", "-C", str(project), "rev-parse", "--verify", "-q", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    if not project.is_dir():
+        return None
+    done = run_git("rev-parse", "--verify", "-q", "HEAD", cwd=project)
+    return done.stdout.decode().strip() or None if done.returncode == 0 else None
 
 
 def _in_project(cwd: str | None, project: Path | None) -> bool:
