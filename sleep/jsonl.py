@@ -25,6 +25,9 @@ from typing import BinaryIO
 
 import msgspec
 
+from core.clean_text import clean_strings
+from core.clean_text import clean_text as clean_text  # the harvesters import it from here
+
 MAX_LINE_BYTES = 16 * 1024 * 1024
 _CHUNK = 1024 * 1024
 # How many bytes at the start of the file, and just before the offset, the cursor digests.
@@ -216,25 +219,15 @@ def _loads(line: bytes) -> object:
     except (ValueError, RecursionError):  # msgspec.DecodeError is a ValueError
         pass
     try:
-        return json.loads(line)
+        return clean_strings(json.loads(line))  # a lone `\ud83d` escape: U+FFFD here
     except UnicodeDecodeError:
         return _loads_replacing(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
 def _loads_replacing(line: bytes) -> object:
     try:
-        return json.loads(line.decode("utf-8", errors="replace"))
-    except ValueError:
+        return clean_strings(json.loads(line.decode("utf-8", errors="replace")))
+    except (ValueError, RecursionError):
         return None
-
-
-def clean_text(text: str) -> str:
-    """`text` safe to encode as UTF-8: a lone surrogate (a valid JSON escape such as
-    `\\ud83d` with no partner) becomes U+FFFD instead of failing a later encode."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")

@@ -394,6 +394,12 @@ class Night:
             self._save(result)
             self.on_line(result.message)
             raise
+        except Exception as exc:
+            # Whatever stopped it, the night no longer runs: `sleep status` must not say so.
+            result.status = "failed"
+            result.message = f"night failed: {type(exc).__name__}: {exc}"[:500]
+            self._save(result)
+            raise
 
     async def _run_phases(self, result: NightResult) -> NightResult:
         for closed in close_failed_nights(self.state_dir, self.today, _str(self.project)):
