@@ -47,6 +47,8 @@ agents: $(TOOLS)/.installed-agents
 
 demo: $(VENV)/.installed-embedded
 	$(BIN)/skillopt train --config configs/demo.yaml --out runs/demo
+	@echo "next: put skillopt on your PATH with 'source $(VENV)/bin/activate' (or run $(BIN)/skillopt),"
+	@echo "      then follow 'A first session' in README.md from this folder (its paths are relative to it)"
 
 # One pytest-xdist worker per core; `loadgroup` keeps the tests that share a resource on
 # one worker (tests/conftest.py says which and how a new test joins a group).

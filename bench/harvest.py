@@ -145,7 +145,7 @@ def generate(root: Path, big_mb: int, small_mb: int, small_files: int) -> dict[s
 
 def run_one(corpus: Path, state: Path) -> None:
     """In the child: one harvest, then print figures as JSON."""
-    from sleep.harvest import HarvestOptions, harvest
+    from sleep.harvest.run import HarvestOptions, harvest
 
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()

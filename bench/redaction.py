@@ -9,7 +9,7 @@ prompts.
   secrets  SECRETS_KB packed with real-looking secrets (one every ~35 characters): what
            choosing between overlapping matches costs
   harvest  one Claude session with PROMPTS prompts of PROSE_MB each, harvested as a
-           night's harvest does (the prompt cap applies there, sleep/prompt_cap.py)
+           night's harvest does (the prompt cap applies there, sleep/harvest/prompt_cap.py)
 
 Prints figures; asserts nothing about time.
 """
@@ -107,7 +107,7 @@ def timed(label: str, text: str) -> None:
 
 
 def harvested(rng: random.Random, prompts: int, chars: int) -> None:
-    from sleep.harvest import HarvestOptions, harvest
+    from sleep.harvest.run import HarvestOptions, harvest
 
     with tempfile.TemporaryDirectory(prefix="redaction-bench-") as tmp:
         folder = Path(tmp) / "claude" / "projects" / "-srv-app"

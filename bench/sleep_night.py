@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 from core.config import config_from_dict  # noqa: E402
 from core.skills_repo import SkillsRepo  # noqa: E402
-from sleep.harvest import HarvestOptions  # noqa: E402
-from sleep.night import Night  # noqa: E402
-from sleep.night_tasks import transcript_harvester  # noqa: E402
+from sleep.harvest.run import HarvestOptions  # noqa: E402
+from sleep.night.held_tasks import transcript_harvester  # noqa: E402
+from sleep.night.run import Night  # noqa: E402
 from tests.sleep.night_double import INSTALL_PROMPT, NAMES  # noqa: E402
 
 REQUESTS = [

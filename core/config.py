@@ -14,7 +14,6 @@ import re
 import typing
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 import yaml
 from pydantic import (
@@ -26,6 +25,8 @@ from pydantic import (
 )
 
 from core.errors import UserError
+from core.net_address import shown, split_url
+from core.ray_address import parse_ray_address
 from core.strict_model import StrictModel as _Strict
 from core.train_config import GateConfig as GateConfig
 from core.train_config import MetaSkillConfig as MetaSkillConfig
@@ -155,16 +156,15 @@ class RoleConfig(_Strict):
         is written to every run directory."""
         if url is None:
             return url
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"{url!r} is not an http(s) URL like http://127.0.0.1:8000/v1")
         try:
-            parts.port  # noqa: B018 - raises on a port out of range
-        except ValueError:
-            raise ValueError(f"{url!r} has an invalid port") from None
-        if parts.username or parts.password or parts.query:
+            parts, _ = split_url(url)
+        except ValueError as exc:
+            raise ValueError(f"{shown(url)} is not a usable URL ({exc})") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{shown(url)} is not an http(s) URL like http://127.0.0.1:8000/v1")
+        if parts.username or parts.password or parts.query or parts.fragment:
             raise ValueError(
-                "must not carry credentials or a query string; put the key in an "
+                "must not carry credentials, a query string or a fragment; put the key in an "
                 "environment variable and name it with api_key_env"
             )
         return url
@@ -295,6 +295,13 @@ class RayConfig(_Strict):
     """The Ray cluster the run's work goes to: null starts a local Ray for the run (stopped
     when it ends); 'auto' joins the cluster this machine is part of; ray://host:10001
     connects through the Ray client; host:6379 joins a head's GCS."""
+
+    @field_validator("address")
+    @classmethod
+    def _check_address(cls, address: str | None) -> str | None:
+        if address is not None:
+            parse_ray_address(address)
+        return address
 
 
 class RunConfig(_Strict):

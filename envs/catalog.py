@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.install_hint import install_extra
+
 
 @dataclass(frozen=True)
 class EnvSpec:
@@ -111,7 +113,7 @@ SPECS: tuple[EnvSpec, ...] = (
         "reasoning_gym",
         "envs.reasoning_gym.environment:ReasoningGymEnvironment",
         "one chat call; <answer> tag; the generator's own scorer",
-        needs=("reasoning-gym extra: pip install 'skillopt-tui[reasoning-gym]'",),
+        needs=(f"reasoning-gym extra: {install_extra('reasoning-gym')}",),
         source="reasoning-gym 0.1.25 generators, Apache-2.0 (generated, seeded)",
     ),
 )

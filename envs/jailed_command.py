@@ -1,10 +1,10 @@
 """One command run inside the bubblewrap jail (envs/jail.py) over a work folder: for check
 commands that run code a model or agent wrote (repo_tasks' `python -m unittest`), and the
-shell of a Sleep tools replay and its mined checks (sleep/replay_shell.py).
+shell of a Sleep tools replay and its mined checks (sleep/night/replay_shell.py).
 
 The jail shows the command the system's binaries and libraries and this interpreter
 read-only (and any host folders the caller lends it, read-only at the same paths, their bin
-folders first on PATH: a mined check's Python toolchain, sleep/check_toolchain.py), the
+folders first on PATH: a mined check's Python toolchain, sleep/night/check_toolchain.py), the
 work folder read-write at /job (its cwd), a private /tmp, and nothing else:
 no home, no /etc, no data folder (so no task.json, no reference answers), no network
 (loopback only), a new PID namespace (everything it starts dies with it). As root, a small

@@ -20,6 +20,8 @@ from typing import Any
 
 from core.atomic import write_json
 from core.environment.contract import SPLITS, EnvError
+from core.install_hint import pip_install
+from core.words import counted
 from envs.source_root import SourceRoot, parse_json, read_source_text
 from envs.split_data import ITEMS_FILE, manifest_ids, read_items_file
 from envs.staged_output import staged_output
@@ -50,7 +52,7 @@ class MaterializeReport:
     def summary(self) -> str:
         counts = ", ".join(f"{s} {n}" for s, n in self.counts.items())
         line = f"{self.env}: wrote {self.out} ({counts}"
-        line += f"; {self.files} files)" if self.files else ")"
+        line += f"; {counted(self.files, 'file')})" if self.files else ")"
         if self.extra_ids:
             shown = ", ".join(self.extra_examples)
             line += (
@@ -125,7 +127,7 @@ def _read_file(path: Path) -> list[Row]:
             import pyarrow.parquet as pq
         except ImportError:
             raise EnvError(
-                f"{path}: reading Parquet needs pyarrow (`pip install pyarrow`), "
+                f"{path}: reading Parquet needs pyarrow (`{pip_install()} pyarrow`), "
                 "or export the rows to JSON Lines first"
             ) from None
         try:

@@ -33,6 +33,7 @@ from core.run.events import (
     StepFinished,
 )
 from core.secrets import redact
+from core.words import counted
 from skillopt_tui.run_words import activity, rollout_step
 
 
@@ -69,8 +70,8 @@ class ConsoleLogger:
 
     def _describe(self) -> str:
         where = self.where or "starting"
-        counted = self.rollouts and not self.where.startswith("baseline")  # it has its n/N
-        extra = f" · {self.rollouts} rollouts" if counted else ""
+        has_count = self.rollouts and not self.where.startswith("baseline")  # it has its n/N
+        extra = f" · {counted(self.rollouts, 'rollout')}" if has_count else ""
         return where + extra + (f" · {self.cost}" if self.cost else "")
 
     def _refresh(self) -> None:
@@ -91,7 +92,8 @@ class ConsoleLogger:
         self.line(
             f"run {e.run_id}: {verb} · env {e.env} ({e.train_items} train / {e.val_items} val / "
             f"{e.test_items} test) · strategy {e.strategy} · target {e.target_model} · "
-            f"optimizer {e.optimizer_model} · {e.epochs} epochs × {e.steps_per_epoch} steps"
+            f"optimizer {e.optimizer_model} · {counted(e.epochs, 'epoch')} × "
+            f"{counted(e.steps_per_epoch, 'step')}"
             + (f" · rollouts: {e.executor}" if e.executor else "")
         )
         if self.quiet:

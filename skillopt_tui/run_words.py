@@ -6,6 +6,7 @@ footer and trajectory view all use these, so "step 2" means steps/0002 everywher
 from __future__ import annotations
 
 from core.run.events import RolloutFinished
+from core.words import counted
 
 PHASE_NAMES = {
     "baseline": "baseline",  # the initial skill on val, before step 0
@@ -59,4 +60,4 @@ def activity(r: RolloutFinished | None, baseline: tuple[int, int] = (0, 0)) -> s
 
 
 def steps_done(done: int, total: int) -> str:
-    return f"{done}/{total} steps done" if total else f"{done} steps done"
+    return f"{done}/{total} steps done" if total else f"{counted(done, 'step')} done"

@@ -36,7 +36,7 @@ GREP_TIMEOUT_S = 3.0
 HIDDEN = frozenset({".git"})
 
 # `shell(command, timeout_s) -> output`: a jailed shell the caller provides
-# (sleep/replay_shell.py); it stops the command after `timeout_s`.
+# (sleep/night/replay_shell.py); it stops the command after `timeout_s`.
 Shell = Callable[[str, float], str]
 SHELL_TIMEOUT_S = 120.0
 

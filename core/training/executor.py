@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import socket
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 from core.config import Config, ConfigError
 from core.environment.contract import Environment, RolloutResult, TaskItem
 from core.errors import UserError
+from core.install_hint import install_extra
+from core.ray_address import RayAddress, parse_ray_address
 
-RAY_PIP = "pip install 'skillopt-tui[ray]'  (or: pip install 'ray==2.60.0')"
+RAY_PIP = install_extra("ray")
 CONNECT_TIMEOUT_S = 5.0
+PROBE_TIMEOUT_S = 5.0  # one gRPC call to the cluster; a head answers in milliseconds
 
 
 class RayNotInstalled(ConfigError):
@@ -76,29 +78,78 @@ def in_flight(slots: int) -> str:
     return f"{slots} task{'s' if slots != 1 else ''} in flight"
 
 
-def _host_port(address: str) -> tuple[str, int] | None:
-    """The (host, port) to probe for an address Ray would dial; None for `auto` (Ray
-    finds the cluster of this machine itself, and says so at once when there is none)."""
-    if address == "auto":
-        return None
-    parts = urlsplit(address if "://" in address else f"gcs://{address}")
-    if not parts.hostname or parts.port is None:
-        raise ConfigError(
-            f"run.ray.address {address!r} is not an address: give ray://host:10001, "
-            "host:6379, auto, or null to start a local Ray"
-        )
-    return parts.hostname, parts.port
+def _resolved(address: str) -> RayAddress:
+    """The address Ray would dial: `auto` is what Ray itself finds (RAY_ADDRESS, the
+    cluster `ray start` recorded on this machine, a GCS process running here)."""
+    try:
+        parsed = parse_ray_address(address)
+    except ValueError as exc:  # a caller that skipped the config's check
+        raise ConfigError(f"run.ray.address {exc}") from None
+    if parsed.kind != "auto":
+        return parsed
+    from ray._private.services import get_ray_address_from_environment
+
+    try:
+        found = get_ray_address_from_environment("auto", None)
+    except ConnectionError:
+        raise RayUnreachable(
+            "run.ray.address auto: no Ray cluster runs on this machine; start one "
+            "(ray start --head) or give its address (ray://host:10001 or host:6379)"
+        ) from None
+    try:
+        return parse_ray_address(found)
+    except ValueError as exc:
+        raise RayUnreachable(
+            f"run.ray.address auto: Ray found {exc}; set RAY_ADDRESS or run.ray.address"
+        ) from None
+
+
+def _speaks_ray(target: RayAddress) -> str | None:
+    """None when a Ray server answers one gRPC call at `target` within PROBE_TIMEOUT_S;
+    else what answered instead. Something else listening there (a web server, a stale
+    port) would have Ray's own connect retry for half a minute, or wait forever."""
+    import grpc
+
+    options = [("grpc.enable_http_proxy", 0)]  # a proxy answering for the host is not Ray
+    with grpc.insecure_channel(f"{_bracketed(target.host)}:{target.port}", options) as channel:
+        try:
+            if target.kind == "client":
+                from ray.core.generated import ray_client_pb2, ray_client_pb2_grpc
+
+                ping = ray_client_pb2.ClusterInfoRequest(type=ray_client_pb2.ClusterInfoType.PING)
+                ray_client_pb2_grpc.RayletDriverStub(channel).ClusterInfo(
+                    ping, timeout=PROBE_TIMEOUT_S
+                )
+            else:
+                from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc
+
+                gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel).GetClusterId(
+                    gcs_service_pb2.GetClusterIdRequest(), timeout=PROBE_TIMEOUT_S
+                )
+        except grpc.RpcError as exc:
+            code = exc.code()
+            if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+                return None  # a Ray cluster that wants a token: Ray's connect says so
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                return f"no Ray answer within {PROBE_TIMEOUT_S:g} s"
+            if code == grpc.StatusCode.UNIMPLEMENTED:
+                return "a gRPC server that is not Ray's"
+            return "a server that does not speak Ray's protocol"
+    return None
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
 
 
 def check_reachable(address: str | None) -> None:
-    """Fail fast, with one line, on an address nothing listens at (Ray's own connect
-    retries for about a minute before it gives up)."""
+    """Fail fast, with one line, on an address where no Ray answers: nothing listens there,
+    or something else does (Ray's own connect retries for half a minute, or for ever on
+    a GCS address, before it gives up)."""
     if address is None:
         return
-    target = _host_port(address)
-    if target is None:
-        return
-    host, port = target
+    target = _resolved(address)
+    host, port = target.host, target.port
     try:
         with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S):
             pass
@@ -108,11 +159,18 @@ def check_reachable(address: str | None) -> None:
             f"({exc.strerror or type(exc).__name__}); start the cluster (ray start --head) "
             "or fix the address"
         ) from None
+    problem = _speaks_ray(target)
+    if problem is not None:
+        usual = "its client server, 10001" if target.kind == "client" else "its GCS, 6379"
+        raise RayUnreachable(
+            f"run.ray.address {address}: {_bracketed(host)}:{port} is not a Ray cluster "
+            f"({problem}); give the head's address ({usual} unless changed)"
+        )
 
 
 def check_executor(config: Config) -> None:
     """The input problems of `run.executor`, as one-line UserErrors, for the faces to
-    raise before a run directory exists: Ray not installed, an address nothing answers at."""
+    raise before a run directory exists: Ray not installed, an address where no Ray answers."""
     if config.run.executor == "local":
         return
     try:

@@ -66,6 +66,7 @@ from core.training.setup import (
 )
 from core.training.split_limit import limited_split
 from core.training.step import run_step
+from core.words import counted
 
 __all__ = ["Training", "batch_for_step", "run_training"]
 
@@ -224,7 +225,7 @@ class Training:
                 or state.steps_per_epoch != self.steps_per_epoch
             ):
                 raise ConfigChanged(
-                    f"run {self.rd.path} was planned for {state.total_steps} steps, the "
+                    f"run {self.rd.path} was planned for {counted(state.total_steps, 'step')}, the "
                     f"environment now gives {self.total_steps}; rerun with --fresh --force"
                 )
             resolved = self.resolved_models()

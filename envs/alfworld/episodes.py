@@ -2,8 +2,8 @@
 
 `TextWorldEpisode` plays a real ALFWorld game file (`*.tw-pddl` under `$ALFWORLD_DATA`)
 through `textworld` with ALFWorld's demangler, asking for the admissible commands and the
-won flag — the published setup. It needs the alfworld extra (`pip install
-'skillopt-tui[alfworld]'`, which brings textworld and compiles its fast-downward planner)
+won flag — the published setup. It needs the alfworld extra (core.install_hint says how to add it,
+which brings textworld and compiles its fast-downward planner)
 and the game files from `alfworld-download`, which an offline machine cannot fetch. Our tests play a small game of
 our own in the same format instead (ALFWorld's shipped domain and grammar, a problem
 written by us; tests/envs/benchmarks/alfworld_game.py) when the extra is installed.
@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from core.environment.contract import EnvError
+from core.install_hint import install_extra
 
 NOTHING = "Nothing happens."
-INSTALL_HINT = "pip install 'skillopt-tui[alfworld]'"
+INSTALL_HINT = install_extra("alfworld")
 
 
 @dataclass(frozen=True)

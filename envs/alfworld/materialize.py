@@ -10,6 +10,7 @@ from pathlib import Path
 
 from core.atomic import write_json
 from core.environment.contract import SPLITS, EnvError
+from core.install_hint import install_extra
 from envs.materialize import MaterializeReport, materialize_into
 from envs.source_root import SourceRoot
 from envs.split_data import ITEMS_FILE, read_items_file
@@ -20,7 +21,7 @@ def materialize(
 ) -> MaterializeReport:
     if download or source is None:
         raise EnvError(
-            "alfworld: run `pip install 'skillopt-tui[alfworld]' && alfworld-download`, "
+            f"alfworld: run `{install_extra('alfworld')} && alfworld-download`, "
             "then pass --source $ALFWORLD_DATA"
         )
     root = SourceRoot(Path(source))

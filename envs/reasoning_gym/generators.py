@@ -1,6 +1,6 @@
 """Seeded, disjoint train/val/test items from `reasoning_gym`'s procedural generators.
 
-`reasoning_gym` is an optional extra (`pip install 'skillopt-tui[reasoning-gym]'`); this
+`reasoning_gym` is an optional extra (core.install_hint says how to add it); this
 module imports it only when items are built, so naming the environment (or listing it in
 `skillopt envs`) never needs it.
 
@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.environment.contract import SPLITS, EnvError
+from core.install_hint import install_extra
 
 EXTRA = "reasoning-gym"
-INSTALL_HINT = f"pip install 'skillopt-tui[{EXTRA}]'"
+INSTALL_HINT = install_extra(EXTRA)
 # How many generator indices may be read per wanted item before we call the space too small.
 MAX_DRAWS_PER_ITEM = 20
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from core.environment.contract import EnvError
+from core.install_hint import install_extra
 from envs.materialize import (
     MaterializeReport,
     index_rows,
@@ -51,7 +52,7 @@ def _download() -> list[dict[str, Any]]:
         from datasets import load_dataset
     except ImportError:
         raise EnvError(
-            "--download needs the `datasets` library (`pip install 'skillopt-tui[download]'`); or download "
+            f"--download needs the `datasets` library (`{install_extra('download')}`); or download "
             f"{HF_DATASET} yourself and pass --source"
         ) from None
     loaded = load_dataset(HF_DATASET)

@@ -32,7 +32,7 @@ from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
 from skillopt_tui.app.widgets.help_screen import HelpScreen
 from skillopt_tui.app.widgets.new_run_dialog import NewRunChoice, NewRunDialog, find_configs
 from skillopt_tui.app.worker_errors import report_worker_error
-from sleep.harvest import default_state_dir
+from sleep.harvest.run import default_state_dir
 
 STYLES = Path(__file__).parent / "styles"
 STOPPED_EXIT = exit_codes.STOPPED  # `skillopt train`: stopped at a step boundary, resumable
@@ -75,8 +75,9 @@ class SkillOptApp(App[None]):
         read_only: str | None = None,
     ) -> None:
         super().__init__()
-        # a second browser session of `skillopt tui --web` (skillopt_tui.web.writer_lock):
-        # the sentence saying why it may not write, None when it may
+        # a second `skillopt tui` on the skills repository, terminal or browser session
+        # (skillopt_tui.writer_lock): the sentence saying why it may not write, None when
+        # it may
         self.read_only = read_only
         self.runs_dir = Path(runs_dir)
         self.skills = SkillsSource(Path(skills_repo) if skills_repo else None, repo_factory)

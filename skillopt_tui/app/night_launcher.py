@@ -23,7 +23,7 @@ from skillopt_tui.app.train_launcher import skillopt_command
 PREFIX = "skillopt: sleep: "
 NIGHT_LINE = re.compile(r"^skillopt: sleep: night (sleep-[\w-]+),")
 EXIT_STOPPED = exit_codes.STOPPED  # waiting for handoff answers, or stopped: resumable
-LOG_FILE = "tui-night.log"  # in the state directory (sleep.state_dir.FILES)
+LOG_FILE = "tui-night.log"  # in the state directory (sleep.state.state_dir.FILES)
 
 
 def night_command(state_dir: Path) -> list[str]:

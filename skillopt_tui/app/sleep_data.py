@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import UserError
-from sleep.agent_roots import MORE_FLAGS
-from sleep.harvest import HarvestOptions, HarvestResult, harvest
-from sleep.path_text import shown
-from sleep.settings import SleepSettings, load_settings
-from sleep.sources import SourceRoot
-from sleep.split import task_split
-from sleep.status import list_nights
-from sleep.tasks import MinedTask, TaskArchive
+from core.path_text import shown
+from sleep.harvest.agent_roots import MORE_FLAGS
+from sleep.harvest.run import HarvestOptions, HarvestResult, harvest
+from sleep.harvest.sources import SourceRoot
+from sleep.mine.split import task_split
+from sleep.mine.tasks import MinedTask, TaskArchive
+from sleep.state.settings import SleepSettings, load_settings
+from sleep.state.status import list_nights
 
 SPLITS = ("train", "val", "test")
 
@@ -148,7 +148,7 @@ class NightSkill:
     baseline_val: float | None = None
     best_val: float | None = None
     staged: str | None = None  # the branch the night staged
-    branch_state: str = "staged"  # what became of it since (sleep/branch_state.py)
+    branch_state: str = "staged"  # what became of it since (sleep/state/branch_state.py)
     adopted: str | None = None
     run_dir: Path | None = None
     reason: str = ""

@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from core.install_hint import install_extra
+
 integrations_app = typer.Typer(help="Install SkillOpt's skill and MCP server into your agents.")
 
 Agent = Annotated[
@@ -74,7 +76,7 @@ def _warn_without_mcp() -> None:
 
     if importlib.util.find_spec("mcp") is None:
         typer.echo(
-            "skillopt: the MCP server needs the mcp extra: pip install 'skillopt-tui[mcp]'",
+            f"skillopt: the MCP server needs the mcp extra: {install_extra('mcp')}",
             err=True,
         )
 

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from core.errors import UserError
+from core.install_hint import install_extra
 
 
 class McpMissing(UserError):
@@ -54,7 +55,7 @@ def mcp_cmd(
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] in ("mcp", "mcp_types"):
             raise McpMissing(
-                "the MCP server needs the mcp extra: pip install 'skillopt-tui[mcp]'"
+                f"the MCP server needs the mcp extra: {install_extra('mcp')}"
             ) from None
         raise
     defaults = ServerDefaults(

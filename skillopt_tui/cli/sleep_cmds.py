@@ -94,11 +94,11 @@ def harvest_cmd(
 
     A preview: the cursors the night reads from stay where they are, so the next
     `sleep run` still learns from everything shown. `--mark-read` moves them on purpose."""
-    from sleep.harvest import HarvestOptions, default_state_dir, harvest
-    from sleep.harvest_sources import source_lines
-    from sleep.path_text import require_text
-    from sleep.state_dir import check_state_dir
-    from sleep.timestamps import parse_since
+    from core.path_text import require_text
+    from sleep.harvest.report import source_lines
+    from sleep.harvest.run import HarvestOptions, default_state_dir, harvest
+    from sleep.harvest.timestamps import parse_since
+    from sleep.state.state_dir import check_state_dir
 
     if project is not None and all_projects:
         raise SleepUsageError("give --project PATH or --all-projects, not both")

@@ -56,8 +56,8 @@ def handoff_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """List the handoff prompts waiting for an answer and check the answers written so far."""
-    import sleep.mine_model  # noqa: F401 - registers the miner's answer shape
-    import sleep.replay_env  # noqa: F401 - registers the judge's answer shape
+    import sleep.mine.with_model  # noqa: F401 - registers the miner's answer shape
+    import sleep.night.replay_env  # noqa: F401 - registers the judge's answer shape
     from core.optimizer.handoff_check import check_folder
 
     if folder is not None:

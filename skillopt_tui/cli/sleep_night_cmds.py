@@ -78,9 +78,9 @@ AutomationOpt = Annotated[
 
 
 def _state_dir(state_dir: Path | None, *, writing: bool = True) -> Path:
-    """The state directory, checked before anything reads or writes it (sleep/state_dir.py)."""
-    from sleep.harvest import default_state_dir
-    from sleep.state_dir import check_state_dir
+    """The state directory, checked before anything reads or writes it (sleep/state/state_dir.py)."""
+    from sleep.harvest.run import default_state_dir
+    from sleep.state.state_dir import check_state_dir
 
     return check_state_dir(
         (state_dir or default_state_dir()).expanduser().absolute(), writing=writing
@@ -88,8 +88,8 @@ def _state_dir(state_dir: Path | None, *, writing: bool = True) -> Path:
 
 
 def _settings(state_dir: Path, **flags):
-    from sleep.path_text import require_text
-    from sleep.settings import load_settings
+    from core.path_text import require_text
+    from sleep.state.settings import load_settings
 
     settings = load_settings(state_dir)
     updates = {k: v for k, v in flags.items() if v is not None}
@@ -104,14 +104,14 @@ def _night(
 ):
     """A ready Night of one project from the recorded settings and this command's flags."""
     from core.config import load_config
+    from core.path_text import require_text
     from core.skills_repo import SkillsRepo
-    from sleep.agent_roots import MORE_FLAGS
-    from sleep.harvest import HarvestOptions
-    from sleep.night import Night, night_defaults
-    from sleep.night_tasks import transcript_harvester
-    from sleep.path_text import require_text
-    from sleep.projects import night_label
-    from sleep.sources import check_more_roots, check_roots
+    from sleep.harvest.agent_roots import MORE_FLAGS
+    from sleep.harvest.run import HarvestOptions
+    from sleep.harvest.sources import check_more_roots, check_roots
+    from sleep.night.held_tasks import transcript_harvester
+    from sleep.night.projects import night_label
+    from sleep.night.run import Night, night_defaults
 
     check_roots(settings.claude_home, settings.codex_home)
     check_more_roots({flag: getattr(settings, name) for name, flag in MORE_FLAGS.items()})
@@ -125,7 +125,7 @@ def _night(
     repo = SkillsRepo.open(settings.skills_repo)
     overrides = list(sets or [])
     # The miner stays as the config has it: the heuristic miner unless a night config
-    # names a model for it (a model miner costs calls; see sleep/mine_model.py).
+    # names a model for it (a model miner costs calls; see sleep/mine/with_model.py).
     roles = ("target", "optimizer", "judge")
     if backend_flag is not None:  # the command line's --backend: every role but the miner
         overrides = [f"models.{r}.backend={backend_flag}" for r in roles] + overrides
@@ -207,8 +207,8 @@ def run_cmd(
 ) -> None:
     """Run tonight's nights, one per recorded project (or --project): harvest, mine,
     replay, judge, gate and stage for review."""
-    from sleep.night import NightBusy, run_night
-    from sleep.projects import exit_status, projects_to_run
+    from sleep.night.projects import exit_status, projects_to_run
+    from sleep.night.run import NightBusy, run_night
 
     state, settings = _flagged_settings(
         state_dir, skills_repo, skill=skill, claude_home=claude_home, codex_home=codex_home,
@@ -279,8 +279,8 @@ def dry_run_cmd(
     skill, estimated calls and cost; writes nothing."""
     import asyncio
 
-    from sleep.estimate import estimate_night
-    from sleep.projects import projects_to_run
+    from sleep.night.estimate import estimate_night
+    from sleep.night.projects import projects_to_run
 
     state, settings = _flagged_settings(
         state_dir, skills_repo, writing=False, skill=skill, claude_home=claude_home,
@@ -306,7 +306,7 @@ def dry_run_cmd(
 
 
 def _plan_json(plan, backend: str, estimates: dict) -> dict:
-    from sleep.estimate import skipped_counts
+    from sleep.night.estimate import skipped_counts
 
     for route in plan.routes:
         route["skipped"] = skipped_counts(route["tasks"])
@@ -323,7 +323,7 @@ def _plan_json(plan, backend: str, estimates: dict) -> dict:
 
 
 def _echo_plan(plan: dict, project: Path | None) -> None:
-    from sleep.estimate import skipped_line
+    from sleep.night.estimate import skipped_line
 
     if project is not None:
         typer.echo(f"{project}:")
@@ -347,8 +347,8 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
 
 def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     """Recorded settings, recent nights and handoff prompts waiting for answers."""
-    from sleep.status import night_status
-    from sleep.unlanded_edits import unlanded_line
+    from sleep.night.unlanded_edits import unlanded_line
+    from sleep.state.status import night_status
 
     status = night_status(_state_dir(state_dir, writing=False))
     if as_json:

@@ -76,13 +76,13 @@ def init_cmd(
     """Add a project (again for more): its instruction files go to the skills repository,
     the project to the recorded list; choose the nights' backend. Agent homes given here
     are recorded for every later night (and the user skills under --claude-home found)."""
+    from core.path_text import require_text
     from core.skills_repo import SkillsRepo
-    from sleep.agent_roots import MORE_FLAGS
-    from sleep.backend_choice import suggest_backend
-    from sleep.instruction_files import find_instruction_files, not_yet_tracked
-    from sleep.path_text import require_text
-    from sleep.settings import default_skills_repo, load_settings, save_settings
-    from sleep.sources import check_more_roots, check_roots
+    from sleep.harvest.agent_roots import MORE_FLAGS
+    from sleep.harvest.sources import check_more_roots, check_roots
+    from sleep.night.instruction_files import find_instruction_files, not_yet_tracked
+    from sleep.state.backend_choice import suggest_backend
+    from sleep.state.settings import default_skills_repo, load_settings, save_settings
 
     state = _state_dir(state_dir)  # checked: a file or read-only folder is one line
     settings = load_settings(state)
@@ -181,16 +181,16 @@ def schedule_cmd(
     state_dir: StateDir = None,
 ) -> None:
     """Install the nightly cron line (shown first, installed after you confirm)."""
-    from sleep.agent_roots import more_homes_in_use
-    from sleep.schedule import (
+    from sleep.harvest.agent_roots import more_homes_in_use
+    from sleep.harvest.sources import claude_root_paths, codex_root_paths
+    from sleep.state.schedule import (
         cron_line,
         read_crontab,
         record_installed,
         with_line,
         write_crontab,
     )
-    from sleep.settings import load_settings
-    from sleep.sources import claude_root_paths, codex_root_paths
+    from sleep.state.settings import load_settings
 
     state = _state_dir(state_dir)  # checked: a file or read-only folder is one line
     settings = load_settings(state)
@@ -224,7 +224,7 @@ def schedule_cmd(
 
 def unschedule_cmd(crontab_file: CrontabFile = None, state_dir: StateDir = None) -> None:
     """Remove the nightly cron line that `schedule` installed (and nothing else)."""
-    from sleep.schedule import (
+    from sleep.state.schedule import (
         forget_installed,
         installed_crontab_file,
         read_crontab,

@@ -171,6 +171,21 @@ def train(
     if summary.status != "finished":
         print(f"skillopt: stopped: {summary.reason}", file=sys.stderr)
         raise typer.Exit(EXIT_STOPPED)
+    print(_next_steps(run_path, repo, stager), file=sys.stderr)
+
+
+def _next_steps(run_path: Path, repo, stager) -> str:
+    """What a person does after a finished run: where the result is, how to look at it."""
+    best = run_path / "best_skill.md"
+    lines = [
+        f"next: the best skill is {best}",
+        f"      watch and replay it: skillopt tui --runs-dir {run_path.parent}",
+    ]
+    if repo is not None and stager is not None:
+        lines.append(
+            f"      review what it staged: skillopt skills diff {stager.run_id} --repo {repo.path}"
+        )
+    return "\n".join(lines)
 
 
 def _mask_handoff_answers(cfg) -> None:
@@ -178,7 +193,7 @@ def _mask_handoff_answers(cfg) -> None:
     from core.config import ROLES
 
     if any(cfg.models.role(r).backend == "handoff" for r in ROLES):
-        import sleep.handoff_answers  # noqa: F401 - registers the mask
+        import sleep.night.handoff_answers  # noqa: F401 - registers the mask
 
 
 def _check_before_the_run(cfg, env) -> None:

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from core.errors import UserError
+from core.install_hint import install_extra
 
 
 class TuiUsageError(UserError):
@@ -42,7 +43,7 @@ def resolve_skills_repo(option: Path | None) -> Path | None:
 
 
 def resolve_state_dir(option: Path | None) -> Path:
-    from sleep.harvest import default_state_dir
+    from sleep.harvest.run import default_state_dir
 
     return (option or default_state_dir()).expanduser().absolute()
 
@@ -51,7 +52,7 @@ def sleep_skills_repo(state_dir: Path) -> Path | None:
     """The skills repository `skillopt sleep init` recorded, so the Sleep screen's staged
     branches open in Review when no other repository was given; None if none or unreadable
     (the Sleep screen says why)."""
-    from sleep.settings import load_settings
+    from sleep.state.settings import load_settings
 
     try:
         recorded = load_settings(state_dir).skills_repo
@@ -107,8 +108,17 @@ AllowRemoteOption = Annotated[
         "--allow-remote", help="With --web: allow a non-loopback --host (anyone with the token)."
     ),
 ]
+MaxSessionsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-sessions",
+        help="With --web: browser sessions at once, each its own app process (default 4).",
+    ),
+]
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+DEFAULT_MAX_SESSIONS = 4  # each session is an app process (~65 MB)
+MAX_SESSIONS_LIMIT = 64
 
 
 def web_args(runs_dir: Path, skills_repo: Path | None, run: Path | None, state: Path) -> list[str]:
@@ -122,20 +132,39 @@ def web_args(runs_dir: Path, skills_repo: Path | None, run: Path | None, state: 
     return args
 
 
-def start_web(args: list[str], host: str, port: int, token_file: Path | None, allow_remote: bool):
+def start_web(
+    args: list[str],
+    host: str,
+    port: int,
+    token_file: Path | None,
+    allow_remote: bool,
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
+):
     from skillopt_tui.web.access import check_host, load_token
 
     check_host(host, allow_remote)
     if not 0 <= port <= 65535:
         raise TuiUsageError(f"--port {port}: not a port (0-65535; 0 picks a free one)")
+    if not 1 <= max_sessions <= MAX_SESSIONS_LIMIT:
+        raise TuiUsageError(
+            f"--max-sessions {max_sessions}: give 1 to {MAX_SESSIONS_LIMIT} "
+            "(each session is an app process)"
+        )
     token = load_token(token_file)
     try:
         from skillopt_tui.web.server import app_command, serve
     except ImportError as exc:
         raise TuiUsageError(
-            f"--web needs textual-serve ({exc.name} is missing): pip install 'skillopt-tui[web]'"
+            f"--web needs textual-serve ({exc.name} is missing): {install_extra('web')}"
         ) from None
-    serve(app_command(args), host=host, port=port, token=token, allow_remote=allow_remote)
+    serve(
+        app_command(args),
+        host=host,
+        port=port,
+        token=token,
+        allow_remote=allow_remote,
+        max_sessions=max_sessions,
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -150,11 +179,13 @@ def register(app: typer.Typer) -> None:
         port: PortOption = None,
         token_file: TokenFileOption = None,
         allow_remote: AllowRemoteOption = False,
+        max_sessions: MaxSessionsOption = None,
     ) -> None:
         """Dashboard: follow or replay runs, review staged skill edits, roll back; Sleep nights."""
-        if not web and (host, port, token_file, allow_remote or None) != (None,) * 4:
+        given = (host, port, token_file, allow_remote or None, max_sessions)
+        if not web and given != (None,) * len(given):
             raise TuiUsageError(
-                "--host, --port, --token-file and --allow-remote go with --web "
+                "--host, --port, --token-file, --allow-remote and --max-sessions go with --web "
                 "(e.g. skillopt tui --web --port 8765)"
             )
         if run is not None and not run.is_dir():
@@ -167,11 +198,14 @@ def register(app: typer.Typer) -> None:
             host = DEFAULT_HOST if host is None else host
             port = DEFAULT_PORT if port is None else port
             args = web_args(runs_dir, skills_repo, run, state)
-            start_web(args, host, port, token_file, allow_remote)
+            sessions = DEFAULT_MAX_SESSIONS if max_sessions is None else max_sessions
+            start_web(args, host, port, token_file, allow_remote, sessions)
             return
-        from skillopt_tui.web.session import start_web_session
+        from skillopt_tui.web.session import follow_web_server
+        from skillopt_tui.writer_lock import claim_tui_writer
 
-        read_only = start_web_session()  # a browser session of `--web`: may it write?
+        follow_web_server()  # a browser session of `--web` ends with its server
+        read_only = claim_tui_writer(skills_repo, state)  # one writer per repository
         from skillopt_tui.app.app import SkillOptApp
 
         SkillOptApp(

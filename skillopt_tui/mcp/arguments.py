@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from sleep.settings import NightBackend
+from sleep.state.settings import NightBackend
 
 MAX_PATH = 4096  # PATH_MAX on Linux: no longer path can name a file
 MAX_NAME = 256  # branch names, skill names, commit ids, confirmation codes

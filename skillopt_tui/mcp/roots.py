@@ -47,7 +47,7 @@ class Roots:
     def with_recorded(self, state_dir: Path) -> Roots:
         """These roots plus the folders `sleep init` recorded in `state_dir` (read on each
         call: an init after the server started counts)."""
-        from sleep.settings import load_settings
+        from sleep.state.settings import load_settings
 
         try:
             settings = load_settings(state_dir)

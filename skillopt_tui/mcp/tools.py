@@ -29,7 +29,7 @@ class ServerDefaults:
     roots: Roots = field(init=False)
 
     def __post_init__(self) -> None:
-        from sleep.harvest import default_state_dir
+        from sleep.harvest.run import default_state_dir
 
         configured = [
             self.state_dir or default_state_dir(),
@@ -43,7 +43,7 @@ class ServerDefaults:
         """A path argument, confined to the roots (None when not given)."""
         if value is None:
             return None
-        from sleep.harvest import default_state_dir
+        from sleep.harvest.run import default_state_dir
 
         roots = self.roots.with_recorded(self.state_dir or default_state_dir())
         return roots.confine(argument, value)
@@ -54,7 +54,7 @@ class ConfirmationNeeded(UserError):
 
 
 def _state_dir(args: a.StateArgs, defaults: ServerDefaults) -> Path:
-    from sleep.harvest import default_state_dir
+    from sleep.harvest.run import default_state_dir
 
     chosen = defaults.path("state_dir", args.state_dir) or defaults.state_dir
     return Path(chosen or default_state_dir()).expanduser().absolute()
@@ -62,7 +62,7 @@ def _state_dir(args: a.StateArgs, defaults: ServerDefaults) -> Path:
 
 def _repo(args: a.RepoArgs, defaults: ServerDefaults):
     from core.skills_repo import SkillsRepo
-    from sleep.settings import load_settings
+    from sleep.state.settings import load_settings
 
     path = defaults.path("skills_repo", args.skills_repo) or defaults.skills_repo
     if path is None:
@@ -77,7 +77,7 @@ def _repo(args: a.RepoArgs, defaults: ServerDefaults):
 
 async def sleep_status(args: a.SleepStatusArgs, defaults: ServerDefaults, progress: ProgressFn):
     from core.models.handoff import pending_prompts
-    from sleep.status import night_status
+    from sleep.state.status import night_status
 
     state = _state_dir(args, defaults)
     status = night_status(state)

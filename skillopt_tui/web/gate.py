@@ -54,8 +54,7 @@ class TokenGate:
             return await handler(request)
         if by_query:
             # trade the token for the cookie, and drop it from the address
-            rest = request.url.without_query_params("token").relative()
-            response = web.Response(status=303, headers={"Location": str(rest)})
+            response = web.Response(status=303, headers={"Location": local_address(request)})
             response.set_cookie(
                 self.cookie_name,
                 self.cookie_value,
@@ -66,3 +65,12 @@ class TokenGate:
             )
             return response
         return await handler(request)
+
+
+def local_address(request: web.Request) -> str:
+    """The request's own path and query without the token, as a path on this server. A
+    path that starts `//` (or `/\\`) would be read by the browser as another site's
+    address (`//evil.example/`): its leading slashes fold into one."""
+    rest = request.rel_url.without_query_params("token")
+    path = "/" + rest.raw_path.lstrip("/\\")
+    return f"{path}?{rest.raw_query_string}" if rest.raw_query_string else path

@@ -21,7 +21,6 @@ import shlex
 import signal
 import socket
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,13 +28,13 @@ from typing import Any
 import aiohttp_jinja2
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
+from aiohttp.http_exceptions import HttpProcessingError
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from skillopt_tui.web.access import WebUsageError
 from skillopt_tui.web.gate import TokenGate
 from skillopt_tui.web.session import SERVER_PID_ENV
-from skillopt_tui.web.writer_lock import LOCK_ENV
 
 log = logging.getLogger("skillopt.web")
 
@@ -44,11 +43,29 @@ KILL_WAIT = 3.0  # then seconds after SIGTERM, before SIGKILL
 TEMPLATES = Path(__file__).parent / "templates"  # our page: nothing from outside addresses
 
 
+FULL_PAGE = """<!doctype html>
+<title>SkillOpt: all sessions in use</title>
+<p>This SkillOpt web face already serves {n} browser session{s}, its limit.
+Close a SkillOpt tab, then reload this page (the server's owner can raise the limit
+with <code>--max-sessions</code>).</p>
+"""
+
+
 class PathOnlyAccessLog(AbstractAccessLogger):
     """One line per request, the path without its query string (where a token would be)."""
 
     def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
         self.logger.info("%s %s %s", request.method, request.path, response.status)
+
+
+class QuietBadRequests(logging.Filter):
+    """aiohttp answers a request it cannot parse (a duplicate Host header, a malformed
+    line) with 400, then logs the parser's traceback: the 400 is the whole story (the
+    access log shows it), so that record is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, HttpProcessingError)
 
 
 def app_command(tui_args: list[str]) -> str:
@@ -66,11 +83,13 @@ class WebFace(Server):
         port: int,
         token: str,
         allow_remote: bool,
+        max_sessions: int,
         announce: Callable[[str], None] = print,
     ) -> None:
         super().__init__(command, host=host, port=port, title="SkillOpt", templates_path=TEMPLATES)
         self.token = token
         self.allow_remote = allow_remote
+        self.max_sessions = max_sessions
         self.announce = announce
         self.gate: TokenGate | None = None
         self.sessions: set[AppService] = set()
@@ -84,8 +103,21 @@ class WebFace(Server):
     async def on_startup(self, app: web.Application) -> None:
         """textual-serve prints its banner here; ours is the one URL, printed in `run`."""
 
+    def full(self) -> web.Response | None:
+        """The page for a browser that would start one session too many, else None."""
+        if len(self.sessions) < self.max_sessions:
+            return None
+        return web.Response(
+            status=503,
+            content_type="text/html",
+            text=FULL_PAGE.format(n=self.max_sessions, s="s" if self.max_sessions != 1 else ""),
+        )
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        return self.full() or await self.page(request)
+
     @aiohttp_jinja2.template("app_index.html")
-    async def handle_index(self, request: web.Request) -> dict[str, Any]:
+    async def page(self, request: web.Request) -> dict[str, Any]:
         base = f"{request.scheme}://{request.host}"
         websocket = ("wss" if request.scheme == "https" else "ws") + f"://{request.host}/ws"
         return {
@@ -97,11 +129,12 @@ class WebFace(Server):
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One browser session: its own app process for as long as the socket is open."""
+        refused = self.full()
+        if refused is not None:
+            return refused
         websocket = web.WebSocketResponse(heartbeat=15)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
-        await websocket.prepare(request)
-        self.sockets.add(websocket)
         service = AppService(
             self.command,
             write_bytes=websocket.send_bytes,
@@ -109,7 +142,14 @@ class WebFace(Server):
             close=websocket.close,
             download_manager=self.download_manager,
         )
-        self.sessions.add(service)
+        self.sessions.add(service)  # counted before the first await: the cap holds
+        self.sockets.add(websocket)
+        try:
+            await websocket.prepare(request)
+        except BaseException:  # no handshake (aiohttp answers it): no session either
+            self.sessions.discard(service)
+            self.sockets.discard(websocket)
+            raise
         try:
             await service.start(width, height)
             # until the browser leaves or the app ends (it quit, or died): textual-serve
@@ -138,34 +178,38 @@ class WebFace(Server):
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        with tempfile.TemporaryDirectory(prefix="skillopt-web-") as runtime:
-            # what each app process inherits: the shared writer lock, and who its server is
-            os.environ[LOCK_ENV] = str(Path(runtime) / "writer.lock")
-            os.environ[SERVER_PID_ENV] = str(os.getpid())
-            try:
-                sock = listen(self.host, self.port)
-            except OSError as exc:
-                raise WebUsageError(
-                    f"--port {self.port}: cannot listen on {self.host} ({exc.strerror}); "
-                    "pick another port (0 picks a free one)"
-                ) from None
-            port = sock.getsockname()[1]
-            self.gate = TokenGate(self.token, f"skillopt-web-{port}", self.allow_remote)
-            runner = web.AppRunner(
-                await self._make_app(), access_log_class=PathOnlyAccessLog, access_log=log
-            )
-            await runner.setup()
-            await web.SockSite(runner, sock).start()
-            shown = f"[{self.host}]" if ":" in self.host else self.host
-            self.announce(
-                f"SkillOpt web face on http://{shown}:{port}/?token={self.token}\n"
-                "(open that URL; Ctrl-C stops the server and every session)"
-            )
-            try:
-                await stop.wait()
-            finally:
-                await self.end_sessions()
-                await runner.cleanup()
+        # what each app process inherits: who its server is (it ends with it); nothing
+        # on disk, so a server killed with -9 leaves nothing behind
+        os.environ[SERVER_PID_ENV] = str(os.getpid())
+        try:
+            sock = listen(self.host, self.port)
+        except socket.gaierror as exc:
+            raise WebUsageError(
+                f"--host {self.host}: cannot listen there ({exc.strerror}); give an address "
+                "of this machine, such as 127.0.0.1"
+            ) from None
+        except OSError as exc:
+            raise WebUsageError(
+                f"--port {self.port}: cannot listen on {self.host} ({exc.strerror}); "
+                "pick another port (0 picks a free one)"
+            ) from None
+        port = sock.getsockname()[1]
+        self.gate = TokenGate(self.token, f"skillopt-web-{port}", self.allow_remote)
+        runner = web.AppRunner(
+            await self._make_app(), access_log_class=PathOnlyAccessLog, access_log=log
+        )
+        await runner.setup()
+        await web.SockSite(runner, sock).start()
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        self.announce(
+            f"SkillOpt web face on http://{shown}:{port}/?token={self.token}\n"
+            "(open that URL; Ctrl-C stops the server and every session)"
+        )
+        try:
+            await stop.wait()
+        finally:
+            await self.end_sessions()
+            await runner.cleanup()
 
     async def end_sessions(self) -> None:
         """Close every browser's socket; each session's handler then ends its app process
@@ -203,14 +247,24 @@ def listen(host: str, port: int) -> socket.socket:
     return socket.create_server((host.strip("[]"), port), family=family)
 
 
-def serve(command: str, *, host: str, port: int, token: str, allow_remote: bool) -> None:
+def serve(
+    command: str,
+    *,
+    host: str,
+    port: int,
+    token: str,
+    allow_remote: bool,
+    max_sessions: int,
+) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    logging.getLogger("aiohttp.server").addFilter(QuietBadRequests())
     face = WebFace(
         command,
         host=host,
         port=port,
         token=token,
         allow_remote=allow_remote,
+        max_sessions=max_sessions,
         announce=lambda text: print(text, flush=True),
     )
     asyncio.run(face.run())

@@ -160,7 +160,8 @@ def test_non_utf8_config_is_a_one_line_error(tmp_path):
     "url, expected",
     [
         ("127.0.0.1:8000/v1", "is not an http(s) URL"),
-        ("http://127.0.0.1:99999/v1", "invalid port"),
+        ("http://127.0.0.1:99999/v1", "port out of range"),
+        ("http://user:sk-secret@host:99999/v1", "port out of range"),
         ("http://user:sk-secret@host/v1", "must not carry credentials"),
         ("http://host/v1?api-key=sk-secret", "must not carry credentials"),
     ],

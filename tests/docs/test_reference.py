@@ -156,7 +156,7 @@ def test_every_exit_code_a_command_can_end_with_is_documented():
 
     for name in commands.COMMAND_MODULES:
         importlib.import_module(name)
-    importlib.import_module("sleep.night")
+    importlib.import_module("sleep.night.run")
     codes = {getattr(c, "exit_code", None) for c in _subclasses(UserError)} | {UserError.exit_code}
     codes |= {train_cmds.EXIT_STOPPED, exit_codes.SUCCESS, exit_codes.INTERRUPTED}
     assert codes - {None} <= set(exit_codes.EXIT_CODES), codes - set(exit_codes.EXIT_CODES)

@@ -181,3 +181,16 @@ def test_a_candidate_never_scored_says_so():
     assert out.getvalue().splitlines() == [
         "step 3: rejected · not scored · invalid candidate: empty skill"
     ]
+
+
+def test_counts_of_one_are_singular():
+    out = io.StringIO()
+    ConsoleLogger(out)(
+        RunStarted(
+            run_id="r1", env="capitals", strategy="fewshot", target_model="t",
+            optimizer_model="o", epochs=1, steps_per_epoch=1, train_items=1, val_items=1,
+            test_items=1, resumed=False, start_step=0,
+        )  # fmt: skip
+    )
+    line = out.getvalue()
+    assert "1 epoch × 1 step" in line and "epochs" not in line and "steps" not in line

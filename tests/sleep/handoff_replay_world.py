@@ -12,12 +12,12 @@ from pathlib import Path
 from core.models.handoff import HandoffBackend
 from core.models.handoff_files import HandoffFolder
 from core.models.types import Request
-from sleep import (
-    handoff_answers,  # noqa: F401 - masks secrets in answers
-    handoff_workspace,  # noqa: F401 - registers the handoff-workspace runner
+from sleep.mine.tasks import MinedTask
+from sleep.night import (
+    handoff_answers,  # noqa: F401 - registers itself when imported
+    handoff_workspace,  # noqa: F401 - registers itself when imported
 )
-from sleep.replay_env import AgentReplay, ReplayEnvironment
-from sleep.tasks import MinedTask
+from sleep.night.replay_env import AgentReplay, ReplayEnvironment
 from tests.support.skills_git import plain_git as git
 
 SKILL = "# Notes app\n\nRun the tests before you finish.\n"

@@ -9,7 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
-from sleep.harvest import HarvestOptions, HarvestResult, harvest
+from sleep.harvest.run import HarvestOptions, HarvestResult, harvest
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 HANDMADE = Path(__file__).parent / "fixtures" / "handmade"

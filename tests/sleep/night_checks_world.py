@@ -13,9 +13,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from sleep.mine import shape_of
-from sleep.split import split_of
-from sleep.tasks import task_id
+from sleep.mine.heuristic import shape_of
+from sleep.mine.split import split_of
+from sleep.mine.tasks import task_id
 from tests.sleep.night_double import NAMES
 
 PROMPT = "for {part}: make total() in calc.py skip None values"

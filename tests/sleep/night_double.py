@@ -118,9 +118,9 @@ def parts_for(project, n: int = 12, *, val_fraction: float = 0.3, val: int = 2) 
     """n package names whose install tasks (whose ids depend on the project path) fall at
     least twice into train and `val` times into val, so a night on them always has
     something to learn and something to gate on, whatever the temporary project path is."""
-    from sleep.mine import shape_of
-    from sleep.split import split_of
-    from sleep.tasks import task_id
+    from sleep.mine.heuristic import shape_of
+    from sleep.mine.split import split_of
+    from sleep.mine.tasks import task_id
 
     def split(part: str) -> str:
         tid = task_id(str(project), shape_of(INSTALL_PROMPT.format(part=part)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sleep.agent_roots import (
+from sleep.harvest.agent_roots import (
     copilot_root_paths,
     cursor_root_paths,
     opencode_db_paths,

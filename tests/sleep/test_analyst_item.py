@@ -18,9 +18,9 @@ from core.models.handoff import HandoffWaiting
 from core.models.types import TransientError
 from core.optimizer.reflection_groups import render_pair, render_results, render_results_within
 from core.optimizer.strategy import EpochPair
-from sleep.judged_by import correction_note
-from sleep.replay_env import ReplayEnvironment
-from sleep.tasks import Check, MinedTask
+from sleep.mine.judged_by import correction_note
+from sleep.mine.tasks import Check, MinedTask
+from sleep.night.replay_env import ReplayEnvironment
 from tests.sleep.handoff_replay_world import SKILL, Night, workspace_named
 from tests.support.jail import jail  # noqa: F401 - the fixture
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from core.models.agents.process import AGENTS_BIN
-from sleep.backend_choice import agent_logged_in, suggest_backend
+from sleep.state.backend_choice import agent_logged_in, suggest_backend
 from tests.support.agent_clis import fake_claude_login, requires_agents
 
 ON_PATH = {"claude": "/opt/bin/claude", "codex": "/opt/bin/codex"}

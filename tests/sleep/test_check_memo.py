@@ -12,8 +12,8 @@ import json
 import pytest
 
 from core.models.handoff import HandoffWaiting
-from sleep.replay_checks import tally
-from sleep.tasks import Check
+from sleep.mine.tasks import Check
+from sleep.night.replay_checks import tally
 from tests.sleep.handoff_replay_world import Night, workspace_named
 from tests.support.jail import jail  # noqa: F401 - the fixture
 

@@ -1,4 +1,4 @@
-"""A mined check runs with the person's own Python toolchain (sleep/check_toolchain.py), in
+"""A mined check runs with the person's own Python toolchain (sleep/night/check_toolchain.py), in
 the real bubblewrap jail: the project's venv (which the replay's fresh checkout lacks) or the
 interpreter on the host's PATH is lent read-only at its own path, and nothing else of the
 host shows — not the home folder, not the project's files, not the host's environment. A
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sleep.check_toolchain import programs, toolchain
-from sleep.replay_checks import planned_checks, run_command_checks
+from sleep.night.check_toolchain import programs, toolchain
+from sleep.night.replay_checks import planned_checks, run_command_checks
 from tests.support.jail import jail  # noqa: F401 - the fixture
 
 MODULE = "nightprobe_4f2"  # a module no system or pyenv Python has

@@ -4,9 +4,9 @@ import io
 
 import pytest
 
-from sleep.claude_tasks import ClaudeTaskReader
-from sleep.identity import SessionIdentity
-from sleep.jsonl import JsonlReader
+from sleep.harvest.claude import ClaudeTaskReader
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import JsonlReader
 from tests.sleep.transcripts import claude_assistant, claude_user, examples_dir, jsonl
 
 

@@ -2,9 +2,9 @@
 
 import hashlib
 
-from sleep.codex_tasks import CodexTaskReader
-from sleep.identity import SessionIdentity
-from sleep.jsonl import JsonlReader
+from sleep.harvest.codex import CodexTaskReader
+from sleep.harvest.identity import SessionIdentity
+from sleep.harvest.jsonl import JsonlReader
 from tests.sleep.transcripts import codex_line, codex_meta, codex_prompt, examples_dir
 
 

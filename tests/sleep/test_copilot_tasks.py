@@ -104,8 +104,8 @@ def test_a_sub_agents_prompts_are_not_tasks_and_its_tool_calls_belong_to_the_tur
     event or in `data`, or `data.parentToolCallId`): its prompt is not the person's, its
     reply is not the answer they saw, its tool calls count for the person's turn (fails
     on the old code: the sub-agent's prompt became a task and took the tool calls)."""
-    from sleep.copilot_tasks import CopilotTaskReader
-    from sleep.identity import SessionIdentity
+    from sleep.harvest.copilot import CopilotTaskReader
+    from sleep.harvest.identity import SessionIdentity
 
     def event(kind, data, **top):
         return {"type": kind, "data": data, "id": kind, "timestamp": "2026-12-02T02:40:00Z", **top}

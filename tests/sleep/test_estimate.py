@@ -14,8 +14,8 @@ import subprocess
 import pytest
 
 from core.run.estimate import plan_calls
-from sleep import replay_modes
-from sleep.estimate import estimate_night, skipped_counts
+from sleep.night import replay_modes
+from sleep.night.estimate import estimate_night, skipped_counts
 from tests.sleep.test_real_fixture_replay_modes import (
     DAY,
     REPO,
@@ -73,7 +73,7 @@ def test_the_estimate_counts_only_replayed_tasks(world):
 
 
 def test_a_night_whose_tasks_are_all_skipped_estimates_no_calls(world, monkeypatch):
-    # Handoff without its workspace runner (as before sleep/handoff_workspace.py existed):
+    # Handoff without its workspace runner (as before sleep/night/handoff_workspace.py existed):
     # every agentic task is skipped.
     monkeypatch.delitem(replay_modes._runners, "handoff-workspace")
     _night, plan, estimates = planned(world, "handoff")

@@ -1,4 +1,4 @@
-"""Issue 21: the `handoff-workspace` replay (sleep/handoff_workspace.py) on the real
+"""Issue 21: the `handoff-workspace` replay (sleep/night/handoff_workspace.py) on the real
 handoff backend over a real git project. The person's agent is a TEST DOUBLE here: it
 reads the workspace path out of the prompt file, edits files there, and writes the answer
 file, as `/skillopt-handoff` would."""
@@ -17,9 +17,9 @@ from core.models.handoff import AnswerRejected, HandoffBackend, HandoffWaiting
 from core.models.handoff_files import HandoffFolder
 from core.models.types import AgentTask, Request
 from core.optimizer.handoff_check import check_folder
-from sleep import handoff_answers  # noqa: F401 - masks secrets in answers
-from sleep.handoff_workspace import run_handoff_workspace
-from sleep.replay_env import AgentReplay
+from sleep.night import handoff_answers  # noqa: F401 - registers itself when imported
+from sleep.night.handoff_workspace import run_handoff_workspace
+from sleep.night.replay_env import AgentReplay
 from tests.support.project_tree import snapshot
 from tests.support.skills_git import plain_git as git
 

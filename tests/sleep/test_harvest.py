@@ -8,9 +8,9 @@ import pytest
 import zstandard
 
 from core.file_lock import FileLock
-from sleep.harvest import LOCK_FILE, HarvestBusy, HarvestOptions, harvest
-from sleep.sources import discover
-from sleep.timestamps import parse_since
+from sleep.harvest.run import LOCK_FILE, HarvestBusy, HarvestOptions, harvest
+from sleep.harvest.sources import discover
+from sleep.harvest.timestamps import parse_since
 from tests.sleep.transcripts import (
     REAL,
     claude_assistant,

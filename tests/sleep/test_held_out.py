@@ -1,4 +1,4 @@
-"""The gate's held-out tasks (sleep/held_out.py): a night gates a skill only on at least
+"""The gate's held-out tasks (sleep/night/held_out.py): a night gates a skill only on at least
 `min_val_tasks` of them (default 6), says how many it is waiting for, and takes them from
 every earlier night of the project and skill, on the scripted TEST DOUBLE
 (tests/sleep/night_double.py) and a real skills repository."""
@@ -9,13 +9,14 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from sleep.estimate import estimate_night
-from sleep.held_out import DEFAULT_MIN_VAL_TASKS, night_splits, waiting_for_val
-from sleep.mine import shape_of
-from sleep.night import Night
-from sleep.night_tasks import Harvested
-from sleep.split import split_of
-from sleep.tasks import MinedTask, task_id
+from sleep.mine.heuristic import shape_of
+from sleep.mine.split import split_of
+from sleep.mine.tasks import MinedTask, task_id
+from sleep.night.estimate import estimate_night
+from sleep.night.held_out import night_splits, waiting_for_val
+from sleep.night.held_tasks import Harvested
+from sleep.night.run import Night
+from sleep.state.settings import DEFAULT_MIN_VAL_TASKS
 from tests.sleep.night_double import INSTALL_PROMPT, NAMES
 from tests.sleep.test_night import DAY, night_config, project, repo  # noqa: F401
 

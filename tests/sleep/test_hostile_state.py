@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from core.skills_repo import SkillsRepo
-from sleep.settings import SleepSettings, save_settings
+from sleep.state.settings import SleepSettings, save_settings
 from tests.sleep.cli_world import World, make_world, one_line_error
 
 NOBODY = 65534

@@ -21,7 +21,8 @@ import pytest
 from core.agent_loop.workspace import replay_workspace
 from core.models.agents.workspace import pristine_tree
 from core.models.handoff import HandoffWaiting
-from sleep.prior_edits import FileEdit, edited_tree
+from sleep.harvest.file_edits import FileEdit
+from sleep.night.edited_tree import edited_tree
 from tests.sleep.handoff_replay_world import Night
 from tests.support.project_tree import snapshot
 from tests.support.skills_git import plain_git as git

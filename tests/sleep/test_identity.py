@@ -4,8 +4,8 @@ without its deep copies (a tenth of a first harvest of many files)."""
 import dataclasses
 import json
 
-from sleep.cursors import Cursor, HarvestState
-from sleep.identity import SessionIdentity
+from sleep.harvest.cursors import Cursor, HarvestState
+from sleep.harvest.identity import SessionIdentity
 
 
 def _identity() -> SessionIdentity:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 from core.skills_repo import SkillsRepo
-from sleep.interrupted import INTERRUPTED_REASON, describe_interrupted, interrupted_left_out
-from sleep.mine import mine_sessions
-from sleep.mine_model import numbered_prompts
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.interrupted import INTERRUPTED_REASON, describe_interrupted, interrupted_left_out
+from sleep.mine.with_model import numbered_prompts
 from tests.sleep.test_night import SKILL_TEXT, make_night, sessions
 
 

@@ -4,7 +4,7 @@ import io
 import json
 import tracemalloc
 
-from sleep.jsonl import JsonlReader, clean_text
+from sleep.harvest.jsonl import JsonlReader, clean_text
 
 
 def read(data: bytes, **kw):

@@ -13,8 +13,8 @@ import json
 import pytest
 
 from core.errors import UserError
-from sleep.cursors import Cursor, HarvestState
-from sleep.tasks import Check, MalformedTask, MinedTask, TaskArchive, Turn
+from sleep.harvest.cursors import Cursor, HarvestState
+from sleep.mine.tasks import Check, MalformedTask, MinedTask, TaskArchive, Turn
 from tests.sleep.cli_world import one_line_error
 from tests.sleep.test_hostile_state import _tonight, commands, snapshot, world  # noqa: F401
 

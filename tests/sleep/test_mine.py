@@ -8,8 +8,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sleep import mine
-from sleep.mine import _PATH, mine_sessions, shape_of
+from sleep.mine import heuristic as mine
+from sleep.mine.heuristic import _PATH, mine_sessions, shape_of
 from tests.sleep.bounded import run_bounded
 
 # The pattern before it was made linear: the reference for which paths it finds.
@@ -30,7 +30,7 @@ def test_shapes_of_ordinary_requests():
 def test_a_megabyte_word_run_is_shaped_in_bounded_time():
     # 16 KB took 0.9 s with the quadratic pattern, so 1 MB took about an hour.
     code = (
-        "from sleep.mine import shape_of\n"
+        "from sleep.mine.heuristic import shape_of\n"
         "for run in ('a' * 1_000_000, 'a~' * 500_000, 'a.' * 500_000, '~a/' * 300_000):\n"
         "    print(shape_of(run).split()[0])"
     )
@@ -39,7 +39,7 @@ def test_a_megabyte_word_run_is_shaped_in_bounded_time():
 
 def test_three_fifteen_megabyte_prompts_are_mined_in_bounded_time():
     code = (
-        "from sleep.mine import mine_sessions\n"
+        "from sleep.mine.heuristic import mine_sessions\n"
         "big = 'please summarise this log ' + 'x' * 15_000_000\n"
         "session = {'source': 'claude', 'session_id': 's', 'cwd': '/p',\n"
         "           'tasks': [{'text': big + str(i)} for i in range(3)]}\n"

@@ -5,9 +5,9 @@ through the real harvest of Claude Code and Codex transcripts."""
 
 import json
 
-from sleep.harvest import HarvestOptions, harvest
-from sleep.mine import mine_sessions
-from sleep.tasks import Check, MinedTask, TaskArchive
+from sleep.harvest.run import HarvestOptions, harvest
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.tasks import Check, MinedTask, TaskArchive
 from tests.sleep.transcripts import (
     claude_assistant,
     claude_user,

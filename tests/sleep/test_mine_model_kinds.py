@@ -1,4 +1,4 @@
-"""The miner role may say what kind a task is (sleep/mine_model.py): a kind it gives is
+"""The miner role may say what kind a task is (sleep/mine/with_model.py): a kind it gives is
 validated and kept; without one the heuristic decides, with the session's evidence."""
 
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from core.models.types import Completion, Usage
-from sleep.mine_model import MinerFailed, mine_with_model
+from sleep.mine.with_model import MinerFailed, mine_with_model
 
 SESSION = {
     "source": "claude",

@@ -13,9 +13,9 @@ import pytest
 from core.config import config_from_dict
 from core.file_lock import FileLock
 from core.skills_repo import SkillsRepo
-from sleep.night import Night, NightBusy
-from sleep.night_tasks import Harvested
-from sleep.split import split_of
+from sleep.mine.split import split_of
+from sleep.night.held_tasks import Harvested
+from sleep.night.run import Night, NightBusy
 from tests.sleep.night_double import RULE, parts_for
 
 DAY = dt.date(2026, 11, 30)

@@ -19,9 +19,9 @@ from core.models.handoff import parse_prompt_file
 from core.models.handoff_files import HandoffFolder
 from core.models.types import Request
 from core.skills_repo import SkillsRepo
-from sleep.harvest import HarvestOptions
-from sleep.night import Night
-from sleep.night_tasks import transcript_harvester
+from sleep.harvest.run import HarvestOptions
+from sleep.night.held_tasks import transcript_harvester
+from sleep.night.run import Night
 from tests.sleep.night_double import RULE, Brain
 from tests.sleep.test_night import DAY, SKILL_TEXT, make_night, night_config, project, repo  # noqa: F401
 from tests.sleep.transcripts import REAL

@@ -15,8 +15,8 @@ from pathlib import Path
 from core.config import config_from_dict
 from core.models.agents.process import AGENTS_BIN, recorded_sessions
 from core.skills_repo import SkillsRepo
-from sleep.night import Night
-from sleep.night_tasks import Harvested
+from sleep.night.held_tasks import Harvested
+from sleep.night.run import Night
 from tests.sleep.night_double import INSTALL_PROMPT, RULE, parts_for
 from tests.support.agent_clis import AGENT_TESTS
 from tests.support.loopback_agent_servers import LoopbackMessagesSSE, Reply

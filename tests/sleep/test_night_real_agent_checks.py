@@ -20,8 +20,8 @@ import pytest
 from core.config import config_from_dict
 from core.models.agents.process import AGENTS_BIN
 from core.skills_repo import SkillsRepo
-from sleep.night import Night
-from sleep.night_tasks import Harvested
+from sleep.night.held_tasks import Harvested
+from sleep.night.run import Night
 from tests.sleep.night_checks_world import (
     FIXED,
     WRONG,

@@ -15,8 +15,8 @@ import pytest
 from core.config import config_from_dict
 from core.models.agents.process import AGENTS_BIN
 from core.skills_repo import SkillsRepo
-from sleep.night import Night
-from sleep.night_tasks import Harvested
+from sleep.night.held_tasks import Harvested
+from sleep.night.run import Night
 from tests.sleep.night_double import INSTALL_PROMPT, RULE, parts_for
 from tests.sleep.test_night_real_agent import BRAIN, SKILL_TEXT, agent_brain, git
 from tests.support.loopback_agent_servers import LoopbackMessagesSSE

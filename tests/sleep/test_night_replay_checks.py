@@ -16,9 +16,9 @@ import pytest
 from core.config import config_from_dict
 from core.models.types import Request
 from core.skills_repo import SkillsRepo
-from sleep import replay_shell
-from sleep.night import Night
-from sleep.night_tasks import Harvested
+from sleep.night import replay_shell
+from sleep.night.held_tasks import Harvested
+from sleep.night.run import Night
 from tests.sleep.night_checks_world import (
     FIXED,
     WRONG,

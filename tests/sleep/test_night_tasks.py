@@ -1,4 +1,4 @@
-"""No sequence of commands loses a person's task (sleep/night_tasks.py), on the transcripts
+"""No sequence of commands loses a person's task (sleep/night/held_tasks.py), on the transcripts
 the real CLIs wrote: a failed night is retried the same day and replayed by the next
 night, a waiting night is continued on a later day, and a night that froze its harvest
 but could not move the cursors loses nothing. Models: the scripted TEST DOUBLE
@@ -14,8 +14,8 @@ import pytest
 
 from core.models.handoff import parse_prompt_file, pending_prompts
 from core.models.types import Request
-from sleep.harvest import HarvestOptions, harvest
-from sleep.night_tasks import CARRY_FILE, CarryArchive, Harvested, close_failed_nights
+from sleep.harvest.run import HarvestOptions, harvest
+from sleep.night.held_tasks import CARRY_FILE, CarryArchive, Harvested, close_failed_nights
 from tests.sleep.night_double import Brain
 from tests.support.loopback_openai import LoopbackOpenAI
 from tests.support.real_transcript_world import (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sleep.settings import load_settings, save_settings
+from sleep.state.settings import load_settings, save_settings
 from tests.sleep.cli_world import make_world
 from tests.sleep.night_double import INSTALL_PROMPT, parts_for
 from tests.sleep.transcripts import claude_user, jsonl

@@ -189,8 +189,8 @@ def test_quotes_typed_in_a_session_that_is_not_print_mode_are_kept(tmp_path):
 
 def test_run_prompts_come_back_as_typed():
     """Fails on the old code: each quoted `run` prompt mined as the one shape `<str>`."""
-    from sleep.mine import shape_of
-    from sleep.opencode_store import run_prompt
+    from sleep.harvest.opencode import run_prompt
+    from sleep.mine.heuristic import shape_of
 
     assert run_prompt('"fix the bug"') == "fix the bug"
     assert run_prompt('"say \\"hi\\" twice"') == 'say "hi" twice'

@@ -79,9 +79,9 @@ def test_no_planted_secret_in_the_state_or_the_output(tmp_path):
 def test_the_cron_line_carries_the_other_agents_homes_in_use(tmp_path):
     """Cron has no $OPENCODE_DB or $XDG_DATA_HOME: `sleep schedule` writes each existing
     home into the line as its flag, and none for an agent that is not installed."""
-    from sleep.agent_roots import more_homes_in_use
-    from sleep.schedule import cron_line
-    from sleep.settings import SleepSettings
+    from sleep.harvest.agent_roots import more_homes_in_use
+    from sleep.state.schedule import cron_line
+    from sleep.state.settings import SleepSettings
 
     home = home_with(tmp_path, "pi", "opencode")
     db = home / ".local" / "share" / "opencode" / "opencode.db"

@@ -1,4 +1,4 @@
-"""A follow-up replays with its session's earlier file edits applied (sleep/prior_edits.py):
+"""A follow-up replays with its session's earlier file edits applied (sleep/harvest/file_edits.py):
 harvested from a real git project's Claude Code transcript, mined onto the follow-up,
 applied to the replay's copy before the agent runs; secrets and escaping paths never."""
 
@@ -12,11 +12,12 @@ import pytest
 
 from core.models.agents.workspace import pristine_tree
 from core.models.types import AgentOutcome, Completion, Usage
-from sleep.harvest import HarvestOptions, harvest
-from sleep.mine import mine_sessions
-from sleep.prior_edits import FileEdit, apply_edit, confined, edited_tree
-from sleep.replay_env import AgentReplay, ReplayEnvironment, agent_prompt, task_item
-from sleep.tasks import MinedTask, TaskArchive, Turn
+from sleep.harvest.file_edits import FileEdit, confined
+from sleep.harvest.run import HarvestOptions, harvest
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.tasks import MinedTask, TaskArchive, Turn
+from sleep.night.edited_tree import apply_edit, edited_tree
+from sleep.night.replay_env import AgentReplay, ReplayEnvironment, agent_prompt, task_item
 from tests.sleep.transcripts import (
     claude_assistant,
     claude_user,
@@ -114,8 +115,8 @@ async def test_a_follow_up_replays_with_the_first_turns_edit_applied(tmp_path):
     assert archive.load()[follow_up.id].prior_edits == follow_up.prior_edits
 
     # dry-run --json lists them (what, not the text)
-    from sleep.replay_modes import replay_mode
-    from sleep.tasks import task_listing
+    from sleep.mine.tasks import task_listing
+    from sleep.night.replay_modes import replay_mode
 
     mode = replay_mode(follow_up, "claude_code")
     listed = task_listing(follow_up, mode, mode)["prior_edits"]
@@ -126,7 +127,7 @@ async def test_a_follow_up_replays_with_the_first_turns_edit_applied(tmp_path):
     async def agent_double(task, _skill):  # a TEST DOUBLE of the agent: reads, edits nothing
         with pristine_tree(task.files, task.commit) as tree:
             seen["app.py"] = (tree.root / "app.py").read_text()
-            seen["NOTES.md"] = (tree / "NOTES.md").read_text()
+            seen["NOTES.md"] = (tree.root / "NOTES.md").read_text()
         seen["prompt"] = task.prompt
         return AgentOutcome("Added the argument.", [], "", 0, Usage(), 0.0, "double", "", None)
 
@@ -224,7 +225,7 @@ def test_tasks_written_before_prior_edits_still_load_and_others_keep_the_note(tm
     path.write_text(json.dumps({"version": 1, "tasks": [old]}))
     (task,) = TaskArchive(path).load().values()
     assert task.prior_edits == []
-    from sleep.replay_env import PREDECESSORS_NOTE
+    from sleep.night.replay_env import PREDECESSORS_NOTE
 
     assert PREDECESSORS_NOTE in agent_prompt(task_item(task, "claude_code"))
 
@@ -309,7 +310,7 @@ def test_a_kept_tree_is_found_again_at_the_same_place(tmp_path):
 def test_a_session_in_a_subfolder_has_its_edits_applied_there(tmp_path):
     """A session run in `<project>/web` recorded paths relative to `web`: they are applied
     below it in the copy of the project, not at its root."""
-    from sleep.prior_edits import session_base
+    from sleep.night.edited_tree import session_base
 
     project, commit = git_project(tmp_path)
     assert session_base(project, str(project / "web")) == "web"

@@ -1,10 +1,10 @@
 """pi, OpenCode, Copilot CLI, VS Code Copilot Chat and Cursor follow-ups carry their
-session's earlier file edits (sleep/edit_tools.py), with Claude Code's and Codex's rules:
+session's earlier file edits (sleep/harvest/edit_tools.py), with Claude Code's and Codex's rules:
 a failed call's edits go, one holding a secret is dropped whole, paths are confined.
 
 pi, OpenCode and Copilot CLI: the sessions their real binaries wrote when a scripted model
 called their own edit tools (tests/sleep/fixtures/agents/make_edits.py). VS Code and
-Cursor: hand-made records in the shapes sleep/edit_tools.py names (no binary runs here)."""
+Cursor: hand-made records in the shapes sleep/harvest/edit_tools.py names (no binary runs here)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from sleep.edit_tools import copilot_edits, cursor_edits, opencode_edits, pi_edits
-from sleep.mine import mine_sessions
-from sleep.prior_edits import FileEdit, edited_tree
-from sleep.tasks import TaskArchive
+from sleep.harvest.edit_tools import copilot_edits, cursor_edits, opencode_edits, pi_edits
+from sleep.harvest.file_edits import FileEdit
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.tasks import TaskArchive
+from sleep.night.edited_tree import edited_tree
 from tests.sleep.more_agents import PROJECT, REAL, SECRET, run
 
 EDITS = REAL / "edits"
@@ -183,7 +184,7 @@ def test_a_cursor_follow_up_carries_the_edit_tools_inputs(tmp_path):
 
 
 def test_each_agents_argument_shapes():
-    """The shapes each agent's own code takes (sleep/edit_tools.py names where)."""
+    """The shapes each agent's own code takes (sleep/harvest/edit_tools.py names where)."""
     assert pi_edits("edit", {"path": "@a.py", "oldText": "x", "newText": "y"}) == [
         FileEdit("a.py", "y", "x")
     ]  # the legacy single-edit form, and pi's `@` prefix

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sleep.projects import exit_status, night_label, projects_to_run
-from sleep.settings import SleepSettings, load_settings, save_settings
+from sleep.night.projects import exit_status, night_label, projects_to_run
+from sleep.state.settings import SleepSettings, load_settings, save_settings
 
 
 def test_the_flag_wins_then_the_recorded_list_then_the_current_directory(tmp_path):
@@ -47,9 +47,9 @@ async def test_a_night_of_a_non_ascii_project_stages_on_a_branch_of_its_name(tmp
     import datetime as dt
 
     from core.skills_repo import SkillsRepo
-    from sleep.instruction_files import find_instruction_files
-    from sleep.night import Night
-    from sleep.night_tasks import Harvested
+    from sleep.night.held_tasks import Harvested
+    from sleep.night.instruction_files import find_instruction_files
+    from sleep.night.run import Night
     from tests.sleep.test_night import SKILL_TEXT, night_config, sessions
 
     project = tmp_path / "ünïcode-proj"

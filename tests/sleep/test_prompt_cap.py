@@ -1,4 +1,4 @@
-"""A harvested prompt is capped (sleep/prompt_cap.py): a pasted 15 MB log is kept as its
+"""A harvested prompt is capped (sleep/harvest/prompt_cap.py): a pasted 15 MB log is kept as its
 first MAX_PROMPT_CHARS with a note and `truncated: true`, and a secret cut by the cap
 leaves no fragment. Before, the whole prompt was redacted and kept, whatever its size. And
 the redactor's choice of spans is the same as comparing each match with every span chosen
@@ -9,8 +9,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sleep.harvest import HarvestOptions, harvest
-from sleep.prompt_cap import MAX_PROMPT_CHARS, redact_capped
+from sleep.harvest.prompt_cap import MAX_PROMPT_CHARS, redact_capped
+from sleep.harvest.run import HarvestOptions, harvest
 from sleep.redact import Redactor
 from tests.sleep.transcripts import claude_assistant, claude_user, write_claude
 

@@ -72,7 +72,7 @@ def listed(world, backend: str) -> list[dict]:
     [
         ("claude_code", "agent", None),
         ("scripted", "tools", None),  # our own tool loop: built in
-        ("handoff", "handoff-workspace", None),  # sleep/handoff_workspace.py
+        ("handoff", "handoff-workspace", None),  # sleep/night/handoff_workspace.py
     ],
 )
 def test_every_agentic_task_gets_a_workspace_mode_never_chat(world, backend, mode, reason):

@@ -1,4 +1,4 @@
-"""The command-check runner (sleep/replay_checks.py): each mined verification command runs
+"""The command-check runner (sleep/night/replay_checks.py): each mined verification command runs
 in the real bubblewrap jail over a workspace, within its time limit, its output's tail
 clipped and redacted; without the jail none runs, and the results say so; a check cannot
 write outside its workspace. Then how the results decide an item."""
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sleep import replay_shell
-from sleep.replay_checks import (
+from sleep.night import replay_shell
+from sleep.night.replay_checks import (
     MAX_TAIL_CHARS,
     CheckResult,
     decide,

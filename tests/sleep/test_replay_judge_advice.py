@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from core.models.types import Completion, Usage
-from sleep.replay_env import JudgeFailed, ReplayEnvironment
-from sleep.tasks import MinedTask
+from sleep.mine.tasks import MinedTask
+from sleep.night.replay_env import JudgeFailed, ReplayEnvironment
 
 
 async def garbage_judge(messages, **_settings) -> Completion:

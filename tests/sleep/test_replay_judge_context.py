@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from core.models.types import Completion, Usage
-from sleep.replay_env import ReplayEnvironment
-from sleep.tasks import MinedTask, Turn
+from sleep.mine.tasks import MinedTask, Turn
+from sleep.night.replay_env import ReplayEnvironment
 
 
 def recording_judge(seen: list[str]):

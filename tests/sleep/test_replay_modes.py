@@ -1,4 +1,4 @@
-"""How a night replays each kind of task (sleep/replay_modes.py): never an agentic task as
+"""How a night replays each kind of task (sleep/night/replay_modes.py): never an agentic task as
 a bare chat call, never an external or redacted one; context and references reach the
 replay and the judge."""
 
@@ -6,16 +6,16 @@ import json
 
 import pytest
 
-import sleep.handoff_workspace  # noqa: F401 - registers the handoff-workspace runner
+import sleep.night.handoff_workspace  # noqa: F401 - registers the handoff-workspace runner
 from core.config import config_from_dict
 from core.models.types import Request
-from sleep.replay_env import ReplayEnvironment, agent_prompt, replay_messages, task_item
-from sleep.replay_modes import (
+from sleep.mine.tasks import Check, MinedTask, Turn
+from sleep.night.replay_env import ReplayEnvironment, agent_prompt, replay_messages, task_item
+from sleep.night.replay_modes import (
     NEEDS_WORKSPACE_HANDOFF,
     replay_at_night,
     replay_mode,
 )
-from sleep.tasks import Check, MinedTask, Turn
 from tests.sleep.night_double import Brain
 from tests.sleep.test_night import make_night, project, repo, sessions  # noqa: F401
 from tests.support.loopback_openai import LoopbackOpenAI
@@ -52,13 +52,13 @@ def test_external_and_redacted_tasks_are_skipped_everywhere_with_a_reason(backen
 
 
 def test_a_mode_without_its_runner_is_skipped_not_replayed_as_chat():
-    # `tools` is our own loop (sleep/replay_tools.py): built in, no runner needed
+    # `tools` is our own loop (sleep/night/replay_tools.py): built in, no runner needed
     assert replay_at_night(task("agentic"), "openai").mode == "tools"
     with workspace_runner_double(None):
         assert replay_at_night(task("agentic"), "openai").mode == "tools"
         replay = replay_at_night(task("agentic"), "handoff")
         assert replay.skip_reason == NEEDS_WORKSPACE_HANDOFF
-    # sleep/handoff_workspace.py registers itself (the night imports it)
+    # sleep/night/handoff_workspace.py registers itself (the night imports it)
     assert replay_at_night(task("agentic"), "handoff").mode == "handoff-workspace"
 
 
@@ -81,7 +81,7 @@ def test_an_agentic_follow_up_is_told_the_earlier_changes_may_be_missing():
     """A follow-up replays at tonight's commit, without the earlier turns' edits: the agent
     is told to make what it depends on first, the judge that the diff may hold them
     (fails on the old code, which said neither)."""
-    from sleep.replay_env import PREDECESSORS_JUDGE_NOTE, PREDECESSORS_NOTE, _judge_context
+    from sleep.night.replay_env import PREDECESSORS_JUDGE_NOTE, PREDECESSORS_NOTE, _judge_context
 
     follow_up = task("agentic", context=[Turn("add a --units flag to cli.py", "done")])
     item = task_item(follow_up, "claude_code")

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from core.models.factory import build_model_client
-from sleep import replay_shell
-from sleep.replay_env import ReplayEnvironment
-from sleep.replay_modes import replay_at_night, replay_mode
-from sleep.replay_tools import ToolReplay, skill_path_for
-from sleep.routing import AGENTS_MD, CLAUDE_CODE
-from sleep.tasks import Check, MinedTask
+from sleep.mine.tasks import Check, MinedTask
+from sleep.night import replay_shell
+from sleep.night.replay_env import ReplayEnvironment
+from sleep.night.replay_modes import replay_at_night, replay_mode
+from sleep.night.replay_tools import ToolReplay, skill_path_for
+from sleep.night.routing import AGENTS_MD, CLAUDE_CODE
 from tests.core.models.helpers import ENV, loopback_config
 from tests.support.jail import jail  # noqa: F401 - the fixture
 from tests.support.loopback_openai import LoopbackOpenAI, RecordedRequest, Reply
@@ -205,8 +205,8 @@ async def test_a_follow_up_starts_from_the_copy_with_its_earlier_edits_applied(t
     """A follow-up's earlier turns' edits are in the copy before the loop starts, and the
     diff the judge sees holds this request's changes only (fails on the old code: the copy
     was the bare commit and the prompt said the changes may be missing)."""
-    from sleep.prior_edits import FileEdit
-    from sleep.tasks import Turn
+    from sleep.harvest.file_edits import FileEdit
+    from sleep.mine.tasks import Turn
 
     script = Scripted(call("read_file", path="calc.py"), "It already skips None.")
     earlier = FileEdit("calc.py", "sum(x for x in xs if x is not None)", "sum(xs)")

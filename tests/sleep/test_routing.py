@@ -14,7 +14,8 @@ import pytest
 from core.errors import UserError
 from core.skills_repo import SkillsRepo
 from core.skills_repo.types import SkillEntry
-from sleep.routing import (
+from sleep.mine.tasks import MinedTask, TaskArchive
+from sleep.night.routing import (
     BY_FLAG,
     BY_MAIN_FILE,
     BY_TRANSCRIPT,
@@ -22,7 +23,6 @@ from sleep.routing import (
     plan_routes,
     readers,
 )
-from sleep.tasks import MinedTask, TaskArchive
 from tests.support.sleep_world import real_cli_world, world_night
 
 PROJECT = Path("/home/alex/src/app")

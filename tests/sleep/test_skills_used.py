@@ -1,4 +1,4 @@
-"""Which skills a session used (sleep/skills_used.py), read from the transcripts' own tool
+"""Which skills a session used (sleep/harvest/skills_used.py), read from the transcripts' own tool
 calls, and the routing rule "the skill named in the transcript" firing on them in a night
 over the real CLIs' transcripts (before, the harvest never filled `skills`, so the rule
 could not fire)."""
@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 
 from core.skills_repo import SkillsRepo
-from sleep.claude_tasks import ClaudeTaskReader
-from sleep.codex_tasks import CodexTaskReader
-from sleep.identity import SessionIdentity
-from sleep.routing import BY_MAIN_FILE, BY_TRANSCRIPT
+from sleep.harvest.claude import ClaudeTaskReader
+from sleep.harvest.codex import CodexTaskReader
+from sleep.harvest.identity import SessionIdentity
+from sleep.night.routing import BY_MAIN_FILE, BY_TRANSCRIPT
 from tests.sleep.transcripts import (
     claude_assistant,
     claude_user,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.skills_repo import SkillsRepo
-from sleep.status import night_status
+from sleep.state.status import night_status
 from tests.support.sleep_world import make_world, run_night
 
 SKILLOPT = Path(sys.executable).parent / "skillopt"

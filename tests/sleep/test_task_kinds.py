@@ -1,9 +1,9 @@
-"""What kind of task a prompt is (sleep/task_kinds.py), from its text and the session's
+"""What kind of task a prompt is (sleep/mine/kinds.py), from its text and the session's
 evidence: the requests of issue 21 and their look-alikes."""
 
 import pytest
 
-from sleep.task_kinds import kind_of, normalise_kind
+from sleep.mine.kinds import kind_of, normalise_kind
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 
 from core.skills_repo import SkillsRepo
-from sleep.prior_edits import FileEdit, edited_tree
+from sleep.harvest.file_edits import FileEdit
+from sleep.night.edited_tree import edited_tree
 from tests.sleep.cli_world import make_world
 from tests.sleep.test_night import SKILL_TEXT, make_night, sessions
 from tests.sleep.transcripts import claude_user, uid

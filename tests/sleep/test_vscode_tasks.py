@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from sleep.vscode_tasks import apply
+from sleep.harvest.vscode import apply
 from tests.sleep.more_agents import SECRET, home_with, run
 
 

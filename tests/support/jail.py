@@ -1,4 +1,4 @@
-"""The bubblewrap jail for tests that need one (sleep/replay_shell.py, sleep/replay_checks.py).
+"""The bubblewrap jail for tests that need one (sleep/night/replay_shell.py, sleep/night/replay_checks.py).
 
 `bwrap` on PATH when it works here; else, when `make agents` installed the Codex CLI, the
 bubblewrap that CLI ships (a real bwrap, built for Codex) put on PATH for the test; else

@@ -45,6 +45,9 @@ class UseTool:
 class Answer:
     steps: list[Say | UseTool]
     delay: float = 0.0  # seconds before the first byte (lets a test interrupt the turn)
+    # Seconds the stream stalls after its first text has arrived: the turn is visibly under
+    # way when it is interrupted (Claude Code writes its interrupt sentinel only then).
+    stall: float = 0.0
     # Not 200: the request fails with this HTTP status and an error body (a failed call;
     # 400 is not retried by the agents, so the turn fails at once).
     status: int = 200
@@ -375,6 +378,8 @@ class LoopbackAgentModels:
                     for chunk in events:
                         self.wfile.write(chunk)
                         self.wfile.flush()
+                        if answer.stall and b"delta" in chunk.split(b"\n", 1)[0]:
+                            time.sleep(answer.stall)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 self.close_connection = True

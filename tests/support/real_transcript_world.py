@@ -19,10 +19,10 @@ from typing import Any
 
 from core.config import config_from_dict
 from core.skills_repo import SkillsRepo
-from sleep.harvest import HarvestOptions
-from sleep.night import Night
-from sleep.night_tasks import transcript_harvester
-from sleep.settings import SleepSettings, save_settings
+from sleep.harvest.run import HarvestOptions
+from sleep.night.held_tasks import transcript_harvester
+from sleep.night.run import Night
+from sleep.state.settings import SleepSettings, save_settings
 from tests.sleep.transcripts import REAL, touch_in_order
 
 FIXTURE_HOME = "/home/dev"

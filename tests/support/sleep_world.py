@@ -18,10 +18,10 @@ from pathlib import Path
 
 from core.config import load_config
 from core.skills_repo import SkillsRepo
-from sleep.harvest import HarvestOptions
-from sleep.night import Night
-from sleep.night_tasks import transcript_harvester
-from sleep.settings import SleepSettings, load_settings, save_settings
+from sleep.harvest.run import HarvestOptions
+from sleep.night.held_tasks import transcript_harvester
+from sleep.night.run import Night
+from sleep.state.settings import SleepSettings, load_settings, save_settings
 from tests.sleep.night_double import INSTALL_PROMPT, parts_for
 from tests.sleep.transcripts import (
     claude_assistant,

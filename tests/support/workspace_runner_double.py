@@ -1,4 +1,4 @@
-"""A TEST DOUBLE of the workspace runners (sleep/replay_modes.py) for tests of a night's
+"""A TEST DOUBLE of the workspace runners (sleep/night/replay_modes.py) for tests of a night's
 machinery (resume, carry, handoff waiting) on agentic tasks with a chat target, until the
 real workspace tool loop is registered: it asks the target model the task's prompt, with
 the skill as system prompt, and changes no file. It never stands in for the tool loop in a
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from core.models.types import AgentOutcome, AgentTask
-from sleep.replay_modes import WORKSPACE_MODES, register_workspace_runner, workspace_runner
+from sleep.night.replay_modes import WORKSPACE_MODES, register_workspace_runner, workspace_runner
 
 
 async def answer_without_tools(

@@ -115,7 +115,7 @@ class HomeScreen(AppScreen):
         empty.update(
             Text(
                 f"No runs in {self.app.runs_dir} yet: press n to start one here, or run "
-                f"`skillopt train -c CONFIG --runs-dir {self.app.runs_dir}` in a shell.",
+                f"`skillopt train -c CONFIG --out {self.app.runs_dir / 'NAME'}` in a shell.",
                 style="dim",
             )
         )

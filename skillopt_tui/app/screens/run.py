@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Input, Label, Static, TabbedContent, TabP
 from textual.worker import get_current_worker
 
 from core.run.events import LearningRateDecided
+from core.words import counted
 from skillopt_tui.app.messages import RunFeedUpdated
 from skillopt_tui.app.run_feed import FeedUpdate, RunFollower, RunHeader, RunStatus
 from skillopt_tui.app.train_launcher import resume_command
@@ -240,7 +241,7 @@ class RunScreen(AppScreen):
     def _count(self) -> None:
         table = self.query_one(RolloutsTable)
         shown, total = len(table.rollouts), table.total
-        text = f"{total} rollouts" if shown == total else f"{shown} of {total} rollouts"
+        text = counted(total, "rollout") if shown == total else f"{shown} of {total} rollouts"
         if str(table.filter):
             text += f" · filter: {table.filter} (f to change, empty to clear)"
         else:

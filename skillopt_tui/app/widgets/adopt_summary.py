@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
+from core.words import counted
 from skillopt_tui.app.widgets.word_diff import styled_lines
 
 WHY_NOT = {
@@ -14,10 +15,6 @@ WHY_NOT = {
     "rejected": "rejected",
     "partial": "lines not chosen",
 }
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def adopt_summary(diff: Any, state: Any, deploy_to: str | None) -> Text:
@@ -29,7 +26,7 @@ def adopt_summary(diff: Any, state: Any, deploy_to: str | None) -> Text:
         Text.assemble(
             "Commit on ",
             ("main", "bold"),
-            f": {len(chosen)} of {_plural(len(diff.hunks), 'hunk')} from ",
+            f": {len(chosen)} of {counted(len(diff.hunks), 'hunk')} from ",
             (diff.branch, "bold"),
             f" (skill {diff.skill}{already})",
         ),
@@ -39,7 +36,7 @@ def adopt_summary(diff: Any, state: Any, deploy_to: str | None) -> Text:
         parts.append(
             Text.assemble(
                 "In part: ",
-                ", ".join(f"#{i} ({_plural(len(v), 'changed line')})" for i, v in partial.items()),
+                ", ".join(f"#{i} ({counted(len(v), 'changed line')})" for i, v in partial.items()),
             )
         )
     left_out = []

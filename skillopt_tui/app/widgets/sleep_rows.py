@@ -17,7 +17,7 @@ from skillopt_tui.app.sleep_data import (
     TaskList,
     TaskRow,
 )
-from sleep.model import Session
+from sleep.harvest.model import Session
 
 STATUS_STYLE = {
     "running": "bold green",
@@ -282,7 +282,7 @@ CHECK_WORDS += (("timeout", "timed out", "red"), ("not-run", "not run", "yellow"
 
 
 def check_line(counts: dict[str, int]) -> Text:
-    """The replays' command checks (sleep/replay_checks.py), e.g. `4 passed, 2 failed`."""
+    """The replays' command checks (sleep/night/replay_checks.py), e.g. `4 passed, 2 failed`."""
     parts: list[Text | str] = ["command checks: "]
     shown = [(counts[k], word, style) for k, word, style in CHECK_WORDS if counts.get(k)]
     for i, (n, word, style) in enumerate(shown):

@@ -13,7 +13,7 @@ from core.models import structured
 from core.models.factory import build_model_client
 from core.models.types import BadRequestError
 from core.optimizer.json_reply import ANALYST_SHAPE, RANK_SHAPE, ask_json
-from sleep.replay_env import VERDICT_SHAPE
+from sleep.night.replay_env import VERDICT_SHAPE
 from tests.core.models.helpers import ENV, USER, FakeSleep, loopback_config
 from tests.core.models.test_reasoning_settings import LoopbackAzure
 from tests.support.loopback_anthropic import LoopbackAnthropic

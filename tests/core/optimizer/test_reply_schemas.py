@@ -11,15 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import sleep.mine_model  # noqa: F401 - registers the miner's shape
-import sleep.replay_env  # noqa: F401 - registers the judge's shape
+import sleep.mine.with_model  # noqa: F401 - registers the miner's shape
+import sleep.night.replay_env  # noqa: F401 - registers the judge's shape
 from core.models.structured import HOSTED_UNSUPPORTED, bounded, without
 from core.optimizer import autonomous_lr, execution_notes, suggestions  # noqa: F401 - shapes
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import SHAPES, OptimizerOutputError, parse_reply
 from core.optimizer.suggestions import Suggestion
 from core.skill.edits import Edit, EditStatus, apply_edit
-from sleep.task_kinds import KINDS as TASK_KINDS
+from sleep.mine.kinds import KINDS as TASK_KINDS
 
 EXPECTED_SHAPES = {
     "analyst",

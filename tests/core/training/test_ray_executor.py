@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 pytest.importorskip(
-    "ray", reason="the `ray` extra is not installed here: pip install 'skillopt-tui[ray]'"
+    "ray", reason="the `ray` extra is not installed here: pip install -e '.[ray]'"
 )
 
 from core.config import config_from_dict  # noqa: E402
@@ -47,6 +47,15 @@ pytestmark = pytest.mark.xdist_group("ray-cluster")
 def cluster():
     with running_cluster() as started:
         yield started
+
+
+def test_the_pre_run_check_knows_the_cluster_by_both_its_addresses(cluster):
+    # The check that refuses a listener that is not Ray (test_executor_config.py) lets
+    # a real head through, by its GCS address and by its Ray client server.
+    from core.training.executor import check_reachable
+
+    check_reachable(cluster.address)
+    check_reachable(cluster.client_address)
 
 
 def tree_for(tmp_path: Path, executor: str, address: str | None = None, **train):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray", reason="the ray extra: pip install 'skillopt-tui[ray]'")
+pytest.importorskip("ray", reason="the ray extra: pip install -e '.[ray]'")
 
 from core.environment.contract import TaskItem  # noqa: E402
 from core.training import ray_files  # noqa: E402

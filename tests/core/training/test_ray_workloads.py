@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 pytest.importorskip(
-    "ray", reason="the `ray` extra is not installed here: pip install 'skillopt-tui[ray]'"
+    "ray", reason="the `ray` extra is not installed here: pip install -e '.[ray]'"
 )
 openpyxl = pytest.importorskip("openpyxl")
 

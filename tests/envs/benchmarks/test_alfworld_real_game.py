@@ -1,13 +1,13 @@
 """`alfworld` on a real game: our env class plays a game file of the published format
 (ALFWorld's own domain and grammar, a problem of ours: alfworld_game.py) through textworld's
 PDDL engine and ALFWorld's wrappers, one scripted TEST DOUBLE call per step. Needs the
-alfworld extra (`pip install 'skillopt-tui[alfworld]'`, which compiles textworld's planner
+alfworld extra (`pip install -e '.[alfworld]'` from the checkout, which compiles textworld's planner
 and so is not in the test extra); skipped without it."""
 
 import pytest
 
 pytest.importorskip(
-    "alfworld", reason="needs the alfworld extra (pip install 'skillopt-tui[alfworld]')"
+    "alfworld", reason="needs the alfworld extra (pip install -e '.[alfworld]')"
 )
 pytest.importorskip("fast_downward", reason="needs textworld[pddl] (the alfworld extra)")
 

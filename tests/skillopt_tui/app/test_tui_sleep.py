@@ -18,7 +18,7 @@ from skillopt_tui.app.screens.review import ReviewScreen
 from skillopt_tui.app.screens.run import RunScreen
 from skillopt_tui.app.screens.sleep import SleepScreen
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
-from sleep.split import task_split
+from sleep.mine.split import task_split
 from tests.support.sleep_world import SECRET_PROMPT, make_world, run_night
 from tests.support.tui_app import wait_until
 

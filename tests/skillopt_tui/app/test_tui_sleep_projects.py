@@ -20,11 +20,11 @@ from core.file_lock import FileLock
 from core.skills_repo import SkillsRepo
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.sleep import SleepScreen
-from sleep.harvest import HarvestOptions
-from sleep.night import Night
-from sleep.night_tasks import transcript_harvester
-from sleep.projects import night_label
-from sleep.settings import save_settings
+from sleep.harvest.run import HarvestOptions
+from sleep.night.held_tasks import transcript_harvester
+from sleep.night.projects import night_label
+from sleep.night.run import Night
+from sleep.state.settings import save_settings
 from tests.support.sleep_world import DAY, SKILL_TEXT, SleepWorld, make_world, run_night
 from tests.support.tui_app import wait_until
 

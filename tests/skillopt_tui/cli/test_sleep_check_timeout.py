@@ -1,5 +1,5 @@
 """`check_timeout_s` in sleep.yaml bounds each mined command check of a night
-(sleep/replay_checks.py): the recorded value reaches the night `sleep run` builds, and a
+(sleep/night/replay_checks.py): the recorded value reaches the night `sleep run` builds, and a
 value that is not a positive number of seconds is one line naming the key."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 from core.errors import UserError
 from skillopt_tui.cli.sleep_night_cmds import _night
-from sleep.settings import load_settings, save_settings
+from sleep.state.settings import load_settings, save_settings
 from tests.support.sleep_world import make_world
 
 

@@ -1,4 +1,4 @@
-"""`min_val_tasks` in sleep.yaml (sleep/held_out.py): the recorded value reaches the night
+"""`min_val_tasks` in sleep.yaml (sleep/night/held_out.py): the recorded value reaches the night
 `sleep run` builds, and a minimum no night could reach is one line naming both keys."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from core.errors import UserError
 from skillopt_tui.cli.sleep_night_cmds import _night
-from sleep.settings import load_settings, save_settings
+from sleep.state.settings import load_settings, save_settings
 from tests.support.sleep_world import make_world
 
 

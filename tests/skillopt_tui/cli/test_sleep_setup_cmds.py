@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sleep.schedule import marker
+from sleep.state.schedule import marker
 from tests.skillopt_tui.cli.test_sleep_night_cmds import BRAIN, REPO, run, write_transcripts
 from tests.support.sleep_settings import lower_min_val_tasks
 

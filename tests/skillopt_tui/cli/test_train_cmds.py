@@ -269,6 +269,15 @@ def test_skills_repo_gives_the_initial_skill_and_stages_accepted_candidates(tmp_
     assert branch.run_id == "repo-run" and branch.commits == 1
     gate = json.loads((out / "steps" / "0000" / "gate.json").read_text())
     assert gate["staged_ref"] == branch.head
+    # The run ends saying what to do next, and each printed command works as printed.
+    after = done.stderr[done.stderr.index("next: ") :].splitlines()
+    assert after[0] == f"next: the best skill is {out / 'best_skill.md'}"
+    assert (out / "best_skill.md").is_file()
+    assert after[1].split(": ", 1)[1] == f"skillopt tui --runs-dir {out.parent}"
+    review = after[2].split(": ", 1)[1].split()
+    assert review[:3] == ["skillopt", "skills", "diff"]
+    shown = skillopt(tmp_path, *review[1:])
+    assert shown.returncode == 0 and "+" in shown.stdout, shown.stderr
     half = skillopt(tmp_path, "train", "--config", str(config), "--skills-repo", str(tmp_path))
     assert half.returncode == 2 and "go together" in one_line_error(half)
 

@@ -20,7 +20,7 @@ from core.skills_repo import SkillsRepo
 from skillopt_tui.mcp.confirmation import MAX_WRONG
 from skillopt_tui.mcp.server import build_server
 from skillopt_tui.mcp.tools import ServerDefaults
-from sleep.settings import SETTINGS_FILE
+from sleep.state.settings import SETTINGS_FILE
 from tests.support.tui_app import SKILL_V1, make_skills_repo
 
 ROOT = Path(__file__).resolve().parents[3]

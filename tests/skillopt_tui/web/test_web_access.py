@@ -1,22 +1,31 @@
 """Who reaches `skillopt tui --web`: a real server process, real HTTP. Without the token
 nothing is served (401, not the page, not its scripts, not the websocket); the token is
 traded for a cookie and dropped from the address; it never reaches the log; a foreign
-Host or websocket Origin is refused; a non-loopback --host needs --allow-remote."""
+Host or websocket Origin is refused; a non-loopback --host needs --allow-remote. The
+token's redirect stays on this server; --token-file reads a small regular file only; a
+request aiohttp cannot parse is a quiet 400; sessions are capped; kill -9 leaves no
+temp files."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import os
+import signal
+import socket
+from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.support.tui_app import RUNS, make_skills_repo
-from tests.support.web_face import skillopt, skillopt_env, start_server
+from tests.support.web_face import skillopt, skillopt_env, start_server, wait_for
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("textual_serve") is None,
     reason="textual-serve not installed (pip install -e '.[web]')",
 )
+aiohttp = pytest.importorskip("aiohttp", reason="the `web` extra is not installed here")
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +147,7 @@ def test_without_the_web_extra_it_says_what_to_install(tmp_path):
     assert result.returncode == 2
     assert (
         result.stderr.strip().splitlines() == [result.stderr.strip()]
-        and "pip install 'skillopt-tui[web]'" in result.stderr
+        and "pip install -e " in result.stderr and "[web]'" in result.stderr
     )
 
 
@@ -160,3 +169,88 @@ def test_what_counts_as_loopback(host, loopback):
     from skillopt_tui.web.access import is_loopback
 
     assert is_loopback(host) is loopback
+
+
+def _one_line_refusal(tmp_path, token_file, says: str) -> None:
+    result = skillopt(
+        "tui", "--web", "--token-file", str(token_file), "--runs-dir", str(RUNS), timeout=30
+    )
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"skillopt: error: --token-file {token_file}")
+    assert says in lines[0]
+    assert result.stdout == ""  # no server started, no URL printed
+
+
+def test_a_token_file_that_is_not_a_small_regular_file_is_one_line(tmp_path):
+    # A FIFO with no writer (open would wait for one), a directory, devices.
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    _one_line_refusal(tmp_path, fifo, "not a regular file")
+    _one_line_refusal(tmp_path, tmp_path, "not a regular file")
+    _one_line_refusal(tmp_path, Path("/dev/null"), "not a regular file")
+    _one_line_refusal(tmp_path, Path("/dev/zero"), "not a regular file")  # endless
+
+
+def test_a_huge_token_file_is_refused_though_its_first_line_is_a_token(tmp_path):
+    big = tmp_path / "big"
+    with big.open("wb") as sink:  # 200 MB, sparse: a good first line, then a hole
+        sink.write(b"a-token-of-my-own-choosing-1234\n")
+        sink.truncate(200 * 1024 * 1024)
+    _one_line_refusal(tmp_path, big, "more than a token file holds")
+
+
+def test_the_token_redirect_stays_on_this_server(server):
+    # `//evil.example/` in a Location header is another site's address to a browser
+    for path, local in [
+        ("//evil.example/", "/evil.example/"),
+        ("/\\evil.example/", "/evil.example/"),
+        ("///evil.example/x?fontsize=12", "/evil.example/x?fontsize=12"),
+    ]:
+        response = _get(server, f"{path}{'&' if '?' in path else '?'}token={server.token}")
+        assert response.status_code == 303
+        assert response.headers["location"] == local
+
+
+def test_a_request_aiohttp_cannot_parse_is_a_quiet_400(server):
+    with socket.create_connection(("127.0.0.1", int(server.base.rsplit(":", 1)[1]))) as conn:
+        conn.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\r\n")
+        answer = conn.recv(4096)
+    assert answer.startswith(b"HTTP/1.0 400") or answer.startswith(b"HTTP/1.1 400")
+    wait_for(lambda: " 400" in server.output(), "the access log shows the 400")
+    assert "Traceback" not in server.output()
+
+
+def test_sessions_are_capped_with_a_page_that_says_so(tmp_path):
+    server = start_server(tmp_path, "--runs-dir", str(RUNS), "--max-sessions", "1")
+    try:
+        cookies = _get(server, f"/?token={server.token}").cookies
+        port = server.base.rsplit(":", 1)[1]
+
+        async def sessions() -> None:
+            async with aiohttp.ClientSession(cookies=dict(cookies)) as client:
+                ws = await client.ws_connect(f"ws://127.0.0.1:{port}/ws")  # session 1 of 1
+                full = await client.get(f"{server.base}/")
+                assert full.status == 503
+                assert "already serves 1 browser session" in await full.text()
+                assert "--max-sessions" in await full.text()
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await client.ws_connect(f"ws://127.0.0.1:{port}/ws")
+                assert refused.value.status == 503
+                await ws.close()
+
+        asyncio.run(sessions())
+        # the session left: the page is served again
+        wait_for(lambda: _get(server, "/", cookies=cookies).status_code == 200, "a free seat")
+    finally:
+        server.stop()
+    bad = skillopt("tui", "--web", "--max-sessions", "0", "--runs-dir", str(RUNS))
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_kill_9_of_the_server_leaves_nothing_in_the_temp_dir(tmp_path):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    server = start_server(tmp_path, "--runs-dir", str(RUNS), env=skillopt_env(TMPDIR=str(temp)))
+    assert server.stop(signal.SIGKILL) == -signal.SIGKILL
+    assert [p.name for p in temp.iterdir() if p.name.startswith("skillopt-web-")] == []

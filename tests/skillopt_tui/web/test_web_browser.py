@@ -1,7 +1,8 @@
 """`skillopt tui --web` in a real headless Chromium: the page loads behind the token, Home
 renders, keys open Review, and approving one hunk then adopting gives the same commit tree
 and deployed bytes as `skillopt skills adopt --hunks 1`. A second session is read-only;
-stopping the server leaves no app process; a session killed mid-adopt leaves the skills
+stopping the server leaves no app process; the one writer is the repository's, across
+servers and the terminal; a session killed mid-adopt leaves the skills
 repository whole (its journal undoes the half-done write at the next open).
 
 SKILLOPT_WRITE_DOCS_SCREENSHOT=1 saves Review as docs/images/web-review.png (off in a
@@ -18,6 +19,7 @@ import pytest
 
 from core.skills_repo import SkillsRepo
 from tests.support.skills_git import plain_git
+from tests.support.tmux import Tmux
 from tests.support.tui_app import RUNS, make_skills_repo
 from tests.support.web_face import (
     REPO,
@@ -30,6 +32,7 @@ from tests.support.web_face import (
 )
 
 pytestmark = pytest.mark.web
+SKILLOPT = REPO / ".venv" / "bin" / "skillopt"
 DOCS_SHOT = REPO / "docs" / "images" / "web-review.png"
 
 
@@ -204,3 +207,30 @@ def test_a_session_killed_mid_adopt_leaves_the_repository_whole(world, open_scre
     finally:
         assert server.stop() == 0
     _put_back(world, before)
+
+
+def test_one_writer_per_repository_across_servers_and_the_terminal(world, open_screen):
+    """The writer's lock is the repository's, not a server's: a session of a second server
+    on the same repository is read-only while the first server's session writes, and so is
+    a terminal `skillopt tui` (in tmux) on it."""
+    first_server, second_server = _serve(world), _serve(world)
+    tmux = Tmux(f"skillopt-test-writer-{os.getpid()}")
+    try:
+        writer = open_screen(first_server.url)
+        writer.wait_for("quiz")
+        assert "Read-only" not in writer.text()
+        other = open_screen(second_server.url)
+        other.wait_for("Read-only")
+        _open_review(other)
+        other.keys("y", "A")
+        other.wait_for("Cannot adopt in this session")
+
+        skills, state = world / "skills", world / "sleep-state"
+        command = f"{SKILLOPT} tui --runs-dir {RUNS} --skills-repo {skills} --state-dir {state}"
+        tmux.start(command, 120, 35)
+        tmux.wait_for("Read-only")
+    finally:
+        tmux.kill()
+        assert first_server.stop() == 0
+        assert second_server.stop() == 0
+    assert SkillsRepo.open(world / "skills").log("quiz")[0].kind == "add"  # nothing adopted

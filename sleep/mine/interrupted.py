@@ -1,0 +1,41 @@
+"""Requests the person interrupted: harvested (the transcript holds them) but never
+trained on. A stopped turn says the person changed their mind or saw it go wrong, so its
+prompt is no evidence of what they wanted; the miners skip it (sleep/mine/heuristic.py,
+sleep/mine/with_model.py) and the night lists it as left out with this reason, beside the
+sessions routing left out, so nothing disappears silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+INTERRUPTED_REASON = "interrupted by the user"
+_SHOWN_CHARS = 80
+
+
+def interrupted_left_out(sessions: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """One left-out entry per interrupted prompt: {session, source, reason, prompt} (the
+    prompt's redacted text, cut short)."""
+    out = []
+    for session in sessions:
+        source = str(session.get("source") or "?")
+        for prompt in session.get("tasks", []):
+            if prompt.get("interrupted"):
+                text = " ".join(str(prompt.get("text") or "").split())
+                out.append(
+                    {
+                        "session": f"{source}:{session.get('session_id', '?')}",
+                        "source": source,
+                        "reason": INTERRUPTED_REASON,
+                        "prompt": text[:_SHOWN_CHARS],
+                    }
+                )
+    return out
+
+
+def describe_interrupted(left_out: list[dict[str, str]]) -> list[str]:
+    """The console line for them (none when there are none)."""
+    n = sum(1 for e in left_out if e.get("reason") == INTERRUPTED_REASON)
+    if not n:
+        return []
+    return [f"{n} request(s) left out: {INTERRUPTED_REASON} (not trained on)"]

@@ -1,0 +1,266 @@
+"""Mined tasks: what a night replays, judges and gates on, and their archive on disk.
+
+A mined task is a request a person made of their agent, turned into something a model can
+be asked again: the intent (the prompt, redacted), a rubric (what a good answer does, from
+the person's own corrections where there were any), literal checks, and the sessions it
+came from. Its id is a stable hash of its project and shape, so the same recurring request
+keeps one id from night to night and therefore one split (sleep/mine/split.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from core.atomic import write_json
+from core.errors import UserError
+from sleep.harvest.file_edits import FileEdit, edit_problem
+from sleep.mine.kinds import TaskKind, normalise_kind
+
+CheckKind = Literal["contains", "not_contains", "command"]
+TEXT_CHECKS = ("contains", "not_contains")
+MAX_CONTEXT_CHARS = 3000  # the earlier turns a follow-up keeps, in all
+
+
+@dataclass(frozen=True)
+class Check:
+    """A literal check on the reply text (`contains` / `not_contains`): cheap evidence
+    beside the judge's rubric; or a `command` the session ran to verify its work (`make
+    test`), run in the replay workspace after the agent finishes."""
+
+    kind: CheckKind
+    value: str
+
+    @property
+    def on_reply(self) -> bool:
+        return self.kind in TEXT_CHECKS
+
+    def passes(self, reply: str) -> bool:
+        # A whole-word match: "avoid npm" must not fail on a reply that says "pnpm".
+        pattern = r"(?<![\w-])" + re.escape(self.value) + r"(?![\w-])"
+        found = re.search(pattern, reply, re.IGNORECASE) is not None
+        return found if self.kind == "contains" else not found
+
+    def describe(self) -> str:
+        if self.kind == "command":
+            return f"runs {self.value!r} successfully"
+        return f"{'mentions' if self.kind == 'contains' else 'avoids'} {self.value!r}"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """An earlier turn of the session a follow-up depends on (redacted, bounded)."""
+
+    prompt: str
+    answer: str = ""
+
+
+@dataclass
+class MinedTask:
+    id: str
+    intent: str
+    project: str | None
+    kind: TaskKind = "advice"
+    rubric: str = ""
+    checks: list[Check] = field(default_factory=list)
+    source_sessions: list[str] = field(default_factory=list)
+    skill: str | None = None  # the skill it is attributed to (sleep/night/routing.py)
+    occurrences: int = 1
+    first_seen: str | None = None
+    last_seen: str | None = None
+    branch: str | None = None  # the git branch recorded with the prompt, when any
+    context: list[Turn] = field(default_factory=list)  # earlier turns it follows up on
+    reference: str = ""  # what the person accepted (an excerpt of the answer, redacted)
+    # Mined with nothing to judge it by (no rubric, reference or check): it may teach but
+    # never gates. Sticky from the first sighting, so a task never moves from train to val.
+    train_only: bool = False
+    # A follow-up's earlier turns' file edits, in order, paths relative to the session's
+    # folder (sleep/harvest/file_edits.py): applied to the replay's copy before it starts.
+    # Absent from archives written before they were kept.
+    prior_edits: list[FileEdit] = field(default_factory=list)
+
+    @property
+    def has_evidence(self) -> bool:
+        return bool(self.rubric or self.reference or self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["checks"] = [asdict(c) for c in self.checks]
+        data["context"] = [asdict(t) for t in self.context]
+        data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
+        if not self.prior_edits:
+            del data["prior_edits"]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MinedTask:
+        """Also reads archives written before kinds, context and references existed. A
+        task that is not what we write is a MalformedTask saying which field."""
+        problem = task_problem(data)
+        if problem:
+            raise MalformedTask(problem)
+        data = dict(data)
+        data["checks"] = [Check(**c) for c in data.get("checks", [])]
+        data["context"] = [Turn(**t) for t in data.get("context", [])]
+        data["prior_edits"] = [FileEdit.from_dict(e) for e in data.get("prior_edits", [])]
+        data["kind"] = normalise_kind(data.get("kind", "advice"))
+        task = cls(**data)
+        if "train_only" not in data:
+            task.train_only = not task.has_evidence
+        return task
+
+
+class MalformedTask(ValueError):
+    """A stored task (archive or a night's frozen tasks) that is not what we write."""
+
+
+_OPTIONAL_STR = (str, type(None))
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "id": (str,), "intent": (str,), "project": _OPTIONAL_STR, "kind": (str,),
+    "rubric": (str,), "checks": (list,), "source_sessions": (list,), "skill": _OPTIONAL_STR,
+    "occurrences": (int,), "first_seen": _OPTIONAL_STR, "last_seen": _OPTIONAL_STR,
+    "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
+    "prior_edits": (list,),
+}  # fmt: skip
+_REQUIRED = ("id", "intent", "project")
+
+
+def _strings(value: Any, fields: tuple[str, ...]) -> bool:
+    return (
+        isinstance(value, dict)
+        and set(value) <= set(fields)
+        and all(isinstance(value.get(f), str) for f in fields[:1])
+        and all(isinstance(v, str) for v in value.values())
+    )
+
+
+def task_problem(data: Any) -> str:
+    """What is wrong with a stored task ('' when MinedTask.from_dict can read it)."""
+    if not isinstance(data, dict):
+        return f"a task is {type(data).__name__}, not an object"
+    name = repr(data["id"]) if isinstance(data.get("id"), str) else "without an id"
+    missing = [f for f in _REQUIRED if f not in data]
+    unknown = sorted(set(data) - set(_FIELD_TYPES))
+    wrong = [
+        f
+        for f, types in _FIELD_TYPES.items()
+        if f in data
+        and (not isinstance(data[f], types) or (bool not in types and isinstance(data[f], bool)))
+    ]
+    if missing or unknown or wrong:
+        return f"task {name}: bad fields {', '.join(missing + unknown + wrong)}"
+    checks = data.get("checks", [])
+    if not all(
+        _strings(c, ("kind", "value"))
+        and len(c) == 2
+        and c["kind"] in ("contains", "not_contains", "command")
+        for c in checks
+    ):
+        return f"task {name}: a check is not {{kind, value}}"
+    if not all(_strings(t, ("prompt", "answer")) for t in data.get("context", [])):
+        return f"task {name}: a context turn is not {{prompt, answer}}"
+    edit = next((p for p in map(edit_problem, data.get("prior_edits", [])) if p), "")
+    if edit:
+        return f"task {name}: {edit}"
+    if not all(isinstance(s, str) for s in data.get("source_sessions", [])):
+        return f"task {name}: source_sessions is not a list of strings"
+    return ""
+
+
+def task_id(project: str | None, shape: str) -> str:
+    digest = hashlib.sha256(f"{project or ''}\n{shape}".encode()).hexdigest()
+    return f"t-{digest[:12]}"
+
+
+class TaskArchive:
+    """Every task mined so far, one JSON file keyed by id, written atomically. A task seen
+    again is merged (more sessions, later last_seen), never duplicated or re-split."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def load(self) -> dict[str, MinedTask]:
+        if not self.path.exists():
+            return {}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
+                raise MalformedTask('not {"tasks": [...]}')
+            tasks = [MinedTask.from_dict(t) for t in data["tasks"]]
+        except (OSError, ValueError) as exc:
+            raise UserError(
+                f"{self.path}: the mined-task archive is unreadable ({exc}); restore it from "
+                "a backup, or delete it to mine afresh (the next night mines the sessions "
+                "it reads)"
+            ) from None
+        return {t.id: t for t in tasks}
+
+    def merge(self, found: list[MinedTask], *, write: bool = True) -> dict[str, MinedTask]:
+        """The archive with `found` merged in; written unless `write` is False (a dry run)."""
+        tasks = self.load()
+        for task in found:
+            old = tasks.get(task.id)
+            tasks[task.id] = task if old is None else merged(old, task)
+        if write:
+            write_json(self.path, {"version": 1, "tasks": [t.to_dict() for t in tasks.values()]})
+        return tasks
+
+
+def stronger_kind(old: TaskKind, new: TaskKind) -> TaskKind:
+    """A kind that says "never replay" wins (a request seen once as a deploy stays one),
+    then agentic over advice (a sighting whose answer used the project's tools)."""
+    for kind in ("redacted", "external", "agentic"):
+        if kind in (old, new):
+            return kind  # type: ignore[return-value]
+    return old
+
+
+def merged(old: MinedTask, new: MinedTask) -> MinedTask:
+    """The archive's task updated by tonight's sighting: sessions and checks accumulate;
+    the first wording stays (it keeps the task's replay stable across nights)."""
+    sessions = list(dict.fromkeys([*old.source_sessions, *new.source_sessions]))
+    checks = list(dict.fromkeys([*old.checks, *new.checks]))
+    kind = stronger_kind(old.kind, new.kind)
+    rubric = old.rubric
+    if new.rubric and new.rubric not in rubric:
+        rubric = f"{rubric}\n{new.rubric}".strip()
+    return MinedTask(
+        id=old.id,
+        intent=old.intent,
+        project=old.project,
+        kind=kind,
+        rubric=rubric,
+        checks=checks,
+        source_sessions=sessions,
+        skill=new.skill or old.skill,
+        occurrences=max(old.occurrences, len(sessions), new.occurrences),
+        first_seen=old.first_seen or new.first_seen,
+        last_seen=max(filter(None, [old.last_seen, new.last_seen]), default=None),
+        branch=old.branch or new.branch,
+        context=old.context or new.context,
+        prior_edits=old.prior_edits if old.context else new.prior_edits,
+        reference=old.reference or new.reference,
+        train_only=old.train_only,
+    )
+
+
+def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
+    """What `dry-run --json` shows of a task beside its ids: its kind, the mode it is
+    replayed in and, when tonight skips it, why (both sleep.night.replay_modes.Replay: the
+    `planned` mode, and `tonight`'s, which skips a mode not implemented yet), and what it
+    is judged by, and the earlier edits its replay starts with (paths, not contents)."""
+    return {
+        "kind": task.kind,
+        "replay": planned.mode,
+        "skip_reason": tonight.skip_reason,
+        "rubric": task.rubric,
+        "reference": task.reference,
+        "checks": [asdict(c) for c in task.checks],
+        "context": [asdict(t) for t in task.context],
+        "prior_edits": [e.describe() for e in task.prior_edits],  # applied before it
+        "train_only": task.train_only,
+    }

@@ -1,0 +1,497 @@
+"""Mined tasks as an environment of the engine (core.environment.contract).
+
+A night's tasks are replayed through the ordinary training loop: `load_split` serves the
+tasks of a split, `rollout` asks the target with the skill as its system prompt, then has
+the **judge** role grade the reply against the task's rubric (score in [0, 1] and a
+reason), and runs the literal checks. The rubric outweighs the checks: soft =
+0.75·judge + 0.25·checks (judge alone when there are no checks); hard = soft ≥ pass mark.
+An agent or tools replay also runs the task's `command` checks in its workspace
+(sleep/night/replay_checks.py): the judge sees their results; a failed one makes the item 0,
+and passing ones make it 1 only when there is no rubric or reference to judge by.
+
+With a coding agent as the target (`claude_code`, `codex`), a replay is an agent run in a
+fresh temporary copy of the project's tree at the commit the night recorded (never the
+user's checkout), the skill placed where that agent reads it; the judge then sees the
+agent's final message and the diff it made. With an API (chat) backend, an agentic task
+(replay mode `tools`, sleep/night/replay_modes.py) is replayed the same way by our own bounded tool loop
+(sleep/night/replay_tools.py); on the handoff backend (mode `handoff-workspace`) the person's own
+agent does it in a workspace the night prepared and keeps (sleep/night/handoff_workspace.py).
+
+The judge's reply must be the JSON the prompt asks for; one repair re-ask, then the
+rollout fails with a model error (the night stops loudly), never a silent 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from core.config import AGENT_BACKENDS
+from core.environment.contract import SPLITS, CompleteFn, EnvError, RolloutResult, Score, TaskItem
+from core.models.agents.events import summarize_events
+from core.models.types import (
+    AgentOutcome,
+    AgentTask,
+    Message,
+    ModelError,
+    RetriesExhausted,
+    TransientError,
+)
+from core.optimizer import reply_schemas as schemas
+from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
+from core.tree_extract import left_out_note
+from sleep.harvest.file_edits import FileEdit
+from sleep.mine.evidence import context_text
+from sleep.mine.judged_by import judged_by
+from sleep.mine.tasks import Check, MinedTask, Turn
+from sleep.night.check_memo import CheckMemo, MemoCheck
+from sleep.night.edited_tree import EditedTree, edited_tree, session_base
+from sleep.night.replay_checks import (
+    DEFAULT_CHECK_TIMEOUT_S,
+    CheckResult,
+    decide,
+    judge_section,
+    results_of,
+    trajectory_message,
+)
+from sleep.night.replay_modes import MISSING, WORKSPACE_MODES, replay_mode, workspace_runner
+from sleep.night.replay_tools import ToolReplay, run_in_workspace
+from sleep.prompts import render_sleep_prompt
+
+NAME = "sleep"
+VERSION = "1"
+RUBRIC_WEIGHT = 0.75
+DIFF_SHOWN_CHARS = 4000
+DEFAULT_PASS_MARK = 0.7
+
+
+def _check_verdict(obj: dict) -> dict:
+    score = obj.get("score")
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        raise OptimizerOutputError('"score" must be a number from 0 to 1')
+    if not 0 <= float(score) <= 1:
+        raise OptimizerOutputError(f'"score" must be from 0 to 1, got {score}')
+    reason = obj.get("reason", "")
+    if not isinstance(reason, str):
+        raise OptimizerOutputError('"reason" must be a string')
+    return {"score": float(score), "reason": reason}
+
+
+VERDICT_SHAPE = Shape("judge", '{"score": 0.5, "reason": "..."}', _check_verdict, schemas.JUDGE)
+
+
+def judge_advice(backend: str) -> str:
+    """What can make the judge's replies usable, for the backend in use. (A handoff judge
+    never gets here: a rejected answer makes the night wait for a fixed one.)"""
+    if backend in AGENT_BACKENDS:
+        return f"check models.judge (a stronger model for the {backend} CLI)"
+    return "check models.judge (a stronger model, or a larger models.judge.max_tokens)"
+
+
+def _judge_context(item: TaskItem) -> str:
+    """The earlier turns a follow-up refers to ("these changes", "also"), as the target
+    had them: without them the judge cannot tell what was asked."""
+    turns = [Turn(p, a) for p, a in item.data.get("context", [])]
+    if not turns:
+        return ""
+    in_workspace = item.data.get("replay") not in (None, "chat", "skipped")
+    note = f"\n{PREDECESSORS_JUDGE_NOTE}" if in_workspace else ""
+    return f"## Context\n{context_text(turns)}{note}\n\n"
+
+
+class JudgeFailed(ModelError):
+    """The judge's reply was unusable after a repair: the night must not score on it."""
+
+    exit_code = 1
+
+
+def task_item(task: MinedTask, backend: str = "") -> TaskItem:
+    """The judge reads the rubric and, when the person accepted an answer, that reference;
+    `command` checks travel apart (they run in a workspace, not on the reply's text)."""
+    answer = task.rubric or "(no rubric: judge the reply against the request)"
+    if task.reference:
+        answer += f"\n\nWhat the person accepted in their session (reference):\n{task.reference}"
+    return TaskItem(
+        id=task.id,
+        task_type=task.kind,
+        question=task.intent,
+        answer=answer,
+        data={
+            "checks": [[c.kind, c.value] for c in task.checks if c.on_reply],
+            "command_checks": [c.value for c in task.checks if c.kind == "command"],
+            "context": [[t.prompt, t.answer] for t in task.context],
+            "prior_edits": [e.to_dict() for e in task.prior_edits],
+            "project": task.project,
+            "skill": task.skill,
+            "replay": replay_mode(task, backend).mode,
+            "judged_by_evidence": bool(task.rubric or task.reference),
+            "judged_by": judged_by(task),  # the optimizer's view of `answer`, part by part
+        },
+    )
+
+
+def checks_of(item: TaskItem) -> list[Check]:
+    return [Check(kind, value) for kind, value in item.data.get("checks", [])]
+
+
+def replay_messages(item: TaskItem, skill_text: str) -> list[Message]:
+    """The skill, the earlier turns the task follows up on, then the task itself."""
+    messages: list[Message] = []
+    if skill_text.strip():
+        messages.append({"role": "system", "content": skill_text})
+    for prompt, answer in item.data.get("context", []):
+        messages.append({"role": "user", "content": prompt})
+        messages.append({"role": "assistant", "content": answer or "(no answer recorded)"})
+    messages.append({"role": "user", "content": item.question})
+    return messages
+
+
+def with_diff(final: str, diff: str) -> str:
+    """What the judge reads of an agent run: its final message and the diff it made."""
+    reply = final.strip()
+    return reply + "\n\nChanges made:\n" + diff[:DIFF_SHOWN_CHARS] if diff else reply
+
+
+# A follow-up replays in a copy of the project as recorded tonight, not as the session
+# left it. Where the harvest kept the earlier turns' edits (every agent's edit tools,
+# sleep/harvest/file_edits.py, sleep/harvest/edit_tools.py) they are applied first and the prompt says
+# which (EditedTree.note); otherwise (shell edits, edits dropped by the redaction, a
+# session read from a store with no tool calls) they may be missing, so the
+# agent is told to carry out what the follow-up depends on first, and the judge that the
+# diff may hold it too.
+PREDECESSORS_NOTE = (
+    "This workspace is the project as it is now, not as that session left it: the changes "
+    "of the earlier requests may be missing. Where this request depends on them and they "
+    "are missing, make them first, then do this request."
+)
+PREDECESSORS_JUDGE_NOTE = (
+    "The reply was made in the project as it is now, so its changes may also carry out the "
+    "earlier requests this one depends on; judge this request."
+)
+
+
+def agent_prompt(item: TaskItem, tree: EditedTree | None = None) -> str:
+    """An agent run has no message history: the context goes before the request, with
+    what the workspace holds of the earlier requests' changes: the recorded edits applied
+    to it (`tree`), else the note that they may be missing."""
+    turns = [Turn(p, a) for p, a in item.data.get("context", [])]
+    if not turns:
+        return item.question
+    note = tree.note() if tree is not None else PREDECESSORS_NOTE
+    return f"{context_text(turns)}\n\n{note}\n\nNow: {item.question}"
+
+
+def _prior_edits(item: TaskItem) -> list[FileEdit]:
+    return [FileEdit.from_dict(e) for e in item.data.get("prior_edits", [])]
+
+
+@contextlib.contextmanager
+def _start_tree(
+    item: TaskItem, project: Path, commit: str | None, keep_in: Path | None = None
+) -> Iterator[tuple[Path, str | None, EditedTree | None]]:
+    """Where a follow-up's replay starts: the project at `commit`, or a copy of it with
+    the earlier turns' recorded edits applied (then the agent's diff is taken against
+    that copy, so it shows this request's changes only)."""
+    edits = _prior_edits(item)
+    if not edits or not item.data.get("context"):
+        yield project, commit, None
+        return
+    base = session_base(project, item.data.get("project"))
+    with edited_tree(project, commit, edits, base=base, keep_in=keep_in) as tree:
+        yield tree.root, None, tree
+
+
+def _edits_message(tree: EditedTree | None) -> list[Message]:
+    """The trajectory's record of the earlier edits applied before the run."""
+    if tree is None:
+        return []
+    lines = [f"applied: {a}" for a in tree.applied] + tree.skipped
+    return [{"role": "prior_edits", "content": "\n".join(lines) or "(none)"}]
+
+
+def _left_out_message(tree: EditedTree | None, outcome: AgentOutcome) -> list[Message]:
+    """The trajectory's note of what the workspace copy left out (a committed symlink out
+    of the project is skipped, so the replay still runs)."""
+    note = left_out_note([*(tree.left_out if tree else []), *outcome.left_out])
+    return [{"role": "workspace", "content": note}] if note else []
+
+
+@dataclass(frozen=True)
+class AgentReplay:
+    """Where an agent replay works: the project (a git repository when `commit` is set,
+    whose tree at that commit is copied; else the folder itself is copied) and the name
+    the skill is placed under. A workspace runner (sleep/night/replay_modes.py) also gets the
+    file the skill is written to in the copy, and `keep_in`: the night's folder for
+    workspaces that outlive one run (a handoff workspace waits there for its answer)."""
+
+    project: Path
+    commit: str | None
+    skill_name: str
+    skill_path: str = "CLAUDE.md"
+    keep_in: Path | None = None
+
+
+class ReplayEnvironment:
+    name = NAME
+    version = VERSION
+
+    def __init__(
+        self,
+        splits: Mapping[str, list[MinedTask]],
+        judge: CompleteFn,
+        *,
+        pass_mark: float = DEFAULT_PASS_MARK,
+        agent: AgentReplay | None = None,
+        tools: ToolReplay | None = None,
+        judge_backend: str = "",
+        target_backend: str = "",
+        workspace: AgentReplay | None = None,
+        check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S,
+        checks_log: Path | None = None,
+    ) -> None:
+        self._items = {s: [task_item(t, target_backend) for t in splits.get(s, [])] for s in SPLITS}
+        # where `tools` / `handoff-workspace` replays work (a chat target's agentic tasks)
+        self.workspace = workspace
+        self.judge = judge
+        self.judge_backend = judge_backend
+        self.pass_mark = pass_mark
+        self.agent = agent
+        self.tools = tools  # an API backend's workspace for agentic tasks (None: chat only)
+        self.check_timeout_s = check_timeout_s
+        # one JSON line per piece of work that ran command checks (sleep/night/check_memo.py)
+        self.checks = CheckMemo(checks_log)
+        # core.environment.contract.needs_agent reads this: the runner then hands
+        # `rollout` the client's agent runner instead of its chat `complete`.
+        self.target_kind = "agent" if agent is not None else "chat"
+
+    def load_split(self, split: str) -> list[TaskItem]:
+        if split not in SPLITS:
+            raise EnvError(f"sleep: unknown split {split!r}; allowed: {', '.join(SPLITS)}")
+        return list(self._items[split])
+
+    def score(self, item: TaskItem, prediction: str) -> Score:
+        """Checks only (the judge is asynchronous): used where no judge is at hand."""
+        checks = checks_of(item)
+        passed = sum(c.passes(prediction) for c in checks)
+        share = passed / len(checks) if checks else 0.0
+        return Score(hard=float(share >= self.pass_mark), soft=share, explanation="checks only")
+
+    async def rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
+        if self.agent is not None:
+            return await self._agent_rollout(item, skill_text, complete)
+        mode = item.data.get("replay")
+        if mode == "tools" and self.tools is not None:
+            return await self._tools_rollout(item, skill_text, complete)
+        if mode in WORKSPACE_MODES:
+            return await self._workspace_rollout(item, skill_text, complete, mode)
+        messages = replay_messages(item, skill_text)
+        try:
+            completion = await complete(messages)
+            reply = completion.text.strip()
+            verdict = await self._judge(item, reply)
+        except (TransientError, RetriesExhausted) as exc:
+            return self._failed(item, messages, str(exc))
+        return self._scored(
+            item,
+            reply,
+            verdict,
+            trajectory=[*messages, {"role": "assistant", "content": completion.text}],
+            usage=(completion.usage.input_tokens, completion.usage.output_tokens),
+            latency_s=completion.latency_s,
+            cached=completion.cached,
+        )
+
+    async def _workspace_rollout(
+        self, item: TaskItem, skill_text: str, complete, mode: str
+    ) -> RolloutResult:
+        """An agentic task on a chat target: never a bare chat call (the night skipped it
+        when no runner is registered; a resumed night that lost it fails loudly)."""
+        runner = workspace_runner(mode)
+        if runner is None or self.workspace is None:
+            raise EnvError(f"sleep: task {item.id} needs a {mode} replay: {MISSING[mode]}")
+
+        where = self.workspace
+
+        async def run(task: AgentTask, skill: str):
+            return await runner(task, skill, complete, where)
+
+        return await self._agent_rollout(item, skill_text, run, where)
+
+    async def _agent_rollout(
+        self, item: TaskItem, skill_text: str, run_agent, where: AgentReplay | None = None
+    ) -> RolloutResult:
+        agent = where or self.agent
+        assert agent is not None
+        with _start_tree(item, agent.project, agent.commit, agent.keep_in) as start:
+            return await self._agent_run(item, skill_text, run_agent, agent, start)
+
+    async def _agent_run(
+        self, item: TaskItem, skill_text: str, run_agent, agent: AgentReplay, start
+    ) -> RolloutResult:
+        files, commit, tree = start
+        commands = _commands(item)
+        task = AgentTask(
+            prompt=agent_prompt(item, tree),
+            files=files,
+            skill_name=agent.skill_name,
+            check=self._check(item, skill_text, commands, agent.project),
+            commit=commit,
+        )
+        prompt = {"role": "user", "content": task.prompt}
+        try:
+            outcome = await run_agent(task, skill_text)
+            reply = with_diff(outcome.text, outcome.diff)
+            checks = self._checked(item, skill_text, outcome.diff, outcome.check)
+            verdict = await self._judge(item, reply, checks)
+        except (TransientError, RetriesExhausted) as exc:
+            return self._failed(item, [*_edits_message(tree), prompt], str(exc))
+        trajectory = [
+            *_edits_message(tree),
+            prompt,
+            *summarize_events(outcome.events),
+            {"role": "diff", "content": outcome.diff or "(no changes)"},
+            *_left_out_message(tree, outcome),
+            *([trajectory_message(checks)] if checks else []),
+        ]
+        return self._scored(
+            item,
+            reply,
+            verdict,
+            command_results=checks,
+            trajectory=trajectory,
+            usage=(outcome.usage.input_tokens, outcome.usage.output_tokens),
+            latency_s=outcome.latency_s,
+            cached=False,
+        )
+
+    async def _tools_rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
+        commands = _commands(item)
+        assert self.tools is not None
+        with _start_tree(item, self.tools.project, self.tools.commit) as (files, commit, tree):
+            prompt = agent_prompt(item, tree)
+            try:
+                run = await run_in_workspace(
+                    replace(self.tools, project=files, commit=commit),
+                    prompt,
+                    skill_text,
+                    complete,
+                    check=(
+                        self._check(item, skill_text, commands, self.tools.project)
+                        if commands
+                        else None
+                    ),
+                )
+                reply = with_diff(run.final, run.diff)
+                checks = self._checked(item, skill_text, run.diff, run.checked)
+                verdict = await self._judge(item, reply, checks)
+            except (TransientError, RetriesExhausted) as exc:
+                messages = [*_edits_message(tree), {"role": "user", "content": prompt}]
+                return self._failed(item, messages, str(exc))
+        return self._scored(
+            item,
+            reply,
+            verdict,
+            command_results=checks,
+            trajectory=[
+                *_edits_message(tree),
+                *run.trajectory,
+                *([trajectory_message(checks)] if checks else []),
+            ],
+            usage=run.usage,
+            latency_s=run.latency_s,
+            cached=False,
+        )
+
+    def _scored(
+        self,
+        item: TaskItem,
+        reply: str,
+        verdict: dict,
+        *,
+        command_results: list[CheckResult] | None = None,
+        trajectory: list[Message],
+        usage: tuple[int, int],
+        latency_s: float,
+        cached: bool,
+    ) -> RolloutResult:
+        checks = checks_of(item)
+        failed = [c for c in checks if not c.passes(reply)]
+        soft = verdict["score"]
+        if checks:
+            share = (len(checks) - len(failed)) / len(checks)
+            soft = RUBRIC_WEIGHT * soft + (1 - RUBRIC_WEIGHT) * share
+        explanation = f"judge {verdict['score']:.2f}: {verdict['reason']}"
+        if checks:
+            explanation += f"; text checks {len(checks) - len(failed)}/{len(checks)} passed"
+            if failed:
+                explanation += " (failed: " + ", ".join(c.describe() for c in failed) + ")"
+        decision = decide(command_results or [], bool(item.data.get("judged_by_evidence", True)))
+        if decision.soft is not None:
+            soft = decision.soft
+        if decision.note:
+            explanation += f"; {decision.note}"
+        return RolloutResult(
+            item_id=item.id,
+            task_type=item.task_type,
+            question=item.question,
+            **_reference(item),
+            prediction=reply,
+            hard=float(soft >= self.pass_mark),
+            soft=round(soft, 6),
+            explanation=explanation,
+            trajectory=trajectory,
+            input_tokens=usage[0],
+            output_tokens=usage[1],
+            latency_s=latency_s,
+            cached=cached,
+        )
+
+    def _check(
+        self, item: TaskItem, skill_text: str, commands: list[str], project: Path | None = None
+    ) -> MemoCheck:
+        """The replay's checks, run with the person's toolchain for `project` (the
+        checkout the workspace was copied from)."""
+        return MemoCheck(self.checks, item.id, skill_text, commands, self.check_timeout_s, project)
+
+    def _checked(self, item: TaskItem, skill_text: str, diff: str, checked) -> list[CheckResult]:
+        """The replay's check results, logged once per piece of work (a later round that
+        brings the same work back adds nothing to the night's tally)."""
+        results = results_of(checked, _commands(item))
+        key = self._check(item, skill_text, _commands(item)).key(diff)
+        self.checks.record(key, item.id, results)
+        return results
+
+    async def _judge(
+        self, item: TaskItem, reply: str, checks: list[CheckResult] | None = None
+    ) -> dict:
+        prompt = render_sleep_prompt(
+            "judge",
+            context=_judge_context(item),
+            intent=item.question,
+            rubric=item.answer,
+            checks=judge_section(checks or []),
+            reply=reply,
+        )
+        answer = await ask_json(self.judge, [{"role": "user", "content": prompt}], VERDICT_SHAPE)
+        if not answer.ok:
+            raise JudgeFailed(
+                f"the judge's reply for task {item.id} is unusable ({answer.error}); the night "
+                f"stops without staging: {judge_advice(self.judge_backend)}"
+            )
+        return answer.value
+
+    def _failed(self, item: TaskItem, messages: list[Message], error: str) -> RolloutResult:
+        failed = RolloutResult.failed(item, messages, error, f"model error: {error}")
+        return replace(failed, **_reference(item))
+
+
+def _reference(item: TaskItem) -> dict[str, str]:
+    """What the optimizer is shown the item is judged by: the rubric, the correction and
+    the accepted answer, each labelled (sleep/mine/judged_by.py), not the judge's one block."""
+    return {"reference": item.data.get("judged_by", item.answer), "reference_label": ""}
+
+
+def _commands(item: TaskItem) -> list[str]:
+    return [str(c) for c in item.data.get("command_checks", [])]

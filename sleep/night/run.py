@@ -1,0 +1,718 @@
+"""One Sleep night: harvest → mine → route → split → replay → judge → reflect → gate → stage.
+
+Everything after the harvest is the engine's own loop (core.training.run_training) over a
+`ReplayEnvironment` of mined tasks, one run per routed skill, staged through the skills
+repository on `staged/<night-id>-<skill>`. So a night has the engine's guarantees: bounded
+edits, a strict gate on val tasks only, atomic state, resume without repeating a paid call,
+the usage ledger's caps. What this module adds is the night's own state:
+
+    <state>/nights/<night-id>/night.json      status, per-skill results, staged branches
+    <state>/nights/<night-id>/sessions.json   tonight's harvest, frozen before the cursors move
+    <state>/nights/<night-id>/tasks.json      the tasks it replays, with their splits
+    <state>/nights/<night-id>/<skill>/        an ordinary run directory (events.jsonl, ...)
+    <state>/nights/<night-id>/checks/<skill>.jsonl  each replay's command checks (replay_checks)
+    <state>/nights/<night-id>/handoff/        prompt and answer files (handoff backend),
+                                              and workspaces/ for agentic tasks
+    <state>/tasks.json                        the mined-task archive across nights
+    <state>/carried-sessions.json             sessions of failed nights closed, for the next
+    <state>/night.lock                        one night at a time
+
+A night that is stopped (budget, interrupt) or waiting for handoff answers keeps its id
+and its frozen tasks: the next run continues it, on any day. A backend failure fails the
+night loudly and stages nothing for the skill it hit; a re-run the same day retries it,
+and a later day's night closes it and takes up its tasks (sleep/night/held_tasks.py). A
+finished night's id is never reused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import datetime as dt
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.atomic import write_json
+from core.config import AGENT_BACKENDS, Config
+from core.errors import UserError
+from core.file_lock import FileLock
+from core.models.factory import build_model_client
+from core.models.handoff import HandoffWaiting, pending_prompts, waiting_summary
+from core.models.types import ModelError
+from core.run.directory import RunDirectory
+from core.run.events import EventBus
+from core.run.staging import StagedCandidate, Stager
+from core.skills_repo import SkillsRepo
+from core.skills_repo.repo_stager import SkillsRepoStager
+from core.training.setup import build_client_with_budget_events
+from core.training.trainer import run_training
+from sleep.harvest.cursors import HarvestState
+from sleep.harvest.run import STATE_FILE
+from sleep.mine.heuristic import mine_sessions
+from sleep.mine.interrupted import describe_interrupted, interrupted_left_out
+from sleep.mine.tasks import MinedTask, TaskArchive, task_listing
+from sleep.mine.with_model import mine_with_model
+
+# handoff_answers masks secrets in handoff answers; handoff_workspace registers the
+# handoff-workspace replay (sleep/night/replay_modes.py) when imported.
+from sleep.night import (
+    handoff_answers,  # noqa: F401 - registers itself when imported
+    handoff_workspace,  # noqa: F401 - registers itself when imported
+)
+from sleep.night.held_out import night_splits, waiting_for_val
+from sleep.night.held_tasks import (
+    CarryArchive,
+    Harvested,
+    Harvester,
+    carried,
+    close_failed_nights,
+    freeze,
+    frozen,
+    open_night,
+    read_frozen,
+    read_json,
+    with_carried,
+)
+from sleep.night.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
+from sleep.night.replay_env import AgentReplay, ReplayEnvironment
+from sleep.night.replay_modes import (
+    WORKSPACE_MODES,
+    replay_at_night,
+    replay_mode,
+    replayable,
+    workspace_runner,
+)
+from sleep.night.replay_tools import ToolReplay, skill_path_for
+from sleep.night.routing import Route, plan_routes
+from sleep.night.unlanded_edits import unlanded_edits, unlanded_line
+from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
+from sleep.state.state_dir import check_state_dir
+
+
+class NightBusy(UserError):
+    """Another night holds the lock."""
+
+
+@dataclass
+class NightPlan:
+    """What a night will do, before it spends anything (also `dry-run`'s answer)."""
+
+    night_id: str
+    sessions: int
+    automation_skipped: int
+    routes: list[dict[str, Any]] = field(default_factory=list)
+    # The sessions routing left out: {session, source, reason} (sleep/night/routing.py), and the
+    # requests the person interrupted: {session, source, reason, prompt} (sleep/mine/interrupted.py).
+    left_out: list[dict[str, str]] = field(default_factory=list)
+    # The status of the open night tonight continues on its frozen tasks (None: a new one).
+    continues: str | None = None
+
+
+@dataclass
+class NightResult:
+    night_id: str
+    status: str  # finished | waiting | stopped | failed
+    folder: Path
+    skills: dict[str, dict[str, Any]] = field(default_factory=dict)
+    message: str = ""
+    pending: int = 0  # handoff prompts waiting for answers
+    # The sessions routing left out: {session, source, reason} (sleep/night/routing.py), and the
+    # requests the person interrupted: {session, source, reason, prompt} (sleep/mine/interrupted.py).
+    left_out: list[dict[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["folder"] = str(self.folder)
+        return data
+
+
+class NightStager:
+    """Adds the night's evidence (source sessions, routing, night id) to each candidate."""
+
+    def __init__(self, inner: SkillsRepoStager, sessions: list[str], trailers: dict[str, str]):
+        self.inner = inner
+        self.sessions = sessions
+        self.trailers = trailers
+        self.base = inner.base
+
+    def stage(self, candidate: StagedCandidate) -> str:
+        return self.inner.stage(
+            dataclasses.replace(
+                candidate,
+                source_sessions=self.sessions,
+                trailers={**candidate.trailers, **self.trailers},
+            )
+        )
+
+
+def night_folder(
+    state_dir: Path, day: dt.date, project: Path | None = None, label: str | None = None
+) -> tuple[str, Path]:
+    """The project's night a run continues (sleep/night_tasks.open_night), else a new one:
+    today's id unless that night is over, then -2, -3, ... With a label (the project's,
+    sleep/night/projects.py) each project keeps nights of its own."""
+    nights = Path(state_dir) / "nights"
+    folder = open_night(nights, day, _str(project))
+    if folder is not None:
+        return folder.name, folder
+    base = f"sleep-{day.isoformat()}" + (f"-{label}" if label else "")
+    for n in range(1, 1000):
+        night_id = base if n == 1 else f"{base}-{n}"
+        folder = nights / night_id
+        if not (folder / "night.json").exists():
+            return night_id, folder
+    raise UserError(f"{nights}: more than 999 nights today; remove old ones")
+
+
+def session_ids(sessions: list[dict[str, Any]]) -> list[str]:
+    return [f"{s.get('source', '?')}:{s.get('session_id', '?')}" for s in sessions]
+
+
+@dataclass
+class Night:
+    """One night's inputs. `config` is the night's run config (models, budget, train
+    settings from sleep/night.yaml or the user's); `harvest` reads tonight's sessions,
+    hands them to the freeze callback it is given before it moves any cursor, and returns
+    them (called once per night; sleep/night_tasks.transcript_harvester)."""
+
+    state_dir: Path
+    repo: SkillsRepo
+    config: Config
+    harvest: Harvester
+    project: Path | None = None
+    skill: str | None = None
+    val_fraction: float = 0.3
+    test_fraction: float = 0.0
+    max_tasks: int = 40
+    pass_mark: float = 0.7
+    check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S  # each command check's time limit
+    min_val_tasks: int = DEFAULT_MIN_VAL_TASKS  # the gate's minimum (sleep/night/held_out.py)
+    max_val_tasks: int = DEFAULT_MAX_VAL_TASKS
+    include_automation: bool = False
+    auto_adopt: bool = False
+    today: dt.date = field(default_factory=dt.date.today)
+    label: str | None = None  # the project's name in night ids and staged branches
+    on_line: Callable[[str], None] = lambda _line: None
+    # A dry run plans without writing anything: no saved harvest, no archive, no night folder.
+    dry: bool = False
+    _harvested: Harvested | None = field(default=None, init=False, repr=False)
+    _routed: list[tuple[Route, dict[str, list[MinedTask]]]] | None = field(
+        default=None, init=False, repr=False
+    )
+    # The skills' outcomes the night's last round saved (night.json), read when it runs.
+    _before: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    # The sessions tonight's routing left out (set when the night routes its sessions).
+    left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.state_dir = Path(self.state_dir)
+        self.night_id, self.folder = night_folder(
+            self.state_dir, self.today, self.project, self.label
+        )
+        self.check_frozen()
+
+    # -- inputs, frozen per night -------------------------------------------------------
+    def sessions(self) -> list[dict[str, Any]]:
+        return self.harvested().sessions
+
+    def harvested(self) -> Harvested:
+        """Tonight's input: the open night's frozen harvest, else the carried sessions of
+        closed nights plus a new harvest, frozen in the night's folder before the harvest
+        moves its cursors (a dry run freezes nothing and moves nothing)."""
+        if self._harvested is not None:
+            return self._harvested
+        self._harvested = frozen(self.folder)
+        if self._harvested is not None:
+            return self._harvested
+        carry = carried(self.state_dir, self.today, _str(self.project))
+
+        def freeze_tonight(harvested: Harvested) -> None:
+            self._harvested = with_carried(harvested, carry)
+            if not self.dry:
+                freeze(self.folder, self._harvested)
+
+        read = self.harvest(freeze_tonight)
+        if self._harvested is None:  # the harvester moved no cursor (a preview)
+            freeze_tonight(read)
+        if carry and not self.dry:  # now held by this night's frozen sessions
+            CarryArchive(self.state_dir).drop(list(carry))
+        assert self._harvested is not None
+        return self._harvested
+
+    async def routed_tasks(
+        self, sessions: list[dict[str, Any]]
+    ) -> list[tuple[Route, dict[str, list[MinedTask]]]]:
+        """Tonight's sessions routed, mined and split — once per night object (a dry run
+        plans and then estimates on the same tasks without mining twice)."""
+        if self._routed is None:
+            self._routed = await self._route_and_mine(sessions)
+        return self._routed
+
+    async def _route_and_mine(
+        self, sessions: list[dict[str, Any]]
+    ) -> list[tuple[Route, dict[str, list[MinedTask]]]]:
+        saved = self.folder / "tasks.json"
+        considered = [s for s in sessions if self.include_automation or not s.get("automation")]
+        routing = plan_routes(
+            considered, self.repo.list_skills(), project=self.project, forced=self.skill
+        )
+        stopped = interrupted_left_out(considered)
+        self.left_out = routing.left_out + stopped
+        for line in routing.describe_left_out() + describe_interrupted(stopped):
+            self.on_line(line)
+        routes = routing.routes
+        if saved.exists():
+            frozen = read_frozen(saved, "skills")
+            return [
+                (r, {k: [MinedTask.from_dict(t) for t in v] for k, v in frozen[r.skill].items()})
+                for r in routes
+                if r.skill in frozen
+            ]
+        archive = TaskArchive(self.state_dir / "tasks.json")
+        out = []
+        for route in routes:
+            mined = await self._mine(route.sessions)
+            for task in mined:
+                task.skill = route.skill
+            known = archive.merge(mined, write=not self.dry)
+            tasks = (
+                t
+                for t in known.values()
+                if t.skill == route.skill
+                and _in_project(t.project, self.project)
+                and route.accepts(t.source_sessions)
+            )
+            splits = night_splits(
+                tasks,
+                max_tasks=self.max_tasks,
+                max_val_tasks=self.max_val_tasks,
+                val_fraction=self.val_fraction,
+                test_fraction=self.test_fraction,
+            )
+            out.append((route, splits))
+        if not self.dry:
+            frozen = {r.skill: {k: [t.to_dict() for t in v] for k, v in s.items()} for r, s in out}
+            write_json(saved, {"skills": frozen})
+        return out
+
+    async def _mine(self, sessions: list[dict[str, Any]]) -> list[MinedTask]:
+        """The miner role when the night's config names one (never in a dry run, which
+        spends nothing), else the heuristic miner."""
+        if self.dry or self.config.models.miner.backend == "auto":
+            return mine_sessions(sessions, include_automation=self.include_automation)
+        client = build_model_client(self.run_config(1, False))
+        try:
+            return await mine_with_model(
+                sessions, client.bind("miner"), include_automation=self.include_automation
+            )
+        finally:
+            await client.aclose()
+
+    async def plan(self) -> NightPlan:
+        harvested = self.harvested()
+        sessions = harvested.sessions
+        delivered = (
+            0 if self.include_automation else sum(1 for s in sessions if s.get("automation"))
+        )
+        plan = NightPlan(
+            night_id=self.night_id,
+            sessions=len(sessions),
+            automation_skipped=harvested.automation_skipped + delivered,
+            continues=read_json(self.folder / "night.json").get("status"),
+        )
+        routed = await self.routed_tasks(sessions)
+        plan.left_out = self.left_out
+        backend = self.config.models.target.backend
+        for route, splits in routed:
+            kept = replayable(splits, backend, lambda _task, _why: None)
+            # why the night would gate nothing for this skill yet (None: it gates, or it
+            # lacks train or val tasks altogether, which the night reports as before)
+            waiting = (
+                waiting_for_val(len(kept["val"]), self.min_val_tasks)
+                if kept["train"] and kept["val"]
+                else None
+            )
+            plan.routes.append(
+                {
+                    "skill": route.skill,
+                    "routed_by": route.routed_by,
+                    "sessions": len(route.sessions),
+                    **{split: len(tasks) for split, tasks in splits.items()},
+                    "waiting_for_val": waiting,
+                    "tasks": planned_tasks(
+                        splits,
+                        str(route.routed_by),
+                        self.config.models.target.backend,
+                        Path(self.project) if self.project else None,
+                    ),
+                }
+            )
+        return plan
+
+    # -- the night ----------------------------------------------------------------------
+    def check_frozen(self) -> None:
+        """The inputs a resumed night reuses, checked when the night is made (before it
+        takes the lock or writes): a malformed one is one line and leaves it as it was."""
+        for name, key in (("sessions.json", "sessions"), ("tasks.json", "skills")):
+            if (self.folder / name).exists():
+                read_frozen(self.folder / name, key)
+        # The state the night reads later, checked now too, before anything is written.
+        HarvestState.load(self.state_dir / STATE_FILE)
+        TaskArchive(self.state_dir / "tasks.json").load()
+
+    async def run(self) -> NightResult:
+        check_state_dir(self.state_dir, writing=True)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(self.state_dir / "night.lock")
+        if not lock.try_acquire():
+            raise NightBusy(
+                f"another Sleep night (pid {lock.holder_pid() or '?'}) is running on "
+                f"{self.state_dir}; wait for it or run with another --state-dir"
+            )
+        try:
+            return await self._run()
+        finally:
+            lock.release()
+
+    async def _run(self) -> NightResult:
+        # what the last round of this night showed, so a waiting round repeats nothing
+        before = read_json(self.folder / "night.json").get("skills")
+        self._before = before if isinstance(before, dict) else {}
+        result = NightResult(self.night_id, "running", self.folder)
+        self._save(result)
+        try:
+            return await self._run_phases(result)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            # Interrupted mid-phase: the frozen tasks stay, the next run continues them.
+            result.status = "stopped"
+            result.message = "night interrupted; run the same command to continue it"
+            self._save(result)
+            self.on_line(result.message)
+            raise
+        except Exception as exc:
+            # Whatever stopped it, the night no longer runs: `sleep status` must not say so.
+            result.status = "failed"
+            result.message = f"night failed: {type(exc).__name__}: {exc}"[:500]
+            self._save(result)
+            raise
+
+    async def _run_phases(self, result: NightResult) -> NightResult:
+        for closed in close_failed_nights(self.state_dir, self.today, _str(self.project)):
+            self.on_line(f"closed failed night {closed}; tonight takes up its tasks")
+        frozen_before = frozen(self.folder) is not None
+        sessions = self.sessions()
+        if frozen_before:
+            self.on_line(
+                f"continuing night {self.night_id} with its {len(sessions)} frozen session(s)"
+            )
+        try:
+            routed = await self.routed_tasks(sessions)
+        except ModelError as exc:  # the miner failed or waits for a handoff answer
+            result.left_out = self.left_out
+            result.status = "waiting" if isinstance(exc, HandoffWaiting) else "failed"
+            result.pending = len(pending_prompts(self.folder / "handoff"))
+            result.message = (
+                waiting_summary(self.folder / "handoff")
+                if result.status == "waiting"
+                else f"night failed while mining, nothing staged: {exc}"
+            )
+            self._save(result)
+            return result
+        result.left_out = self.left_out
+        for route, splits in routed:
+            outcome = await self._run_skill(route, splits)
+            result.skills[route.skill] = outcome
+            self._save(result)
+        statuses = {o["status"] for o in result.skills.values()}
+        result.pending = len(pending_prompts(self.folder / "handoff"))
+        if "failed" in statuses:
+            result.status = "failed"
+        elif "waiting" in statuses:
+            result.status = "waiting"
+        elif statuses & {"stopped", "waiting"}:
+            result.status = "stopped"
+        else:
+            result.status = "finished"
+            handoff_workspace.discard(self.folder / "handoff")
+        result.message = self._message(result)
+        self._save(result)
+        return result
+
+    async def _run_skill(self, route: Route, splits: dict[str, list[MinedTask]]) -> dict[str, Any]:
+        splits = replayable(splits, self.config.models.target.backend, self._skipped_line)
+        counts = {split: len(tasks) for split, tasks in splits.items()}
+        outcome: dict[str, Any] = {"routed_by": route.routed_by, **counts, "staged": None}
+        if not splits["train"] or not splits["val"]:
+            outcome.update(
+                status="skipped",
+                reason=(
+                    f"too few tasks to learn and gate ({counts['train']} train, {counts['val']} val; "
+                    "need at least one of each): more sessions will come"
+                ),
+            )
+            self.on_line(f"{route.skill}: skipped, {outcome['reason']}")
+            return outcome
+        waiting = waiting_for_val(counts["val"], self.min_val_tasks)
+        if waiting is not None:
+            self.on_line(f"{route.skill}: {waiting}")
+            outcome.update(status="skipped", reason=waiting, waiting_for_val=True)
+            return outcome
+        config = self.run_config(len(splits["train"]), bool(splits["test"]))
+        run_id = f"{self.night_id}-{route.skill}"
+        run_dir = RunDirectory(self.folder / route.skill)
+        bus = EventBus()
+        client = build_client_with_budget_events(config, bus)
+        sources = sorted(
+            {sid for tasks in splits.values() for t in tasks for sid in t.source_sessions}
+        )
+        try:
+            env = ReplayEnvironment(
+                splits,
+                client.bind("judge"),
+                pass_mark=self.pass_mark,
+                agent=self._agent(route),
+                tools=self._tools(route),
+                judge_backend=config.models.judge.backend,
+                target_backend=config.models.target.backend,
+                workspace=self._workspace(route),
+                check_timeout_s=self.check_timeout_s,
+                checks_log=self._checks_log(route),
+            )
+            state = run_dir.read_state()
+            inner = SkillsRepoStager(
+                self.repo, route.skill, run_id, base=state.stager_base if state else None
+            )
+            stager: Stager = NightStager(
+                inner, sources, {"Night": self.night_id, "Routed-By": route.routed_by}
+            )
+            self.on_line(
+                f"{route.skill}: {counts['train']} train / {counts['val']} val / "
+                f"{counts['test']} test tasks ({route.routed_by})"
+            )
+            summary = await run_training(
+                config,
+                run_dir=run_dir,
+                bus=bus,
+                client=client,
+                env=env,
+                stager=stager,
+                initial_skill=self.repo.read_skill(route.skill),
+            )
+        except ModelError as exc:
+            waiting = isinstance(exc, HandoffWaiting)
+            outcome.update(status="waiting" if waiting else "failed", reason=str(exc))
+            return outcome
+        finally:
+            await client.aclose()
+        outcome.update(
+            status=summary.status,
+            reason=summary.reason,
+            baseline_val=summary.baseline_val,
+            best_val=summary.best_val,
+            run_dir=str(run_dir.path),
+            candidates=candidates_gated(run_dir.path),
+        )
+        before = self._before.get(route.skill) or {}
+        if summary.status == "waiting" and all(
+            before.get(k) == outcome[k] for k in ("baseline_val", "best_val")
+        ):
+            outcome["scores_unchanged"] = True  # the console shows them once, not every round
+        edits = unlanded_edits(run_dir.path)
+        if edits:
+            outcome["edits_not_landed"] = edits
+            if len(edits) != len(before.get("edits_not_landed") or []):
+                self.on_line(unlanded_line(route.skill, edits))
+        if self._checks_log(route).exists():
+            outcome["checks"] = tally(self._checks_log(route))
+        if summary.staged:
+            outcome["staged"] = f"staged/{run_id}"
+            if self.auto_adopt and summary.status == "finished":
+                outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
+        return outcome
+
+    def _checks_log(self, route: Route) -> Path:
+        return self.folder / "checks" / f"{route.skill}.jsonl"
+
+    def _skipped_line(self, task: MinedTask, reason: str) -> None:
+        self.on_line(f"skipped task {task.id}: {reason}")
+
+    def _agent(self, route: Route) -> AgentReplay | None:
+        """With a coding agent as target, where its replays work: the project's tree at the
+        commit recorded when the night started (kept in replay.json, so a resumed night
+        replays the same tree), or a copy of the folder when it is not a git repository."""
+        if self.config.models.target.backend not in AGENT_BACKENDS:
+            return None
+        return self._replay_tree(route)
+
+    def _workspace(self, route: Route) -> AgentReplay | None:
+        """Where a chat target's agentic tasks replay (sleep/night/replay_modes.py), when a
+        workspace runner is registered for its backend's mode."""
+        backend = self.config.models.target.backend
+        if backend in AGENT_BACKENDS or not any(workspace_runner(m) for m in WORKSPACE_MODES):
+            return None
+        if self.project is None:  # no tree to copy: a task needing one fails by its id
+            return None
+        return dataclasses.replace(
+            self._replay_tree(route),
+            skill_path=skill_path_for(route.agents),
+            keep_in=self.folder / "handoff" / handoff_workspace.FOLDER,
+        )
+
+    def _replay_tree(self, route: Route) -> AgentReplay:
+        if self.project is None:
+            raise UserError("a coding-agent target replays tasks in the project: pass --project")
+        recorded = self._recorded_tree()
+        return AgentReplay(Path(recorded["project"]), recorded["commit"], route.skill)
+
+    def _tools(self, route: Route) -> ToolReplay | None:
+        """With an API backend and a project, where agentic tasks replay as our tool loop
+        (sleep/night/replay_tools.py): the same recorded tree, the skill where its agent reads it."""
+        if self.config.models.target.backend in (*AGENT_BACKENDS, "handoff") or not self.project:
+            return None
+        recorded = self._recorded_tree()
+        project, commit = Path(recorded["project"]), recorded["commit"]
+        return ToolReplay(project, commit, skill_path_for(route.agents))
+
+    def _recorded_tree(self) -> dict[str, Any]:
+        saved = self.folder / "replay.json"
+        recorded = read_json(saved)
+        if "commit" not in recorded:
+            recorded = {"project": str(self.project), "commit": git_head(Path(self.project))}
+            write_json(saved, recorded)
+        return recorded
+
+    def run_config(self, n_train: int, has_test: bool) -> Config:
+        config = self.config.model_copy(deep=True)
+        config.run.name = None
+        config.train.batch_size = n_train  # one step sees every train task of the night
+        config.train.steps_per_epoch = 1
+        config.train.final_test = has_test
+        config.models.handoff_dir = str(self.folder / "handoff")
+        if config.cache.path is None:
+            config.cache.path = str(self.state_dir / "responses.sqlite")
+        return config
+
+    def _message(self, result: NightResult) -> str:
+        if not result.skills:
+            return "no new sessions in scope since the last night: nothing to learn from"
+        if result.status == "waiting":
+            return waiting_summary(self.folder / "handoff")
+        staged = [o["staged"] for o in result.skills.values() if o.get("staged")]
+        if result.status == "failed":
+            failed = {k: o["reason"] for k, o in result.skills.items() if o["status"] == "failed"}
+            return "night failed, nothing staged for " + "; ".join(
+                f"{k}: {v}" for k, v in failed.items()
+            )
+        if result.status == "stopped":
+            return "night stopped (budget or interrupt); run the same command to continue"
+        if staged:
+            return (
+                "staged "
+                + ", ".join(staged)
+                + " — review with `skillopt tui` or `skillopt skills diff`"
+            )
+        held = [f"{k}: {o['reason']}" for k, o in result.skills.items() if o["status"] == "skipped"]
+        if held:
+            return "nothing staged; " + "; ".join(held)
+        unlanded = [e for o in result.skills.values() for e in o.get("edits_not_landed", [])]
+        why = (
+            f" ({len(unlanded)} proposed edit(s) did not land: {unlanded[0]['reason']})"
+            if unlanded
+            else ""
+        )
+        if not any(o.get("candidates") for o in result.skills.values()):
+            if all((o.get("baseline_val") or 0.0) >= 1.0 for o in result.skills.values()):
+                # skip_when_perfect ended it before the optimizer was asked: saying it
+                # "proposed no usable edit" sends the person looking for a broken optimizer
+                return (
+                    "nothing staged: the current skill already scores 1.000 on every "
+                    "held-out task, so no candidate could beat it"
+                )
+            return (
+                f"no candidate tonight (the optimizer proposed no usable edit{why}); nothing staged"
+            )
+        return f"no candidate beat the current skill tonight{why}; nothing staged"
+
+    def _save(self, result: NightResult) -> None:
+        write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})
+
+
+def candidates_gated(run_dir: Path) -> int:
+    """How many candidates a night's run put to the gate (steps and slow updates, valid
+    or not): with none, "no candidate beat the current skill" would be untrue."""
+    steps = Path(run_dir) / "steps"
+    count = 0
+    for gate in steps.glob("*/gate.json"):
+        with contextlib.suppress(OSError, ValueError):
+            count += "source" in json.loads(gate.read_text(encoding="utf-8"))
+    return count + len(list(steps.glob("*/slow_update_gate.json")))
+
+
+def planned_tasks(
+    splits: dict[str, list[MinedTask]],
+    routed_by: str,
+    backend: str = "",
+    project: Path | None = None,
+) -> list[dict[str, Any]]:
+    """The tasks a skill's night holds, as `dry-run --json` lists them, with how each is
+    replayed (or why it is not) and whether each check's programs are found for `project`."""
+    out = []
+    for split, tasks in splits.items():
+        for task in tasks:
+            source, _, session = (task.source_sessions or ["?:?"])[0].partition(":")
+            out.append(
+                {
+                    "id": task.id,
+                    "text": task.intent,
+                    "source": source,
+                    "session": session,
+                    "split": split,
+                    "routed_by": routed_by,
+                    **task_listing(
+                        task, replay_mode(task, backend), replay_at_night(task, backend)
+                    ),
+                }
+            )
+            out[-1]["checks"] = planned_checks(
+                out[-1]["checks"], replay_at_night(task, backend).mode, project
+            )
+    return out
+
+
+def git_head(project: Path) -> str | None:
+    """The project's HEAD commit, or None when it is not a git repository with commits."""
+    from core.safe_git import run_git
+
+    if not project.is_dir():
+        return None
+    done = run_git("rev-parse", "--verify", "-q", "HEAD", cwd=project)
+    return done.stdout.decode().strip() or None if done.returncode == 0 else None
+
+
+def _in_project(cwd: str | None, project: Path | None) -> bool:
+    if project is None:
+        return True
+    if cwd is None:
+        return False
+    root = Path(project).expanduser().absolute()
+    here = Path(cwd).expanduser().absolute()
+    return here == root or root in here.parents
+
+
+def _str(path: Path | None) -> str | None:
+    return str(Path(path).expanduser().absolute()) if path is not None else None
+
+
+def night_defaults() -> Path:
+    """sleep/night.yaml: the run config of a night when the user gives none."""
+    from importlib import resources
+
+    return Path(str(resources.files("sleep").joinpath("night.yaml")))
+
+
+def run_night(night: Night) -> NightResult:
+    return asyncio.run(night.run())

@@ -1,0 +1,127 @@
+"""`sleep.yaml` in the state directory: what `skillopt sleep init` recorded, so a night (or
+cron) needs no flags. Command-line flags override it for one night.
+
+People work in several projects: `projects` lists every one `init --project` added, and
+`sleep run` runs a night for each. A settings file written before the list (one
+`project:` key) still loads, as a list of that one project."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from core.atomic import write_text
+from core.errors import UserError
+
+SETTINGS_FILE = "sleep.yaml"
+# The held-out gate's bounds (sleep/night/held_out.py): a skill gates on at least the minimum.
+DEFAULT_MIN_VAL_TASKS = 6
+DEFAULT_MAX_VAL_TASKS = 20  # with max_tasks (40) at most 60 tasks a night
+NightBackend = Literal[
+    "auto", "handoff", "openai", "azure", "anthropic", "local", "scripted",
+    "claude_code", "codex", "pi", "opencode", "copilot",
+]  # fmt: skip
+
+
+class SleepSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    projects: list[str] = Field(default_factory=list)
+    skills_repo: str | None = None
+    skill: str | None = None  # null = route by transcripts, else the project's main file
+    backend: NightBackend | None = None  # null = handoff
+    config: str | None = None  # a run config for the night (models, budget); null = defaults
+    claude_home: str | None = None
+    codex_home: str | None = None
+    # The other agents' homes (sleep/harvest/agent_roots.py); null = environment, then defaults.
+    pi_home: str | None = None
+    opencode_data: str | None = None
+    copilot_home: str | None = None
+    vscode_user_dir: str | None = None
+    cursor_home: str | None = None
+    val_fraction: float = Field(default=0.3, ge=0, lt=1)
+    test_fraction: float = Field(default=0.0, ge=0, lt=1)
+    max_tasks: int = Field(default=40, ge=2)
+    pass_mark: float = Field(default=0.7, gt=0, le=1)
+    # Each mined `command` check's time limit in the replay workspace (sleep/night/replay_checks.py).
+    check_timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    # The gate's evidence (sleep/night/held_out.py): a skill is gated only on at least
+    # min_val_tasks held-out tasks, the most recent max_val_tasks of every night's.
+    min_val_tasks: int = Field(default=DEFAULT_MIN_VAL_TASKS, ge=1)
+    max_val_tasks: int = Field(default=DEFAULT_MAX_VAL_TASKS, ge=1)
+    include_automation: bool = False
+    auto_adopt: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_project_is_a_list(cls, data: Any) -> Any:
+        """The settings of before the list: `project: P` is `projects: [P]`."""
+        if isinstance(data, dict) and "project" in data:
+            data = dict(data)
+            old = data.pop("project")
+            projects = list(data.get("projects") or [])
+            if old and old not in projects:
+                projects.insert(0, old)
+            data["projects"] = projects
+        return data
+
+    @model_validator(mode="after")
+    def _the_gate_can_open(self) -> SleepSettings:
+        if self.min_val_tasks > self.max_val_tasks:
+            raise ValueError(
+                f"min_val_tasks ({self.min_val_tasks}) is more than max_val_tasks "
+                f"({self.max_val_tasks}): no night could ever gate; lower one or raise the other"
+            )
+        return self
+
+    @property
+    def project(self) -> str | None:
+        """The first recorded project (what a screen shows when it shows one)."""
+        return self.projects[0] if self.projects else None
+
+    def with_project(self, project: str) -> SleepSettings:
+        """These settings with `project` recorded (once; the order of adding is kept)."""
+        if project in self.projects:
+            return self
+        return self.model_copy(update={"projects": [*self.projects, project]})
+
+
+def load_settings(state_dir: Path) -> SleepSettings:
+    path = Path(state_dir) / SETTINGS_FILE
+    if not path.exists():
+        return SleepSettings()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return SleepSettings.model_validate(data)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise UserError(f"{path}: unreadable ({' '.join(str(exc).split())[:200]})") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise UserError(
+            f"{path}: {key}: {first['msg']}; fix it or re-run skillopt sleep init"
+        ) from None
+
+
+def save_settings(state_dir: Path, settings: SleepSettings) -> Path:
+    path = Path(state_dir) / SETTINGS_FILE
+    data = settings.model_dump(exclude_defaults=False)
+    write_text(
+        path,
+        "# Written by `skillopt sleep init`; flags override it per night.\n"
+        + yaml.safe_dump(data, sort_keys=False),
+    )
+    return path
+
+
+def default_skills_repo(environ: Mapping[str, str] | None = None) -> Path:
+    """The skills repository `init` creates when none is given: in the user's data folder,
+    shared by every project (so a project's own tree never gains a folder of ours)."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "skillopt" / "skills"

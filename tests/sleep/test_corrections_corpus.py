@@ -1,0 +1,218 @@
+"""Issue 37's acceptance figures, measured on the corrections corpus: real Claude Code and
+Codex sessions (tests/sleep/fixtures/corrections, made by tests/support/
+corrections_corpus.py) in which a person corrects five recurring preferences sixteen
+times. The real `skillopt sleep dry-run --json` mines them; tests/support/
+corrections_score.py compares what it mined with the labels.
+
+The thresholds are the issue's. Where today's miner misses one, the test is marked
+`xfail(strict=True)` with what it lacks: it turns into an XPASS failure the day mining
+meets the bar, and the mark comes off then. `python bench/corrections_corpus.py`
+prints the figures.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+
+from sleep.night.replay_checks import run_command_checks
+from tests.sleep.corrections_world import CORPUS, CorrectionsWorld, lay_out
+from tests.support.corrections_score import Figures, plan_tasks, score
+
+ATTACH_TARGET = 0.9  # issue 37: ">= 90 % of the corrections to the request they correct"
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory) -> tuple[CorrectionsWorld, dict, Figures]:
+    world = lay_out(tmp_path_factory.mktemp("corrections"))
+    plan = world.dry_run()
+    return world, plan, score(plan, world.labels)
+
+
+# ------------------------------------------------------------------ the corpus itself
+
+
+def test_the_corpus_has_the_shape_the_issue_asks_for():
+    labels = json.loads((CORPUS / "labels.json").read_text())
+    agents = Counter(s["agent"] for s in labels["sessions"])
+    assert agents["claude"] >= 2 and agents["codex"] >= 2
+    corrections = labels["corrections"]
+    per_preference = Counter(c["preference"] for c in corrections)
+    assert len([p for p, n in per_preference.items() if n >= 3]) >= 4
+    for pref in per_preference:
+        ours = [c for c in corrections if c["preference"] == pref]
+        assert len({c["session"] for c in ours}) >= 2, pref
+        assert {c["agent"] for c in ours} == {"claude", "codex"}, pref
+    forms = Counter(c["form"] for c in corrections)
+    assert forms["up_front"] >= 2 and forms["after_interrupt"] >= 1
+    assert {s["batch"] for s in labels["sessions"]} == {1, 2}
+    assert any(r["committed_after"] and r["changes_files"] for r in labels["requests"])
+
+
+def _transcript(labels: dict, key: str) -> str:
+    (session,) = [s for s in labels["sessions"] if s["key"] == key]
+    return (CORPUS / session["transcript"]).read_text(encoding="utf-8")
+
+
+def test_the_transcripts_hold_what_the_labels_say():
+    """The CLIs wrote it: a person's sessions (not print mode), the interrupt, the
+    sub-agent call, the patches and test runs, the planted key, two days."""
+    labels = json.loads((CORPUS / "labels.json").read_text())
+    texts = {s["key"]: _transcript(labels, s["key"]) for s in labels["sessions"]}
+    claude = [k for k, s in zip(texts, labels["sessions"], strict=True) if s["agent"] == "claude"]
+    codex = [k for k in texts if k not in claude]
+    assert all('"entrypoint":"cli"' in texts[k] for k in claude)
+    assert all('"originator":"codex-tui"' in texts[k] for k in codex)
+    assert any("[Request interrupted by user]" in texts[k] for k in claude)
+    assert any(re.search(r'"name":"(Agent|Task)"', texts[k]) for k in claude)
+    assert any("*** Begin Patch" in texts[k] for k in codex)
+    assert sum("make test" in t for t in texts.values()) >= 4
+    assert any(secret in t for t in texts.values() for secret in labels["planted_secrets"])
+    days = {
+        s["batch"]: set(re.findall(r'"timestamp":"(\d{4}-\d\d-\d\d)T', texts[s["key"]]))
+        for s in labels["sessions"]
+    }
+    assert len(days[1]) == len(days[2]) == 1 and days[1] != days[2]
+
+
+# ------------------------------------------------------------------ what mining finds
+
+
+def test_every_session_is_read_as_a_persons(measured):
+    _world, plan, _figures = measured
+    assert plan["sessions"] == len(measured[0].labels["sessions"])
+    assert plan["automation_skipped"] == 0
+
+
+def test_acknowledgements_and_fragments_are_not_tasks(measured):
+    world, plan, _figures = measured
+    texts = {t["text"].strip().lower() for t in plan_tasks(plan)}
+    assert not texts & {p["text"].lower() for p in world.labels["prompts"]}
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: 'did you run the tests?', 'that's a lot "
+                   "to read', 'you dropped the old function' and constraints stated up front "
+                   "are not attached to the request they correct")  # fmt: skip
+def test_corrections_attach_to_the_request_they_correct(measured):
+    _world, _plan, figures = measured
+    assert len(figures.attached) >= ATTACH_TARGET * figures.corrections, figures.lines()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: corrections not starting with no/don't/"
+                   "instead are mined as requests of their own")  # fmt: skip
+def test_no_correction_is_mined_as_a_request_of_its_own(measured):
+    _world, _plan, figures = measured
+    assert figures.own_tasks == [], figures.lines()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: mechanical corrections give contains/"
+                   "not_contains of raw words, not diff, ran or answer checks")  # fmt: skip
+def test_mechanical_corrections_become_checks(measured):
+    _world, _plan, figures = measured
+    assert len(figures.checked) >= ATTACH_TARGET * figures.mechanical, figures.lines()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: a new request containing 'instead of' is "
+                   "swallowed as a correction of the task before it")  # fmt: skip
+def test_a_new_request_that_says_instead_of_is_its_own_task(measured):
+    world, _plan, figures = measured
+    (json_export,) = [r for r in world.labels["requests"] if "instead of" in r["text"]]
+    assert json_export["id"] in figures.found
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: the request a person interrupted is left "
+                   "out, and the correction after it is a task with no antecedent")  # fmt: skip
+def test_a_correction_after_an_interrupt_tests_the_interrupted_request(measured):
+    world, plan, figures = measured
+    (k,) = [c for c in world.labels["corrections"] if c["form"] == "after_interrupt"]
+    assert k["id"] in figures.attached and k["id"] not in figures.own_tasks
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: delegation to a sub-agent is advice, a "
+                   "yes/no question answered after reading a file is agentic, a question "
+                   "with a redacted key in its log is dropped")  # fmt: skip
+def test_every_request_is_mined_with_its_kind(measured):
+    _world, _plan, figures = measured
+    assert figures.kinds_wrong == {} and len(figures.found) == figures.requests, figures.lines()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: 'delegate ... to a sub-agent' is replayed "
+                   "as chat")  # fmt: skip
+def test_no_agentic_task_is_replayed_as_chat(measured):
+    _world, _plan, figures = measured
+    assert figures.agentic_as_chat == [], figures.lines()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: no preferences are grouped across sessions "
+                   "(dry-run --json has no `preferences`)")  # fmt: skip
+def test_every_recurring_preference_is_found(measured):
+    _world, _plan, figures = measured
+    assert len(figures.preferences_found) == figures.preferences, figures.lines()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: the split does not hold out an occurrence "
+                   "of every preference seen twice")  # fmt: skip
+def test_every_preference_seen_twice_has_a_held_out_occurrence(measured):
+    _world, _plan, figures = measured
+    assert len(figures.held_out) == figures.preferences, figures.lines()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: every task replays at the project's HEAD, "
+                   "where work committed after its session is already done")  # fmt: skip
+def test_committed_requests_replay_from_the_commit_before_their_session(measured):
+    _world, _plan, figures = measured
+    assert len(figures.starts_before_commit) == figures.committed, figures.lines()
+
+
+# ------------------------------------------------------------------ the person's checks
+
+
+def _last_commit(world: CorrectionsWorld) -> str:
+    """The person's last commit: the work of a session whose agent ran `make test`, which
+    passed there, so a correct replay of it ends with this tree."""
+    return [s["commit_after"] for s in world.labels["sessions"] if s["commit_after"]][-1]
+
+
+def _jailed(world: CorrectionsWorld, workspace, commands: list[str]):
+    results = run_command_checks(workspace, commands, project=world.project)
+    if any("outside the jail" in r.reason for r in results):
+        pytest.skip(results[0].reason)
+    return {r.command: r for r in results}
+
+
+def test_the_persons_tests_pass_in_the_jail_at_a_correct_replay(measured, tmp_path):
+    """The workspace is right: its tests pass in the replay jail run as pytest."""
+    world = measured[0]
+    workspace = world.checkout(_last_commit(world), tmp_path / "ws")
+    result = _jailed(world, workspace, ["python -m pytest -q"])["python -m pytest -q"]
+    assert result.status == "pass", result.output
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: the jail lends the program a check starts "
+                   "(make), not the python its recipe calls: 'make: python: No such file', "
+                   "counted as a failure")  # fmt: skip
+def test_the_persons_make_test_passes_in_the_jail_at_a_correct_replay(measured, tmp_path):
+    world = measured[0]
+    workspace = world.checkout(_last_commit(world), tmp_path / "ws")
+    result = _jailed(world, workspace, ["make test"])["make test"]
+    assert result.status == "pass", result.output
+
+
+# ------------------------------------------------------------------ secrets
+
+
+def test_no_planted_secret_reaches_sleep_state_or_output(tmp_path):
+    """A night's frozen sessions, tasks and handoff prompts, the archive, status and every
+    command's output: the key pasted in a log is nowhere."""
+    world = lay_out(tmp_path)
+    night = world.sleep("run", "--json", ok=(0, 3))  # 3: waiting for handoff answers
+    done = [world.sleep("dry-run", "--json"), night, world.sleep("status")]
+    outputs = [text for d in done for text in (d.stdout, d.stderr)]
+    files = [p for root in (world.state, world.skills) for p in root.rglob("*") if p.is_file()]
+    assert len(files) > 3, "the night wrote nothing to look in"
+    for secret in world.labels["planted_secrets"]:
+        assert not any(secret in text for text in outputs)
+        assert not [p for p in files if secret.encode() in p.read_bytes()]
