@@ -15,6 +15,7 @@ placed, so the diff is exactly what the task changed.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tarfile
@@ -23,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from core.atomic import write_json
 from core.errors import UserError
 from core.safe_git import git_process, one_line, run_git
 from core.tree_extract import TreeTooLarge, extract_tree
@@ -51,6 +53,7 @@ SKIPPED_DIRS = frozenset(
 MAX_COPIED_FILE_BYTES = 5_000_000
 MAX_COPIED_BYTES = 200_000_000
 MAX_DIFF_CHARS = 50_000
+LEFT_OUT_FILE = "left-out.json"  # beside work/ and git/: what the copy left out
 
 
 class WorkspaceError(UserError):
@@ -224,6 +227,8 @@ def prepare_workspace(
     _git(git_dir, root, "init", "-q", "--template=")
     _git(git_dir, root, "add", "-A")
     _git(git_dir, root, "commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline")
+    if left_out:  # read again by `existing_workspace`, for the run that reads the answer
+        write_json(base / LEFT_OUT_FILE, left_out)
     return Workspace(root, git_dir, tuple(left_out))
 
 
@@ -236,8 +241,16 @@ def existing_workspace(base: Path) -> Workspace | None:
     if any(p.is_symlink() for p in (base, root, git_dir)) or _holds_symlink(git_dir):
         return None
     if root.is_dir() and (git_dir / "HEAD").is_file():
-        return Workspace(root, git_dir)
+        return Workspace(root, git_dir, _left_out(base / LEFT_OUT_FILE))
     return None
+
+
+def _left_out(path: Path) -> tuple[str, ...]:
+    try:
+        notes = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    return tuple(str(n) for n in notes) if isinstance(notes, list) else ()
 
 
 def _holds_symlink(folder: Path) -> bool:

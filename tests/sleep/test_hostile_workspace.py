@@ -13,6 +13,7 @@ handoff files, over real git projects."""
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 
@@ -154,3 +155,26 @@ def test_a_tools_workspace_over_committed_links_out_notes_them(linked_project):
     with replay_workspace(root, commit, skill_path="CLAUDE.md", skill_text="# s\n") as ws:
         assert not (ws.root / "sibling").exists()
         assert any("etc-link" in note for note in ws.left_out)
+
+
+def test_a_handoff_replay_over_committed_links_out_is_judged_and_says_so(
+    tmp_path, linked_project
+):
+    """Round 1 prepares the copy (links left out), round 3 reads the answer back from a
+    workspace kept between runs: the trajectory still says what the copy left out."""
+    (tmp_path / "n").mkdir()
+    night = Night(tmp_path / "n")
+    night.root, night.commit = linked_project
+    with pytest.raises(HandoffWaiting):
+        night.round()
+    [status] = night.waiting()
+    place = next(p for p in (night.handoff / "workspaces").iterdir() if p.is_dir())
+    assert not (place / "work" / "sibling").exists()
+    answer(status, place / "work")
+    with pytest.raises(HandoffWaiting):
+        night.round()
+    [judge] = night.waiting()
+    judge.answer.write_text(json.dumps({"score": 0.9, "reason": "validates the input"}))
+    result = night.round()
+    [note] = [m["content"] for m in result.trajectory if m["role"] == "workspace"]
+    assert "etc-link" in note and "/etc/hosts" in note and "sibling" in note
