@@ -49,17 +49,23 @@ def _plant(git_dir: Path, work: Path, marker: Path, how: str) -> None:
         )
 
 
-HOW = ("fsmonitor", "hook", "filter-info", "filter-tree", "include", "pager-editor")
-
-
-@pytest.mark.parametrize("how", HOW)
-def test_a_hostile_repository_runs_nothing_of_ours(tmp_path, how):
+def _repository(tmp_path: Path) -> Path:
+    """A real repository with one commit of `a.txt`; its git directory is `.git`."""
     work = tmp_path / "work"
     work.mkdir()
     (work / "a.txt").write_text("one\n")
     git(work, "init", "-q")
     git(work, "add", "-A")
     git(work, "commit", "-q", "-m", "start")
+    return work
+
+
+HOW = ("fsmonitor", "hook", "filter-info", "filter-tree", "include", "pager-editor")
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_hostile_repository_runs_nothing_of_ours(tmp_path, how):
+    work = _repository(tmp_path)
     git_dir = work / ".git"
     marker = tmp_path / "RAN"
     _plant(git_dir, work, marker, how)
@@ -81,12 +87,7 @@ def test_a_hostile_repository_runs_nothing_of_ours(tmp_path, how):
 
 def test_a_driver_command_our_call_forgot_to_turn_off_fails_rather_than_runs(tmp_path):
     """A diff without --no-textconv cannot run the planted textconv: git fails instead."""
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "a.txt").write_text("one\n")
-    git(work, "init", "-q")
-    git(work, "add", "-A")
-    git(work, "commit", "-q", "-m", "start")
+    work = _repository(tmp_path)
     marker = tmp_path / "RAN"
     _plant(work / ".git", work, marker, "filter-info")
     (work / "a.txt").write_text("two\n")

@@ -6,16 +6,10 @@ tarfile's AbsoluteLinkError and the night failed."""
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
-from core.config import config_from_dict
-from core.models.agents.process import AGENTS_BIN
 from core.skills_repo import SkillsRepo
-from sleep.night.held_tasks import Harvested
-from sleep.night.run import Night
-from tests.sleep.night_double import INSTALL_PROMPT, parts_for
-from tests.sleep.test_night_real_agent import BRAIN, SKILL_TEXT, agent_brain, git
+from tests.sleep.test_night_real_agent import SKILL_TEXT, agent_brain, git, real_claude_night
 from tests.support.agent_clis import AGENT_TESTS
 from tests.support.loopback_agent_servers import LoopbackMessagesSSE
 
@@ -41,33 +35,8 @@ async def test_a_night_replays_a_project_that_commits_symlinks_out_of_itself(tmp
     git(project, "commit", "-q", "-m", "start")
     repo = SkillsRepo.init(tmp_path / "skills")
     repo.add_skill("proj", SKILL_TEXT, deploy_to=str(project / "CLAUDE.md"))
-    sessions = [
-        {"source": "claude", "session_id": f"s{i}", "cwd": str(project), "branch": "main",
-         "file": f"/x/{i}.jsonl", "automation": False,
-         "tasks": [{"text": INSTALL_PROMPT.format(part=part), "timestamp": None, "aborted": False},
-                   {"text": "no, use pnpm instead of npm", "timestamp": None, "aborted": False}]}
-        for i, part in enumerate(parts_for(project, 4))
-    ]  # fmt: skip
     with LoopbackMessagesSSE(agent_brain) as server:
-        roles = {
-            r: {"backend": "scripted", "model": BRAIN} for r in ("optimizer", "judge", "miner")
-        }
-        roles["target"] = {
-            "backend": "claude_code", "base_url": server.base_url,
-            "binary": str(AGENTS_BIN / "claude"), "skill_placement": "claude_md",
-            "timeout_s": 90.0, "max_retries": 1,
-        }  # fmt: skip
-        config = config_from_dict({
-            "models": roles,
-            "train": {"epochs": 1, "strategy": "llm", "gate": {"metric": "soft"},
-                      "schedule": {"kind": "constant", "start": 2, "end": 2},
-                      "slow_update": {"enabled": False}, "meta_skill": {"enabled": False}},
-        })  # fmt: skip
-        night = Night(
-            state_dir=tmp_path / "state", repo=repo, config=config,
-            harvest=lambda _freeze: Harvested(sessions), project=project,
-            today=dt.date(2026, 12, 1), min_val_tasks=2,
-        )  # fmt: skip
+        night = real_claude_night(tmp_path, project, repo, server)
         result = await night.run()
     assert result.status == "finished", result.message
     assert result.skills["proj"]["train"] == 2 and result.skills["proj"]["val"] == 2
