@@ -17,6 +17,7 @@ import errno
 import io
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ _CHUNK = 1024 * 1024
 # How many bytes at the start of the file, and just before the offset, the cursor digests.
 PROBE_BYTES = 4096
 _DECODE = msgspec.json.Decoder().decode
+# A JSON escape of a surrogate half (`\ud83d`): the only way a lone one gets into a value.
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class CompressedUnsupported(Exception):
@@ -219,15 +222,24 @@ def _loads(line: bytes) -> object:
     except (ValueError, RecursionError):  # msgspec.DecodeError is a ValueError
         pass
     try:
-        return clean_strings(json.loads(line))  # a lone `\ud83d` escape: U+FFFD here
+        value = json.loads(line)
     except UnicodeDecodeError:
         return _loads_replacing(line)
     except (ValueError, RecursionError):
         return None
+    # a lone `\ud83d` escape reads as U+FFFD; only a line with such an escape is walked
+    return _cleaned(value) if SURROGATE_ESCAPE.search(line) else value
 
 
 def _loads_replacing(line: bytes) -> object:
     try:
-        return clean_strings(json.loads(line.decode("utf-8", errors="replace")))
+        return _cleaned(json.loads(line.decode("utf-8", errors="replace")))
     except (ValueError, RecursionError):
+        return None
+
+
+def _cleaned(value: object) -> object:
+    try:
+        return clean_strings(value)
+    except RecursionError:  # nested as deep as json reads: not a record of any agent
         return None
