@@ -123,11 +123,17 @@ _pin_cache: dict[tuple[str, tuple[int, ...]], list[tuple[str, str]]] = {}
 
 
 def _config_stamp(git_dir: Path) -> tuple[int, ...] | None:
-    try:
-        st = os.stat(git_dir / "config")
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    """The identity of the repository's config files (None: no `config` to go by)."""
+    stamp: list[int] = []
+    for name in ("config", "config.worktree"):
+        try:
+            st = os.stat(git_dir / name)
+        except OSError:
+            if name == "config":
+                return None
+            continue
+        stamp += [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    return tuple(stamp)
 
 
 def _repository_pins(

@@ -108,3 +108,16 @@ def test_nothing_inherited_points_git_elsewhere(tmp_path, monkeypatch):
     done = run_git("add", "-A", git_dir=work / ".git", work_tree=work, cwd=work)
     assert done.returncode == 0 and not marker.exists()
     assert os.environ["GIT_DIR"].endswith("elsewhere")
+
+
+def test_a_driver_planted_after_an_earlier_call_is_pinned_too(tmp_path):
+    """The driver pins are kept per config file as it is: a config changed between two
+    calls is listed again."""
+    work = _repository(tmp_path)
+    git_dir = work / ".git"
+    assert run_git("add", "-A", git_dir=git_dir, work_tree=work, cwd=work).returncode == 0
+    marker = tmp_path / "RAN"
+    _plant(git_dir, work, marker, "filter-info")
+    (work / "a.txt").write_text("two\n")
+    assert run_git("add", "-A", git_dir=git_dir, work_tree=work, cwd=work).returncode == 0
+    assert not marker.exists()
