@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from core.clean_text import utf8
+
 
 def _target_mode(path: Path) -> int:
     """Keep an existing file's permissions; a new file gets what open() would give it
@@ -38,8 +40,9 @@ def write_bytes(path: str | Path, data: bytes) -> None:
 
 
 def write_text(path: str | Path, text: str) -> None:
-    # newline="" semantics: the text is written exactly, CRLF stays CRLF.
-    write_bytes(path, text.encode("utf-8"))
+    """newline="" semantics: the text is written exactly, CRLF stays CRLF; a lone
+    surrogate (a transcript's stray `\ud83d` escape) is written as U+FFFD, never fatal."""
+    write_bytes(path, utf8(text))
 
 
 def write_json(path: str | Path, data: Any) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from core.environment.contract import RolloutResult, Score, TaskItem
 from core.models.agents.events import summarize_events
 from core.models.types import AgentOutcome, Message
+from core.tree_extract import left_out_note
 
 PREDICTION_CHARS = 4000
 
@@ -47,7 +48,13 @@ def agent_trajectory(prompt: str, outcome: AgentOutcome) -> list[Message]:
             "role": "exit",
             "content": exit_note(outcome.exit_status, outcome.workspace, outcome.unconfined),
         },
+        *_left_out(outcome),
     ]
+
+
+def _left_out(outcome: AgentOutcome) -> list[Message]:
+    note = left_out_note(outcome.left_out)
+    return [{"role": "workspace", "content": note}] if note else []
 
 
 def changes_and_text(outcome: AgentOutcome) -> str:

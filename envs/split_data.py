@@ -51,6 +51,11 @@ def read_items_file(path: Path) -> list[dict[str, Any]]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise EnvError(f"{path}: malformed JSON ({exc.msg}, line {exc.lineno})") from None
+    except UnicodeDecodeError as exc:
+        raise EnvError(
+            f"{path}: not UTF-8 text (a bad byte at offset {exc.start}); materialise the "
+            "data again, or save the file as UTF-8"
+        ) from None
     if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
         raise EnvError(f"{path}: expected a JSON array of objects")
     for number, row in enumerate(data):

@@ -15,16 +15,19 @@ placed, so the diff is exactly what the task changed.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
-import subprocess
 import tarfile
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from core.atomic import write_json
 from core.errors import UserError
+from core.safe_git import git_process, one_line, run_git
+from core.tree_extract import TreeTooLarge, extract_tree
 
 # Folders a plain copy leaves out: version control, dependencies and build output.
 SKIPPED_DIRS = frozenset(
@@ -50,7 +53,7 @@ SKIPPED_DIRS = frozenset(
 MAX_COPIED_FILE_BYTES = 5_000_000
 MAX_COPIED_BYTES = 200_000_000
 MAX_DIFF_CHARS = 50_000
-_GIT_IDENTITY = ("-c", "user.name=skillopt", "-c", "user.email=skillopt@localhost")
+LEFT_OUT_FILE = "left-out.json"  # beside work/ and git/: what the copy left out
 
 
 class WorkspaceError(UserError):
@@ -63,11 +66,21 @@ class Workspace:
 
     root: Path
     git_dir: Path
+    # what the copy left out (a symlink out of the project, an oversized file), one note each
+    left_out: tuple[str, ...] = ()
 
     def diff(self) -> str:
         """What changed since the baseline, new files included, as a unified diff."""
         self._git("add", "-A")
-        text = self._git("diff", "--cached", "--no-color", "--no-ext-diff", "--no-renames", "HEAD")
+        text = self._git(
+            "diff",
+            "--cached",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-renames",
+            "HEAD",
+        )
         if len(text) > MAX_DIFF_CHARS:
             text = text[:MAX_DIFF_CHARS] + "\n... (diff truncated)\n"
         return text
@@ -76,55 +89,13 @@ class Workspace:
         return _git(self.git_dir, self.root, *args)
 
 
-def _git_env() -> dict[str, str]:
-    """Only our settings: the user's global/system git config (aliases, filters, hooks
-    paths) has no say over a workspace."""
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "HOME": os.devnull,
-        "LC_ALL": "C",
-    }
-
-
 def _git(git_dir: Path, root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", f"--git-dir={git_dir}", f"--work-tree={root}", *_GIT_IDENTITY, *args],
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        env=_git_env(),
-    )
+    done = run_git(*args, git_dir=git_dir, work_tree=root, cwd=root)
     if done.returncode != 0:
-        why = " ".join(done.stderr.decode(errors="replace").split())[:200]
-        raise WorkspaceError(f"git {args[0]} in the replay workspace failed: {why}")
+        raise WorkspaceError(
+            f"git {args[0]} in the replay workspace failed: {one_line(done.stderr)}"
+        )
     return done.stdout.decode("utf-8", errors="replace")
-
-
-class _Members:
-    """The tar filter of a commit's extraction: tarfile's "data" rules (no absolute paths,
-    no `..`, no links leading out, no devices), except that a member breaking them — a
-    committed symlink to /etc/passwd — or a file past MAX_COPIED_FILE_BYTES is left out
-    rather than failing the replay; past MAX_COPIED_BYTES in all, the copy is refused."""
-
-    def __init__(self) -> None:
-        self.total = 0
-
-    def __call__(self, member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-        try:
-            member = tarfile.data_filter(member, dest)
-        except tarfile.FilterError:
-            return None
-        if member.size > MAX_COPIED_FILE_BYTES:
-            return None
-        self.total += member.size
-        if self.total > MAX_COPIED_BYTES:
-            raise _TooLarge()
-        return member
-
-
-class _TooLarge(Exception):
-    pass
 
 
 def _too_large(project: Path) -> WorkspaceError:
@@ -134,17 +105,20 @@ def _too_large(project: Path) -> WorkspaceError:
     )
 
 
-def _extract_commit(project: Path, commit: str, into: Path) -> None:
-    with subprocess.Popen(
-        ["git", "-C", str(project), "archive", "--format=tar", commit],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-    ) as archive:
+def _extract_commit(project: Path, commit: str, into: Path) -> list[str]:
+    """The tree of `commit` in `into`; a member tarfile's "data" rules refuse (a committed
+    symlink to /etc/passwd or `../sibling`) or a file past MAX_COPIED_FILE_BYTES is left out
+    and noted rather than failing the replay; past MAX_COPIED_BYTES the copy is refused."""
+    with git_process("archive", "--format=tar", commit, cwd=project) as archive:
         try:
             with tarfile.open(fileobj=archive.stdout, mode="r|") as tar:
-                tar.extractall(into, filter=_Members())
-        except _TooLarge:
+                left_out = extract_tree(
+                    tar,
+                    into,
+                    max_file_bytes=MAX_COPIED_FILE_BYTES,
+                    max_total_bytes=MAX_COPIED_BYTES,
+                )
+        except TreeTooLarge:
             archive.kill()
             raise _too_large(project) from None
         except (tarfile.TarError, OSError) as exc:
@@ -159,16 +133,19 @@ def _extract_commit(project: Path, commit: str, into: Path) -> None:
     if archive.returncode != 0:
         why = " ".join(error.split())[:200]
         raise WorkspaceError(f"cannot copy commit {commit!r} of {project}: {why}")
+    return left_out
 
 
 def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def _copy_folder(project: Path, into: Path) -> None:
-    """A plain copy of a folder that is not a git repository (see the module doc)."""
+def _copy_folder(project: Path, into: Path) -> list[str]:
+    """A plain copy of a folder that is not a git repository (see the module doc); returns
+    a note per symlink left out."""
     root = project.resolve()
     total = 0
+    left_out: list[str] = []
     for folder, dirs, files in os.walk(root, followlinks=False):
         here = Path(folder)
         target = into / here.relative_to(root)
@@ -190,6 +167,9 @@ def _copy_folder(project: Path, into: Path) -> None:
                 link = os.readlink(path)
                 if not os.path.isabs(link) and _inside(pointed, root) and pointed.exists():
                     os.symlink(link, target / name)
+                else:
+                    rel = (here / name).relative_to(root).as_posix()
+                    left_out.append(f"{rel}: a symlink to {link!r}, outside the tree")
                 continue
             if not path.is_file():
                 continue  # FIFOs, sockets, devices
@@ -200,6 +180,7 @@ def _copy_folder(project: Path, into: Path) -> None:
             if total > MAX_COPIED_BYTES:
                 raise _too_large(project)
             shutil.copyfile(path, target / name)
+    return left_out
 
 
 def _check_relative(path: str) -> str:
@@ -238,24 +219,45 @@ def prepare_workspace(
     root, git_dir = base / "work", base / "git"
     root.mkdir(parents=True)
     if commit is None:
-        _copy_folder(project, root)
+        left_out = _copy_folder(project, root)
     else:
-        _extract_commit(project, commit, root)
+        left_out = _extract_commit(project, commit, root)
     if skill_text.strip():
         _place_skill(root, skill_path, skill_text)
     _git(git_dir, root, "init", "-q", "--template=")
     _git(git_dir, root, "add", "-A")
     _git(git_dir, root, "commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline")
-    return Workspace(root, git_dir)
+    if left_out:  # read again by `existing_workspace`, for the run that reads the answer
+        write_json(base / LEFT_OUT_FILE, left_out)
+    return Workspace(root, git_dir, tuple(left_out))
 
 
 def existing_workspace(base: Path) -> Workspace | None:
     """The workspace `prepare_workspace` built in `base`, if both its halves are still
-    there (a workspace kept across runs, e.g. for a handoff answer)."""
+    there (a workspace kept across runs, e.g. for a handoff answer). Not when `base`, its
+    halves or anything in its git directory is a symlink: git would write its index and
+    objects through it, wherever it points (the caller prepares the workspace again)."""
     root, git_dir = base / "work", base / "git"
-    if root.is_dir() and not root.is_symlink() and (git_dir / "HEAD").is_file():
-        return Workspace(root, git_dir)
+    if any(p.is_symlink() for p in (base, root, git_dir)) or _holds_symlink(git_dir):
+        return None
+    if root.is_dir() and (git_dir / "HEAD").is_file():
+        return Workspace(root, git_dir, _left_out(base / LEFT_OUT_FILE))
     return None
+
+
+def _left_out(path: Path) -> tuple[str, ...]:
+    try:
+        notes = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    return tuple(str(n) for n in notes) if isinstance(notes, list) else ()
+
+
+def _holds_symlink(folder: Path) -> bool:
+    for here, dirs, files in os.walk(folder):
+        if any(os.path.islink(os.path.join(here, name)) for name in (*dirs, *files)):
+            return True
+    return False
 
 
 @contextlib.contextmanager

@@ -99,6 +99,8 @@ class AgentOutcome:
     # (AgentTask.workspace_only), else why it ran with the user's reach (the trajectory
     # says so)
     unconfined: str = ""
+    # What the workspace copy left out (a committed symlink out of the project), one note each
+    left_out: tuple[str, ...] = ()
 
 
 class Backend(Protocol):

@@ -38,12 +38,16 @@ class OptimizerOutputError(ValueError):
     """The optimizer's reply is not the JSON object the prompt asked for."""
 
 
+_TOO_DEEP = "invalid JSON: nested too deeply to read"
+
+
 # ------------------------------------------------------------------------- extraction
 
 
 def extract_json_object(text: str) -> dict[str, Any]:
     """The first JSON object in `text`: the whole reply, else a fenced block, else the
-    first `{` from which a complete object decodes."""
+    first `{` from which a complete object decodes. A reply nested past the parser's
+    recursion limit (100,000 `[`) is unusable like any other, never a crash."""
     stripped = text.strip()
     if not stripped:
         raise OptimizerOutputError("the reply is empty")
@@ -57,6 +61,9 @@ def extract_json_object(text: str) -> dict[str, Any]:
                 first_error or f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
             )
             continue
+        except RecursionError:
+            first_error = first_error or _TOO_DEEP
+            continue
         if isinstance(value, dict):
             return value
         first_error = first_error or f"expected a JSON object, got a JSON {_json_type(value)}"
@@ -66,6 +73,8 @@ def extract_json_object(text: str) -> dict[str, Any]:
             value, _ = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError:
             continue
+        except RecursionError:  # every later `{` is inside this one: as deep or deeper
+            raise OptimizerOutputError(first_error or _TOO_DEEP) from None
         if isinstance(value, dict):
             return value
     raise OptimizerOutputError(first_error or "no JSON object found in the reply")

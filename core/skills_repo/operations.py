@@ -10,8 +10,7 @@ import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-import git as gitpython
-
+from core.safe_git import one_line, run_git
 from core.skills_repo import adopt as adopt_mod
 from core.skills_repo import history, manifest
 from core.skills_repo import repo_stager as staging
@@ -51,7 +50,11 @@ class SkillsRepo(RepoCore):
         found = _toplevel(p) if p.exists() else None
         if found is None:
             p.mkdir(parents=True, exist_ok=True)
-            gitpython.Repo.init(str(p), initial_branch="main")
+            made = run_git("init", "-q", "--initial-branch=main", cwd=p)
+            if made.returncode != 0:
+                raise SkillsRepoError(
+                    f"cannot create a git repository in {p}: {one_line(made.stderr)}"
+                )
             found = _toplevel(p)
             assert found is not None
         repo = cls(found[0], found[1], identity)

@@ -21,10 +21,12 @@ from pathlib import Path
 
 import git as gitpython
 
+from core.clean_text import utf8
+from core.safe_git import DEFAULT_IDENTITY
 from core.skills_repo import manifest
 from core.skills_repo.deploy import DeployRecords, read_bytes, write_file
 from core.skills_repo.errors import DirtyTree, SkillsRepoError
-from core.skills_repo.gitcmd import DEFAULT_IDENTITY, GIT_LOCK, GitRunner
+from core.skills_repo.gitcmd import GIT_LOCK, GitRunner
 from core.skills_repo.journal import Journal, crash_point, recover
 from core.skills_repo.lock import RepoLock
 from core.skills_repo.types import SkillEntry
@@ -216,7 +218,8 @@ class RepoCore:
         args = ["commit-tree", tree]
         for p in parents:
             args += ["-p", p]
-        return self.git.line(*args, stdin=message.encode("utf-8"))
+        # a trailer may name a transcript's session, a lone surrogate and all: U+FFFD
+        return self.git.line(*args, stdin=utf8(message))
 
     def move_refs(self, updates: list[tuple[str, str | None, str | None]]) -> None:
         """One ref transaction: every (ref, old, new) moves, or none does."""

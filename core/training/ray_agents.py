@@ -77,7 +77,7 @@ async def run_on_worker(
     shipped = copy.copy(backend)
     shipped.settings = replace(backend.settings, environ={})  # the driver's env stays here
     with pristine_tree(task.files, task.commit) as original:
-        files = await asyncio.to_thread(pack, original)
+        files = await asyncio.to_thread(pack, original.root)
     ref = agent_task.remote(shipped, task, files, skill_text, timeout_s)
     try:
         kind, value = await ref
@@ -86,4 +86,4 @@ async def run_on_worker(
         raise
     if kind == "raise":
         raise value
-    return value
+    return replace(value, left_out=original.left_out)

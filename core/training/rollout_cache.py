@@ -22,6 +22,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from core.clean_text import clean_text
 from core.environment.contract import RolloutResult
 
 _FIELDS = dataclasses.fields(RolloutResult)
@@ -114,7 +115,7 @@ class RolloutCache:
                 skill_hash,
                 result.item_id,
                 split,
-                json.dumps(data, ensure_ascii=False),
+                clean_text(json.dumps(data, ensure_ascii=False)),
             ),
         )
         self._db.commit()

@@ -241,6 +241,9 @@ class RolloutRunner:
                     complete = noting_truncation(complete, cut)
                 try:
                     result = await self.executor.rollout(self.env, item, skill_text, complete)
+                    result.truncated = result.truncated or any(cut)
+                    tally[0] += 1
+                    self.cache.put(shash, split, result, repeat)  # errored ones are never stored
                 except asyncio.CancelledError:
                     raise
                 except HandoffWaiting as exc:
@@ -249,11 +252,10 @@ class RolloutRunner:
                     await queue.put(exc)
                     continue
                 except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+                    # (storing the result too: a worker that died silently would leave the
+                    # consumer waiting for its result forever)
                     await queue.put(exc)
                     return
-                result.truncated = result.truncated or any(cut)
-                tally[0] += 1
-                self.cache.put(shash, split, result, repeat)  # errored ones are never stored
                 await queue.put((repeat, result))
                 # Let the consumer (the early gate) look at it before the next item starts:
                 # with a zero-latency backend a worker would otherwise never yield.

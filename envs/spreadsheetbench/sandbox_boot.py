@@ -12,9 +12,16 @@ native functions through it. `import ctypes` itself opens the interpreter's own 
 imports numpy when it is installed, so refusing it refused every workbook program on a
 machine with numpy.
 
+`_posixsubprocess.fork_exec`, which starts a process while raising no audit event (a program
+that silences subprocess's own `sys.audit` call used it to get past the hook), is closed
+too: before the program runs it is replaced by a refusal wherever it is held, and importing
+`_posixsubprocess` afresh (after taking it out of sys.modules, or through
+`_imp.create_dynamic`) is refused. No workbook program needs to start a process (the
+`subprocess.Popen` event is refused anyway), and a library that imports subprocess still
+imports it.
+
 The hook is the second layer: it catches a generated program's mistakes with a message the
-model can read, and a program can get past it (`_posixsubprocess.fork_exec` raises no
-event). The jail is the boundary.
+model can read; the jail is the boundary.
 """
 
 import mimetypes
@@ -107,6 +114,8 @@ def _hook(event, args):
                 raise PermissionError(f"sandbox: {event} outside the working directory: {path}")
     elif event == "ctypes.dlopen" and args[0] is None:
         return  # the interpreter's own symbols, opened by `import ctypes`
+    elif CLOSE_FORK_EXEC and event == "import" and args[0] == "_posixsubprocess":
+        raise PermissionError("sandbox: importing _posixsubprocess again is not allowed")
     elif event.startswith(_BLOCKED):
         raise PermissionError(f"sandbox: {event} is not allowed")
 
@@ -122,10 +131,32 @@ def _confine(max_processes: int | None = None, uid: int | None = None) -> None:
         resource.setrlimit(resource.RLIMIT_NPROC, (max_processes, max_processes))
 
 
+def _refused_fork_exec(*_args, **_kwargs):
+    raise PermissionError("sandbox: _posixsubprocess.fork_exec is not allowed")
+
+
+# Off only in the jail's own tests, which need a process past the hook to show the jail
+# holds (tests/envs/benchmarks/test_spreadsheetbench_jail.py).
+CLOSE_FORK_EXEC = True
+
+
+def _close_fork_exec() -> None:
+    """Replace `fork_exec` where it is held (the module and subprocess's own reference,
+    taken at import), so no reference to the real one is left for the program."""
+    import _posixsubprocess
+    import subprocess
+
+    _posixsubprocess.fork_exec = _refused_fork_exec
+    if getattr(subprocess, "_fork_exec", None) is not None:
+        subprocess._fork_exec = _refused_fork_exec
+
+
 def main():
     program, *confinement = sys.argv[1:]
     _confine(*(int(number) for number in confinement))
     sys.argv = [program]
+    if CLOSE_FORK_EXEC:
+        _close_fork_exec()
     sys.addaudithook(_hook)
     runpy.run_path(program, run_name="__main__")
 

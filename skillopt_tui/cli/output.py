@@ -7,7 +7,10 @@ from typing import Any
 
 import typer
 
+from core.clean_text import clean_text
+
 
 def emit_json(data: Any) -> None:
-    """`--json` output: data on stdout, progress and errors stay on stderr."""
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    """`--json` output: data on stdout, progress and errors stay on stderr; a lone
+    surrogate from a transcript prints as U+FFFD rather than failing the command."""
+    typer.echo(clean_text(json.dumps(data, indent=2, ensure_ascii=False)))

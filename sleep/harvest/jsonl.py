@@ -17,6 +17,7 @@ import errno
 import io
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,11 +26,16 @@ from typing import BinaryIO
 
 import msgspec
 
+from core.clean_text import clean_strings
+from core.clean_text import clean_text as clean_text  # the harvesters import it from here
+
 MAX_LINE_BYTES = 16 * 1024 * 1024
 _CHUNK = 1024 * 1024
 # How many bytes at the start of the file, and just before the offset, the cursor digests.
 PROBE_BYTES = 4096
 _DECODE = msgspec.json.Decoder().decode
+# A JSON escape of a surrogate half (`\ud83d`): the only way a lone one gets into a value.
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class CompressedUnsupported(Exception):
@@ -216,25 +222,24 @@ def _loads(line: bytes) -> object:
     except (ValueError, RecursionError):  # msgspec.DecodeError is a ValueError
         pass
     try:
-        return json.loads(line)
+        value = json.loads(line)
     except UnicodeDecodeError:
         return _loads_replacing(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
+    # a lone `\ud83d` escape reads as U+FFFD; only a line with such an escape is walked
+    return _cleaned(value) if SURROGATE_ESCAPE.search(line) else value
 
 
 def _loads_replacing(line: bytes) -> object:
     try:
-        return json.loads(line.decode("utf-8", errors="replace"))
-    except ValueError:
+        return _cleaned(json.loads(line.decode("utf-8", errors="replace")))
+    except (ValueError, RecursionError):
         return None
 
 
-def clean_text(text: str) -> str:
-    """`text` safe to encode as UTF-8: a lone surrogate (a valid JSON escape such as
-    `\\ud83d` with no partner) becomes U+FFFD instead of failing a later encode."""
+def _cleaned(value: object) -> object:
     try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return clean_strings(value)
+    except RecursionError:  # nested as deep as json reads: not a record of any agent
+        return None

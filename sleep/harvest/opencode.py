@@ -45,6 +45,7 @@ class StoreSession:
     updated: int
     tasks: list[Task] = field(default_factory=list)
     last: tuple[int, str] | None = None  # the last message read, for the cursor
+    malformed: int = 0  # message and part rows not in OpenCode's shape, skipped
 
 
 def _json(text: Any) -> dict:
@@ -53,6 +54,21 @@ def _json(text: Any) -> dict:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+# The fields a part's reader takes as text, and where (one of another type is a bad row).
+_TEXT_FIELDS = ("text", "tool", "toolName")
+
+
+def _part_shape_ok(part: dict) -> bool:
+    """A part row as OpenCode writes it: a JSON object whose text fields are text (or
+    absent) and whose nested objects are objects. `{"type": "text", "text": {"a": 1}}`
+    is not: it is skipped and counted, and the rest of the session is harvested."""
+    if not part or not isinstance(part.get("type", ""), str):
+        return False
+    if any(not isinstance(part.get(k, ""), str | None) for k in _TEXT_FIELDS):
+        return False
+    return all(isinstance(part.get(k) or {}, dict) for k in ("state", "toolInvocation"))
 
 
 def _stamp(ms: Any) -> str | None:
@@ -115,6 +131,10 @@ class StoreRead:
     subagents: int  # rows with a parent
     copied: bool  # read from a private snapshot (the live file was locked)
 
+    @property
+    def malformed(self) -> int:
+        return sum(s.malformed for s in self.sessions)
+
 
 def read_sessions(
     db_path: Path,
@@ -169,12 +189,18 @@ def _read_messages(
         "ORDER BY p.time_created, p.id",
         (sid, start[0], start[0], start[1]),
     ):
-        parts.setdefault(mid, []).append(_json(data))
+        part = _json(data)
+        if _part_shape_ok(part):
+            parts.setdefault(mid, []).append(part)
+        else:
+            session.malformed += 1
     current: Task | None = None
     for mid, created, data in messages:
         if isinstance(revert, str) and mid >= revert:
             break  # undone in the TUI (ids grow with time): stop before it
         info = _json(data)
+        if not info:
+            session.malformed += 1
         role = info.get("role")
         if role == "user":
             text = "\n".join(

@@ -16,10 +16,11 @@ import hashlib
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from core.clean_text import clean_strings, clean_text
 from core.errors import UserError
 from core.file_lock import FileLock
 from core.models.agents.process import recorded_sessions
@@ -324,6 +325,7 @@ class Harvest:
                 when = parse_timestamp(task.timestamp)
                 if when is not None and when < self.options.since:
                     continue
+            task = _clean_task(task)
             redacted, cut = self._redact_capped(task.text)
             for finding in redacted.findings:
                 self.result.redactions[finding.kind] += 1
@@ -342,10 +344,10 @@ class Harvest:
         if tasks:  # abandoned prompts alone are counted in the result, not a session
             self.result.sessions.append(
                 Session(
-                    tool, ident.session_id or "", ident.cwd, ident.branch,  # type: ignore[arg-type]
-                    shown_file, self._automation(ident), tasks,
-                    list(ident.skills), list(ident.skill_files), abandoned,
-                    commit=ident.commit,
+                    tool, clean_text(ident.session_id or ""), clean_strings(ident.cwd),
+                    clean_strings(ident.branch), shown_file, self._automation(ident), tasks,
+                    clean_strings(list(ident.skills)), clean_strings(list(ident.skill_files)),
+                    abandoned, commit=ident.commit,
                 )
             )  # fmt: skip
 
@@ -421,6 +423,19 @@ class Harvest:
 _WHOLE_FILE = {"pi", "vscode"}
 assert pi_tasks.WHOLE_FILE and vscode_tasks.WHOLE_FILE
 assert not (copilot_tasks.WHOLE_FILE or cursor_tasks.WHOLE_FILE)
+
+
+def _clean_task(task: Task) -> Task:
+    """The harvest boundary for text: whatever a reader took from a transcript (a nested
+    JSON string too) leaves here writable as UTF-8, a lone surrogate as U+FFFD."""
+    return replace(
+        task,
+        text=clean_text(task.text),
+        tools=clean_strings(task.tools),
+        commands=clean_strings(task.commands),
+        answer=clean_text(task.answer),
+        edits=clean_strings(task.edits),
+    )
 
 
 def _session_of_file(file: TranscriptFile) -> str:

@@ -72,6 +72,9 @@ def read_opencode_store(job: Harvest, root: SourceRoot) -> None:
         return
     job.result.files_read += 1
     root.store_sessions, root.subagent_files = read.rows, read.subagents
+    if read.malformed:
+        rows = f"{read.malformed} row" + ("s" if read.malformed > 1 else "")
+        job.result.skipped.append(Skipped(db, "not in OpenCode's shape", rows))
     for found in read.sessions:
         ident = found.identity
         sid = ident.session_id or ""

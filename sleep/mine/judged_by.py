@@ -10,14 +10,16 @@ correction the person made (sleep/mine/heuristic.py writes them into the rubric,
 
 from __future__ import annotations
 
+from core.clean_text import clean_text
 from sleep.mine.tasks import MinedTask
 
 CORRECTION_NOTE = "The person had to correct an earlier answer: "
 
 
 def correction_note(text: str) -> str:
-    """A correction as the rubric keeps it: one line (the quoting escapes line breaks)."""
-    return f"{CORRECTION_NOTE}{text[:500]!r}"
+    """A correction as the rubric keeps it: one line (the quoting escapes line breaks; a
+    lone surrogate is U+FFFD first, so the judge never reads Python's `\\ud83d`)."""
+    return f"{CORRECTION_NOTE}{clean_text(text[:500])!r}"
 
 
 def judged_by(task: MinedTask) -> str:

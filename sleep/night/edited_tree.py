@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from core.models.agents.workspace import pristine_tree
@@ -75,6 +75,8 @@ class EditedTree:
     root: Path
     applied: list[str]
     skipped: list[str]
+    # what the copy of the project left out (a committed symlink out of it), one note each
+    left_out: list[str] = field(default_factory=list)
 
     def note(self) -> str:
         """What the agent prompt says of the earlier changes."""
@@ -101,15 +103,16 @@ def _key(project: Path, commit: str | None, edits: list[FileEdit], base: str) ->
 
 def _build(place: Path, project: Path, commit: str | None, edits: list[FileEdit], base: str):
     with pristine_tree(project, commit) as tree:
-        shutil.copytree(tree, place, dirs_exist_ok=True, symlinks=True)
-    applied, skipped = [], []
+        shutil.copytree(tree.root, place, dirs_exist_ok=True, symlinks=True)
+    applied: list[str] = []
+    skipped: list[str] = []
     for n, edit in enumerate(edits, 1):
         why = apply_edit(place, edit, base)
         if why:
             skipped.append(f"earlier edit {n} ({edit.describe()}) skipped: {why}")
         else:
             applied.append(edit.describe())
-    return applied, skipped
+    return applied, skipped, list(tree.left_out)
 
 
 @contextlib.contextmanager
@@ -127,8 +130,7 @@ def edited_tree(
     if keep_in is None:
         place = Path(tempfile.mkdtemp(prefix="skillopt-followup-"))
         try:
-            applied, skipped = _build(place, project, commit, edits, base)
-            yield EditedTree(place, applied, skipped)
+            yield EditedTree(place, *_build(place, project, commit, edits, base))
         finally:
             shutil.rmtree(place, ignore_errors=True)
         return
@@ -137,10 +139,14 @@ def edited_tree(
     if not (place.is_dir() and record.is_file()):
         shutil.rmtree(place, ignore_errors=True)
         place.parent.mkdir(parents=True, exist_ok=True)
-        applied, skipped = _build(place, project, commit, edits, base)
-        record.write_text(json.dumps({"applied": applied, "skipped": skipped}), "utf-8")
+        applied, skipped, left_out = _build(place, project, commit, edits, base)
+        record.write_text(
+            json.dumps({"applied": applied, "skipped": skipped, "left_out": left_out}), "utf-8"
+        )
     data = json.loads(record.read_text(encoding="utf-8"))
-    yield EditedTree(place, list(data["applied"]), list(data["skipped"]))
+    yield EditedTree(
+        place, list(data["applied"]), list(data["skipped"]), list(data.get("left_out", []))
+    )
 
 
 @functools.lru_cache(maxsize=256)

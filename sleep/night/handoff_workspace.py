@@ -75,6 +75,8 @@ def prepared(
     found = existing_workspace(place)
     if found is not None:
         return found, False
+    if place.is_symlink():  # the folder swapped for a link: drop the link, never follow it
+        place.unlink()
     shutil.rmtree(place, ignore_errors=True)  # what is left of a damaged one
     partial = place.with_name(place.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
@@ -88,6 +90,17 @@ def prepared(
     found = existing_workspace(place)
     assert found is not None
     return found, True
+
+
+def _real_folder(folder: Path) -> None:
+    """`folder` as a folder of its own: a symlink put in its place is refused, so nothing
+    of a workspace is written through it."""
+    if folder.is_symlink():
+        raise EnvError(
+            f"sleep: {folder} is a symlink, not the night's workspaces folder; remove it "
+            "and run again (nothing was written through it)"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
 
 
 def prompt_messages(
@@ -164,7 +177,7 @@ async def run_handoff_workspace(task: AgentTask, skill_text: str, complete, wher
     started = time.monotonic()
     skill_path = where.skill_path
     place = Path(where.keep_in) / workspace_key(task, skill_text, skill_path)
-    place.parent.mkdir(parents=True, exist_ok=True)
+    _real_folder(place.parent)
     # Prepared in the event loop's own thread, on purpose: the first HandoffWaiting of a
     # round cancels the other workers (core/training/rollout_runner.py), so a worker that
     # yielded before its call (a thread) would write its workspace and no prompt, and a
@@ -238,6 +251,7 @@ async def _outcome(
         session_id="",
         check=check,
         workspace=str(workspace.root),
+        left_out=workspace.left_out,
     )
 
 

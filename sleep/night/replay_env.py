@@ -32,6 +32,7 @@ from core.config import AGENT_BACKENDS
 from core.environment.contract import SPLITS, CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.models.agents.events import summarize_events
 from core.models.types import (
+    AgentOutcome,
     AgentTask,
     Message,
     ModelError,
@@ -40,6 +41,7 @@ from core.models.types import (
 )
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
+from core.tree_extract import left_out_note
 from sleep.harvest.file_edits import FileEdit
 from sleep.mine.evidence import context_text
 from sleep.mine.judged_by import judged_by
@@ -218,6 +220,13 @@ def _edits_message(tree: EditedTree | None) -> list[Message]:
     return [{"role": "prior_edits", "content": "\n".join(lines) or "(none)"}]
 
 
+def _left_out_message(tree: EditedTree | None, outcome: AgentOutcome) -> list[Message]:
+    """The trajectory's note of what the workspace copy left out (a committed symlink out
+    of the project is skipped, so the replay still runs)."""
+    note = left_out_note([*(tree.left_out if tree else []), *outcome.left_out])
+    return [{"role": "workspace", "content": note}] if note else []
+
+
 @dataclass(frozen=True)
 class AgentReplay:
     """Where an agent replay works: the project (a git repository when `commit` is set,
@@ -369,6 +378,7 @@ class ReplayEnvironment:
             prompt,
             *summarize_events(outcome.events),
             {"role": "diff", "content": outcome.diff or "(no changes)"},
+            *_left_out_message(tree, outcome),
             *([trajectory_message(checks)] if checks else []),
         ]
         ran = commands_in_events(outcome.events) if commands_seen else None

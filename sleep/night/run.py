@@ -540,6 +540,12 @@ class Night:
             self._save(result)
             self.on_line(result.message)
             raise
+        except Exception as exc:
+            # Whatever stopped it, the night no longer runs: `sleep status` must not say so.
+            result.status = "failed"
+            result.message = f"night failed: {type(exc).__name__}: {exc}"[:500]
+            self._save(result)
+            raise
 
     async def _run_phases(self, result: NightResult) -> NightResult:
         for closed in close_failed_nights(self.state_dir, self.today, _str(self.project)):
@@ -881,15 +887,12 @@ def planned_tasks(
 
 def git_head(project: Path) -> str | None:
     """The project's HEAD commit, or None when it is not a git repository with commits."""
-    import subprocess
+    from core.safe_git import run_git
 
-    done = subprocess.run(
-        ["git", "-C", str(project), "rev-parse", "--verify", "-q", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    if not project.is_dir():
+        return None
+    done = run_git("rev-parse", "--verify", "-q", "HEAD", cwd=project)
+    return done.stdout.decode().strip() or None if done.returncode == 0 else None
 
 
 def _in_project(cwd: str | None, project: Path | None) -> bool:

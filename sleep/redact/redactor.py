@@ -27,7 +27,7 @@ def placeholder(kind: str) -> str:
 class Finding:
     kind: str
     context: str  # the redacted text around it, on one line
-    hint: str  # e.g. "sk-…(51 chars)"
+    hint: str  # e.g. "…(51 chars)": the length only, never a character of the secret
 
 
 @dataclass
@@ -37,8 +37,10 @@ class Redacted:
 
 
 def _hint(secret: str) -> str:
-    shown = secret[:3] if len(secret) >= 16 else ""
-    return f"{shown}…({len(secret)} chars)"
+    """What a list of redactions may show of a secret: its length. Not its first
+    characters: for a password (or a generic secret) they are part of what is secret,
+    and the finding's kind already names what sort of key it was."""
+    return f"…({len(secret)} chars)"
 
 
 def _one_line(text: str) -> str:

@@ -4,7 +4,8 @@ import io
 import json
 import tracemalloc
 
-from sleep.harvest.jsonl import JsonlReader, clean_text
+from core.clean_text import clean_strings
+from sleep.harvest.jsonl import SURROGATE_ESCAPE, JsonlReader, clean_text
 
 
 def read(data: bytes, **kw):
@@ -73,17 +74,24 @@ def test_reading_resumes_at_an_offset():
 
 
 # msgspec parses first (sleep/jsonl._loads); every line must read as `json.loads` read it
-# before msgspec was added, including where msgspec refuses and `json` takes over.
+# before msgspec was added, including where msgspec refuses and `json` takes over, but for
+# a lone surrogate escape, which reads as U+FFFD (issue 35: it wedged every later write).
 def _as_json_read_it(line: bytes) -> object:
     try:
-        return json.loads(line)
+        value = json.loads(line)
+        return clean_strings(value) if SURROGATE_ESCAPE.search(line) else value
     except UnicodeDecodeError:
         try:
-            return json.loads(line.decode("utf-8", errors="replace"))
+            return clean_strings(json.loads(line.decode("utf-8", errors="replace")))
         except ValueError:
             return None
     except ValueError:
         return None
+
+
+def test_a_lone_surrogate_escape_reads_as_the_replacement_character():
+    records, _ = read(b'{"s":"a\\ud83db","t":"\\ud83d\\ude00","\\udcff":1}\n')
+    assert records == [{"s": "a\ufffdb", "t": "\U0001f600", "\ufffd": 1}]
 
 
 EDGE_LINES = [

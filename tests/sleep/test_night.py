@@ -390,3 +390,20 @@ async def test_a_night_without_a_candidate_does_not_say_none_beat_the_skill(
     assert result.status == "finished", result.message
     assert result.message.startswith("no candidate tonight")
     assert "beat" not in result.message
+
+
+async def test_a_night_stopped_by_an_unexpected_error_is_saved_failed_not_running(
+    tmp_path, repo, project
+):
+    """Issue 35: a crash (a UnicodeEncodeError writing tasks.json) left night.json at
+    "running", and `sleep status` said so from then on."""
+
+    def harvest(_freeze):
+        raise UnicodeEncodeError("utf-8", "\ud83d", 0, 1, "surrogates not allowed")
+
+    night = make_night(tmp_path, repo, project)
+    night.harvest = harvest
+    with pytest.raises(UnicodeEncodeError):
+        await night.run()
+    saved = json.loads((night.folder / "night.json").read_text())
+    assert saved["status"] == "failed" and "UnicodeEncodeError" in saved["message"]

@@ -40,6 +40,35 @@ def git(project: Path, *args: str) -> str:
                           capture_output=True, text=True).stdout  # fmt: skip
 
 
+def real_claude_night(tmp_path: Path, project: Path, repo: SkillsRepo, server) -> Night:
+    """A night over four install sessions in `project` (two held out), the REAL claude the
+    target (its brain `server`), the other roles the scripted TEST DOUBLE."""
+    sessions = [
+        {"source": "claude", "session_id": f"s{i}", "cwd": str(project), "branch": "main",
+         "file": f"/x/{i}.jsonl", "automation": False,
+         "tasks": [{"text": INSTALL_PROMPT.format(part=part), "timestamp": None, "aborted": False},
+                   {"text": "no, use pnpm instead of npm", "timestamp": None, "aborted": False}]}
+        for i, part in enumerate(parts_for(project, 4))
+    ]  # fmt: skip
+    roles = {r: {"backend": "scripted", "model": BRAIN} for r in ("optimizer", "judge", "miner")}
+    roles["target"] = {
+        "backend": "claude_code", "base_url": server.base_url,
+        "binary": str(AGENTS_BIN / "claude"), "skill_placement": "claude_md",
+        "timeout_s": 90.0, "max_retries": 1,
+    }  # fmt: skip
+    config = config_from_dict({
+        "models": roles,
+        "train": {"epochs": 1, "strategy": "llm", "gate": {"metric": "soft"},
+                  "schedule": {"kind": "constant", "start": 2, "end": 2},
+                  "slow_update": {"enabled": False}, "meta_skill": {"enabled": False}},
+    })  # fmt: skip
+    return Night(
+        state_dir=tmp_path / "state", repo=repo, config=config, harvest=lambda _freeze: Harvested(sessions),
+        project=project, today=dt.date(2026, 12, 1),
+        min_val_tasks=2,  # parts_for(project, 4): two held-out tasks
+    )  # fmt: skip
+
+
 async def test_a_night_replays_with_the_real_claude_in_a_copy_of_the_project(tmp_path, monkeypatch):
     monkeypatch.setenv("SKILLOPT_STATE_DIR", str(tmp_path / "ours"))
     project = tmp_path / "project"
@@ -53,33 +82,8 @@ async def test_a_night_replays_with_the_real_claude_in_a_copy_of_the_project(tmp
     (project / "uncommitted.txt").write_text("work in progress\n")  # must stay out of replays
     repo = SkillsRepo.init(tmp_path / "skills")
     repo.add_skill("proj", SKILL_TEXT, deploy_to=str(project / "CLAUDE.md"))
-    sessions = [
-        {"source": "claude", "session_id": f"s{i}", "cwd": str(project), "branch": "main",
-         "file": f"/x/{i}.jsonl", "automation": False,
-         "tasks": [{"text": INSTALL_PROMPT.format(part=part), "timestamp": None, "aborted": False},
-                   {"text": "no, use pnpm instead of npm", "timestamp": None, "aborted": False}]}
-        for i, part in enumerate(parts_for(project, 4))
-    ]  # fmt: skip
     with LoopbackMessagesSSE(agent_brain) as server:
-        roles = {
-            r: {"backend": "scripted", "model": BRAIN} for r in ("optimizer", "judge", "miner")
-        }
-        roles["target"] = {
-            "backend": "claude_code", "base_url": server.base_url,
-            "binary": str(AGENTS_BIN / "claude"), "skill_placement": "claude_md",
-            "timeout_s": 90.0, "max_retries": 1,
-        }  # fmt: skip
-        config = config_from_dict({
-            "models": roles,
-            "train": {"epochs": 1, "strategy": "llm", "gate": {"metric": "soft"},
-                      "schedule": {"kind": "constant", "start": 2, "end": 2},
-                      "slow_update": {"enabled": False}, "meta_skill": {"enabled": False}},
-        })  # fmt: skip
-        night = Night(
-            state_dir=tmp_path / "state", repo=repo, config=config, harvest=lambda _freeze: Harvested(sessions),
-            project=project, today=dt.date(2026, 12, 1),
-            min_val_tasks=2,  # parts_for(project, 4): two held-out tasks
-        )  # fmt: skip
+        night = real_claude_night(tmp_path, project, repo, server)
         result = await night.run()
         sent = [json.dumps(r.body) for r in server.requests if isinstance(r.body, dict)]
     assert result.status == "finished", result.message

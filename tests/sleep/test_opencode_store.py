@@ -198,3 +198,33 @@ def test_run_prompts_come_back_as_typed():
     assert run_prompt('fix "the bug"') == 'fix "the bug"'  # not one quoted argument
     assert run_prompt('"a" and "b"') == '"a" and "b"'
     assert shape_of(run_prompt('"rename add_note"')) != shape_of(run_prompt('"add tests"'))
+
+
+def test_one_bad_row_is_skipped_and_counted_and_the_rest_harvested(tmp_path):
+    """Issue 35: a user text part whose `text` is an object killed every agent's harvest
+    (TypeError). It is skipped and counted like a malformed line; every prompt beside it,
+    and the prompt after it in the same message, is harvested."""
+    home = home_with(tmp_path, "opencode")
+    db = sqlite3.connect(_db(home))
+    sid = db.execute("SELECT id FROM session WHERE parent_id IS NULL LIMIT 1").fetchone()[0]
+    db.execute(
+        "INSERT INTO message (id, session_id, time_created, time_updated, data) "
+        "VALUES ('msg_zzzz', ?, 1896178400000, 1896178400000, '{\"role\": \"user\"}')",
+        (sid,),
+    )
+    rows = [{"type": "text", "text": {"a": 1}}, {"type": "text", "text": "Now add a test."},
+            {"type": ["text"]}, {"type": "tool", "tool": "bash", "state": "done"}]  # fmt: skip
+    for n, part in enumerate(rows):
+        db.execute(
+            "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) "
+            f"VALUES ('prt_zzz{n}', 'msg_zzzz', ?, 1896178400000, 1896178400000, ?)",
+            (sid, json.dumps(part)),
+        )
+    db.commit()
+    db.close()
+    result = run(tmp_path, home)
+    found = texts(result, "opencode")
+    assert ["Now add a test."] in [t[-1:] for t in found]
+    assert sum(len(t) for t in found) == len(PRINTED) + len(TYPED) + 1  # nothing else lost
+    [skip] = [s for s in result.skipped if "OpenCode" in s.reason]
+    assert skip.part == "3 rows"

@@ -126,8 +126,8 @@ async def test_a_follow_up_replays_with_the_first_turns_edit_applied(tmp_path):
 
     async def agent_double(task, _skill):  # a TEST DOUBLE of the agent: reads, edits nothing
         with pristine_tree(task.files, task.commit) as tree:
-            seen["app.py"] = (tree / "app.py").read_text()
-            seen["NOTES.md"] = (tree / "NOTES.md").read_text()
+            seen["app.py"] = (tree.root / "app.py").read_text()
+            seen["NOTES.md"] = (tree.root / "NOTES.md").read_text()
         seen["prompt"] = task.prompt
         return AgentOutcome("Added the argument.", [], "", 0, Usage(), 0.0, "double", "", None)
 

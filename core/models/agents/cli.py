@@ -316,7 +316,7 @@ async def run_agent_task(
     placement_kind = resolve_placement(cli.name, s.skill_placement, setting=cli.setting)
     with (
         pristine_tree(task.files, task.commit) as original,
-        fresh_workspace(original, keep=s.keep_workspace) as workspace,
+        fresh_workspace(original.root, keep=s.keep_workspace) as workspace,
     ):
         with private_home(cli.name) as home:
             placement = place_skill(workspace, placement_kind, task.skill_name, skill_text)
@@ -329,7 +329,7 @@ async def run_agent_task(
                 purpose="agent",
             )
         completion = cli.completion(run)
-        diff = workspace_diff(original, workspace, placement)
+        diff = workspace_diff(original.root, workspace, placement)
         # The check runs commands (tests, greps): off the event loop.
         checked = await asyncio.to_thread(task.check, workspace)
     return AgentOutcome(
@@ -345,4 +345,5 @@ async def run_agent_task(
         finish_reason=completion.finish_reason,
         workspace=str(workspace) if s.keep_workspace else None,
         unconfined="" if task.workspace_only else cli.unconfined_note(),
+        left_out=original.left_out,
     )

@@ -26,13 +26,15 @@ import difflib
 import io
 import re
 import shutil
-import subprocess
 import tarfile
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.models.types import BadRequestError
+from core.safe_git import one_line, run_git
+from core.tree_extract import extract_tree
 
 CLAUDE_PLACEMENTS = ("claude_skill", "claude_md", "append_system_prompt")
 PLACEMENTS = {
@@ -111,31 +113,33 @@ def place_skill(workspace: Path, placement: str, name: str, skill_text: str) -> 
     return Placement((relative,), ())
 
 
+@dataclass(frozen=True)
+class PristineTree:
+    """The files an agent starts from, and what their copy left out (one note each: a
+    committed symlink out of the project is skipped, never fatal)."""
+
+    root: Path
+    left_out: tuple[str, ...] = ()
+
+
 @contextlib.contextmanager
-def pristine_tree(files: Path, commit: str | None):
+def pristine_tree(files: Path, commit: str | None) -> Iterator[PristineTree]:
     """The files the agent starts from: `files` itself, or the tree of `commit` in the git
     repository `files`, extracted to a temporary folder (removed on exit)."""
     if not files.is_dir():
         raise BadRequestError(f"agent task files {files} is not a folder")
     if commit is None:
-        yield files
+        yield PristineTree(files)
         return
     tree = Path(tempfile.mkdtemp(prefix="skillopt-agent-tree-"))
     try:
-        archive = subprocess.run(
-            ["git", "-C", str(files), "archive", "--format=tar", commit],
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-        )
+        archive = run_git("archive", "--format=tar", commit, cwd=files)
         if archive.returncode != 0:
-            why = " ".join(archive.stderr.decode(errors="replace").split())[:200]
+            why = one_line(archive.stderr)
             raise BadRequestError(f"cannot take commit {commit!r} of {files}: {why}")
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4: refuse odd members
-                tar.extractall(tree, filter="data")
-            else:
-                tar.extractall(tree)
-        yield tree
+            left_out = extract_tree(tar, tree)
+        yield PristineTree(tree, tuple(left_out))
     finally:
         shutil.rmtree(tree, ignore_errors=True)
 

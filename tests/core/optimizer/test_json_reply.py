@@ -177,3 +177,20 @@ async def test_model_errors_propagate():
 
     with pytest.raises(BudgetExceeded):
         await ask_json(broke, [{"role": "user", "content": "p"}], ANALYST_SHAPE)
+
+
+DEEP = ["[" * 100_000, "{" * 100_000, '{"a": ' * 100_000, "Here:\n```json\n" + "[" * 100_000]
+
+
+@pytest.mark.parametrize("text", DEEP, ids=["brackets", "braces", "objects", "fenced"])
+def test_a_reply_nested_past_the_recursion_limit_is_unusable_not_a_crash(text):
+    """Issue 35: 100,000 nested `[` raised RecursionError on every re-run."""
+    with pytest.raises(OptimizerOutputError, match="invalid JSON"):
+        extract_json_object(text)
+
+
+async def test_a_deep_reply_is_re_asked_once_then_reported():
+    replies = Replies(completion("[" * 100_000), completion("{" * 100_000))
+    reply = await ask_json(replies, [{"role": "user", "content": "go"}], ANALYST_SHAPE)
+    assert reply.value is None and reply.calls == 2
+    assert reply.error is not None and "\n" not in reply.error

@@ -88,3 +88,22 @@ async def test_answering_the_repair_prompt_is_enough_too(tmp_path):
     assert HandoffFolder(tmp_path).waiting() == []
     [original] = [s for s in HandoffFolder(tmp_path).statuses() if s.prompt == first.prompt]
     assert original.state == "answered" and repair.prompt.name in original.reason
+
+
+async def test_a_judge_answer_nested_too_deep_is_rejected_in_one_line(tmp_path):
+    """Issue 35: a handoff answer of 100,000 nested `[` crashed every re-run."""
+    backend = HandoffBackend(tmp_path, role="judge")
+    complete = complete_with(backend)
+    messages = [{"role": "user", "content": 'Rank them. Reply {"order": [...]}'}]
+    with pytest.raises(HandoffWaiting):
+        await ask_json(complete, messages, RANK_SHAPE)
+    [first] = HandoffFolder(tmp_path).waiting()
+    first.answer.write_text("[" * 100_000)
+    with pytest.raises(HandoffWaiting):  # rejected with the reason; the repair prompt waits
+        await ask_json(complete, messages, RANK_SHAPE)
+    rejected, repair = HandoffFolder(tmp_path).waiting()
+    assert "nested too deeply" in rejected.reason
+    repair.answer.write_text("[" * 100_000)
+    with pytest.raises(AnswerRejected) as raised:
+        await ask_json(complete, messages, RANK_SHAPE)
+    assert "\n" not in str(raised.value)

@@ -204,3 +204,23 @@ def test_crash_mid_add_recovers_to_before(repo: SkillsRepo, tmp_path: Path):
     assert not other.exists() and not (repo.path / "other").exists()
     assert [e.name for e in reopened.list_skills()] == [SKILL]
     assert plain_git(repo.path, "status", "--porcelain") == ""
+
+
+def test_a_filter_or_diff_driver_planted_in_the_repository_runs_nothing(
+    repo: SkillsRepo, target: Path, tmp_path: Path
+):
+    """Issue 35: the skills repository's git pinned hooks and fsmonitor but obeyed a filter
+    or diff driver its own config defined and an attributes file selected (core/safe_git.py)."""
+    marker = tmp_path / "RAN"
+    config = repo.git_dir / "config"
+    config.write_text(
+        config.read_text() + f'[filter "x"]\n\tclean = "touch {marker}; cat"\n'
+        f'\tsmudge = "touch {marker}; cat"\n[diff "x"]\n\ttextconv = "touch {marker}; cat"\n'
+    )
+    (repo.git_dir / "info").mkdir(exist_ok=True)
+    (repo.git_dir / "info" / "attributes").write_text("* filter=x diff=x\n")
+    again = SkillsRepo.open(repo.path)
+    again.stage(SKILL, "r", NEW, subject="s", trailers={})
+    again.adopt("r")
+    assert target.read_text() == NEW
+    assert not marker.exists()

@@ -181,3 +181,42 @@ def test_importing_ctypes_is_allowed_but_loading_or_calling_native_code_is_not(
     ):
         result = run_program(code, input_book, tmp_path / "o2", Limits(timeout_s=10.0))
         assert not result.ok and "sandbox: ctypes." in result.stderr, code
+
+
+# A program that silences subprocess's own audit call, then starts a process: before, the
+# hook never saw `_posixsubprocess.fork_exec` and the child ran (the jail held it).
+_SILENCED = (
+    "import subprocess, sys\n"
+    "class _NoAudit:\n"
+    "    def __getattr__(self, name):\n"
+    "        return getattr(sys, name)\n"
+    "    @staticmethod\n"
+    "    def audit(*args):\n"
+    "        pass\n"
+    "subprocess.sys = _NoAudit()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        "subprocess.Popen([sys.executable, '-c', 'print(\"child ran\")']).wait()",
+        "import _posixsubprocess\n_posixsubprocess.fork_exec()",
+        "del sys.modules['_posixsubprocess']\nimport _posixsubprocess",
+        "import _imp, importlib.util\n"
+        "_imp.create_dynamic(importlib.util.find_spec('_posixsubprocess')).fork_exec()",
+    ],
+    ids=["silenced-popen", "module", "re-import", "create-dynamic"],
+)
+def test_fork_exec_is_closed_to_a_program_that_silences_the_hook(input_book, tmp_path, start):
+    """Issue 35: `_posixsubprocess.fork_exec` started processes with no audit event."""
+    code = _SILENCED + start + "\nprint('child ran')\n"
+    result = run_program(code, input_book, tmp_path / "o", Limits(timeout_s=10.0))
+    assert "child ran" not in result.stdout and "sandbox:" in result.stderr, result.stderr
+
+
+def test_a_workbook_program_importing_subprocess_still_runs(input_book, tmp_path):
+    code = "import subprocess\nimport openpyxl\n"
+    code += "openpyxl.load_workbook('input.xlsx').save('output.xlsx')\n"
+    result = run_program(code, input_book, tmp_path / "o", Limits(timeout_s=10.0))
+    assert result.ok, result.stderr

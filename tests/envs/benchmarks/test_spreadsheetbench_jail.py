@@ -2,8 +2,11 @@
 each escape the audit hook alone let through (exec through a module that skips the hook,
 a fork bomb, a `setsid` survivor, writes outside, UDP/TCP to loopback, signals to other
 processes, reading files outside the item including its answer workbook) is stopped by the
-jail. The programs get past the audit hook the way a hostile one would: subprocess's own
-`sys.audit` call replaced, so `_posixsubprocess.fork_exec` runs with no event raised."""
+jail. The programs get past the audit hook the way a hostile one did before the boot closed
+`_posixsubprocess.fork_exec`: subprocess's own `sys.audit` call replaced, so `fork_exec`
+runs with no event raised. To show the jail holds on its own, these tests run a copy of the
+boot with that closure off (a TEST DOUBLE of the boot; tests/envs/benchmarks/
+test_spreadsheetbench.py shows the closure refuses the same programs)."""
 
 import os
 import signal
@@ -58,6 +61,17 @@ PAST_THE_HOOK = textwrap.dedent(
         return spawn([sys.executable, "-c", code, *extra], **options)
     """
 )
+
+
+@pytest.fixture(autouse=True)
+def boot_without_the_fork_exec_closure(tmp_path_factory, monkeypatch):
+    from envs.spreadsheetbench import sandbox
+
+    text = sandbox.BOOT.read_text()
+    assert "\nCLOSE_FORK_EXEC = True\n" in text
+    copy = tmp_path_factory.mktemp("boot") / sandbox.BOOT.name
+    copy.write_text(text.replace("\nCLOSE_FORK_EXEC = True\n", "\nCLOSE_FORK_EXEC = False\n"))
+    monkeypatch.setattr(sandbox, "BOOT", copy)
 
 
 def hostile(body: str) -> str:

@@ -113,7 +113,7 @@ async def test_sources_sessions_and_redactions_from_a_preview_that_moves_no_curs
 
         await pilot.press("3")
         [redaction] = _cells(screen, "redaction-list")
-        assert redaction[0] == "aws_access_key_id" and redaction[1] == "AKI…(20 chars)"
+        assert redaction[0] == "aws_access_key_id" and redaction[1] == "…(20 chars)"
         detail = str(screen.query_one("#redaction-detail", Static).render())
         assert SECRET_PROMPT.replace(SECRET, "[REDACTED:aws_access_key_id]") in detail
         assert SECRET not in _screen_text(screen)

@@ -93,3 +93,16 @@ def test_training_on_an_env_without_data_fails_with_the_materialise_line(tmp_pat
     assert result.returncode == 2 and len(error) == 1 and "Traceback" not in result.stderr
     assert "skillopt data materialize searchqa --source PATH" in error[0]
     assert not (tmp_path / "run").exists()
+
+
+def test_a_non_utf8_items_file_is_one_line_naming_it(tmp_path):
+    """Issue 35: a non-UTF-8 items.json raised UnicodeDecodeError out of `skillopt envs`."""
+    for split in ("train", "val", "test"):
+        items = tmp_path / "data" / "searchqa" / split / "items.json"
+        items.parent.mkdir(parents=True)
+        items.write_bytes(b'[{"id": "caf\xe9"}]')
+    result = skillopt(tmp_path, "envs", "--json")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    [row] = [r for r in json.loads(result.stdout) if r["name"] == "searchqa"]
+    assert "not UTF-8" in row["problem"] and "items.json" in row["problem"]
+    assert "\n" not in row["problem"]

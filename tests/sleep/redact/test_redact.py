@@ -271,7 +271,17 @@ def test_a_preview_context_never_shows_a_neighbouring_secret():
     assert [f.kind for f in result.findings] == ["github_token", "gitlab_token"]
     for finding in result.findings:
         assert one not in finding.context and two not in finding.context
-    assert result.findings[0].hint == "ghp…(44 chars)"
+    assert result.findings[0].hint == "…(44 chars)"
+
+
+def test_the_hint_shows_none_of_a_secrets_characters():
+    """Issue 35: a 16+ character secret's first three characters were shown."""
+    secret = "Tr0ub4dor&3-horse-battery"
+    result = R.redact(f"the db password={secret} please")
+    assert result.findings, "the password is found"
+    for finding in result.findings:
+        assert finding.hint == f"…({len(secret)} chars)"
+        assert not any(secret[:n] in finding.hint for n in (1, 2, 3))
 
 
 def test_multiline_private_key_is_one_redaction():
