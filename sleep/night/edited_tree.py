@@ -11,13 +11,13 @@ import functools
 import hashlib
 import json
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from core.models.agents.workspace import pristine_tree
+from core.safe_git import run_git
 from sleep.harvest.file_edits import FileEdit
 from sleep.harvest.timestamps import parse_timestamp
 
@@ -159,14 +159,10 @@ def commit_before(project: Path, commit: str, started: str | None) -> str:
     when = parse_timestamp(started)
     if when is None:
         return commit
-    done = subprocess.run(
-        ["git", "-C", str(project), "rev-list", "-1", f"--before=@{int(when.timestamp())}", commit],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    found = done.stdout.strip() if done.returncode == 0 else ""
+    if not Path(project).is_dir():
+        return commit
+    done = run_git("rev-list", "-1", f"--before=@{int(when.timestamp())}", commit, cwd=project)
+    found = done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else ""
     return found or commit
 
 
@@ -183,13 +179,9 @@ def start_commit(
 
 @functools.lru_cache(maxsize=256)
 def _descends(project: Path, commit: str, ancestor: str) -> bool:
-    done = subprocess.run(
-        ["git", "-C", str(project), "merge-base", "--is-ancestor", ancestor, commit],
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    return done.returncode == 0
+    if not Path(project).is_dir():
+        return False
+    return run_git("merge-base", "--is-ancestor", ancestor, commit, cwd=project).returncode == 0
 
 
 def session_base(project: Path, session_cwd: str | None) -> str:
