@@ -182,9 +182,9 @@ def moved_lines(moved: list[dict]) -> list[str]:
         return []
     lines = ["", "Items that moved:"]
     for item in moved[:MOVED_SHOWN]:
-        request = messages.one_line(str(item.get("question", "")))[:80]
+        request = messages.quoted_line(item.get("question", ""), 80)
         replay = f" [{item['replay']}]" if item.get("replay") else ""
-        decided = messages.one_line(str(item.get("decided_by", "")))[:160]
+        decided = messages.quoted_line(item.get("decided_by", ""), 160)
         lines.append(
             f"- {item.get('id')}{replay} {item.get('before', 0):.2f} -> "
             f"{item.get('after', 0):.2f}: {request!r}"

@@ -49,6 +49,7 @@ from core.run.events import EventBus
 from core.run.staging import StagedCandidate
 from core.sign_test import sign_test_p
 from core.skills_repo import SkillsRepo
+from core.skills_repo.messages import quoted_line
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
@@ -188,7 +189,8 @@ class NightStager:
         notes = "\n".join(
             ["", "Preferences its edits address (held-out occurrences now passing):"]
             + [
-                f'- "{" ".join(pref.text.split())[:100]}": corrected in ' + ", ".join(pref.sessions)
+                f'- "{quoted_line(pref.text, 100)}": corrected in '
+                + quoted_line(", ".join(pref.sessions), 400)
                 for pref in addressed
             ]
         )
