@@ -5,10 +5,13 @@ rejected-edit buffer). Step candidates and gated slow updates go through this sa
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from core.environment.contract import TaskItem
 from core.run.events import CandidateProposed, GateDecided
 from core.run.staging import StagedCandidate
 from core.skill.document import skill_hash
@@ -16,7 +19,8 @@ from core.skill.edits import Edit
 from core.skill.rule_density import leading_word_density, rule_density
 from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
-from core.training.gate import compare_items
+from core.training.gate import GateDecision, compare_items
+from core.training.rollout_runner import GatedScore
 
 
 def mean(values: list[float]) -> float:
@@ -132,7 +136,8 @@ async def judge_candidate(
             "problems": list(problems),
         }
     gate_cfg = tr.cfg.gate
-    if mode != "strict":  # the score is recorded, not only compared: score every item
+    rule = env_gate_rule(tr)
+    if mode != "strict" or rule is not None:  # every item is scored, not only compared
         gate_cfg = gate_cfg.model_copy(update={"early_decide": False})
     margin, density = density_margin(tr, candidate)
     gated = await tr.runner.score_with_gate(
@@ -140,7 +145,7 @@ async def judge_candidate(
     )
     # EarlyGate decides early only to reject: an accepted candidate was scored on every
     # item, so its score is exact (it becomes the bar every later candidate must clear).
-    decision = gated.decision
+    decision = ruled(rule, gated.decision, s.best_items, gated.item_metrics)
     s.rollouts_saved += gated.rollouts_saved
     scored = [gated.item_metrics[i.id] for i in tr.val_items if i.id in gated.item_metrics]
     full_score = mean(scored) if len(scored) == len(tr.val_items) else None
@@ -185,6 +190,7 @@ async def judge_candidate(
     if becomes_current and not becomes_best:
         s.current_version = tr.add_version(candidate, step=step, source=source)
     elif becomes_best:
+        moved = moved_items(tr.val_items, s.best_items, gated)
         version = tr.add_version(candidate, step=step, source=source)
         s.current_version = s.best_version = version
         s.best_score = full_score
@@ -205,6 +211,7 @@ async def judge_candidate(
                 items_improved=improved,
                 items_regressed=regressed,
                 val_items=len(tr.val_items),
+                moved=moved,
                 edits=shown,
                 summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}"
                 + (" (gate disabled)" if mode == "disabled" else ""),
@@ -234,6 +241,53 @@ async def judge_candidate(
         )
     )
     return info
+
+
+GateRule = Callable[[Mapping[str, float], Mapping[str, float]], tuple[bool, str]]
+
+
+def env_gate_rule(tr: TrainingRun) -> GateRule | None:
+    """The environment's own acceptance rule, when it has one (`gate_rule`: per-item
+    metrics before and after -> (accepted, why)); it replaces "the mean beats the best",
+    so every item is scored. Sleep's preference gate is one (sleep/night/preference_gate.py)."""
+    return getattr(tr.env, "gate_rule", None)
+
+
+def ruled(
+    rule: GateRule | None,
+    decision: GateDecision,
+    before: Mapping[str, float],
+    after: Mapping[str, float],
+) -> GateDecision:
+    """The gate's decision, or the environment rule's on the same full scoring."""
+    if rule is None or decision.candidate_score is None:
+        return decision
+    accepted, why = rule(dict(before), dict(after))
+    return dataclasses.replace(decision, accepted=accepted, reason=why)
+
+
+def moved_items(
+    items: Sequence[TaskItem], before: Mapping[str, float], gated: GatedScore
+) -> list[dict[str, Any]]:
+    """The val items whose metric changed, with what decided the new score (the rollout's
+    explanation): the staged commit lists them, so a reviewer sees which items moved."""
+    out = []
+    for item in items:
+        after = gated.item_metrics.get(item.id)
+        if after is None or item.id not in before or after == before[item.id]:
+            continue
+        result = gated.results.get(item.id)
+        out.append(
+            {
+                "id": item.id,
+                "question": item.question,
+                "replay": item.data.get("replay") or "",
+                "before": before[item.id],
+                "after": after,
+                "decided_by": result.explanation if result is not None else "",
+            }
+        )
+    return out
 
 
 def early_bound(scored: list[float], total: int) -> float | None:
