@@ -11,6 +11,7 @@ Expected outcomes (from the double's documented behaviour, see train_scenario.py
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,9 @@ def record_run(root: Path, shape: str, name: str | None = None, seed: int = 0) -
         finally:
             await client.aclose()
 
-    asyncio.run(train())
+    # In a thread of its own: a caller may already run an event loop (Playwright's sync API).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, train()).result()
     splits = {split: env.load_split(split) for split in ("train", "val", "test")}
     write_card(out, build_card(out, splits))
     return out
