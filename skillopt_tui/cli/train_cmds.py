@@ -240,6 +240,7 @@ def _archive_staged_branch(repo, run_id: str) -> str | None:
 
 async def _estimate(cfg, env, initial_skill) -> str:
     from core.models.factory import build_model_client
+    from core.run.budget_minimum import budget_warning_for
     from core.run.estimate import estimate_for
     from core.training.executor import planned_words
     from core.training.setup import choose_strategy
@@ -248,7 +249,9 @@ async def _estimate(cfg, env, initial_skill) -> str:
     try:
         uses_llm = choose_strategy(cfg, client).name == "llm"
         line = estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
-        return f"rollouts run: {planned_words(cfg)}\n{line}"  # the estimate stays last
+        warning = budget_warning_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
+        before = f"{warning}\n" if warning else ""
+        return f"{before}rollouts run: {planned_words(cfg)}\n{line}"  # the estimate stays last
     finally:
         await client.aclose()
 
@@ -262,6 +265,7 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
     if state is not None and state.finished:
         logger.line(f"run {run_dir.path} already finished; use --fresh --force to start over")
     from core.models.factory import EMBEDDED_NOTICE
+    from core.run.budget_minimum import budget_warning_for
     from core.run.estimate import estimate_for
     from core.training.setup import build_client_with_budget_events, choose_strategy
 
@@ -275,6 +279,9 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
                 logger.notice(notice)
         if state is None:
             logger.line(estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm))
+            warning = budget_warning_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
+            if warning:
+                logger.line(warning)
         return await run_training(
             cfg,
             run_dir=run_dir,
