@@ -181,8 +181,15 @@ def _write_card(run_dir, env, config_path: Path, overrides: list[str]) -> None:
     from core.research.card import build_card, write_card
     from skillopt_tui.cli.run_cards import config_sources, load_splits
 
-    card = build_card(run_dir.path, load_splits(env), config_sources(config_path, overrides))
-    write_card(run_dir.path, card)
+    try:
+        card = build_card(run_dir.path, load_splits(env), config_sources(config_path, overrides))
+        write_card(run_dir.path, card)
+    except (UserError, OSError) as exc:  # the run's result stands; only its card is missing
+        print(
+            f"skillopt: card.json not written ({exc}); `skillopt runs show {run_dir.path}` "
+            "builds it later",
+            file=sys.stderr,
+        )
 
 
 def _next_steps(run_path: Path, repo, stager) -> str:
