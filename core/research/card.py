@@ -45,7 +45,8 @@ def build_card(
     return {
         "card_version": CARD_VERSION,
         "run_id": rd.run_id,
-        "env": (config.get("env") or {}).get("name", summary.get("env", "")),
+        # what ran: a Sleep night's config names a default environment it never uses
+        "env": summary.get("env") or (config.get("env") or {}).get("name", ""),
         "status": summary.get("status", "unfinished"),
         "metric": metric,
         "config": config,

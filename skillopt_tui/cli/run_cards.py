@@ -4,6 +4,8 @@ environment loads the splits again. core.research.card derives everything else."
 
 from __future__ import annotations
 
+import contextlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +27,49 @@ def load_splits(env) -> dict[str, list] | str:
     return splits
 
 
+def _started_env(run_path: Path) -> str | None:
+    """The environment the run's first RunStarted names (what actually ran)."""
+    try:
+        with (run_path / "events.jsonl").open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if '"RunStarted"' in line:
+                    with contextlib.suppress(ValueError):
+                        return str(json.loads(line).get("env") or "") or None
+    except OSError:
+        return None
+    return None
+
+
+def night_splits(run_path: Path) -> dict[str, list] | str:
+    """A Sleep night's skill folder: its tasks as the night froze them in tasks.json
+    (`<night>/tasks.json`, skills.<skill>.<split>); a night replays no test split."""
+    try:
+        tasks = json.loads((run_path.parent / "tasks.json").read_text(encoding="utf-8"))
+        splits = tasks["skills"][run_path.name]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "its tasks are not recorded (no tasks.json beside it names this skill)"
+    if not isinstance(splits, dict):
+        return "its tasks.json entry is not a mapping of splits"
+    return {name: list(splits.get(name) or []) for name in SPLITS}
+
+
 def splits_of_run(run_path: Path) -> dict[str, list] | str:
-    """The splits of a recorded run, loaded through the environment its config names."""
+    """The splits of a recorded run: loaded through the environment its config names, or,
+    for a Sleep night (whose replay environment no config names), from its tasks.json."""
     from core.config import config_from_dict
     from envs import get_environment
 
     config = RunDirectory(run_path).read_config()
     if config is None:
         return "the run has no config.yaml"
+    started = _started_env(run_path)
+    named = (config.get("env") or {}).get("name") if isinstance(config.get("env"), dict) else None
+    from sleep.night.replay_env import NAME as NIGHT_ENV
+
+    if started == NIGHT_ENV:
+        return night_splits(run_path)
+    if started is not None and started != named:
+        return f"it ran environment {started!r}, which its config.yaml does not name"
     try:
         cfg = config_from_dict(config)
         env = get_environment(cfg.env, target_backend=cfg.models.target.backend)
