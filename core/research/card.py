@@ -52,7 +52,7 @@ def build_card(
         "config": config,
         "config_sources": dict(config_sources) if config_sources else None,
         "seeds": _seeds(config),
-        "splits": _splits(splits),
+        "splits": _splits(splits, _items_run(rd)),
         "items_averaged": {
             f"{split}.{role}": len(scores.of(split, role))
             for split, roles in ROLES.items()
@@ -90,10 +90,39 @@ def read_card(run_path: str | Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and data.get("card_version") == CARD_VERSION else None
 
 
-def _splits(splits: Mapping[str, list[TaskItem]] | str) -> dict[str, Any]:
+def _splits(splits: Mapping[str, list[TaskItem]] | str, run: Mapping[str, int]) -> dict[str, Any]:
+    """Each split's fingerprint, plus `run_items` when the run's RunStarted counted other
+    than the split holds (a limit, or tasks a night could not replay): then the reader
+    knows the hash covers more items than were run."""
     if isinstance(splits, str):
-        return {name: {"size": None, "sha256": None, "unknown": splits} for name in SPLITS}
-    return {name: split_fingerprint(items) for name, items in splits.items()}
+        out = {name: {"size": None, "sha256": None, "unknown": splits} for name in SPLITS}
+    else:
+        out = {name: split_fingerprint(items) for name, items in splits.items()}
+    for name, fingerprint in out.items():
+        if name in run and run[name] != fingerprint["size"]:
+            fingerprint["run_items"] = run[name]
+    return out
+
+
+def _items_run(rd: RunDirectory) -> dict[str, int]:
+    """The items per split the run's first RunStarted says it loaded."""
+    try:
+        with rd.events_path.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if '"RunStarted"' not in line:
+                    continue
+                try:
+                    data = json.loads(line)
+                except ValueError:
+                    continue
+                return {
+                    name: int(data[f"{name}_items"])
+                    for name in SPLITS
+                    if isinstance(data.get(f"{name}_items"), int)
+                }
+    except OSError:
+        pass
+    return {}
 
 
 def _seeds(config: Mapping[str, Any]) -> dict[str, Any]:

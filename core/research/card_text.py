@@ -23,7 +23,8 @@ def card_lines(card: Mapping[str, Any]) -> Iterator[str]:
     yield f"seeds: {seeds}"
     for name, split in card.get("splits", {}).items():
         if split.get("sha256"):
-            yield f"split {name}: {split['size']} items  sha256 {split['sha256'][:16]}"
+            ran = f" (the run used {split['run_items']})" if "run_items" in split else ""
+            yield f"split {name}: {split['size']} items  sha256 {split['sha256'][:16]}{ran}"
         else:
             yield f"split {name}: unknown ({split.get('unknown', 'not recorded')})"
     averaged = ", ".join(f"{k} over {n}" for k, n in card.get("items_averaged", {}).items())

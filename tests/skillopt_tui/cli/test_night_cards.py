@@ -26,6 +26,9 @@ def test_a_nights_card_hashes_the_tasks_it_replayed(tmp_path):
     # before: the capitals splits its config.yaml names by default (78 val items)
     assert card["splits"]["val"]["size"] == started["val_items"]
     assert card["splits"]["test"]["size"] == 0
+    # what the run itself loaded is on the card too when it differs from the frozen split
+    train = card["splits"]["train"]
+    assert train.get("run_items", train["size"]) == started["train_items"]
     assert card["items_averaged"]["val.initial"] == started["val_items"]
 
     # the same skill's val items across nights, paired by task id (here a copy of it)
