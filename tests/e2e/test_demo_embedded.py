@@ -24,9 +24,8 @@ SMALL = [
     "train.val_limit=10",
     "train.test_limit=8",
     # A loaded machine (CI, or `make test` next to other work) must not fail this test for
-    # being slow: one llama.cpp thread does not collapse when the cores are oversubscribed
-    # (all-core threads spin-wait on each other), and a call may take its time.
-    "models.local.threads=1",
+    # being slow: a call may take its time. (The session's server writes replies with one
+    # thread, which does not collapse when the cores are oversubscribed: tests/conftest.py.)
     "models.target.timeout_s=600",
 ]
 

@@ -3,7 +3,10 @@ the ordinary OpenAI backend, through ModelClient."""
 
 from __future__ import annotations
 
+import os
+import socket
 import sys
+import urllib.request
 
 import pytest
 
@@ -24,7 +27,7 @@ MESSAGES = [
 ]
 
 
-@pytest.mark.embedded
+@pytest.mark.embedded(own_server=True)
 async def test_real_completion_then_cache_hit_and_server_stopped(tmp_path):
     config = config_from_dict(
         {
@@ -51,7 +54,7 @@ async def test_real_completion_then_cache_hit_and_server_stopped(tmp_path):
     assert local_server._Shared.server is None  # aclose stopped the server it started
 
 
-@pytest.mark.embedded
+@pytest.mark.embedded(own_server=True)
 def test_server_is_shared_and_reference_counted():
     config = LocalModelConfig(parallel=1, threads=1)
     a, b = LocalModelServer(config), LocalModelServer(config)
@@ -63,7 +66,7 @@ def test_server_is_shared_and_reference_counted():
     assert local_server._Shared.server is None
 
 
-@pytest.mark.embedded
+@pytest.mark.embedded(own_server=True)
 def test_prompt_reading_threads_are_set_apart_from_reply_writing_threads(monkeypatch):
     """`threads: 1` (for a loaded machine) no longer holds prompt reading to one core:
     the optimizer's long prompts are read with `batch_threads` (null = all cores)."""
@@ -135,3 +138,41 @@ def test_a_stop_racing_the_listener_is_woken_instead_of_hanging(monkeypatch):
     del stuck
     local_server._release(holder, url)
     assert holder == [] and record == [True]
+
+
+@pytest.mark.embedded
+def test_a_run_attaches_to_the_running_server_and_leaves_it_running():
+    """SKILLOPT_EMBEDDED_URL (here the test session's server): nothing starts in this
+    process, and letting go does not stop another process's server."""
+    address = os.environ[local_server.ATTACH_ENV]
+    handle = LocalModelServer()  # the settings the session's server was started with
+    assert handle.start() == address and handle.base_url == address
+    assert local_server._Shared.server is None
+    handle.stop()
+    assert handle.base_url is None
+    with urllib.request.urlopen(address.removesuffix("/v1") + "/health", timeout=10) as ok:
+        assert ok.status == 200
+
+
+@pytest.mark.embedded
+def test_a_running_server_with_other_settings_is_refused(monkeypatch):
+    """A run must see the server it would have started: other slots or context per slot,
+    or another chat template, and it says what differs and what to do."""
+    with pytest.raises(ModelError, match=r"slots: 4 there, 2 here.*unset SKILLOPT_EMBEDDED_URL"):
+        LocalModelServer(LocalModelConfig(parallel=2)).start()
+    with pytest.raises(ModelError, match=r"context per slot: 4096 there, 1024 here"):
+        LocalModelServer(LocalModelConfig(ctx_per_slot=1024)).start()
+    monkeypatch.setattr(local_server, "CHAT_TEMPLATE", "{{ messages }}")
+    with pytest.raises(ModelError, match=r"another chat template"):
+        LocalModelServer().start()
+    assert local_server._Shared.server is None
+
+
+def test_no_server_at_the_attach_address_is_one_clear_error(monkeypatch):
+    with socket.socket() as probe:  # a port nothing listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv(local_server.ATTACH_ENV, f"http://127.0.0.1:{port}/v1")
+    with pytest.raises(ModelError, match=r"no embedded model server answers there") as err:
+        LocalModelServer().start()
+    assert "\n" not in str(err.value)
