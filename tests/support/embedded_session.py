@@ -45,11 +45,13 @@ START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 45.0
 WATCH_S = 0.5
 # The configuration every run of the suite's embedded configs asks for (slots, context)
-# and so attaches to. One reply-writing thread: beside two busy test workers the cores are
-# oversubscribed, and all-core threads spin-wait on each other at every token (128 tokens
-# in 113.5 s with 2 threads, 5.1 s with 1: core/config.py). Threads change only how fast
-# it answers, not what; prompts are still read with all cores (batch_threads).
-SESSION_CONFIG = LocalModelConfig(threads=1)
+# and so attaches to. One thread to write replies and one to read prompts: beside two busy
+# test workers the cores are oversubscribed, and llama.cpp's threads spin-wait for each
+# other at every step (core/config.py: 128 tokens in 113.5 s with 2 threads, 5.1 s with 1;
+# here a quickstart run cost its server 35 s of CPU with 2 prompt threads at load 13, 4 s
+# with 1 at load 11). Threads change how fast it answers, not what: 12 capitals prompts
+# gave the same greedy replies with 1/1 and 2/2 threads.
+SESSION_CONFIG = LocalModelConfig(threads=1, batch_threads=1)
 
 
 def session_folder(basetemp: Path) -> Path:
