@@ -20,11 +20,11 @@ plain text. Callers stop generation at a newline (the client sends stop=["\\n"])
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import os
-import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -157,10 +157,12 @@ def _release(holder: list[Any], base_url: str | None) -> None:
     """Drop the server (the only reference is in `holder`) without hanging on it.
 
     Why: the native destructor joins the HTTP thread, which can stay blocked in accept()
-    when the stop signal races it (seen once in a CI run: the suite hung there for good).
-    The drop runs on a daemon thread; while it has not finished, a bare TCP connection to
-    the server's port wakes the listener so it sees the stop. If it still has not finished
-    after STOP_WAIT_S the server is left behind, idle, until the process exits.
+    when the stop signal races it (seen in CI and in this suite under load: hung for
+    good). A bare TCP connection to the server's port wakes the listener so it sees the
+    stop. The connections come from a small process of their own, not a thread: the
+    destructor runs with the GIL held, so no thread of ours runs until it returns. The
+    drop itself runs on a daemon thread; if it has not finished after STOP_WAIT_S the
+    server is left behind, idle, until the process exits.
     """
     done = threading.Event()
 
@@ -168,18 +170,43 @@ def _release(holder: list[Any], base_url: str | None) -> None:
         holder.clear()
         done.set()
 
-    threading.Thread(target=drop, daemon=True, name="skillopt-local-server-stop").start()
-    deadline = time.monotonic() + STOP_WAIT_S
-    while not done.wait(0.2) and time.monotonic() < deadline:
-        _wake_listener(base_url)
+    waker = _start_waker(base_url)
+    try:
+        threading.Thread(target=drop, daemon=True, name="skillopt-local-server-stop").start()
+        done.wait(STOP_WAIT_S)
+    finally:
+        if waker is not None:
+            waker.kill()
+            waker.wait()
 
 
-def _wake_listener(base_url: str | None) -> None:
+# Connects to host:port every 0.2 s until killed or STOP_WAIT_S has passed.
+WAKER = (
+    "import socket, sys, time\n"
+    "end = time.monotonic() + float(sys.argv[3])\n"
+    "while time.monotonic() < end:\n"
+    "    try:\n"
+    "        socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=1).close()\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    time.sleep(0.2)\n"
+)
+
+
+def _start_waker(base_url: str | None) -> subprocess.Popen[bytes] | None:
     parsed = urllib.parse.urlsplit(base_url or "")
     if parsed.hostname is None or parsed.port is None:
-        return
-    with contextlib.suppress(OSError):  # refused: the destructor is past accept()
-        socket.create_connection((parsed.hostname, parsed.port), timeout=1).close()
+        return None
+    argv = [sys.executable, "-I", "-S", "-c", WAKER, parsed.hostname, str(parsed.port)]
+    try:
+        return subprocess.Popen(
+            [*argv, str(STOP_WAIT_S)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return None  # no process to spare: the stop signal alone usually suffices
 
 
 def attach(address: str, config: LocalModelConfig) -> str:

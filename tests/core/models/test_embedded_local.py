@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -176,3 +178,42 @@ def test_no_server_at_the_attach_address_is_one_clear_error(monkeypatch):
     with pytest.raises(ModelError, match=r"no embedded model server answers there") as err:
         LocalModelServer().start()
     assert "\n" not in str(err.value)
+
+
+HOLDS_THE_GIL = """
+import ctypes, os, socket, sys
+from core.models import local_server
+
+class HoldsTheGil:
+    # The native server's destructor joins its HTTP thread with the GIL held (Cython
+    # runs it in tp_dealloc): accept() called through PyDLL keeps the GIL the same way.
+    def __init__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def __del__(self):
+        fd = ctypes.PyDLL(None).accept(self.sock.fileno(), None, None)
+        os.close(fd)
+        self.sock.close()
+
+stuck = HoldsTheGil()
+url, holder = stuck.url, [stuck]
+del stuck
+local_server._release(holder, url)
+print("released", holder)
+"""
+
+
+def test_a_destructor_holding_the_gil_is_woken_too(tmp_path):
+    """Seen in this suite under load: the drop thread sat in the native destructor with
+    the GIL held, so the waking loop (a thread of ours) never ran again and the test hung
+    for good. The listener must be woken from outside the process's GIL."""
+    done = subprocess.run(
+        [sys.executable, "-c", HOLDS_THE_GIL],
+        cwd=Path(__file__).resolve().parents[3],
+        capture_output=True,
+        text=True,
+        timeout=60,  # the hang, bounded
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "released []"
