@@ -90,6 +90,14 @@ class OptimizerMethodConfig(StrictModel):
     notes_gated: bool = False
     """false (published): notes are written into the current skill after the step's gate;
     true: they are part of the gated candidate."""
+    edit_targets: Literal["first", "strict"] = "first"
+    """first (published): an edit acts on its target's first exact occurrence, and an
+    insert_after whose target is missing appends; strict: exact then whitespace-normalised,
+    a target found twice is refused and a missing one dropped (core/skill/edits.py)."""
+    ranking: Literal["selected", "padded"] = "selected"
+    """selected (published): only the edits the ranker chose are applied, possibly fewer
+    than the budget; padded: the ranker orders every edit and the budget is filled in that
+    order, with the merged order for any it left out."""
 
     @field_validator("trajectory_chars")
     @classmethod

@@ -23,8 +23,10 @@ from core.optimizer.autonomous_lr import decide_edit_count, decision_text
 from core.optimizer.call_budget import CHARS_PER_TOKEN, call_timeout, completion_budget
 from core.optimizer.edit_lists import (
     NONE,
+    RANK_ANSWER,
     dedupe,
     rank_order,
+    ranked_selection,
     render_edits,
     render_unmatched,
 )
@@ -403,6 +405,9 @@ class LLMOptimizer:
             groups=len(self.groups(ctx)),
             budget=budget,
             meta_notes=ctx.meta_notes.strip() or NONE,
+            answer_rule=RANK_ANSWER["padded" if full_order else ctx.ranking].replace(
+                "{budget}", str(budget)
+            ),
         )
         reply = await self.ask(prompt, RANK_SHAPE)
         if not reply.ok:
@@ -412,7 +417,12 @@ class LLMOptimizer:
             return merged[:budget]
         value = reply.value or {}
         ranked = rank_order(value["order"], len(merged))
-        chosen = [merged[i] for i in ranked][:budget]
+        chosen = [
+            merged[i]
+            for i in ranked_selection(
+                value["order"], len(merged), budget, "padded" if full_order else ctx.ranking
+            )
+        ]
         self.reflect(
             ctx,
             reflections,

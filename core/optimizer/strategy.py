@@ -35,6 +35,9 @@ class ProposalContext:
     # "fixed": apply up to `budget` (the schedule); "autonomous": the strategy decides how
     # many of its merged edits to apply, `budget` is then only the largest pool size.
     lr_control: str = "fixed"
+    # "selected" (published): apply only the edits the ranker chose; "padded": fill the
+    # budget in the ranker's order (train.optimizer.ranking).
+    ranking: str = "selected"
     # Gradient accumulation (train.accumulation > 1): `results` by batch; analyst groups
     # are formed within each batch. None: one batch, `results`.
     batches: list[list[RolloutResult]] | None = None

@@ -180,7 +180,7 @@ def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal
         built.evidence = proposal.suggestions
         built.problems = block_changes(current, built.candidate)
     elif proposal.edits:
-        candidate, report = apply_edits(current, proposal.edits)
+        candidate, report = apply_edits(current, proposal.edits, tr.cfg.optimizer.edit_targets)
         for i, outcome in enumerate(report.outcomes):
             tr.emit(
                 EditApplied(
@@ -248,4 +248,5 @@ def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> 
         last_apply_report=last,
         emit=tr.emit,
         lr_control=tr.cfg.optimizer.lr_control,
+        ranking=tr.cfg.optimizer.ranking,
     )

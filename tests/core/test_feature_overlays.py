@@ -41,6 +41,8 @@ EXPECTED = {
     "repeated_gate": lambda c: c.train.gate.repeats == 3,
     "soft_gate": lambda c: c.train.gate.metric == "soft",
     "mixed_gate": lambda c: c.train.gate.metric == "mixed",
+    "strict_edit_targets": lambda c: c.train.optimizer.edit_targets == "strict",
+    "padded_ranking": lambda c: c.train.optimizer.ranking == "padded",
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),
