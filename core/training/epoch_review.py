@@ -40,11 +40,14 @@ POLICY_OUTCOMES = {
 
 
 def pair_outcome(before: RolloutResult, after: RolloutResult) -> str:
-    if after.hard > before.hard:
+    """As published, an item passes when its hard score is not 0: a partial score that
+    rises (0.5 -> 1.0) is still passing, not improved."""
+    passed, passes = before.hard != 0, after.hard != 0
+    if passes and not passed:
         return "improved"
-    if after.hard < before.hard:
+    if passed and not passes:
         return "regressed"
-    return "still_passing" if after.hard > 0 else "still_failing"
+    return "still_passing" if passes else "still_failing"
 
 
 async def epoch_pairs(
