@@ -137,6 +137,9 @@ class SlowUpdateConfig(StrictModel):
     longitudinal_pair_policy: Literal["mixed", "changed", "unchanged"] = "mixed"
     """Which pairs the prompts get: mixed = all; changed = improved and regressed only,
     topped up towards sample_size; unchanged = still failing or still passing."""
+    after_first_epoch: bool = False
+    """false (published): the first epoch's end makes no slow update and no meta notes
+    call (the notes first act in the third epoch); true: it reviews like the others."""
 
 
 class MetaSkillConfig(StrictModel):
