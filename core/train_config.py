@@ -90,6 +90,9 @@ class OptimizerMethodConfig(StrictModel):
     notes_gated: bool = False
     """false (published): notes are written into the current skill after the step's gate;
     true: they are part of the gated candidate."""
+    rejected_buffer_chars: int | None = Field(default=None, ge=200)
+    """null (published): the buffer is shown whole; N: within N characters, newest first,
+    targets and contents clipped to 80 and 160 characters."""
     edit_targets: Literal["first", "strict"] = "first"
     """first (published): an edit acts on its target's first exact occurrence, and an
     insert_after whose target is missing appends; strict: exact then whitespace-normalised,

@@ -103,9 +103,7 @@ async def review_epoch(tr: TrainingRun, epoch: int) -> None:
     # A strategy that never writes guidance (fewshot) needs no pairs for it: after the
     # last epoch (no meta notes either) its epoch end rolls out nothing.
     run_slow = (
-        reviewed
-        and cfg.slow_update.enabled
-        and getattr(tr.strategy, "writes_guidance", True)
+        reviewed and cfg.slow_update.enabled and getattr(tr.strategy, "writes_guidance", True)
     )
     if run_slow or run_meta:
         review = s.epoch_review if (s.epoch_review or {}).get("epoch") == epoch else None
@@ -113,7 +111,7 @@ async def review_epoch(tr: TrainingRun, epoch: int) -> None:
             review = {
                 "epoch": epoch,
                 "from_version": s.current_version,
-                "rejected": tr.buffer.render_rejections(),
+                "rejected": tr.buffer.render_rejections(cfg.optimizer.rejected_buffer_chars),
             }
         previous = tr.skill_text(s.epoch_start_version)
         current = tr.skill_text(review["from_version"])

@@ -243,7 +243,11 @@ def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> 
         minibatch_size=tr.cfg.minibatch_size,
         merge_batch_size=tr.cfg.merge_batch_size,
         # The buffer ablation: analysts never see it (it is still kept, for the record).
-        rejected_buffer=tr.buffer.render() if tr.cfg.optimizer.rejected_buffer else "",
+        rejected_buffer=(
+            tr.buffer.render(tr.cfg.optimizer.rejected_buffer_chars)
+            if tr.cfg.optimizer.rejected_buffer
+            else ""
+        ),
         meta_notes=tr.state.meta_notes,
         last_apply_report=last,
         emit=tr.emit,

@@ -44,6 +44,7 @@ EXPECTED = {
     "strict_edit_targets": lambda c: c.train.optimizer.edit_targets == "strict",
     "padded_ranking": lambda c: c.train.optimizer.ranking == "padded",
     "early_epoch_review": lambda c: c.train.slow_update.after_first_epoch is True,
+    "bounded_buffer": lambda c: c.train.optimizer.rejected_buffer_chars == 4000,
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),
