@@ -181,8 +181,12 @@ class TrainConfig(StrictModel):
     gate: GateConfig = GateConfig()
     slow_update: SlowUpdateConfig = SlowUpdateConfig()
     meta_skill: MetaSkillConfig = MetaSkillConfig()
+    prevalidate: bool = False
+    """false (published): a candidate is scored unless its frontmatter or protected-block
+    markers are broken; true: free checks first (size over max_skill_chars, optimizer
+    chatter, an unclosed or wrapping code fence) reject it without a rollout."""
     max_skill_chars: int = Field(default=20_000, ge=100)
-    """A candidate longer than this is invalid and never gated."""
+    """With prevalidate: a candidate longer than this is invalid and never gated."""
     val_limit: int | None = Field(default=None, ge=1)
     """Keep a seeded sample of this many val items (null = the whole split)."""
     test_limit: int | None = Field(default=None, ge=1)

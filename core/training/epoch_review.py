@@ -206,7 +206,12 @@ def _apply_ungated(tr: TrainingRun, candidate: str, step: int) -> bool:
     current skill only, with no val pass; the best skill stays the val-best one, and the
     finish's final-skill check is what can promote it. A candidate that fails free
     validation (too long, markers broken) is refused, never applied."""
-    problems = validate_candidate(candidate, max_chars=tr.cfg.max_skill_chars, original=tr.current)
+    problems = validate_candidate(
+        candidate,
+        max_chars=tr.cfg.max_skill_chars,
+        original=tr.current,
+        full=tr.cfg.prevalidate,
+    )
     info = {"step": step, "source": "slow_update", "mode": "ungated", "accepted": not problems}
     if problems:
         info["reason"] = "invalid candidate: " + "; ".join(problems)

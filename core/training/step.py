@@ -74,7 +74,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         groups = math.ceil(len(results) / max(1, tr.cfg.minibatch_size))
         budget = tr.cfg.edit_budget * max(1, groups)
     else:
-        budget = edit_budget_for_step(tr.cfg.schedule, step, tr.total_steps)
+        budget = edit_budget_for_step(tr.cfg.schedule, s.scheduled_steps, tr.total_steps)
     proposal = Proposal(edits=[])
     if budget > 0:
         with clock.stage("reflect"):  # analysts, merge tree, ranking, learning rate
@@ -82,6 +82,8 @@ async def run_step(tr: TrainingRun, step: int) -> None:
             if len(batches) > 1:  # analysts group each batch apart, as published
                 ctx.batches = batches
             proposal = await tr.strategy.propose(ctx)
+    if budget == 0 or proposal.merged or proposal.suggestions or proposal.candidate is not None:
+        s.scheduled_steps += 1  # published: the schedule steps only where there are patches
     if autonomous:  # recorded every step, even one with nothing to choose from
         proposal.lr = proposal.lr or LrDecision(0, None, 0, reasoning="no pool this step").to_dict()
         budget = int(proposal.lr.get("count", 0))
