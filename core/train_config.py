@@ -93,6 +93,9 @@ class OptimizerMethodConfig(StrictModel):
     rejected_buffer_chars: int | None = Field(default=None, ge=200)
     """null (published): the buffer is shown whole; N: within N characters, newest first,
     targets and contents clipped to 80 and 160 characters."""
+    retry_truncated: bool = False
+    """false (published: no second call): an optimizer reply cut at its token limit is
+    dropped; true: it is asked again once at twice the budget, then dropped."""
     edit_targets: Literal["first", "strict"] = "first"
     """first (published): an edit acts on its target's first exact occurrence, and an
     insert_after whose target is missing appends; strict: exact then whitespace-normalised,

@@ -4,10 +4,12 @@ Models wrap JSON in ``` fences, add a sentence before it, or break it. We accept
 JSON object we can find, check it against the shape the prompt asked for, and when that
 fails we re-ask once, quoting the parse error and the expected shape: a second failure is
 reported, not guessed around. A reply cut off by the token limit (finish reason "length")
-is never used, not even its parsable prefix. With `grow_on_truncation` (the optimizer's
-sized calls) it is asked again once with twice the call's `max_tokens` (and timeout), up to
-the ceiling, as published; a reply cut again, or one whose budget cannot grow, is dropped
-with a reason that names the setting to raise.
+is never used, not even its parsable prefix, nor re-asked (published makes no second call
+either; it never looks at the finish reason and parses what it got, which a cut JSON reply
+rarely survives). With `grow_on_truncation` (the retry_truncated overlay) it is asked
+again once with twice the call's `max_tokens` (and timeout), up to the ceiling; a reply
+cut again, or one whose budget cannot grow, is dropped with a reason that names the
+setting to raise.
 
 A person's answer (the handoff backend) that is unusable is rejected with the reason in
 its folder; a still unusable repair answer raises `AnswerRejected`, so the run waits for a

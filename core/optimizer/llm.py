@@ -109,6 +109,7 @@ class LLMOptimizer:
         update_mode: str = "patch",
         skill_aware: bool = False,
         notes_max_chars: int = 1500,
+        retry_truncated: bool = False,
         **settings: Any,
     ):
         if merge_context not in ("edits", "analyses"):
@@ -121,6 +122,7 @@ class LLMOptimizer:
         self._update_mode = update_mode
         self._skill_aware = skill_aware
         self._notes_max_chars = notes_max_chars
+        self._retry_truncated = retry_truncated
         self._failures_only = failures_only
         self._merge_context = merge_context
         self._client = client
@@ -186,12 +188,12 @@ class LLMOptimizer:
             settings["max_tokens"] = budget
             settings["timeout_s"] = call_timeout(budget, floor_s=self._timeout_floor_s)
         with stage(_STAGES.get(shape.name, shape.name)):  # the ledger's per-stage usage
-            # Sized calls name their budget: a cut reply is retried once at twice it.
+            # retry_truncated: a sized call's cut reply is retried once at twice its budget.
             return await ask_json(
                 self._complete,
                 messages,
                 shape,
-                grow_on_truncation=self._floor is not None,
+                grow_on_truncation=self._floor is not None and self._retry_truncated,
                 max_tokens_ceiling=self._ceiling,
                 **settings,
             )

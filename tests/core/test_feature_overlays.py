@@ -46,6 +46,7 @@ EXPECTED = {
     "early_epoch_review": lambda c: c.train.slow_update.after_first_epoch is True,
     "bounded_buffer": lambda c: c.train.optimizer.rejected_buffer_chars == 4000,
     "prevalidate": lambda c: c.train.prevalidate is True,
+    "retry_truncated": lambda c: c.train.optimizer.retry_truncated is True,
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),

@@ -641,11 +641,14 @@ async def test_llm_strategy_drives_the_real_loop(tmp_path):
 
 
 async def test_sized_call_cut_at_the_limit_is_retried_once_at_twice_its_budget():
-    """Issue 22: a reply at finish_reason=length is retried once at a larger budget before
-    it is dropped (the sized budgets of core.optimizer.call_budget, as setup configures)."""
+    """Issue 22, now the retry_truncated overlay: a reply at finish_reason=length is retried
+    once at a larger budget before it is dropped (the sized budgets of
+    core.optimizer.call_budget, as setup configures)."""
     answers = [Completion("{", Usage(5, 9), "length", 0.0, "fake"), reply(four_edits(None))]
     fake = FakeOptimizer(failure=lambda m: answers.pop(0))
-    optimizer = LLMOptimizer(fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768)
+    optimizer = LLMOptimizer(
+        fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768, retry_truncated=True
+    )
     proposal = await optimizer.propose(ctx(results(2, 0)))
     first, retry = (c["settings"] for c in fake.calls)
     assert retry["max_tokens"] == 2 * first["max_tokens"] >= 4096  # timeout: test_json_reply
@@ -656,10 +659,24 @@ async def test_sized_call_cut_twice_is_dropped():
     cut = Completion("{", Usage(5, 9), "length", 0.0, "fake")
     events: list = []
     fake = FakeOptimizer(failure=lambda m: cut)
-    optimizer = LLMOptimizer(fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768)
+    optimizer = LLMOptimizer(
+        fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768, retry_truncated=True
+    )
     proposal = await optimizer.propose(ctx(results(2, 0), events=events))
     assert proposal.edits == [] and fake.kinds() == ["failure", "failure"]
     assert "after one retry at a larger budget" in events[0].text
+
+
+async def test_sized_call_cut_at_the_limit_makes_no_second_call_by_default():
+    """Issue 38: published makes one call whatever the finish reason; the cut reply is
+    dropped with the reason. Fails on the old code (a second call at twice the budget)."""
+    cut = Completion("{", Usage(5, 9), "length", 0.0, "fake")
+    events: list = []
+    fake = FakeOptimizer(failure=lambda m: cut)
+    optimizer = LLMOptimizer(fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768)
+    proposal = await optimizer.propose(ctx(results(2, 0), events=events))
+    assert proposal.edits == [] and fake.kinds() == ["failure"]
+    assert "reply truncated at the token limit" in events[0].text
 
 
 def test_accumulated_batches_are_grouped_apart():
