@@ -161,8 +161,8 @@ class TrainConfig(StrictModel):
     initial_skill: str | None = None
     """Path of the seed skill (`skillopt train --skill` from a skills repository wins);
     null = an empty skill."""
-    epochs: int = Field(default=2, ge=1)
-    """Passes over the train split."""
+    epochs: int = Field(default=4, ge=1)
+    """Passes over the train split (published: 4)."""
     steps_per_epoch: int | None = Field(default=None, ge=1)
     """Steps in one epoch; null = ceil(train items / (batch_size x accumulation))."""
     batch_size: int = Field(default=40, ge=1)
@@ -172,8 +172,8 @@ class TrainConfig(StrictModel):
     candidate."""
     minibatch_size: int = Field(default=8, ge=1)
     """Items one analyst call sees."""
-    merge_batch_size: int = Field(default=4, ge=2)
-    """Edit lists one merge call combines."""
+    merge_batch_size: int = Field(default=8, ge=2)
+    """Edit lists one merge call combines (published: 8)."""
     edit_budget: int = Field(default=4, ge=0)
     """Most edits one analyst call may propose."""
     schedule: ScheduleConfig = ScheduleConfig()

@@ -118,7 +118,17 @@ def pair_categories(call: dict) -> list[str]:
     return [p["category"] for p in build_comparison_pairs(prev, curr, items)]
 
 
+def defaults(_call: dict) -> dict:
+    """Defaults the wheel's own signatures carry (its configs are not in the wheel)."""
+    import inspect
+
+    from skillopt.gradient.aggregate import merge_patches
+
+    return {"merge_batch_size": inspect.signature(merge_patches).parameters["batch_size"].default}
+
+
 OPS = {
+    "defaults": defaults,
     "schedule": schedule,
     "apply_patch": apply_patch,
     "rank_select": rank_select,
