@@ -96,6 +96,9 @@ class OptimizerMethodConfig(StrictModel):
     retry_truncated: bool = False
     """false (published: no second call): an optimizer reply cut at its token limit is
     dropped; true: it is asked again once at twice the budget, then dropped."""
+    model_errors_fail: bool = True
+    """true (published): a rollout that ended in a model error (scored 0) is a failure the
+    analysts see; false: it is left out, as it says nothing about the skill."""
     edit_targets: Literal["first", "strict"] = "first"
     """first (published): an edit acts on its target's first exact occurrence, and an
     insert_after whose target is missing appends; strict: exact then whitespace-normalised,

@@ -160,7 +160,10 @@ class LLMOptimizer:
         groups: list[Group] = []
         for a, batch in enumerate(ctx.batches or [ctx.results]):  # accumulation: per batch
             groups += make_groups(
-                batch, seed=ctx.seed * 1000 + a if a else ctx.seed, size=ctx.minibatch_size
+                batch,
+                seed=ctx.seed * 1000 + a if a else ctx.seed,
+                size=ctx.minibatch_size,
+                model_errors_fail=ctx.model_errors_fail,
             )
         # Failure groups first, each kind numbered across the batches.
         groups.sort(key=lambda g: g.kind != FAILURE)

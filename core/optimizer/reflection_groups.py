@@ -34,24 +34,29 @@ class Group:
 
 
 def split_results(
-    results: Sequence[RolloutResult],
+    results: Sequence[RolloutResult], *, model_errors_fail: bool = True
 ) -> tuple[list[RolloutResult], list[RolloutResult]]:
-    """(failures, successes) of the skill. A rollout that failed with a model error is in
-    neither: it says nothing about the skill (the target never answered)."""
-    answered = [r for r in results if not r.error]
+    """(failures, successes) of the skill. As published, a rollout that failed with a
+    model error scored 0 and is a failure; with `model_errors_fail` False
+    (configs/features/skip_model_errors.yaml) it is in neither, since it says nothing
+    about the skill (the target never answered)."""
+    answered = [r for r in results if model_errors_fail or not r.error]
     failures = [r for r in answered if r.hard == 0]
     successes = [r for r in answered if r.hard != 0]
     return failures, successes
 
 
-def make_groups(results: Sequence[RolloutResult], *, seed: int, size: int) -> list[Group]:
+def make_groups(
+    results: Sequence[RolloutResult], *, seed: int, size: int, model_errors_fail: bool = True
+) -> list[Group]:
     """Failure groups first, then success groups. One `random.Random(seed)` shuffles the
     failures, then the successes, so the same seed and results give the same groups."""
     if size < 1:
         raise ValueError(f"group size must be at least 1, got {size}")
     rng = random.Random(seed)
     groups: list[Group] = []
-    for kind, members in zip((FAILURE, SUCCESS), split_results(results), strict=True):
+    split = split_results(results, model_errors_fail=model_errors_fail)
+    for kind, members in zip((FAILURE, SUCCESS), split, strict=True):
         rng.shuffle(members)
         for index, start in enumerate(range(0, len(members), size)):
             groups.append(Group(kind, index, tuple(members[start : start + size])))

@@ -38,6 +38,9 @@ class ProposalContext:
     # "selected" (published): apply only the edits the ranker chose; "padded": fill the
     # budget in the ranker's order (train.optimizer.ranking).
     ranking: str = "selected"
+    # Published: a rollout with a model error is a failure for the analysts; False: left
+    # out (train.optimizer.model_errors_fail).
+    model_errors_fail: bool = True
     # Gradient accumulation (train.accumulation > 1): `results` by batch; analyst groups
     # are formed within each batch. None: one batch, `results`.
     batches: list[list[RolloutResult]] | None = None

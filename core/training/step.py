@@ -24,10 +24,13 @@ from core.training.minibatch import batch_for_step
 from core.training.schedule import edit_budget_for_step
 
 
-def failure_patterns(results: list[RolloutResult], shown: int = 3) -> str:
+def failure_patterns(
+    results: list[RolloutResult], shown: int = 3, *, model_errors_fail: bool = True
+) -> str:
     """One short paragraph for the rejected-edit buffer: how many train items failed and
-    a few of the evaluator's explanations (which name the reference: optimizer-only)."""
-    answered = [r for r in results if not r.error]  # a model error is not the skill's
+    a few of the evaluator's explanations (which name the reference: optimizer-only).
+    Model errors count as failures as published, unless `model_errors_fail` is False."""
+    answered = [r for r in results if model_errors_fail or not r.error]
     failures = [r for r in answered if r.hard == 0]
     if not failures:
         return ""
@@ -129,7 +132,9 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     train_hard = mean([r.hard for r in results])
     tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.totals()})
     s.last_apply_report = built.report
-    tr.buffer.add_failure_patterns(step, failure_patterns(results))
+    tr.buffer.add_failure_patterns(
+        step, failure_patterns(results, model_errors_fail=tr.cfg.optimizer.model_errors_fail)
+    )
     s.next_step = step + 1
     tr.emit(
         StepFinished(
@@ -255,4 +260,5 @@ def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> 
         emit=tr.emit,
         lr_control=tr.cfg.optimizer.lr_control,
         ranking=tr.cfg.optimizer.ranking,
+        model_errors_fail=tr.cfg.optimizer.model_errors_fail,
     )

@@ -47,6 +47,7 @@ EXPECTED = {
     "bounded_buffer": lambda c: c.train.optimizer.rejected_buffer_chars == 4000,
     "prevalidate": lambda c: c.train.prevalidate is True,
     "retry_truncated": lambda c: c.train.optimizer.retry_truncated is True,
+    "skip_model_errors": lambda c: c.train.optimizer.model_errors_fail is False,
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),
