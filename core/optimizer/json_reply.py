@@ -165,22 +165,31 @@ def _check_order(obj: dict[str, Any]) -> dict[str, Any]:
     return {"order": order, "reason": need_str(obj, "reason", optional=True)}
 
 
-def _check_key(key: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    def check(obj: dict[str, Any]) -> dict[str, Any]:
-        return {key: need_str(obj, key)}
-
-    return check
-
-
 _EDIT = '{"op": "insert_after|append|replace|delete", "target": "...", "content": "...", "rationale": "..."}'
 _EDITS = '{"analysis": "...", "edits": [' + _EDIT + "]}"
 ANALYST_SHAPE = Shape("analyst", _EDITS, _check_edits, schemas.ANALYST)
 MERGE_SHAPE = Shape("merge", _EDITS, _check_merged, schemas.MERGE)
 RANK_SHAPE = Shape("rank", '{"order": [2, 0, 1], "reason": "..."}', _check_order, schemas.RANK)
-GUIDANCE_SHAPE = Shape(
-    "slow_update", '{"guidance": "..."}', _check_key("guidance"), schemas.SLOW_UPDATE
-)
-NOTES_SHAPE = Shape("meta_skill", '{"notes": "..."}', _check_key("notes"), schemas.META_SKILL)
+
+
+def _check_content(former: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The epoch calls' reply, as published: {reasoning, content}. The key these replies
+    had before ("guidance", "notes") is still read, so an answer written for it (a
+    handoff answer, a scripted test double) is not lost."""
+
+    def check(obj: dict[str, Any]) -> dict[str, Any]:
+        key = "content" if "content" in obj or former not in obj else former
+        return {
+            "reasoning": need_str(obj, "reasoning", optional=True),
+            "content": need_str(obj, key),
+        }
+
+    return check
+
+
+_CONTENT = '{"reasoning": "...", "content": "<markdown>"}'
+GUIDANCE_SHAPE = Shape("slow_update", _CONTENT, _check_content("guidance"), schemas.SLOW_UPDATE)
+NOTES_SHAPE = Shape("meta_skill", _CONTENT, _check_content("notes"), schemas.META_SKILL)
 
 
 def parse_reply(text: str, shape: Shape) -> dict[str, Any]:

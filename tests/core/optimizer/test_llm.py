@@ -508,7 +508,8 @@ def epoch_ctx(pairs=None, *, guidance="Old guidance.", notes="old notes", events
 
 async def test_slow_update_returns_new_guidance():
     events: list = []
-    fake = FakeOptimizer(slow_update=lambda m: {"guidance": "- Prefer official names.\n"})
+    reply = {"reasoning": "names", "content": "- Prefer official names.\n"}
+    fake = FakeOptimizer(slow_update=lambda m: reply)
     out = await LLMOptimizer(fake.client).slow_update(epoch_ctx(events=events))
     assert out == "- Prefer official names."
     [prompt] = fake.prompts("slow_update")
@@ -518,7 +519,8 @@ async def test_slow_update_returns_new_guidance():
         and "## regressed (1 of 2 items)" in prompt
     )
     assert "PREVIOUS SKILL" in prompt  # as published: the previous skill and the current
-    assert "REFERENCE-2" in prompt and '{"guidance":' in prompt
+    assert "REFERENCE-2" in prompt and '"content": "<markdown>"' in prompt
+    assert "15 lines" not in prompt  # published: no length limit
     assert events[0].kind == "slow_update" and events[0].text == out
     assert (events[0].step, events[0].group) == (9, 1)  # the epoch's last step, the epoch
 
@@ -541,6 +543,9 @@ async def test_epoch_calls_skip_without_pairs():
 
 
 async def test_meta_notes():
+    fake = FakeOptimizer(meta=lambda m: {"reasoning": "r", "content": "format rules helped"})
+    assert await LLMOptimizer(fake.client).meta_notes(epoch_ctx()) == "format rules helped"
+    # A reply in the shape these calls had before (a handoff answer) is still read.
     fake = FakeOptimizer(meta=lambda m: {"notes": "format rules helped"})
     assert await LLMOptimizer(fake.client).meta_notes(epoch_ctx()) == "format rules helped"
     [prompt] = fake.prompts("meta")
