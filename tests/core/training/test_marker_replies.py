@@ -67,9 +67,7 @@ def marker_optimizer(texts: list[str], seed: int):
             reply = {"count": 1, "reasoning": t(), "confidence": "low", "risks": t()}
         elif '{"order": [2, 0, 1]' in prompt:
             reply = {"order": [1, 0], "reason": t()}
-        elif "epoch-level guidance" in prompt:
-            reply = {"reasoning": "r", "content": t()}
-        elif "notes for yourself" in prompt:
+        elif "epoch-level guidance" in prompt or "notes for yourself" in prompt:
             reply = {"reasoning": "r", "content": t()}
         elif '{"notes": ["<note>"' in prompt:
             reply = {"notes": [t(), t(), t()]}
