@@ -48,6 +48,10 @@ EXPECTED = {
     "prevalidate": lambda c: c.train.prevalidate is True,
     "retry_truncated": lambda c: c.train.optimizer.retry_truncated is True,
     "skip_model_errors": lambda c: c.train.optimizer.model_errors_fail is False,
+    "searchqa_skill_only": lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == "envs/searchqa/initial.md"
+    ),
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),
