@@ -79,6 +79,13 @@ class OptimizerClient(Protocol):
     ) -> Completion: ...
 
 
+def task_guide(ctx: ProposalContext, kind: str) -> str:
+    """The environment's guide for this analyst kind as a prompt section ("" if none)."""
+    guide = ctx.analyst_guides.get(kind, "").strip()
+    title = "failures" if kind == FAILURE else "successes"
+    return f"# What {title} look like in this task\n{guide}\n\n" if guide else ""
+
+
 class LLMOptimizer:
     """`LLMOptimizer(client, role="optimizer", json_mode=False, item_chars="auto",
     pairs_per_outcome=None, max_tokens_floor=None, ..., **settings)`: `settings` are passed
@@ -273,6 +280,7 @@ class LLMOptimizer:
             meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
             lapse_rules=self.lapse_rules(group, "an edit"),
+            task_guide=task_guide(ctx, group.kind),
         )
         items = self.render_items(group, ctx.skill_text, render_prompt(name, items="", **values))
         prompt = render_prompt(name, items=items, **values)

@@ -41,6 +41,8 @@ class ProposalContext:
     # Published: a rollout with a model error is a failure for the analysts; False: left
     # out (train.optimizer.model_errors_fail).
     model_errors_fail: bool = True
+    # The environment's own guide for each analyst kind ("failure", "success"), if any.
+    analyst_guides: dict[str, str] = field(default_factory=dict)
     # Gradient accumulation (train.accumulation > 1): `results` by batch; analyst groups
     # are formed within each batch. None: one batch, `results`.
     batches: list[list[RolloutResult]] | None = None

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.environment.contract import RolloutResult
+from core.environment.contract import ANALYST_KINDS, RolloutResult, analyst_guide
 from core.optimizer.autonomous_lr import LrDecision
 from core.optimizer.execution_notes import EXECUTION_NOTES_BLOCK
 from core.optimizer.strategy import Proposal, ProposalContext
@@ -261,4 +261,5 @@ def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> 
         lr_control=tr.cfg.optimizer.lr_control,
         ranking=tr.cfg.optimizer.ranking,
         model_errors_fail=tr.cfg.optimizer.model_errors_fail,
+        analyst_guides={kind: analyst_guide(tr.env, kind) for kind in ANALYST_KINDS},
     )

@@ -41,7 +41,8 @@ def trim_context(context: str, max_chars: int) -> str:
     return kept if kept.strip() else context[:max_chars]
 
 
-SYSTEM_TEMPLATE = Path(__file__).parent / "prompts" / "target_system.md"
+PROMPTS = Path(__file__).parent / "prompts"
+SYSTEM_TEMPLATE = PROMPTS / "target_system.md"
 SKILL_SECTION = "{skill_section}"
 
 
@@ -87,6 +88,7 @@ class SearchQAEnvironment(SplitDirEnvironment):
     source_hint = "your local copy of the lucadiliello/searchqa rows (Parquet or JSON Lines)"
     OPTIONS = {"max_context_chars": 6000, "harness": "published"}
     CHOICES = {"harness": ("published", "skill_only")}
+    PROMPTS = PROMPTS
 
     def to_item(self, row: dict[str, Any]) -> TaskItem:
         try:

@@ -705,3 +705,14 @@ def test_accumulated_batches_are_grouped_apart():
     assert LLMOptimizer(FakeOptimizer().client).groups(one) == make_groups(
         first + second, seed=0, size=4
     )
+
+
+async def test_the_environments_analyst_guide_reaches_its_analysts_only():
+    fake = FakeOptimizer(failure=four_edits, success=four_edits)
+    c = ctx(results(1, 1))
+    c.analyst_guides = {"failure": "- answer form: the fact was right, its form was not"}
+    await LLMOptimizer(fake.client).propose(c)
+    [failure] = fake.prompts("failure")
+    [success] = fake.prompts("success")
+    assert "# What failures look like in this task\n- answer form:" in failure
+    assert "look like in this task" not in success

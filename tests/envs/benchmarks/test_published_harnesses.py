@@ -57,7 +57,9 @@ SEARCHQA_FACTS = {
 }
 
 
-def first_rollout(tmp_path: Path, benchmark: str, rows: dict) -> list:
+def run_train(tmp_path: Path, benchmark: str, rows: dict, max_calls: int) -> list[Request]:
+    """Every request of a `skillopt train` of the benchmark's default config, stopped by
+    its call budget (target and optimizer calls both count)."""
     manifest = write_manifest(tmp_path / "manifest")
     data = write_split_dirs(tmp_path / "data", rows)
     model = f"{RECORDER}:recorder"
@@ -69,7 +71,7 @@ def first_rollout(tmp_path: Path, benchmark: str, rows: dict) -> list:
         "models.target.model": model,
         "models.optimizer.backend": "scripted",
         "models.optimizer.model": model,
-        "budget.max_calls": 1,
+        "budget.max_calls": max_calls,
     }
     args = ["train", "--config", f"configs/{benchmark}/default.yaml"]
     for key, value in sets.items():
@@ -79,15 +81,37 @@ def first_rollout(tmp_path: Path, benchmark: str, rows: dict) -> list:
     env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb"}
     done = run_main(args, env=env, cwd=ROOT, argv0="skillopt")
     assert seen, done.stdout + done.stderr
-    return seen[0].messages
+    return list(seen)
 
 
 def test_searchqa_default_config_sends_the_published_harness(tmp_path):
     """Fails on the old code: the skill alone was the system prompt."""
     rows = {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
-    messages = first_rollout(tmp_path, "searchqa", rows)
+    messages = run_train(tmp_path, "searchqa", rows, max_calls=1)[0].messages
     assert [m["role"] for m in messages] == ["system", "user"]
     system, user = (m["content"] for m in messages)
     seed = (ROOT / "envs" / "searchqa" / "seed.md").read_text(encoding="utf-8")
     broken = [fact for fact, holds in SEARCHQA_FACTS.items() if not holds(system, user, seed)]
     assert broken == []
+
+
+# The published SearchQA failure analyst's categories, and ours for each.
+SEARCHQA_FAILURE_KINDS = {
+    "rule_missing": "missing rule",
+    "rule_wrong": "misleading rule",
+    "rule_ignored": "rule not followed",
+    "answer_format": "answer form",
+    "other": "other",
+}
+
+
+def test_searchqa_failure_analysts_get_the_benchmarks_taxonomy(tmp_path):
+    """Through the environment contract (envs/searchqa/prompts/analyst_failure.md). Fails
+    on the old code (no taxonomy)."""
+    rows = {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
+    requests = run_train(tmp_path, "searchqa", rows, max_calls=6)
+    analysts = [r for r in requests if "the model FAILED" in r.messages[0]["content"]]
+    assert analysts, [r.messages[0]["content"][:80] for r in requests]
+    prompt = analysts[0].messages[0]["content"]
+    section = prompt.split("# What failures look like in this task\n")[1].split("# Current")[0]
+    assert all(f"- {ours}:" in section for ours in SEARCHQA_FAILURE_KINDS.values())
