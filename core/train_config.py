@@ -90,6 +90,23 @@ class OptimizerMethodConfig(StrictModel):
     notes_gated: bool = False
     """false (published): notes are written into the current skill after the step's gate;
     true: they are part of the gated candidate."""
+    rejected_buffer_chars: int | None = Field(default=None, ge=200)
+    """null (published): the buffer is shown whole; N: within N characters, newest first,
+    targets and contents clipped to 80 and 160 characters."""
+    retry_truncated: bool = False
+    """false (published: no second call): an optimizer reply cut at its token limit is
+    dropped; true: it is asked again once at twice the budget, then dropped."""
+    model_errors_fail: bool = True
+    """true (published): a rollout that ended in a model error (scored 0) is a failure the
+    analysts see; false: it is left out, as it says nothing about the skill."""
+    edit_targets: Literal["first", "strict"] = "first"
+    """first (published): an edit acts on its target's first exact occurrence, and an
+    insert_after whose target is missing appends; strict: exact then whitespace-normalised,
+    a target found twice is refused and a missing one dropped (core/skill/edits.py)."""
+    ranking: Literal["selected", "padded"] = "selected"
+    """selected (published): only the edits the ranker chose are applied, possibly fewer
+    than the budget; padded: the ranker orders every edit and the budget is filled in that
+    order, with the merged order for any it left out."""
 
     @field_validator("trajectory_chars")
     @classmethod
@@ -129,6 +146,9 @@ class SlowUpdateConfig(StrictModel):
     longitudinal_pair_policy: Literal["mixed", "changed", "unchanged"] = "mixed"
     """Which pairs the prompts get: mixed = all; changed = improved and regressed only,
     topped up towards sample_size; unchanged = still failing or still passing."""
+    after_first_epoch: bool = False
+    """false (published): the first epoch's end makes no slow update and no meta notes
+    call (the notes first act in the third epoch); true: it reviews like the others."""
 
 
 class MetaSkillConfig(StrictModel):
@@ -144,8 +164,8 @@ class TrainConfig(StrictModel):
     initial_skill: str | None = None
     """Path of the seed skill (`skillopt train --skill` from a skills repository wins);
     null = an empty skill."""
-    epochs: int = Field(default=2, ge=1)
-    """Passes over the train split."""
+    epochs: int = Field(default=4, ge=1)
+    """Passes over the train split (published: 4)."""
     steps_per_epoch: int | None = Field(default=None, ge=1)
     """Steps in one epoch; null = ceil(train items / (batch_size x accumulation))."""
     batch_size: int = Field(default=40, ge=1)
@@ -155,8 +175,8 @@ class TrainConfig(StrictModel):
     candidate."""
     minibatch_size: int = Field(default=8, ge=1)
     """Items one analyst call sees."""
-    merge_batch_size: int = Field(default=4, ge=2)
-    """Edit lists one merge call combines."""
+    merge_batch_size: int = Field(default=8, ge=2)
+    """Edit lists one merge call combines (published: 8)."""
     edit_budget: int = Field(default=4, ge=0)
     """Most edits one analyst call may propose."""
     schedule: ScheduleConfig = ScheduleConfig()
@@ -167,8 +187,12 @@ class TrainConfig(StrictModel):
     gate: GateConfig = GateConfig()
     slow_update: SlowUpdateConfig = SlowUpdateConfig()
     meta_skill: MetaSkillConfig = MetaSkillConfig()
+    prevalidate: bool = False
+    """false (published): a candidate is scored unless its frontmatter or protected-block
+    markers are broken; true: free checks first (size over max_skill_chars, optimizer
+    chatter, an unclosed or wrapping code fence) reject it without a rollout."""
     max_skill_chars: int = Field(default=20_000, ge=100)
-    """A candidate longer than this is invalid and never gated."""
+    """With prevalidate: a candidate longer than this is invalid and never gated."""
     val_limit: int | None = Field(default=None, ge=1)
     """Keep a seeded sample of this many val items (null = the whole split)."""
     test_limit: int | None = Field(default=None, ge=1)

@@ -27,6 +27,15 @@ class SplitDirEnvironment:
 
     name: ClassVar[str]
     version: ClassVar[str]
+    # prompts/analyst_<kind>.md beside the subclass's module: its analyst guide, if any.
+    PROMPTS: ClassVar[Path | None] = None
+
+    def analyst_guide(self, kind: str) -> str:
+        """The environment's categories for the `kind` analysts (prompts/analyst_<kind>.md),
+        or "" when it has none (core.environment.contract.analyst_guide)."""
+        path = self.PROMPTS / f"analyst_{kind}.md" if self.PROMPTS else None
+        return path.read_text(encoding="utf-8") if path and path.is_file() else ""
+
     source_hint: ClassVar[str]
     OPTIONS: ClassVar[dict[str, Any]] = {}
     CHOICES: ClassVar[dict[str, tuple[Any, ...]]] = {}  # option -> allowed values

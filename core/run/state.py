@@ -40,6 +40,9 @@ class TrainState:
     status: str = "running"
     next_step: int = 0  # global index of the next step to run
     epochs_reviewed: int = 0  # epochs whose end-of-epoch work (slow update, meta) is done
+    # Steps the edit-budget schedule has advanced over: as published, only those whose
+    # analysts proposed something (a step with nothing to apply leaves the budget as is).
+    scheduled_steps: int = 0
     current_version: int = 0
     best_version: int = 0
     epoch_start_version: int = 0  # the skill the current epoch started from

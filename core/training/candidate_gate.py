@@ -93,7 +93,7 @@ async def judge_candidate(
     s = tr.state
     current = tr.current
     problems = list(problems or []) + validate_candidate(
-        candidate, max_chars=tr.cfg.max_skill_chars, original=current
+        candidate, max_chars=tr.cfg.max_skill_chars, original=current, full=tr.cfg.prevalidate
     )
     shown = evidence if evidence is not None else [e.to_dict() for e in edits]
     tr.emit(

@@ -125,7 +125,7 @@ async def finish(tr: TrainingRun) -> RunSummary:
         slow = _slow_updates_not_in_best(tr)
         best_before = s.best_score or 0.0
         problems = validate_candidate(
-            final_text, max_chars=tr.cfg.max_skill_chars, original=tr.best
+            final_text, max_chars=tr.cfg.max_skill_chars, original=tr.best, full=tr.cfg.prevalidate
         )
         if problems:
             check = {"outcome": "invalid", "reason": "invalid final skill: " + "; ".join(problems)}

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.environment.contract import RolloutResult
+from core.environment.contract import ANALYST_KINDS, RolloutResult, analyst_guide
 from core.optimizer.autonomous_lr import LrDecision
 from core.optimizer.execution_notes import EXECUTION_NOTES_BLOCK
 from core.optimizer.strategy import Proposal, ProposalContext
@@ -24,10 +24,13 @@ from core.training.minibatch import batch_for_step
 from core.training.schedule import edit_budget_for_step
 
 
-def failure_patterns(results: list[RolloutResult], shown: int = 3) -> str:
+def failure_patterns(
+    results: list[RolloutResult], shown: int = 3, *, model_errors_fail: bool = True
+) -> str:
     """One short paragraph for the rejected-edit buffer: how many train items failed and
-    a few of the evaluator's explanations (which name the reference: optimizer-only)."""
-    answered = [r for r in results if not r.error]  # a model error is not the skill's
+    a few of the evaluator's explanations (which name the reference: optimizer-only).
+    Model errors count as failures as published, unless `model_errors_fail` is False."""
+    answered = [r for r in results if model_errors_fail or not r.error]
     failures = [r for r in answered if r.hard == 0]
     if not failures:
         return ""
@@ -74,7 +77,7 @@ async def run_step(tr: TrainingRun, step: int) -> None:
         groups = math.ceil(len(results) / max(1, tr.cfg.minibatch_size))
         budget = tr.cfg.edit_budget * max(1, groups)
     else:
-        budget = edit_budget_for_step(tr.cfg.schedule, step, tr.total_steps)
+        budget = edit_budget_for_step(tr.cfg.schedule, s.scheduled_steps, tr.total_steps)
     proposal = Proposal(edits=[])
     if budget > 0:
         with clock.stage("reflect"):  # analysts, merge tree, ranking, learning rate
@@ -82,6 +85,8 @@ async def run_step(tr: TrainingRun, step: int) -> None:
             if len(batches) > 1:  # analysts group each batch apart, as published
                 ctx.batches = batches
             proposal = await tr.strategy.propose(ctx)
+    if budget == 0 or proposal.merged or proposal.suggestions or proposal.candidate is not None:
+        s.scheduled_steps += 1  # published: the schedule steps only where there are patches
     if autonomous:  # recorded every step, even one with nothing to choose from
         proposal.lr = proposal.lr or LrDecision(0, None, 0, reasoning="no pool this step").to_dict()
         budget = int(proposal.lr.get("count", 0))
@@ -127,7 +132,9 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     train_hard = mean([r.hard for r in results])
     tr.rd.write_step_json(step, "stages.json", {"train_hard": train_hard, "stages": clock.totals()})
     s.last_apply_report = built.report
-    tr.buffer.add_failure_patterns(step, failure_patterns(results))
+    tr.buffer.add_failure_patterns(
+        step, failure_patterns(results, model_errors_fail=tr.cfg.optimizer.model_errors_fail)
+    )
     s.next_step = step + 1
     tr.emit(
         StepFinished(
@@ -180,7 +187,7 @@ def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal
         built.evidence = proposal.suggestions
         built.problems = block_changes(current, built.candidate)
     elif proposal.edits:
-        candidate, report = apply_edits(current, proposal.edits)
+        candidate, report = apply_edits(current, proposal.edits, tr.cfg.optimizer.edit_targets)
         for i, outcome in enumerate(report.outcomes):
             tr.emit(
                 EditApplied(
@@ -243,9 +250,16 @@ def proposal_context(tr: TrainingRun, step, epoch, current, results, budget) -> 
         minibatch_size=tr.cfg.minibatch_size,
         merge_batch_size=tr.cfg.merge_batch_size,
         # The buffer ablation: analysts never see it (it is still kept, for the record).
-        rejected_buffer=tr.buffer.render() if tr.cfg.optimizer.rejected_buffer else "",
+        rejected_buffer=(
+            tr.buffer.render(tr.cfg.optimizer.rejected_buffer_chars)
+            if tr.cfg.optimizer.rejected_buffer
+            else ""
+        ),
         meta_notes=tr.state.meta_notes,
         last_apply_report=last,
         emit=tr.emit,
         lr_control=tr.cfg.optimizer.lr_control,
+        ranking=tr.cfg.optimizer.ranking,
+        model_errors_fail=tr.cfg.optimizer.model_errors_fail,
+        analyst_guides={kind: analyst_guide(tr.env, kind) for kind in ANALYST_KINDS},
     )

@@ -41,6 +41,17 @@ EXPECTED = {
     "repeated_gate": lambda c: c.train.gate.repeats == 3,
     "soft_gate": lambda c: c.train.gate.metric == "soft",
     "mixed_gate": lambda c: c.train.gate.metric == "mixed",
+    "strict_edit_targets": lambda c: c.train.optimizer.edit_targets == "strict",
+    "padded_ranking": lambda c: c.train.optimizer.ranking == "padded",
+    "early_epoch_review": lambda c: c.train.slow_update.after_first_epoch is True,
+    "bounded_buffer": lambda c: c.train.optimizer.rejected_buffer_chars == 4000,
+    "prevalidate": lambda c: c.train.prevalidate is True,
+    "retry_truncated": lambda c: c.train.optimizer.retry_truncated is True,
+    "skip_model_errors": lambda c: c.train.optimizer.model_errors_fail is False,
+    "searchqa_skill_only": lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == "envs/searchqa/initial.md"
+    ),
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),
