@@ -50,6 +50,15 @@ class GateConfig(StrictModel):
     ours: (1 - w) x mean + w x share of words in imperative rules."""
     repeats: int = Field(default=1, ge=1)
     """Each val item is scored this many times and the mean compared (noisy targets)."""
+    significance: Literal["off", "sign"] = "off"
+    """off (published): a higher mean is enough; sign (configs/features/significance_gate
+    .yaml): the candidate must also beat the best on significantly more val items than it
+    loses, by the exact one-sided paired sign test at `alpha` (on 0/1 items it is the exact
+    McNemar test), and gain at least `min_delta` on the mean."""
+    alpha: float = Field(default=0.1, gt=0, lt=1)
+    """With significance sign: the largest p-value accepted."""
+    min_delta: float = Field(default=0.0, ge=0, le=1)
+    """With significance sign: the smallest mean gain over the best accepted."""
     skip_when_perfect: bool = False
     """true: once the best scores 1 on every val item (no density term), the remaining steps
     are skipped, since a strict gate can accept nothing more (Sleep's nights). false

@@ -17,6 +17,7 @@ from core.skill.rule_density import leading_word_density, rule_density
 from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
 from core.training.gate import compare_items
+from core.training.significance import significance_verdict
 
 
 def mean(values: list[float]) -> float:
@@ -146,8 +147,13 @@ async def judge_candidate(
     full_score = mean(scored) if len(scored) == len(tr.val_items) else None
     improved, regressed = compare_items(s.best_items, gated.item_metrics)
     becomes_best = bool(decision.accepted)
-    becomes_current = becomes_best or mode == "disabled"
     reason = decision.reason
+    verdict = None
+    if becomes_best and tr.cfg.gate.significance != "off" and s.best_items:
+        verdict = significance_verdict(tr.cfg.gate, s.best_items, gated.item_metrics)
+        becomes_best = verdict.passed
+        reason = f"{reason}; {verdict.reason()}" if verdict.passed else verdict.reason()
+    becomes_current = becomes_best or mode == "disabled"
     if density is not None:
         reason += (
             f" (density term: candidate {density['candidate']:.3f}, best {density['best']:.3f},"
@@ -174,6 +180,8 @@ async def judge_candidate(
     }
     if density is not None:
         info["density"] = density
+    if verdict is not None:
+        info["significance"] = verdict.to_dict()
     if tr.cfg.gate.repeats > 1:
         info["repeats"] = tr.cfg.gate.repeats
     tr.rd.write_step_rollouts(
@@ -231,6 +239,8 @@ async def judge_candidate(
             staged_ref=staged_ref,
             source=source,
             at_most=early_bound(scored, len(tr.val_items)) if full_score is None else None,
+            p_value=verdict.p if verdict is not None else None,
+            items_counted=verdict.items_counted if verdict is not None else None,
         )
     )
     return info
