@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from core.strict_model import StrictModel
 
@@ -59,6 +59,10 @@ class GateConfig(StrictModel):
     """With significance sign: the largest p-value accepted."""
     min_delta: float = Field(default=0.0, ge=0, le=1)
     """With significance sign: the smallest mean gain over the best accepted."""
+    screen: bool = False
+    """false (published): every candidate gets the full val pass; true (configs/features
+    /screen.yaml): it is first scored on the step's own train batch (already rolled out
+    for the current skill) and gets the val pass only if it scores higher there."""
     skip_when_perfect: bool = False
     """true: once the best scores 1 on every val item (no density term), the remaining steps
     are skipped, since a strict gate can accept nothing more (Sleep's nights). false
@@ -188,6 +192,9 @@ class TrainConfig(StrictModel):
     """Edit lists one merge call combines (published: 8)."""
     edit_budget: int = Field(default=4, ge=0)
     """Most edits one analyst call may propose."""
+    candidates_per_step: int = Field(default=1, ge=1)
+    """Candidates proposed per step from the same rollouts, each with its own seed; with
+    gate.screen the best screened one is gated (1 = published)."""
     schedule: ScheduleConfig = ScheduleConfig()
     strategy: Literal["auto", "llm", "fewshot"] = "auto"
     """llm (reflect and edit), fewshot (deterministic, no optimizer calls), auto = fewshot on
@@ -196,6 +203,17 @@ class TrainConfig(StrictModel):
     gate: GateConfig = GateConfig()
     slow_update: SlowUpdateConfig = SlowUpdateConfig()
     meta_skill: MetaSkillConfig = MetaSkillConfig()
+
+    @model_validator(mode="after")
+    def _check_screened_candidates(self) -> TrainConfig:
+        """Several candidates a step need the screen to pick the one the val pass judges."""
+        if self.candidates_per_step > 1 and not self.gate.screen:
+            raise ValueError(
+                "candidates_per_step above 1 needs gate.screen true (the screen picks the "
+                "candidate to gate); add configs/features/screen.yaml or set it to 1"
+            )
+        return self
+
     prevalidate: bool = False
     """false (published): a candidate is scored unless its frontmatter or protected-block
     markers are broken; true: free checks first (size over max_skill_chars, optimizer

@@ -39,6 +39,7 @@ EXPECTED = {
         c.train.gate.density_weight == 0.05 and c.train.gate.density_formula == "published"
     ),
     "repeated_gate": lambda c: c.train.gate.repeats == 3,
+    "screen": lambda c: c.train.gate.screen is True and c.train.candidates_per_step == 3,
     "significance_gate": lambda c: (
         c.train.gate.significance == "sign" and c.train.gate.alpha == 0.1
     ),

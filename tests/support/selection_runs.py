@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 INITIAL_SKILL = "# Rule world\n\nFollow the rules below.\n"
 
 
-def sim_train(world: RuleWorld, **overrides: Any) -> dict[str, Any]:
+def sim_train(world: RuleWorld) -> dict[str, Any]:
     """The `train:` section every simulated run shares: one epoch, one rule per step, no
     slow update or meta notes (they would be the proposer's, and say nothing of selection)."""
     train: dict[str, Any] = {
@@ -36,7 +36,6 @@ def sim_train(world: RuleWorld, **overrides: Any) -> dict[str, Any]:
         "slow_update": {"enabled": False},
         "meta_skill": {"enabled": False},
     }
-    train.update(overrides)
     return train
 
 
@@ -51,13 +50,14 @@ def write_config(root: Path, world: RuleWorld, overlays: list[str], **train: Any
                     "optimizer": {"backend": "scripted", "model": "scripted-proposer"},
                 },
                 "cache": {"enabled": False},
-                "train": sim_train(world, **train),
+                "train": sim_train(world),
             }
         )
     )
     bases = [str(base)] + [str(REPO / "configs" / "features" / f"{n}.yaml") for n in overlays]
-    path = root / "run.yaml"
-    path.write_text("_base_: [" + ", ".join(bases) + "]\n")
+    path = root / "run.yaml"  # the overlays on the sim's base, then the caller's keys
+    # (an empty `train: {}` would replace the whole section: left out then)
+    path.write_text(yaml.safe_dump({"_base_": bases, **({"train": train} if train else {})}))
     return path
 
 

@@ -69,3 +69,36 @@ async def test_significance_gate_records_p_and_the_items_it_counted(tmp_path):
         assert sig["p"] == pytest.approx(sign_test_p_greater(sig["improved"], sig["regressed"]))
         assert d["became_best"] is (sig["p"] <= 0.1 and sig["gain"] > 0)
         assert f"p={sig['p']:.4g}" in d["reason"]
+
+
+async def test_screen_skips_the_val_pass_for_a_candidate_that_does_not_improve(tmp_path):
+    # Every rule harms and nothing is noisy: no candidate can beat the current skill on
+    # the step's batch, so none may cost a val pass.
+    world = RuleWorld(seed=1, noise=0.0, mix={"harmful": 6})
+    run = await train_in_world(tmp_path, world, ["screen"], candidates_per_step=1)
+    assert run.decisions
+    for info in run.decisions:
+        assert info["reason"].startswith("screened out")
+        assert info["screen"]["chosen"] is None
+        assert info["screen"]["candidates"][0] <= info["screen"]["incumbent"]
+    assert not list(run.run_dir.glob("steps/*/step_val_rollouts.jsonl"))
+    assert run.summary.best_val == run.summary.baseline_val
+
+
+async def test_screen_gates_the_best_of_several_candidates(tmp_path):
+    world = RuleWorld(seed=2, noise=0.0, mix={"helpful": 6, "harmful": 6})
+    run = await train_in_world(tmp_path, world, ["screen"])
+    chosen = [d for d in run.decisions if d["screen"]["chosen"] is not None]
+    assert chosen, "no screened candidate improved: pick another seed"
+    for info in chosen:
+        scores = info["screen"]["candidates"]
+        assert len(scores) == 3
+        assert scores[info["screen"]["chosen"]] == max(scores) > info["screen"]["incumbent"]
+        assert info["items_total"] == world.val  # the chosen one had the val pass
+
+
+def test_several_candidates_a_step_need_the_screen():
+    from core.config import ConfigError, config_from_dict
+
+    with pytest.raises(ConfigError, match="gate.screen"):
+        config_from_dict({"train": {"candidates_per_step": 2}})
