@@ -69,6 +69,20 @@ class GateConfig(StrictModel):
     (published): the steps run anyway."""
 
 
+class ParetoConfig(StrictModel):
+    """Ours (configs/features/pareto.yaml): keep a frontier of non-dominated candidates
+    over per-item val scores instead of one best alone (core/training/frontier.py)."""
+
+    enabled: bool = False
+    """false (published): each step starts from the current skill; true: from a frontier
+    member drawn by the items it wins, and every candidate is scored on every val item."""
+    size: int = Field(default=8, ge=2)
+    """Most members kept; the one winning the fewest items leaves (never the best)."""
+    merges: int = Field(default=2, ge=0)
+    """Merge steps per run at most: two members winning on different items, combined by
+    the optimizer into one candidate the gate judges (0 = none)."""
+
+
 class OptimizerMethodConfig(StrictModel):
     """Variants and ablations of the published optimizer (configs/features/*.yaml)."""
 
@@ -203,6 +217,7 @@ class TrainConfig(StrictModel):
     gate: GateConfig = GateConfig()
     slow_update: SlowUpdateConfig = SlowUpdateConfig()
     meta_skill: MetaSkillConfig = MetaSkillConfig()
+    pareto: ParetoConfig = ParetoConfig()
 
     @model_validator(mode="after")
     def _check_screened_candidates(self) -> TrainConfig:

@@ -16,6 +16,7 @@ from core.skill.edits import Edit
 from core.skill.rule_density import leading_word_density, rule_density
 from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
+from core.training.frontier import add_member, joins
 from core.training.gate import compare_items
 from core.training.significance import significance_verdict
 
@@ -133,7 +134,13 @@ async def judge_candidate(
             "problems": list(problems),
         }
     gate_cfg = tr.cfg.gate
-    if mode != "strict":  # the score is recorded, not only compared: score every item
+    pareto = tr.cfg.pareto
+    if pareto.enabled and not s.frontier:  # the frontier starts as the best alone
+        s.frontier = [{"version": s.best_version, "items": dict(s.best_items)}]
+    parent = s.current_version
+    # The score is recorded, not only compared (the disabled gate; the frontier, which
+    # needs every item's score): score every item.
+    if mode != "strict" or pareto.enabled:
         gate_cfg = gate_cfg.model_copy(update={"early_decide": False})
     margin, density = density_margin(tr, candidate)
     gated = await tr.runner.score_with_gate(
@@ -215,7 +222,8 @@ async def judge_candidate(
                 val_items=len(tr.val_items),
                 edits=shown,
                 summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}"
-                + (" (gate disabled)" if mode == "disabled" else ""),
+                + (" (gate disabled)" if mode == "disabled" else "")
+                + (f" (parent v{parent})" if pareto.enabled else ""),
                 source=source,
                 gate="strict" if mode == "strict" else mode,
             )
@@ -224,6 +232,22 @@ async def judge_candidate(
         info["staged_ref"] = staged_ref
     else:
         tr.buffer.add_rejection(step, edits, full_score, best_before, reason, evidence)
+    if pareto.enabled and full_score is not None:
+        info["parent"] = parent
+        if becomes_best or joins(s.frontier, gated.item_metrics):
+            number = (
+                s.best_version
+                if becomes_best
+                else tr.add_version(candidate, step=step, source=source)
+            )
+            s.frontier, joined = add_member(
+                s.frontier, number, gated.item_metrics, size=pareto.size, keep=s.best_version
+            )
+            info["frontier"] = {
+                "joined": joined,
+                "version": number,
+                "members": [m["version"] for m in s.frontier],
+            }
     tr.emit(
         GateDecided(
             step=step,

@@ -19,6 +19,7 @@ from core.skill.edits import ApplyReport, Edit, EditOutcome, EditStatus, apply_e
 from core.skill.protected_blocks import block_changes, put_back_blocks, write_block
 from core.training.candidate_gate import judge_candidate, mean
 from core.training.context import TrainingRun
+from core.training.frontier import merge_pair, pick_parent
 from core.training.history import StageClock, write_history
 from core.training.minibatch import batch_for_step
 from core.training.schedule import edit_budget_for_step
@@ -63,6 +64,8 @@ def step_batches(tr: TrainingRun, step: int) -> list[list]:
 async def run_step(tr: TrainingRun, step: int) -> None:
     s = tr.state
     epoch = step // tr.steps_per_epoch
+    if tr.cfg.pareto.enabled and len(s.frontier) > 1:  # the step's parent, by its wins
+        s.current_version = pick_parent(s.frontier, f"{tr.config.run.seed}:{step}")
     current = tr.current
     clock = StageClock(tr.client.ledger, tr.rd.step_dir(step))
     batches: list[list[RolloutResult]] = []
@@ -140,6 +143,11 @@ async def run_step(tr: TrainingRun, step: int) -> None:
             if screen is not None:
                 gate_info["screen"] = screen
     tr.rd.write_step_json(step, "gate.json", gate_info)
+    if tr.cfg.pareto.enabled and len(s.merged_pairs) < tr.cfg.pareto.merges:
+        with clock.stage("gate"):
+            merged = await merge_frontier_pair(tr, step)
+        if merged is not None:
+            tr.rd.write_step_json(step, "merge_gate.json", merged)
     if proposal.execution_notes is not None and not tr.cfg.optimizer.notes_gated:
         add_notes_after_gate(tr, step, proposal.execution_notes)
     train_hard = mean([r.hard for r in results])
@@ -202,6 +210,39 @@ async def screen_step(
     if pick.report is not None:  # the apply report of the candidate judged
         tr.rd.write_step_json(step, "apply_report.json", pick.report)
     return pick, record
+
+
+async def merge_frontier_pair(tr: TrainingRun, step: int) -> dict[str, Any] | None:
+    """train.pareto merges: two frontier members winning on different val items, combined
+    by the optimizer (its `merge_skills`) into one candidate the gate judges, from the
+    stronger of the two as parent. None when there is no such pair or the strategy cannot
+    merge."""
+    merge = getattr(tr.strategy, "merge_skills", None)
+    pair = merge_pair(tr.state.frontier, tr.state.merged_pairs)
+    if merge is None or pair is None:
+        return None
+    first, second = pair
+    tr.state.merged_pairs.append(sorted(pair))
+    candidate = await merge(tr.skill_text(first), tr.skill_text(second))
+    tr.state.current_version = first
+    if candidate == tr.current:
+        return {
+            "step": step,
+            "source": "merge",
+            "accepted": False,
+            "parents": list(pair),
+            "reason": "the merge changed nothing",
+        }
+    tr.rd.write_step_text(step, "merge_candidate.md", candidate)
+    info = await judge_candidate(
+        tr,
+        candidate,
+        step=step,
+        edits=[],
+        source="merge",
+        evidence=[{"kind": "merge", "parents": [first, second]}],
+    )
+    return {**info, "parents": list(pair)}
 
 
 def lr_event(step: int, lr: dict[str, Any]) -> LearningRateDecided:

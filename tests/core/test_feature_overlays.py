@@ -39,6 +39,7 @@ EXPECTED = {
         c.train.gate.density_weight == 0.05 and c.train.gate.density_formula == "published"
     ),
     "repeated_gate": lambda c: c.train.gate.repeats == 3,
+    "pareto": lambda c: c.train.pareto.enabled is True and c.train.pareto.size == 8,
     "screen": lambda c: c.train.gate.screen is True and c.train.candidates_per_step == 3,
     "significance_gate": lambda c: (
         c.train.gate.significance == "sign" and c.train.gate.alpha == 0.1
@@ -92,6 +93,8 @@ def test_overlay_switches_its_variant(tmp_path, name):
         "train.gate.alpha=1.5",
         "train.gate.min_delta=-0.1",
         "train.gate.alfa=0.1",  # unknown keys are errors
+        "train.pareto.size=1",
+        "train.pareto.frontier=4",
     ],
 )
 def test_unknown_variant_values_are_errors(override):

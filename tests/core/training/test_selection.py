@@ -4,10 +4,14 @@ screen, the Pareto frontier and its merge step."""
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+
 import pytest
 
 from core.models.types import Request
 from core.sign_test import sign_test_p_greater
+from core.training.frontier import add_member, merge_pair, pick_parent, win_counts
 from tests.doubles.rule_world import RuleWorld, RuleWorldTarget
 from tests.support.selection_runs import train_in_world
 
@@ -102,3 +106,69 @@ def test_several_candidates_a_step_need_the_screen():
 
     with pytest.raises(ConfigError, match="gate.screen"):
         config_from_dict({"train": {"candidates_per_step": 2}})
+
+
+def test_frontier_keeps_a_candidate_that_wins_where_the_best_loses():
+    best = {"a": 1.0, "b": 1.0, "c": 0.0}
+    rival = {"a": 0.0, "b": 0.0, "c": 1.0}  # lower mean, but wins c
+    frontier, joined = add_member([{"version": 1, "items": best}], 2, rival, size=4, keep=1)
+    assert joined and [m["version"] for m in frontier] == [1, 2]
+    assert win_counts(frontier) == {1: 2, 2: 1}
+    # A candidate the best beats everywhere stays out; one beating the rival everywhere
+    # replaces it.
+    assert add_member(frontier, 3, {"a": 1.0, "b": 0.0, "c": 0.0}, size=4, keep=1)[1] is False
+    replaced, joined = add_member(frontier, 4, {"a": 0.0, "b": 1.0, "c": 1.0}, size=4, keep=1)
+    assert joined and [m["version"] for m in replaced] == [1, 4]
+
+
+def test_frontier_over_its_size_drops_the_member_winning_least_never_the_best():
+    members = [{"version": 1, "items": {"a": 0.0, "b": 0.0, "c": 0.0, "d": 1.0}}]
+    members.append({"version": 2, "items": {"a": 1.0, "b": 1.0, "c": 0.0, "d": 0.0}})
+    frontier, joined = add_member(
+        members, 3, {"a": 0.0, "b": 0.0, "c": 1.0, "d": 0.0}, size=2, keep=1
+    )
+    assert joined and sorted(m["version"] for m in frontier) == [1, 3]
+
+
+def test_parents_are_drawn_by_their_wins():
+    frontier = [
+        {"version": 1, "items": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 0.0}},
+        {"version": 2, "items": {"a": 0.0, "b": 0.0, "c": 0.0, "d": 1.0}},
+    ]
+    drawn = Counter(pick_parent(frontier, f"seed:{n}") for n in range(400))
+    assert drawn[1] > 2 * drawn[2] > 0  # weights 3 + 1 and 1 + 1
+
+
+def test_merge_pair_is_two_members_winning_disjoint_items():
+    frontier = [
+        {"version": 1, "items": {"a": 1.0, "b": 0.0, "c": 1.0}},
+        {"version": 2, "items": {"a": 0.0, "b": 1.0, "c": 1.0}},
+    ]
+    assert merge_pair(frontier, []) == (1, 2)
+    assert merge_pair(frontier, [[1, 2]]) is None
+
+
+async def test_pareto_run_keeps_rivals_of_the_best_and_merges_disjoint_winners(tmp_path):
+    world = RuleWorld(seed=2)
+    run = await train_in_world(tmp_path, world, ["pareto"])
+    state = json.loads((run.run_dir / "state.json").read_text())
+    members = {m["version"]: m["items"] for m in state["frontier"]}
+    best = state["best_items"]
+    rivals = [v for v in members if v != state["best_version"]]
+    assert rivals
+    for version in rivals:  # each keeps an item the best loses
+        assert any(score > best[item] for item, score in members[version].items())
+    merges = [json.loads(p.read_text()) for p in run.run_dir.glob("steps/*/merge_gate.json")]
+    judged = [m for m in merges if "items_total" in m]
+    assert judged, "no merge was judged: pick another seed"
+    for merge in judged:
+        first, second = merge["parents"]
+        text = (run.run_dir / "steps" / f"{merge['step']:04d}" / "merge_candidate.md").read_text()
+        held = {r.name for r in world.held(text)}
+        for parent in (first, second):
+            assert {r.name for r in world.held(run_skill(run, parent))} <= held
+        assert merge["source"] == "merge" and merge["parent"] == first
+
+
+def run_skill(run, version: int) -> str:
+    return (run.run_dir / "skills" / f"v{version:04d}.md").read_text()
