@@ -64,7 +64,7 @@ def write_config(root: Path, world: RuleWorld, overlays: list[str], **train: Any
 @dataclass
 class SimRun:
     summary: Any
-    decisions: list[dict[str, Any]]  # gate.json of each step that judged a candidate
+    decisions: list[dict[str, Any]]  # gate.json (merge_gate.json) of each judged candidate
     truly_better: list[bool]  # each judged candidate's true score beats the incumbent's
     best_skill: str
     calls: int
@@ -95,11 +95,17 @@ async def train_in_world(
         await client.aclose()
     decisions, better = [], []
     incumbent = INITIAL_SKILL
-    for gate_file in sorted(run_dir.path.glob("steps/*/gate.json")):
+    judged = [  # each step's candidate, then its Pareto merge
+        (step / gate, step / text)
+        for step in sorted(run_dir.path.glob("steps/*"))
+        for gate, text in (("gate.json", "candidate.md"), ("merge_gate.json", "merge_candidate.md"))
+        if (step / gate).is_file()
+    ]
+    for gate_file, candidate_file in judged:
         info = json.loads(gate_file.read_text())
         if "items_total" not in info and "screen" not in info:
-            continue  # nothing was judged that step
-        candidate = (gate_file.parent / "candidate.md").read_text()
+            continue  # nothing was judged
+        candidate = candidate_file.read_text()
         decisions.append(info)
         better.append(world.true_score(candidate) > world.true_score(incumbent))
         if info.get("became_best"):
