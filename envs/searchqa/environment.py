@@ -88,7 +88,6 @@ class SearchQAEnvironment(SplitDirEnvironment):
     source_hint = "your local copy of the lucadiliello/searchqa rows (Parquet or JSON Lines)"
     OPTIONS = {"max_context_chars": 6000, "harness": "published"}
     CHOICES = {"harness": ("published", "skill_only")}
-    PROMPTS = PROMPTS
 
     def to_item(self, row: dict[str, Any]) -> TaskItem:
         try:

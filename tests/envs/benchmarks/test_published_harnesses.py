@@ -12,6 +12,9 @@ import os
 import re
 from pathlib import Path
 
+import pytest
+
+from core.environment.contract import analyst_guide
 from core.models.types import Request
 from tests.envs.benchmarks.fixtures import SPLIT_IDS, write_manifest, write_split_dirs
 from tests.envs.benchmarks.test_searchqa import item_row
@@ -115,3 +118,73 @@ def test_searchqa_failure_analysts_get_the_benchmarks_taxonomy(tmp_path):
     prompt = analysts[0].messages[0]["content"]
     section = prompt.split("# What failures look like in this task\n")[1].split("# Current")[0]
     assert all(f"- {ours}:" in section for ours in SEARCHQA_FAILURE_KINDS.values())
+
+
+# Each benchmark's published failure categories (skillopt/envs/<name>/prompts/
+# analyst_error.md) and ours for each, in envs/<name>/prompts/analyst_failure.md.
+FAILURE_KINDS = {
+    "searchqa": SEARCHQA_FAILURE_KINDS,
+    "alfworld": {
+        "navigation_loop": "going in circles",
+        "missed_object": "object passed by",
+        "wrong_sequence": "steps out of order",
+        "premature_stop": "stopped short",
+        "action_loop": "repeated action",
+        "appliance_error": "appliance misuse",
+        "rule_missing": "missing rule",
+        "rule_wrong": "misleading rule",
+        "rule_ignored": "rule not followed",
+        "other": "other",
+    },
+    "docvqa": {
+        "evidence_miss": "evidence overlooked",
+        "near_match_confusion": "neighbouring span",
+        "normalization_error": "form only",
+        "reading_error": "misread",
+        "other": "other",
+    },
+    "livemath": {
+        "quantifier_miss": "quantifier missed",
+        "strength_mismatch": "wrong strength",
+        "condition_miss": "condition missed",
+        "option_confusion": "choices confused",
+        "other": "other",
+    },
+    "officeqa": {
+        "retrieval_miss": "wrong source",
+        "evidence_miss": "evidence missed",
+        "operand_error": "wrong values",
+        "calculation_error": "calculation",
+        "answer_format": "answer form",
+        "other": "other",
+    },
+    "spreadsheetbench": {
+        "rule_missing": "missing rule",
+        "rule_wrong": "misleading rule",
+        "rule_ignored": "rule not followed",
+        "data_exploration": "too little data read",
+        "code_error": "code bug",
+        "other": "other",
+    },
+}
+
+
+@pytest.mark.parametrize("benchmark", sorted(FAILURE_KINDS))
+def test_every_benchmark_names_its_published_failure_kinds(benchmark):
+    """Through the contract (core.environment.contract.analyst_guide); an environment
+    without a guide (capitals, ours) gives none."""
+    module = importlib.import_module(f"envs.{benchmark}.environment")
+    cls = next(
+        c
+        for c in vars(module).values()
+        if isinstance(c, type) and getattr(c, "name", None) == benchmark
+    )
+    guide = analyst_guide(cls.__new__(cls), "failure")
+    listed = re.findall(r"^- ([^:]+):", guide, re.M)
+    assert listed == list(FAILURE_KINDS[benchmark].values())
+
+
+def test_an_environment_without_a_guide_gives_none():
+    from envs.capitals.environment import CapitalsEnvironment
+
+    assert analyst_guide(CapitalsEnvironment.__new__(CapitalsEnvironment), "failure") == ""

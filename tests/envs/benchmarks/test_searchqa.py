@@ -33,15 +33,19 @@ def item_row(item_id: str) -> dict:
     }
 
 
-@pytest.fixture
-def env(tmp_path):
+def make_env(tmp_path, **options):
     manifest = write_manifest(tmp_path / "manifest")
     data = write_split_dirs(
         tmp_path / "data", {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
     )
     return get_environment(
-        EnvConfig(name="searchqa", manifest_dir=str(manifest), data_dir=str(data))
+        EnvConfig(name="searchqa", manifest_dir=str(manifest), data_dir=str(data), options=options)
     )
+
+
+@pytest.fixture
+def env(tmp_path):
+    return make_env(tmp_path)
 
 
 def test_loads_the_split_layout(env):
@@ -78,18 +82,7 @@ async def test_one_rollout_through_the_scripted_double(env):
 
 async def test_skill_only_framing_overlay(tmp_path):
     """configs/features/searchqa_skill_only.yaml: our earlier framing, kept as an overlay."""
-    manifest = write_manifest(tmp_path / "manifest")
-    data = write_split_dirs(
-        tmp_path / "data", {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
-    )
-    env = get_environment(
-        EnvConfig(
-            name="searchqa",
-            manifest_dir=str(manifest),
-            data_dir=str(data),
-            options={"harness": "skill_only"},
-        )
-    )
+    env = make_env(tmp_path, harness="skill_only")
     seen = []
 
     def responder(request):
