@@ -41,13 +41,15 @@ WORLDS = {
     "mixed": {"helpful": 4, "neutral": 8, "harmful": 4},
     "rich": {"helpful": 8, "neutral": 4, "harmful": 4},
 }
-METHODS = {
-    "published": [],
-    "significance_gate": ["significance_gate"],
-    "pareto": ["pareto"],
-    "pareto+significance_gate": ["pareto", "significance_gate"],
-    "screen": ["screen"],
+METHODS = {  # overlays, and train keys over them
+    "published": ([], {}),
+    "significance_gate": (["significance_gate"], {}),
+    "pareto": (["pareto"], {}),
+    "pareto+significance_gate": (["pareto", "significance_gate"], {}),
+    "screen": (["screen"], {}),
+    "significance_gate+rescore": (["significance_gate"], {"gate": {"rescore": 3}}),
 }
+DEFAULT_METHODS = list(METHODS)[:5]  # the table; the others on request
 
 
 def measure(world_name: str, method: str, seeds: int) -> dict:
@@ -57,7 +59,8 @@ def measure(world_name: str, method: str, seeds: int) -> dict:
         world = RuleWorld(seed=seed, mix=WORLDS[world_name])
         # tmpfs where there is one: a run's atomic writes sync, which a disk makes slow.
         with tempfile.TemporaryDirectory(dir=SCRATCH if SCRATCH.is_dir() else None) as tmp:
-            run = run_sync(Path(tmp), world, METHODS[method])
+            overlays, train = METHODS[method]
+            run = run_sync(Path(tmp), world, overlays, **train)
         judged += len(run.decisions)
         fooled += sum(
             1
@@ -92,7 +95,7 @@ def main() -> None:
             f"{'world':6} {'method':26} {'false acc':>9} {'test gain':>9} {'curse':>7} {'calls':>7}"
         )
     for world in args.world or list(WORLDS):
-        for method in args.method or list(METHODS):
+        for method in args.method or DEFAULT_METHODS:
             row = measure(world, method, args.seeds)
             if args.json:
                 print(json.dumps(row), flush=True)

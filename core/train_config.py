@@ -59,6 +59,10 @@ class GateConfig(StrictModel):
     """With significance sign: the largest p-value accepted."""
     min_delta: float = Field(default=0.0, ge=0, le=1)
     """With significance sign: the smallest mean gain over the best accepted."""
+    rescore: int = Field(default=0, ge=0)
+    """With significance sign: a candidate that passes is scored this many more times,
+    and the best as many, on each item where they disagree (fresh samples), and the test
+    is made again on each item's mean: a lucky rollout must repeat (0 = no re-scoring)."""
     screen: bool = False
     """false (published): every candidate gets the full val pass; true (configs/features
     /screen.yaml): it is first scored on the step's own train batch (already rolled out

@@ -18,7 +18,7 @@ from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
 from core.training.frontier import add_member, joins
 from core.training.gate import compare_items
-from core.training.significance import significance_verdict
+from core.training.significance import rescored_verdict, significance_verdict
 
 
 def mean(values: list[float]) -> float:
@@ -156,8 +156,11 @@ async def judge_candidate(
     becomes_best = bool(decision.accepted)
     reason = decision.reason
     verdict = None
+    rescored: dict[str, Any] | None = None
     if becomes_best and tr.cfg.gate.significance != "off" and s.best_items:
         verdict = significance_verdict(tr.cfg.gate, s.best_items, gated.item_metrics)
+        if verdict.passed and tr.cfg.gate.rescore:  # a lucky rollout must repeat
+            verdict, rescored = await rescored_verdict(tr, candidate, gated.item_metrics, step=step)
         becomes_best = verdict.passed
         reason = f"{reason}; {verdict.reason()}" if verdict.passed else verdict.reason()
     becomes_current = becomes_best or mode == "disabled"
@@ -189,6 +192,8 @@ async def judge_candidate(
         info["density"] = density
     if verdict is not None:
         info["significance"] = verdict.to_dict()
+    if rescored is not None:
+        info["significance"]["rescored"] = rescored
     if tr.cfg.gate.repeats > 1:
         info["repeats"] = tr.cfg.gate.repeats
     tr.rd.write_step_rollouts(

@@ -60,3 +60,40 @@ def significance_verdict(
         alpha=gate.alpha,
         min_delta=gate.min_delta,
     )
+
+
+async def rescored_verdict(
+    tr, candidate: str, candidate_items: dict[str, float], *, step: int
+) -> tuple[SignificanceVerdict, dict]:
+    """gate.rescore k: the items where the best and the candidate disagree, scored k more
+    times under each (repeat indices of this step's own, so never a replay), and the test
+    made again on each item's mean (the best's own scores stay as they were recorded,
+    so its mean stays the bar). Returns (verdict, what gate.json records)."""
+    gate = tr.cfg.gate
+    best_items = tr.state.best_items
+    changed = [i for i in tr.val_items if candidate_items.get(i.id) != best_items.get(i.id)]
+    repeats = range(1000 * (step + 1), 1000 * (step + 1) + gate.rescore)
+    runner = tr.runner
+    extra = {
+        "best": await runner.resample(
+            changed, tr.best, repeats, gate_cfg=gate, phase="gate", step=step
+        ),
+        "candidate": await runner.resample(
+            changed, candidate, repeats, gate_cfg=gate, phase="gate", step=step
+        ),
+    }
+
+    def averaged(items: dict[str, float], more: dict[str, list[float]]) -> dict[str, float]:
+        return {
+            i: (v + sum(more.get(i, []))) / (1 + len(more.get(i, []))) for i, v in items.items()
+        }
+
+    new_best = averaged(best_items, extra["best"])
+    new_candidate = averaged(candidate_items, extra["candidate"])
+    verdict = significance_verdict(gate, new_best, new_candidate)
+    record = {
+        "items": len(changed),
+        "times": gate.rescore,
+        "rollouts": 2 * len(changed) * gate.rescore,
+    }
+    return verdict, record

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,7 @@ class SimRun:
     best_skill: str
     calls: int
     run_dir: Path
+    asked: Counter  # RuleWorldTarget.asked: (skill, item) -> times asked
 
 
 async def train_in_world(
@@ -111,7 +113,7 @@ async def train_in_world(
         if info.get("became_best"):
             incumbent = candidate
     best = (run_dir.path / "best_skill.md").read_text()
-    return SimRun(summary, decisions, better, best, target.calls, run_dir.path)
+    return SimRun(summary, decisions, better, best, target.calls, run_dir.path, target.asked)
 
 
 def run_sync(root: Path, world: RuleWorld, overlays: list[str] = (), **train: Any) -> SimRun:

@@ -172,3 +172,20 @@ async def test_pareto_run_keeps_rivals_of_the_best_and_merges_disjoint_winners(t
 
 def run_skill(run, version: int) -> str:
     return (run.run_dir / "skills" / f"v{version:04d}.md").read_text()
+
+
+async def test_rescore_repeats_a_passing_candidates_changed_items_under_both_skills(tmp_path):
+    world = RuleWorld(seed=0, mix={"helpful": 8, "neutral": 4, "harmful": 4})
+    run = await train_in_world(tmp_path, world, ["significance_gate"], gate={"rescore": 3})
+    rescored = [d for d in run.decisions if "rescored" in d.get("significance", {})]
+    assert rescored, "no candidate passed the first test: pick another seed"
+    for info in rescored:
+        sig = info["significance"]
+        assert sig["rescored"]["times"] == 3
+        assert sig["rescored"]["rollouts"] == 2 * 3 * sig["rescored"]["items"]
+        # Each changed item was asked 1 + 3 times under the candidate (fresh samples).
+        candidate = (run.run_dir / "steps" / f"{info['step']:04d}" / "candidate.md").read_text()
+        asked_four = [i for i in world.item_ids("val") if run.asked[(candidate, i)] >= 4]
+        assert len(asked_four) == sig["rescored"]["items"] > 0
+        # On means of four samples the test counts the items whose mean moved.
+        assert sig["items_counted"] <= sig["rescored"]["items"]
