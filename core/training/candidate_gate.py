@@ -239,10 +239,11 @@ async def judge_candidate(
         tr.buffer.add_rejection(step, edits, full_score, best_before, reason, evidence)
     if pareto.enabled and full_score is not None:
         info["parent"] = parent
-        if becomes_best or joins(s.frontier, gated.item_metrics):
+        if becomes_current or joins(s.frontier, gated.item_metrics):
+            # Kept as a version already when it became current (and best); else now.
             number = (
-                s.best_version
-                if becomes_best
+                s.current_version
+                if becomes_current
                 else tr.add_version(candidate, step=step, source=source)
             )
             s.frontier, joined = add_member(

@@ -92,6 +92,7 @@ def test_overlay_switches_its_variant(tmp_path, name):
         "train.gate.alpha=0",
         "train.gate.alpha=1.5",
         "train.gate.min_delta=-0.1",
+        "train.gate.rescore=-1",
         "train.gate.alfa=0.1",  # unknown keys are errors
         "train.pareto.size=1",
         "train.pareto.frontier=4",
