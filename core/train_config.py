@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from core.strict_model import StrictModel
 
@@ -50,10 +50,41 @@ class GateConfig(StrictModel):
     ours: (1 - w) x mean + w x share of words in imperative rules."""
     repeats: int = Field(default=1, ge=1)
     """Each val item is scored this many times and the mean compared (noisy targets)."""
+    significance: Literal["off", "sign"] = "off"
+    """off (published): a higher mean is enough; sign (configs/features/significance_gate
+    .yaml): the candidate must also beat the best on significantly more val items than it
+    loses, by the exact one-sided paired sign test at `alpha` (on 0/1 items it is the exact
+    McNemar test), and gain at least `min_delta` on the mean."""
+    alpha: float = Field(default=0.1, gt=0, lt=1)
+    """With significance sign: the largest p-value accepted."""
+    min_delta: float = Field(default=0.0, ge=0, le=1)
+    """With significance sign: the smallest mean gain over the best accepted."""
+    rescore: int = Field(default=0, ge=0)
+    """With significance sign: a candidate that passes is scored this many more times,
+    and the best as many, on each item where they disagree (fresh samples), and the test
+    is made again on each item's mean: a lucky rollout must repeat (0 = no re-scoring)."""
+    screen: bool = False
+    """false (published): every candidate gets the full val pass; true (configs/features
+    /screen.yaml): it is first scored on the step's own train batch (already rolled out
+    for the current skill) and gets the val pass only if it scores higher there."""
     skip_when_perfect: bool = False
     """true: once the best scores 1 on every val item (no density term), the remaining steps
     are skipped, since a strict gate can accept nothing more (Sleep's nights). false
     (published): the steps run anyway."""
+
+
+class ParetoConfig(StrictModel):
+    """Ours (configs/features/pareto.yaml): keep a frontier of non-dominated candidates
+    over per-item val scores instead of one best alone (core/training/frontier.py)."""
+
+    enabled: bool = False
+    """false (published): each step starts from the current skill; true: from a frontier
+    member drawn by the items it wins, and every candidate is scored on every val item."""
+    size: int = Field(default=8, ge=2)
+    """Most members kept; the one winning the fewest items leaves (never the best)."""
+    merges: int = Field(default=2, ge=0)
+    """Merge steps per run at most: two members winning on different items, combined by
+    the optimizer into one candidate the gate judges (0 = none)."""
 
 
 class OptimizerMethodConfig(StrictModel):
@@ -179,6 +210,9 @@ class TrainConfig(StrictModel):
     """Edit lists one merge call combines (published: 8)."""
     edit_budget: int = Field(default=4, ge=0)
     """Most edits one analyst call may propose."""
+    candidates_per_step: int = Field(default=1, ge=1)
+    """Candidates proposed per step from the same rollouts, each with its own seed; with
+    gate.screen the best screened one is gated (1 = published)."""
     schedule: ScheduleConfig = ScheduleConfig()
     strategy: Literal["auto", "llm", "fewshot"] = "auto"
     """llm (reflect and edit), fewshot (deterministic, no optimizer calls), auto = fewshot on
@@ -187,6 +221,18 @@ class TrainConfig(StrictModel):
     gate: GateConfig = GateConfig()
     slow_update: SlowUpdateConfig = SlowUpdateConfig()
     meta_skill: MetaSkillConfig = MetaSkillConfig()
+    pareto: ParetoConfig = ParetoConfig()
+
+    @model_validator(mode="after")
+    def _check_screened_candidates(self) -> TrainConfig:
+        """Several candidates a step need the screen to pick the one the val pass judges."""
+        if self.candidates_per_step > 1 and not self.gate.screen:
+            raise ValueError(
+                "candidates_per_step above 1 needs gate.screen true (the screen picks the "
+                "candidate to gate); add configs/features/screen.yaml or set it to 1"
+            )
+        return self
+
     prevalidate: bool = False
     """false (published): a candidate is scored unless its frontmatter or protected-block
     markers are broken; true: free checks first (size over max_skill_chars, optimizer

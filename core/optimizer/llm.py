@@ -62,6 +62,7 @@ from core.optimizer.reflection_groups import (
 )
 from core.optimizer.rewrite_modes import propose_full_rewrite, propose_rewrite
 from core.optimizer.strategy import EpochContext, Proposal, ProposalContext
+from core.optimizer.suggestions import REWRITE_SHAPE
 from core.run.events import ReflectionText
 from core.skill.edits import Edit
 
@@ -469,6 +470,14 @@ class LLMOptimizer:
             per_outcome=self._pairs_per_outcome,
             seed=ctx.seed,
         )
+
+    async def merge_skills(self, first: str, second: str) -> str:
+        """train.pareto's merge step: one skill keeping what each of two frontier members
+        gets right (the gate judges it). A failed reply gives `first` back unchanged,
+        which the merge step records as a merge that changed nothing."""
+        prompt = render_prompt("merge_skills", first=first, second=second)
+        reply = await self.ask(prompt, REWRITE_SHAPE, first + second)
+        return reply.value["skill"] if reply.ok and reply.value else first
 
     async def slow_update(self, ctx: EpochContext) -> str | None:
         return await epoch_calls.slow_update(self.ask, ctx, render=self.render_pairs)

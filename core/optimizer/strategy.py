@@ -46,6 +46,9 @@ class ProposalContext:
     # Gradient accumulation (train.accumulation > 1): `results` by batch; analyst groups
     # are formed within each batch. None: one batch, `results`.
     batches: list[list[RolloutResult]] | None = None
+    # train.candidates_per_step N > 1 (with gate.screen): which of the step's N proposals
+    # this is (0 = the first, recorded in proposal.json); `seed` differs for each.
+    candidate_index: int = 0
 
 
 @dataclass

@@ -77,6 +77,10 @@ class TrainState:
     optimizer_model: str | None = None  # as RunStarted shows it
     strategy: str | None = None
     rollouts_saved: int = 0  # by the early gate, over the whole run
+    # train.pareto: the non-dominated candidates, [{"version", "items"}] (core/training/
+    # frontier.py), and the version pairs already merged.
+    frontier: list[dict[str, Any]] = field(default_factory=list)
+    merged_pairs: list[list[int]] = field(default_factory=list)
     wall_time_s: float = 0.0  # summed over the processes that worked on the run
     finished: bool = False
     stop_reason: str = ""

@@ -19,8 +19,10 @@ from core.skill.edits import Edit
 from core.skill.rule_density import leading_word_density, rule_density
 from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
+from core.training.frontier import add_member, joins
 from core.training.gate import GateDecision, compare_items
 from core.training.rollout_runner import GatedScore
+from core.training.significance import rescored_verdict, significance_verdict
 
 
 def mean(values: list[float]) -> float:
@@ -137,7 +139,13 @@ async def judge_candidate(
         }
     gate_cfg = tr.cfg.gate
     rule = env_gate_rule(tr)
-    if mode != "strict" or rule is not None:  # every item is scored, not only compared
+    pareto = tr.cfg.pareto
+    if pareto.enabled and not s.frontier:  # the frontier starts as the best alone
+        s.frontier = [{"version": s.best_version, "items": dict(s.best_items)}]
+    parent = s.current_version
+    # The score is recorded, not only compared (the disabled gate; the frontier and an
+    # environment's own rule, which need every item's score): score every item.
+    if mode != "strict" or pareto.enabled or rule is not None:
         gate_cfg = gate_cfg.model_copy(update={"early_decide": False})
     margin, density = density_margin(tr, candidate)
     gated = await tr.runner.score_with_gate(
@@ -151,8 +159,16 @@ async def judge_candidate(
     full_score = mean(scored) if len(scored) == len(tr.val_items) else None
     improved, regressed = compare_items(s.best_items, gated.item_metrics)
     becomes_best = bool(decision.accepted)
-    becomes_current = becomes_best or mode == "disabled"
     reason = decision.reason
+    verdict = None
+    rescored: dict[str, Any] | None = None
+    if becomes_best and tr.cfg.gate.significance != "off" and s.best_items:
+        verdict = significance_verdict(tr.cfg.gate, s.best_items, gated.item_metrics)
+        if verdict.passed and tr.cfg.gate.rescore:  # a lucky rollout must repeat
+            verdict, rescored = await rescored_verdict(tr, candidate, gated.item_metrics, step=step)
+        becomes_best = verdict.passed
+        reason = f"{reason}; {verdict.reason()}" if verdict.passed else verdict.reason()
+    becomes_current = becomes_best or mode == "disabled"
     if density is not None:
         reason += (
             f" (density term: candidate {density['candidate']:.3f}, best {density['best']:.3f},"
@@ -179,6 +195,10 @@ async def judge_candidate(
     }
     if density is not None:
         info["density"] = density
+    if verdict is not None:
+        info["significance"] = verdict.to_dict()
+    if rescored is not None:
+        info["significance"]["rescored"] = rescored
     if tr.cfg.gate.repeats > 1:
         info["repeats"] = tr.cfg.gate.repeats
     tr.rd.write_step_rollouts(
@@ -214,7 +234,8 @@ async def judge_candidate(
                 moved=moved,
                 edits=shown,
                 summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}"
-                + (" (gate disabled)" if mode == "disabled" else ""),
+                + (" (gate disabled)" if mode == "disabled" else "")
+                + (f" (parent v{parent})" if pareto.enabled else ""),
                 source=source,
                 gate="strict" if mode == "strict" else mode,
             )
@@ -223,6 +244,23 @@ async def judge_candidate(
         info["staged_ref"] = staged_ref
     else:
         tr.buffer.add_rejection(step, edits, full_score, best_before, reason, evidence)
+    if pareto.enabled and full_score is not None:
+        info["parent"] = parent
+        if becomes_current or joins(s.frontier, gated.item_metrics):
+            # Kept as a version already when it became current (and best); else now.
+            number = (
+                s.current_version
+                if becomes_current
+                else tr.add_version(candidate, step=step, source=source)
+            )
+            s.frontier, joined = add_member(
+                s.frontier, number, gated.item_metrics, size=pareto.size, keep=s.best_version
+            )
+            info["frontier"] = {
+                "joined": joined,
+                "version": number,
+                "members": [m["version"] for m in s.frontier],
+            }
     tr.emit(
         GateDecided(
             step=step,
@@ -238,6 +276,8 @@ async def judge_candidate(
             staged_ref=staged_ref,
             source=source,
             at_most=early_bound(scored, len(tr.val_items)) if full_score is None else None,
+            p_value=verdict.p if verdict is not None else None,
+            items_counted=verdict.items_counted if verdict is not None else None,
         )
     )
     return info

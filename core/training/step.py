@@ -19,9 +19,11 @@ from core.skill.edits import ApplyReport, Edit, EditOutcome, EditStatus, apply_e
 from core.skill.protected_blocks import block_changes, put_back_blocks, write_block
 from core.training.candidate_gate import judge_candidate, mean
 from core.training.context import TrainingRun
+from core.training.frontier import merge_pair, pick_parent
 from core.training.history import StageClock, write_history
 from core.training.minibatch import batch_for_step
 from core.training.schedule import edit_budget_for_step
+from core.training.screen import screen_candidates, screened_out_reason
 
 
 def failure_patterns(
@@ -62,6 +64,8 @@ def step_batches(tr: TrainingRun, step: int) -> list[list]:
 async def run_step(tr: TrainingRun, step: int) -> None:
     s = tr.state
     epoch = step // tr.steps_per_epoch
+    if tr.cfg.pareto.enabled and len(s.frontier) > 1:  # the step's parent, by its wins
+        s.current_version = pick_parent(s.frontier, f"{tr.config.run.seed}:{step}")
     current = tr.current
     clock = StageClock(tr.client.ledger, tr.rd.step_dir(step))
     batches: list[list[RolloutResult]] = []
@@ -110,10 +114,20 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     await tr.settle_baseline()
     gate_info: dict[str, Any] = {"step": step, "accepted": False, "reason": "no edits proposed"}
     built = build_candidate(tr, step, current, proposal)
+    screen: dict[str, Any] | None = None
+    if tr.cfg.gate.screen and budget > 0:
+        with clock.stage("screen"):
+            built, screen = await screen_step(tr, step, epoch, current, batches, budget, built)
     if built.candidate is not None:
         tr.rd.write_step_text(step, "candidate.md", built.candidate)
         if built.candidate == current:
             gate_info["reason"] = "no edit applied (see apply_report.json)"
+        elif screen is not None and screen["chosen"] is None:
+            reason = screened_out_reason(screen)
+            gate_info = {"step": step, "accepted": False, "reason": reason, "screen": screen}
+            tr.buffer.add_rejection(
+                step, built.applied, None, tr.state.best_score or 0.0, reason, built.evidence
+            )
         else:
             with clock.stage("gate"):
                 gate_info = await judge_candidate(
@@ -126,7 +140,14 @@ async def run_step(tr: TrainingRun, step: int) -> None:
                     evidence=built.evidence,
                     problems=built.problems,
                 )
+            if screen is not None:
+                gate_info["screen"] = screen
     tr.rd.write_step_json(step, "gate.json", gate_info)
+    if tr.cfg.pareto.enabled and len(s.merged_pairs) < tr.cfg.pareto.merges:
+        with clock.stage("gate"):
+            merged = await merge_frontier_pair(tr, step)
+        if merged is not None:
+            tr.rd.write_step_json(step, "merge_gate.json", merged)
     if proposal.execution_notes is not None and not tr.cfg.optimizer.notes_gated:
         add_notes_after_gate(tr, step, proposal.execution_notes)
     train_hard = mean([r.hard for r in results])
@@ -151,6 +172,77 @@ async def run_step(tr: TrainingRun, step: int) -> None:
     clock.finished()  # after the state: a step killed before it is redone with its attempts
     write_history(tr.rd.path, s.next_step, s.baseline_score)
     tr.budget_event()
+
+
+async def screen_step(
+    tr: TrainingRun,
+    step: int,
+    epoch: int,
+    current: str,
+    batches: list[list[RolloutResult]],
+    budget: int,
+    first: BuiltCandidate,
+) -> tuple[BuiltCandidate, dict[str, Any] | None]:
+    """gate.screen: the step's other candidates (train.candidates_per_step, each proposed
+    with its own seed from the same rollouts), screened with the first on the step's
+    batch. Returns the candidate to judge (the best screened; the first when none passes,
+    for the record) and the screen's record (None: nothing to screen)."""
+    results = [r for rolled in batches for r in rolled]
+    builts = [first]
+    for index in range(1, tr.cfg.candidates_per_step):
+        ctx = proposal_context(tr, step, epoch, current, results, budget)
+        ctx.seed += 1_000_003 * index
+        ctx.candidate_index = index
+        if len(batches) > 1:
+            ctx.batches = batches
+        extra = await tr.strategy.propose(ctx)
+        extra.edits = extra.edits[:budget]
+        builts.append(build_candidate(tr, step, current, extra))
+    judged = [b for b in builts if b.candidate is not None and b.candidate != current]
+    if not judged:
+        return first, None
+    by_id = {item.id: item for batch in step_batches(tr, step) for item in batch}
+    items = [by_id[r.item_id] for r in results]
+    chosen, record = await screen_candidates(
+        tr, step, [b.candidate for b in judged], items, results
+    )
+    pick = judged[chosen.index] if chosen is not None else judged[0]
+    if pick.report is not None:  # the apply report of the candidate judged
+        tr.rd.write_step_json(step, "apply_report.json", pick.report)
+    return pick, record
+
+
+async def merge_frontier_pair(tr: TrainingRun, step: int) -> dict[str, Any] | None:
+    """train.pareto merges: two frontier members winning on different val items, combined
+    by the optimizer (its `merge_skills`) into one candidate the gate judges, from the
+    stronger of the two as parent. None when there is no such pair or the strategy cannot
+    merge."""
+    merge = getattr(tr.strategy, "merge_skills", None)
+    pair = merge_pair(tr.state.frontier, tr.state.merged_pairs)
+    if merge is None or pair is None:
+        return None
+    first, second = pair
+    tr.state.merged_pairs.append(sorted(pair))
+    candidate = await merge(tr.skill_text(first), tr.skill_text(second))
+    tr.state.current_version = first
+    if candidate == tr.current:
+        return {
+            "step": step,
+            "source": "merge",
+            "accepted": False,
+            "parents": list(pair),
+            "reason": "the merge changed nothing",
+        }
+    tr.rd.write_step_text(step, "merge_candidate.md", candidate)
+    info = await judge_candidate(
+        tr,
+        candidate,
+        step=step,
+        edits=[],
+        source="merge",
+        evidence=[{"kind": "merge", "parents": [first, second]}],
+    )
+    return {**info, "parents": list(pair)}
 
 
 def lr_event(step: int, lr: dict[str, Any]) -> LearningRateDecided:
