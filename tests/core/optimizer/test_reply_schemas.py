@@ -74,7 +74,13 @@ def replies(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
 
 
 def _valid(name: str, reply: dict[str, Any]) -> bool:
-    # The one rule a portable schema cannot say: merge_full's "pick" null needs a "skill".
+    # The rules a portable schema cannot say: merge_full's "pick" null needs a "skill"; a
+    # miner's check must be usable as written (a regular expression that compiles, a size
+    # "<N> chars", a code term rather than an English word: sleep/mine/with_model.py).
+    if name == "miner":
+        from sleep.mine.with_model import check_problem
+
+        return not any(check_problem(c) for t in reply["tasks"] for c in t["checks"])
     return not (name == "merge_full" and reply["pick"] is None and not reply["skill"].strip())
 
 
