@@ -45,6 +45,10 @@ def _default_run_name(config) -> str:
 def _install_stop_handlers(loop: asyncio.AbstractEventLoop, stop: asyncio.Event, log) -> None:
     def request_stop(signame: str) -> None:
         if stop.is_set():  # a second signal: stop now (the run stays resumable)
+            log(
+                f"{signame} again: stopping now, without finishing the step; the same command "
+                "resumes from the last finished step"
+            )
             raise KeyboardInterrupt
         log(f"{signame} received: stopping at the next step boundary (the run stays resumable)")
         stop.set()
@@ -253,6 +257,7 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
     from core.models.factory import EMBEDDED_NOTICE
     from core.run.estimate import estimate_for
     from core.training.setup import build_client_with_budget_events, choose_strategy
+    from skillopt_tui.cli.long_run import embedded_warning, planned_calls
 
     client = build_client_with_budget_events(cfg, bus)
     try:
@@ -262,6 +267,10 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
         for notice in client.notices:
             if notice != EMBEDDED_NOTICE or uses_local:
                 logger.notice(notice)
+        logger.expected_calls = planned_calls(cfg, env, uses_llm=uses_llm)
+        warning = embedded_warning(logger.expected_calls)
+        if uses_local and EMBEDDED_NOTICE in client.notices and warning:
+            logger.line(warning)
         if state is None:
             logger.line(estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm))
         return await run_training(
