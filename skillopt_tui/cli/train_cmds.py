@@ -133,6 +133,8 @@ def train(
             raise TrainUsageError(
                 f"{run_path} already holds a run; add --force to archive it and start over"
             )
+        if not fresh:
+            _refuse_a_changed_config_of_a_finished_run(run_dir, cfg)
         if fresh and repo is not None:
             # The discarded run's commits must not be reused (same run id, same branch: the
             # stager would dedupe onto them) nor lost: archive them as a rejected branch.
@@ -190,6 +192,27 @@ def _next_steps(run_path: Path, repo, stager) -> str:
             f"      review what it staged: skillopt skills diff {stager.run_id} --repo {repo.path}"
         )
     return "\n".join(lines)
+
+
+def _refuse_a_changed_config_of_a_finished_run(run_dir, cfg) -> None:
+    """A finished run is shown again, not rerun: a changed --set or config would be ignored
+    without a word, so it is refused, naming the way to start over with it."""
+    from core.training.resume import ConfigChanged, config_differences
+
+    state = run_dir.read_state()
+    saved = run_dir.read_config()
+    if state is None or not state.finished or saved is None:
+        return
+    diffs = config_differences(saved, cfg)
+    if not diffs:
+        return
+    key, old, new = diffs[0]
+    more = f" (and {len(diffs) - 1} more)" if len(diffs) > 1 else ""
+    raise ConfigChanged(
+        f"run {run_dir.path} already finished with {key}={old!r}, now {new!r}{more}, and a "
+        "finished run is not rerun; add --fresh --force to start over with the new config, "
+        "or give another --out"
+    )
 
 
 def _mask_handoff_answers(cfg) -> None:
