@@ -197,22 +197,19 @@ def _next_steps(run_path: Path, repo, stager) -> str:
 def _refuse_a_changed_config_of_a_finished_run(run_dir, cfg) -> None:
     """A finished run is shown again, not rerun: a changed --set or config would be ignored
     without a word, so it is refused, naming the way to start over with it."""
-    from core.training.resume import ConfigChanged, config_differences
+    from core.training.resume import ConfigChanged, config_differences, first_difference
 
     state = run_dir.read_state()
     saved = run_dir.read_config()
     if state is None or not state.finished or saved is None:
         return
     diffs = config_differences(saved, cfg)
-    if not diffs:
-        return
-    key, old, new = diffs[0]
-    more = f" (and {len(diffs) - 1} more)" if len(diffs) > 1 else ""
-    raise ConfigChanged(
-        f"run {run_dir.path} already finished with {key}={old!r}, now {new!r}{more}, and a "
-        "finished run is not rerun; add --fresh --force to start over with the new config, "
-        "or give another --out"
-    )
+    if diffs:
+        raise ConfigChanged(
+            f"run {run_dir.path} already finished, and a finished run is not rerun: "
+            f"{first_difference(diffs)}. Add --fresh --force to start over with the new "
+            "config, or give another --out"
+        )
 
 
 def _mask_handoff_answers(cfg) -> None:
