@@ -9,7 +9,13 @@ TOOLS ?= .tools
 AGENT_PKGS := @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0 \
 	@mariozechner/pi-coding-agent@0.73.1 opencode-ai@1.18.33 @github/copilot@1.0.102
 
-.PHONY: demo test lint bench clean agents docs
+# The published skillopt, in a venv of its own, is the oracle of the differential tests
+# (tests/core/published/): our functions must give its functions' answers at default.
+# Never installed into the product's venv.
+ORACLE_PKG := skillopt==0.2.0
+ORACLE := $(TOOLS)/skillopt-0.2.0
+
+.PHONY: demo test lint bench clean agents docs oracle
 
 # Mermaid, served from the site itself so diagrams draw offline (the theme would fetch it
 # from a CDN). Major 11 is the API mkdocs-material 9.x drives; exact pin, copied into the
@@ -56,6 +62,13 @@ $(TOOLS)/.installed-agents: Makefile
 
 agents: $(TOOLS)/.installed-agents
 
+$(ORACLE)/.installed: Makefile
+	$(PYTHON) -m venv $(ORACLE)
+	$(ORACLE)/bin/pip install -q $(ORACLE_PKG)
+	touch $@
+
+oracle: $(ORACLE)/.installed
+
 demo: $(VENV)/.installed-embedded
 	$(BIN)/skillopt train --config configs/demo.yaml --out runs/demo
 	@echo "next: put skillopt on your PATH with 'source $(VENV)/bin/activate' (or run $(BIN)/skillopt),"
@@ -69,7 +82,7 @@ demo: $(VENV)/.installed-embedded
 # to the usual __pycache__ folders (git-ignored); the jailed checks set their own env.
 # --durations: every run's log names its slowest tests, the ones to look at first when
 # the suite nears its budget (CI: 2 cores, keep it well under 10 minutes).
-test: $(VENV)/.installed-test $(TOOLS)/.installed-agents
+test: $(VENV)/.installed-test $(TOOLS)/.installed-agents $(ORACLE)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(MAKE) docs

@@ -56,10 +56,14 @@ def answer(prompt: str) -> str:  # noqa: PLR0911 - one branch per prompt kind
     if '"order"' in prompt:
         n = len(re.findall(r"^\[\d+\]", prompt, re.M))
         return json.dumps({"order": list(range(n)), "reason": "as merged"})
-    if '"guidance"' in prompt:
-        return json.dumps({"guidance": "Give the capital's name and nothing else."})
-    if '"notes": "' in prompt:
-        return json.dumps({"notes": "Fact lines for failed countries helped."})
+    if "epoch-level guidance" in prompt:
+        return json.dumps(
+            {"reasoning": "format errors", "content": "Give the capital's name and nothing else."}
+        )
+    if "notes for yourself" in prompt:
+        return json.dumps(
+            {"reasoning": "facts helped", "content": "Fact lines for failed countries helped."}
+        )
     if "Rewrite the skill" in prompt:
         lines = re.findall(r"instruction: Add the line '(.+?)'", prompt)
         return json.dumps({"skill": _skill(prompt).rstrip("\n") + "\n" + "\n".join(lines) + "\n"})

@@ -28,6 +28,19 @@ def sign_test_p(improved: int, regressed: int) -> float:
     return float(min(Fraction(1), 2 * tail))
 
 
+def sign_test_p_greater(improved: int, regressed: int) -> float:
+    """The one-sided exact sign-test p-value for "changes go up more often than down":
+    the chance of at least `improved` ups among the changed items if each were a coin
+    flip. What a gate asks (is the candidate better?), where the staged commit's two-sided
+    p asks whether it differs at all. 1.0 when nothing changed."""
+    if improved < 0 or regressed < 0:
+        raise ValueError(f"counts must be >= 0, got {improved} improved, {regressed} regressed")
+    n = improved + regressed
+    if n == 0:
+        return 1.0
+    return float(Fraction(sum(comb(n, i) for i in range(improved, n + 1)), 2**n))
+
+
 def evidence_trailer(improved: int, regressed: int) -> str:
     """The `Evidence` trailer's value: `p=0.0625`, four significant digits at most."""
     return f"p={sign_test_p(improved, regressed):.4g}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from core.strict_model import StrictModel
 
@@ -50,10 +50,41 @@ class GateConfig(StrictModel):
     ours: (1 - w) x mean + w x share of words in imperative rules."""
     repeats: int = Field(default=1, ge=1)
     """Each val item is scored this many times and the mean compared (noisy targets)."""
+    significance: Literal["off", "sign"] = "off"
+    """off (published): a higher mean is enough; sign (configs/features/significance_gate
+    .yaml): the candidate must also beat the best on significantly more val items than it
+    loses, by the exact one-sided paired sign test at `alpha` (on 0/1 items it is the exact
+    McNemar test), and gain at least `min_delta` on the mean."""
+    alpha: float = Field(default=0.1, gt=0, lt=1)
+    """With significance sign: the largest p-value accepted."""
+    min_delta: float = Field(default=0.0, ge=0, le=1)
+    """With significance sign: the smallest mean gain over the best accepted."""
+    rescore: int = Field(default=0, ge=0)
+    """With significance sign: a candidate that passes is scored this many more times,
+    and the best as many, on each item where they disagree (fresh samples), and the test
+    is made again on each item's mean: a lucky rollout must repeat (0 = no re-scoring)."""
+    screen: bool = False
+    """false (published): every candidate gets the full val pass; true (configs/features
+    /screen.yaml): it is first scored on the step's own train batch (already rolled out
+    for the current skill) and gets the val pass only if it scores higher there."""
     skip_when_perfect: bool = False
     """true: once the best scores 1 on every val item (no density term), the remaining steps
     are skipped, since a strict gate can accept nothing more (Sleep's nights). false
     (published): the steps run anyway."""
+
+
+class ParetoConfig(StrictModel):
+    """Ours (configs/features/pareto.yaml): keep a frontier of non-dominated candidates
+    over per-item val scores instead of one best alone (core/training/frontier.py)."""
+
+    enabled: bool = False
+    """false (published): each step starts from the current skill; true: from a frontier
+    member drawn by the items it wins, and every candidate is scored on every val item."""
+    size: int = Field(default=8, ge=2)
+    """Most members kept; the one winning the fewest items leaves (never the best)."""
+    merges: int = Field(default=2, ge=0)
+    """Merge steps per run at most: two members winning on different items, combined by
+    the optimizer into one candidate the gate judges (0 = none)."""
 
 
 class OptimizerMethodConfig(StrictModel):
@@ -90,6 +121,23 @@ class OptimizerMethodConfig(StrictModel):
     notes_gated: bool = False
     """false (published): notes are written into the current skill after the step's gate;
     true: they are part of the gated candidate."""
+    rejected_buffer_chars: int | None = Field(default=None, ge=200)
+    """null (published): the buffer is shown whole; N: within N characters, newest first,
+    targets and contents clipped to 80 and 160 characters."""
+    retry_truncated: bool = False
+    """false (published: no second call): an optimizer reply cut at its token limit is
+    dropped; true: it is asked again once at twice the budget, then dropped."""
+    model_errors_fail: bool = True
+    """true (published): a rollout that ended in a model error (scored 0) is a failure the
+    analysts see; false: it is left out, as it says nothing about the skill."""
+    edit_targets: Literal["first", "strict"] = "first"
+    """first (published): an edit acts on its target's first exact occurrence, and an
+    insert_after whose target is missing appends; strict: exact then whitespace-normalised,
+    a target found twice is refused and a missing one dropped (core/skill/edits.py)."""
+    ranking: Literal["selected", "padded"] = "selected"
+    """selected (published): only the edits the ranker chose are applied, possibly fewer
+    than the budget; padded: the ranker orders every edit and the budget is filled in that
+    order, with the merged order for any it left out."""
 
     @field_validator("trajectory_chars")
     @classmethod
@@ -129,6 +177,9 @@ class SlowUpdateConfig(StrictModel):
     longitudinal_pair_policy: Literal["mixed", "changed", "unchanged"] = "mixed"
     """Which pairs the prompts get: mixed = all; changed = improved and regressed only,
     topped up towards sample_size; unchanged = still failing or still passing."""
+    after_first_epoch: bool = False
+    """false (published): the first epoch's end makes no slow update and no meta notes
+    call (the notes first act in the third epoch); true: it reviews like the others."""
 
 
 class MetaSkillConfig(StrictModel):
@@ -144,8 +195,8 @@ class TrainConfig(StrictModel):
     initial_skill: str | None = None
     """Path of the seed skill (`skillopt train --skill` from a skills repository wins);
     null = an empty skill."""
-    epochs: int = Field(default=2, ge=1)
-    """Passes over the train split."""
+    epochs: int = Field(default=4, ge=1)
+    """Passes over the train split (published: 4)."""
     steps_per_epoch: int | None = Field(default=None, ge=1)
     """Steps in one epoch; null = ceil(train items / (batch_size x accumulation))."""
     batch_size: int = Field(default=40, ge=1)
@@ -155,10 +206,13 @@ class TrainConfig(StrictModel):
     candidate."""
     minibatch_size: int = Field(default=8, ge=1)
     """Items one analyst call sees."""
-    merge_batch_size: int = Field(default=4, ge=2)
-    """Edit lists one merge call combines."""
+    merge_batch_size: int = Field(default=8, ge=2)
+    """Edit lists one merge call combines (published: 8)."""
     edit_budget: int = Field(default=4, ge=0)
     """Most edits one analyst call may propose."""
+    candidates_per_step: int = Field(default=1, ge=1)
+    """Candidates proposed per step from the same rollouts, each with its own seed; with
+    gate.screen the best screened one is gated (1 = published)."""
     schedule: ScheduleConfig = ScheduleConfig()
     strategy: Literal["auto", "llm", "fewshot"] = "auto"
     """llm (reflect and edit), fewshot (deterministic, no optimizer calls), auto = fewshot on
@@ -167,8 +221,24 @@ class TrainConfig(StrictModel):
     gate: GateConfig = GateConfig()
     slow_update: SlowUpdateConfig = SlowUpdateConfig()
     meta_skill: MetaSkillConfig = MetaSkillConfig()
+    pareto: ParetoConfig = ParetoConfig()
+
+    @model_validator(mode="after")
+    def _check_screened_candidates(self) -> TrainConfig:
+        """Several candidates a step need the screen to pick the one the val pass judges."""
+        if self.candidates_per_step > 1 and not self.gate.screen:
+            raise ValueError(
+                "candidates_per_step above 1 needs gate.screen true (the screen picks the "
+                "candidate to gate); add configs/features/screen.yaml or set it to 1"
+            )
+        return self
+
+    prevalidate: bool = False
+    """false (published): a candidate is scored unless its frontmatter or protected-block
+    markers are broken; true: free checks first (size over max_skill_chars, optimizer
+    chatter, an unclosed or wrapping code fence) reject it without a rollout."""
     max_skill_chars: int = Field(default=20_000, ge=100)
-    """A candidate longer than this is invalid and never gated."""
+    """With prevalidate: a candidate longer than this is invalid and never gated."""
     val_limit: int | None = Field(default=None, ge=1)
     """Keep a seeded sample of this many val items (null = the whole split)."""
     test_limit: int | None = Field(default=None, ge=1)

@@ -5,6 +5,7 @@ rollout result (scored, or zero because the model kept failing).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,6 +28,15 @@ class SplitDirEnvironment:
 
     name: ClassVar[str]
     version: ClassVar[str]
+
+    def analyst_guide(self, kind: str) -> str:
+        """The environment's categories for the `kind` analysts: prompts/analyst_<kind>.md
+        beside the subclass's module, or "" when it has none
+        (core.environment.contract.analyst_guide)."""
+        module = sys.modules[type(self).__module__].__file__ or ""
+        path = Path(module).parent / "prompts" / f"analyst_{kind}.md"
+        return path.read_text(encoding="utf-8") if path.is_file() else ""
+
     source_hint: ClassVar[str]
     OPTIONS: ClassVar[dict[str, Any]] = {}
     CHOICES: ClassVar[dict[str, tuple[Any, ...]]] = {}  # option -> allowed values

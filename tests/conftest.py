@@ -12,11 +12,13 @@ Parallel runs. `make test` runs the suite on pytest-xdist workers, one per core
 (`-n auto --dist loadgroup`): separate processes, each with its own tmp_path tree,
 environment, working directory and `monkeypatch`. A test that uses tmp_path, port 0,
 a private HOME and private tmux socket (tests/support/tmux.py names it by pid) needs
-nothing more. What workers could share is grouped here, so each group runs on one
+nothing more. The embedded model is one llama.cpp server for the whole session, shared by
+every worker: an `embedded` test gets SKILLOPT_EMBEDDED_URL pointing at it, and so does
+every `skillopt` it runs (tests/support/embedded_session.py starts and stops it). A test
+of the server's own start and stop takes `@pytest.mark.embedded(own_server=True)` and
+starts its own. What else workers could share is grouped here, so each group runs on one
 worker, one test after another:
 
-- every `embedded` test (one llama.cpp server per group rather than one per worker,
-  whose threads would otherwise fight over the same two cores);
 - every test of a module that uses a module- or class-scoped fixture of ours (built once,
   not once per worker; the snapshot worlds at fixed /tmp paths also take a FileLock);
 - a package- or session-scoped fixture of ours groups all its users under its name.
@@ -34,6 +36,9 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+from core.models.local_server import ATTACH_ENV
+from tests.support import embedded_session
+
 settings.register_profile(
     "ci",
     deadline=None,
@@ -44,13 +49,9 @@ settings.register_profile(
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-EMBEDDED_GROUP = "embedded-model"
-
 
 def shared_resource_group(item: pytest.Item) -> str | None:
     """The xdist group `item` must run in, or None when it can go to any worker."""
-    if item.get_closest_marker("embedded") is not None:
-        return EMBEDDED_GROUP
     info = getattr(item, "_fixtureinfo", None)
     for name in sorted(info.name2fixturedefs if info else ()):
         fixturedef = info.name2fixturedefs[name][-1]
@@ -76,3 +77,36 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(autouse=True)
 def _private_state_dir(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("SKILLOPT_STATE_DIR", str(tmp_path_factory.mktemp("skillopt-state")))
+
+
+def uses_session_server(item: pytest.Item) -> bool:
+    mark = item.get_closest_marker("embedded")
+    return mark is not None and not mark.kwargs.get("own_server", False)
+
+
+@pytest.fixture(autouse=True)
+def _session_embedded_server(request, tmp_path_factory, monkeypatch):
+    """An `embedded` test, and every run it starts, talks to the session's one server."""
+    if not uses_session_server(request.node):
+        monkeypatch.delenv(ATTACH_ENV, raising=False)
+        return
+    folder = embedded_session.session_folder(tmp_path_factory.getbasetemp())
+    url = embedded_session.server_url(folder, embedded_session.session_owner())
+    monkeypatch.setenv(ATTACH_ENV, url)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The session's owner (the xdist controller, or pytest without workers) stops the
+    shared embedded server; workers leave it to the owner."""
+    config = session.config
+    if hasattr(config, "workerinput"):
+        return
+    embedded_session.stop_server(config._tmp_path_factory.getbasetemp())
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    line = embedded_session.cpu_line(config._tmp_path_factory.getbasetemp())
+    if line is not None:
+        terminalreporter.write_line(line)

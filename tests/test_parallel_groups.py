@@ -1,12 +1,14 @@
 """tests/conftest.py keeps tests that share a resource on one pytest-xdist worker: a
 module whose tests share a module-scoped fixture is one group; a test sharing nothing
-gets no group and may run on any worker."""
+gets no group and may run on any worker. The embedded model is no such resource: its
+tests share the session's one server from any worker."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import EMBEDDED_GROUP, shared_resource_group
+from core.models.local_server import ATTACH_ENV
+from tests.conftest import shared_resource_group, uses_session_server
 
 
 @pytest.fixture(scope="module")
@@ -20,9 +22,22 @@ def test_a_module_scoped_fixture_puts_its_module_in_one_group(request, built_onc
     assert shared_resource_group(request.node) == "tests/test_parallel_groups.py"
 
 
-def test_the_embedded_tests_share_one_group(request):
+def test_the_embedded_tests_spread_over_the_workers(request):
     request.node.add_marker(pytest.mark.embedded)  # as an embedded module's pytestmark
-    assert shared_resource_group(request.node) == EMBEDDED_GROUP
+    assert shared_resource_group(request.node) is None
+    assert uses_session_server(request.node)
+
+
+def test_a_test_of_the_server_itself_starts_its_own(request):
+    request.node.add_marker(pytest.mark.embedded(own_server=True))
+    assert not uses_session_server(request.node)
+
+
+@pytest.mark.embedded(own_server=True)
+def test_only_session_server_users_see_its_address():
+    import os
+
+    assert ATTACH_ENV not in os.environ
 
 
 def test_plugin_fixtures_of_wider_scope_group_nothing(request, tmp_path_factory):

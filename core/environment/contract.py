@@ -129,7 +129,9 @@ class Environment(Protocol):
     """`target_kind` (optional, default "chat"): "agent" for an environment whose items
     are coding tasks; its `rollout` then receives an `AgentFn` as `complete`.
     `worker_needs` (optional, a `WorkerNeeds`): what a rollout needs on a Ray worker. The
-    object must pickle (it travels to the workers once per run)."""
+    object must pickle (it travels to the workers once per run). `analyst_guide(kind)`
+    (optional): the task's own categories for the failure or success analysts
+    (`analyst_guide` below)."""
 
     name: str
     version: str  # bump when prompts or scoring change: part of the rollout cache key
@@ -168,6 +170,18 @@ class WorkerNeeds:
 
 def worker_needs(env: Environment) -> WorkerNeeds:
     return getattr(env, "worker_needs", None) or WorkerNeeds()
+
+
+ANALYST_KINDS = ("failure", "success")
+
+
+def analyst_guide(env: Environment, kind: str) -> str:
+    """The environment's own guide for the `kind` ("failure" or "success") analysts, or
+    "": what goes wrong or right in its task, in its terms (as published, each benchmark
+    names its failure categories). An environment declares it as an optional
+    `analyst_guide(kind) -> str` method."""
+    guide = getattr(env, "analyst_guide", None)
+    return guide(kind).strip() if callable(guide) else ""
 
 
 def needs_agent(env: Environment) -> bool:

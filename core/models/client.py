@@ -250,7 +250,9 @@ class ModelClient:
         # answer is used, so no cache, rollout, event or skill ever holds it.
         completion = _masked(completion)
         if not completion.cached:  # a backend's own replay (a handoff answer read again)
-            self.ledger.record(role, rt.model, completion.usage, cached=False)
+            self.ledger.record(
+                role, rt.model, completion.usage, cached=False, served_model=completion.model
+            )
         if cache is not None and self.cache is cache:  # not disabled meanwhile
             try:
                 cache.put(key, request, completion)

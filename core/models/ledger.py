@@ -128,6 +128,7 @@ class UsageLedger:
         *,
         cancelled: bool = False,
         estimated: bool = False,
+        served_model: str | None = None,
     ) -> None:
         """A finished call. A cache hit counts as a call and a hit, and costs nothing. A
         call cancelled in flight, or abandoned (a timeout, a stream that stalled or broke
@@ -158,6 +159,8 @@ class UsageLedger:
             "output_tokens": 0 if cached else usage.output_tokens,
             "cost_usd": cost,
         }
+        if served_model and served_model != model:  # the version the provider says served it
+            entry["served_model"] = served_model
         if cancelled:
             entry["cancelled"] = True
         if estimated:

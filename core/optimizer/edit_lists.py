@@ -61,11 +61,37 @@ def render_edits(
 
 def rank_order(order: list[int], n: int) -> list[int]:
     """Valid, first-seen indices from the ranker, then any it left out in merged order."""
-    ranked: list[int] = []
-    for i in order:
-        if 0 <= i < n and i not in ranked:
-            ranked.append(i)
+    ranked = ranker_choice(order, n)
     return ranked + [i for i in range(n) if i not in ranked]
+
+
+def ranker_choice(order: list[int], n: int) -> list[int]:
+    """The valid indices the ranker named, each once, in its order."""
+    chosen: list[int] = []
+    for i in order:
+        if 0 <= i < n and i not in chosen:
+            chosen.append(i)
+    return chosen
+
+
+def ranked_selection(order: list[int], n: int, budget: int, ranking: str) -> list[int]:
+    """The indices a step applies. selected (published): the ranker's own choice, cut at
+    the budget, possibly fewer; when it named no valid index, the first `budget` in merged
+    order. padded: the ranker's order filled up with what it left out, cut at the budget."""
+    if ranking == "padded":
+        return rank_order(order, n)[:budget]
+    return ranker_choice(order, n)[:budget] or list(range(min(n, budget)))
+
+
+# The rank prompt's answer rule for each `ranking`: the published ranker is asked for its
+# selection, ours (padded) for a full order.
+RANK_ANSWER = {
+    "selected": (
+        "listing the numbers of the edits to apply, at most {budget}, best first "
+        "(leave out any edit that would hurt or repeat another)"
+    ),
+    "padded": "listing every edit number once, best first",
+}
 
 
 def render_unmatched(ctx: ProposalContext) -> str:

@@ -47,7 +47,7 @@ async def slow_update(ask: Ask, ctx: EpochContext, *, render: RenderPairs) -> st
     if not reply.ok:
         _reflect(ctx, "slow_update", f"guidance unchanged: {reply.error}")
         return None
-    guidance = (reply.value or {})["guidance"].strip()
+    guidance = (reply.value or {})["content"].strip()
     if not guidance or guidance == ctx.current_guidance.strip():
         _reflect(ctx, "slow_update", "guidance unchanged")
         return None
@@ -74,6 +74,6 @@ async def meta_notes(ask: Ask, ctx: EpochContext, *, render: RenderPairs) -> str
     if not reply.ok:
         _reflect(ctx, "meta", f"notes unchanged: {reply.error}")
         return ctx.meta_notes
-    notes = (reply.value or {})["notes"].strip()
+    notes = (reply.value or {})["content"].strip()
     _reflect(ctx, "meta", notes or "(no notes)")
     return notes or ctx.meta_notes

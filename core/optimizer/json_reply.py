@@ -4,10 +4,12 @@ Models wrap JSON in ``` fences, add a sentence before it, or break it. We accept
 JSON object we can find, check it against the shape the prompt asked for, and when that
 fails we re-ask once, quoting the parse error and the expected shape: a second failure is
 reported, not guessed around. A reply cut off by the token limit (finish reason "length")
-is never used, not even its parsable prefix. With `grow_on_truncation` (the optimizer's
-sized calls) it is asked again once with twice the call's `max_tokens` (and timeout), up to
-the ceiling, as published; a reply cut again, or one whose budget cannot grow, is dropped
-with a reason that names the setting to raise.
+is never used, not even its parsable prefix, nor re-asked (published makes no second call
+either; it never looks at the finish reason and parses what it got, which a cut JSON reply
+rarely survives). With `grow_on_truncation` (the retry_truncated overlay) it is asked
+again once with twice the call's `max_tokens` (and timeout), up to the ceiling; a reply
+cut again, or one whose budget cannot grow, is dropped with a reason that names the
+setting to raise.
 
 A person's answer (the handoff backend) that is unusable is rejected with the reason in
 its folder; a still unusable repair answer raises `AnswerRejected`, so the run waits for a
@@ -172,22 +174,31 @@ def _check_order(obj: dict[str, Any]) -> dict[str, Any]:
     return {"order": order, "reason": need_str(obj, "reason", optional=True)}
 
 
-def _check_key(key: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    def check(obj: dict[str, Any]) -> dict[str, Any]:
-        return {key: need_str(obj, key)}
-
-    return check
-
-
 _EDIT = '{"op": "insert_after|append|replace|delete", "target": "...", "content": "...", "rationale": "..."}'
 _EDITS = '{"analysis": "...", "edits": [' + _EDIT + "]}"
 ANALYST_SHAPE = Shape("analyst", _EDITS, _check_edits, schemas.ANALYST)
 MERGE_SHAPE = Shape("merge", _EDITS, _check_merged, schemas.MERGE)
 RANK_SHAPE = Shape("rank", '{"order": [2, 0, 1], "reason": "..."}', _check_order, schemas.RANK)
-GUIDANCE_SHAPE = Shape(
-    "slow_update", '{"guidance": "..."}', _check_key("guidance"), schemas.SLOW_UPDATE
-)
-NOTES_SHAPE = Shape("meta_skill", '{"notes": "..."}', _check_key("notes"), schemas.META_SKILL)
+
+
+def _check_content(former: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The epoch calls' reply, as published: {reasoning, content}. The key these replies
+    had before ("guidance", "notes") is still read, so an answer written for it (a
+    handoff answer, a scripted test double) is not lost."""
+
+    def check(obj: dict[str, Any]) -> dict[str, Any]:
+        key = "content" if "content" in obj or former not in obj else former
+        return {
+            "reasoning": need_str(obj, "reasoning", optional=True),
+            "content": need_str(obj, key),
+        }
+
+    return check
+
+
+_CONTENT = '{"reasoning": "...", "content": "<markdown>"}'
+GUIDANCE_SHAPE = Shape("slow_update", _CONTENT, _check_content("guidance"), schemas.SLOW_UPDATE)
+NOTES_SHAPE = Shape("meta_skill", _CONTENT, _check_content("notes"), schemas.META_SKILL)
 
 
 def parse_reply(text: str, shape: Shape) -> dict[str, Any]:

@@ -23,8 +23,10 @@ from core.optimizer.autonomous_lr import decide_edit_count, decision_text
 from core.optimizer.call_budget import CHARS_PER_TOKEN, call_timeout, completion_budget
 from core.optimizer.edit_lists import (
     NONE,
+    RANK_ANSWER,
     dedupe,
     rank_order,
+    ranked_selection,
     render_edits,
     render_unmatched,
 )
@@ -60,6 +62,7 @@ from core.optimizer.reflection_groups import (
 )
 from core.optimizer.rewrite_modes import propose_full_rewrite, propose_rewrite
 from core.optimizer.strategy import EpochContext, Proposal, ProposalContext
+from core.optimizer.suggestions import REWRITE_SHAPE
 from core.run.events import ReflectionText
 from core.skill.edits import Edit
 
@@ -75,6 +78,13 @@ class OptimizerClient(Protocol):
     async def complete(
         self, messages: list[Message], *, role: str = ..., **settings: Any
     ) -> Completion: ...
+
+
+def task_guide(ctx: ProposalContext, kind: str) -> str:
+    """The environment's guide for this analyst kind as a prompt section ("" if none)."""
+    guide = ctx.analyst_guides.get(kind, "").strip()
+    title = "failures" if kind == FAILURE else "successes"
+    return f"# What {title} look like in this task\n{guide}\n\n" if guide else ""
 
 
 class LLMOptimizer:
@@ -107,6 +117,7 @@ class LLMOptimizer:
         update_mode: str = "patch",
         skill_aware: bool = False,
         notes_max_chars: int = 1500,
+        retry_truncated: bool = False,
         **settings: Any,
     ):
         if merge_context not in ("edits", "analyses"):
@@ -119,6 +130,7 @@ class LLMOptimizer:
         self._update_mode = update_mode
         self._skill_aware = skill_aware
         self._notes_max_chars = notes_max_chars
+        self._retry_truncated = retry_truncated
         self._failures_only = failures_only
         self._merge_context = merge_context
         self._client = client
@@ -156,7 +168,10 @@ class LLMOptimizer:
         groups: list[Group] = []
         for a, batch in enumerate(ctx.batches or [ctx.results]):  # accumulation: per batch
             groups += make_groups(
-                batch, seed=ctx.seed * 1000 + a if a else ctx.seed, size=ctx.minibatch_size
+                batch,
+                seed=ctx.seed * 1000 + a if a else ctx.seed,
+                size=ctx.minibatch_size,
+                model_errors_fail=ctx.model_errors_fail,
             )
         # Failure groups first, each kind numbered across the batches.
         groups.sort(key=lambda g: g.kind != FAILURE)
@@ -184,12 +199,12 @@ class LLMOptimizer:
             settings["max_tokens"] = budget
             settings["timeout_s"] = call_timeout(budget, floor_s=self._timeout_floor_s)
         with stage(_STAGES.get(shape.name, shape.name)):  # the ledger's per-stage usage
-            # Sized calls name their budget: a cut reply is retried once at twice it.
+            # retry_truncated: a sized call's cut reply is retried once at twice its budget.
             return await ask_json(
                 self._complete,
                 messages,
                 shape,
-                grow_on_truncation=self._floor is not None,
+                grow_on_truncation=self._floor is not None and self._retry_truncated,
                 max_tokens_ceiling=self._ceiling,
                 **settings,
             )
@@ -266,6 +281,7 @@ class LLMOptimizer:
             meta_notes=ctx.meta_notes.strip() or NONE,
             edit_rules=load_prompt("edit_rules").strip(),
             lapse_rules=self.lapse_rules(group, "an edit"),
+            task_guide=task_guide(ctx, group.kind),
         )
         items = self.render_items(group, ctx.skill_text, render_prompt(name, items="", **values))
         prompt = render_prompt(name, items=items, **values)
@@ -403,6 +419,9 @@ class LLMOptimizer:
             groups=len(self.groups(ctx)),
             budget=budget,
             meta_notes=ctx.meta_notes.strip() or NONE,
+            answer_rule=RANK_ANSWER["padded" if full_order else ctx.ranking].replace(
+                "{budget}", str(budget)
+            ),
         )
         reply = await self.ask(prompt, RANK_SHAPE)
         if not reply.ok:
@@ -412,7 +431,12 @@ class LLMOptimizer:
             return merged[:budget]
         value = reply.value or {}
         ranked = rank_order(value["order"], len(merged))
-        chosen = [merged[i] for i in ranked][:budget]
+        chosen = [
+            merged[i]
+            for i in ranked_selection(
+                value["order"], len(merged), budget, "padded" if full_order else ctx.ranking
+            )
+        ]
         self.reflect(
             ctx,
             reflections,
@@ -446,6 +470,14 @@ class LLMOptimizer:
             per_outcome=self._pairs_per_outcome,
             seed=ctx.seed,
         )
+
+    async def merge_skills(self, first: str, second: str) -> str:
+        """train.pareto's merge step: one skill keeping what each of two frontier members
+        gets right (the gate judges it). A failed reply gives `first` back unchanged,
+        which the merge step records as a merge that changed nothing."""
+        prompt = render_prompt("merge_skills", first=first, second=second)
+        reply = await self.ask(prompt, REWRITE_SHAPE, first + second)
+        return reply.value["skill"] if reply.ok and reply.value else first
 
     async def slow_update(self, ctx: EpochContext) -> str | None:
         return await epoch_calls.slow_update(self.ask, ctx, render=self.render_pairs)

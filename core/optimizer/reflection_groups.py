@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,24 +35,29 @@ class Group:
 
 
 def split_results(
-    results: Sequence[RolloutResult],
+    results: Sequence[RolloutResult], *, model_errors_fail: bool = True
 ) -> tuple[list[RolloutResult], list[RolloutResult]]:
-    """(failures, successes) of the skill. A rollout that failed with a model error is in
-    neither: it says nothing about the skill (the target never answered)."""
-    answered = [r for r in results if not r.error]
+    """(failures, successes) of the skill. As published, a rollout that failed with a
+    model error scored 0 and is a failure; with `model_errors_fail` False
+    (configs/features/skip_model_errors.yaml) it is in neither, since it says nothing
+    about the skill (the target never answered)."""
+    answered = [r for r in results if model_errors_fail or not r.error]
     failures = [r for r in answered if r.hard == 0]
     successes = [r for r in answered if r.hard != 0]
     return failures, successes
 
 
-def make_groups(results: Sequence[RolloutResult], *, seed: int, size: int) -> list[Group]:
+def make_groups(
+    results: Sequence[RolloutResult], *, seed: int, size: int, model_errors_fail: bool = True
+) -> list[Group]:
     """Failure groups first, then success groups. One `random.Random(seed)` shuffles the
     failures, then the successes, so the same seed and results give the same groups."""
     if size < 1:
         raise ValueError(f"group size must be at least 1, got {size}")
     rng = random.Random(seed)
     groups: list[Group] = []
-    for kind, members in zip((FAILURE, SUCCESS), split_results(results), strict=True):
+    split = split_results(results, model_errors_fail=model_errors_fail)
+    for kind, members in zip((FAILURE, SUCCESS), split, strict=True):
         rng.shuffle(members)
         for index, start in enumerate(range(0, len(members), size)):
             groups.append(Group(kind, index, tuple(members[start : start + size])))
@@ -107,11 +113,19 @@ def reference_line(result: RolloutResult, reference: str) -> str:
     return f"{label}: {reference}" if label else reference
 
 
+# What an item's two scores mean, said once per item so no prompt has to explain them.
+SCORES = "hard {hard:g} (1 = passed, 0 = failed) | soft {soft:.2f} (partial credit, 0 to 1)"
+PREDICTION_SHOWN = "(the prediction above)"
+_GOT_QUOTED = re.compile(r'got "([^"]*)"')
+
+
 def render_result(
     result: RolloutResult, *, skill_text: str = "", max_chars: int | None = 2000
 ) -> str:
     """One item for an analyst prompt, at most about `max_chars` characters (None: the
-    whole item, trajectory included: the unlimited-trajectory ablation)."""
+    whole item, trajectory included: the unlimited-trajectory ablation). The prediction
+    is shown once: the evaluator's quote of it and its copy in the last reply of the
+    trajectory point back to the prediction line."""
 
     def cap(text: str, limit: int) -> str:
         return text if max_chars is None else clip(text, limit)
@@ -119,22 +133,52 @@ def render_result(
     field_cap = 0 if max_chars is None else max(max_chars // 4, 80)
     head = [
         f"id: {result.item_id} | task type: {result.task_type} | "
-        f"hard {result.hard:g} | soft {result.soft:g}",
+        + SCORES.format(hard=result.hard, soft=result.soft),
         "question: " + cap(result.question, field_cap),
         "prediction: " + cap(result.prediction, field_cap),
         reference_line(result, cap(result.reference, field_cap)),
-        "evaluator: " + cap(result.explanation, field_cap),
+        "evaluator: " + cap(_unquote_prediction(result.explanation, result.prediction), field_cap),
     ]
     if result.error:
         head.append("model error: " + clip(result.error, 200))
     text = "\n".join(head)
-    trajectory = render_trajectory(result.trajectory, skill_text=skill_text)
+    trajectory = render_trajectory(
+        _without_prediction(result.trajectory, result.prediction), skill_text=skill_text
+    )
     if max_chars is None:
         return text + ("\ntrajectory:\n" + trajectory if trajectory else "")
     room = max_chars - len(text) - len("\ntrajectory:\n")
     if trajectory and room > 80:
         text += "\ntrajectory:\n" + clip(trajectory, room)
     return text
+
+
+def _unquote_prediction(explanation: str, prediction: str) -> str:
+    """The evaluator's `got "<prediction>"` (its whitespace-collapsed, maybe cut copy)
+    pointing to the prediction line instead of repeating it."""
+    flat = " ".join(prediction.split())
+
+    def point(match: re.Match[str]) -> str:
+        quoted = match.group(1).removesuffix("…")
+        return f"got {PREDICTION_SHOWN}" if flat and flat.startswith(quoted) else match.group(0)
+
+    return _GOT_QUOTED.sub(point, explanation, count=1)
+
+
+def _without_prediction(messages: Sequence[Message], prediction: str) -> list[Message]:
+    """The trajectory with the prediction in the last assistant reply replaced by a
+    pointer (the reply's other text, such as answer tags or reasoning, stays)."""
+    out = list(messages)
+    if not prediction.strip():
+        return out
+    for i in range(len(out) - 1, -1, -1):
+        if out[i].get("role") == "assistant":
+            content = out[i].get("content")
+            if isinstance(content, str) and prediction in content:
+                before, _, after = content.rpartition(prediction)  # the answer comes last
+                out[i] = {**out[i], "content": before + PREDICTION_SHOWN + after}
+            break
+    return out
 
 
 def render_results(

@@ -4,6 +4,10 @@ Analysts see it in their prompts so they do not propose an edit that already los
 (as published) the failure patterns of earlier steps, so they can tell which remain
 unsolved. The two are rendered apart: the prompts' section of edits that did not help
 holds only edits, and the failure patterns follow under their own heading. It is
+Unbounded by default, as published: every rejected edit whole. With
+`train.optimizer.rejected_buffer_chars` (configs/features/bounded_buffer.yaml) the text
+is kept within that many characters, newest first, and targets and contents are clipped
+to 80 and 160 characters. It is
 part of the persisted run state: `to_dict`/`from_dict` round-trip exactly, so a resumed
 run shows the optimizer the same prompt text an uninterrupted run would.
 """
@@ -69,8 +73,8 @@ class RejectedEditBuffer:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def render(self, max_chars: int = 4000) -> str:
-        """Markdown for the analysts' prompt within `max_chars` ("" if empty): the rejected
+    def render(self, max_chars: int | None = None) -> str:
+        """Markdown for the analysts' prompt, within `max_chars` if given ("" if empty): the rejected
         candidates' edits newest first ("(none yet)" when there are none), then the failure
         patterns, newest first, under PATTERNS_HEADER (a heading of the prompt's level, so
         the section of edits ends before them).
@@ -81,17 +85,18 @@ class RejectedEditBuffer:
         """
         return self._render(max_chars, patterns=True)
 
-    def render_rejections(self, max_chars: int = 4000) -> str:
+    def render_rejections(self, max_chars: int | None = None) -> str:
         """Only the rejected candidates and their edits, newest first ("" if none): what
         the epoch-end prompts are told the gate turned down."""
         return self._render(max_chars, patterns=False)
 
-    def _render(self, max_chars: int, *, patterns: bool) -> str:
+    def _render(self, max_chars: int | None, *, patterns: bool) -> str:
         newest = list(reversed(self.entries))
-        rejections = [_render_entry(e) for e in newest if isinstance(e, Rejection)]
-        found = [_render_entry(e) for e in newest if isinstance(e, FailurePatterns)]
+        clip = max_chars is not None
+        rejections = [_render_entry(e, clip) for e in newest if isinstance(e, Rejection)]
+        found = [_render_entry(e, clip) for e in newest if isinstance(e, FailurePatterns)]
         shown_patterns = found if patterns else []
-        if max_chars <= 0 or not (rejections or shown_patterns):
+        if (max_chars is not None and max_chars <= 0) or not (rejections or shown_patterns):
             return ""
         ordered = [(True, r) for r in rejections] + [(False, p) for p in shown_patterns]
         total = len(ordered)
@@ -104,6 +109,8 @@ class RejectedEditBuffer:
                 parts.append(PATTERNS_HEADER + "\n" + "\n\n".join(seen))
             return "\n\n".join(parts) + _omitted_note(total - len(kept))
 
+        if max_chars is None:
+            return compose(ordered)
         kept: list[tuple[bool, str]] = []
         for entry in ordered:
             if len(compose([*kept, entry])) > max_chars:
@@ -167,7 +174,7 @@ def _entry_from_dict(data: dict[str, Any]) -> Rejection | FailurePatterns:
     raise ValueError(f"unknown rejected-edit buffer entry kind: {data['kind']!r}")
 
 
-def _render_entry(entry: Rejection | FailurePatterns) -> str:
+def _render_entry(entry: Rejection | FailurePatterns, clip: bool) -> str:
     if isinstance(entry, FailurePatterns):
         return f"### Step {entry.step}\n{entry.text}"
     score = "not scored" if entry.candidate_score is None else f"{entry.candidate_score:.4f}"
@@ -176,34 +183,35 @@ def _render_entry(entry: Rejection | FailurePatterns) -> str:
         f"Reason: {_one_line(entry.reason)}",
     ]
     for edit in entry.edits:
-        lines.append(_render_edit(edit))
+        lines.append(_render_edit(edit, clip))
     for item in entry.evidence:
-        lines.append(_render_evidence(item))
+        lines.append(_render_evidence(item, clip))
     if not entry.edits and not entry.evidence:
         lines.append("- (no edits)")
     return "\n".join(lines)
 
 
-def _render_edit(edit: Edit) -> str:
-    content = _quote(edit.content, _CONTENT_CHARS)
+def _render_edit(edit: Edit, clip: bool) -> str:
+    content = _quote(edit.content, _CONTENT_CHARS if clip else None)
     if edit.op == "append":
         return f"- append {content}"
-    target = _quote(edit.target, _TARGET_CHARS)
+    target = _quote(edit.target, _TARGET_CHARS if clip else None)
     if edit.op == "delete":
         return f"- delete {target}"
     return f"- {edit.op} {target} → {content}"
 
 
-def _render_evidence(item: dict[str, Any]) -> str:
+def _render_evidence(item: dict[str, Any], clip: bool) -> str:
     """A suggestion ("- clarify "title": instruction") or a full rewrite's summary."""
+    long, short = (_CONTENT_CHARS, _TARGET_CHARS) if clip else (None, None)
     if item.get("kind") == "full_rewrite":
-        return f"- whole-skill rewrite: {_quote(str(item.get('summary', '')), _CONTENT_CHARS)}"
-    title = _quote(str(item.get("title", "")), _TARGET_CHARS)
-    return f"- {item.get('kind', '?')} {title}: {_quote(str(item.get('instruction', '')), _CONTENT_CHARS)}"
+        return f"- whole-skill rewrite: {_quote(str(item.get('summary', '')), long)}"
+    title = _quote(str(item.get("title", "")), short)
+    return f"- {item.get('kind', '?')} {title}: {_quote(str(item.get('instruction', '')), long)}"
 
 
-def _quote(text: str, limit: int) -> str:
-    clipped = text if len(text) <= limit else text[: limit - 1] + "…"
+def _quote(text: str, limit: int | None) -> str:
+    clipped = text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
     return json.dumps(clipped, ensure_ascii=False)
 
 

@@ -62,8 +62,8 @@ ANALYST = obj(analysis=STRING, edits=array(EDIT), lapses=LAPSES)
 MERGE = obj(analysis=STRING, edits=array(EDIT))
 RANK = obj(order=array(INTEGER), reason=STRING)
 LEARNING_RATE = obj(count=INTEGER, reasoning=STRING, confidence=STRING, risks=STRING)
-SLOW_UPDATE = obj(guidance=STRING)
-META_SKILL = obj(notes=STRING)
+SLOW_UPDATE = obj(reasoning=STRING, content=STRING)
+META_SKILL = obj(reasoning=STRING, content=STRING)
 CONSOLIDATE_NOTES = obj(notes=array(STRING))
 
 SUGGESTION = obj(

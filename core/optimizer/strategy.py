@@ -35,9 +35,20 @@ class ProposalContext:
     # "fixed": apply up to `budget` (the schedule); "autonomous": the strategy decides how
     # many of its merged edits to apply, `budget` is then only the largest pool size.
     lr_control: str = "fixed"
+    # "selected" (published): apply only the edits the ranker chose; "padded": fill the
+    # budget in the ranker's order (train.optimizer.ranking).
+    ranking: str = "selected"
+    # Published: a rollout with a model error is a failure for the analysts; False: left
+    # out (train.optimizer.model_errors_fail).
+    model_errors_fail: bool = True
+    # The environment's own guide for each analyst kind ("failure", "success"), if any.
+    analyst_guides: dict[str, str] = field(default_factory=dict)
     # Gradient accumulation (train.accumulation > 1): `results` by batch; analyst groups
     # are formed within each batch. None: one batch, `results`.
     batches: list[list[RolloutResult]] | None = None
+    # train.candidates_per_step N > 1 (with gate.screen): which of the step's N proposals
+    # this is (0 = the first, recorded in proposal.json); `seed` differs for each.
+    candidate_index: int = 0
 
 
 @dataclass

@@ -73,6 +73,9 @@ RUN_FILES: dict[str, str] = {
     f"{ROLLOUT_CACHE_NAME}-shm": "SQLite's shared memory of the rollout cache",
     f"{ROLLOUT_CACHE_NAME}-journal": "SQLite's rollback journal of the rollout cache",
     "best_skill.md": "the best skill so far",
+    "card.json": "the run's card: config sources, seeds, split sizes and content hashes, "
+    "the items each score averages over, models, accepted edits with their sign-test p, "
+    "test scores and spend (`skillopt runs show`; rebuilt on demand for older runs)",
     "history.json": "one row per step: train score, budget or learning-rate decision, gate mode, "
     "candidate score, decision, per-stage timings and tokens summed over the step's attempts",
     "skills": "`vNNNN.md`: every skill version that became current (v0000 = initial)",

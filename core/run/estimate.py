@@ -40,21 +40,35 @@ class CallPlan:
     target_is_agent: bool = False  # target_calls are agent runs, not priced
 
 
+def step_calls(config: Config, *, train_items: int, val: int, uses_llm: bool) -> tuple[int, int]:
+    """(target calls, optimizer calls) of one step: its rollouts and its candidate's gate
+    over `val` items; the analysts, merges and rank call when the optimizer is an LLM."""
+    t = config.train
+    batch = min(t.batch_size, train_items) if train_items else 0
+    target = batch * t.accumulation + val  # a step rolls out `accumulation` batches
+    if not uses_llm:
+        return target, 0
+    groups = t.accumulation * (math.ceil(batch / t.minibatch_size) + 1)  # fail/success
+    merges = math.ceil((groups - 1) / (t.merge_batch_size - 1)) if groups > 1 else 0
+    return target, groups + merges + 1  # + one rank call
+
+
 def plan_calls(
     config: Config, *, train_items: int, val_items: int, test_items: int, uses_llm: bool
 ) -> CallPlan:
     t = config.train
     val = min(val_items, t.val_limit or val_items)
     test = min(test_items, t.test_limit or test_items) if t.final_test else 0
-    batch = min(t.batch_size, train_items) if train_items else 0
     steps_per_epoch = t.steps_per_epoch or max(
         1, math.ceil(train_items / max(t.batch_size * t.accumulation, 1))
     )
     steps = t.epochs * steps_per_epoch
     later_epochs = t.epochs - 1
 
-    rolled = batch * t.accumulation  # a step rolls out `accumulation` batches
-    target = val + steps * (rolled + val) + 3 * test + val  # baseline, steps, final
+    step_target, step_optimizer = step_calls(
+        config, train_items=train_items, val=val, uses_llm=uses_llm
+    )
+    target = val + steps * step_target + 3 * test + val  # baseline, steps, final
     # Pairs at every epoch end for the slow update (the last included; fewshot writes
     # none), else between epochs for the meta notes; a gated slow update adds a val pass.
     pairs = 2 * min(t.slow_update.sample_size, train_items)
@@ -64,9 +78,7 @@ def plan_calls(
 
     optimizer = 0
     if uses_llm:
-        groups = t.accumulation * (math.ceil(batch / t.minibatch_size) + 1)  # fail/success
-        merges = math.ceil((groups - 1) / (t.merge_batch_size - 1)) if groups > 1 else 0
-        optimizer = steps * (groups + merges + 1)  # + one rank call
+        optimizer = steps * step_optimizer
         optimizer += t.epochs * int(t.slow_update.enabled) + later_epochs * int(
             t.meta_skill.enabled
         )
@@ -94,19 +106,41 @@ def estimate_run(
         test_items=test_items,
         uses_llm=uses_llm,
     )
-    # The skill grows during a run; assume it ends halfway to its size budget.
-    skill_tokens = (initial_skill_chars + config.train.max_skill_chars) // 2 // CHARS_PER_TOKEN
-    target_in = skill_tokens + QUESTION_TOKENS
-    optimizer_in = skill_tokens + config.train.minibatch_size * ITEM_TOKENS
-    calls = {
-        "target": (plan.target_calls, target_in, config.models.target.max_tokens),
-        "optimizer": (plan.optimizer_calls, optimizer_in, config.models.optimizer.max_tokens),
-    }
     if agent_target:
         plan = replace(plan, target_is_agent=True)
-        del calls["target"]
+    calls = {"target": plan.target_calls, "optimizer": plan.optimizer_calls}
+    return plan, price_calls(
+        config, calls, models, initial_skill_chars, free_models, agent_target=agent_target
+    )
+
+
+def price_calls(
+    config: Config,
+    calls: dict[str, int],
+    models: dict[str, str],
+    initial_skill_chars: int,
+    free_models: frozenset[str],
+    *,
+    agent_target: bool,
+) -> Estimate:
+    """`calls[role]` calls priced at the estimate's per-call tokens (an agent target's
+    runs are left out: no loop shape predicts their turns)."""
+    # The skill grows during a run; assume it ends halfway to its size budget.
+    skill_tokens = (initial_skill_chars + config.train.max_skill_chars) // 2 // CHARS_PER_TOKEN
+    per_call = {
+        "target": (skill_tokens + QUESTION_TOKENS, config.models.target.max_tokens),
+        "optimizer": (
+            skill_tokens + config.train.minibatch_size * ITEM_TOKENS,
+            config.models.optimizer.max_tokens,
+        ),
+    }
+    rows = {
+        role: (n, *per_call[role])
+        for role, n in calls.items()
+        if not (agent_target and role == "target")
+    }
     prices = {m: {"input_per_mtok": 0.0, "output_per_mtok": 0.0} for m in free_models}
-    return plan, estimate_cost(calls, models, {**config.models.prices, **prices})
+    return estimate_cost(rows, models, {**config.models.prices, **prices})
 
 
 def _and(words: list[str]) -> str:

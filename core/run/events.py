@@ -145,6 +145,10 @@ class GateDecided(Event):
     source: str = "step"
     # Rejected early: the most the candidate could still have scored (its bound).
     at_most: float | None = None
+    # gate.significance: the paired test's one-sided p over the items it counted (those
+    # whose score changed); None when the gate did not test.
+    p_value: float | None = None
+    items_counted: int | None = None
 
 
 @dataclass(kw_only=True)

@@ -35,6 +35,12 @@ class StagedCandidate:
     # How many val items the gate scored it on (None: not recorded). With the improved and
     # regressed counts it gives the commit's `Val-Items` and `Evidence: p=…` trailers.
     val_items: int | None = None
+    # The val items whose score changed: {id, question, replay, before, after, decided_by}
+    # (core/training/candidate_gate.moved_items), listed in the commit's body.
+    moved: list[dict[str, Any]] = field(default_factory=list)
+    # More of the commit's body, after the edits' rationales (Sleep: the preferences the
+    # candidate addresses).
+    notes: str = ""
 
 
 class Stager(Protocol):

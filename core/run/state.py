@@ -40,6 +40,9 @@ class TrainState:
     status: str = "running"
     next_step: int = 0  # global index of the next step to run
     epochs_reviewed: int = 0  # epochs whose end-of-epoch work (slow update, meta) is done
+    # Steps the edit-budget schedule has advanced over: as published, only those whose
+    # analysts proposed something (a step with nothing to apply leaves the budget as is).
+    scheduled_steps: int = 0
     current_version: int = 0
     best_version: int = 0
     epoch_start_version: int = 0  # the skill the current epoch started from
@@ -74,6 +77,10 @@ class TrainState:
     optimizer_model: str | None = None  # as RunStarted shows it
     strategy: str | None = None
     rollouts_saved: int = 0  # by the early gate, over the whole run
+    # train.pareto: the non-dominated candidates, [{"version", "items"}] (core/training/
+    # frontier.py), and the version pairs already merged.
+    frontier: list[dict[str, Any]] = field(default_factory=list)
+    merged_pairs: list[list[int]] = field(default_factory=list)
     wall_time_s: float = 0.0  # summed over the processes that worked on the run
     finished: bool = False
     stop_reason: str = ""

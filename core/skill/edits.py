@@ -1,7 +1,16 @@
 """Bounded edits to a skill document (DESIGN §3).
 
-Types are fixed here; the application logic (exact-then-whitespace-normalised matching,
-protected blocks, statuses) lives below them.
+Types are fixed here; the application logic (target matching, protected blocks,
+statuses) lives below them.
+
+Two ways to find a target (`train.optimizer.edit_targets`):
+- first (published): the exact text, its first occurrence; an `insert_after` whose target
+  is missing appends its content instead, a `replace`/`delete` whose target is missing
+  changes nothing (tests/core/published/test_edits_differential.py proves it against the
+  published package).
+- strict (overlay strict_edit_targets): exact, then whitespace-normalised; a target found
+  in more than one place is refused as ambiguous and a missing one is dropped, so an edit
+  never lands anywhere but where its author quoted.
 """
 
 from __future__ import annotations
@@ -9,12 +18,13 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from core.skill.document import SkillDocument, SkillError, detect_newline
 from core.skill.protected_blocks import MARKER, find_blocks, find_markers, span_touches_block
 
 EDIT_OPS: tuple[str, ...] = ("insert_after", "append", "replace", "delete")
+TargetMatching = Literal["first", "strict"]
 
 
 @dataclass(frozen=True)
@@ -88,20 +98,24 @@ _WS_RUN = re.compile(r"\s+")
 _PREFIX_CHARS = 60
 
 
-def apply_edit(text: str, edit: Edit) -> tuple[str, EditOutcome]:
+def apply_edit(
+    text: str, edit: Edit, matching: TargetMatching = "first"
+) -> tuple[str, EditOutcome]:
     """Apply one edit; on any status but `applied` the text is returned unchanged."""
     try:
-        new_text = _apply(text, edit)
+        new_text = _apply(text, edit, matching)
     except _Refusal as refusal:
         return text, EditOutcome(edit, refusal.status, refusal.reason)
     return new_text, EditOutcome(edit, EditStatus.APPLIED)
 
 
-def apply_edits(text: str, edits: list[Edit]) -> tuple[str, ApplyReport]:
+def apply_edits(
+    text: str, edits: list[Edit], matching: TargetMatching = "first"
+) -> tuple[str, ApplyReport]:
     """Apply edits in order, each to the result of the previous one."""
     outcomes = []
     for edit in edits:
-        text, outcome = apply_edit(text, edit)
+        text, outcome = apply_edit(text, edit, matching)
         outcomes.append(outcome)
     return text, ApplyReport(tuple(outcomes))
 
@@ -113,13 +127,13 @@ class _Refusal(Exception):
         self.reason = reason
 
 
-def _apply(text: str, edit: Edit) -> str:
-    _check_shape(edit)
+def _apply(text: str, edit: Edit, matching: TargetMatching) -> str:
+    _check_shape(edit, matching)
     nl = detect_newline(text)
-    if edit.op == "append":
+    if edit.op == "append" or _appends_instead(text, edit, matching):
         start, end, insertion = _append(text, edit.content, nl)
     else:
-        start, end = _locate(text, edit.target)
+        start, end = _locate(text, edit.target) if matching == "strict" else _first(text, edit)
         if edit.op == "insert_after":
             start, end, insertion = _insert_after(text, end, edit.content, nl)
         elif edit.op == "replace" and edit.content:
@@ -132,7 +146,26 @@ def _apply(text: str, edit: Edit) -> str:
     return _check_result(text, text[:start] + insertion + text[end:])
 
 
-def _check_shape(edit: Edit) -> None:
+def _appends_instead(text: str, edit: Edit, matching: TargetMatching) -> bool:
+    """Published: an insert_after whose target is not in the skill appends its content."""
+    return (
+        matching == "first"
+        and edit.op == "insert_after"
+        and (not edit.target or edit.target not in text)
+    )
+
+
+def _first(text: str, edit: Edit) -> tuple[int, int]:
+    """The target's first exact occurrence (published)."""
+    at = text.find(edit.target)
+    if at == -1:
+        raise _Refusal(
+            EditStatus.TARGET_NOT_FOUND, f"target not found in the skill: {_prefix(edit.target)}"
+        )
+    return at, at + len(edit.target)
+
+
+def _check_shape(edit: Edit, matching: TargetMatching) -> None:
     for name in ("op", "target", "content", "rationale"):
         value = getattr(edit, name)
         if not isinstance(value, str):
@@ -143,7 +176,10 @@ def _check_shape(edit: Edit) -> None:
         raise _Refusal(
             EditStatus.INVALID, f"unknown op {edit.op!r}; use one of {', '.join(EDIT_OPS)}"
         )
-    if edit.op in _TARGET_OPS and not edit.target.strip():
+    needs_target = _TARGET_OPS if matching == "strict" else ("replace", "delete")
+    if edit.op in needs_target and not (
+        edit.target.strip() if matching == "strict" else edit.target
+    ):
         raise _Refusal(
             EditStatus.INVALID, f"{edit.op} needs a non-empty target quoted from the skill"
         )

@@ -79,8 +79,18 @@ _FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _WRAPPER_INFO = re.compile(r"^\s*(?:markdown|md)?\s*$", re.IGNORECASE)
 
 
-def validate_candidate(text: str, *, max_chars: int, original: str | None = None) -> list[str]:
-    """Problems that make `text` unfit to be scored ([] = valid), one line each."""
+# The checks kept when `train.prevalidate` is off (published: nothing is checked before
+# scoring): a candidate whose frontmatter or protected-block markers are broken cannot be
+# staged into a skills repository or carry its blocks, whatever it would score.
+STRUCTURAL = ("frontmatter", "markers")
+
+
+def validate_candidate(
+    text: str, *, max_chars: int, original: str | None = None, full: bool = True
+) -> list[str]:
+    """Problems that make `text` unfit to be scored ([] = valid), one line each. `full`
+    False (train.prevalidate off, published) keeps only the STRUCTURAL checks: no size
+    budget, no chatter, fence or wrapper checks."""
     found = _problems(text, max_chars)
     if original is not None:
         before = {key for key, _ in _problems(original, max_chars)}
@@ -90,6 +100,8 @@ def validate_candidate(text: str, *, max_chars: int, original: str | None = None
             if key not in before or (key == ("size",) and len(text) > len(original))
         ]
         found += _frontmatter_regressions(text, original)
+    if not full:
+        found = [(key, msg) for key, msg in found if key[0].split("-")[0] in STRUCTURAL]
     return [msg for _, msg in found]
 
 

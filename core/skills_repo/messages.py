@@ -8,12 +8,24 @@ from __future__ import annotations
 
 import re
 
+from core.clean_text import clean_text
+
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 _LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*): ?(.*)$")
 
 
 def one_line(value: object) -> str:
     return " ".join(str(value).split())
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def quoted_line(value: object, limit: int) -> str:
+    """Text from a transcript (a request, a correction) as one line of a commit body: at
+    most `limit` characters, control characters (git refuses a NUL) and lone surrogates
+    replaced, so hostile text can never stop a staging."""
+    return one_line(_CONTROL.sub(" ", clean_text(str(value))))[:limit]
 
 
 def build(subject: str, trailers: dict[str, str], body: str = "") -> str:

@@ -172,6 +172,29 @@ def identical_staged(
     return None
 
 
+MOVED_SHOWN = 20  # items listed in a commit's body; the rest are counted
+
+
+def moved_lines(moved: list[dict]) -> list[str]:
+    """The commit body's list of the val items that moved: id, the request's start, how
+    it was replayed, before -> after, and what decided the new score."""
+    if not moved:
+        return []
+    lines = ["", "Items that moved:"]
+    for item in moved[:MOVED_SHOWN]:
+        request = messages.quoted_line(item.get("question", ""), 80)
+        replay = f" [{item['replay']}]" if item.get("replay") else ""
+        decided = messages.quoted_line(item.get("decided_by", ""), 160)
+        lines.append(
+            f"- {item.get('id')}{replay} {item.get('before', 0):.2f} -> "
+            f"{item.get('after', 0):.2f}: {request!r}"
+            + (f"; decided by {decided}" if decided else "")
+        )
+    if len(moved) > MOVED_SHOWN:
+        lines.append(f"- and {len(moved) - MOVED_SHOWN} more")
+    return lines
+
+
 class SkillsRepoStager:
     """The trainer's Stager for a run started with a skills repo: one commit per accepted
     candidate on staged/<run-id>, branched from the main commit the run started from.
@@ -235,7 +258,7 @@ class SkillsRepoStager:
             c.skill_text,
             subject=subject,
             trailers=trailers,
-            body="\n".join(rationales),
+            body="\n".join([*rationales, *moved_lines(c.moved), *([c.notes] if c.notes else [])]),
             base=self.base,
             reuse_run_id=self.reuse_run_id,
         )

@@ -5,10 +5,13 @@ rejected-edit buffer). Step candidates and gated slow updates go through this sa
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from core.environment.contract import TaskItem
 from core.run.events import CandidateProposed, GateDecided
 from core.run.staging import StagedCandidate
 from core.skill.document import skill_hash
@@ -16,7 +19,10 @@ from core.skill.edits import Edit
 from core.skill.rule_density import leading_word_density, rule_density
 from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
-from core.training.gate import compare_items
+from core.training.frontier import add_member, joins
+from core.training.gate import GateDecision, compare_items
+from core.training.rollout_runner import GatedScore
+from core.training.significance import rescored_verdict, significance_verdict
 
 
 def mean(values: list[float]) -> float:
@@ -93,7 +99,7 @@ async def judge_candidate(
     s = tr.state
     current = tr.current
     problems = list(problems or []) + validate_candidate(
-        candidate, max_chars=tr.cfg.max_skill_chars, original=current
+        candidate, max_chars=tr.cfg.max_skill_chars, original=current, full=tr.cfg.prevalidate
     )
     shown = evidence if evidence is not None else [e.to_dict() for e in edits]
     tr.emit(
@@ -132,7 +138,14 @@ async def judge_candidate(
             "problems": list(problems),
         }
     gate_cfg = tr.cfg.gate
-    if mode != "strict":  # the score is recorded, not only compared: score every item
+    rule = env_gate_rule(tr)
+    pareto = tr.cfg.pareto
+    if pareto.enabled and not s.frontier:  # the frontier starts as the best alone
+        s.frontier = [{"version": s.best_version, "items": dict(s.best_items)}]
+    parent = s.current_version
+    # The score is recorded, not only compared (the disabled gate; the frontier and an
+    # environment's own rule, which need every item's score): score every item.
+    if mode != "strict" or pareto.enabled or rule is not None:
         gate_cfg = gate_cfg.model_copy(update={"early_decide": False})
     margin, density = density_margin(tr, candidate)
     gated = await tr.runner.score_with_gate(
@@ -140,14 +153,22 @@ async def judge_candidate(
     )
     # EarlyGate decides early only to reject: an accepted candidate was scored on every
     # item, so its score is exact (it becomes the bar every later candidate must clear).
-    decision = gated.decision
+    decision = ruled(rule, gated.decision, s.best_items, gated.item_metrics)
     s.rollouts_saved += gated.rollouts_saved
     scored = [gated.item_metrics[i.id] for i in tr.val_items if i.id in gated.item_metrics]
     full_score = mean(scored) if len(scored) == len(tr.val_items) else None
     improved, regressed = compare_items(s.best_items, gated.item_metrics)
     becomes_best = bool(decision.accepted)
-    becomes_current = becomes_best or mode == "disabled"
     reason = decision.reason
+    verdict = None
+    rescored: dict[str, Any] | None = None
+    if becomes_best and tr.cfg.gate.significance != "off" and s.best_items:
+        verdict = significance_verdict(tr.cfg.gate, s.best_items, gated.item_metrics)
+        if verdict.passed and tr.cfg.gate.rescore:  # a lucky rollout must repeat
+            verdict, rescored = await rescored_verdict(tr, candidate, gated.item_metrics, step=step)
+        becomes_best = verdict.passed
+        reason = f"{reason}; {verdict.reason()}" if verdict.passed else verdict.reason()
+    becomes_current = becomes_best or mode == "disabled"
     if density is not None:
         reason += (
             f" (density term: candidate {density['candidate']:.3f}, best {density['best']:.3f},"
@@ -174,6 +195,10 @@ async def judge_candidate(
     }
     if density is not None:
         info["density"] = density
+    if verdict is not None:
+        info["significance"] = verdict.to_dict()
+    if rescored is not None:
+        info["significance"]["rescored"] = rescored
     if tr.cfg.gate.repeats > 1:
         info["repeats"] = tr.cfg.gate.repeats
     tr.rd.write_step_rollouts(
@@ -185,6 +210,7 @@ async def judge_candidate(
     if becomes_current and not becomes_best:
         s.current_version = tr.add_version(candidate, step=step, source=source)
     elif becomes_best:
+        moved = moved_items(tr.val_items, s.best_items, gated)
         version = tr.add_version(candidate, step=step, source=source)
         s.current_version = s.best_version = version
         s.best_score = full_score
@@ -205,9 +231,11 @@ async def judge_candidate(
                 items_improved=improved,
                 items_regressed=regressed,
                 val_items=len(tr.val_items),
+                moved=moved,
                 edits=shown,
                 summary=f"{source} {step}: val {best_before:.3f} -> {full_score:.3f}"
-                + (" (gate disabled)" if mode == "disabled" else ""),
+                + (" (gate disabled)" if mode == "disabled" else "")
+                + (f" (parent v{parent})" if pareto.enabled else ""),
                 source=source,
                 gate="strict" if mode == "strict" else mode,
             )
@@ -216,6 +244,23 @@ async def judge_candidate(
         info["staged_ref"] = staged_ref
     else:
         tr.buffer.add_rejection(step, edits, full_score, best_before, reason, evidence)
+    if pareto.enabled and full_score is not None:
+        info["parent"] = parent
+        if becomes_current or joins(s.frontier, gated.item_metrics):
+            # Kept as a version already when it became current (and best); else now.
+            number = (
+                s.current_version
+                if becomes_current
+                else tr.add_version(candidate, step=step, source=source)
+            )
+            s.frontier, joined = add_member(
+                s.frontier, number, gated.item_metrics, size=pareto.size, keep=s.best_version
+            )
+            info["frontier"] = {
+                "joined": joined,
+                "version": number,
+                "members": [m["version"] for m in s.frontier],
+            }
     tr.emit(
         GateDecided(
             step=step,
@@ -231,9 +276,58 @@ async def judge_candidate(
             staged_ref=staged_ref,
             source=source,
             at_most=early_bound(scored, len(tr.val_items)) if full_score is None else None,
+            p_value=verdict.p if verdict is not None else None,
+            items_counted=verdict.items_counted if verdict is not None else None,
         )
     )
     return info
+
+
+GateRule = Callable[[Mapping[str, float], Mapping[str, float]], tuple[bool, str]]
+
+
+def env_gate_rule(tr: TrainingRun) -> GateRule | None:
+    """The environment's own acceptance rule, when it has one (`gate_rule`: per-item
+    metrics before and after -> (accepted, why)); it replaces "the mean beats the best",
+    so every item is scored. Sleep's preference gate is one (sleep/night/preference_gate.py)."""
+    return getattr(tr.env, "gate_rule", None)
+
+
+def ruled(
+    rule: GateRule | None,
+    decision: GateDecision,
+    before: Mapping[str, float],
+    after: Mapping[str, float],
+) -> GateDecision:
+    """The gate's decision, or the environment rule's on the same full scoring."""
+    if rule is None or decision.candidate_score is None:
+        return decision
+    accepted, why = rule(dict(before), dict(after))
+    return dataclasses.replace(decision, accepted=accepted, reason=why)
+
+
+def moved_items(
+    items: Sequence[TaskItem], before: Mapping[str, float], gated: GatedScore
+) -> list[dict[str, Any]]:
+    """The val items whose metric changed, with what decided the new score (the rollout's
+    explanation): the staged commit lists them, so a reviewer sees which items moved."""
+    out = []
+    for item in items:
+        after = gated.item_metrics.get(item.id)
+        if after is None or item.id not in before or after == before[item.id]:
+            continue
+        result = gated.results.get(item.id)
+        out.append(
+            {
+                "id": item.id,
+                "question": item.question,
+                "replay": item.data.get("replay") or "",
+                "before": before[item.id],
+                "after": after,
+                "decided_by": result.explanation if result is not None else "",
+            }
+        )
+    return out
 
 
 def early_bound(scored: list[float], total: int) -> float | None:

@@ -1,9 +1,12 @@
 """End of an epoch (DESIGN §4): slow update and meta notes.
 
-As published, the slow update runs at the end of every epoch, the last one included: its
-guidance then reaches the final skill, which the finish gates against the best. The meta
-notes only feed the optimizer's next-epoch prompts, so after the last epoch (no next
-epoch) none are written.
+As published, the first epoch's end reviews nothing (there is no earlier epoch's end to
+compare with: no slow update call, no meta notes, so the notes first act in the third
+epoch); from the second on, the slow update runs at the end of every epoch, the last one
+included: its guidance then reaches the final skill, which the finish gates against the
+best. The meta notes only feed the optimizer's next-epoch prompts, so after the last
+epoch (no next epoch) none are written. `slow_update.after_first_epoch`
+(configs/features/early_epoch_review.yaml) reviews the first epoch's end too.
 
 Both read the same evidence: the epoch's starting skill and the current one rolled out on
 one seeded sample of train items, paired per item, and filtered by the
@@ -40,11 +43,14 @@ POLICY_OUTCOMES = {
 
 
 def pair_outcome(before: RolloutResult, after: RolloutResult) -> str:
-    if after.hard > before.hard:
+    """As published, an item passes when its hard score is not 0: a partial score that
+    rises (0.5 -> 1.0) is still passing, not improved."""
+    passed, passes = before.hard != 0, after.hard != 0
+    if passes and not passed:
         return "improved"
-    if after.hard < before.hard:
+    if passed and not passes:
         return "regressed"
-    return "still_passing" if after.hard > 0 else "still_failing"
+    return "still_passing" if passes else "still_failing"
 
 
 async def epoch_pairs(
@@ -92,17 +98,20 @@ async def review_epoch(tr: TrainingRun, epoch: int) -> None:
     accepted: bool | None = None
     notes = ""
     step_marker = s.next_step - 1  # the epoch's last step: where its events belong
-    run_meta = cfg.meta_skill.enabled and epoch + 1 < cfg.epochs
+    reviewed = epoch > 0 or cfg.slow_update.after_first_epoch
+    run_meta = reviewed and cfg.meta_skill.enabled and epoch + 1 < cfg.epochs
     # A strategy that never writes guidance (fewshot) needs no pairs for it: after the
     # last epoch (no meta notes either) its epoch end rolls out nothing.
-    run_slow = cfg.slow_update.enabled and getattr(tr.strategy, "writes_guidance", True)
+    run_slow = (
+        reviewed and cfg.slow_update.enabled and getattr(tr.strategy, "writes_guidance", True)
+    )
     if run_slow or run_meta:
         review = s.epoch_review if (s.epoch_review or {}).get("epoch") == epoch else None
         if review is None:  # a fresh epoch end (else resumed past its slow update)
             review = {
                 "epoch": epoch,
                 "from_version": s.current_version,
-                "rejected": tr.buffer.render_rejections(),
+                "rejected": tr.buffer.render_rejections(cfg.optimizer.rejected_buffer_chars),
             }
         previous = tr.skill_text(s.epoch_start_version)
         current = tr.skill_text(review["from_version"])
@@ -197,7 +206,12 @@ def _apply_ungated(tr: TrainingRun, candidate: str, step: int) -> bool:
     current skill only, with no val pass; the best skill stays the val-best one, and the
     finish's final-skill check is what can promote it. A candidate that fails free
     validation (too long, markers broken) is refused, never applied."""
-    problems = validate_candidate(candidate, max_chars=tr.cfg.max_skill_chars, original=tr.current)
+    problems = validate_candidate(
+        candidate,
+        max_chars=tr.cfg.max_skill_chars,
+        original=tr.current,
+        full=tr.cfg.prevalidate,
+    )
     info = {"step": step, "source": "slow_update", "mode": "ungated", "accepted": not problems}
     if problems:
         info["reason"] = "invalid candidate: " + "; ".join(problems)

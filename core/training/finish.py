@@ -12,7 +12,7 @@ from core.run.staging import StagedCandidate
 from core.run.summary import EvalResult, RunSummary
 from core.skill.document import skill_hash
 from core.skill.validation import validate_candidate
-from core.training.candidate_gate import density_margin, mean
+from core.training.candidate_gate import density_margin, env_gate_rule, mean, moved_items, ruled
 from core.training.context import TrainingRun
 from core.training.gate import compare_items
 
@@ -125,7 +125,7 @@ async def finish(tr: TrainingRun) -> RunSummary:
         slow = _slow_updates_not_in_best(tr)
         best_before = s.best_score or 0.0
         problems = validate_candidate(
-            final_text, max_chars=tr.cfg.max_skill_chars, original=tr.best
+            final_text, max_chars=tr.cfg.max_skill_chars, original=tr.best, full=tr.cfg.prevalidate
         )
         if problems:
             check = {"outcome": "invalid", "reason": "invalid final skill: " + "; ".join(problems)}
@@ -146,8 +146,10 @@ async def finish(tr: TrainingRun) -> RunSummary:
             )
             metrics = gated.item_metrics
             final_val = mean([metrics[i.id] for i in tr.val_items])
-            if gated.decision.accepted:
+            decision = ruled(env_gate_rule(tr), gated.decision, s.best_items, metrics)
+            if decision.accepted:
                 improved, regressed = compare_items(s.best_items, metrics)
+                moved = moved_items(tr.val_items, s.best_items, gated)
                 s.best_version = s.current_version
                 s.best_score = final_val
                 s.best_items = metrics
@@ -165,14 +167,15 @@ async def finish(tr: TrainingRun) -> RunSummary:
                         items_improved=improved,
                         items_regressed=regressed,
                         val_items=len(tr.val_items),
+                        moved=moved,
                         source="final",
                         summary=f"final skill: val {before:.3f} -> {final_val:.3f}",
                     )
                 )
                 s.staged_refs.append({"step": s.total_steps, "source": "final", "ref": ref})
-                check = {"outcome": "kept", "reason": gated.decision.reason}
+                check = {"outcome": "kept", "reason": decision.reason}
             else:
-                check = {"outcome": "rejected", "reason": gated.decision.reason}
+                check = {"outcome": "rejected", "reason": decision.reason}
         check.update(final_val=final_val, best_val=best_before, slow_updates=slow)
         tr.emit(FinalSkillChecked(step=s.total_steps, **check))
     best_text = tr.best

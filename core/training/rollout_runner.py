@@ -189,6 +189,29 @@ class RolloutRunner:
             items_total=len(items),
         )
 
+    async def resample(
+        self,
+        items: Sequence[TaskItem],
+        skill_text: str,
+        repeats: Sequence[int],
+        *,
+        gate_cfg: GateConfig,
+        phase: str,
+        step: int,
+    ) -> dict[str, list[float]]:
+        """Each item's gate metric from the given repeat indices (fresh samples: each
+        repeat has its own response-cache scope and rollout-cache key). Raises
+        RolloutsFailed on a model error, as any scoring phase."""
+        samples: dict[str, list[float]] = {}
+        jobs = [(item, r) for item in items for r in repeats]
+        async for _, result in self._stream(jobs, skill_text, split="val", phase=phase, step=step):
+            if result.error:
+                check_failures([result], total=len(items), split="val", phase=phase, step=step)
+            samples.setdefault(result.item_id, []).append(
+                item_metric(result.hard, result.soft, gate_cfg)
+            )
+        return samples
+
     async def _stream(
         self,
         jobs: Sequence[tuple[TaskItem, int]],

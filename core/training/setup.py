@@ -78,6 +78,7 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
         update_mode=method.update_mode,
         skill_aware=method.skill_aware,
         notes_max_chars=method.notes_max_chars,
+        retry_truncated=method.retry_truncated,
         pairs_per_outcome=config.train.slow_update.pairs_per_outcome,
         # Each run seed samples its own optimizer replies (published: no reply cache, every
         # call is fresh), so replicate runs never replay one another's from a shared cache.

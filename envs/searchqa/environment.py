@@ -1,5 +1,7 @@
 """`searchqa`: SearchQA (Jeopardy! clues with search-engine snippets) as the published method
-runs it: one chat call over the supplied context, the answer in an `<answer>` tag, scored
+runs it: one chat call over the supplied context, the skill inside the published harness's
+system prompt (env.options.harness, docs/how-it-works/fidelity.md), the answer in an
+`<answer>` tag (else the reply's last line), scored
 by SQuAD-normalised exact match (hard) and token F1 (soft), each the best over the gold
 answers.
 
@@ -11,6 +13,7 @@ the public `lucadiliello/searchqa` rows). The context is cut at `[DOC]` boundari
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
@@ -38,10 +41,32 @@ def trim_context(context: str, max_chars: int) -> str:
     return kept if kept.strip() else context[:max_chars]
 
 
-def build_messages(item: TaskItem, skill_text: str, max_context_chars: int) -> list[Message]:
-    """What the target sees: the skill (if any), then the trimmed context, the question and
-    the answer-format instruction. Never the gold answers."""
+PROMPTS = Path(__file__).parent / "prompts"
+SYSTEM_TEMPLATE = PROMPTS / "target_system.md"
+SKILL_SECTION = "{skill_section}"
+
+
+def published_system(skill_text: str) -> str:
+    """The published harness's system prompt (in our words): the target's role, the skill
+    under a `## Skill` heading (nothing when the skill is empty), the task, and how to
+    answer: step by step, the final answer short and inside <answer> tags, an example."""
+    section = f"## Skill\n{skill_text.strip()}\n\n" if skill_text.strip() else ""
+    return SYSTEM_TEMPLATE.read_text(encoding="utf-8").replace(SKILL_SECTION, section)
+
+
+def build_messages(
+    item: TaskItem, skill_text: str, max_context_chars: int, harness: str = "published"
+) -> list[Message]:
+    """What the target sees; never the gold answers. `published`: the harness system prompt
+    with the skill inside it, then `## Context` and `## Question`. `skill_only`
+    (configs/features/searchqa_skill_only.yaml, our earlier framing): the skill alone as
+    the system prompt (none if empty), the answer-format instruction in the user turn."""
     context = trim_context(item.data["context"], max_context_chars)
+    if harness == "published":
+        return [
+            {"role": "system", "content": published_system(skill_text)},
+            {"role": "user", "content": f"## Context\n{context}\n\n## Question\n{item.question}"},
+        ]
     user = (
         f"Context:\n{context}\n\nQuestion: {item.question}\n"
         "Give the final answer inside <answer></answer>."
@@ -61,7 +86,8 @@ class SearchQAEnvironment(SplitDirEnvironment):
     name = "searchqa"
     version = "searchqa-1"
     source_hint = "your local copy of the lucadiliello/searchqa rows (Parquet or JSON Lines)"
-    OPTIONS = {"max_context_chars": 6000}
+    OPTIONS = {"max_context_chars": 6000, "harness": "published"}
+    CHOICES = {"harness": ("published", "skill_only")}
 
     def to_item(self, row: dict[str, Any]) -> TaskItem:
         try:
@@ -83,13 +109,15 @@ class SearchQAEnvironment(SplitDirEnvironment):
         return score_prediction(prediction, item.data["answers"])
 
     async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
-        messages = build_messages(item, skill_text, self.options["max_context_chars"])
+        harness = self.options["harness"]
+        messages = build_messages(item, skill_text, self.options["max_context_chars"], harness)
         try:
             completion = await complete(messages)
         except (TransientError, RetriesExhausted) as exc:
             why = explain_model_error(item.answer, item.data["answers"][1:], str(exc))
             return model_error_result(item, messages, exc, why)
-        prediction, _tagged = extract_answer(completion.text)
+        untagged = "last_line" if harness == "published" else "whole"
+        prediction, _tagged = extract_answer(completion.text, untagged=untagged)
         trajectory = [*messages, {"role": "assistant", "content": completion.text}]
         return scored_result(
             item, prediction, self.score(item, prediction), trajectory, [completion]

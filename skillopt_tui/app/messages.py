@@ -130,10 +130,11 @@ class SleepPreviewLoaded(Message):
 
 
 class NightsLoaded(Message):
-    def __init__(self, context: Any, nights: list[Any]) -> None:
+    def __init__(self, context: Any, nights: list[Any], since_adoption: list[str] = ()) -> None:
         super().__init__()
         self.context = context  # sleep_data.SleepContext
         self.nights = nights  # sleep_data.NightView, newest first
+        self.since_adoption = list(since_adoption)  # sleep_data.adoption_lines
 
 
 class MinedTasksLoaded(Message):

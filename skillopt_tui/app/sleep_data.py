@@ -154,6 +154,8 @@ class NightSkill:
     reason: str = ""
     # command-check runs of its replays by status (pass, fail, timeout, not-run)
     checks: dict[str, int] = field(default_factory=dict)
+    # the staged candidate's evidence (sleep/night/run.NightStager.evidence): p, weak, ...
+    evidence: dict[str, Any] = field(default_factory=dict)
 
     @property
     def mined(self) -> int:
@@ -208,6 +210,7 @@ def _night_skill(night_id: str, folder: Path, skill: str, o: dict[str, Any]) -> 
         run_dir=run_dir if has_run else None,
         reason=str(o.get("reason") or ""),
         checks=_check_counts(o.get("checks")),
+        evidence=o["evidence"] if isinstance(o.get("evidence"), dict) else {},
     )
 
 
@@ -333,3 +336,13 @@ def archive_tasks(ctx: SleepContext) -> TaskList:
         split = task_split(task, val_fraction=s.val_fraction, test_fraction=s.test_fraction)
         out.rows.append(TaskRow(task, split, list(task.source_sessions)))
     return out
+
+
+def adoption_lines(ctx: SleepContext) -> list[str]:
+    """What the sessions since each adopted Sleep edit say of its preference (one line
+    each, a preference corrected again flagged with the rollback command)."""
+    from sleep.night.adoption_effect import adoption_effects
+
+    return [
+        f"{e.skill}: {e.line()}" for e in adoption_effects(ctx.state_dir, ctx.settings.skills_repo)
+    ]

@@ -8,7 +8,9 @@ import importlib
 import typer
 
 COMMAND_MODULES = (
-    "skillopt_tui.cli.train_cmds",  # train, eval, runs
+    "skillopt_tui.cli.train_cmds",  # train, eval
+    "skillopt_tui.cli.runs_cmds",  # runs, runs show
+    "skillopt_tui.cli.research_cmds",  # compare, report
     "skillopt_tui.cli.skills_cmds",  # init, skills ...
     "skillopt_tui.cli.tui_cmd",  # tui
     "skillopt_tui.cli.sleep_cmds",  # sleep harvest

@@ -259,6 +259,8 @@ def diff_cmd(
     for c in d.evidence:
         facts = ", ".join(f"{k} {v}" for k, v in c.trailers.items() if k not in ("Skill",))
         typer.echo(f"# {c.sha[:12]} {c.subject} ({facts})")
+        for line in c.body.strip("\n").splitlines():  # rationales, what moved and why
+            typer.echo(f"#   {line}".rstrip())
     for h in d.hunks:
         typer.echo(f"[{h.index}] {h.file} {h.header}")
         changed = 0

@@ -126,6 +126,13 @@ def _night(
     return night, chosen
 
 
+def _with_sets(settings, sets):
+    """`--set sleep.<key>=…` over the settings for this night; the rest for the config."""
+    from sleep.state.settings import with_sets
+
+    return with_sets(settings, sets)
+
+
 def _flagged_settings(state_dir, flags: SleepFlags, *, writing: bool = True, **more):
     """The state directory, and the recorded settings with this command's flags over them
     (a switch left off keeps the recorded value)."""
@@ -156,12 +163,13 @@ def run_cmd(
     from sleep.night.run import NightBusy, run_night
 
     state, settings = _flagged_settings(state_dir, flags, auto_adopt=auto_adopt)
+    settings, sets = _with_sets(settings, flags.set_)
     projects = projects_to_run(settings.projects, flags.project, Path.cwd())
     results, statuses = [], []
     for path in projects:
         try:
             night, chosen = _night(
-                state, settings, path, flags.config, flags.set_, dry=False,
+                state, settings, path, flags.config, sets, dry=False,
                 backend_flag=flags.backend,
             )  # fmt: skip
             print(f"skillopt: sleep: night {night.night_id}, backend {chosen}", file=sys.stderr)
@@ -212,11 +220,12 @@ def dry_run_cmd(
     from sleep.night.projects import projects_to_run
 
     state, settings = _flagged_settings(state_dir, flags, writing=False)
+    settings, sets = _with_sets(settings, flags.set_)
     projects = projects_to_run(settings.projects, flags.project, Path.cwd())
     plans = []
     for path in projects:
         night, chosen = _night(
-            state, settings, path, flags.config, flags.set_, dry=True, backend_flag=flags.backend
+            state, settings, path, flags.config, sets, dry=True, backend_flag=flags.backend
         )
 
         async def planned(night=night):
@@ -280,10 +289,14 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
 
 def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     """Recorded settings, recent nights and handoff prompts waiting for answers."""
+    from sleep.night.adoption_effect import adoption_effects
     from sleep.night.unlanded_edits import unlanded_line
-    from sleep.state.status import night_status
+    from sleep.state.status import gate_line, night_status
 
-    status = night_status(_state_dir(state_dir, writing=False))
+    state = _state_dir(state_dir, writing=False)
+    status = night_status(state)
+    effects = adoption_effects(state, status["settings"].get("skills_repo"))
+    status["adoption_effects"] = [e.to_dict() for e in effects]
     if as_json:
         emit_json(status)
         return
@@ -303,10 +316,17 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
         pending = f", {n['pending']} handoff answer(s) waiting" if n.get("pending") else ""
         typer.echo(f"{n['night_id']}: {n['status']} — {staged}{pending}")
         for skill, outcome in n["skills"].items():  # why a skill is not gated yet
+            gated = gate_line(skill, outcome)
+            if gated:
+                typer.echo(f"  {gated}")
             if outcome.get("status") == "skipped" and outcome.get("reason"):
                 typer.echo(f"  {skill}: {outcome.get('reason')}")
             if outcome.get("edits_not_landed"):
                 typer.echo(f"  {unlanded_line(skill, outcome['edits_not_landed'])}")
+    if effects:
+        typer.echo("since adoption:")
+        for effect in effects:
+            typer.echo(f"  {effect.skill}: {effect.line()}")
 
 
 def _branch_now(outcome: dict) -> str:

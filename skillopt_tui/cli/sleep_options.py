@@ -50,7 +50,7 @@ class SleepFlags:
     backend: str | None = _flag("--backend", "NAME", "auto, handoff, or any model backend (openai, anthropic, claude_code, codex, ...).")
     homes: AgentHomes = AgentHomes()
     config: Path | None = _flag("--config", "FILE", "A run config for the night (models, budget).")
-    set_: list[str] | None = _flag("--set", "KEY=VALUE", "Override a config key.")
+    set_: list[str] | None = _flag("--set", "KEY=VALUE", "Override a config key, or a sleep setting for this night only (sleep.min_val_tasks=2).")
     include_automation: bool = _flag("--include-automation", None, "Also mine sessions no person typed in.", False)
 # fmt: on
 

@@ -1,4 +1,4 @@
-"""`skillopt train`, `skillopt eval`, `skillopt runs`.
+"""`skillopt train`, `skillopt eval` (`skillopt runs` lives in runs_cmds).
 
 Progress and errors go to stderr, data (`--json`) to stdout. Exit codes: 0 finished,
 1 the run failed, 2 bad input (config, files, out dir in use), 3 stopped before the end
@@ -162,6 +162,7 @@ def train(
         bus = EventBus()
         bus.subscribe(logger)
         summary = asyncio.run(_train(cfg, run_dir, bus, logger, env, initial_skill, stager))
+        _write_card(run_dir, env, config, set_ or [])
     finally:
         run_dir.release()
     if as_json:
@@ -178,6 +179,23 @@ def train(
         print(f"skillopt: stopped: {summary.reason}", file=sys.stderr)
         raise typer.Exit(EXIT_STOPPED)
     print(_next_steps(run_path, repo, stager), file=sys.stderr)
+
+
+def _write_card(run_dir, env, config_path: Path, overrides: list[str]) -> None:
+    """card.json: what the run's numbers rest on (`skillopt runs show`), written whenever
+    a run stops, so a stopped run's card says what it had so far."""
+    from core.research.card import build_card, write_card
+    from skillopt_tui.cli.run_cards import config_sources, load_splits
+
+    try:
+        card = build_card(run_dir.path, load_splits(env), config_sources(config_path, overrides))
+        write_card(run_dir.path, card)
+    except (UserError, OSError) as exc:  # the run's result stands; only its card is missing
+        print(
+            f"skillopt: card.json not written ({exc}); `skillopt runs show {run_dir.path}` "
+            "builds it later",
+            file=sys.stderr,
+        )
 
 
 def _next_steps(run_path: Path, repo, stager) -> str:
@@ -253,6 +271,7 @@ def _archive_staged_branch(repo, run_id: str) -> str | None:
 
 async def _estimate(cfg, env, initial_skill) -> str:
     from core.models.factory import build_model_client
+    from core.run.budget_minimum import budget_warning_for
     from core.run.estimate import estimate_for
     from core.training.executor import planned_words
     from core.training.setup import choose_strategy
@@ -261,7 +280,9 @@ async def _estimate(cfg, env, initial_skill) -> str:
     try:
         uses_llm = choose_strategy(cfg, client).name == "llm"
         line = estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
-        return f"rollouts run: {planned_words(cfg)}\n{line}"  # the estimate stays last
+        warning = budget_warning_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
+        before = f"{warning}\n" if warning else ""
+        return f"{before}rollouts run: {planned_words(cfg)}\n{line}"  # the estimate stays last
     finally:
         await client.aclose()
 
@@ -275,6 +296,7 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
     if state is not None and state.finished:
         logger.line(f"run {run_dir.path} already finished; use --fresh --force to start over")
     from core.models.factory import EMBEDDED_NOTICE
+    from core.run.budget_minimum import budget_warning_for
     from core.run.estimate import estimate_for
     from core.training.setup import build_client_with_budget_events, choose_strategy
     from skillopt_tui.cli.long_run import embedded_warning, planned_calls
@@ -293,6 +315,9 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
             logger.line(warning)
         if state is None:
             logger.line(estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm))
+            warning = budget_warning_for(cfg, env, client, initial_skill, uses_llm=uses_llm)
+            if warning:
+                logger.line(warning)
         return await run_training(
             cfg,
             run_dir=run_dir,
@@ -344,36 +369,6 @@ def eval_(
         typer.echo(f"  {task_type}: hard {b['hard']:.3f} · soft {b['soft']:.3f} · n {int(b['n'])}")
 
 
-def runs(
-    runs_dir: Annotated[
-        Path, typer.Option("--runs-dir", help="Folder holding run directories.")
-    ] = Path("runs"),
-    as_json: JsonOption = False,
-) -> None:
-    """List runs with their status and scores."""
-    from core.run.directory import list_runs
-
-    if runs_dir.exists() and not runs_dir.is_dir():
-        raise TrainUsageError(f"--runs-dir {runs_dir} is not a directory; give the folder of runs")
-    infos = list_runs(runs_dir)
-    if as_json:
-        emit_json([i.to_dict() for i in infos])
-        return
-    if not infos:
-        typer.echo(f"no runs in {runs_dir}")
-        return
-    for i in infos:
-        base = "—" if i.baseline_val is None else f"{i.baseline_val:.3f}"
-        best = "—" if i.best_val is None else f"{i.best_val:.3f}"
-        typer.echo(
-            f"{i.run_id}  {i.status:<11} {i.env:<10} val {base} → {best}  "
-            f"steps {i.steps_done}/{i.total_steps}  ${i.cost_usd:.4f}"
-        )
-        if i.problem:
-            typer.echo(f"  {i.problem}")
-
-
 def register(app: typer.Typer) -> None:
     app.command("train")(train)
     app.command("eval")(eval_)
-    app.command("runs")(runs)

@@ -136,6 +136,9 @@ class CodexTaskReader:
         git = meta.get("git")
         if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
             ident.branch = clean_text(git["branch"])
+        commit = git.get("commit_hash") if isinstance(git, dict) else None
+        if isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{40}", commit):
+            ident.commit = commit
         if meta.get("originator") in AUTOMATION_ORIGINATORS or meta.get("source") in (
             AUTOMATION_SOURCES
         ):

@@ -32,6 +32,9 @@ class SessionIdentity:
     skill_files: list[str] = field(default_factory=list)
     # Reader-specific state that must survive between reads (JSON values only).
     carry: dict[str, Any] = field(default_factory=dict)
+    # The commit the project was at when the session began, where the agent records it
+    # (Codex's session_meta `git.commit_hash`): where a replay of its tasks starts.
+    commit: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """A copy as JSON values, what `dataclasses.asdict` gives, built directly: asdict
@@ -46,6 +49,7 @@ class SessionIdentity:
             "skills": list(self.skills),
             "skill_files": list(self.skill_files),
             "carry": _copy(self.carry),
+            "commit": self.commit,
         }
 
     @classmethod

@@ -84,6 +84,8 @@ class Session:
     skill_files: list[str] = field(default_factory=list)
     # Prompts on branches the person left (pi's session tree): reported, never tasks.
     abandoned: int = 0
+    # The commit the session began at, where its agent recorded it (SessionIdentity).
+    commit: str | None = None
 
     def to_json(self, *, evidence: bool = True) -> dict:
         """With `evidence` (what a night freezes), also the skills the session used."""
@@ -100,6 +102,8 @@ class Session:
             data.update(skills=list(self.skills), skill_files=list(self.skill_files))
         if self.abandoned:
             data["abandoned"] = self.abandoned
+        if self.commit:
+            data["commit"] = self.commit
         return data
 
 

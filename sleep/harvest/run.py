@@ -347,7 +347,7 @@ class Harvest:
                     tool, clean_text(ident.session_id or ""), clean_strings(ident.cwd),
                     clean_strings(ident.branch), shown_file, self._automation(ident), tasks,
                     clean_strings(list(ident.skills)), clean_strings(list(ident.skill_files)),
-                    abandoned,
+                    abandoned, commit=ident.commit,
                 )
             )  # fmt: skip
 

@@ -291,6 +291,8 @@ def _task(
             branch=session.get("branch"),
             context=context,
             prior_edits=earlier,
+            session_started=session_start(session),
+            session_commit=session_commit(session),
         )
     else:
         task.kind = stronger_kind(task.kind, kind)
@@ -336,6 +338,18 @@ def _add_checks(task: MinedTask, checks: list[Check]) -> None:
     for check in checks:
         if check not in task.checks:
             task.checks.append(check)
+
+
+def session_commit(session: dict[str, Any]) -> str | None:
+    """The commit the session recorded at its start (Codex), when it is a full hash."""
+    commit = session.get("commit")
+    return commit if isinstance(commit, str) and len(commit) == 40 else None
+
+
+def session_start(session: dict[str, Any]) -> str | None:
+    """When the session began: its earliest prompt time (None when none is recorded)."""
+    stamps = [p.get("timestamp") for p in session.get("tasks", [])]
+    return min((s for s in stamps if isinstance(s, str) and s), default=None)
 
 
 def _turn_edits(prompt: dict[str, Any], cwd: str | None) -> list[FileEdit]:

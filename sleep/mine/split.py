@@ -28,12 +28,3 @@ def task_split(task: MinedTask, *, val_fraction: float, test_fraction: float) ->
     if task.train_only:
         return "train"
     return split_of(task.id, val_fraction=val_fraction, test_fraction=test_fraction)
-
-
-def split_tasks(
-    tasks: list[MinedTask], *, val_fraction: float, test_fraction: float
-) -> dict[str, list[MinedTask]]:
-    out: dict[str, list[MinedTask]] = {"train": [], "val": [], "test": []}
-    for task in sorted(tasks, key=lambda t: t.id):
-        out[task_split(task, val_fraction=val_fraction, test_fraction=test_fraction)].append(task)
-    return out

@@ -125,6 +125,12 @@ class MinedTask:
     # folder (sleep/harvest/file_edits.py): applied to the replay's copy before it starts.
     # Absent from archives written before they were kept.
     prior_edits: list[FileEdit] = field(default_factory=list)
+    # When the session of its first sighting began (its first prompt's time), and the
+    # commit it began at where the agent recorded it (Codex): the replay starts there
+    # (sleep/night/edited_tree.start_commit), where the person started, not where the
+    # work ended.
+    session_started: str | None = None
+    session_commit: str | None = None
     # What the person said they want of it, in order (sleep/mine/heuristic.py): the corrections
     # they made of its answers and the constraints they stated up front ("standard
     # library only"); and the preference they belong to (sleep/mine/preferences.py: a stable
@@ -142,7 +148,13 @@ class MinedTask:
         data["context"] = [asdict(t) for t in self.context]
         data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
         data["corrections"] = [asdict(c) for c in self.corrections]
-        for name in ("prior_edits", "corrections", "preference"):
+        for name in (
+            "prior_edits",
+            "corrections",
+            "preference",
+            "session_started",
+            "session_commit",
+        ):
             if not data[name]:
                 del data[name]
         return data
@@ -177,6 +189,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "occurrences": (int,), "first_seen": _OPTIONAL_STR, "last_seen": _OPTIONAL_STR,
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
     "prior_edits": (list,), "corrections": (list,), "preference": _OPTIONAL_STR,
+    "session_started": _OPTIONAL_STR, "session_commit": _OPTIONAL_STR,
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
 
@@ -307,6 +320,8 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         train_only=old.train_only,
         corrections=list(dict.fromkeys([*old.corrections, *new.corrections])),
         preference=new.preference or old.preference,
+        session_started=old.session_started or new.session_started,
+        session_commit=old.session_commit if old.session_started else new.session_commit,
     )
 
 

@@ -31,7 +31,15 @@ from sleep.mine.check_rules import SIZE
 from sleep.mine.correction_checks import is_plain_word
 from sleep.mine.corrections import redirected
 from sleep.mine.evidence import verification_commands
-from sleep.mine.heuristic import Placed, is_acknowledgement, mine_sessions, session_key, shape_of
+from sleep.mine.heuristic import (
+    Placed,
+    is_acknowledgement,
+    mine_sessions,
+    session_commit,
+    session_key,
+    session_start,
+    shape_of,
+)
 from sleep.mine.kinds import KINDS, TaskKind, kind_of
 from sleep.mine.preferences import assign_preferences
 from sleep.mine.tasks import CHECK_KINDS, Check, MinedTask, task_id
@@ -207,6 +215,9 @@ def _new_task(
             task.last_seen = when
         task.first_seen = task.first_seen or when
         task.branch = task.branch or session.get("branch")
+        if task.session_started is None:
+            task.session_started = session_start(session)
+            task.session_commit = session_commit(session)
     task.occurrences = max(1, len(task.source_sessions))
     return task
 

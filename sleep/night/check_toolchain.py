@@ -9,7 +9,9 @@ checkout without them), then the host's PATH. A pyenv shim is resolved to the pr
 pyenv picks for the project; the Python that runs the program is asked for its prefixes
 (`sys.prefix`, `sys.base_prefix`: a venv and the Python it was made from), and those are
 bound read-only at the same paths, the program's folder put on PATH ahead of the system
-ones.
+ones. A `make` the command starts runs its recipes' programs (`make test` whose recipe
+calls `python`): those of the targets it names and their prerequisites, read from the
+workspace's Makefile as text, are lent the same way.
 
 Nothing else of the host shows: never the home folder (a prefix that holds it, or the
 project, is refused), never the host's environment (the jail sets its own), never the
@@ -23,6 +25,7 @@ workspace, which a model wrote.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -250,10 +253,85 @@ def lend(name: str, project: Path | None) -> tuple[list[str], str, str]:
     return sorted(binds), "" if _system(found) else os.path.dirname(found), ""
 
 
-def toolchain(command: str, project: Path | None) -> Toolchain:
-    """What the jail needs to run `command` with the person's programs."""
+MAKE_PROGRAMS = frozenset({"make", "gmake"})
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+_RULE = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?!=)\s*([^;#]*)")
+MAX_MAKEFILE_CHARS = 200_000
+_MAKE_VARIABLE = re.compile(r"\$[({][^)}]*[)}]")
+
+
+def _rules(text: str) -> tuple[list[str], dict[str, tuple[list[str], list[str]]]]:
+    """A Makefile's explicit rules in order: target → (prerequisites, recipe lines)."""
+    order: list[str] = []
+    rules: dict[str, tuple[list[str], list[str]]] = {}
+    current: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("\t"):
+            for target in current:
+                rules[target][1].append(line[1:].lstrip("@+- "))
+            continue
+        found = _RULE.match(line)
+        current = []
+        if found is None:
+            continue
+        for target in found.group(1).split():
+            if target.startswith(".") or "%" in target or "$" in target:
+                continue
+            rules.setdefault(target, ([], []))[0].extend(found.group(2).split())
+            order.append(target)
+            current.append(target)
+    return order, rules
+
+
+def make_targets(command: str) -> list[str]:
+    """The targets a `make` command names (none: the default goal); options skipped."""
+    words = command.split()
+    return [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+
+
+def recipe_programs(command: str, folder: Path | None) -> list[str]:
+    """The programs a `make` command's recipes start (its targets' and their
+    prerequisites'), read from the Makefile in `folder`: the jail lends a program the
+    command starts, and `make test` starts make, whose recipe starts the person's
+    `python`. Other commands, or no Makefile: []."""
+    words = command.split()
+    if not words or os.path.basename(words[0]) not in MAKE_PROGRAMS or folder is None:
+        return []
+    text = ""
+    for name in MAKEFILES:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            text = (Path(folder) / name).read_text(encoding="utf-8")[:MAX_MAKEFILE_CHARS]
+            break
+    order, rules = _rules(text)
+    todo = make_targets(command) or order[:1]
+    seen: set[str] = set()
+    found: list[str] = []
+    while todo:
+        target = todo.pop(0)
+        if target in seen or target not in rules:
+            continue
+        seen.add(target)
+        prerequisites, recipe = rules[target]
+        todo += prerequisites
+        for line in recipe:
+            line = _MAKE_VARIABLE.sub("$V", line)  # $(MAKE), ${PY}: not a program by name
+            found += [p for p in programs(line) if p not in found and p not in MAKE_PROGRAMS]
+    return found
+
+
+def toolchain(command: str, project: Path | None, makefile_in: Path | None = None) -> Toolchain:
+    """What the jail needs to run `command` with the person's programs: those it starts,
+    and those a `make` it starts runs (read from the Makefile in `makefile_in`, else the
+    project's)."""
     lent = Toolchain()
-    for name in programs(command):
+    started = programs(command)
+    for name in started:
+        if os.path.basename(name) in MAKE_PROGRAMS:
+            started += [
+                p for p in recipe_programs(command, makefile_in or project) if p not in started
+            ]
+            break
+    for name in started:
         binds, folder, problem = lend(name, project)
         if problem:
             lent.missing[name] = problem

@@ -7,6 +7,7 @@ edit whose old text is not there exactly once, is skipped and noted, never fatal
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import shutil
@@ -16,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from core.models.agents.workspace import pristine_tree
+from core.safe_git import run_git
 from sleep.harvest.file_edits import FileEdit
+from sleep.harvest.timestamps import parse_timestamp
 
 
 def _target(root: Path, rel: str) -> Path | None:
@@ -80,7 +83,7 @@ class EditedTree:
         if not self.applied:
             return (
                 "None of the earlier requests' recorded edits could be applied to this "
-                "workspace (it is the project as it is now): where this request depends on "
+                "workspace (it is the project as it was when the session began): where this request depends on "
                 "them, make them first, then do this request."
             )
         done = "; ".join(dict.fromkeys(self.applied))
@@ -144,6 +147,41 @@ def edited_tree(
     yield EditedTree(
         place, list(data["applied"]), list(data["skipped"]), list(data.get("left_out", []))
     )
+
+
+@functools.lru_cache(maxsize=256)
+def commit_before(project: Path, commit: str, started: str | None) -> str:
+    """Where a task's replay starts: the last commit of `commit`'s history made before
+    its session began (`started`), so the person's request is still to do there and a
+    correct replay shows its change in the diff — at the night's commit, work the person
+    committed later makes a correct replay an empty diff. `commit` itself when the
+    session's start is unknown or the project has no commit that old."""
+    when = parse_timestamp(started)
+    if when is None:
+        return commit
+    if not Path(project).is_dir():
+        return commit
+    done = run_git("rev-list", "-1", f"--before=@{int(when.timestamp())}", commit, cwd=project)
+    found = done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else ""
+    return found or commit
+
+
+def start_commit(
+    project: Path, commit: str, started: str | None, recorded: str | None = None
+) -> str:
+    """Where a task's replay starts: the commit its session recorded at its start
+    (`recorded`, Codex's), when the night's `commit` descends from it; else the last
+    commit made before the session began (`commit_before`)."""
+    if recorded and _descends(project, commit, recorded):
+        return recorded
+    return commit_before(project, commit, started)
+
+
+@functools.lru_cache(maxsize=256)
+def _descends(project: Path, commit: str, ancestor: str) -> bool:
+    if not Path(project).is_dir():
+        return False
+    return run_git("merge-base", "--is-ancestor", ancestor, commit, cwd=project).returncode == 0
 
 
 def session_base(project: Path, session_cwd: str | None) -> str:

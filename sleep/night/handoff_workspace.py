@@ -3,7 +3,8 @@ person's own agent (e.g. the plugin's `/skillopt-handoff`) in a workspace we pre
 
 Why: on handoff there is no model for us to drive through a tool loop, and a bare chat
 prompt would make the answerer guess at files it cannot see. So, per task and per skill
-version, the night prepares a fresh copy of the project at its recorded commit with that
+version, the night prepares a fresh copy of the project at the task's start commit (its
+last before the session began, sleep/night/edited_tree.commit_before) with that
 version of the skill where the agent reads it (core/agent_loop/workspace.py, as the `tools`
 mode does), and writes a handoff prompt (`NNNN-replay-workspace-<hash>.md`) that names the
 copy, gives the skill (as the system message), the task and the turns it follows up on, and

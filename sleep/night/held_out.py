@@ -10,14 +10,28 @@ so a night takes its val tasks from every earlier night of the project and skill
 the most recent `max_val_tasks` of them (a cap on the gate's cost, kept apart from
 `max_tasks`, so that tonight's many train tasks never crowd out the held-out ones).
 Train-only tasks (nothing to judge them by) are train by their split: they never count.
+
+A preference the person corrected in two tasks or more (sleep/mine/preferences.py) always has
+one held out: when the hash put none of its tasks in val, its newest task is held out
+(new tonight, so no night trained on it; an older one goes back to train when a newer
+one arrives, which shows the optimizer nothing it should not see). So the first week
+can gate on what the person actually corrected, not only on what the hash happened to
+hold out.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
+from core.atomic import write_json
 from sleep.mine.heuristic import priority
-from sleep.mine.split import split_tasks, task_split
+from sleep.mine.preferences import Preference, group_preferences
+from sleep.mine.split import task_split
 from sleep.mine.tasks import MinedTask
 from sleep.night.replay_modes import SKIP_REASONS
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS
@@ -41,21 +55,111 @@ def night_splits(
     """The splits a night replays from `tasks` (the archive's tasks of one project and
     skill, every night's): every val task up to the most recent `max_val_tasks`, and the
     train and test tasks by priority (sleep/mine.priority) up to `max_tasks`."""
-    held, rest = [], []
-    for task in tasks:
-        split = task_split(task, val_fraction=val_fraction, test_fraction=test_fraction)
-        (held if split == "val" else rest).append(task)
+    tasks = list(tasks)
+    splits = preference_splits(tasks, val_fraction=val_fraction, test_fraction=test_fraction)
+    held = [t for t in tasks if splits[t.id] == "val"]
+    rest = [t for t in tasks if splits[t.id] != "val"]
     kept = sorted(held, key=_recent_first)[:max_val_tasks]
     learn = sorted(rest, key=priority)[:max_tasks]
-    return split_tasks(learn + kept, val_fraction=val_fraction, test_fraction=test_fraction)
+    out: dict[str, list[MinedTask]] = {"train": [], "val": [], "test": []}
+    for task in sorted(learn + kept, key=lambda t: t.id):
+        out[splits[task.id]].append(task)
+    return out
 
 
-def waiting_for_val(val_tasks: int, min_val_tasks: int) -> str | None:
+def preference_splits(
+    tasks: list[MinedTask], *, val_fraction: float, test_fraction: float
+) -> dict[str, str]:
+    """Each task's split (task id → split): by its id's hash (sleep/mine/split.py), except that
+    every preference seen in two tasks or more has one held out (its newest, when the hash
+    held out none), unless `val_fraction` is 0 (the person asked for no held-out tasks)."""
+    splits = {
+        t.id: task_split(t, val_fraction=val_fraction, test_fraction=test_fraction) for t in tasks
+    }
+    if val_fraction <= 0:  # nothing held out, as asked
+        return splits
+    by_id = {t.id: t for t in tasks}
+    for pref in group_preferences(tasks):
+        ids = preference_tasks(pref)
+        candidates = [by_id[i] for i in ids if i in by_id and not by_id[i].train_only]
+        if len(ids) < 2 or any(splits[t.id] == "val" for t in candidates):
+            continue
+        newest = max(candidates, key=_newest, default=None)
+        if newest is not None:
+            splits[newest.id] = "val"
+    return splits
+
+
+def _newest(task: MinedTask) -> tuple:
+    return (task.session_started or task.first_seen or "", task.last_seen or "", task.id)
+
+
+def gate_roles(val: Iterable[MinedTask]) -> dict[str, str]:
+    """What each held-out task gates as: `occurrence` (of a preference the person
+    corrected) or `guard` (accepted without correction: it must not regress)."""
+    return {t.id: "occurrence" if t.preference or t.corrections else "guard" for t in val}
+
+
+def waiting_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
+    """The preferences seen in one task only: none can be held out yet."""
+    return [p for p in group_preferences(tasks) if len(preference_tasks(p)) < 2]
+
+
+def preference_tasks(pref: Preference) -> list[str]:
+    """The ids of the tasks a preference occurs in, in the order of its occurrences."""
+    return list(dict.fromkeys(o.task for o in pref.occurrences))
+
+
+def waiting_for_val(
+    val_tasks: int, min_val_tasks: int, waiting: Iterable[Preference] = ()
+) -> str | None:
     """Why the night gates nothing for a skill with `val_tasks` replayable held-out
-    tasks, or None when that is enough."""
+    tasks (preference occurrences and guards), or None when that is enough; naming the
+    preferences that wait for a second occurrence to be held out."""
     if val_tasks >= min_val_tasks:
         return None
+    texts = [f'"{_excerpt(p.text)}"' for p in waiting]
+    second = (
+        f"; waiting for a second occurrence of: {', '.join(texts[:5])}"
+        + (f" and {len(texts) - 5} more" if len(texts) > 5 else "")
+        if texts
+        else ""
+    )
     return (
         f"waiting for more held-out tasks ({val_tasks} of {min_val_tasks}): the gate "
-        "decides on at least that many; later nights' sessions add to them"
+        f"decides on at least that many; later nights' sessions add to them{second}"
     )
+
+
+def _excerpt(text: str, limit: int = 60) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def gate_signature(splits: dict[str, list[MinedTask]], settings: dict[str, Any]) -> str:
+    """What a skill's gate decides on: its tasks' ids per split and the settings the gate
+    reads. A night with no new sessions gates a skill again when this changed."""
+    shape = {k: sorted(t.id for t in v) for k, v in splits.items()}
+    text = json.dumps([shape, settings], sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class GatedRecord:
+    """`<state>/gated.json`: per project and skill, the gate signature of the last night
+    that ran it (gated it or said what it waits for)."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = Path(state_dir) / "gated.json"
+
+    def _read(self) -> dict[str, str]:
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                return {str(k): str(v) for k, v in data.items()}
+        return {}
+
+    def get(self, key: str) -> str | None:
+        return self._read().get(key)
+
+    def put(self, key: str, signature: str) -> None:
+        write_json(self.path, {**self._read(), key: signature})

@@ -85,11 +85,25 @@ def clip_tail(text: str, limit: int = MAX_TAIL_CHARS) -> str:
 # dash ("/bin/sh: 1: python: not found") and bash ("bash: line 1: python: command not
 # found"): a program looked up on PATH, so its name has no slash.
 _PROGRAM_NOT_FOUND = re.compile(r": ([^\s/:]+): (?:command )?not found\s*$", re.MULTILINE)
+# make running a recipe line itself ("make: python: No such file or directory") or
+# through the shell, which exits 127 ("make: *** [Makefile:2: test] Error 127"): make
+# then exits 2.
+_MAKE_NOT_FOUND = re.compile(
+    r"^g?make(?:\[\d+\])?: ([^\s/:]+): (?:No such file or directory|Command not found)\s*$",
+    re.MULTILINE,
+)
+_MAKE_ERROR_127 = re.compile(r"^g?make(?:\[\d+\])?: \*\*\* \[.*\] Error 127\s*$", re.MULTILINE)
 
 
 def missing_program(exit_code: int | None, output: str) -> str:
-    """The program a check could not start because the jail lacks it ("" when it ran)."""
-    if exit_code != 127:
+    """The program a check could not start because the jail lacks it ("" when it ran):
+    one the shell did not find (exit 127), or one a `make` recipe did not find."""
+    if exit_code is None or exit_code == 0:
+        return ""
+    found = _MAKE_NOT_FOUND.search(output)
+    if found:
+        return found.group(1)
+    if exit_code != 127 and not _MAKE_ERROR_127.search(output):
         return ""
     found = _PROGRAM_NOT_FOUND.search(output)
     return found.group(1) if found else ""
@@ -144,7 +158,7 @@ def run_command_checks(
         return not_run(commands, f"{problem}: checks never run outside the jail")
     results = []
     for command in commands:
-        lent = toolchain(command, project)
+        lent = toolchain(command, project, makefile_in=Path(root))
         done = shell.run(command, timeout_s, tail=True, lent=lent)
         program = missing_program(done.status, done.output)
         if program:

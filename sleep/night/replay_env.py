@@ -47,7 +47,8 @@ from sleep.mine.evidence import context_text
 from sleep.mine.judged_by import judged_by
 from sleep.mine.tasks import Check, MinedTask, ReplayEvidence, Turn
 from sleep.night.check_memo import CheckMemo, MemoCheck
-from sleep.night.edited_tree import EditedTree, edited_tree, session_base
+from sleep.night.edited_tree import EditedTree, edited_tree, session_base, start_commit
+from sleep.night.preference_gate import PreferenceGate
 from sleep.night.replay_checks import (
     DEFAULT_CHECK_TIMEOUT_S,
     CheckResult,
@@ -125,6 +126,8 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "context": [[t.prompt, t.answer] for t in task.context],
             "prior_edits": [e.to_dict() for e in task.prior_edits],
             "project": task.project,
+            "session_started": task.session_started or task.first_seen,
+            "session_commit": task.session_commit,
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
@@ -155,21 +158,21 @@ def with_diff(final: str, diff: str) -> str:
     return reply + "\n\nChanges made:\n" + diff[:DIFF_SHOWN_CHARS] if diff else reply
 
 
-# A follow-up replays in a copy of the project as recorded tonight, not as the session
-# left it. Where the harvest kept the earlier turns' edits (every agent's edit tools,
-# sleep/harvest/file_edits.py, sleep/harvest/edit_tools.py) they are applied first and the prompt says
-# which (EditedTree.note); otherwise (shell edits, edits dropped by the redaction, a
-# session read from a store with no tool calls) they may be missing, so the
-# agent is told to carry out what the follow-up depends on first, and the judge that the
-# diff may hold it too.
+# A follow-up replays in a copy of the project as it was when its session began (its
+# last commit before then), not as the session left it. Where the harvest kept the
+# earlier turns' edits (every agent's edit tools, sleep/harvest/file_edits.py,
+# sleep/harvest/edit_tools.py) they are applied first and the prompt says which
+# (EditedTree.note); otherwise (shell edits, edits dropped by the redaction, a session
+# read from a store with no tool calls) they may be missing, so the agent is told to
+# carry out what the follow-up depends on first, and the judge that the diff may hold it.
 PREDECESSORS_NOTE = (
-    "This workspace is the project as it is now, not as that session left it: the changes "
-    "of the earlier requests may be missing. Where this request depends on them and they "
-    "are missing, make them first, then do this request."
+    "This workspace is the project as it was when that session began, not as the session "
+    "left it: the changes of the earlier requests may be missing. Where this request "
+    "depends on them and they are missing, make them first, then do this request."
 )
 PREDECESSORS_JUDGE_NOTE = (
-    "The reply was made in the project as it is now, so its changes may also carry out the "
-    "earlier requests this one depends on; judge this request."
+    "The reply was made in the project as it was when the session began, so its changes "
+    "may also carry out the earlier requests this one depends on; judge this request."
 )
 
 
@@ -192,9 +195,14 @@ def _prior_edits(item: TaskItem) -> list[FileEdit]:
 def _start_tree(
     item: TaskItem, project: Path, commit: str | None, keep_in: Path | None = None
 ) -> Iterator[tuple[Path, str | None, EditedTree | None]]:
-    """Where a follow-up's replay starts: the project at `commit`, or a copy of it with
-    the earlier turns' recorded edits applied (then the agent's diff is taken against
-    that copy, so it shows this request's changes only)."""
+    """Where a replay starts: the project at its last commit before the task's session
+    began (not the night's `commit`, where the person's work may be done already), and
+    for a follow-up a copy of that with the earlier turns' recorded edits applied (then
+    the agent's diff is taken against that copy, so it shows this request's changes only)."""
+    if commit is not None:
+        commit = start_commit(
+            project, commit, item.data.get("session_started"), item.data.get("session_commit")
+        )
     edits = _prior_edits(item)
     if not edits or not item.data.get("context"):
         yield project, commit, None
@@ -251,6 +259,7 @@ class ReplayEnvironment:
         workspace: AgentReplay | None = None,
         check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S,
         checks_log: Path | None = None,
+        gate_rule: PreferenceGate | None = None,
     ) -> None:
         self._items = {s: [task_item(t, target_backend) for t in splits.get(s, [])] for s in SPLITS}
         # where `tools` / `handoff-workspace` replays work (a chat target's agentic tasks)
@@ -266,6 +275,9 @@ class ReplayEnvironment:
         # core.environment.contract.needs_agent reads this: the runner then hands
         # `rollout` the client's agent runner instead of its chat `complete`.
         self.target_kind = "agent" if agent is not None else "chat"
+        # The engine gates by this rule instead of the mean when it is set
+        # (core/training/candidate_gate.env_gate_rule; sleep/night/preference_gate.py).
+        self.gate_rule = gate_rule
 
     def load_split(self, split: str) -> list[TaskItem]:
         if split not in SPLITS:

@@ -1,5 +1,5 @@
 """A tools replay: an agentic task replayed on an API (chat) backend as our own bounded tool
-loop (core/agent_loop) in a fresh copy of the project at the night's recorded commit, the
+loop (core/agent_loop) in a fresh copy of the project at the task's start commit, the
 candidate skill both where the source agent reads it and as the system prompt, a shell
 only inside the bubblewrap jail (sleep/night/replay_shell.py).
 

@@ -21,6 +21,11 @@ that applies:
 A session no rule places is left out (counted, never sent to a file its agent does not
 read). Each route says which rules filled it: that is the staged commit's `Routed-By`.
 A skill's gate then uses only tasks from agents that read it (`Route.accepts`).
+
+A project with both main files (CLAUDE.md and AGENTS.md) learns a need once for both
+(`sibling_files`): each file's night trains on both files' tasks, and a file whose own
+agent had no session tonight is still proposed the need (`BY_SIBLING`), each gated only
+on its own agent's tasks.
 """
 
 from __future__ import annotations
@@ -70,6 +75,7 @@ def main_file_rule(source: str | None) -> str:
 
 
 BY_ONLY_SKILL = "the repository's only skill"
+BY_SIBLING = "learned from the project's other agents' sessions too; gated on its own agent's tasks"
 
 
 def family(source: str | None) -> str:
@@ -168,6 +174,16 @@ def main_skill(entries: list[SkillEntry], project: Path | None, agent: str) -> S
             if entry.deploy_to and _same_path(entry.deploy_to, root / name):
                 return entry
     return None
+
+
+def sibling_files(entries: list[SkillEntry], project: Path | None) -> dict[str, set[str]]:
+    """The project's main instruction files when it has both (CLAUDE.md and AGENTS.md):
+    each skill name with the set of both. A need the person corrected in one agent's
+    sessions is theirs, so each file learns from both files' tasks; each is gated only on
+    tasks of the agents that read it (`Route.accepts`). {} when there are not two."""
+    found = {main_skill(entries, project, agent) for agent in MAIN_FILES}
+    names = {e.name for e in found if e is not None}
+    return {name: set(names) for name in names} if len(names) > 1 else {}
 
 
 def plan_routes(

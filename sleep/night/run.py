@@ -31,6 +31,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,8 +46,10 @@ from core.models.handoff import HandoffWaiting, pending_prompts, waiting_summary
 from core.models.types import ModelError
 from core.run.directory import RunDirectory
 from core.run.events import EventBus
-from core.run.staging import StagedCandidate, Stager
+from core.run.staging import StagedCandidate
+from core.sign_test import sign_test_p
 from core.skills_repo import SkillsRepo
+from core.skills_repo.messages import quoted_line
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
@@ -54,7 +57,7 @@ from sleep.harvest.cursors import HarvestState
 from sleep.harvest.run import STATE_FILE
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.interrupted import describe_interrupted, interrupted_left_out
-from sleep.mine.preferences import assign_preferences, group_preferences
+from sleep.mine.preferences import Preference, assign_preferences, group_preferences
 from sleep.mine.tasks import MinedTask, TaskArchive, task_listing
 from sleep.mine.with_model import mine_with_model
 
@@ -64,7 +67,16 @@ from sleep.night import (
     handoff_answers,  # noqa: F401 - registers itself when imported
     handoff_workspace,  # noqa: F401 - registers itself when imported
 )
-from sleep.night.held_out import night_splits, waiting_for_val
+from sleep.night.edited_tree import start_commit
+from sleep.night.held_out import (
+    GatedRecord,
+    gate_roles,
+    gate_signature,
+    night_splits,
+    preference_tasks,
+    waiting_for_val,
+    waiting_preferences,
+)
 from sleep.night.held_tasks import (
     CarryArchive,
     Harvested,
@@ -78,6 +90,7 @@ from sleep.night.held_tasks import (
     read_json,
     with_carried,
 )
+from sleep.night.preference_gate import PreferenceGate
 from sleep.night.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
 from sleep.night.replay_env import AgentReplay, ReplayEnvironment
 from sleep.night.replay_modes import (
@@ -88,7 +101,7 @@ from sleep.night.replay_modes import (
     workspace_runner,
 )
 from sleep.night.replay_tools import ToolReplay, skill_path_for
-from sleep.night.routing import Route, plan_routes
+from sleep.night.routing import BY_SIBLING, Route, plan_routes, readers, sibling_files
 from sleep.night.unlanded_edits import unlanded_edits, unlanded_line
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
 from sleep.state.state_dir import check_state_dir
@@ -134,23 +147,81 @@ class NightResult:
         return data
 
 
-class NightStager:
-    """Adds the night's evidence (source sessions, routing, night id) to each candidate."""
+BY_STORED = "stored tasks, gated again (their split or the gate's settings changed)"
+WEAK_EVIDENCE_P = 0.1  # a staged candidate whose sign-test p is above this is weak
 
-    def __init__(self, inner: SkillsRepoStager, sessions: list[str], trailers: dict[str, str]):
+
+class NightStager:
+    """Adds the night's evidence to each candidate: source sessions, routing, night id,
+    `Evidence-Strength: weak` when its sign-test p is above WEAK_EVIDENCE_P, and the
+    preferences it addresses (those whose held-out occurrences it turned to a pass), each
+    with the sessions it was corrected in. Keeps what it staged for the night's result."""
+
+    def __init__(
+        self,
+        inner: SkillsRepoStager,
+        sessions: list[str],
+        trailers: dict[str, str],
+        preferences: list[Preference] | None = None,
+        pass_mark: float = 0.7,
+    ):
         self.inner = inner
         self.sessions = sessions
         self.trailers = trailers
         self.base = inner.base
+        self.preferences = preferences or []
+        self.pass_mark = pass_mark
+        self.staged: list[StagedCandidate] = []
+
+    def addressed(self, candidate: StagedCandidate) -> list[Preference]:
+        """The preferences with a held-out occurrence this candidate turned to a pass."""
+        fixed = {
+            m["id"]
+            for m in candidate.moved
+            if m.get("before", 0) < self.pass_mark <= m.get("after", 0)
+        }
+        return [p for p in self.preferences if fixed & set(preference_tasks(p))]
 
     def stage(self, candidate: StagedCandidate) -> str:
-        return self.inner.stage(
-            dataclasses.replace(
-                candidate,
-                source_sessions=self.sessions,
-                trailers={**candidate.trailers, **self.trailers},
-            )
+        p = sign_test_p(candidate.items_improved, candidate.items_regressed)
+        extra = {"Evidence-Strength": "weak"} if p > WEAK_EVIDENCE_P else {}
+        addressed = self.addressed(candidate)
+        notes = "\n".join(
+            ["", "Preferences its edits address (held-out occurrences now passing):"]
+            + [
+                f'- "{quoted_line(pref.text, 100)}": corrected in '
+                + quoted_line(", ".join(pref.sessions), 400)
+                for pref in addressed
+            ]
         )
+        staged = dataclasses.replace(
+            candidate,
+            source_sessions=self.sessions,
+            trailers={**candidate.trailers, **self.trailers, **extra},
+            notes="\n".join(filter(None, [candidate.notes, notes if addressed else ""])),
+        )
+        self.staged.append(staged)
+        return self.inner.stage(staged)
+
+    def evidence(self) -> dict[str, Any] | None:
+        """What the night's result says of its last staged candidate: the sign test's p,
+        whether that is weak, the items that moved and the preferences addressed."""
+        if not self.staged:
+            return None
+        last = self.staged[-1]
+        p = sign_test_p(last.items_improved, last.items_regressed)
+        return {
+            "p": p,
+            "weak": p > WEAK_EVIDENCE_P,
+            "improved": last.items_improved,
+            "regressed": last.items_regressed,
+            "val_items": last.val_items,
+            "moved": last.moved,
+            "preferences": [
+                {"id": pref.id, "text": pref.text, "sessions": pref.sessions}
+                for pref in self.addressed(last)
+            ],
+        }
 
 
 def night_folder(
@@ -209,6 +280,8 @@ class Night:
     )
     # The skills' outcomes the night's last round saved (night.json), read when it runs.
     _before: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    # The project's main instruction files, each with the set it learns from (routing).
+    _siblings: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False)
     # The sessions tonight's routing left out (set when the night routes its sessions).
     left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
 
@@ -271,38 +344,104 @@ class Night:
         routes = routing.routes
         if saved.exists():
             frozen = read_frozen(saved, "skills")
+            by_skill = {r.skill: r for r in routes}
+            entries = {e.name: e for e in self.repo.list_skills()}
+            for name in frozen:  # a skill gated again on its stored tasks has no sessions
+                if name not in by_skill and name in entries:
+                    by_skill[name] = Route(name, [BY_STORED], agents=readers(entries[name]))
             return [
-                (r, {k: [MinedTask.from_dict(t) for t in v] for k, v in frozen[r.skill].items()})
-                for r in routes
-                if r.skill in frozen
+                (by_skill[name], {k: [MinedTask.from_dict(t) for t in v] for k, v in f.items()})
+                for name, f in frozen.items()
+                if name in by_skill
             ]
         archive = TaskArchive(self.state_dir / "tasks.json")
-        out = []
+        mined_all: list[MinedTask] = []
         for route in routes:
             mined = await self._mine(route.sessions)
             for task in mined:
                 task.skill = route.skill
-            known = archive.merge(mined, write=not self.dry)
-            assign_preferences(list(known.values()))  # grouped across nights
-            tasks = (
-                t
-                for t in known.values()
-                if t.skill == route.skill
-                and _in_project(t.project, self.project)
-                and route.accepts(t.source_sessions)
-            )
-            splits = night_splits(
-                tasks,
-                max_tasks=self.max_tasks,
-                max_val_tasks=self.max_val_tasks,
-                val_fraction=self.val_fraction,
-                test_fraction=self.test_fraction,
-            )
-            out.append((route, splits))
+            mined_all += mined
+        known = archive.merge(mined_all, write=not self.dry)
+        assign_preferences(list(known.values()))  # grouped across nights
+        entries = {e.name: e for e in self.repo.list_skills()}
+        self._siblings = {} if self.skill else sibling_files(list(entries.values()), self.project)
+        routed = {r.skill for r in routes}
+        routes = routes + [  # a need learned from one agent, proposed to the other's file
+            Route(name, [BY_SIBLING], agents=readers(entries[name]))
+            for name in sorted(self._siblings)
+            if name not in routed and self._siblings[name] & routed
+        ]
+        out = [(route, self._splits(route, known)) for route in routes]
+        out += self._stored_routes(archive, {r.skill for r in routes})
         if not self.dry:
             frozen = {r.skill: {k: [t.to_dict() for t in v] for k, v in s.items()} for r, s in out}
             write_json(saved, {"skills": frozen})
         return out
+
+    def _splits(self, route: Route, known: dict[str, MinedTask]) -> dict[str, list[MinedTask]]:
+        """The route's tasks of the archive `known` (this project), split for tonight. It
+        learns from its own tasks and, for a project's CLAUDE.md or AGENTS.md, from the
+        other main file's too (a need is the person's, whichever agent they corrected);
+        it is gated and tested only on tasks of agents that read it."""
+        family = self._siblings.get(route.skill, {route.skill})
+        tasks = [
+            t
+            for t in known.values()
+            if t.skill in family
+            and _in_project(t.project, self.project)
+            and (t.skill == route.skill or len(family) > 1)
+        ]
+        splits = night_splits(
+            tasks,
+            max_tasks=self.max_tasks,
+            max_val_tasks=self.max_val_tasks,
+            val_fraction=self.val_fraction,
+            test_fraction=self.test_fraction,
+        )
+        return {
+            split: [t for t in held if route.accepts(t.source_sessions) or split == "train"]
+            if len(family) > 1
+            else [t for t in held if route.accepts(t.source_sessions)]
+            for split, held in splits.items()
+        }
+
+    def _stored_routes(
+        self, archive: TaskArchive, routed: set[str]
+    ) -> list[tuple[Route, dict[str, list[MinedTask]]]]:
+        """Skills no session reached tonight whose stored tasks gate differently than when
+        a night last ran them (their split, or a setting the gate reads, changed: a lowered
+        `min_val_tasks`, a new pass mark): those are gated again on the stored tasks, so a
+        changed setting acts without waiting for new sessions."""
+        if self.skill is not None and self.skill in routed:
+            return []
+        known = archive.load()
+        gated = GatedRecord(self.state_dir)
+        out = []
+        for entry in self.repo.list_skills():
+            if entry.name in routed or (self.skill is not None and entry.name != self.skill):
+                continue
+            route = Route(entry.name, [BY_STORED], agents=readers(entry))
+            splits = self._splits(route, known)
+            if not splits["val"] or not splits["train"]:
+                continue
+            if gated.get(self._gate_key(entry.name)) in (None, self._signature(splits)):
+                continue  # never gated here (its sessions route it), or nothing changed
+            out.append((route, splits))
+        return out
+
+    def _gate_key(self, skill: str) -> str:
+        return f"{_str(self.project) or ''}|{skill}"
+
+    def _signature(self, splits: dict[str, list[MinedTask]]) -> str:
+        return gate_signature(
+            splits,
+            {
+                "min_val_tasks": self.min_val_tasks,
+                "max_val_tasks": self.max_val_tasks,
+                "pass_mark": self.pass_mark,
+                "max_tasks": self.max_tasks,
+            },
+        )
 
     async def _mine(self, sessions: list[dict[str, Any]]) -> list[MinedTask]:
         """The miner role when the night's config names one (never in a dry run, which
@@ -338,8 +477,11 @@ class Night:
             kept = replayable(splits, backend, lambda _task, _why: None)
             # why the night would gate nothing for this skill yet (None: it gates, or it
             # lacks train or val tasks altogether, which the night reports as before)
+            everything = [t for tasks in splits.values() for t in tasks]
             waiting = (
-                waiting_for_val(len(kept["val"]), self.min_val_tasks)
+                waiting_for_val(
+                    len(kept["val"]), self.min_val_tasks, waiting_preferences(everything)
+                )
                 if kept["train"] and kept["val"]
                 else None
             )
@@ -450,6 +592,12 @@ class Night:
         return result
 
     async def _run_skill(self, route: Route, splits: dict[str, list[MinedTask]]) -> dict[str, Any]:
+        outcome = await self._gate_skill(route, splits)
+        if outcome.get("status") in ("finished", "skipped"):
+            GatedRecord(self.state_dir).put(self._gate_key(route.skill), self._signature(splits))
+        return outcome
+
+    async def _gate_skill(self, route: Route, splits: dict[str, list[MinedTask]]) -> dict[str, Any]:
         splits = replayable(splits, self.config.models.target.backend, self._skipped_line)
         counts = {split: len(tasks) for split, tasks in splits.items()}
         outcome: dict[str, Any] = {"routed_by": route.routed_by, **counts, "staged": None}
@@ -463,7 +611,10 @@ class Night:
             )
             self.on_line(f"{route.skill}: skipped, {outcome['reason']}")
             return outcome
-        waiting = waiting_for_val(counts["val"], self.min_val_tasks)
+        everything = [t for tasks in splits.values() for t in tasks]
+        waiting = waiting_for_val(
+            counts["val"], self.min_val_tasks, waiting_preferences(everything)
+        )
         if waiting is not None:
             self.on_line(f"{route.skill}: {waiting}")
             outcome.update(status="skipped", reason=waiting, waiting_for_val=True)
@@ -476,6 +627,13 @@ class Night:
         sources = sorted(
             {sid for tasks in splits.values() for t in tasks for sid in t.source_sessions}
         )
+        roles = gate_roles(splits["val"])
+        # Held-out occurrences of what the person corrected: the preference gate decides
+        # (sleep/night/preference_gate.py); without any, the engine's mean gate, as before.
+        gate_rule = (
+            PreferenceGate(roles, self.pass_mark) if "occurrence" in roles.values() else None
+        )
+        outcome["gate"] = "preferences" if gate_rule is not None else "mean"
         try:
             env = ReplayEnvironment(
                 splits,
@@ -488,13 +646,18 @@ class Night:
                 workspace=self._workspace(route),
                 check_timeout_s=self.check_timeout_s,
                 checks_log=self._checks_log(route),
+                gate_rule=gate_rule,
             )
             state = run_dir.read_state()
             inner = SkillsRepoStager(
                 self.repo, route.skill, run_id, base=state.stager_base if state else None
             )
-            stager: Stager = NightStager(
-                inner, sources, {"Night": self.night_id, "Routed-By": route.routed_by}
+            stager = NightStager(
+                inner,
+                sources,
+                {"Night": self.night_id, "Routed-By": route.routed_by},
+                group_preferences(everything),
+                self.pass_mark,
             )
             self.on_line(
                 f"{route.skill}: {counts['train']} train / {counts['val']} val / "
@@ -537,6 +700,9 @@ class Night:
             outcome["checks"] = tally(self._checks_log(route))
         if summary.staged:
             outcome["staged"] = f"staged/{run_id}"
+            outcome["evidence"] = stager.evidence()
+            if outcome["evidence"] and outcome["evidence"]["weak"]:
+                self.on_line(weak_line(route.skill, outcome["evidence"]))
             if self.auto_adopt and summary.status == "finished":
                 outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
         return outcome
@@ -548,9 +714,11 @@ class Night:
         self.on_line(f"skipped task {task.id}: {reason}")
 
     def _agent(self, route: Route) -> AgentReplay | None:
-        """With a coding agent as target, where its replays work: the project's tree at the
-        commit recorded when the night started (kept in replay.json, so a resumed night
-        replays the same tree), or a copy of the folder when it is not a git repository."""
+        """With a coding agent as target, where its replays work: the project's history up
+        to the commit recorded when the night started (kept in replay.json, so a resumed
+        night replays the same trees; each task starts at its last commit before its
+        session began, sleep/night/edited_tree.commit_before), or a copy of the folder when
+        it is not a git repository."""
         if self.config.models.target.backend not in AGENT_BACKENDS:
             return None
         return self._replay_tree(route)
@@ -617,11 +785,8 @@ class Night:
         if result.status == "stopped":
             return "night stopped (budget or interrupt); run the same command to continue"
         if staged:
-            return (
-                "staged "
-                + ", ".join(staged)
-                + " — review with `skillopt tui` or `skillopt skills diff`"
-            )
+            review = "; ".join(review_command(b, self.repo.path) for b in staged)
+            return f"staged {', '.join(staged)} — review with `skillopt tui` or `{review}`"
         held = [f"{k}: {o['reason']}" for k, o in result.skills.items() if o["status"] == "skipped"]
         if held:
             return "nothing staged; " + "; ".join(held)
@@ -648,6 +813,22 @@ class Night:
         write_json(self.folder / "night.json", {**result.to_dict(), "project": _str(self.project)})
 
 
+def review_command(branch: str, repo: Path) -> str:
+    """The command that shows a staged branch, as it works from any folder: the skills
+    repository named (a night's repository is seldom the one `skills` finds unnamed)."""
+    return shlex.join(["skillopt", "skills", "diff", branch, "--repo", str(repo)])
+
+
+def weak_line(skill: str, evidence: dict[str, Any]) -> str:
+    """The console's warning for a candidate staged on weak evidence."""
+    return (
+        f"{skill}: staged on weak evidence (sign test p={evidence['p']:.3g} > "
+        f"{WEAK_EVIDENCE_P}: {evidence['improved']} item(s) improved, "
+        f"{evidence['regressed']} regressed of {evidence['val_items']} held out); "
+        "the commit says Evidence-Strength: weak: review it before adopting"
+    )
+
+
 def candidates_gated(run_dir: Path) -> int:
     """How many candidates a night's run put to the gate (steps and slow updates, valid
     or not): with none, "no candidate beat the current skill" would be untrue."""
@@ -666,8 +847,13 @@ def planned_tasks(
     project: Path | None = None,
 ) -> list[dict[str, Any]]:
     """The tasks a skill's night holds, as `dry-run --json` lists them, with how each is
-    replayed (or why it is not) and whether each check's programs are found for `project`."""
+    replayed (or why it is not), whether each check's programs are found for `project`,
+    what a held-out one gates as (`gates_as`: occurrence or guard; None in train), and the
+    commit a workspace replay starts from (`start_commit`: the project's last before the
+    task's session began; None when the project is no git repository)."""
     out = []
+    roles = gate_roles(splits.get("val", []))
+    head = git_head(project) if project is not None else None
     for split, tasks in splits.items():
         for task in tasks:
             source, _, session = (task.source_sessions or ["?:?"])[0].partition(":")
@@ -679,6 +865,17 @@ def planned_tasks(
                     "session": session,
                     "split": split,
                     "routed_by": routed_by,
+                    "gates_as": roles.get(task.id) if split == "val" else None,
+                    "start_commit": (
+                        start_commit(
+                            project,
+                            head,
+                            task.session_started or task.first_seen,
+                            task.session_commit,
+                        )
+                        if project is not None and head
+                        else None
+                    ),
                     **task_listing(
                         task, replay_mode(task, backend), replay_at_night(task, backend)
                     ),

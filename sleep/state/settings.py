@@ -125,3 +125,40 @@ def default_skills_repo(environ: Mapping[str, str] | None = None) -> Path:
     environ = os.environ if environ is None else environ
     base = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base).expanduser() / "skillopt" / "skills"
+
+
+SETTINGS_PREFIX = "sleep."
+
+
+def with_sets(settings: SleepSettings, sets: list[str] | None) -> tuple[SleepSettings, list[str]]:
+    """The settings with this command's `--set sleep.<key>=<value>` applied (for this
+    night only, never saved), and the other `--set`s, which go to the run config."""
+    rest: list[str] = []
+    data = settings.model_dump()
+    changed = False
+    for text in sets or []:
+        if not text.startswith(SETTINGS_PREFIX):
+            rest.append(text)
+            continue
+        key, sep, value = text[len(SETTINGS_PREFIX) :].partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UserError(
+                f"--set {text!r}: expected sleep.<key>=<value>, e.g. sleep.min_val_tasks=2"
+            )
+        if key not in SleepSettings.model_fields:
+            keys = ", ".join(sorted(SleepSettings.model_fields))
+            raise UserError(f"--set {text!r}: sleep has no setting {key!r}; settings: {keys}")
+        try:
+            data[key] = yaml.safe_load(value) if value.strip() else None
+        except yaml.YAMLError:
+            data[key] = value
+        changed = True
+    if not changed:
+        return settings, rest
+    try:
+        return SleepSettings.model_validate(data), rest
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise UserError(f"--set sleep.{key}: {first['msg']}") from None

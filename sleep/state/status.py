@@ -89,3 +89,27 @@ def night_status(state_dir: Path, crontab_text: str | None = None) -> dict[str, 
         "scheduled": line,
         "nights": list_nights(state_dir, skills_repo=settings.skills_repo),
     }
+
+
+def gate_line(skill: str, outcome: dict[str, Any]) -> str | None:
+    """What a night's gate made of a skill, on one line for `sleep status`: held-out val
+    before -> after, on how many items, the sign test's p (weak or not) and the staged
+    branch. None for a skill the night did not gate."""
+    before, after = outcome.get("baseline_val"), outcome.get("best_val")
+    if not isinstance(before, int | float):
+        return None
+    after = after if isinstance(after, int | float) else before
+    items = outcome.get("val")
+    parts = [f"{skill}: val {before:.3f} -> {after:.3f}"]
+    if isinstance(items, int):
+        parts[0] += f" on {items} held-out item(s)"
+    evidence = outcome.get("evidence")
+    if isinstance(evidence, dict) and isinstance(evidence.get("p"), int | float):
+        weak = " (weak)" if evidence.get("weak") else ""
+        parts.append(
+            f"{evidence.get('improved', 0)} improved / {evidence.get('regressed', 0)} "
+            f"regressed, p={evidence['p']:.3g}{weak}"
+        )
+    staged = outcome.get("staged")
+    parts.append(f"staged {staged}" if isinstance(staged, str) else "nothing staged")
+    return ", ".join(parts)

@@ -39,8 +39,24 @@ EXPECTED = {
         c.train.gate.density_weight == 0.05 and c.train.gate.density_formula == "published"
     ),
     "repeated_gate": lambda c: c.train.gate.repeats == 3,
+    "pareto": lambda c: c.train.pareto.enabled is True and c.train.pareto.size == 8,
+    "screen": lambda c: c.train.gate.screen is True and c.train.candidates_per_step == 3,
+    "significance_gate": lambda c: (
+        c.train.gate.significance == "sign" and c.train.gate.alpha == 0.1
+    ),
     "soft_gate": lambda c: c.train.gate.metric == "soft",
     "mixed_gate": lambda c: c.train.gate.metric == "mixed",
+    "strict_edit_targets": lambda c: c.train.optimizer.edit_targets == "strict",
+    "padded_ranking": lambda c: c.train.optimizer.ranking == "padded",
+    "early_epoch_review": lambda c: c.train.slow_update.after_first_epoch is True,
+    "bounded_buffer": lambda c: c.train.optimizer.rejected_buffer_chars == 4000,
+    "prevalidate": lambda c: c.train.prevalidate is True,
+    "retry_truncated": lambda c: c.train.optimizer.retry_truncated is True,
+    "skip_model_errors": lambda c: c.train.optimizer.model_errors_fail is False,
+    "searchqa_skill_only": lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == "envs/searchqa/initial.md"
+    ),
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),
@@ -72,6 +88,14 @@ def test_overlay_switches_its_variant(tmp_path, name):
         "train.optimizer.update_mode=patches",
         "train.gate.density_weight=1",  # < 1: the item scores must keep some weight
         "train.gate.repeats=0",
+        "train.gate.significance=ttest",
+        "train.gate.alpha=0",
+        "train.gate.alpha=1.5",
+        "train.gate.min_delta=-0.1",
+        "train.gate.rescore=-1",
+        "train.gate.alfa=0.1",  # unknown keys are errors
+        "train.pareto.size=1",
+        "train.pareto.frontier=4",
     ],
 )
 def test_unknown_variant_values_are_errors(override):

@@ -9,7 +9,7 @@ import importlib.util
 
 import pytest
 
-from core.config import CacheConfig, Config, LocalModelConfig, ModelsConfig, RoleConfig
+from core.config import CacheConfig, Config, ModelsConfig, RoleConfig
 from envs import get_environment
 
 pytestmark = pytest.mark.embedded
@@ -36,14 +36,10 @@ async def test_fewshot_skill_lifts_accuracy_on_val():
     val = [i for i in env.load_split("val") if i.task_type == "country_to_capital"][:10]
     skill = RULE + "\n\n" + "\n\n".join(f"Q: {i.question}\nA: {i.answer}" for i in train)
 
-    # One llama.cpp thread and a generous timeout, as in tests/e2e/test_demo_embedded.py:
-    # beside parallel test workers the cores are oversubscribed, and all-core threads
-    # spin-wait on each other until calls time out (seen as rollout errors under -n 4).
+    # A generous timeout, as in tests/e2e/test_demo_embedded.py: beside parallel test
+    # workers the session's one server answers everyone's calls.
     config = Config(
-        models=ModelsConfig(
-            target=RoleConfig(backend="local", max_tokens=16, timeout_s=600),
-            local=LocalModelConfig(threads=1),
-        ),
+        models=ModelsConfig(target=RoleConfig(backend="local", max_tokens=16, timeout_s=600)),
         cache=CacheConfig(enabled=False),
     )
     async with build_model_client(config) as client:

@@ -157,3 +157,57 @@ async def test_held_out_tasks_accumulate_until_the_gate_has_enough(tmp_path, rep
     assert commit.trailers["Val-Items"] == "6"
     assert commit.trailers["Items-Improved"] == "6" and commit.trailers["Items-Regressed"] == "0"
     assert commit.trailers["Evidence"] == "p=0.03125"  # 2 / 2^6
+
+
+def _corrected(tid: str, day: str, preference: str = "pref-logging") -> MinedTask:
+    from sleep.mine.tasks import Correction
+
+    session = f"claude:{tid}"
+    fix = Correction("no, use logging instead of print", session, "claude", day)
+    return _task(tid, last_seen=day, first_seen=day, session_started=day,
+                 corrections=[fix], preference=preference, source_sessions=[session])  # fmt: skip
+
+
+def test_every_preference_seen_twice_has_an_occurrence_held_out():
+    """Fails on the old code: the split was by hash alone, so a preference whose tasks all
+    hashed to train gave the gate nothing of what the person corrected."""
+    older, newer, single = _ids("train", 3)
+    tasks = [
+        _corrected(older, "2026-11-01"),
+        _corrected(newer, "2026-11-05"),
+        _corrected(single, "2026-11-02", "pref-once"),
+    ]
+    splits = night_splits(tasks, max_tasks=10, **FRACTIONS)
+    assert [t.id for t in splits["val"]] == [newer]  # the newest: no night trained on it
+    assert sorted(t.id for t in splits["train"]) == sorted([older, single])
+    # a preference the hash already holds out keeps that one, and moves nothing
+    held = _ids("val", 1)[0]
+    splits = night_splits([_corrected(older, "2026-11-01"), _corrected(held, "2026-10-01")],
+                          max_tasks=10, **FRACTIONS)  # fmt: skip
+    assert [t.id for t in splits["val"]] == [held]
+
+
+def test_a_skill_waiting_for_val_names_the_preferences_seen_once():
+    from sleep.night.held_out import gate_roles, waiting_preferences
+
+    once = _corrected(_ids("train", 1)[0], "2026-11-02", "pref-once")
+    guard = _task(_ids("val", 1)[0], reference="Run pnpm install.")
+    why = waiting_for_val(1, 3, waiting_preferences([once, guard]))
+    assert why is not None and "(1 of 3)" in why
+    assert 'waiting for a second occurrence of: "no, use logging instead of print"' in why
+    assert gate_roles([once, guard]) == {once.id: "occurrence", guard.id: "guard"}
+
+
+def test_corrections_and_preference_survive_the_archive_and_bad_ones_are_named(tmp_path):
+    import pytest
+
+    from sleep.mine.tasks import MalformedTask, TaskArchive
+
+    task = _corrected("t-0001", "2026-11-01")
+    archive = TaskArchive(tmp_path / "tasks.json")
+    archive.merge([task])
+    again = archive.load()["t-0001"]
+    assert again.corrections == task.corrections and again.preference == "pref-logging"
+    bad = {**task.to_dict(), "corrections": [{"text": "x"}]}
+    with pytest.raises(MalformedTask, match="a correction is not"):
+        MinedTask.from_dict(bad)

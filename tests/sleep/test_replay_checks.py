@@ -185,3 +185,65 @@ def test_dry_run_promises_no_check_to_a_mode_that_has_not_run_one(monkeypatch):
     # the handoff runner runs the task's check in the workspace the answerer worked in
     [check] = planned_checks([{"kind": "command", "value": "make test"}], "handoff-workspace")
     assert check["will_run"] is True
+
+
+def project_with_venv(tmp_path: Path, makefile: str) -> Path:
+    """A person's project whose `python` is its own virtualenv's (none on the jail's
+    system PATH is named `python`), and whose Makefile's recipe calls it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")],
+                   check=True)  # fmt: skip
+    (project / "Makefile").write_text(makefile)
+    return project
+
+
+@pytest.mark.usefixtures("jail")
+def test_make_test_finds_the_python_its_recipe_calls(tmp_path):
+    """Fails on the old code: the jail lent `make` (the program the command starts) but
+    not the `python` its recipe runs: "python: not found", exit 2, scored as a failure."""
+    project = project_with_venv(tmp_path, "test: calc\n\tpython -m unittest -q test_calc\n"
+                                "calc:\n\t@python -c 'import calc'\n")  # fmt: skip
+    root = workspace(tmp_path / "ws", FIXED)
+    (root / "Makefile").write_text((project / "Makefile").read_text())
+    [passed] = run_command_checks(root, ["make test"], 60, project)
+    assert (passed.status, passed.exit_code) == ("pass", 0), passed.output
+    assert "OK" in passed.output
+
+
+@pytest.mark.usefixtures("jail")
+def test_a_program_a_make_recipe_cannot_find_is_not_run_with_the_reason(tmp_path):
+    """Fails on the old code: make's "No such file or directory" (exit 2) was a failure,
+    scoring every replay 0 whatever its work."""
+    root = workspace(tmp_path, FIXED)
+    (root / "Makefile").write_text(
+        "test:\n\tno-such-prog-4f2 -q\nlint:\n\tno-such-prog-4f2 x && true\n"
+    )
+    direct, shelled = run_command_checks(root, ["make test", "make lint"], 60, root)
+    for result in (direct, shelled):
+        assert result.status == "not-run", result
+        assert "`no-such-prog-4f2` is not found on this machine" in result.reason
+        assert decide([result], judged_by_evidence=True).soft is None
+
+
+def test_make_reports_a_missing_program_two_ways():
+    assert missing_program(2, "make: python: No such file or directory\n") == "python"
+    shelled = "/bin/sh: 1: pytest: not found\nmake: *** [Makefile:2: test] Error 127\n"
+    assert missing_program(2, shelled) == "pytest"
+    assert missing_program(2, "make: *** [Makefile:2: test] Error 1\n") == ""
+
+
+def test_the_programs_of_a_make_target_and_its_prerequisites(tmp_path):
+    from sleep.night.check_toolchain import recipe_programs
+
+    (tmp_path / "Makefile").write_text(
+        "VAR := 1\n.PHONY: test\nall: build\n\tcc -o x x.c\n"
+        "test: lint\n\t@python -m pytest -q\n\t$(MAKE) other\nlint:\n\t-ruff check .\n"
+        "build:\n\tnpm run build\n"
+    )
+    assert recipe_programs("make test", tmp_path) == ["python", "ruff"]
+    assert recipe_programs("make", tmp_path) == ["cc", "npm"]  # the default goal: all
+    assert recipe_programs("pytest -q", tmp_path) == []

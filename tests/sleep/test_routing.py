@@ -156,7 +156,13 @@ def _tasks_of(folder: Path) -> dict[str, list[dict]]:
     return {skill: [t for ts in splits.values() for t in ts] for skill, splits in frozen.items()}
 
 
-async def test_codex_tasks_never_reach_claude_md(world):
+def _gated_of(folder: Path) -> dict[str, list[dict]]:
+    """The tasks each skill was gated and tested on (val and test)."""
+    frozen = json.loads((folder / "tasks.json").read_text())["skills"]
+    return {skill: splits["val"] + splits["test"] for skill, splits in frozen.items()}
+
+
+async def test_codex_tasks_never_gate_claude_md(world):
     night = world_night(world)
     plan = await night.plan()
     routes = {r["skill"]: r for r in plan.routes}
@@ -167,23 +173,26 @@ async def test_codex_tasks_never_reach_claude_md(world):
 
     result = await world_night(world).run()
     tasks = _tasks_of(result.folder)
-    claude_md = [s for t in tasks["notes-app"] for s in t["source_sessions"]]
-    agents_md = [s for t in tasks["notes-app-agents"] for s in t["source_sessions"]]
-    assert claude_md and all(s.startswith("claude:") for s in claude_md)
-    assert agents_md and all(s.startswith("codex:") for s in agents_md)
+    gated = _gated_of(result.folder)
+    # each main file learns from both agents' tasks (a need is the person's) ...
+    for skill in ("notes-app", "notes-app-agents"):
+        sources = {s.split(":")[0] for t in tasks[skill] for s in t["source_sessions"]}
+        assert sources == {"claude", "codex"}, (skill, sources)
+    # ... and is gated only on tasks of the agent that reads it
+    assert all(s.startswith("claude:") for t in gated["notes-app"] for s in t["source_sessions"])
+    assert all(
+        s.startswith("codex:") for t in gated["notes-app-agents"] for s in t["source_sessions"]
+    )
     assert "Count the lines of notes.py." in [t["intent"] for t in tasks["notes-app-agents"]]
     repo = SkillsRepo.open(world.skills)
     for branch in repo.staged_branches():
         [evidence] = repo.diff(branch.name).evidence
-        sources = evidence.trailers["Source-Sessions"].split(", ")
-        agent = "claude:" if branch.skill == "notes-app" else "codex:"
-        assert all(s.startswith(agent) for s in sources), (branch.skill, sources)
         assert evidence.trailers["Routed-By"] == result.skills[branch.skill]["routed_by"]
 
 
 async def test_an_archive_from_before_routing_by_agent_keeps_codex_tasks_off_claude_md(world):
     """Nights of the old routing filed Codex tasks under the CLAUDE.md skill; the gate of
-    CLAUDE.md must not take them up again from the archive."""
+    CLAUDE.md must not take them up again from the archive (it may learn from them)."""
     stale = MinedTask(
         id="t-stalecodex01",
         intent="explain the release checklist for this repository",
@@ -193,8 +202,7 @@ async def test_an_archive_from_before_routing_by_agent_keeps_codex_tasks_off_cla
     )
     TaskArchive(world.state / "tasks.json").merge([stale])
     result = await world_night(world).run()
-    ids = {t["id"] for ts in _tasks_of(result.folder).values() for t in ts}
-    assert "t-stalecodex01" not in ids
+    assert "t-stalecodex01" not in {t["id"] for t in _gated_of(result.folder)["notes-app"]}
 
 
 def test_an_agents_own_skill_folder_is_read_by_that_agent_only():

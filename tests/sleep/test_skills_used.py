@@ -11,7 +11,7 @@ from core.skills_repo import SkillsRepo
 from sleep.harvest.claude import ClaudeTaskReader
 from sleep.harvest.codex import CodexTaskReader
 from sleep.harvest.identity import SessionIdentity
-from sleep.night.routing import BY_MAIN_FILE, BY_TRANSCRIPT
+from sleep.night.routing import BY_MAIN_FILE, BY_SIBLING, BY_TRANSCRIPT
 from tests.sleep.transcripts import (
     claude_assistant,
     claude_user,
@@ -146,6 +146,8 @@ async def test_a_skill_the_session_used_routes_its_tasks_and_names_the_rule(tmp_
         "review": (BY_TRANSCRIPT, 1),  # the interactive Claude session
         "notes-app": (BY_MAIN_FILE["claude"], 1),  # the print-mode one used no skill
         "release": (BY_TRANSCRIPT, 1),  # the `codex exec` session
+        # AGENTS.md is proposed what CLAUDE.md's sessions teach (gated on Codex's tasks)
+        "notes-app-agents": (BY_SIBLING, 0),
     }
 
     result = await world_night(world).run()

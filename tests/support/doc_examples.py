@@ -11,7 +11,8 @@ carries a visible marker on the line before it, with its reason:
 
 The sandbox is a copy of what a checkout's commands read (configs/, manifests/, envs/),
 with its own HOME and XDG folders and no API key, so `backend: auto` is the embedded
-model and nothing a page does reaches the user's home or the repository.
+model (the test session's shared server, when the test is marked `embedded`) and nothing a
+page does reaches the user's home or the repository.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from core.models.local_server import ATTACH_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_LANGS = {"sh": "bash", "bash": "bash", "shell": "bash", "python": "python", "py": "python"}
@@ -115,6 +118,8 @@ def make_sandbox(base: Path) -> tuple[Path, dict[str, str]]:
         for k, v in os.environ.items()
         if not k.endswith("_API_KEY") and not k.startswith(("SKILLOPT_", "XDG_", "PYTEST_"))
     }
+    if ATTACH_ENV in os.environ:  # the test session's embedded server (tests/conftest.py)
+        env[ATTACH_ENV] = os.environ[ATTACH_ENV]
     env.update(
         HOME=str(home),
         XDG_STATE_HOME=str(home / ".local/state"),

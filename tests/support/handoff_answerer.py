@@ -17,10 +17,10 @@ RULE = "Answer with only the city name."
 def optimizer_reply(request: Request) -> str:
     """The scripted optimizer: one format rule, ranked first; empty guidance and notes."""
     prompt = " ".join(str(m.get("content", "")) for m in request.messages)
-    if '"guidance"' in prompt:
-        return json.dumps({"guidance": ""})
-    if '"notes"' in prompt:
-        return json.dumps({"notes": "format rules helped"})
+    if "epoch-level guidance" in prompt:
+        return json.dumps({"reasoning": "nothing to add", "content": ""})
+    if "notes for yourself" in prompt:
+        return json.dumps({"reasoning": "one lesson", "content": "format rules helped"})
     if '"order"' in prompt:
         return json.dumps({"order": [0], "reason": "only one"})
     return json.dumps(

@@ -41,6 +41,7 @@ class Reply:
     finish_reason: str = "stop"  # OpenAI spelling; the Anthropic server translates it
     chunk_chars: int | None = None  # streamed: deltas of this many characters (None = one)
     chunk_interval_s: float = 0.0  # pause before each streamed event (unstreamed: in total)
+    served_model: str | None = None  # the model the reply says served it (default: as asked)
 
     def pieces(self) -> list[str]:
         """The text as the streamed deltas carry it."""
@@ -484,7 +485,7 @@ class LoopbackOpenAI(LoopbackServer):
             "id": f"chatcmpl-loopback-{record.index}",
             "object": "chat.completion",
             "created": 0,
-            "model": _model(record),
+            "model": reply.served_model or _model(record),
             "choices": [
                 {
                     "index": 0,
@@ -500,7 +501,7 @@ class LoopbackOpenAI(LoopbackServer):
             "id": f"chatcmpl-loopback-{record.index}",
             "object": "chat.completion.chunk",
             "created": 0,
-            "model": _model(record),
+            "model": reply.served_model or _model(record),
         }
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, Any]:

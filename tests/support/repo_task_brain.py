@@ -107,10 +107,12 @@ class RepoTaskBrain:
 
 def optimizer_reply(prompt: str) -> str:
     """The `llm` strategy's scripted optimizer: the analysis proposes the changelog rule."""
-    if '"guidance"' in prompt:
-        return json.dumps({"guidance": RULE})
-    if '"notes"' in prompt:
-        return json.dumps({"notes": "the changelog rule fixed the failing check"})
+    if "epoch-level guidance" in prompt:
+        return json.dumps({"reasoning": "it held", "content": RULE})
+    if "notes for yourself" in prompt:
+        return json.dumps(
+            {"reasoning": "one lesson", "content": "the changelog rule fixed the failing check"}
+        )
     if '"order"' in prompt:
         return json.dumps({"order": [0], "reason": "only one edit"})
     return json.dumps(

@@ -103,9 +103,13 @@ def scenario_config(root: Path, **train_overrides: Any) -> dict[str, Any]:
         "shuffle": False,
         "strategy": "fewshot",
         "schedule": {"kind": "constant", "start": 4, "end": 4},
-        "slow_update": {"sample_size": 6},
+        # Both epoch ends reviewed (configs/features/early_epoch_review.yaml), so the
+        # two-epoch scenario has a slow update and meta notes between its epochs to check;
+        # the published first-epoch skip is tested on its own (test_epoch_end.py).
+        "slow_update": {"sample_size": 6, "after_first_epoch": True},
     }
-    train.update(train_overrides)
+    slow_update = {**train["slow_update"], **train_overrides.pop("slow_update", {})}
+    train.update(train_overrides, slow_update=slow_update)
     return {
         "run": {"seed": 0, "runs_dir": str(root / "runs")},
         "env": {"name": "capitals", "data_dir": str(data_dir), "manifest_dir": str(manifest_dir)},

@@ -28,6 +28,7 @@ from skillopt_tui.app.sleep_data import (
     NightView,
     SleepContext,
     TaskList,
+    adoption_lines,
     archive_tasks,
     harvest_preview,
     load_context,
@@ -125,6 +126,9 @@ class SleepScreen(NightLaunchActions, AppScreen):
                 yield DataTable(id="night-list", cursor_type="row")
                 yield Static("", id="nights-empty", classes="sleep-empty")
                 yield Static("", id="night-detail", classes="sleep-detail")
+                since = Static("", id="since-adoption", classes="sleep-detail")
+                since.display = False
+                yield since
             with TabPane("Mined tasks 5", id="mined"):
                 yield Label("", id="mined-title", classes="section-title")
                 yield DataTable(id="mined-list", cursor_type="row", zebra_stripes=True)
@@ -165,7 +169,8 @@ class SleepScreen(NightLaunchActions, AppScreen):
     @work(thread=True, exclusive=True, group="sleep-nights", exit_on_error=False)
     def _load_nights(self) -> None:
         state = self.app.state_dir
-        self.post_message(NightsLoaded(load_context(state), load_nights(state)))
+        ctx = load_context(state)
+        self.post_message(NightsLoaded(ctx, load_nights(state), adoption_lines(ctx)))
 
     @work(thread=True, exclusive=True, group="sleep-tasks", exit_on_error=False)
     def _load_tasks(self, night: NightView | None, archive: bool) -> None:
@@ -248,6 +253,9 @@ class SleepScreen(NightLaunchActions, AppScreen):
                 ):
                     table.move_cursor(row=pos, animate=False)
         self._show_night_detail()
+        since = self.query_one("#since-adoption", Static)
+        since.update(rows.since_adoption(message.since_adoption))
+        since.display = bool(message.since_adoption)  # no adopted Sleep edit: no room taken
         self._focus_table()
         self._load_tasks(self._selected_night(), self.archive)
         self.loaded["nights"] += 1

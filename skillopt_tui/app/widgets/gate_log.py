@@ -60,10 +60,14 @@ def gate_cells(gate: GateDecided) -> tuple[str, Text, str, str]:
         verdict, val = Text("invalid", style="red"), f"{gate.best_before:.2f}"
     else:
         verdict, val = Text("early", style="red"), f"≤{_bound(gate):.2f}"
-    # An epoch end's slow update has the number of the epoch's last step, whose own
-    # decision is the row above it: "su" tells them apart.
-    step = f"{gate.step}su" if gate.source == "slow_update" else str(gate.step)
-    return step, verdict, val, f"+{gate.items_improved}/-{gate.items_regressed}"
+    # An epoch end's slow update (and a Pareto merge) has the number of a step whose own
+    # decision is the row above it: "su" ("m") tells them apart.
+    suffix = {"slow_update": "su", "merge": "m"}.get(gate.source, "")
+    if not gate.accepted and gate.p_value is not None:
+        # A higher mean the significance gate found no evidence for: "ns" (its p is in
+        # gate.json and the reason; a p column would push ± out of view at 60 columns).
+        verdict = Text("ns", style="red")
+    return f"{gate.step}{suffix}", verdict, val, f"+{gate.items_improved}/-{gate.items_regressed}"
 
 
 def final_check_cells(check: FinalSkillChecked) -> tuple[str, Text, str, str]:

@@ -330,6 +330,8 @@ def night_detail(row: NightRow | None) -> Text:
         )
     if skill.reason:
         lines.append(Text(skill.reason, style="dim"))
+    if skill.evidence:
+        lines.append(evidence_text(skill.evidence))
     if skill.checks:
         lines.append(check_line(skill.checks))
     if row.kind == "branch" and skill.branch_state == "staged":
@@ -341,6 +343,30 @@ def night_detail(row: NightRow | None) -> Text:
     if skill.adopted:
         lines.append(Text(f"adopted as {skill.adopted[:12]}", style="green"))
     return Text("\n").join(lines)
+
+
+def evidence_text(evidence: dict) -> Text:
+    """The staged candidate's held-out evidence: items up and down, the sign test's p,
+    and, above p = 0.1, that it is weak."""
+    p = evidence.get("p")
+    said = (
+        f"held out: {evidence.get('improved', 0)} improved / {evidence.get('regressed', 0)} "
+        f"regressed of {evidence.get('val_items', '?')}"
+        + (f", p={p:.3g}" if isinstance(p, int | float) else "")
+    )
+    if evidence.get("weak"):
+        return Text(said + " — weak evidence: review before adopting", style="yellow")
+    return Text(said)
+
+
+def since_adoption(lines: list[str]) -> Text:
+    """The adopted Sleep edits' preferences, read in the sessions since (flagged ones
+    yellow, with the rollback command)."""
+    if not lines:
+        return Text("")
+    out = [Text("Since adoption", style="bold")]
+    out += [Text(ln, style="yellow" if "corrected again" in ln else "") for ln in lines]
+    return Text("\n").join(out)
 
 
 # -- mined tasks -----------------------------------------------------------------------------

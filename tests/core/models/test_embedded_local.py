@@ -3,7 +3,12 @@ the ordinary OpenAI backend, through ModelClient."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 import sys
+import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +30,7 @@ MESSAGES = [
 ]
 
 
-@pytest.mark.embedded
+@pytest.mark.embedded(own_server=True)
 async def test_real_completion_then_cache_hit_and_server_stopped(tmp_path):
     config = config_from_dict(
         {
@@ -52,7 +57,7 @@ async def test_real_completion_then_cache_hit_and_server_stopped(tmp_path):
     assert local_server._Shared.server is None  # aclose stopped the server it started
 
 
-@pytest.mark.embedded
+@pytest.mark.embedded(own_server=True)
 def test_server_is_shared_and_reference_counted():
     config = LocalModelConfig(parallel=1, threads=1)
     a, b = LocalModelServer(config), LocalModelServer(config)
@@ -64,7 +69,7 @@ def test_server_is_shared_and_reference_counted():
     assert local_server._Shared.server is None
 
 
-@pytest.mark.embedded
+@pytest.mark.embedded(own_server=True)
 def test_prompt_reading_threads_are_set_apart_from_reply_writing_threads(monkeypatch):
     """`threads: 1` (for a loaded machine) no longer holds prompt reading to one core:
     the optimizer's long prompts are read with `batch_threads` (null = all cores)."""
@@ -137,3 +142,80 @@ def test_a_stop_racing_the_listener_is_woken_instead_of_hanging(monkeypatch):
     del stuck
     local_server._release(holder, url)
     assert holder == [] and record == [True]
+
+
+@pytest.mark.embedded
+def test_a_run_attaches_to_the_running_server_and_leaves_it_running():
+    """SKILLOPT_EMBEDDED_URL (here the test session's server): nothing starts in this
+    process, and letting go does not stop another process's server."""
+    address = os.environ[local_server.ATTACH_ENV]
+    handle = LocalModelServer()  # the settings the session's server was started with
+    assert handle.start() == address and handle.base_url == address
+    assert local_server._Shared.server is None
+    handle.stop()
+    assert handle.base_url is None
+    with urllib.request.urlopen(address.removesuffix("/v1") + "/health", timeout=10) as ok:
+        assert ok.status == 200
+
+
+@pytest.mark.embedded
+def test_a_running_server_with_other_settings_is_refused(monkeypatch):
+    """A run must see the server it would have started: other slots or context per slot,
+    or another chat template, and it says what differs and what to do."""
+    with pytest.raises(ModelError, match=r"slots: 4 there, 2 here.*unset SKILLOPT_EMBEDDED_URL"):
+        LocalModelServer(LocalModelConfig(parallel=2)).start()
+    with pytest.raises(ModelError, match=r"context per slot: 4096 there, 1024 here"):
+        LocalModelServer(LocalModelConfig(ctx_per_slot=1024)).start()
+    monkeypatch.setattr(local_server, "CHAT_TEMPLATE", "{{ messages }}")
+    with pytest.raises(ModelError, match=r"another chat template"):
+        LocalModelServer().start()
+    assert local_server._Shared.server is None
+
+
+def test_no_server_at_the_attach_address_is_one_clear_error(monkeypatch):
+    with socket.socket() as probe:  # a port nothing listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv(local_server.ATTACH_ENV, f"http://127.0.0.1:{port}/v1")
+    with pytest.raises(ModelError, match=r"no embedded model server answers there") as err:
+        LocalModelServer().start()
+    assert "\n" not in str(err.value)
+
+
+HOLDS_THE_GIL = """
+import ctypes, os, socket, sys
+from core.models import local_server
+
+class HoldsTheGil:
+    # The native server's destructor joins its HTTP thread with the GIL held (Cython
+    # runs it in tp_dealloc): accept() called through PyDLL keeps the GIL the same way.
+    def __init__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def __del__(self):
+        fd = ctypes.PyDLL(None).accept(self.sock.fileno(), None, None)
+        os.close(fd)
+        self.sock.close()
+
+stuck = HoldsTheGil()
+url, holder = stuck.url, [stuck]
+del stuck
+local_server._release(holder, url)
+print("released", holder)
+"""
+
+
+def test_a_destructor_holding_the_gil_is_woken_too(tmp_path):
+    """Seen in this suite under load: the drop thread sat in the native destructor with
+    the GIL held, so the waking loop (a thread of ours) never ran again and the test hung
+    for good. The listener must be woken from outside the process's GIL."""
+    done = subprocess.run(
+        [sys.executable, "-c", HOLDS_THE_GIL],
+        cwd=Path(__file__).resolve().parents[3],
+        capture_output=True,
+        text=True,
+        timeout=60,  # the hang, bounded
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "released []"

@@ -92,3 +92,14 @@ async def test_target_defaults_are_the_published_ones(server, tmp_path):
         await client.complete(USER, role="target")
     body = server.requests[0].body
     assert body["max_tokens"] == 16_384 and "temperature" not in body
+
+
+@pytest.mark.parametrize(("model", "sent"), [("gpt-5.5", False), ("o3", False), ("qwen2", True)])
+async def test_reasoning_models_get_no_temperature(server, tmp_path, model, sent):
+    """Issue 38: the optimizer's default temperature 0.0 would make a GPT-5 or o-series
+    optimizer refuse its first call (they take only their default); like
+    max_completion_tokens, it follows the model. Fails on the old code (0.0 was sent)."""
+    config = loopback_config(server.base_url, tmp_path, role={"model": model, "temperature": 0.0})
+    async with build_model_client(config, environ=ENV, retry_sleep=FakeSleep()) as client:
+        await client.complete(USER, role="target")
+    assert ("temperature" in server.requests[0].body) is sent

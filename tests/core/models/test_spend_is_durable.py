@@ -110,3 +110,20 @@ def test_default_models_have_prices_and_an_unpriced_cap_is_refused():
         }
     )
     check_cost_cap_is_priced(local, build_model_client(local))  # fmt: skip
+
+
+async def test_the_model_version_a_provider_reports_is_journaled(tmp_path):
+    """A run card names the model version that answered (issue 42): the provider's `model`
+    when it differs from the configured name, e.g. a dated snapshot behind an alias."""
+    journal = SpendJournal(tmp_path / "spend.jsonl")
+    with LoopbackOpenAI() as server:
+        server.queue(Reply("Paris", served_model="loopback-model-2026-01-01"))
+        server.queue(Reply("Lima"))
+        config = loopback_config(server.base_url, tmp_path, prices=PRICES)
+        async with build_model_client(config, environ=ENV) as client:
+            client.ledger.attach_journal(journal)
+            await client.complete(USER, role="target")
+            await client.complete([{"role": "user", "content": "Peru?"}], role="target")
+    first, second = journal.read()
+    assert first["served_model"] == "loopback-model-2026-01-01"
+    assert "served_model" not in second  # the same name as configured says nothing new

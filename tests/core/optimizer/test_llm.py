@@ -508,7 +508,8 @@ def epoch_ctx(pairs=None, *, guidance="Old guidance.", notes="old notes", events
 
 async def test_slow_update_returns_new_guidance():
     events: list = []
-    fake = FakeOptimizer(slow_update=lambda m: {"guidance": "- Prefer official names.\n"})
+    reply = {"reasoning": "names", "content": "- Prefer official names.\n"}
+    fake = FakeOptimizer(slow_update=lambda m: reply)
     out = await LLMOptimizer(fake.client).slow_update(epoch_ctx(events=events))
     assert out == "- Prefer official names."
     [prompt] = fake.prompts("slow_update")
@@ -518,7 +519,8 @@ async def test_slow_update_returns_new_guidance():
         and "## regressed (1 of 2 items)" in prompt
     )
     assert "PREVIOUS SKILL" in prompt  # as published: the previous skill and the current
-    assert "REFERENCE-2" in prompt and '{"guidance":' in prompt
+    assert "REFERENCE-2" in prompt and '"content": "<markdown>"' in prompt
+    assert "15 lines" not in prompt  # published: no length limit
     assert events[0].kind == "slow_update" and events[0].text == out
     assert (events[0].step, events[0].group) == (9, 1)  # the epoch's last step, the epoch
 
@@ -541,6 +543,9 @@ async def test_epoch_calls_skip_without_pairs():
 
 
 async def test_meta_notes():
+    fake = FakeOptimizer(meta=lambda m: {"reasoning": "r", "content": "format rules helped"})
+    assert await LLMOptimizer(fake.client).meta_notes(epoch_ctx()) == "format rules helped"
+    # A reply in the shape these calls had before (a handoff answer) is still read.
     fake = FakeOptimizer(meta=lambda m: {"notes": "format rules helped"})
     assert await LLMOptimizer(fake.client).meta_notes(epoch_ctx()) == "format rules helped"
     [prompt] = fake.prompts("meta")
@@ -641,11 +646,14 @@ async def test_llm_strategy_drives_the_real_loop(tmp_path):
 
 
 async def test_sized_call_cut_at_the_limit_is_retried_once_at_twice_its_budget():
-    """Issue 22: a reply at finish_reason=length is retried once at a larger budget before
-    it is dropped (the sized budgets of core.optimizer.call_budget, as setup configures)."""
+    """Issue 22, now the retry_truncated overlay: a reply at finish_reason=length is retried
+    once at a larger budget before it is dropped (the sized budgets of
+    core.optimizer.call_budget, as setup configures)."""
     answers = [Completion("{", Usage(5, 9), "length", 0.0, "fake"), reply(four_edits(None))]
     fake = FakeOptimizer(failure=lambda m: answers.pop(0))
-    optimizer = LLMOptimizer(fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768)
+    optimizer = LLMOptimizer(
+        fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768, retry_truncated=True
+    )
     proposal = await optimizer.propose(ctx(results(2, 0)))
     first, retry = (c["settings"] for c in fake.calls)
     assert retry["max_tokens"] == 2 * first["max_tokens"] >= 4096  # timeout: test_json_reply
@@ -656,10 +664,24 @@ async def test_sized_call_cut_twice_is_dropped():
     cut = Completion("{", Usage(5, 9), "length", 0.0, "fake")
     events: list = []
     fake = FakeOptimizer(failure=lambda m: cut)
-    optimizer = LLMOptimizer(fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768)
+    optimizer = LLMOptimizer(
+        fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768, retry_truncated=True
+    )
     proposal = await optimizer.propose(ctx(results(2, 0), events=events))
     assert proposal.edits == [] and fake.kinds() == ["failure", "failure"]
     assert "after one retry at a larger budget" in events[0].text
+
+
+async def test_sized_call_cut_at_the_limit_makes_no_second_call_by_default():
+    """Issue 38: published makes one call whatever the finish reason; the cut reply is
+    dropped with the reason. Fails on the old code (a second call at twice the budget)."""
+    cut = Completion("{", Usage(5, 9), "length", 0.0, "fake")
+    events: list = []
+    fake = FakeOptimizer(failure=lambda m: cut)
+    optimizer = LLMOptimizer(fake.client, max_tokens_floor=2048, max_tokens_ceiling=32_768)
+    proposal = await optimizer.propose(ctx(results(2, 0), events=events))
+    assert proposal.edits == [] and fake.kinds() == ["failure"]
+    assert "reply truncated at the token limit" in events[0].text
 
 
 def test_accumulated_batches_are_grouped_apart():
@@ -683,3 +705,14 @@ def test_accumulated_batches_are_grouped_apart():
     assert LLMOptimizer(FakeOptimizer().client).groups(one) == make_groups(
         first + second, seed=0, size=4
     )
+
+
+async def test_the_environments_analyst_guide_reaches_its_analysts_only():
+    fake = FakeOptimizer(failure=four_edits, success=four_edits)
+    c = ctx(results(1, 1))
+    c.analyst_guides = {"failure": "- answer form: the fact was right, its form was not"}
+    await LLMOptimizer(fake.client).propose(c)
+    [failure] = fake.prompts("failure")
+    [success] = fake.prompts("success")
+    assert "# What failures look like in this task\n- answer form:" in failure
+    assert "look like in this task" not in success

@@ -11,8 +11,8 @@ PROMPTS = {
     "analyst_successes": '{"analysis":',
     "merge": '{"analysis":',
     "rank": '{"order":',
-    "slow_update": '{"guidance":',
-    "meta_skill": '{"notes":',
+    "slow_update": '{"reasoning": "<what the outcomes show>", "content":',
+    "meta_skill": '{"reasoning": "<what the outcomes show>", "content":',
 }
 
 

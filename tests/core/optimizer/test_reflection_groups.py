@@ -203,3 +203,30 @@ def test_render_pairs_fit_the_room_and_short_pairs_stay_whole():
     assert render_pairs([short], room_chars=4000) == render_pairs([short])
     clipped = render_pairs([long], item_chars=1000)  # the clipped_items overlay
     assert len(clipped) < 1200
+
+
+def test_an_item_shows_its_prediction_once_and_says_what_hard_and_soft_are():
+    """Issue 38: the prediction was shown three times (its line, the evaluator's quote,
+    the last reply) and `hard 0 | soft 0.571429` was explained nowhere. Fails on the old
+    code."""
+    from envs.scoring import score_answer
+
+    prediction = "The capital is Lyon"
+    score = score_answer(prediction, "Paris")
+    r = result(1, 0.0, prediction=prediction)
+    r = RolloutResult(
+        **{
+            **r.to_dict(),
+            "soft": 4 / 7,
+            "explanation": score.explanation,
+            "trajectory": [
+                {"role": "user", "content": "What is the capital of France?"},
+                {"role": "assistant", "content": f"Thinking.\n<answer>{prediction}</answer>"},
+            ],
+        }
+    )
+    text = render_result(r, max_chars=None)
+    assert text.count("Lyon") == 1
+    assert "hard 0 (1 = passed, 0 = failed) | soft 0.57 (partial credit, 0 to 1)" in text
+    assert "got (the prediction above)" in text and "verdict:" in text
+    assert "<answer>(the prediction above)</answer>" in text

@@ -47,12 +47,25 @@ def test_render_newest_first_with_scores_and_edits():
     assert "Dates in the wrong format." in out
 
 
-def test_long_edit_text_is_clipped():
+def test_long_edit_text_is_clipped_when_bounded():
+    """The bounded_buffer overlay (rejected_buffer_chars 4000)."""
     buf = RejectedEditBuffer()
     buf.add_rejection(0, [Edit("replace", "t" * 500, "c" * 500)], 0.1, 0.2, "r")
-    out = buf.render()
+    out = buf.render(max_chars=4000)
     assert "t" * 79 + "…" in out and "t" * 81 not in out
     assert "c" * 159 + "…" in out and "c" * 161 not in out
+
+
+def test_unbounded_by_default_as_published():
+    """Issue 38: every rejected edit whole, however many. Fails on the old code (4,000
+    characters, targets and contents clipped to 80 and 160)."""
+    buf = RejectedEditBuffer()
+    for step in range(40):
+        buf.add_rejection(step, [Edit("replace", "t" * 500, f"{step}" + "c" * 500)], 0.1, 0.2, "r")
+    out = buf.render()
+    assert len(out) > 40 * 1000 and "…" not in out and "omitted" not in out
+    assert all(f'"{step}{"c" * 500}"' in out for step in range(40))
+    assert buf.render_rejections() == out
 
 
 def test_clipping_keeps_newest_and_says_how_many_were_left_out():

@@ -14,14 +14,14 @@ SKILL = FRONT + BODY
 GUIDED = write_block(SKILL, SLOW_UPDATE_BLOCK, "Epoch guidance here.")
 
 
-def applied(text, edit):
-    new, outcome = apply_edit(text, edit)
+def applied(text, edit, matching="first"):
+    new, outcome = apply_edit(text, edit, matching)
     assert outcome.status is EditStatus.APPLIED, outcome.reason
     return new
 
 
-def refused(text, edit, status):
-    new, outcome = apply_edit(text, edit)
+def refused(text, edit, status, matching="first"):
+    new, outcome = apply_edit(text, edit, matching)
     assert outcome.status is status, (outcome.status, outcome.reason)
     assert new == text
     assert outcome.reason
@@ -121,14 +121,18 @@ def test_delete_last_line_without_trailing_newline():
     assert applied("a\r\nb", Edit("delete", "b")) == "a"
 
 
+# The strict_edit_targets overlay: exact, then whitespace-normalised, one match only.
+# (The published default, first exact occurrence, is proven in tests/core/published/.)
+
+
 def test_whitespace_normalised_match_maps_back_to_original_span():
     text = "Intro.\n\nAlways   run\n  the formatter.\nEnd.\n"
-    new = applied(text, Edit("replace", "Always run the formatter.", "Format."))
+    new = applied(text, Edit("replace", "Always run the formatter.", "Format."), "strict")
     assert new == "Intro.\n\nFormat.\nEnd.\n"
 
 
 def test_normalised_match_with_surrounding_whitespace_in_target():
-    new = applied(SKILL, Edit("replace", "  \nPrefer   small\tfunctions. \n", "X."))
+    new = applied(SKILL, Edit("replace", "  \nPrefer   small\tfunctions. \n", "X."), "strict")
     assert "\nX.\n" in new
 
 
@@ -144,17 +148,29 @@ def test_target_not_found_quotes_a_short_prefix():
 
 def test_ambiguous_exact():
     text = "Run it.\nRun it.\n"
-    assert "2 places" in refused(text, Edit("delete", "Run it."), EditStatus.AMBIGUOUS)
+    assert "2 places" in refused(text, Edit("delete", "Run it."), EditStatus.AMBIGUOUS, "strict")
 
 
 def test_ambiguous_after_normalisation():
     text = "run  it\nand run\tit\n"
-    refused(text, Edit("replace", "run it", "x"), EditStatus.AMBIGUOUS)
+    refused(text, Edit("replace", "run it", "x"), EditStatus.AMBIGUOUS, "strict")
 
 
 def test_exact_single_match_wins_over_normalised_ones():
     text = "a  b\na b\n"
-    assert applied(text, Edit("replace", "a b", "c")) == "a  b\nc\n"
+    assert applied(text, Edit("replace", "a b", "c"), "strict") == "a  b\nc\n"
+
+
+def test_default_takes_the_first_exact_occurrence_and_never_normalises():
+    assert applied("Run it.\nRun it.\n", Edit("delete", "Run it.")) == "Run it.\n"
+    refused("run  it\n", Edit("replace", "run it", "x"), EditStatus.TARGET_NOT_FOUND)
+
+
+def test_default_insert_after_without_a_target_found_appends():
+    assert applied("a\n", Edit("insert_after", "", "x")) == "a\nx\n"
+    assert applied("a\n", Edit("insert_after", "zzz", "x")) == "a\nx\n"
+    new = applied(GUIDED, Edit("insert_after", "zzz", "Ship it."))
+    assert new.index("Ship it.") < new.index("<!-- skillopt:slow-update:start -->")
 
 
 @pytest.mark.parametrize(
@@ -172,7 +188,9 @@ def test_exact_single_match_wins_over_normalised_ones():
     ],
 )
 def test_invalid(edit):
-    refused(SKILL, edit, EditStatus.INVALID)
+    refused(SKILL, edit, EditStatus.INVALID, "strict")
+    if edit.target not in ("", "   "):  # the default appends / looks for "   " instead
+        refused(SKILL, edit, EditStatus.INVALID)
 
 
 def test_noop_replace_is_invalid():
@@ -287,7 +305,9 @@ def test_crlf_insert_content_gets_crlf():
 
 def test_crlf_lf_target_matches_by_normalisation():
     new = applied(
-        CRLF_SKILL, Edit("replace", "Always run the formatter.\nPrefer small functions.", "A\nB")
+        CRLF_SKILL,
+        Edit("replace", "Always run the formatter.\nPrefer small functions.", "A\nB"),
+        "strict",
     )
     assert "\r\nA\r\nB\r\n" in new
     assert "\n" not in new.replace("\r\n", "")

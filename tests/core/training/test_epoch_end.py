@@ -73,6 +73,22 @@ async def test_slow_update_runs_after_the_last_epoch_and_sees_every_pair(tmp_pat
     assert [c.epoch for c in strategy.meta] == [0]
 
 
+async def test_published_epoch_ends_skip_the_first_and_meta_first_acts_in_epoch_three(
+    tmp_path,
+):
+    """Issue 38: as published, the first epoch's end makes no slow update and no meta
+    notes call; the second's makes both (meta notes only before a next epoch), so the notes
+    first reach the analysts in the third epoch. Fails on the old code (both after epoch 1)."""
+    strategy = EpochRecorder(guidance="- Norway: Oslo")
+    summary, _ = await run(tmp_path, strategy, epochs=3, slow_update={"after_first_epoch": False})
+    assert summary.status == "finished"
+    assert [c.epoch for c in strategy.slow] == [1, 2]
+    assert [c.epoch for c in strategy.meta] == [1]
+    assert not (tmp_path / "run" / "steps" / "0001" / "slow_update_pairs.json").exists()
+    noted = [c.epoch for c in strategy.proposals if c.meta_notes]
+    assert noted and min(noted) == 2
+
+
 async def test_changed_pair_policy_keeps_changed_pairs_and_tops_them_up(tmp_path):
     """Published longitudinal_pair_policy. With a sample of 2, `mixed` keeps both pairs;
     `changed` keeps only improved/regressed ones and rolls out more train items until it

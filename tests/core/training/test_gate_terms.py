@@ -44,10 +44,10 @@ def test_margin_keeps_early_rejects_identical_to_full_decisions():
 
 def rule_adder(request) -> str:
     prompt = request.messages[-1]["content"]
-    if '"guidance"' in prompt:
-        return json.dumps({"guidance": ""})
-    if '"notes": "' in prompt:
-        return json.dumps({"notes": "-"})
+    if "epoch-level guidance" in prompt:
+        return json.dumps({"reasoning": "-", "content": ""})
+    if "notes for yourself" in prompt:
+        return json.dumps({"reasoning": "-", "content": "-"})
     edit = {"op": "append", "content": "Never guess a capital.", "rationale": "rules"}
     return json.dumps({"analysis": "a", "edits": [edit]})
 

@@ -67,10 +67,8 @@ def marker_optimizer(texts: list[str], seed: int):
             reply = {"count": 1, "reasoning": t(), "confidence": "low", "risks": t()}
         elif '{"order": [2, 0, 1]' in prompt:
             reply = {"order": [1, 0], "reason": t()}
-        elif '{"guidance": "<markdown>"}' in prompt:
-            reply = {"guidance": t()}
-        elif '{"notes": "<markdown>"}' in prompt:
-            reply = {"notes": t()}
+        elif "epoch-level guidance" in prompt or "notes for yourself" in prompt:
+            reply = {"reasoning": "r", "content": t()}
         elif '{"notes": ["<note>"' in prompt:
             reply = {"notes": [t(), t(), t()]}
         elif '{"pick": 1' in prompt:

@@ -21,10 +21,10 @@ def distinct_edits(request: Request) -> str:
     """A TEST DOUBLE optimizer whose analysts each propose their own rule, so a step with
     several analysts has a pool to merge and rank over another round of answers."""
     prompt = " ".join(str(m.get("content", "")) for m in request.messages)
-    if '"guidance"' in prompt:
-        return json.dumps({"guidance": ""})
-    if '"notes"' in prompt:
-        return json.dumps({"notes": "rules helped"})
+    if "epoch-level guidance" in prompt:
+        return json.dumps({"reasoning": "-", "content": ""})
+    if "notes for yourself" in prompt:
+        return json.dumps({"reasoning": "-", "content": "rules helped"})
     if '"order"' in prompt:
         return json.dumps({"order": [0], "reason": "first"})
     tag = hashlib.sha256(prompt.encode()).hexdigest()[:6]

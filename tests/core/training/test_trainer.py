@@ -361,9 +361,9 @@ async def test_llm_strategy_runs_the_same_loop(tmp_path):
 
     def optimizer(request: Request) -> str:
         prompt = " ".join(str(m.get("content", "")) for m in request.messages)
-        if '"guidance"' in prompt:
+        if "epoch-level guidance" in prompt:
             return _json.dumps({"guidance": "Answer with only the city name."})
-        if '"notes"' in prompt:
+        if "notes for yourself" in prompt:
             return _json.dumps({"notes": "format rules helped"})
         if '"order"' in prompt:
             return _json.dumps({"order": [0], "reason": "only one"})

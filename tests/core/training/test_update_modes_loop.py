@@ -24,9 +24,9 @@ RULE = "Answer with only the city name."
 
 
 def epoch_replies(prompt: str) -> str | None:
-    if '"guidance"' in prompt:
+    if "epoch-level guidance" in prompt:
         return json.dumps({"guidance": ""})
-    if '"notes": "' in prompt:
+    if "notes for yourself" in prompt:
         return json.dumps({"notes": "rules helped"})
     return None
 

@@ -27,9 +27,9 @@ def optimizer(request) -> str:
         return json.dumps({"count": 1, "reasoning": "one at a time", "confidence": "medium"})
     if '"order"' in prompt:
         return json.dumps({"order": [1, 0], "reason": "the rule first"})
-    if '"guidance"' in prompt:
+    if "epoch-level guidance" in prompt:
         return json.dumps({"guidance": ""})
-    if '"notes"' in prompt:
+    if "notes for yourself" in prompt:
         return json.dumps({"notes": "rules helped"})
     return json.dumps(
         {
@@ -88,9 +88,9 @@ def rewrite_optimizer(prompts: list[str]):
         if "Rewrite the skill" in prompt:
             lines = re.findall(r"instruction: Add the line '(.+?)'", prompt)
             return json.dumps({"skill": skill + "\n" + "\n".join(lines) + "\n"})
-        if '"guidance"' in prompt:
+        if "epoch-level guidance" in prompt:
             return json.dumps({"guidance": ""})
-        if '"notes": "' in prompt:
+        if "notes for yourself" in prompt:
             return json.dumps({"notes": "rules helped"})
         add = ["Add the line '- Norway: Oslo'", f"Add the line '{RULE}'"]
         return json.dumps(

@@ -33,15 +33,19 @@ def item_row(item_id: str) -> dict:
     }
 
 
-@pytest.fixture
-def env(tmp_path):
+def make_env(tmp_path, **options):
     manifest = write_manifest(tmp_path / "manifest")
     data = write_split_dirs(
         tmp_path / "data", {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
     )
     return get_environment(
-        EnvConfig(name="searchqa", manifest_dir=str(manifest), data_dir=str(data))
+        EnvConfig(name="searchqa", manifest_dir=str(manifest), data_dir=str(data), options=options)
     )
+
+
+@pytest.fixture
+def env(tmp_path):
+    return make_env(tmp_path)
 
 
 def test_loads_the_split_layout(env):
@@ -64,12 +68,31 @@ async def test_one_rollout_through_the_scripted_double(env):
 
     def responder(request):
         seen.append(request)
-        return "<answer>ann lee</answer>"
+        return "Book v1 names its author.\n<answer>ann lee</answer>"
 
     item = env.load_split("val")[0]
     async with scripted_client(responder) as client:
         result = await env.rollout(item, "Answer with the name only.", client.bind("target"))
     assert (result.hard, result.soft, result.prediction) == (1.0, 1.0, "ann lee")
+    system, user = (m["content"] for m in seen[0].messages)
+    assert user == f"## Context\n{item.data['context']}\n\n## Question\n{item.question}"
+    assert "## Skill\nAnswer with the name only.\n\n## The task" in system
+    assert "Ann Lee" not in system + user.split("## Question")[1]  # the gold: only in context
+
+
+async def test_skill_only_framing_overlay(tmp_path):
+    """configs/features/searchqa_skill_only.yaml: our earlier framing, kept as an overlay."""
+    env = make_env(tmp_path, harness="skill_only")
+    seen = []
+
+    def responder(request):
+        seen.append(request)
+        return "<answer>ann lee</answer>"
+
+    item = env.load_split("val")[0]
+    async with scripted_client(responder) as client:
+        result = await env.rollout(item, "Answer with the name only.", client.bind("target"))
+    assert result.hard == 1.0
     user = seen[0].messages[-1]["content"]
     assert "Book v1 was written" in user and item.question in user and "<answer>" in user
     assert seen[0].messages[0] == {"role": "system", "content": "Answer with the name only."}

@@ -79,3 +79,22 @@ async def test_the_finish_check_is_a_row_of_the_gate_log(copied_run):
         assert await wait_until(pilot, lambda: log.row_count >= 1)
         last = tuple(map(str, log.get_row_at(log.row_count - 1)))
         assert last == ("final", "rej", "0.80→0.70", "")
+
+
+async def test_significance_and_merge_rows(copied_run):
+    """A higher mean the significance gate rejected reads "ns", not "rej" (issue 39); a
+    Pareto merge judged at a step is told apart from the step's own row by "m"."""
+    gates = (
+        _gate(13, 0.8, 5, p_value=0.0625, items_counted=4),
+        _gate(13, 0.7, 5, source="merge"),
+    )
+    app = _app_with(copied_run, gates)
+    async with app.run_test(size=(60, 18)) as pilot:
+        log = await _gate_log(pilot, app)
+        assert await wait_until(pilot, lambda: log.row_count >= 2)
+        await pilot.pause(0.1)
+        rows = [tuple(map(str, log.get_row_at(i))) for i in range(log.row_count)]
+        assert rows[-2:] == [
+            ("13", "ns", "0.60→0.80", "+0/-2"),
+            ("13m", "rej", "0.60→0.70", "+0/-2"),
+        ]

@@ -1,0 +1,190 @@
+"""What the target sees under `skillopt train --config configs/<benchmark>/default.yaml`,
+against a table of the published harness's facts (skillopt's own prompt and seed files,
+which the 0.2.0 wheel does not ship; read from its public repository and restated here as
+facts, not text). The first rollout's messages are captured from a real `skillopt train`
+(in process) whose target is a scripted TEST DOUBLE recording them; `budget.max_calls 1`
+ends the run after that call."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from core.environment.contract import analyst_guide
+from core.models.types import Request
+from tests.envs.benchmarks.fixtures import SPLIT_IDS, write_manifest, write_split_dirs
+from tests.envs.benchmarks.test_searchqa import item_row
+from tests.support.cli_in_process import run_main
+
+ROOT = Path(__file__).resolve().parents[3]
+RECORDER = "tests.envs.benchmarks.test_published_harnesses"
+SEEN: list[Request] = []  # of the module the scripted backend imports by RECORDER's name
+
+
+def recorder():
+    """`models.*.model: tests.envs.benchmarks.test_published_harnesses:recorder`."""
+
+    def answer(request: Request) -> str:
+        SEEN.append(request)
+        return "<answer>x</answer>"
+
+    return answer
+
+
+# The published SearchQA harness (skillopt/envs/searchqa/prompts/rollout_system.md and
+# skills/initial.md in the SkillOpt repository), as facts about the messages.
+SEARCHQA_FACTS = {
+    "a system prompt frames the skill": lambda system, user, seed: (
+        not system.startswith("## Skill") and f"## Skill\n{seed.strip()}\n" in system
+    ),
+    "the role: an expert question answerer": lambda system, user, seed: (
+        "expert" in system.split("## Skill")[0]
+    ),
+    "think step by step": lambda system, user, seed: "step by step" in system,
+    "the answer inside <answer> tags": lambda system, user, seed: "<answer>...</answer>" in system,
+    "keep the answer concise, a few words": lambda system, user, seed: "a few words" in system,
+    "do not repeat the question": lambda system, user, seed: "restate the question" in system,
+    "an answer-format example": lambda system, user, seed: bool(
+        re.search(r"\n<answer>[^<\n]+</answer>\n?$", system)
+    ),
+    "the user turn: context, then question, under headings": lambda system, user, seed: bool(
+        re.fullmatch(r"## Context\n.+\n\n## Question\n[^\n]+", user, re.S)
+    ),
+    "the seed is a placeholder: a heading and a note, no rules": lambda system, user, seed: (
+        seed.startswith("# ") and len(seed) < 160 and not re.search(r"^\s*[-*\d]", seed, re.M)
+    ),
+}
+
+
+def run_train(tmp_path: Path, benchmark: str, rows: dict, max_calls: int) -> list[Request]:
+    """Every request of a `skillopt train` of the benchmark's default config, stopped by
+    its call budget (target and optimizer calls both count)."""
+    manifest = write_manifest(tmp_path / "manifest")
+    data = write_split_dirs(tmp_path / "data", rows)
+    model = f"{RECORDER}:recorder"
+    sets = {
+        "env.data_dir": data,
+        "env.manifest_dir": manifest,
+        "run.runs_dir": tmp_path / "runs",
+        "models.target.backend": "scripted",
+        "models.target.model": model,
+        "models.optimizer.backend": "scripted",
+        "models.optimizer.model": model,
+        "budget.max_calls": max_calls,
+    }
+    args = ["train", "--config", f"configs/{benchmark}/default.yaml"]
+    for key, value in sets.items():
+        args += ["--set", f"{key}={value}"]
+    seen = importlib.import_module(RECORDER).SEEN  # pytest imports this file apart
+    seen.clear()
+    env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb"}
+    done = run_main(args, env=env, cwd=ROOT, argv0="skillopt")
+    assert seen, done.stdout + done.stderr
+    return list(seen)
+
+
+def test_searchqa_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill alone was the system prompt."""
+    rows = {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
+    messages = run_train(tmp_path, "searchqa", rows, max_calls=1)[0].messages
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, user = (m["content"] for m in messages)
+    seed = (ROOT / "envs" / "searchqa" / "seed.md").read_text(encoding="utf-8")
+    broken = [fact for fact, holds in SEARCHQA_FACTS.items() if not holds(system, user, seed)]
+    assert broken == []
+
+
+# The published SearchQA failure analyst's categories, and ours for each.
+SEARCHQA_FAILURE_KINDS = {
+    "rule_missing": "missing rule",
+    "rule_wrong": "misleading rule",
+    "rule_ignored": "rule not followed",
+    "answer_format": "answer form",
+    "other": "other",
+}
+
+
+def test_searchqa_failure_analysts_get_the_benchmarks_taxonomy(tmp_path):
+    """Through the environment contract (envs/searchqa/prompts/analyst_failure.md). Fails
+    on the old code (no taxonomy)."""
+    rows = {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
+    requests = run_train(tmp_path, "searchqa", rows, max_calls=6)
+    analysts = [r for r in requests if "the model FAILED" in r.messages[0]["content"]]
+    assert analysts, [r.messages[0]["content"][:80] for r in requests]
+    prompt = analysts[0].messages[0]["content"]
+    section = prompt.split("# What failures look like in this task\n")[1].split("# Current")[0]
+    assert all(f"- {ours}:" in section for ours in SEARCHQA_FAILURE_KINDS.values())
+
+
+# Each benchmark's published failure categories (skillopt/envs/<name>/prompts/
+# analyst_error.md) and ours for each, in envs/<name>/prompts/analyst_failure.md.
+FAILURE_KINDS = {
+    "searchqa": SEARCHQA_FAILURE_KINDS,
+    "alfworld": {
+        "navigation_loop": "going in circles",
+        "missed_object": "object passed by",
+        "wrong_sequence": "steps out of order",
+        "premature_stop": "stopped short",
+        "action_loop": "repeated action",
+        "appliance_error": "appliance misuse",
+        "rule_missing": "missing rule",
+        "rule_wrong": "misleading rule",
+        "rule_ignored": "rule not followed",
+        "other": "other",
+    },
+    "docvqa": {
+        "evidence_miss": "evidence overlooked",
+        "near_match_confusion": "neighbouring span",
+        "normalization_error": "form only",
+        "reading_error": "misread",
+        "other": "other",
+    },
+    "livemath": {
+        "quantifier_miss": "quantifier missed",
+        "strength_mismatch": "wrong strength",
+        "condition_miss": "condition missed",
+        "option_confusion": "choices confused",
+        "other": "other",
+    },
+    "officeqa": {
+        "retrieval_miss": "wrong source",
+        "evidence_miss": "evidence missed",
+        "operand_error": "wrong values",
+        "calculation_error": "calculation",
+        "answer_format": "answer form",
+        "other": "other",
+    },
+    "spreadsheetbench": {
+        "rule_missing": "missing rule",
+        "rule_wrong": "misleading rule",
+        "rule_ignored": "rule not followed",
+        "data_exploration": "too little data read",
+        "code_error": "code bug",
+        "other": "other",
+    },
+}
+
+
+@pytest.mark.parametrize("benchmark", sorted(FAILURE_KINDS))
+def test_every_benchmark_names_its_published_failure_kinds(benchmark):
+    """Through the contract (core.environment.contract.analyst_guide); an environment
+    without a guide (capitals, ours) gives none."""
+    module = importlib.import_module(f"envs.{benchmark}.environment")
+    cls = next(
+        c
+        for c in vars(module).values()
+        if isinstance(c, type) and getattr(c, "name", None) == benchmark
+    )
+    guide = analyst_guide(cls.__new__(cls), "failure")
+    listed = re.findall(r"^- ([^:]+):", guide, re.M)
+    assert listed == list(FAILURE_KINDS[benchmark].values())
+
+
+def test_an_environment_without_a_guide_gives_none():
+    from envs.capitals.environment import CapitalsEnvironment
+
+    assert analyst_guide(CapitalsEnvironment.__new__(CapitalsEnvironment), "failure") == ""
