@@ -17,6 +17,11 @@ ORACLE := $(TOOLS)/skillopt-0.2.0
 
 .PHONY: demo test lint bench clean agents docs oracle
 
+# Mermaid, served from the site itself so diagrams draw offline (the theme would fetch it
+# from a CDN). Major 11 is the API mkdocs-material 9.x drives; exact pin, copied into the
+# site at build time by docs_tools/hooks.py.
+MERMAID_PKG := mermaid@11.17.2
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -35,6 +40,12 @@ $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed-embedded
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e ".[docs]"
+	touch $@
+
+$(TOOLS)/.installed-docs: Makefile
+	mkdir -p $(TOOLS)/docs
+	npm install --prefix $(TOOLS)/docs --no-audit --no-fund --loglevel=error $(MERMAID_PKG)
+	test -s $(TOOLS)/docs/node_modules/mermaid/dist/mermaid.min.js
 	touch $@
 
 # One idempotent step for every user of the CLIs (backends, Sleep); it reruns when this
@@ -81,7 +92,7 @@ test: $(VENV)/.installed-test $(TOOLS)/.installed-agents $(ORACLE)/.installed
 # The documentation site, built with --strict (every link and anchor checked) into site/;
 # the reference pages are generated from the code as it builds (docs_tools/).
 SITE ?= site
-docs: $(VENV)/.installed-docs
+docs: $(VENV)/.installed-docs $(TOOLS)/.installed-docs
 	PYTHONPATH=$(CURDIR) NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(SITE)
 
 lint: $(VENV)/.installed-test

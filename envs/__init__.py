@@ -8,6 +8,7 @@ environment never pays for another's imports. The table of environments is
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from pathlib import Path
 
@@ -30,7 +31,9 @@ def _resolve(path: str | None, root: Path) -> Path | None:
 
 def spec_of(name: str) -> EnvSpec:
     if name not in BY_NAME:
-        raise EnvError(f"unknown environment {name!r}; allowed: {', '.join(ENVIRONMENTS)}")
+        close = difflib.get_close_matches(name, ENVIRONMENTS, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise EnvError(f"unknown environment {name!r}; {hint}allowed: {', '.join(ENVIRONMENTS)}")
     return BY_NAME[name]
 
 

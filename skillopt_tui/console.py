@@ -1,11 +1,18 @@
 """The headless face of a training run: a rich progress bar with ETA on stderr and one line
 per gate decision. An ordinary event subscriber, like the run log and the TUI; it renders
 the same facts they do and nothing else.
+
+When stderr is not a terminal (a log file, CI, nohup) the bar draws nothing, and a run
+could be silent for many minutes between "starting" and its first gate decision: there a
+"progress:" line is written every `progress_every` seconds instead.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
+import time
+from collections.abc import Callable
 from typing import TextIO
 
 from rich.console import Console
@@ -36,17 +43,45 @@ from core.secrets import redact
 from core.words import counted
 from skillopt_tui.run_words import activity, rollout_step
 
+PROGRESS_EVERY_S = 30.0
+
 
 def _fmt(score: float | None) -> str:
     return "—" if score is None else f"{score:.3f}"
 
 
+def _duration(seconds: float) -> str:
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
 class ConsoleLogger:
     """Subscribe with `bus.subscribe(logger)`; call `close()` when the run ends."""
 
-    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        quiet: bool = False,
+        progress_every: float = PROGRESS_EVERY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.console = Console(file=stream or sys.stderr, highlight=False, soft_wrap=True)
         self.quiet = quiet
+        self.progress_every = progress_every
+        self.clock = clock
+        self.started_at: float | None = None
+        self.start_step = 0
+        self.calls = 0
+        # The run's planned model calls (an upper bound, core.run.estimate), when the caller
+        # knows it: the ETA of a run that has not finished a step yet comes from it.
+        self.expected_calls: int | None = None
+        self._ticker: threading.Thread | None = None
+        self._stop_ticking = threading.Event()
         self.progress: Progress | None = None
         self.task = None
         self.step = 0  # steps done (the progress bar's count)
@@ -74,6 +109,28 @@ class ConsoleLogger:
         extra = f" · {counted(self.rollouts, 'rollout')}" if has_count else ""
         return where + extra + (f" · {self.cost}" if self.cost else "")
 
+    def progress_line(self) -> str:
+        """Phase, steps done of the total, model calls, elapsed time and ETA, in one line."""
+        elapsed = self.clock() - self.started_at if self.started_at is not None else 0.0
+        steps_run = self.step - self.start_step
+        eta = "eta —"
+        if self.expected_calls and self.calls:
+            left = max(self.expected_calls - self.calls, 0)
+            eta = f"eta ≤ {_duration(elapsed / self.calls * left)}"
+        elif steps_run > 0:
+            eta = f"eta {_duration(elapsed / steps_run * (self.total - self.step))}"
+        calls = counted(self.calls, "model call")
+        if self.expected_calls:
+            calls = f"{self.calls}/≤{self.expected_calls} model calls"
+        return (
+            f"progress: {self._describe()} · {self.step}/{self.total} steps done · {calls}"
+            f" · {_duration(elapsed)} elapsed · {eta}"
+        )
+
+    def _tick(self) -> None:
+        while not self._stop_ticking.wait(self.progress_every):
+            self.line(self.progress_line())
+
     def _refresh(self) -> None:
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, description=self._describe())
@@ -96,7 +153,13 @@ class ConsoleLogger:
             f"{counted(e.steps_per_epoch, 'step')}"
             + (f" · rollouts: {e.executor}" if e.executor else "")
         )
+        self.started_at, self.start_step = self.clock(), e.start_step
         if self.quiet:
+            return
+        if not self.console.is_terminal:  # the bar would draw nothing: lines instead
+            self._stop_ticking.clear()
+            self._ticker = threading.Thread(target=self._tick, name="progress", daemon=True)
+            self._ticker.start()
             return
         self.progress = Progress(
             TextColumn("{task.description}"),
@@ -175,6 +238,7 @@ class ConsoleLogger:
         self.line(text)
 
     def _on_BudgetUpdated(self, e: BudgetUpdated) -> None:
+        self.calls = e.calls
         tokens = e.input_tokens + e.output_tokens
         cap = f"/{e.cap_tokens}" if e.cap_tokens else ""
         self.cost = f"{tokens}{cap} tok ${e.cost_usd:.4f}"
@@ -218,6 +282,10 @@ class ConsoleLogger:
         )
 
     def close(self) -> None:
+        self._stop_ticking.set()
+        if self._ticker is not None and self._ticker is not threading.current_thread():
+            self._ticker.join()
+            self._ticker = None
         if self.progress is not None:
             self.progress.stop()
             self.progress = None

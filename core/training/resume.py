@@ -72,13 +72,18 @@ def check_resume_config(saved: dict[str, Any] | None, new: Config, run_path: str
     diffs = config_differences(saved, new)
     if not diffs:
         return
-    key, old, cur = diffs[0]
-    more = f" (and {len(diffs) - 1} more)" if len(diffs) > 1 else ""
     raise ConfigChanged(
-        f"the config differs from the one run {run_path} was started with: {key} was "
-        f"{old!r}, now {cur!r}{more}; rerun with the same config to resume, or with "
+        f"the config differs from the one run {run_path} was started with: "
+        f"{first_difference(diffs)}; rerun with the same config to resume, or with "
         f"--fresh --force to start over"
     )
+
+
+def first_difference(diffs: list[tuple[str, Any, Any]]) -> str:
+    """The first of config_differences() in words, with how many more there are."""
+    key, old, cur = diffs[0]
+    more = f" (and {len(diffs) - 1} more)" if len(diffs) > 1 else ""
+    return f"{key} was {old!r}, now {cur!r}{more}"
 
 
 def check_resume_models(state: TrainState, resolved: dict[str, str], run_path: str) -> None:

@@ -4,6 +4,7 @@ heavy libraries (textual, openai, anthropic, git) are imported inside the comman
 from __future__ import annotations
 
 import functools
+import inspect
 import signal
 import sys
 
@@ -56,6 +57,16 @@ def _with_placeholders(command) -> None:
         _with_placeholders(sub)
 
 
+def _with_one_line_summaries(command) -> None:
+    """A group's command list shows each command's first paragraph as one sentence: the
+    docstring's own line breaks would otherwise break it mid-sentence in the panel
+    ("harvest, mine," then "replay, ..." on a line of its own)."""
+    for sub in getattr(command, "commands", {}).values():
+        if sub.help and not sub.short_help:
+            sub.short_help = " ".join(inspect.cleandoc(sub.help).split("\n\n")[0].split())
+        _with_one_line_summaries(sub)
+
+
 @functools.cache
 def _root_command():
     """`app` as the click command main() runs, every command registered, built once per
@@ -65,6 +76,7 @@ def _root_command():
     _register()
     command = typer.main.get_command(app)
     _with_placeholders(command)
+    _with_one_line_summaries(command)
     return command
 
 

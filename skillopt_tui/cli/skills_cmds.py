@@ -190,8 +190,17 @@ def add_cmd(
 ) -> None:
     """Import an existing skill onto main."""
     text = load_skill(from_file)
-    sha = _open(repo).add_skill(name, text, path=path, deploy_to=deploy_to, force=force)
+    r = _open(repo)
+    sha = r.add_skill(name, text, path=path, deploy_to=deploy_to, force=force)
     typer.echo(sha)
+    entry = _entry(r, name)
+    typer.echo(f"added {name} as {entry.path} on main of {r.path}")
+    if entry.deploy_to:
+        typer.echo(f"deployed to {entry.deploy_to} (adopt and rollback write it there)")
+
+
+def _entry(r, name: str):
+    return next(e for e in r.list_skills() if e.name == name)
 
 
 @skills_app.command("stage")
@@ -338,7 +347,19 @@ def rollback_cmd(
 ) -> None:
     """Revert an adoption (or some of its hunks) on main, then redeploy."""
     chosen = parse_hunks(hunks) if hunks is not None else None
-    typer.echo(_with_difference(_open(repo).rollback, target, force=force, hunks=chosen))
+    r = _open(repo)
+    sha = _with_difference(r.rollback, target, force=force, hunks=chosen)
+    typer.echo(sha)
+    # What the commit did, from its own trailers: which adoption and which skill.
+    done = next(e for e in r.log() if e.sha == sha)
+    skill, reverted = done.trailers.get("Skill", ""), done.trailers.get("Reverts", "")
+    part = f"hunks {hunks} of " if hunks is not None else ""
+    typer.echo(f"rolled back {part}adoption {reverted[:12]} of {skill} on main")
+    deploy_to = _entry(r, skill).deploy_to
+    if deploy_to:
+        typer.echo(f"redeployed to {deploy_to}")
+    else:
+        typer.echo(f"{skill} has no deploy target: nothing outside the repository changed")
 
 
 @skills_app.command("show")

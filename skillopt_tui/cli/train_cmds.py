@@ -45,6 +45,10 @@ def _default_run_name(config) -> str:
 def _install_stop_handlers(loop: asyncio.AbstractEventLoop, stop: asyncio.Event, log) -> None:
     def request_stop(signame: str) -> None:
         if stop.is_set():  # a second signal: stop now (the run stays resumable)
+            log(
+                f"{signame} again: stopping now, without finishing the step; the same command "
+                "resumes from the last finished step"
+            )
             raise KeyboardInterrupt
         log(f"{signame} received: stopping at the next step boundary (the run stays resumable)")
         stop.set()
@@ -129,6 +133,8 @@ def train(
             raise TrainUsageError(
                 f"{run_path} already holds a run; add --force to archive it and start over"
             )
+        if not fresh:
+            _refuse_a_changed_config_of_a_finished_run(run_dir, cfg)
         if fresh and repo is not None:
             # The discarded run's commits must not be reused (same run id, same branch: the
             # stager would dedupe onto them) nor lost: archive them as a rejected branch.
@@ -206,6 +212,24 @@ def _next_steps(run_path: Path, repo, stager) -> str:
     return "\n".join(lines)
 
 
+def _refuse_a_changed_config_of_a_finished_run(run_dir, cfg) -> None:
+    """A finished run is shown again, not rerun: a changed --set or config would be ignored
+    without a word, so it is refused, naming the way to start over with it."""
+    from core.training.resume import ConfigChanged, config_differences, first_difference
+
+    state = run_dir.read_state()
+    saved = run_dir.read_config()
+    if state is None or not state.finished or saved is None:
+        return
+    diffs = config_differences(saved, cfg)
+    if diffs:
+        raise ConfigChanged(
+            f"run {run_dir.path} already finished, and a finished run is not rerun: "
+            f"{first_difference(diffs)}. Add --fresh --force to start over with the new "
+            "config, or give another --out"
+        )
+
+
 def _mask_handoff_answers(cfg) -> None:
     """With a handoff role, secrets pasted into answers are masked by Sleep's patterns."""
     from core.config import ROLES
@@ -275,6 +299,7 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
     from core.run.budget_minimum import budget_warning_for
     from core.run.estimate import estimate_for
     from core.training.setup import build_client_with_budget_events, choose_strategy
+    from skillopt_tui.cli.long_run import embedded_warning, planned_calls
 
     client = build_client_with_budget_events(cfg, bus)
     try:
@@ -284,6 +309,10 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
         for notice in client.notices:
             if notice != EMBEDDED_NOTICE or uses_local:
                 logger.notice(notice)
+        logger.expected_calls = planned_calls(cfg, env, uses_llm=uses_llm)
+        warning = embedded_warning(logger.expected_calls)
+        if uses_local and EMBEDDED_NOTICE in client.notices and warning:
+            logger.line(warning)
         if state is None:
             logger.line(estimate_for(cfg, env, client, initial_skill, uses_llm=uses_llm))
             warning = budget_warning_for(cfg, env, client, initial_skill, uses_llm=uses_llm)

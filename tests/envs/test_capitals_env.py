@@ -146,12 +146,16 @@ def test_bad_options_are_user_errors(options, needle):
     assert isinstance(info.value, UserError)
 
 
-def test_unknown_environment_names_the_allowed_ones():
+def test_unknown_environment_names_the_allowed_ones_and_the_closest():
     with pytest.raises(EnvError) as info:
         get_environment(EnvConfig(name="capitol"))
     assert str(info.value).startswith(
-        "unknown environment 'capitol'; allowed: capitals, bigbench, repo_tasks, searchqa"
+        "unknown environment 'capitol'; did you mean 'capitals'? allowed: capitals, bigbench, "
+        "repo_tasks, searchqa"
     )
+    with pytest.raises(EnvError) as info:
+        get_environment(EnvConfig(name="zzz"))
+    assert "did you mean" not in str(info.value)  # nothing close: no guess
 
 
 def test_unknown_split_and_missing_manifest(tmp_path, env):

@@ -203,3 +203,68 @@ def test_counts_of_one_are_singular():
     )
     line = out.getvalue()
     assert "1 epoch × 1 step" in line and "epochs" not in line and "steps" not in line
+
+
+class _Clock:
+    """A test double for time.monotonic: the test says how much time has passed."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _wait_for(out: io.StringIO, text: str) -> str:
+    import time
+
+    for _ in range(500):  # polls; asserts what was written, never how fast
+        if text in out.getvalue():
+            return out.getvalue()
+        time.sleep(0.02)
+    return out.getvalue()
+
+
+def test_a_log_that_is_not_a_terminal_gets_progress_lines_between_decisions():
+    out, clock = io.StringIO(), _Clock()
+    log = ConsoleLogger(out, progress_every=0.01, clock=clock)
+    log.expected_calls = 400
+    log(
+        RunStarted(
+            run_id="r1",
+            env="capitals",
+            strategy="fewshot",
+            target_model="local:smollm2",
+            optimizer_model="none",
+            epochs=2,
+            steps_per_epoch=2,
+            train_items=6,
+            val_items=5,
+            test_items=3,
+        )
+    )
+    log(
+        RolloutFinished(
+            phase="baseline",
+            step=0,
+            split="val",
+            skill_hash="h",
+            item_id="a",
+            task_type="t",
+            hard=1.0,
+            soft=1.0,
+            latency_s=0.1,
+        )
+    )
+    log(BudgetUpdated(calls=100, cache_hits=0, input_tokens=1, output_tokens=1, cost_usd=0.0))
+    clock.now += 90
+    text = _wait_for(out, "progress: ")
+    log.close()
+    line = next(ln for ln in text.splitlines() if ln.startswith("progress: "))
+    assert "baseline" in line and "0/4 steps done" in line
+    assert "100/≤400 model calls" in line and "1m30s elapsed" in line and "eta ≤ 4m30s" in line
+    closed = out.getvalue()
+    import time
+
+    time.sleep(0.1)
+    assert out.getvalue() == closed  # close() stops the lines

@@ -35,9 +35,11 @@ KNOWN_LANGS = set(RUN_LANGS) | {"yaml", "toml", "json", "text", "mermaid", "mark
 NOT_RUN = re.compile(r"<!--\s*not-run:\s*(?P<reason>[^>]*?)\s*-->")
 FENCE = re.compile(r"^(?P<indent>[ ]*)(?P<fence>```+)(?P<info>[^`]*)$")
 TITLE = re.compile(r'title="(?P<title>[^"]+)"')
-# `insert="NAME"`: the block goes at the end of the tuple or list NAME of the titled file
-# (a registry entry a guide asks you to add), not over the whole file.
-INSERT = re.compile(r'insert="(?P<name>[A-Za-z_]+)"')
+# `<!-- insert: NAME -->` on the line before a titled block: it goes at the end of the
+# tuple or list NAME of that file (a registry entry a guide asks you to add), not over the
+# whole file. A comment, not an info-string attribute: the highlighter refuses a fence
+# with an attribute it does not know, and the page then shows it as raw text.
+INSERT = re.compile(r"<!--\s*insert:\s*(?P<name>[A-Za-z_]+)\s*-->")
 COPIED = ("configs", "manifests", "envs")
 
 
@@ -78,9 +80,9 @@ def blocks(path: Path) -> list[Block]:
         indent, fence, info = len(m["indent"]), m["fence"], m["info"].strip()
         lang = info.split()[0] if info else ""
         title = TITLE.search(info)
-        insert = INSERT.search(info)
         before = next((ln for ln in reversed(lines[:i]) if ln.strip()), "")
         marker = NOT_RUN.search(before)
+        insert = INSERT.search(before)
         body: list[str] = []
         j = i + 1
         while j < len(lines) and lines[j].strip() != fence:

@@ -70,3 +70,21 @@ def test_the_variable_then_dot_skills_come_after_the_enclosing_repo(tmp_path):
     assert run("init", "skills", cwd=elsewhere).returncode == 0
     default = run("skills", "list", cwd=elsewhere)
     assert default.returncode == 0 and default.stdout == "", default.stderr
+
+
+@pytest.mark.parametrize("group", ["sleep", "skills"])
+def test_a_groups_command_list_shows_each_summary_as_one_sentence(group, tmp_path):
+    """Wide enough that nothing wraps: each summary's first paragraph is on one row, never
+    broken where its docstring broke a line."""
+    import inspect
+
+    from skillopt_tui.cli.main import _root_command
+
+    shown = run(group, "--help", cwd=tmp_path, COLUMNS="400")
+    assert shown.returncode == 0, shown.stderr
+    rows = [" ".join(line.split()) for line in shown.stdout.splitlines()]
+    commands = _root_command().commands[group].commands
+    assert commands
+    for name, command in commands.items():
+        summary = " ".join(inspect.cleandoc(command.help).split("\n\n")[0].split())
+        assert any(summary in row for row in rows), (name, summary)

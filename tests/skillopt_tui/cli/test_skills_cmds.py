@@ -229,3 +229,50 @@ def test_huge_hunk_range_is_bounded_by_the_hunks_that_exist(app, repo_path: Path
         assert isinstance(bad.exception, UserError), (spec, bad.output)
         assert "it has hunks 1-2" in str(bad.exception), spec
     assert plain_git(repo_path, "rev-parse", "main") == before
+
+
+def test_add_and_rollback_say_what_they_did_not_only_a_hash(app, tmp_path: Path):
+    path = tmp_path / "skills"
+    (tmp_path / "skill.md").write_text(BASE_TEXT)
+    (tmp_path / "new.md").write_text(NEW)
+    invoke(app, "init", str(path), "--author", "Test Bot <bot@example.com>")
+    live = tmp_path / "live" / "SKILL.md"
+    added = invoke(
+        app,
+        "skills",
+        "add",
+        "reviewer",
+        "--from",
+        str(tmp_path / "skill.md"),
+        "--deploy-to",
+        str(live),
+        "--repo",
+        str(path),
+    ).stdout.splitlines()
+    assert len(added[0]) == 40  # the commit, first, as before
+    assert added[1:] == [
+        f"added reviewer as reviewer/SKILL.md on main of {path}",
+        f"deployed to {live} (adopt and rollback write it there)",
+    ]
+    env = {"SKILLOPT_SKILLS_REPO": str(path)}
+    invoke(
+        app,
+        "skills",
+        "stage",
+        "reviewer",
+        "--from",
+        str(tmp_path / "new.md"),
+        "--message",
+        "sharper",
+        "--run-id",
+        "hand-2",
+        env=env,
+    )
+    adopted = invoke(app, "skills", "adopt", "hand-2", "--all", env=env).stdout
+    sha = adopted.splitlines()[0]
+    rolled = invoke(app, "skills", "rollback", "reviewer", env=env).stdout.splitlines()
+    assert rolled[1:] == [
+        f"rolled back adoption {sha[:12]} of reviewer on main",
+        f"redeployed to {live}",
+    ]
+    assert live.read_text() == BASE_TEXT

@@ -439,3 +439,19 @@ def test_fresh_force_archives_the_old_run_instead_of_deleting_it(tmp_path):
     assert (out / "summary.json").exists()
     listed = skillopt(tmp_path, "runs", "--runs-dir", str(out.parent), "--json")
     assert [r["run_id"] for r in json.loads(listed.stdout)] == ["again"]
+
+
+def test_a_finished_run_refuses_a_changed_set_instead_of_ignoring_it(tmp_path):
+    config = write_config(tmp_path)
+    out = str(tmp_path / "run")
+    first = skillopt(tmp_path, "train", "--config", str(config), "--out", out)
+    assert first.returncode == 0, first.stderr
+    again = skillopt(tmp_path, "train", "--config", str(config), "--out", out)
+    assert again.returncode == 0, again.stderr  # the same config shows the finished run
+    changed = skillopt(
+        tmp_path, "train", "--config", str(config), "--out", out, "--set", "train.batch_size=2"
+    )
+    assert changed.returncode == 2
+    message = one_line_error(changed)
+    assert "already finished" in message and "train.batch_size" in message
+    assert "--fresh --force" in message
