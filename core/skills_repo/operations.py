@@ -7,7 +7,7 @@ and the TUI code against one object.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 import git as gitpython
@@ -18,6 +18,7 @@ from core.skills_repo import repo_stager as staging
 from core.skills_repo import rollback as rollback_mod
 from core.skills_repo.deploy import read_bytes
 from core.skills_repo.errors import DeployTargetChanged, SkillsRepoError
+from core.skills_repo.part_marks import PartKey, PartMark
 from core.skills_repo.plumbing import (
     MAIN,
     PlannedDeploy,
@@ -187,6 +188,11 @@ class SkillsRepo(RepoCore):
 
     def diff(self, staged: str) -> StagedDiff:
         return adopt_mod.staged_diff(self, staged)
+
+    def part_marks(self, staged: str, parts: Iterable[PartKey] = ()) -> dict[PartKey, PartMark]:
+        """On main / conflicting, for each block of each hunk and each of `parts`, judged by
+        the part's own lines (what `adopt --lines` would do with it alone)."""
+        return adopt_mod.part_marks(self, staged, parts)
 
     def adopt(
         self,

@@ -37,10 +37,11 @@ class RunFeedUpdated(Message):
 
 
 class StagedDiffLoaded(Message):
-    def __init__(self, diff: Any, deploy_to: str | None) -> None:
+    def __init__(self, diff: Any, deploy_to: str | None, marks: dict | None = None) -> None:
         super().__init__()
         self.diff = diff
         self.deploy_to = deploy_to
+        self.marks = marks or {}  # (hunk, lines) → PartMark: each part judged by its lines
 
 
 class AdoptFinished(Message):

@@ -285,6 +285,9 @@ class SkillsRepoDouble:
             "-Answer the question asked.\n+Answer exactly the question asked.\n"
         )
 
+    def part_marks(self, staged: str, parts=()):
+        return {}  # main has not moved since staging: no part is on it or clashes with it
+
     def adoption_hunks(self, target=None):
         return self.hunks[:1]
 
