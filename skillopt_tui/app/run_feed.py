@@ -70,6 +70,9 @@ class StepPoint:
     accepted: bool
     train_hard: float
     ts: float
+    # False when the step had no candidate to gate (no edit proposed or applied): neither
+    # kept nor rejected, and the chart says so with a marker of its own
+    gated: bool = True
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,7 @@ class RunFeed:
         self._this_process = Counter()
 
     def _on_step(self, event: StepFinished) -> None:
+        gated = event.step in self._pending_scores
         point = StepPoint(
             event.step,
             event.epoch,
@@ -298,6 +302,7 @@ class RunFeed:
             event.accepted,
             event.train_hard,
             event.ts,
+            gated,
         )
         self.steps = [p for p in self.steps if p.step != event.step] + [point]
         self.steps.sort(key=lambda p: p.step)
