@@ -206,6 +206,8 @@ async def test_run_a_night_now_end_to_end(world, tmp_path, monkeypatch):
         screen = await _open_sleep(pilot)
         assert "press r to run one" in str(screen.query_one("#nights-empty", Static).render())
         await pilot.press("r")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
         assert app.night_launcher.alive or app.night_launcher.process is not None
         progress = screen.query_one("#night-progress", Static)
         assert progress.display and "night ▶" in str(progress.render())
@@ -242,6 +244,10 @@ async def test_a_handoff_night_stops_resumably_and_says_where_the_prompts_are(
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _open_sleep(pilot)
         await pilot.press("r")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "handoff (you answer the prompts)" in str(app.screen.body)
+        assert "It may spend: nothing" in str(app.screen.body)
+        await pilot.press("y")
         progress = screen.query_one("#night-progress", Static)
         assert await wait_until(
             pilot,
@@ -256,6 +262,26 @@ async def test_a_handoff_night_stops_resumably_and_says_where_the_prompts_are(
             pilot, lambda: screen.nights and screen.nights[0].pending > 0, limit=3000
         )
         assert screen.nights[0].status == "waiting"
+
+
+async def test_r_asks_first_naming_the_backend_and_what_the_night_may_spend(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    world = make_world(tmp_path, backend="openai")
+    config = json.loads(world.config.read_text())
+    world.config.write_text(json.dumps({**config, "budget": {"max_cost_usd": 2.5}}))
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sleep(pilot)
+        await pilot.press("r")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = str(app.screen.body)
+        assert "Backend: openai" in body and "at most $2.5" in body
+        assert app.night_launcher.process is None  # nothing runs before the answer
+        await pilot.press("n")
+        assert await wait_until(pilot, lambda: app.screen is screen)
+    assert app.night_launcher.process is None
 
 
 async def test_without_sleep_init_the_screen_says_what_to_do(tmp_path, monkeypatch):
