@@ -108,6 +108,9 @@ class FeedUpdate:
     eta_s: float | None = None
     activity: str | None = None  # what the run did last ("step 2 gate"), when it changed
     events: int = 0
+    # when the run wrote its latest event (the event's own ts): a live run quiet since then
+    # is waiting on a call, and the screen says for how long
+    last_event_ts: float | None = None
 
     @property
     def empty(self) -> bool:
@@ -137,6 +140,7 @@ class FeedUpdate:
             else self.eta_s,
             activity=pick(self.activity, newer.activity),
             events=self.events + newer.events,
+            last_event_ts=pick(self.last_event_ts, newer.last_event_ts),
         )
 
 
@@ -191,6 +195,7 @@ class RunFeed:
         steps_changed = status_changed = False
         for event in events:
             update.events += 1
+            update.last_event_ts = event.ts
             if isinstance(event, RolloutFinished):
                 if not self._replayed(event):
                     update.rollouts.append(event)
