@@ -28,7 +28,7 @@ from core.skills_repo.plumbing import (
     ensure_main,
 )
 from core.skills_repo.preview import adopted_preview
-from core.skills_repo.rollback_hunks import adoption_hunks, rollback_hunks
+from core.skills_repo.rollback_hunks import adoption_hunks, live_hunks, rollback_hunks
 from core.skills_repo.types import (
     AdoptResult,
     Hunk,
@@ -240,3 +240,7 @@ class SkillsRepo(RepoCore):
     def adoption_hunks(self, target: str | None = None) -> list[Hunk]:
         """The numbered hunks of an adoption, as `rollback(hunks=)` counts them."""
         return adoption_hunks(self, target)
+
+    def live_adoption_hunks(self, target: str | None = None) -> list[int]:
+        """The hunks of an adoption main still holds: what a rollback can still revert."""
+        return live_hunks(self, target)

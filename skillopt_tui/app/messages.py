@@ -86,11 +86,12 @@ class CommitDiffLoaded(Message):
 class RollbackAsked(Message):
     """What a rollback would revert (the adoption's diff and its number of hunks)."""
 
-    def __init__(self, entry: Any, diff: str, hunks: int) -> None:
+    def __init__(self, entry: Any, diff: str, hunks: int, live: list[int]) -> None:
         super().__init__()
         self.entry = entry
-        self.diff = diff
+        self.diff = diff  # the hunks main still holds, as a diff
         self.hunks = hunks
+        self.live = live  # the hunks main still holds (others were reverted somehow)
 
 
 class RollbackFinished(Message):

@@ -291,6 +291,9 @@ class SkillsRepoDouble:
     def adoption_hunks(self, target=None):
         return self.hunks[:1]
 
+    def live_adoption_hunks(self, target=None) -> list[int]:
+        return [h.index for h in self.adoption_hunks(target)]
+
     def rollback(self, target=None, force: bool = False, hunks=None) -> str:
         self.calls.append(("rollback", target) + ((hunks,) if hunks else ()))
         return "beef000000000000000000000000000000000000"
