@@ -258,11 +258,11 @@ class RunFeed:
                 update.rollouts[-1], (len(self._baseline), self.header.val_items)
             )
         if status_changed:
-            # live runs show the baseline rollouts' mean once all of them are in; an ended
-            # run keeps its RunFinished value, and one that failed (RunFailed has none)
-            # keeps the rollouts' mean
+            # the baseline rollouts' mean once all of them are in, live or ended (a partial
+            # mean is no score: Home shows none either); an ended run keeps its
+            # RunFinished value
             live = self.status.status == "live"
-            if live and not self._baseline_complete:
+            if not self._baseline_complete and (live or self.status.baseline_val is None):
                 self.status = replace(self.status, baseline_val=None)
             elif self._baseline and (live or self.status.baseline_val is None):
                 self.status = replace(self.status, baseline_val=self._baseline_value())

@@ -90,3 +90,28 @@ async def test_a_long_call_shows_its_elapsed_time(tmp_path):
             assert await wait_until(pilot, lambda: "call in flight 6m" in str(footer.render()))
     finally:
         owner.release()
+
+
+async def test_home_and_the_run_header_agree_on_a_partial_baseline(tmp_path):
+    """A run that failed two val items into its baseline has no base score on Home; the
+    Run header must not show the two items' mean as one (it said 'val 1.00 → —')."""
+    run = copy_run(tmp_path, "demo-failed-early", steps=0)
+    for name in ("state.json", "summary.json"):
+        (run / name).unlink(missing_ok=True)
+    events = run / "events.jsonl"
+    lines = events.read_text().splitlines()[:3]  # RunStarted and two of five baseline items
+    failed = {"type": "RunFailed", "ts": 1795000003.0, "error": "the target went away"}
+    events.write_text("\n".join([*lines, json.dumps(failed)]) + "\n")
+    app = SkillOptApp(
+        run.parent, run.parent / "no-repo", refresh_runs=False, repo_factory=SkillsRepoDouble
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert await wait_until(pilot, lambda: len(getattr(app.screen, "runs", [])) == 1)
+        [row] = app.screen.runs
+        assert (row.status, row.baseline_val) == ("failed", None)
+        app.open_run(run)
+        assert await wait_until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0
+        )
+        header = str(app.screen.query_one("#run-header", Static).render())
+    assert "val " not in header and "baseline 2/5" in header, header
