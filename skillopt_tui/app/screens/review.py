@@ -40,6 +40,8 @@ from skillopt_tui.app.widgets.evidence_panel import EvidencePanel
 from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.hunk_list import HunkList
 
+NARROW_WIDTH = 80  # under this the side column is hidden behind `i` (app.tcss's -narrow)
+
 
 class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
     BINDINGS = REVIEW_KEYS
@@ -138,7 +140,7 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
     def _branch_selected(self, event: OptionList.OptionSelected) -> None:
         self.branch_pos = event.option_index
         self._show_branch(self.branches[self.branch_pos])
-        self.query_one(HunkList).focus()
+        self._show_side(False)  # a branch chosen: its hunks (under 80 columns, in its place)
 
     def _forget_diff(self) -> None:
         """The shown diff no longer matches the selected branch: nothing may act on it
@@ -162,6 +164,8 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
             return False
         if action == "undo_adopt":
             return self.last_adopt is not None
+        if action == "evidence":
+            return self.app.size.width < NARROW_WIDTH
         if action in DIFF_ACTIONS and self.diff is None:
             # nothing staged at all: hide what cannot act; a diff on its way: grey it out
             return False if not self.branches else None
@@ -217,6 +221,8 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
                 (f"lines of {item.label}", "bold yellow"),
                 " · space choose · v range · esc done · j/k move",
             )
+        if state.line_cursor is None and self.app.size.width < NARROW_WIDTH:
+            line.append(" · i evidence")  # the side column is hidden: say where it went
         if self.note:
             line.append(f" · {self.note}", style="yellow")
         if state.line_cursor is None:
@@ -392,6 +398,22 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
             self.action_lines_done()
             return
         self.app.pop_screen()
+
+    def action_evidence(self) -> None:
+        """Under 80 columns: the side column (branches, evidence) in place of the hunks, or
+        back."""
+        self._show_side(not self.query_one("#review-side").has_class("-shown"))
+
+    def _show_side(self, shown: bool) -> None:
+        self.query_one("#review-side").set_class(shown, "-shown")
+        self.query_one("#review-main").set_class(shown, "-behind")
+        if shown:
+            self.query_one("#branches", OptionList).focus()
+        else:
+            self.query_one(HunkList).focus()
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()  # `i` comes and goes with the width
 
     def action_help(self) -> None:
         self.app.show_help(HELP)

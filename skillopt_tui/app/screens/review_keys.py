@@ -9,7 +9,8 @@ HELP = (
     "a approve all · s split the hunk · space choose lines (then j/k, space, v range, esc) · "
     "u undo · p preview main after adopting · / search · A adopt (asks first) · "
     "U undo the last adopt (a rollback of exactly what it adopted; asks first) · "
-    "r reject the whole branch (asks first) · [ ] previous/next staged branch. "
+    "r reject the whole branch (asks first) · [ ] previous/next staged branch · "
+    "i branches and evidence (under 80 columns, where they are hidden). "
     "Decisions are kept per branch until you quit."
 )
 NOTHING_STAGED = (
@@ -74,6 +75,13 @@ REVIEW_KEYS = [
         "Reject",
         tooltip="Reject the current hunk and move to the next",
     ),
+    # A before the other keys: the narrowest footer still shows it
+    Binding(
+        "A",
+        "adopt",
+        "Adopt",
+        tooltip="Commit the approved hunks on main and deploy (asks first)",
+    ),
     Binding(
         "a", "approve_all", "All", show=False, tooltip="Approve every hunk not already on main"
     ),
@@ -91,12 +99,6 @@ REVIEW_KEYS = [
     Binding("p", "preview", "Preview", show=False, tooltip="The skill after adopting"),
     Binding("slash", "search", "Search", show=False, tooltip="Find a hunk by its text"),
     Binding("w", "whole", "Whole lines", show=False, tooltip="Show cut long lines whole"),
-    Binding(
-        "A",
-        "adopt",
-        "Adopt",
-        tooltip="Commit the approved hunks on main and deploy (asks first)",
-    ),
     Binding(
         "r",
         "reject_branch",
@@ -123,6 +125,12 @@ REVIEW_KEYS = [
         "undo_adopt",
         "Undo adopt",
         tooltip="Roll back the last adoption made here, exactly what it adopted (asks first)",
+    ),
+    Binding(
+        "i",
+        "evidence",
+        "Evidence",
+        tooltip="Under 80 columns: show the branches and evidence instead of the hunks",
     ),
     Binding("question_mark", "help", "Help", tooltip="Every key of this screen"),
 ]
