@@ -68,9 +68,10 @@ def _cells(screen, table_id: str) -> list[list[str]]:
 
 
 def _names(cell: str, branch: str) -> bool:
-    """A ↳ row names `branch`, whole or (at 80 columns, beside the scores) cut with …."""
+    """A ↳ row names `branch`, whole or (narrow, beside the scores) cut with … before the
+    tail that tells branches apart."""
     shown = cell.strip().removeprefix("↳ ")
-    return shown == branch or (shown.endswith("…") and branch.startswith(shown[:-1]))
+    return shown == branch or (shown.startswith("…") and branch.endswith(shown[1:]))
 
 
 def _screen_text(screen) -> str:
@@ -262,6 +263,16 @@ async def test_a_handoff_night_stops_resumably_and_says_where_the_prompts_are(
             pilot, lambda: screen.nights and screen.nights[0].pending > 0, limit=3000
         )
         assert screen.nights[0].status == "waiting"
+
+
+async def test_a_narrow_night_list_keeps_the_tail_of_long_names(world, night, tmp_path):
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(60, 18)) as pilot:
+        screen = await _open_sleep(pilot)
+        await pilot.press("4")
+        assert await wait_until(pilot, lambda: len(_cells(screen, "night-list")) == 3)
+        branch = _cells(screen, "night-list")[-1][0].strip()
+    assert branch.endswith("-notes-app") and "…" in branch, branch
 
 
 async def test_r_asks_first_naming_the_backend_and_what_the_night_may_spend(
