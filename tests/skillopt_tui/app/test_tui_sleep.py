@@ -425,3 +425,22 @@ async def test_stopping_a_night_asks_first(world, tmp_path):
     finally:
         if app.night_launcher.process.poll() is None:
             app.night_launcher.process.kill()
+
+
+async def test_a_long_header_message_is_not_cut_mid_sentence(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    world = make_world(tmp_path)
+    (world.state / "sleep.yaml").write_text("max_tasks: 1\n", encoding="utf-8")  # under 2
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open_sleep(pilot)
+        header = screen.query_one("#sleep-header", Static)
+        said = screen.context.problem
+        assert said.endswith("re-run skillopt sleep init") and len(said) > 116
+        shown = " ".join(
+            strip.text.strip()
+            for strip in screen._compositor.render_strips()[
+                header.region.y : header.region.bottom
+            ]
+        )
+    assert " ".join(said.split()) in " ".join(shown.split())
