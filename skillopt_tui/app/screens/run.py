@@ -11,7 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from core.run.events import LearningRateDecided
@@ -327,8 +327,8 @@ class RunScreen(AppScreen):
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
 
-    @on(DataTable.RowSelected, "#rollouts-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    @on(RolloutsTable.RowSelected, "#rollouts-table")
+    def _row_selected(self, event: RolloutsTable.RowSelected) -> None:
         event.stop()
         self.action_trajectory()
 
