@@ -117,21 +117,27 @@ class FeedUpdate:
         return self.events == 0
 
     def merge(self, newer: FeedUpdate) -> FeedUpdate:
-        """This update followed by `newer`, as one (new rows appended, newer values win)."""
+        """This update followed by `newer`, as one (new rows appended, newer values win).
+        The rows are appended to this update's own lists (the follower's pending batch,
+        not yet shared): merging stays linear however long the screen is busy."""
 
         def pick(old, new):
             return old if new is None else new
 
+        for rows in ("rollouts", "reflections", "gates", "final_checks", "edits"):
+            getattr(self, rows).extend(getattr(newer, rows))
+        self.lr_decisions.extend(newer.lr_decisions)
+        self.candidates.extend(newer.candidates)
         return FeedUpdate(
             header=pick(self.header, newer.header),
-            rollouts=self.rollouts + newer.rollouts,
-            reflections=self.reflections + newer.reflections,
-            gates=self.gates + newer.gates,
-            final_checks=self.final_checks + newer.final_checks,
-            edits=self.edits + newer.edits,
-            lr_decisions=self.lr_decisions + newer.lr_decisions,
+            rollouts=self.rollouts,
+            reflections=self.reflections,
+            gates=self.gates,
+            final_checks=self.final_checks,
+            edits=self.edits,
+            lr_decisions=self.lr_decisions,
             candidate=pick(self.candidate, newer.candidate),
-            candidates=self.candidates + newer.candidates,
+            candidates=self.candidates,
             steps=pick(self.steps, newer.steps),
             budget=pick(self.budget, newer.budget),
             status=pick(self.status, newer.status),
@@ -309,8 +315,11 @@ class RunFeed:
             event.ts,
             gated,
         )
-        self.steps = [p for p in self.steps if p.step != event.step] + [point]
-        self.steps.sort(key=lambda p: p.step)
+        if not self.steps or self.steps[-1].step < event.step:
+            self.steps.append(point)  # the usual case, in constant time at any rate
+        else:  # a step again (a resumed run): replaced where it was
+            self.steps = [p for p in self.steps if p.step != event.step] + [point]
+            self.steps.sort(key=lambda p: p.step)
         self.status = replace(self.status, best_val=event.best_val)
         self._step_times.append(event.ts)
 
