@@ -102,10 +102,16 @@ def _event_lines(n: int) -> list[str]:
     return lines
 
 
+def _pattern_size(rate: int) -> int:
+    """Events serialised once and written over and over: five seconds' worth (at most
+    50,000), whole steps of 50 events; its steps are the distinct steps a feed holds."""
+    return min(int(rate * 5), 50_000) // 50 * 50 or 50
+
+
 def feed(path: Path, rate: int, seconds: float) -> None:
     """Feeder process: append `rate` events/s in 10 ms slices, for at most `seconds` or
     until a `.stop` file appears beside the log (the bench has its presses)."""
-    pattern = _event_lines(min(int(rate * 5), 50_000) // 50 * 50 or 50)  # before the clock
+    pattern = _event_lines(_pattern_size(rate))  # serialised before the clock starts
     stop = path.with_suffix(".stop")
     written = 0
     start = time.perf_counter()
@@ -203,7 +209,7 @@ async def measure_rate(rate: int, seconds: float, presses: int = 100) -> dict:
         "rate": rate,
         "written": written,
         "steps_shown": steps_shown,
-        "steps_written": written // 50,
+        "steps_written": min(written, _pattern_size(rate)) // 50,  # distinct steps
         "p50_ms": statistics.median(latencies) if latencies else float("nan"),
         "p95_ms": _p95(latencies),
         "max_ms": max(latencies) if latencies else float("nan"),

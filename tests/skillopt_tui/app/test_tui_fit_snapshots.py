@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from core.skills_repo import Hunk
 from skillopt_tui.app.app import SkillOptApp
@@ -136,7 +137,10 @@ def test_new_run_with_forty_configs(snap_compare, config_root, size):
         assert await wait_until(pilot, lambda: len(getattr(pilot.app.screen, "runs", [])) == 3)
         await pilot.press("n")
         assert await wait_until(pilot, lambda: isinstance(pilot.app.screen, NewRunDialog))
+        dialog = pilot.app.screen
+        dialog.query_one(Input).cursor_blink = False  # a blinking cursor is no layout
         await pilot.press(*"task-1")
-        await pilot.pause(0.2)
+        assert await wait_until(pilot, lambda: len(dialog.shown) == 10)
+        await pilot.pause(0.3)
 
     assert snap_compare(_app(config_root=config_root), terminal_size=size, run_before=before)
