@@ -379,7 +379,8 @@ LONG_SKILL = "customer-support-knowledge-portal"
 @pytest.mark.parametrize("width", [80, 60])
 async def test_the_nights_table_shows_its_val_column_whole(world, night, tmp_path, width):
     """A long skill name makes a long branch name (`staged/sleep-<date>-<skill>`): the
-    branch is cut with … in its row (whole in the detail below), the scores stay whole."""
+    branch is cut with … in its row, keeping its tail (whole in the detail below), the
+    scores stay whole."""
     path = world.state / "nights" / "sleep-2026-11-30" / "night.json"
     data = json.loads(path.read_text())
     outcome = data["skills"].pop("notes-app")
@@ -397,7 +398,8 @@ async def test_the_nights_table_shows_its_val_column_whole(world, night, tmp_pat
             f"the table is {table.virtual_size.width} wide in {table.size.width} columns"
         )
         branch = _cells(screen, "night-list")[2][0]
-        assert branch.endswith("…") and outcome["staged"].startswith(branch.strip()[2:-1])
+        lead, cut, tail = branch.partition("…")
+        assert cut and lead.strip() == "↳" and outcome["staged"].endswith(tail) and tail
         await pilot.press("down", "down")
         detail = str(screen.query_one("#night-detail", Static).render())
         assert outcome["staged"] in detail.replace("\n", "")
