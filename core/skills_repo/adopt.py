@@ -8,7 +8,7 @@ archived as `adopted/<id>` in the same ref transaction (kept, never deleted).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from core.skills_repo import history, manifest, messages
 from core.skills_repo.deploy import check_target
@@ -21,6 +21,7 @@ from core.skills_repo.line_select import (
     selected_text,
     whole_and_partial,
 )
+from core.skills_repo.part_marks import PartKey, PartMark, every_block, mark_parts
 from core.skills_repo.plumbing import PlannedDeploy, RepoCore
 from core.skills_repo.repo_stager import ADOPTED, REJECTED, branch_base, resolve
 from core.skills_repo.types import AdoptResult, SkillEntry, StagedDiff
@@ -57,6 +58,30 @@ def _review(
     commits = history.commits(repo.git, f"{base}..{head}") if evidence else []
     proof = [c.evidence() for c in reversed(commits)]
     return StagedDiff("staged/" + run_id, skill, hunks, proof, base, head), entry, head_commit
+
+
+def part_marks(
+    repo: RepoCore, staged: str, parts: Iterable[PartKey] = ()
+) -> dict[PartKey, PartMark]:
+    """Marks for every block of every hunk of `staged`, and for `parts` (line selections),
+    each judged by its own lines against main as it is now (see part_marks)."""
+    ref, run_id, head = resolve(repo, staged)
+    base = branch_base(repo, head)
+    skill = history.commit(repo.git, head).trailers.get("Skill", "")
+    try:
+        entry = repo.entry(skill)
+    except SkillsRepoError:
+        entry = repo.entry(skill, head)
+    git = repo.git
+    hunks = net_hunks(git, base, head, entry.path)
+    return mark_parts(
+        git,
+        git.blob(base, entry.path) or b"",
+        git.blob(head, entry.path) or b"",
+        git.blob(repo.main_sha(), entry.path) or b"",
+        hunks,
+        [*every_block(hunks), *parts],
+    )
 
 
 def free_ref(repo: RepoCore, prefix: str, run_id: str) -> str:

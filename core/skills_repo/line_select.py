@@ -218,3 +218,54 @@ def selected_text(
         "leave it out, or re-stage from the current main",
         bad,
     )
+
+
+PartRow = tuple[int, str]  # (index into hunk.lines, the row's kind in the part: " ", "-", "+")
+
+
+def part_rows(hunk: Hunk, lines: Collection[int], context: int = 3) -> list[PartRow]:
+    """The rows of the hunk a part (some of its changed lines) would have as a hunk of its
+    own: its chosen changes, an unchosen `-` line as context (it stays in the file), an
+    unchosen `+` line left out (it never reaches the file), and up to `context` context
+    rows either side. Every changed line chosen: the hunk's own rows."""
+    chosen = set(lines)
+    rows: list[PartRow] = []
+    number = 0
+    for i, line in enumerate(hunk.lines):
+        kind = line[:1]
+        if kind in ("+", "-"):
+            number += 1
+            if number in chosen:
+                rows.append((i, kind))
+            elif kind == "-":
+                rows.append((i, " "))
+        elif kind == " ":
+            rows.append((i, " "))
+        elif rows and rows[-1][0] == i - 1:  # "\ No newline…" follows its own row
+            rows.append((i, "\\"))
+    changed = [n for n, (_, kind) in enumerate(rows) if kind in ("+", "-")]
+    if not changed:
+        return []
+    first = max(0, changed[0] - context)
+    last = min(len(rows) - 1, changed[-1] + context)
+    return rows[first : last + 1]
+
+
+def part_header(hunk: Hunk, lines: Collection[int]) -> str:
+    """The `@@ -a,b +c,d @@` a part would carry as a hunk of its own (applied alone to the
+    base, so its new-side numbers start where its old-side ones do)."""
+    rows = part_rows(hunk, lines)
+    if not rows:
+        return hunk.header
+    base_line = {}  # index into hunk.lines → the base line number it sits at
+    at = hunk.source_start if hunk.source_length else hunk.source_start + 1
+    for i, line in enumerate(hunk.lines):
+        base_line[i] = at
+        if line[:1] in (" ", "-"):
+            at += 1
+    start = base_line[rows[0][0]]
+    old = sum(1 for _, kind in rows if kind in (" ", "-"))
+    new = sum(1 for _, kind in rows if kind in (" ", "+"))
+    old_start = start if old else start - 1
+    new_start = start if new else start - 1
+    return f"@@ -{old_start},{old} +{new_start},{new} @@"

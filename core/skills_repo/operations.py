@@ -7,7 +7,7 @@ and the TUI code against one object.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 from core.safe_git import one_line, run_git
@@ -17,6 +17,7 @@ from core.skills_repo import repo_stager as staging
 from core.skills_repo import rollback as rollback_mod
 from core.skills_repo.deploy import read_bytes
 from core.skills_repo.errors import DeployTargetChanged, SkillsRepoError
+from core.skills_repo.part_marks import PartKey, PartMark
 from core.skills_repo.plumbing import (
     MAIN,
     PlannedDeploy,
@@ -26,7 +27,7 @@ from core.skills_repo.plumbing import (
     ensure_main,
 )
 from core.skills_repo.preview import adopted_preview
-from core.skills_repo.rollback_hunks import adoption_hunks, rollback_hunks
+from core.skills_repo.rollback_hunks import adoption_hunks, live_hunks, rollback_hunks
 from core.skills_repo.types import (
     AdoptResult,
     Hunk,
@@ -191,6 +192,11 @@ class SkillsRepo(RepoCore):
     def diff(self, staged: str) -> StagedDiff:
         return adopt_mod.staged_diff(self, staged)
 
+    def part_marks(self, staged: str, parts: Iterable[PartKey] = ()) -> dict[PartKey, PartMark]:
+        """On main / conflicting, for each block of each hunk and each of `parts`, judged by
+        the part's own lines (what `adopt --lines` would do with it alone)."""
+        return adopt_mod.part_marks(self, staged, parts)
+
     def adopt(
         self,
         staged: str,
@@ -237,3 +243,7 @@ class SkillsRepo(RepoCore):
     def adoption_hunks(self, target: str | None = None) -> list[Hunk]:
         """The numbered hunks of an adoption, as `rollback(hunks=)` counts them."""
         return adoption_hunks(self, target)
+
+    def live_adoption_hunks(self, target: str | None = None) -> list[int]:
+        """The hunks of an adoption main still holds: what a rollback can still revert."""
+        return live_hunks(self, target)

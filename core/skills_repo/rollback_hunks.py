@@ -25,6 +25,27 @@ def adoption_hunks(repo: RepoCore, target: str | None) -> list[Hunk]:
     return net_hunks(repo.git, adoption.sha + "^", adoption.sha, entry.path)
 
 
+def live_hunks(repo: RepoCore, target: str | None) -> list[int]:
+    """The adoption's hunks a rollback would still change main with: a hunk main no longer
+    holds (rolled back, or undone by any later commit) is left out, so no face offers to
+    revert what is already reverted. A hunk whose revert would conflict stays listed
+    (rolling it back says why it cannot)."""
+    adoption = find_adoption(repo, target)
+    entry = repo.entry(adoption.trailers.get("Skill", ""))
+    git = repo.git
+    reverse = net_hunks(git, adoption.sha, adoption.sha + "^", entry.path)
+    adopted = git.blob(adoption.sha, entry.path) or b""
+    before = git.blob(adoption.sha + "^", entry.path) or b""
+    main_text = git.blob(repo.main_sha(), entry.path) or b""
+    live = []
+    for hunk in reverse:
+        partly_reverted = apply_hunks(adopted, before, reverse, {hunk.index})
+        result, conflicts = merge3(git, main_text, adopted, partly_reverted)
+        if conflicts or result != main_text:
+            live.append(hunk.index)
+    return live
+
+
 def rollback_hunks(
     repo: RepoCore, target: str | None, hunks: list[int], *, force: bool = False
 ) -> str:

@@ -37,10 +37,11 @@ class RunFeedUpdated(Message):
 
 
 class StagedDiffLoaded(Message):
-    def __init__(self, diff: Any, deploy_to: str | None) -> None:
+    def __init__(self, diff: Any, deploy_to: str | None, marks: dict | None = None) -> None:
         super().__init__()
         self.diff = diff
         self.deploy_to = deploy_to
+        self.marks = marks or {}  # (hunk, lines) → PartMark: each part judged by its lines
 
 
 class AdoptFinished(Message):
@@ -85,11 +86,12 @@ class CommitDiffLoaded(Message):
 class RollbackAsked(Message):
     """What a rollback would revert (the adoption's diff and its number of hunks)."""
 
-    def __init__(self, entry: Any, diff: str, hunks: int) -> None:
+    def __init__(self, entry: Any, diff: str, hunks: int, live: list[int]) -> None:
         super().__init__()
         self.entry = entry
-        self.diff = diff
+        self.diff = diff  # the hunks main still holds, as a diff
         self.hunks = hunks
+        self.live = live  # the hunks main still holds (others were reverted somehow)
 
 
 class RollbackFinished(Message):

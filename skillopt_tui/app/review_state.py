@@ -12,7 +12,7 @@ leaving Review loses nothing; a branch whose head moved starts afresh, and says 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.skills_repo.line_select import blocks, change_count, format_hunks, format_lines
@@ -24,19 +24,32 @@ UNDO_DEPTH = 100
 class Item:
     hunk: Any  # core.skills_repo.Hunk
     lines: frozenset[int]  # the hunk's changed-line numbers this item covers
-    part: int = 0  # 0: the whole hunk; 1, 2, …: a block after a split
+    part: int = 0  # 0: the whole hunk; 1, 2, …: a part (a block after a split, or lines)
     parts: int = 1
     decision: str = "pending"  # pending / approved / rejected / partial / adopted
     chosen: set[int] = field(default_factory=set)  # with "partial": the lines chosen
+    mark: Any = None  # a part's own PartMark (on main / conflicts), judged by its lines
 
     @property
     def label(self) -> str:
         return f"#{self.hunk.index}" + (f".{self.part}" if self.part else "")
 
     @property
-    def hunk_conflicts(self) -> bool:
-        """Adopting this hunk alone would not merge with main as it is now."""
-        return bool(getattr(self.hunk, "conflicts", False))
+    def key(self) -> tuple[int, frozenset[int]]:
+        return (self.hunk.index, self.lines)
+
+    @property
+    def on_main(self) -> bool:
+        if not self.part:
+            return bool(getattr(self.hunk, "on_main", False))
+        return bool(getattr(self.mark, "on_main", False))
+
+    @property
+    def conflicts(self) -> bool:
+        """Adopting this item's own lines alone would not merge with main as it is now."""
+        if not self.part:
+            return bool(getattr(self.hunk, "conflicts", False))
+        return bool(getattr(self.mark, "conflicts", False))
 
     @property
     def decided(self) -> bool:
@@ -49,8 +62,9 @@ class Item:
 
 
 def _whole(hunk: Any) -> Item:
-    lines = frozenset(range(1, change_count(hunk) + 1))
-    return Item(hunk, lines, decision="adopted" if getattr(hunk, "on_main", False) else "pending")
+    item = Item(hunk, frozenset(range(1, change_count(hunk) + 1)))
+    item.decision = "adopted" if item.on_main else "pending"
+    return item
 
 
 @dataclass
@@ -62,21 +76,28 @@ class ReviewState:
     line_cursor: int | None = None  # a changed-line number while choosing lines
     anchor: int | None = None  # where `v` started a range
     undo_stack: list[tuple[list[Item], int]] = field(default_factory=list)
+    marks: dict = field(default_factory=dict)  # (hunk, lines) → PartMark, from the repo
 
     @classmethod
-    def fresh(cls, diff: Any) -> ReviewState:
-        return cls(diff.branch, diff.head, [_whole(h) for h in diff.hunks])
+    def fresh(cls, diff: Any, marks: dict | None = None) -> ReviewState:
+        return cls(diff.branch, diff.head, [_whole(h) for h in diff.hunks], marks=marks or {})
 
-    def refresh(self, diff: Any) -> list[str]:
+    def part_keys(self) -> list[tuple[int, frozenset[int]]]:
+        """The parts this review holds, for the repo to mark (blocks it marks anyway)."""
+        return [item.key for item in self.items if item.part]
+
+    def refresh(self, diff: Any, marks: dict | None = None) -> list[str]:
         """The same branch and head, reloaded (after an adopt here, a rollback in History or
         a change made outside the TUI): keep every decision, but "adopted" is what main
         holds now, recomputed, never remembered. Returns the labels of the items main no
         longer holds (rolled back): pending again."""
         by_index = {h.index: h for h in diff.hunks}
+        self.marks = marks or {}
         reopened = []
         for item in self.items:
             item.hunk = by_index.get(item.hunk.index, item.hunk)
-            if getattr(item.hunk, "on_main", False):
+            item.mark = self.marks.get(item.key)
+            if item.on_main:
                 item.decision, item.chosen = "adopted", set()
             elif item.decision == "adopted":
                 item.decision = "pending"
@@ -147,7 +168,7 @@ class ReviewState:
         self._remember()
         count = 0
         for item in self.items:
-            if item.decision not in ("adopted",) and not item.hunk_conflicts:
+            if item.decision not in ("adopted",) and not item.conflicts:
                 item.decision, item.chosen = "approved", set()
                 count += 1
         return count
@@ -163,13 +184,24 @@ class ReviewState:
             return 1
         self._remember()
         pieces = [
-            Item(item.hunk, run, part=i + 1, parts=len(runs), decision=item.decision)
+            Item(
+                item.hunk,
+                run,
+                part=i + 1,
+                parts=len(runs),
+                decision=item.decision,
+                mark=self.marks.get((item.hunk.index, run)),
+            )
             for i, run in enumerate(runs)
         ]
+        for piece in pieces:  # a block main already holds is shown so, whatever the parent
+            if piece.on_main:
+                piece.decision = "adopted"
         if item.decision == "partial":
             for piece in pieces:
-                piece.chosen = item.chosen & piece.lines
-                piece.decision = _from_lines(piece.chosen, piece.lines)
+                if piece.decision != "adopted":
+                    piece.chosen = item.chosen & piece.lines
+                    piece.decision = _from_lines(piece.chosen, piece.lines)
         self.items[self.current : self.current + 1] = pieces
         return len(pieces)
 
@@ -225,7 +257,7 @@ class ReviewState:
         by_hunk: dict[int, set[int]] = {}
         totals: dict[int, int] = {}
         for item in self.items:
-            if item.decision == "adopted" or item.hunk_conflicts:
+            if item.decision == "adopted" or item.conflicts:
                 continue
             totals[item.hunk.index] = change_count(item.hunk)
             by_hunk.setdefault(item.hunk.index, set()).update(item.chosen_lines())
@@ -243,10 +275,21 @@ class ReviewState:
         return " ".join(args)
 
     def mark_adopted(self) -> None:
-        """After an adoption: what was chosen is on main now; rejections stay."""
+        """After an adoption: what was chosen is on main now; rejections stay. Lines chosen
+        in part become a part of their own (on main), the rest another (to review), so
+        each is judged by its own lines from now on."""
+        items: list[Item] = []
         for item in self.items:
-            if item.decision == "approved" and not item.hunk_conflicts:
+            if item.decision == "approved" and not item.conflicts:
                 item.decision = "adopted"
+            if item.decision != "partial" or item.conflicts:
+                items.append(item)
+                continue
+            rest = item.lines - item.chosen
+            items.append(replace(item, lines=frozenset(item.chosen), decision="adopted"))
+            items.append(replace(item, lines=rest, decision="pending", chosen=set()))
+        self.items = _numbered(items)
+        self.current = min(self.current, len(self.items) - 1)
         self.undo_stack.clear()
 
     def counts(self) -> dict[str, int]:
@@ -254,6 +297,20 @@ class ReviewState:
         for item in self.items:
             out[item.decision] += 1
         return out
+
+
+def _numbered(items: list[Item]) -> list[Item]:
+    """Parts numbered 1, 2, … within their hunk again (after a part became two)."""
+    counts: dict[int, int] = {}
+    for item in items:
+        counts[item.hunk.index] = counts.get(item.hunk.index, 0) + 1
+    seen: dict[int, int] = {}
+    for item in items:
+        index = item.hunk.index
+        if counts[index] > 1:
+            seen[index] = seen.get(index, 0) + 1
+            item.part, item.parts = seen[index], counts[index]
+    return items
 
 
 def _from_lines(chosen: set[int], lines: frozenset[int]) -> str:
@@ -268,17 +325,21 @@ class ReviewStates:
     def __init__(self) -> None:
         self._states: dict[str, ReviewState] = {}
 
-    def for_diff(self, diff: Any) -> tuple[ReviewState, str]:
+    def part_keys(self, branch: str) -> list[tuple[int, frozenset[int]]]:
+        known = self._states.get(branch)
+        return known.part_keys() if known is not None else []
+
+    def for_diff(self, diff: Any, marks: dict | None = None) -> tuple[ReviewState, str]:
         """(the state, news for the status line: earlier decisions dropped because the
         branch moved, or hunks reopened because main no longer holds them; else "")."""
         known = self._states.get(diff.branch)
         if known is not None and known.head == diff.head:
-            reopened = known.refresh(diff)
+            reopened = known.refresh(diff, marks)
             if not reopened:
                 return known, ""
             names = ", ".join(reopened)
             return known, f"{names} no longer on main (rolled back?): to review again"
-        state = ReviewState.fresh(diff)
+        state = ReviewState.fresh(diff, marks)
         self._states[diff.branch] = state
         if known is not None and any(i.decided for i in known.items):
             return state, "the branch changed since you reviewed it: decisions start afresh"

@@ -70,6 +70,9 @@ class StepPoint:
     accepted: bool
     train_hard: float
     ts: float
+    # False when the step had no candidate to gate (no edit proposed or applied): neither
+    # kept nor rejected, and the chart says so with a marker of its own
+    gated: bool = True
 
 
 @dataclass(frozen=True)
@@ -105,27 +108,36 @@ class FeedUpdate:
     eta_s: float | None = None
     activity: str | None = None  # what the run did last ("step 2 gate"), when it changed
     events: int = 0
+    # when the run wrote its latest event (the event's own ts): a live run quiet since then
+    # is waiting on a call, and the screen says for how long
+    last_event_ts: float | None = None
 
     @property
     def empty(self) -> bool:
         return self.events == 0
 
     def merge(self, newer: FeedUpdate) -> FeedUpdate:
-        """This update followed by `newer`, as one (new rows appended, newer values win)."""
+        """This update followed by `newer`, as one (new rows appended, newer values win).
+        The rows are appended to this update's own lists (the follower's pending batch,
+        not yet shared): merging stays linear however long the screen is busy."""
 
         def pick(old, new):
             return old if new is None else new
 
+        for rows in ("rollouts", "reflections", "gates", "final_checks", "edits"):
+            getattr(self, rows).extend(getattr(newer, rows))
+        self.lr_decisions.extend(newer.lr_decisions)
+        self.candidates.extend(newer.candidates)
         return FeedUpdate(
             header=pick(self.header, newer.header),
-            rollouts=self.rollouts + newer.rollouts,
-            reflections=self.reflections + newer.reflections,
-            gates=self.gates + newer.gates,
-            final_checks=self.final_checks + newer.final_checks,
-            edits=self.edits + newer.edits,
-            lr_decisions=self.lr_decisions + newer.lr_decisions,
+            rollouts=self.rollouts,
+            reflections=self.reflections,
+            gates=self.gates,
+            final_checks=self.final_checks,
+            edits=self.edits,
+            lr_decisions=self.lr_decisions,
             candidate=pick(self.candidate, newer.candidate),
-            candidates=self.candidates + newer.candidates,
+            candidates=self.candidates,
             steps=pick(self.steps, newer.steps),
             budget=pick(self.budget, newer.budget),
             status=pick(self.status, newer.status),
@@ -134,6 +146,7 @@ class FeedUpdate:
             else self.eta_s,
             activity=pick(self.activity, newer.activity),
             events=self.events + newer.events,
+            last_event_ts=pick(self.last_event_ts, newer.last_event_ts),
         )
 
 
@@ -188,6 +201,7 @@ class RunFeed:
         steps_changed = status_changed = False
         for event in events:
             update.events += 1
+            update.last_event_ts = event.ts
             if isinstance(event, RolloutFinished):
                 if not self._replayed(event):
                     update.rollouts.append(event)
@@ -250,11 +264,11 @@ class RunFeed:
                 update.rollouts[-1], (len(self._baseline), self.header.val_items)
             )
         if status_changed:
-            # live runs show the baseline rollouts' mean once all of them are in; an ended
-            # run keeps its RunFinished value, and one that failed (RunFailed has none)
-            # keeps the rollouts' mean
+            # the baseline rollouts' mean once all of them are in, live or ended (a partial
+            # mean is no score: Home shows none either); an ended run keeps its
+            # RunFinished value
             live = self.status.status == "live"
-            if live and not self._baseline_complete:
+            if not self._baseline_complete and (live or self.status.baseline_val is None):
                 self.status = replace(self.status, baseline_val=None)
             elif self._baseline and (live or self.status.baseline_val is None):
                 self.status = replace(self.status, baseline_val=self._baseline_value())
@@ -290,6 +304,7 @@ class RunFeed:
         self._this_process = Counter()
 
     def _on_step(self, event: StepFinished) -> None:
+        gated = event.step in self._pending_scores
         point = StepPoint(
             event.step,
             event.epoch,
@@ -298,9 +313,13 @@ class RunFeed:
             event.accepted,
             event.train_hard,
             event.ts,
+            gated,
         )
-        self.steps = [p for p in self.steps if p.step != event.step] + [point]
-        self.steps.sort(key=lambda p: p.step)
+        if not self.steps or self.steps[-1].step < event.step:
+            self.steps.append(point)  # the usual case, in constant time at any rate
+        else:  # a step again (a resumed run): replaced where it was
+            self.steps = [p for p in self.steps if p.step != event.step] + [point]
+            self.steps.sort(key=lambda p: p.step)
         self.status = replace(self.status, best_val=event.best_val)
         self._step_times.append(event.ts)
 

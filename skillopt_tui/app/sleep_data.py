@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.config import load_config
 from core.errors import UserError
 from core.path_text import shown
 from sleep.harvest.agent_roots import MORE_FLAGS
@@ -18,6 +19,7 @@ from sleep.harvest.run import HarvestOptions, HarvestResult, harvest
 from sleep.harvest.sources import SourceRoot
 from sleep.mine.split import task_split
 from sleep.mine.tasks import MinedTask, TaskArchive
+from sleep.night.run import night_defaults
 from sleep.state.settings import SleepSettings, load_settings
 from sleep.state.status import list_nights
 
@@ -31,6 +33,7 @@ class SleepContext:
     state_dir: Path
     settings: SleepSettings = field(default_factory=SleepSettings)
     problem: str = ""  # sleep.yaml unreadable: shown, and the defaults are used
+    spend: str = ""  # what a night may spend, in words (its config's budget caps)
 
     @property
     def project(self) -> Path:
@@ -46,12 +49,37 @@ class SleepContext:
     def initialised(self) -> bool:
         return bool(self.settings.skills_repo)
 
+    @property
+    def backend(self) -> str:
+        return self.settings.backend or "handoff"
+
 
 def load_context(state_dir: Path) -> SleepContext:
     try:
-        return SleepContext(state_dir, load_settings(state_dir))
+        settings = load_settings(state_dir)
     except UserError as exc:
         return SleepContext(state_dir, problem=str(exc))
+    return SleepContext(state_dir, settings, spend=night_spend(settings))
+
+
+def night_spend(settings: SleepSettings) -> str:
+    """The caps a night runs under, in words, from its config (sleep/night.yaml unless
+    sleep.yaml names one): what `r` says before it starts a night on a paid backend."""
+    config_path = Path(settings.config).expanduser() if settings.config else night_defaults()
+    try:
+        budget = load_config(config_path).budget
+    except (UserError, OSError, ValueError) as exc:
+        return f"unknown: its config {shown(config_path)} does not load ({exc})"
+    caps = []
+    if budget.max_cost_usd is not None:
+        caps.append(f"${budget.max_cost_usd:g}")
+    if budget.max_tokens is not None:
+        caps.append(f"{budget.max_tokens:,} tokens")
+    if budget.max_calls is not None:
+        caps.append(f"{budget.max_calls:,} calls")
+    if caps:
+        return "at most " + ", ".join(caps) + f" (budget in {shown(config_path)})"
+    return f"no cap: {shown(config_path)} sets no budget (add budget.max_cost_usd to cap it)"
 
 
 # -- the harvest preview -----------------------------------------------------------------

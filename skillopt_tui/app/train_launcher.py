@@ -62,6 +62,7 @@ class TrainLauncher:
         self.log_path: Path | None = None
         self.run_dir: Path | None = None
         self.command: list[str] = []  # the last command started (shown to resume it)
+        self.stop_asked = False  # a stop was sent; the run ends after its current call
 
     @property
     def alive(self) -> bool:
@@ -89,6 +90,7 @@ class TrainLauncher:
         """Runs `skillopt train … --out run_dir` (a new run, or a resume of that one)."""
         self.run_dir = run_dir
         self.command = cmd
+        self.stop_asked = False
         self.log_path = run_dir.parent / LOG_DIR / f"{run_dir.name}.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("wb") as log:
@@ -113,6 +115,12 @@ class TrainLauncher:
         """Ask for a stop at the next step boundary."""
         if self.alive and self.process is not None:
             self.process.send_signal(signal.SIGINT)
+            self.stop_asked = True
+
+    @property
+    def stopping(self) -> bool:
+        """A stop is pending: asked for, and the process has not ended yet."""
+        return self.stop_asked and self.alive
 
     def log_tail(self, lines: int = 5) -> str:
         if self.log_path is None or not self.log_path.exists():

@@ -285,8 +285,14 @@ class SkillsRepoDouble:
             "-Answer the question asked.\n+Answer exactly the question asked.\n"
         )
 
+    def part_marks(self, staged: str, parts=()):
+        return {}  # main has not moved since staging: no part is on it or clashes with it
+
     def adoption_hunks(self, target=None):
         return self.hunks[:1]
+
+    def live_adoption_hunks(self, target=None) -> list[int]:
+        return [h.index for h in self.adoption_hunks(target)]
 
     def rollback(self, target=None, force: bool = False, hunks=None) -> str:
         self.calls.append(("rollback", target) + ((hunks,) if hunks else ()))
@@ -308,3 +314,28 @@ async def wait_until(
             return True
         await pilot.pause(step)
     return condition()
+
+
+def copy_run(runs: Path, name: str, *, drop_gates: tuple[int, ...] = (), steps: int | None = None):
+    """A copy of the recorded `demo-finished` run as `runs/name`: without the step gates in
+    `drop_gates` (steps that had no candidate), and with only its first `steps` steps
+    (0: a run whose baseline is scored and no step has ended)."""
+    import json
+    import shutil
+
+    run = runs / name
+    shutil.copytree(RUNS / "demo-finished", run)
+    events = run / "events.jsonl"
+    kept = []
+    for line in events.read_text().splitlines():
+        event = json.loads(line)
+        step = event.get("step")
+        if event.get("type") == "GateDecided" and step in drop_gates:
+            continue
+        if steps is not None and isinstance(step, int) and step > steps:
+            continue
+        if steps is not None and event.get("type") in ("RunFinished", "FinalSkillChecked"):
+            continue
+        kept.append(line)
+    events.write_text("\n".join(kept) + "\n")
+    return run

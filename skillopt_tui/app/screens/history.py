@@ -264,19 +264,20 @@ class HistoryScreen(FollowsRepo, LoadingScreen):
         """Reads what the rollback would revert (the adoption's diff, numbered by hunk)."""
         try:
             repo = self.app.skills.repo()
-            diff = repo.show(entry.sha)
-            count = len(repo.adoption_hunks(entry.sha))
+            hunks = repo.adoption_hunks(entry.sha)
+            live = repo.live_adoption_hunks(entry.sha)
+            diff = repo.show(entry.sha) if len(live) == len(hunks) else _hunks_diff(hunks, live)
         except UserError as exc:
             self.post_message(ActionFailed("roll back", str(exc)))
             return
-        self.post_message(RollbackAsked(entry, diff, count))
+        self.post_message(RollbackAsked(entry, diff, len(hunks), live))
 
     def on_rollback_asked(self, message: RollbackAsked) -> None:
         """Offers what can still be rolled back: the whole rest, or one live hunk (keys
         1-9); hunks rolled back already are named, not offered."""
         entry = message.entry
         rolled = self.rolled.get(entry.sha, RolledBack(False, frozenset(), ()))
-        live = rolled.live(message.hunks)
+        live = [i for i in rolled.live(message.hunks) if i in message.live]
         if not live:
             self._already_rolled_back(entry, rolled)
             return
@@ -285,6 +286,10 @@ class HistoryScreen(FollowsRepo, LoadingScreen):
             by = ", ".join(sha[:7] for sha in rolled.by)
             earlier = f"Its {rolled.describe().replace('rolled back', 'was rolled back')}"
             earlier = f"{earlier} already ({by}). "
+        gone = [i for i in rolled.live(message.hunks) if i not in message.live]
+        if gone:  # undone by a later commit, not by a rollback of this adoption
+            names = ", ".join(map(str, gone))
+            earlier += f"Hunk {names} is no longer on main (a later commit undid it). "
         body = Text.assemble(
             "Revert ",
             (entry.sha[:7], "bold"),
@@ -293,7 +298,7 @@ class HistoryScreen(FollowsRepo, LoadingScreen):
             "It reverts:\n\n",
             styled_diff(message.diff),
         )
-        everything = "Roll back the rest" if rolled.hunks else "Roll back all"
+        everything = "Roll back the rest" if len(live) < message.hunks else "Roll back all"
         choices = [Choice("y", everything, "yes", "primary")]
         if len(live) > 1:
             choices += [
@@ -302,7 +307,9 @@ class HistoryScreen(FollowsRepo, LoadingScreen):
         choices.append(Choice("n", "No", "no"))
 
         def answered(choice: str | None) -> None:
-            if choice == "yes":
+            if choice == "yes" and len(live) < message.hunks and gone:
+                self._rollback(entry.sha, hunks=live)  # exactly what main still holds
+            elif choice == "yes":
                 self._rollback(entry.sha)
             elif choice and choice.isdigit():
                 self._rollback(entry.sha, hunks=[int(choice)])
@@ -343,3 +350,13 @@ class HistoryScreen(FollowsRepo, LoadingScreen):
 
     def action_help(self) -> None:
         self.app.show_help()
+
+
+def _hunks_diff(hunks: list[Any], live: list[int]) -> str:
+    """Only the hunks main still holds, numbered, as a diff for the dialog."""
+    rows = []
+    for hunk in hunks:
+        if hunk.index in live:
+            rows.append(f"{hunk.header}  (hunk {hunk.index})")
+            rows += hunk.lines
+    return "\n".join(rows) + "\n"

@@ -27,11 +27,20 @@ from skillopt_tui.app.messages import (
 from skillopt_tui.app.review_state import ReviewState
 from skillopt_tui.app.screens.loading import LoadingScreen
 from skillopt_tui.app.screens.repo_follow import FollowsRepo
-from skillopt_tui.app.screens.review_keys import DIFF_ACTIONS, HELP, NOTHING_STAGED, REVIEW_KEYS
+from skillopt_tui.app.screens.review_keys import (
+    DIFF_ACTIONS,
+    HELP,
+    LINE_MODE_ACTIONS,
+    LINE_MODE_ONLY,
+    NOTHING_STAGED,
+    REVIEW_KEYS,
+)
 from skillopt_tui.app.screens.review_writes import ReviewWrites
 from skillopt_tui.app.widgets.evidence_panel import EvidencePanel
 from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.hunk_list import HunkList
+
+NARROW_WIDTH = 80  # under this the side column is hidden behind `i` (app.tcss's -narrow)
 
 
 class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
@@ -49,6 +58,7 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
         self.busy = False
         self.loading: str | None = None  # the branch whose diff is on its way
         self.note = ""  # one-off news for the status line (decisions dropped, …)
+        self.last_adopt: Any = None  # the AdoptResult `U` would roll back
 
     # compatibility views of the state (tests and the evidence panel read these)
     @property
@@ -130,7 +140,7 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
     def _branch_selected(self, event: OptionList.OptionSelected) -> None:
         self.branch_pos = event.option_index
         self._show_branch(self.branches[self.branch_pos])
-        self.query_one(HunkList).focus()
+        self._show_side(False)  # a branch chosen: its hunks (under 80 columns, in its place)
 
     def _forget_diff(self) -> None:
         """The shown diff no longer matches the selected branch: nothing may act on it
@@ -144,24 +154,34 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
     def _show_branch(self, staged: Any) -> None:
         self._forget_diff()
         self.loading = staged.name
-        self._load_diff(staged)
+        self._load_diff(staged, self.app.review_states.part_keys(staged.name))
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        choosing = self.state is not None and self.state.line_cursor is not None
+        if choosing:
+            return action in LINE_MODE_ACTIONS
+        if action in LINE_MODE_ONLY:
+            return False
+        if action == "undo_adopt":
+            return self.last_adopt is not None
+        if action == "evidence":
+            return self.app.size.width < NARROW_WIDTH
         if action in DIFF_ACTIONS and self.diff is None:
             # nothing staged at all: hide what cannot act; a diff on its way: grey it out
             return False if not self.branches else None
         return True
 
     @work(thread=True, exclusive=True, group="review-diff", exit_on_error=False)
-    def _load_diff(self, staged: Any) -> None:
+    def _load_diff(self, staged: Any, parts: list) -> None:
         try:
             repo = self.app.skills.repo()
             diff = repo.diff(staged.name)
+            marks = repo.part_marks(staged.name, parts)
             deploy_to = self.app.skills.deploy_target(diff.skill)
         except UserError as exc:
             self.post_message(ActionFailed("load staged diff", str(exc)))
             return
-        self.post_message(StagedDiffLoaded(diff, deploy_to))
+        self.post_message(StagedDiffLoaded(diff, deploy_to, marks))
 
     async def on_staged_diff_loaded(self, message: StagedDiffLoaded) -> None:
         if message.diff.branch != self.loading:
@@ -169,7 +189,7 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
         self.loading = None
         self.diff = message.diff
         self.deploy_to = message.deploy_to
-        self.state, news = self.app.review_states.for_diff(self.diff)
+        self.state, news = self.app.review_states.for_diff(self.diff, message.marks)
         if news:
             self.note = news
         hunk_list = self.query_one(HunkList)
@@ -201,6 +221,8 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
                 (f"lines of {item.label}", "bold yellow"),
                 " · space choose · v range · esc done · j/k move",
             )
+        if state.line_cursor is None and self.app.size.width < NARROW_WIDTH:
+            line.append(" · i evidence")  # the side column is hidden: say where it went
         if self.note:
             line.append(f" · {self.note}", style="yellow")
         if state.line_cursor is None:
@@ -217,6 +239,7 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
         self._status()
         by_item = {n: item.decision for n, item in enumerate(state.items)}
         self.query_one(EvidencePanel).show(self.diff, self.deploy_to, by_item)
+        self.refresh_bindings()  # line mode shows its own keys; U once something is adopted
 
     async def _redraw_all(self) -> None:
         if self.state is not None:
@@ -264,7 +287,7 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
         if self.state is None:
             return
         self.state.approve_all()
-        skipped = [i.label for i in self.state.items if i.hunk_conflicts]
+        skipped = [i.label for i in self.state.items if i.conflicts]
         if skipped:
             self.notify(
                 f"Not approved: {', '.join(skipped)} conflicts with main (re-stage to adopt).",
@@ -292,21 +315,34 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
         state = self.state
         if state is None or state.item is None:
             return
-        if state.line_cursor is None:
-            if not state.enter_lines():
-                self.notify("Already on main.", severity="information")
-        else:
-            state.toggle()
+        if not state.enter_lines():
+            self.notify("Already on main.", severity="information")
         self._redraw_current()
+        self.refresh_bindings()
+
+    def action_line_choose(self) -> None:
+        if self.state is not None:
+            self.state.toggle()
+            self._redraw_current()
 
     def action_range(self) -> None:
         state = self.state
-        if state is None:
+        if state is None or not state.enter_lines():
             return
-        if state.line_cursor is None:
-            state.enter_lines()
         state.toggle_range()
         self._redraw_current()
+        self.refresh_bindings()
+
+    def action_line_range(self) -> None:
+        if self.state is not None:
+            self.state.toggle_range()
+            self._redraw_current()
+
+    def action_lines_done(self) -> None:
+        if self.state is not None:
+            self.state.leave_lines()
+            self._redraw_current()
+            self.refresh_bindings()
 
     async def action_undo(self) -> None:
         if self.state is None or not self.state.undo():
@@ -359,10 +395,25 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
         if self._close_search():
             return
         if self.state is not None and self.state.line_cursor is not None:
-            self.state.leave_lines()
-            self._redraw_current()
+            self.action_lines_done()
             return
         self.app.pop_screen()
+
+    def action_evidence(self) -> None:
+        """Under 80 columns: the side column (branches, evidence) in place of the hunks, or
+        back."""
+        self._show_side(not self.query_one("#review-side").has_class("-shown"))
+
+    def _show_side(self, shown: bool) -> None:
+        self.query_one("#review-side").set_class(shown, "-shown")
+        self.query_one("#review-main").set_class(shown, "-behind")
+        if shown:
+            self.query_one("#branches", OptionList).focus()
+        else:
+            self.query_one(HunkList).focus()
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()  # `i` comes and goes with the width
 
     def action_help(self) -> None:
         self.app.show_help(HELP)

@@ -8,7 +8,9 @@ HELP = (
     "j/k move · J/K next/previous undecided · y approve · n reject (both move on) · "
     "a approve all · s split the hunk · space choose lines (then j/k, space, v range, esc) · "
     "u undo · p preview main after adopting · / search · A adopt (asks first) · "
-    "r reject the whole branch (asks first) · [ ] previous/next staged branch. "
+    "U undo the last adopt (a rollback of exactly what it adopted; asks first) · "
+    "r reject the whole branch (asks first) · [ ] previous/next staged branch · "
+    "i branches and evidence (under 80 columns, where they are hidden). "
     "Decisions are kept per branch until you quit."
 )
 NOTHING_STAGED = (
@@ -18,6 +20,10 @@ NOTHING_STAGED = (
     "(or press n on Home). To stage a file by hand:\n"
     "  skillopt skills stage NAME --from FILE -m 'why'"
 )
+
+# while choosing lines only these act (and show in the footer); the rest wait for esc
+LINE_MODE_ACTIONS = {"move", "line_choose", "line_range", "lines_done", "undo", "whole", "help"}
+LINE_MODE_ONLY = {"line_choose", "line_range", "lines_done"}
 
 DIFF_ACTIONS = {
     "decide",
@@ -36,6 +42,9 @@ DIFF_ACTIONS = {
 
 
 REVIEW_KEYS = [
+    # a line-mode key comes just before the key it shares: where enabled it takes the key
+    # (check_action), so the footer shows line-mode keys only while choosing lines
+    Binding("escape", "lines_done", "Done", tooltip="Stop choosing lines (choices are kept)"),
     Binding(
         "escape",
         "back",
@@ -66,27 +75,30 @@ REVIEW_KEYS = [
         "Reject",
         tooltip="Reject the current hunk and move to the next",
     ),
-    Binding(
-        "a", "approve_all", "All", show=False, tooltip="Approve every hunk not already on main"
-    ),
-    Binding("s", "split", "Split", tooltip="Split the hunk into its separate changes"),
-    Binding(
-        "space",
-        "lines",
-        "Lines",
-        tooltip="Choose lines of the hunk (space again toggles the line under the cursor)",
-    ),
-    Binding("v", "range", "Range", show=False, tooltip="Start or end a range of lines"),
-    Binding("u", "undo", "Undo", show=False, tooltip="Undo the last decision"),
-    Binding("p", "preview", "Preview", show=False, tooltip="The skill after adopting"),
-    Binding("slash", "search", "Search", show=False, tooltip="Find a hunk by its text"),
-    Binding("w", "whole", "Whole lines", show=False, tooltip="Show cut long lines whole"),
+    # A before the other keys: the narrowest footer still shows it
     Binding(
         "A",
         "adopt",
         "Adopt",
         tooltip="Commit the approved hunks on main and deploy (asks first)",
     ),
+    Binding(
+        "a", "approve_all", "All", show=False, tooltip="Approve every hunk not already on main"
+    ),
+    Binding("s", "split", "Split", tooltip="Split the hunk into its separate changes"),
+    Binding("space", "line_choose", "Choose", tooltip="Choose or drop the line under >"),
+    Binding(
+        "space",
+        "lines",
+        "Lines",
+        tooltip="Choose lines of the hunk (space again toggles the line under the cursor)",
+    ),
+    Binding("v", "line_range", "Range", tooltip="Start or end a range of lines"),
+    Binding("v", "range", "Range", show=False, tooltip="Start or end a range of lines"),
+    Binding("u", "undo", "Undo", show=False, tooltip="Undo the last decision"),
+    Binding("p", "preview", "Preview", show=False, tooltip="The skill after adopting"),
+    Binding("slash", "search", "Search", show=False, tooltip="Find a hunk by its text"),
+    Binding("w", "whole", "Whole lines", show=False, tooltip="Show cut long lines whole"),
     Binding(
         "r",
         "reject_branch",
@@ -107,6 +119,18 @@ REVIEW_KEYS = [
         "Prev branch",
         show=False,
         tooltip="Show the previous staged branch",
+    ),
+    Binding(
+        "U",
+        "undo_adopt",
+        "Undo adopt",
+        tooltip="Roll back the last adoption made here, exactly what it adopted (asks first)",
+    ),
+    Binding(
+        "i",
+        "evidence",
+        "Evidence",
+        tooltip="Under 80 columns: show the branches and evidence instead of the hunks",
     ),
     Binding("question_mark", "help", "Help", tooltip="Every key of this screen"),
 ]

@@ -21,6 +21,7 @@ from skillopt_tui.app.messages import (
     DeployConflict,
     PreviewLoaded,
     RejectFinished,
+    RollbackFinished,
 )
 from skillopt_tui.app.widgets.adopt_summary import adopt_summary
 from skillopt_tui.app.widgets.confirm_dialog import Choice, ConfirmDialog
@@ -34,6 +35,7 @@ class ReviewWrites:
     deploy_to: str | None
     busy: bool
     branches: list[Any]
+    last_adopt: Any
 
     # preview
 
@@ -145,7 +147,8 @@ class ReviewWrites:
         result = message.result
         if message.state is not None:
             message.state.mark_adopted()
-        said = [f"Adopted as {result.commit[:7]} on main"]
+        self.last_adopt = result
+        said = [f"Adopted as {result.commit[:7]} on main (U: undo)"]
         if result.deployed_to:
             said.append(f"deployed to {result.deployed_to}")
         archived = getattr(result, "archived_as", None)
@@ -154,6 +157,54 @@ class ReviewWrites:
             others = len(self.branches) - 1
             said.append(f"showing the next staged branch ({others} left)" if others else "")
         self.notify("; ".join(s for s in said if s) + ".", title="Adopted", timeout=8)
+        self._forget_diff()
+        self._load_branches()
+
+    # undo the last adopt: a rollback of exactly that adoption commit
+
+    def action_undo_adopt(self) -> None:
+        result = self.last_adopt
+        if result is None or self.busy or self.app.refuses_write("undo the adoption"):
+            return
+        hunks = ", ".join(f"#{i}" for i in result.hunks) or "its hunks"
+        body = Text.assemble(
+            "Roll back ",
+            (result.commit[:7], "bold"),
+            f" (hunks {hunks}): main gets a commit reverting exactly what it adopted",
+            f"; {result.deployed_to} is rewritten" if result.deployed_to else "",
+            ". Same as: ",
+            (f"skillopt skills rollback {result.commit[:12]}", "dim"),
+        )
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes" and not self.busy:
+                self.busy = True
+                self._undo_adopt(result.commit)
+
+        self.app.push_screen(ConfirmDialog("Undo the last adopt?", body), answered)
+
+    @work(thread=True, group="git-write", exit_on_error=False)
+    def _undo_adopt(self, sha: str, force: bool = False) -> None:
+        try:
+            commit = self.app.skills.repo().rollback(sha, force=force)
+        except DeployTargetChanged as exc:
+            self.post_message(
+                DeployConflict("undo the adopt", exc, partial(self._undo_adopt, sha, True))
+            )
+            return
+        except UserError as exc:
+            self.post_message(ActionFailed("undo the adopt", str(exc)))
+            return
+        finally:
+            self.busy = False
+        self.post_message(RollbackFinished(commit, sha))
+
+    def on_rollback_finished(self, message: RollbackFinished) -> None:
+        self.last_adopt = None
+        self.notify(
+            f"Undid adoption {message.target[:7]}: rolled back as {message.commit[:7]}.",
+            title="Undone",
+        )
         self._forget_diff()
         self._load_branches()
 
@@ -194,7 +245,7 @@ class ReviewWrites:
 def _only_conflicts(state: Any) -> str:
     """What the CLI would refuse with when every chosen hunk conflicts with main (the
     selection leaves them out, so it is empty), in this screen's words; "" otherwise."""
-    chosen = sorted({i.hunk.index for i in state.items if i.hunk_conflicts and i.chosen_lines()})
+    chosen = sorted({i.hunk.index for i in state.items if i.conflicts and i.chosen_lines()})
     if not chosen:
         return ""
     return _tui_words(AdoptConflict("", chosen)) + "."

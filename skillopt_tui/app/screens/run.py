@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import time
 from pathlib import Path
 
 from rich.text import Text
@@ -10,13 +11,19 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Label, Static, TabbedContent, TabPane
+from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from core.run.events import LearningRateDecided
 from core.words import counted
 from skillopt_tui.app.messages import RunFeedUpdated
-from skillopt_tui.app.run_feed import FeedUpdate, RunFollower, RunHeader, RunStatus
+from skillopt_tui.app.run_feed import (
+    FeedUpdate,
+    RunFollower,
+    RunHeader,
+    RunStatus,
+    format_eta,
+)
 from skillopt_tui.app.train_launcher import resume_command
 from skillopt_tui.app.widgets.budget_footer import BudgetFooter
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
@@ -30,6 +37,7 @@ from skillopt_tui.app.widgets.score_chart import ScoreChart
 from skillopt_tui.app.widgets.trajectory_screen import TrajectoryScreen, find_record
 from skillopt_tui.app.worker_errors import LIST_KEYS, AppScreen
 
+QUIET_S = 30  # a live run without an event this long is waiting on a call: say for how long
 RESUMABLE = {"stopped", "interrupted", "waiting"}  # waiting: for handoff answers
 STATUS_STYLE = {
     "live": "bold green",
@@ -40,9 +48,15 @@ STATUS_STYLE = {
 }
 
 
-def header_text(run_dir: Path, header: RunHeader, status: RunStatus) -> Text:
+def header_text(
+    run_dir: Path, header: RunHeader, status: RunStatus, stopping: bool = False
+) -> Text:
+    """`stopping`: a stop was asked and the run has not ended: said next to its status,
+    and kept until the run ends, not only in a passing notice."""
     run_id = header.run_id or run_dir.name
     parts: list = [(run_id, "bold"), "  ", (status.status, STATUS_STYLE.get(status.status, ""))]
+    if stopping and status.status == "live":
+        parts.append((" · stopping after this call", "bold yellow"))
     if status.baseline_val is not None:
         best = "—" if status.best_val is None else f"{status.best_val:.2f}"
         parts.append(f"  val {status.baseline_val:.2f} → {best}")
@@ -135,11 +149,12 @@ class RunScreen(AppScreen):
         self.gates: dict[int, object] = {}  # step → GateDecided
         self.lr: dict[int, LearningRateDecided] = {}  # step → its autonomous LR decision
         self._stoppable = False
+        self.last_event_ts: float | None = None  # the run's latest event (its own clock)
         self._in_flight = False  # an update is posted and not yet handled
         self.follower = RunFollower(self.run_dir, self._deliver, ready=lambda: not self._in_flight)
 
     def compose(self) -> ComposeResult:
-        yield Static(header_text(self.run_dir, self.header, self.status), id="run-header")
+        yield Static(self._header(), id="run-header")
         with Horizontal(id="run-top"):
             yield ScoreChart(id="chart")
             with Vertical(id="gates-box"):
@@ -163,6 +178,7 @@ class RunScreen(AppScreen):
         self.query_one(TabbedContent).hide_tab("lr")  # until an autonomous decision arrives
         self.follower.interval_s = self.app.poll_interval
         self.query_one(BudgetFooter).show(None, 0, 0, self.status.status, None)
+        self.set_interval(1.0, self._tick)
         self._follow()
 
     def on_unmount(self) -> None:
@@ -200,10 +216,10 @@ class RunScreen(AppScreen):
         elif u.status is not None:
             chart = self.query_one(ScoreChart)
             chart.set_data(self.status.baseline_val, chart.points)
-        if u.header is not None or u.status is not None:
-            self.query_one("#run-header", Static).update(
-                header_text(self.run_dir, self.header, self.status)
-            )
+        if u.last_event_ts is not None:
+            self.last_event_ts = u.last_event_ts
+        if u.header is not None or u.status is not None or self._stopping():
+            self.query_one("#run-header", Static).update(self._header())
         self.query_one(RolloutsTable).add_rollouts(u.rollouts)
         self._count()
         self.query_one(ReflectionLog).add_reflections(u.reflections)
@@ -224,19 +240,41 @@ class RunScreen(AppScreen):
                 self.candidate_pos = len(self.candidates) - 1
         if u.candidates or u.gates or u.lr_decisions:
             self._show_candidate()
+        self._show_budget()
+        self.updates += 1
+        stoppable = bool(self.check_action("stop_run", ()))
+        if stoppable != self._stoppable:  # `x` comes and goes with the launched process
+            self._stoppable = stoppable
+            self.refresh_bindings()
+
+    def _stopping(self) -> bool:
+        launcher = self.app.launcher
+        return launcher.stopping and launcher.run_dir == self.run_dir
+
+    def _header(self) -> Text:
+        return header_text(self.run_dir, self.header, self.status, self._stopping())
+
+    def _show_budget(self) -> None:
+        """The budget line; a live run quiet for QUIET_S says how long its call has taken."""
+        activity = self.activity
+        quiet = None if self.last_event_ts is None else time.time() - self.last_event_ts
+        if self.status.status == "live" and quiet is not None and quiet >= QUIET_S:
+            activity = f"{activity} · call in flight {format_eta(quiet)}".lstrip(" ·")
         self.query_one(BudgetFooter).show(
             self.budget,
             self.steps_done,
             self.header.total_steps,
             self.status.status,
             self.eta_s,
-            self.activity,
+            activity,
         )
-        self.updates += 1
-        stoppable = bool(self.check_action("stop_run", ()))
-        if stoppable != self._stoppable:  # `x` comes and goes with the launched process
-            self._stoppable = stoppable
-            self.refresh_bindings()
+
+    def _tick(self) -> None:
+        """Once a second: the elapsed time of a call in flight, and the stop notice until
+        the run ends."""
+        if self.status.status == "live":
+            self._show_budget()
+            self.query_one("#run-header", Static).update(self._header())
 
     def _count(self) -> None:
         table = self.query_one(RolloutsTable)
@@ -289,8 +327,8 @@ class RunScreen(AppScreen):
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
 
-    @on(DataTable.RowSelected, "#rollouts-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    @on(RolloutsTable.RowSelected, "#rollouts-table")
+    def _row_selected(self, event: RolloutsTable.RowSelected) -> None:
         event.stop()
         self.action_trajectory()
 
@@ -360,6 +398,7 @@ class RunScreen(AppScreen):
         def answered(choice: str | None) -> None:
             if choice == "yes":
                 self.app.stop_launched_run()
+                self.query_one("#run-header", Static).update(self._header())
 
         self.app.push_screen(ConfirmDialog("Stop this run?", body), answered)
 

@@ -5,6 +5,9 @@ step after asking, and the progress line and the tables follow it as it goes.
 
 from __future__ import annotations
 
+from rich.text import Text
+
+from core.run.estimate import NO_COST
 from skillopt_tui.app.messages import ActionFailed, NightExited, NightProgress
 from skillopt_tui.app.night_launcher import EXIT_STOPPED
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
@@ -15,6 +18,8 @@ class NightLaunchActions:
     """Mixed into SleepScreen (it provides `context`, `action_refresh`, `_load_nights`)."""
 
     def action_run_night(self) -> None:
+        """Asks first, as `n` on Home does: naming the backend and what the night may
+        spend, since a night on a paid backend costs money."""
         if self.app.refuses_write("run a night"):
             return
         launcher = self.app.night_launcher
@@ -28,6 +33,26 @@ class NightLaunchActions:
                 severity="warning",
                 timeout=10,
             )
+            return
+        context = self.context
+        cost = NO_COST.get(context.backend, "")
+        body = Text.assemble(
+            "Runs `skillopt sleep run` now, for every recorded project.\n",
+            "Backend: ",
+            (cost or context.backend, "bold"),
+            "\nIt may spend: ",
+            ("nothing" if cost else context.spend or "unknown", "bold"),
+        )
+
+        def answered(choice: str | None) -> None:
+            if choice == "yes":
+                self._start_night()
+
+        self.app.push_screen(ConfirmDialog("Run a night now?", body), answered)
+
+    def _start_night(self) -> None:
+        launcher = self.app.night_launcher
+        if launcher.alive:
             return
         try:
             launcher.start(self.app.state_dir)

@@ -43,7 +43,7 @@ def adopt_summary(diff: Any, state: Any, deploy_to: str | None) -> Text:
     for item in state.items:
         if item.decision == "adopted":
             continue
-        if item.hunk_conflicts:
+        if item.conflicts:
             left_out.append(f"{item.label} (conflicts with main; re-stage to adopt it)")
         elif item.decision in WHY_NOT:
             left_out.append(f"{item.label} ({WHY_NOT[item.decision]})")
@@ -58,7 +58,7 @@ def adopt_summary(diff: Any, state: Any, deploy_to: str | None) -> Text:
     parts.append(Text(""))
     for item in state.items:
         lines = item.chosen_lines()
-        if not lines or item.decision == "adopted" or item.hunk_conflicts:
+        if not lines or item.decision == "adopted" or item.conflicts:
             continue
         parts.append(Text.assemble((item.label, "bold"), " ", (item.hunk.header, "cyan")))
         number = 0

@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from core.skills_repo.line_select import part_header, part_rows
 from skillopt_tui.app.widgets.word_diff import styled_lines
 
 MARKS = {
@@ -28,18 +29,18 @@ MARKS = {
     "adopted": ("[=]", "cyan"),  # already on main (an earlier adopt)
 }
 LONG_LINE = 240  # characters shown of a longer line unless the item is shown whole
-CONTEXT = 3  # context lines shown around a block of a split hunk
 
 
 def head_text(item: Any, show_file: bool = False) -> Text:
     """One line: mark, item label, file, header, counts; cut with … rather than wrapped,
-    so no part of it can pass for a diff line."""
+    so no part of it can pass for a diff line. A part carries its own `@@` header."""
     hunk = item.hunk
     mark, style = MARKS[item.decision]
-    shown = [hunk.lines[i] for i in item_rows(item)]
-    added = sum(1 for x in shown if x.startswith("+"))
-    removed = sum(1 for x in shown if x.startswith("-"))
+    rows = part_rows(hunk, item.lines)
+    added = sum(1 for _, kind in rows if kind == "+")
+    removed = sum(1 for _, kind in rows if kind == "-")
     part = f" part {item.part}/{item.parts}" if item.part else ""
+    header = part_header(hunk, item.lines) if item.part else hunk.header
     text = Text.assemble(
         (mark, style),
         " ",
@@ -47,31 +48,15 @@ def head_text(item: Any, show_file: bool = False) -> Text:
         " ",
         (f"+{added} -{removed}", "dim"),
         (part, "yellow"),
-        ("  conflicts with main" if item.hunk_conflicts else "", "bold red"),
+        ("  conflicts with main" if item.conflicts else "", "bold red"),
         ("  on main" if item.decision == "adopted" else "", "cyan"),
         " ",
         (f"{hunk.file} " if show_file else "", "bold"),
-        (hunk.header, "cyan"),
+        (header, "cyan"),
         no_wrap=True,
         overflow="ellipsis",
     )
     return text
-
-
-def item_rows(item: Any) -> list[int]:
-    """Indexes into `item.hunk.lines` this item shows: all of them for a whole hunk; for a
-    block, its changed lines with up to CONTEXT context lines either side."""
-    lines = item.hunk.lines
-    if not item.part:
-        return list(range(len(lines)))
-    number, where = 0, []
-    for i, line in enumerate(lines):
-        if line[:1] in ("+", "-"):
-            number += 1
-            if number in item.lines:
-                where.append(i)
-    first, last = max(0, where[0] - CONTEXT), min(len(lines) - 1, where[-1] + CONTEXT)
-    return [i for i in range(first, last + 1) if lines[i][:1] not in ("+", "-") or i in where]
 
 
 def _cut(text: Text, whole: bool) -> Text:
@@ -81,6 +66,26 @@ def _cut(text: Text, whole: bool) -> Text:
     return Text.assemble(text[:LONG_LINE], (f" … +{hidden} chars (w: show all)", "bold magenta"))
 
 
+def _choice(n: int, chosen: set[int], line_cursor: int | None, span: set[int]) -> Text:
+    """The choice column of changed line n: while choosing, the cursor and x / ·; after
+    choosing in part, ✓ for a chosen line and its number dimmed for one left out."""
+    if line_cursor is not None:
+        cursor = ">" if n == line_cursor else ("|" if n in span else " ")
+        tick = "x" if n in chosen else "·"
+        return Text.assemble(
+            (cursor, "bold reverse" if n == line_cursor else "yellow"),
+            (tick, "bold green" if n in chosen else "dim"),
+            (f"{n:>2}"[-2:], "dim"),
+            " ",
+        )
+    if chosen:
+        return Text.assemble(
+            ("✓" if n in chosen else " ", "bold green"),
+            (f"{n:>3} ", "bold" if n in chosen else "dim"),
+        )
+    return Text(f"{n:>4} ", style="dim")
+
+
 def item_body(
     item: Any,
     *,
@@ -88,44 +93,36 @@ def item_body(
     anchor: int | None = None,
     whole: bool = False,
 ) -> Table:
-    """The item's lines in a grid (choice, gutter, text). While choosing lines, the line
-    cursor is `>` and each changed line shows whether it is chosen (x) or not (·)."""
+    """The item's rows in a grid (choice, gutter, text). While choosing lines, the line
+    cursor is `>` and each changed line shows whether it is chosen (x) or not (·); once
+    chosen in part, lines left out are dimmed and struck through, so the two never look
+    alike."""
     grid = Table.grid(padding=(0, 0), expand=True)
     grid.add_column(width=5, no_wrap=True)
     grid.add_column(width=2, no_wrap=True)
     grid.add_column(ratio=1, overflow="fold")
     styled = styled_lines(list(item.hunk.lines))
-    chosen = item.chosen_lines()
+    partial = item.decision == "partial"
+    chosen = item.chosen_lines() if (partial or line_cursor is not None) else set()
     span = set()
     if anchor is not None and line_cursor is not None:
         lo, hi = sorted((anchor, line_cursor))
         span = set(range(lo, hi + 1))
-    number = 0
-    numbers = []
+    numbers, number = [], 0
     for line in item.hunk.lines:
-        if line[:1] in ("+", "-"):
-            number += 1
-            numbers.append(number)
-        else:
-            numbers.append(None)
-    for i in item_rows(item):
-        line, text, n = item.hunk.lines[i], styled[i], numbers[i]
-        choosing = line_cursor is not None
-        if n is None:
-            choice = Text("")
-        elif choosing:
-            cursor = ">" if n == line_cursor else ("|" if n in span else " ")
-            tick = "x" if n in chosen else "·"
-            choice = Text.assemble(
-                (cursor, "bold reverse" if n == line_cursor else "yellow"),
-                (f"{tick}", "bold green" if n in chosen else "dim"),
-                (f"{n:>2}"[-2:], "dim"),
-                " ",
-            )
-        else:
-            choice = Text(f"{n:>4} ", style="dim")
-        sign = line[:1] if line[:1] in "+-\\" else " "
-        grid.add_row(choice, Text(sign + " ", style=text.style), _cut(text[1:], whole))
+        number += line[:1] in ("+", "-")
+        numbers.append(number if line[:1] in ("+", "-") else None)
+    for i, kind in part_rows(item.hunk, item.lines):
+        text, n = styled[i], numbers[i]
+        if kind == " " and n is not None:  # a `-` line this part leaves in place
+            text = Text(" " + item.hunk.lines[i][1:])
+            n = None
+        body = _cut(text[1:], whole)
+        if partial and line_cursor is None and n is not None and n not in chosen:
+            body.stylize("dim strike")
+        choice = Text("") if n is None else _choice(n, chosen, line_cursor, span)
+        sign = kind if kind in "+-\\" else " "
+        grid.add_row(choice, Text(sign + " ", style=text.style), body)
     return grid
 
 
@@ -147,7 +144,7 @@ class HunkView(Static):
         )
         for decision in ("approved", "rejected", "adopted", "partial"):
             self.set_class(item.decision == decision, f"-{decision}")
-        self.set_class(item.hunk_conflicts, "-conflicts")
+        self.set_class(item.conflicts, "-conflicts")
 
 
 class HunkList(VerticalScroll):

@@ -1,7 +1,7 @@
 """Every rollout of the run, live or replayed; Enter on a row asks for its trajectory.
 
-Nothing is dropped: DataTable draws only the rows on screen, so a run of thousands of
-rollouts scrolls as cheaply as one of ten. A filter (`f`: phase names and step numbers,
+Nothing is dropped, and nothing is built per row but the row's data: the table draws only
+the rows on screen, so a run of a million rollouts scrolls as cheaply as one of ten. A filter (`f`: phase names and step numbers,
 e.g. "gate 3" or "baseline") narrows the rows without losing the others.
 """
 
@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.widgets import DataTable
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from core.run.events import RolloutFinished
 from skillopt_tui.run_words import rollout_phase, rollout_step, step_cell
@@ -50,19 +56,72 @@ class RolloutFilter:
         return " ".join([*sorted(self.phases), *map(str, sorted(self.steps))])
 
 
-class RolloutsTable(DataTable):
+COLUMNS = ("step", "phase", "item", "score", "latency", "tokens")
+
+
+class RolloutsTable(ScrollView, can_focus=True):
+    """A virtual table: adding a batch only appends to a list and widens the columns it
+    needs; rows are formatted when drawn, and only the rows on screen are drawn. At
+    10,000 events/s the screen stays responsive (a DataTable built every row object as it
+    arrived). The header row stays in place while the rows scroll under it."""
+
+    DEFAULT_CSS = """
+    RolloutsTable { height: 1fr; }
+    RolloutsTable > .rollouts--header { text-style: bold; background: $panel; }
+    RolloutsTable > .rollouts--cursor { background: $accent 50%; }
+    RolloutsTable:focus > .rollouts--cursor { background: $accent; }
+    RolloutsTable > .rollouts--odd { background: $boost; }
+    """
+    COMPONENT_CLASSES = {
+        "rollouts--header",
+        "rollouts--cursor",
+        "rollouts--odd",
+    }
+    BINDINGS = [
+        Binding("down", "cursor(1)", show=False),
+        Binding("up", "cursor(-1)", show=False),
+        Binding("pagedown", "page(1)", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("home", "edge(0)", show=False),
+        Binding("end", "edge(1)", show=False),
+        Binding("enter", "select", show=False),
+    ]
+
+    class RowSelected(Message):
+        """Enter on a row (the run screen opens its trajectory)."""
+
+        def __init__(self, table: RolloutsTable, row: int) -> None:
+            super().__init__()
+            self.table = table
+            self.row = row
+
+        @property
+        def control(self) -> RolloutsTable:
+            return self.table
+
     def __init__(self, **kwargs) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        super().__init__(**kwargs)
         self.all: list[RolloutFinished] = []  # every rollout seen
         self.rollouts: list[RolloutFinished] = []  # the rows shown (filtered)
         self.filter = RolloutFilter()
+        self.cursor_row = 0
+        self._widths = [len(c) for c in COLUMNS]
 
     @property
     def total(self) -> int:
         return len(self.all)
 
-    def on_mount(self) -> None:
-        self.add_columns("step", "phase", "item", "score", "latency", "tokens")
+    @property
+    def row_count(self) -> int:
+        return len(self.rollouts)
+
+    def get_row_at(self, row: int) -> tuple[str, ...]:
+        return _cells(self.rollouts[row])
+
+    def rollout_at(self, row: int) -> RolloutFinished | None:
+        return self.rollouts[row] if 0 <= row < len(self.rollouts) else None
+
+    # -- rows in ------------------------------------------------------------------------
 
     def add_rollouts(self, rollouts: list[RolloutFinished]) -> None:
         """Appends a batch; follows the tail unless the user moved the cursor up."""
@@ -72,18 +131,90 @@ class RolloutsTable(DataTable):
         shown = [r for r in rollouts if self.filter.matches(r)]
         if not shown:
             return
-        following = self.row_count == 0 or self.cursor_row >= self.row_count - 1
-        self.add_rows(_cells(r) for r in shown)
+        following = not self.rollouts or self.cursor_row >= len(self.rollouts) - 1
+        self._widen(shown)
         self.rollouts.extend(shown)
+        self._resize()
         if following:
-            self.move_cursor(row=self.row_count - 1, animate=False)
+            self.move_cursor(row=len(self.rollouts) - 1)
+        else:
+            self.refresh()
 
     def set_filter(self, text: str) -> RolloutFilter:
         self.filter = RolloutFilter.parse(text)
-        self.clear()
         self.rollouts = [r for r in self.all if self.filter.matches(r)]
-        self.add_rows(_cells(r) for r in self.rollouts)
+        self._widths = [len(c) for c in COLUMNS]
+        self._widen(self.rollouts)
+        self.cursor_row = 0
+        self._resize()
+        self.scroll_to(y=0, animate=False)
+        self.refresh()
         return self.filter
 
-    def rollout_at(self, row: int) -> RolloutFinished | None:
-        return self.rollouts[row] if 0 <= row < len(self.rollouts) else None
+    def clear(self) -> None:
+        self.all, self.rollouts, self.cursor_row = [], [], 0
+        self._resize()
+        self.refresh()
+
+    def _widen(self, rows: list[RolloutFinished]) -> None:
+        widths = self._widths
+        for r in rows:
+            for i, cell in enumerate(_cells(r)):
+                if len(cell) > widths[i]:
+                    widths[i] = len(cell)
+
+    def _resize(self) -> None:
+        width = sum(w + 2 for w in self._widths)
+        self.virtual_size = Size(width, len(self.rollouts) + 1)  # + the header row
+
+    # -- the cursor -----------------------------------------------------------------------
+
+    def move_cursor(self, *, row: int, animate: bool = False) -> None:
+        if not self.rollouts:
+            return
+        self.cursor_row = max(0, min(len(self.rollouts) - 1, row))
+        rows_shown = max(1, self.scrollable_content_region.height - 1)
+        top = round(self.scroll_offset.y)
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False)
+        elif self.cursor_row >= top + rows_shown:
+            self.scroll_to(y=self.cursor_row - rows_shown + 1, animate=False)
+        self.refresh()
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_cursor(row=self.cursor_row + delta)
+
+    def action_page(self, delta: int) -> None:
+        rows_shown = max(1, self.scrollable_content_region.height - 1)
+        self.move_cursor(row=self.cursor_row + delta * rows_shown)
+
+    def action_edge(self, end: int) -> None:
+        self.move_cursor(row=len(self.rollouts) - 1 if end else 0)
+
+    def action_select(self) -> None:
+        if self.rollouts:
+            self.post_message(self.RowSelected(self, self.cursor_row))
+
+    # -- drawing: only the rows on screen ---------------------------------------------------
+
+    def _line(self, cells: tuple[str, ...], style: Style) -> Strip:
+        text = "".join(f" {c:<{w}} " for c, w in zip(cells, self._widths, strict=True))
+        return Strip([Segment(text, style)])
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        if y == 0:
+            strip = self._line(COLUMNS, self.get_component_rich_style("rollouts--header"))
+        else:
+            row = round(scroll_y) + y - 1
+            if row >= len(self.rollouts):
+                return Strip.blank(width, self.rich_style)
+            if row == self.cursor_row:
+                style = self.get_component_rich_style("rollouts--cursor")
+            elif row % 2:
+                style = self.get_component_rich_style("rollouts--odd")
+            else:
+                style = self.rich_style
+            strip = self._line(_cells(self.rollouts[row]), style)
+        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)

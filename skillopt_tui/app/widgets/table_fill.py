@@ -3,11 +3,13 @@
 The widths are measured here rather than left to DataTable's auto width, which measures
 on idle and can paint a first frame (and keep it) with header-wide columns. Given `fit`
 (the cells the table has), one `flexible` column gives up what the others need and its
-long cells end in … (the screen shows them whole elsewhere), so no column is pushed past
-the edge."""
+long cells are cut in the middle with … (the screen shows them whole elsewhere), so no
+column is pushed past the edge. The tail is what stays: names that share a start
+(`staged/sleep-2026-11-30-notes-app`, `…-api`) differ at their end."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rich.console import RenderableType
@@ -46,10 +48,26 @@ def fill_table(
         table.add_row(*row, key=keys[n] if keys else None)
 
 
+LEAD = re.compile(r"^\s*(?:↳\s+)?")  # indentation and a row marker stay before the …
+
+
+def keep_tail(text: Text, width: int) -> Text:
+    """`text` in `width` cells: its lead (indentation, ↳), …, then as much of its end as
+    fits. A width too small for that keeps the end alone."""
+    if len(text.plain) <= width:
+        return text
+    lead = LEAD.match(text.plain).end()  # type: ignore[union-attr]
+    if width - lead < 4:
+        lead = 0
+    tail = width - lead - 1
+    if tail <= 0:
+        return text[len(text.plain) - width :]
+    return Text.assemble(text[:lead], ("…", "dim"), text[len(text.plain) - tail :])
+
+
 def _cut_column(row: Sequence[RenderableType], i: int, width: int) -> list[RenderableType]:
     cell = row[i]
     if _width(cell) <= width:
         return list(row)
-    text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
-    text.truncate(width, overflow="ellipsis")
-    return [*row[:i], text, *row[i + 1 :]]
+    text = cell if isinstance(cell, Text) else Text(str(cell))
+    return [*row[:i], keep_tail(text, width), *row[i + 1 :]]

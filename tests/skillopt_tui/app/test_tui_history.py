@@ -109,3 +109,31 @@ async def test_long_subjects_and_lines_end_in_an_ellipsis_and_w_wraps_them(runs_
         await pilot.press("w")
         wrapped = _diff_text(history)
         assert wrapped.replace("\n", "").count("answer with its official name") == 12
+
+
+async def test_a_hunk_a_later_commit_undid_is_not_offered(runs_dir, skills_repo):
+    repo = SkillsRepo.open(skills_repo, identity=IDENTITY)
+    repo.adopt("staged/demo-finished")  # hunks 1-3
+    repo.stage(
+        "quiz",
+        "no-ocean",
+        SKILL_V2.replace("- largest ocean: Pacific\n", ""),
+        subject="quiz: drop the ocean",
+        trailers={"Run-Id": "no-ocean"},
+    )
+    repo.adopt("staged/no-ocean")  # undoes hunk 2 of the first adoption, not by rollback
+    app = SkillOptApp(runs_dir, skills_repo, refresh_runs=False, poll_interval=0.05)
+    async with app.run_test(size=(100, 30)) as pilot:
+        history = await _history(pilot)
+        await pilot.press("down")  # the first adoption
+        assert await wait_until(pilot, lambda: "largest ocean" in _diff_text(history))
+        await pilot.press("R")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        labels = [str(b.label) for b in app.screen.query("Button")]
+        assert "Only hunk 1 (1)" in labels and "Only hunk 3 (3)" in labels
+        assert not any("hunk 2" in label for label in labels)
+        body = str(app.screen.body)
+        assert "Hunk 2 is no longer on main" in body and "+- largest ocean" not in body
+        await pilot.press("y")
+        assert await wait_until(pilot, lambda: history.loaded > 1, limit=250)
+    assert SkillsRepo.open(skills_repo).read_skill("quiz") == SKILL_V1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, Label, Select
 
 from skillopt_tui.app.app import SkillOptApp
@@ -46,7 +47,7 @@ async def test_new_run_stages_into_the_chosen_skill(tmp_path, skills_repo):
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = await _dialog(pilot)
         assert dialog.query_one(Select).value == "quiz"  # the first skill by default
-        assert dialog.focused is dialog.query_one("#config-list")
+        assert dialog.focused is dialog.query_one("#config-path")  # type to filter
         await pilot.press("enter")  # the highlighted (only) config
         assert await wait_until(pilot, lambda: start.calls, limit=250)
         assert start.calls == [(config, skills_repo, "quiz")]
@@ -71,3 +72,34 @@ def test_train_command_names_the_skills_repo_and_skill(tmp_path):
     cmd = train_command(Path("c.yaml"), tmp_path / "r", Path("/s"), "quiz")
     assert cmd[-6:] == ["--out", str(tmp_path / "r"), "--skills-repo", "/s", "--skill", "quiz"]
     assert "--skills-repo" not in train_command(Path("c.yaml"), tmp_path / "r", None, None)
+
+
+def _many_configs(root: Path, count: int = 40) -> list[Path]:
+    (root / "configs" / "bench").mkdir(parents=True)
+    paths = [root / "configs" / "bench" / f"task-{i:02d}.yaml" for i in range(count)]
+    paths.append(root / "configs" / "capitals.yaml")
+    for path in paths:
+        path.write_text("seed: 1\n", encoding="utf-8")
+    return paths
+
+
+def _on_screen(app, widget) -> bool:
+    region = widget.region
+    return region.height > 0 and region.y >= 0 and region.bottom <= app.size.height - 1
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24), (60, 18)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_forty_configs_fit_and_typing_filters_them(tmp_path, skills_repo, size):
+    configs = _many_configs(tmp_path)
+    app = _app(tmp_path, skills_repo)
+    start = app.launcher.start = _RecordingLauncher()
+    async with app.run_test(size=size) as pilot:
+        dialog = await _dialog(pilot)
+        await pilot.pause(0.2)
+        for selector in ("#config-path", "#start", "#cancel", "#config-list"):
+            assert _on_screen(app, dialog.query_one(selector)), selector
+        await pilot.press(*"capit")
+        assert dialog.shown == [configs[-1]]
+        await pilot.press("enter")
+        assert await wait_until(pilot, lambda: start.calls, limit=250)
+    assert start.calls == [(configs[-1], skills_repo, "quiz")]

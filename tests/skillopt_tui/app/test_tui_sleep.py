@@ -68,9 +68,10 @@ def _cells(screen, table_id: str) -> list[list[str]]:
 
 
 def _names(cell: str, branch: str) -> bool:
-    """A ↳ row names `branch`, whole or (at 80 columns, beside the scores) cut with …."""
+    """A ↳ row names `branch`, whole or (narrow, beside the scores) cut with … before the
+    tail that tells branches apart."""
     shown = cell.strip().removeprefix("↳ ")
-    return shown == branch or (shown.endswith("…") and branch.startswith(shown[:-1]))
+    return shown == branch or (shown.startswith("…") and branch.endswith(shown[1:]))
 
 
 def _screen_text(screen) -> str:
@@ -206,6 +207,8 @@ async def test_run_a_night_now_end_to_end(world, tmp_path, monkeypatch):
         screen = await _open_sleep(pilot)
         assert "press r to run one" in str(screen.query_one("#nights-empty", Static).render())
         await pilot.press("r")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
         assert app.night_launcher.alive or app.night_launcher.process is not None
         progress = screen.query_one("#night-progress", Static)
         assert progress.display and "night ▶" in str(progress.render())
@@ -242,6 +245,10 @@ async def test_a_handoff_night_stops_resumably_and_says_where_the_prompts_are(
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _open_sleep(pilot)
         await pilot.press("r")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "handoff (you answer the prompts)" in str(app.screen.body)
+        assert "It may spend: nothing" in str(app.screen.body)
+        await pilot.press("y")
         progress = screen.query_one("#night-progress", Static)
         assert await wait_until(
             pilot,
@@ -256,6 +263,34 @@ async def test_a_handoff_night_stops_resumably_and_says_where_the_prompts_are(
             pilot, lambda: screen.nights and screen.nights[0].pending > 0, limit=3000
         )
         assert screen.nights[0].status == "waiting"
+
+
+async def test_a_narrow_night_list_keeps_the_tail_of_long_names(world, night, tmp_path):
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(60, 18)) as pilot:
+        screen = await _open_sleep(pilot)
+        await pilot.press("4")
+        assert await wait_until(pilot, lambda: len(_cells(screen, "night-list")) == 3)
+        branch = _cells(screen, "night-list")[-1][0].strip()
+    assert branch.endswith("-notes-app") and "…" in branch, branch
+
+
+async def test_r_asks_first_naming_the_backend_and_what_the_night_may_spend(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    world = make_world(tmp_path, backend="openai")
+    config = json.loads(world.config.read_text())
+    world.config.write_text(json.dumps({**config, "budget": {"max_cost_usd": 2.5}}))
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sleep(pilot)
+        await pilot.press("r")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = str(app.screen.body)
+        assert "Backend: openai" in body and "at most $2.5" in body
+        assert app.night_launcher.process is None  # nothing runs before the answer
+        await pilot.press("n")
+        assert await wait_until(pilot, lambda: app.screen is screen)
+    assert app.night_launcher.process is None
 
 
 async def test_without_sleep_init_the_screen_says_what_to_do(tmp_path, monkeypatch):
@@ -342,7 +377,8 @@ LONG_SKILL = "customer-support-knowledge-portal"
 @pytest.mark.parametrize("width", [80, 60])
 async def test_the_nights_table_shows_its_val_column_whole(world, night, tmp_path, width):
     """A long skill name makes a long branch name (`staged/sleep-<date>-<skill>`): the
-    branch is cut with … in its row (whole in the detail below), the scores stay whole."""
+    branch is cut with … in its row, keeping its tail (whole in the detail below), the
+    scores stay whole."""
     path = world.state / "nights" / "sleep-2026-11-30" / "night.json"
     data = json.loads(path.read_text())
     outcome = data["skills"].pop("notes-app")
@@ -360,7 +396,8 @@ async def test_the_nights_table_shows_its_val_column_whole(world, night, tmp_pat
             f"the table is {table.virtual_size.width} wide in {table.size.width} columns"
         )
         branch = _cells(screen, "night-list")[2][0]
-        assert branch.endswith("…") and outcome["staged"].startswith(branch.strip()[2:-1])
+        lead, cut, tail = branch.partition("…")
+        assert cut and lead.strip() == "↳" and outcome["staged"].endswith(tail) and tail
         await pilot.press("down", "down")
         detail = str(screen.query_one("#night-detail", Static).render())
         assert outcome["staged"] in detail.replace("\n", "")
@@ -388,3 +425,20 @@ async def test_stopping_a_night_asks_first(world, tmp_path):
     finally:
         if app.night_launcher.process.poll() is None:
             app.night_launcher.process.kill()
+
+
+async def test_a_long_header_message_is_not_cut_mid_sentence(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    world = make_world(tmp_path)
+    (world.state / "sleep.yaml").write_text("max_tasks: 1\n", encoding="utf-8")  # under 2
+    app = _app(world, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open_sleep(pilot)
+        header = screen.query_one("#sleep-header", Static)
+        said = screen.context.problem
+        assert said.endswith("re-run skillopt sleep init") and len(said) > 116
+        shown = " ".join(
+            strip.text.strip()
+            for strip in screen._compositor.render_strips()[header.region.y : header.region.bottom]
+        )
+    assert " ".join(said.split()) in " ".join(shown.split())

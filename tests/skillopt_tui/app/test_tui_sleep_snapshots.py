@@ -81,6 +81,11 @@ def test_sleep_nights_wide(snap_compare, app):
     assert snap_compare(app, terminal_size=(120, 40), run_before=_before("down", "down"))
 
 
+def test_sleep_nights_narrow(snap_compare, app):
+    """60×18: a branch's name keeps its tail (…-notes-app), not its start."""
+    assert snap_compare(app, terminal_size=(60, 18), run_before=_before("down", "down"))
+
+
 def test_sleep_sources(snap_compare, app):
     assert snap_compare(app, terminal_size=(80, 24), run_before=_before("1", everything=True))
 

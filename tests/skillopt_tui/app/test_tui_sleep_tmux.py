@@ -46,6 +46,8 @@ def test_run_a_night_and_review_it_in_a_real_terminal(tmp_path):
         tmux.keys("3")
         screens.append(tmux.wait_for("aws_access_key_id"))  # the redaction, not the key
         tmux.keys("4", "r")
+        screens.append(tmux.wait_for("Run a night now?"))  # it asks first
+        tmux.keys("y")
         # The night ran and staged (7-10 s alone; the wait ends before pytest-timeout's
         # 900 s, so a night that never stages fails with the screen and its log below).
         screens.append(tmux.wait_for("↳ staged/", tries=800))

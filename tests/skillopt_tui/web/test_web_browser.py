@@ -234,3 +234,33 @@ def test_one_writer_per_repository_across_servers_and_the_terminal(world, open_s
         assert first_server.stop() == 0
         assert second_server.stop() == 0
     assert SkillsRepo.open(world / "skills").log("quiz")[0].kind == "add"  # nothing adopted
+
+
+ON_TOP = """() => {
+  const x = innerWidth / 2, y = innerHeight / 2;
+  const top = document.elementFromPoint(x, y);
+  return !!(top && top.closest('.ended'));
+}"""
+
+
+@pytest.mark.parametrize("how", ["quit", "crash"])
+def test_an_ended_session_says_so_on_top_and_opens_again(world, open_screen, how):
+    """q (or the app dying) replaces the terminal with "Session ended — Open again", drawn
+    over it rather than under the last frame; "Open again" starts a new session."""
+    env = {"SKILLOPT_CRASH_AT": "adopt:after-deploy-write"} if how == "crash" else {}
+    server = _serve(world, **env)
+    try:
+        screen = open_screen(server.url)
+        screen.wait_for("demo-finished")
+        if how == "quit":
+            screen.keys("q")
+        else:
+            _confirm_adopt(screen)
+        screen.page.wait_for_selector("body.-closed", timeout=60_000)
+        assert screen.page.evaluate(ON_TOP), "the ended notice is under the terminal"
+        assert not screen.page.is_visible(".textual-terminal")
+        screen.page.get_by_role("button", name="Open again").click()
+        screen.wait_for("demo-finished")  # Home again, in a new session
+        assert not screen.page.evaluate("document.body.classList.contains('-closed')")
+    finally:
+        assert server.stop() == 0
