@@ -50,7 +50,8 @@ def test_run_a_night_and_review_it_in_a_real_terminal(tmp_path):
         tmux.keys("y")
         # The night ran and staged (7-10 s alone; the wait ends before pytest-timeout's
         # 900 s, so a night that never stages fails with the screen and its log below).
-        screens.append(tmux.wait_for("↳ staged/", tries=800))
+        # (the ↳ row keeps the branch name's tail at 100 columns; the detail pane names it whole)
+        screens.append(tmux.wait_for("staged staged/", tries=800))
         tmux.keys("Down", "Down", "v")  # the ↳ row: its staged branch
         screens.append(tmux.wait_for("hunk 1/"))  # Review, on the night's branch
         tmux.keys("Escape", "Escape")
@@ -66,4 +67,4 @@ def test_run_a_night_and_review_it_in_a_real_terminal(tmp_path):
     assert not any(SECRET in screen for screen in screens)
     [branch] = SkillsRepo.open(world.skills).staged_branches()
     assert branch.skill == "notes-app"
-    assert branch.name in screens[2]
+    assert branch.name in screens[3]  # the staged screen (after the dialog's)
