@@ -103,7 +103,7 @@ def test_automation_and_redaction_preview(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "[automation]" in result.stdout
     assert "[github_token] deploy with token [REDACTED:github_token]" in result.stdout
-    assert "ghp…(44 chars)" in result.stdout
+    assert "…(44 chars)" in result.stdout and "ghp…" not in result.stdout  # no first characters
     assert key not in result.stdout
 
 
