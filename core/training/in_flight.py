@@ -4,6 +4,8 @@ loads it)."""
 
 from __future__ import annotations
 
+from core.words import counted
+
 
 def in_flight(slots: int) -> str:
-    return f"{slots} task{'s' if slots != 1 else ''} in flight"
+    return f"{counted(slots, 'task')} in flight"

@@ -19,25 +19,20 @@ from core.run.events import (
 from skillopt_tui.console import ConsoleLogger
 
 
+def started(**changes) -> RunStarted:
+    """The RunStarted of a small capitals run, with the fields a test is about changed."""
+    fields = dict(
+        run_id="r1", env="capitals", strategy="fewshot", target_model="local:smollm2",
+        optimizer_model="none", epochs=1, steps_per_epoch=2, train_items=6, val_items=5,
+        test_items=3,
+    )  # fmt: skip
+    return RunStarted(**{**fields, **changes})
+
+
 def test_one_line_per_decision_and_a_final_line():
     out = io.StringIO()
     log = ConsoleLogger(out)
-    log(
-        RunStarted(
-            run_id="r1",
-            env="capitals",
-            strategy="fewshot",
-            target_model="local:smollm2",
-            optimizer_model="none",
-            epochs=1,
-            steps_per_epoch=2,
-            train_items=6,
-            val_items=5,
-            test_items=3,
-            resumed=True,
-            start_step=1,
-        )
-    )
+    log(started(resumed=True, start_step=1))
     log(
         RolloutFinished(
             phase="train",
@@ -185,22 +180,7 @@ def test_a_candidate_never_scored_says_so():
 
 def test_counts_of_one_are_singular():
     out = io.StringIO()
-    ConsoleLogger(out)(
-        RunStarted(
-            run_id="r1",
-            env="capitals",
-            strategy="fewshot",
-            target_model="t",
-            optimizer_model="o",
-            epochs=1,
-            steps_per_epoch=1,
-            train_items=1,
-            val_items=1,
-            test_items=1,
-            resumed=False,
-            start_step=0,
-        )  # fmt: skip
-    )
+    ConsoleLogger(out)(started(steps_per_epoch=1, train_items=1, val_items=1, test_items=1))
     line = out.getvalue()
     assert "1 epoch × 1 step" in line and "epochs" not in line and "steps" not in line
 
@@ -229,20 +209,7 @@ def test_a_log_that_is_not_a_terminal_gets_progress_lines_between_decisions():
     out, clock = io.StringIO(), _Clock()
     log = ConsoleLogger(out, progress_every=0.01, clock=clock)
     log.expected_calls = 400
-    log(
-        RunStarted(
-            run_id="r1",
-            env="capitals",
-            strategy="fewshot",
-            target_model="local:smollm2",
-            optimizer_model="none",
-            epochs=2,
-            steps_per_epoch=2,
-            train_items=6,
-            val_items=5,
-            test_items=3,
-        )
-    )
+    log(started(epochs=2))
     log(
         RolloutFinished(
             phase="baseline",

@@ -339,3 +339,22 @@ def copy_run(runs: Path, name: str, *, drop_gates: tuple[int, ...] = (), steps: 
         kept.append(line)
     events.write_text("\n".join(kept) + "\n")
     return run
+
+
+def split_repo(path: Path) -> SkillsRepo:
+    """A real skills repo with `quiz` on main and a staged branch whose hunk splits in parts."""
+    repo = SkillsRepo.init(path, identity=IDENTITY)
+    repo.add_skill("quiz", SKILL_V1)
+    stage_split_branch(repo)
+    return repo
+
+
+async def open_review(pilot):
+    """Press v on Home and wait until Review has loaded its branches."""
+    from skillopt_tui.app.screens.review import ReviewScreen
+
+    await pilot.press("v")
+    assert await wait_until(
+        pilot, lambda: isinstance(pilot.app.screen, ReviewScreen) and pilot.app.screen.loaded > 0
+    )
+    return pilot.app.screen

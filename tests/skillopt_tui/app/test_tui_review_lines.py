@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 from rich.console import Console
 
@@ -17,24 +16,10 @@ from skillopt_tui.app.widgets.hunk_list import HunkList
 from tests.support.tui_app import (
     IDENTITY,
     SKILL_V1,
-    stage_split_branch,
+    open_review,
+    split_repo,
     wait_until,
 )
-
-
-def _split_repo(path: Path) -> SkillsRepo:
-    repo = SkillsRepo.init(path, identity=IDENTITY)
-    repo.add_skill("quiz", SKILL_V1)
-    stage_split_branch(repo)
-    return repo
-
-
-async def _review(pilot) -> ReviewScreen:
-    await pilot.press("v")
-    assert await wait_until(
-        pilot, lambda: isinstance(pilot.app.screen, ReviewScreen) and pilot.app.screen.loaded > 0
-    )
-    return pilot.app.screen
 
 
 def _plain(view) -> str:
@@ -48,10 +33,10 @@ def _labels(review: ReviewScreen) -> list[tuple[str, str]]:
 
 
 async def test_split_choose_lines_undo_and_adopt_equals_the_cli(runs_dir, tmp_path):
-    _split_repo(tmp_path / "skills")
+    split_repo(tmp_path / "skills")
     app = SkillOptApp(runs_dir, tmp_path / "skills", refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(80, 24)) as pilot:
-        review = await _review(pilot)
+        review = await open_review(pilot)
         assert _labels(review) == [("#1", "pending"), ("#2", "pending")]
         status = str(review.query_one("#review-status").render())
         assert "hunk 1/2" in status
@@ -74,7 +59,7 @@ async def test_split_choose_lines_undo_and_adopt_equals_the_cli(runs_dir, tmp_pa
         await pilot.press("y")
         assert await wait_until(pilot, lambda: review.loaded > 1, limit=250)
 
-    expected = _split_repo(tmp_path / "expected")
+    expected = split_repo(tmp_path / "expected")
     expected.adopt("staged/demo-split", lines={1: {1, 2}, 2: {3}})
     repo = SkillsRepo.open(tmp_path / "skills")
     assert repo.read_skill("quiz") == expected.read_skill("quiz")
@@ -86,10 +71,10 @@ async def test_split_choose_lines_undo_and_adopt_equals_the_cli(runs_dir, tmp_pa
 
 
 async def test_range_selection_with_v(runs_dir, tmp_path):
-    _split_repo(tmp_path / "skills")
+    split_repo(tmp_path / "skills")
     app = SkillOptApp(runs_dir, tmp_path / "skills", refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(80, 24)) as pilot:
-        review = await _review(pilot)
+        review = await open_review(pilot)
         await pilot.press("j", "v", "j", "v")  # hunk 2: lines 1-2 chosen as a range
         assert review.state.items[1].chosen == {1, 2}
         assert review.state.selection() == ([], {2: frozenset({1, 2})})
@@ -98,7 +83,7 @@ async def test_range_selection_with_v(runs_dir, tmp_path):
 async def test_next_undecided_search_and_preview(runs_dir, tmp_path, skills_repo):
     app = SkillOptApp(runs_dir, skills_repo, refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(80, 24)) as pilot:
-        review = await _review(pilot)
+        review = await open_review(pilot)
         await pilot.press("y", "k")  # hunk 1 approved, back on it
         await pilot.press("J")
         assert review.current == 1
@@ -126,7 +111,7 @@ async def test_a_very_long_line_is_cut_with_a_marker_and_w_shows_it(runs_dir, tm
     repo.stage("quiz", "long", SKILL_V1 + long_rule, subject="s", trailers={"Step": "1"})
     app = SkillOptApp(runs_dir, tmp_path / "skills", refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(80, 24)) as pilot:
-        review = await _review(pilot)
+        review = await open_review(pilot)
         view = review.query_one(HunkList).views[0]
         assert view.size.height < 20  # not 60 rows of one line
         assert "chars (w: show all)" in _plain(view)

@@ -5,7 +5,6 @@ line mode's footer lists line-mode keys only; `U` undoes the last adopt (issue 4
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 from rich.console import Console
 
@@ -14,22 +13,12 @@ from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.review import ReviewScreen
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
 from skillopt_tui.app.widgets.hunk_list import HunkList, head_text
-from tests.support.tui_app import IDENTITY, SKILL_V1, stage_split_branch, wait_until
-
-
-def _split_repo(path: Path) -> SkillsRepo:
-    repo = SkillsRepo.init(path, identity=IDENTITY)
-    repo.add_skill("quiz", SKILL_V1)
-    stage_split_branch(repo)
-    return repo
-
-
-async def _review(pilot) -> ReviewScreen:
-    await pilot.press("v")
-    assert await wait_until(
-        pilot, lambda: isinstance(pilot.app.screen, ReviewScreen) and pilot.app.screen.loaded > 0
-    )
-    return pilot.app.screen
+from tests.support.tui_app import (
+    SKILL_V1,
+    open_review,
+    split_repo,
+    wait_until,
+)
 
 
 def _labels(review: ReviewScreen) -> list[tuple[str, str]]:
@@ -51,10 +40,10 @@ async def _adopt(pilot, review: ReviewScreen) -> None:
 
 
 async def test_an_adopted_split_part_stays_on_main(runs_dir, tmp_path):
-    _split_repo(tmp_path / "skills")
+    split_repo(tmp_path / "skills")
     app = SkillOptApp(runs_dir, tmp_path / "skills", refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(100, 30)) as pilot:
-        review = await _review(pilot)
+        review = await open_review(pilot)
         await pilot.press("s", "y", "n", "n")  # #1.1 approved, #1.2 and #2 rejected
         await _adopt(pilot, review)
         assert _labels(review) == [("#1.1", "adopted"), ("#1.2", "rejected"), ("#2", "rejected")]
@@ -64,7 +53,7 @@ async def test_an_adopted_split_part_stays_on_main(runs_dir, tmp_path):
 
 
 async def test_a_part_is_judged_by_its_own_lines_not_its_parents(runs_dir, tmp_path):
-    repo = _split_repo(tmp_path / "skills")
+    repo = split_repo(tmp_path / "skills")
     # another branch changes the line of #1's second block, and is adopted first
     repo.stage(
         "quiz",
@@ -76,7 +65,7 @@ async def test_a_part_is_judged_by_its_own_lines_not_its_parents(runs_dir, tmp_p
     repo.adopt("staged/other-half")
     app = SkillOptApp(runs_dir, tmp_path / "skills", refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(100, 30)) as pilot:
-        review = await _review(pilot)
+        review = await open_review(pilot)
         assert review.state.items[0].conflicts  # the whole hunk does clash
         await pilot.press("s")
         first, second = review.state.items[:2]
@@ -89,10 +78,10 @@ async def test_a_part_is_judged_by_its_own_lines_not_its_parents(runs_dir, tmp_p
 
 
 async def test_split_parts_carry_their_own_header(runs_dir, tmp_path):
-    _split_repo(tmp_path / "skills")
+    split_repo(tmp_path / "skills")
     app = SkillOptApp(runs_dir, tmp_path / "skills", refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(100, 30)) as pilot:
-        review = await _review(pilot)
+        review = await open_review(pilot)
         assert "@@ -1,10 +1,10 @@" in head_text(review.state.items[0]).plain
         await pilot.press("s")
         heads = [head_text(i).plain for i in review.state.items[:2]]
@@ -101,10 +90,10 @@ async def test_split_parts_carry_their_own_header(runs_dir, tmp_path):
 
 
 async def test_chosen_lines_look_unlike_lines_left_out(runs_dir, tmp_path):
-    _split_repo(tmp_path / "skills")
+    split_repo(tmp_path / "skills")
     app = SkillOptApp(runs_dir, tmp_path / "skills", refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(100, 30)) as pilot:
-        review = await _review(pilot)
+        review = await open_review(pilot)
         await pilot.press("j", "space", "j", "j", "space", "escape")  # #2: only line 3
         assert _labels(review)[1] == ("#2", "partial")
         rows = _rows(review.query_one(HunkList).views[1])
@@ -120,10 +109,10 @@ def _footer_actions(review: ReviewScreen) -> set[str]:
 
 
 async def test_line_mode_footer_lists_line_mode_keys_only(runs_dir, tmp_path):
-    _split_repo(tmp_path / "skills")
+    split_repo(tmp_path / "skills")
     app = SkillOptApp(runs_dir, tmp_path / "skills", refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(100, 30)) as pilot:
-        review = await _review(pilot)
+        review = await open_review(pilot)
         assert {"decide('approved')", "split", "adopt"} <= _footer_actions(review)
         await pilot.press("space")
         shown = _footer_actions(review)
@@ -137,11 +126,11 @@ async def test_line_mode_footer_lists_line_mode_keys_only(runs_dir, tmp_path):
 
 
 async def test_undo_of_the_last_adopt_rolls_back_exactly_it(runs_dir, tmp_path):
-    repo = _split_repo(tmp_path / "skills")
+    repo = split_repo(tmp_path / "skills")
     before = repo.git.run("rev-parse", "main^{tree}").strip()
     app = SkillOptApp(runs_dir, tmp_path / "skills", refresh_runs=False, poll_interval=0.05)
     async with app.run_test(size=(100, 30)) as pilot:
-        review = await _review(pilot)
+        review = await open_review(pilot)
         assert "undo_adopt" not in _footer_actions(review)
         await pilot.press("s", "y", "n", "y")  # #1.1 and #2
         await _adopt(pilot, review)
