@@ -20,6 +20,8 @@ from typing import Literal
 # ---------------------------------------------------------------------------- the project
 
 PROJECT = "src/billing-svc"
+FIRST_COMMIT = "billing-svc: totals, late fees, report"
+TITLE = "Billing work"  # what the model answers a CLI's title call with
 
 _BILLING = '''"""Invoice arithmetic for the billing service."""
 
@@ -182,7 +184,9 @@ Action = Read | Write | Edit | Run | Delegate
 # ---------------------------------------------------------------------------- labels
 
 Kind = Literal["agentic", "advice", "external", "redacted"]
-Form = Literal["after", "up_front", "after_interrupt"]
+# with_request: said in the same prompt as a new request ("thx. and type hints from now on
+# pls. next: …"), correcting the request before it
+Form = Literal["after", "up_front", "after_interrupt", "with_request"]
 Role = Literal["request", "correction", "acknowledgement", "fragment"]
 
 
@@ -213,7 +217,7 @@ class Correction:
     corrects: str  # the request id it corrects
     form: Form
     fit: CheckFit
-    phrase: str = ""  # up front: the constraint's words inside the request
+    phrase: str = ""  # up front or with a request: the correction's words inside the prompt
 
 
 @dataclass
