@@ -472,7 +472,11 @@ SESSIONS: list[Session] = [
              role="correction",
              corrections=(_c("pathlib", "r-symlinks", "after", PATHLIB),)),
         Turn("summarise what changed in the repo this week, for the team chat", _LONG_WEEK,
-             (Run("git log --oneline"),), request="r-week", kind="advice"),
+             # Labelled advice before mining ran; relabelled agentic after the first
+             # scoring: answering it needs the project's history (the session ran git
+             # log), and kinds.py's definition of agentic is exactly that. The first
+             # figure (10/14 kinds right) counts it as advice.
+             (Run("git log --oneline"),), request="r-week", kind="agentic"),
         Turn("plain text please, no emoji - slack turns them into a mess",
              "This week in photo-shelf: thumbnail paths, organize --since, faster duplicate "
              "search, a dupes.json report and EXIF rotation.",
