@@ -27,17 +27,7 @@ ATTACH_TARGET = 0.9  # issue 37: ">= 90 % of the corrections to the request they
 
 # Thresholds a corpus does not meet yet: test name -> (corpus -> what mining lacks). Each
 # is a strict xfail for that corpus only, so it fails loudly the day it passes.
-UNMET: dict[str, dict[str, str]] = {
-    "test_corrections_attach_to_the_request_they_correct": {
-        "photos": "4/19: questions, reports and typos are not recognised as corrections",
-    },
-    "test_no_correction_is_mined_as_a_request_of_its_own": {"photos": "11/19 are tasks"},
-    "test_mechanical_corrections_become_checks": {"photos": "0/10: pathlib, type hints"},
-    "test_every_request_is_mined_with_its_kind": {"photos": "questions mined as agentic"},
-    "test_every_recurring_preference_is_found": {"photos": "0/5"},
-    "test_every_preference_seen_twice_has_a_held_out_occurrence": {"photos": "1/5"},
-    "test_committed_requests_replay_from_the_commit_before_their_session": {"photos": "8/9"},
-}
+UNMET: dict[str, dict[str, str]] = {}
 
 
 @pytest.fixture(autouse=True)
