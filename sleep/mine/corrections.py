@@ -6,7 +6,7 @@ what a night learns. It is recognised by its shape, not by one opening word:
 - a question that implies a miss: "did you run the tests?", "why did you …?";
 - a report of what went wrong: "you dropped the old function, callers still use it",
   "it still fails", "that's a lot to read — just yes or no?";
-- a bare replacement: "use logging, not print", "use logging instead of print".
+- a bare replacement: "use logging, not print", "use logging instead of print";
 - a pointer to the project's own convention: "pls use pathlib, like everywhere else",
   "could you add type hints? everything else in there has them";
 - a reminder or a standing rule: "I said no test changes", "type hints from now on";
@@ -100,9 +100,14 @@ _OPENING_WORDS = 3
 # A constraint heading a new request: "don't touch the tests for this one: make caption()
 # say …", "leave the tests alone - make organize.py skip …".
 _HEADED = re.compile(r"^(?P<head>[^:\n]{3,80}?)(?::\s+|\s+[-—–]\s+)(?P<tail>.+)$", re.S)
-_NAMES_CODE = re.compile(
-    r"\b[\w-]+\.(?:py|js|ts|tsx|go|rs|rb|java|kt|c|h|cpp|md|toml|json|ya?ml|sh|sql)\b|"
-    r"\b\w+\(\)|\b[a-z][a-z0-9]*_[a-z0-9_]+\b"
+# The tail opens as a request: a verb of work, or the code it is about ("caption() in
+# album.py should say …"); not an explanation ("no, use pnpm: npm install breaks …").
+_OPENS_REQUEST = re.compile(
+    r"^\s*(?:(?:please|pls)\s+)?(?:add|make|write|fix|move|rename|remove|delete|create|update|"
+    r"change|refactor|implement|give|let|have|split|extract|convert|replace|port|wire)\b|"
+    r"^\s*(?:[\w-]+\.(?:py|js|ts|tsx|go|rs|rb|java|kt|c|h|cpp|md|toml|json|ya?ml|sh|sql)\b|"
+    r"\w+\(\))",
+    re.IGNORECASE,
 )
 _REQUEST_WORDS = 5
 # What starts the next request after a correction: "… from now on pls. next: add …".
@@ -134,7 +139,7 @@ def heads_a_request(text: str) -> bool:
     tail = headed.group("tail")
     return (
         len(tail.split()) >= _REQUEST_WORDS
-        and bool(_NAMES_CODE.search(tail))
+        and bool(_OPENS_REQUEST.match(tail))
         and not _shaped_as_correction(tail)
     )
 
@@ -160,7 +165,7 @@ def _shaped_as_correction(text: str) -> bool:
         return True
     if (_CONVENTION.search(text) or _STANDING.search(text)) and words <= _SHORT_DEMAND_WORDS * 2:
         return True
-    if _BEFORE_YOU_SAY.search(text) and len(text.split()) <= _SHORT_DEMAND_WORDS:
+    if _BEFORE_YOU_SAY.search(text) and words <= _SHORT_DEMAND_WORDS:
         return True
     if _BRIEFER.match(text) and words <= _SHORT_DEMAND_WORDS:
         return True

@@ -67,6 +67,14 @@ def test_a_constraint_heading_a_new_request_stays_with_that_request():
     assert tasks[first].rubric == "" and tasks[first].corrections == []
     assert "don't change the public API for this one" in tasks[headed].rubric
     assert any("leave the fixtures alone" in t.rubric for t in tasks.values())
+    # a correction that explains itself after a colon is still a correction
+    explained = by_intent(
+        session(
+            prompt(first, "Added an lru_cache with npm's cache.", edited=True),
+            prompt("no, use pnpm: npm install breaks the lockfile in package.json", "Ok."),
+        )
+    )
+    assert set(explained) == {first}
 
 
 def test_a_correction_and_the_next_request_in_one_prompt_are_both_kept():
