@@ -7,8 +7,10 @@ real Claude Code and Codex sessions in which a person corrects five recurring
 preferences), runs the real `skillopt sleep dry-run --json` on it and scores the plan
 against the corpus's labels (tests/support/corrections_score.py). `billing` is the corpus
 the mining heuristics were developed on, so its figures are development figures;
-`photos` is another project and person, labelled before mining ran on it: its figures
-are the honest generalisation figure. Prints the figures; asserts nothing.
+`photos` is another project and person, labelled before mining ran on it (its first
+figures were the generalisation figure; mining was then fixed against it); `recipes` is a
+third, labelled before mining ran on it and never fixed against: its figures are the
+generalisation figure. Prints the figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.sleep.corrections_world import CORPORA, lay_out  # noqa: E402
 from tests.support.corrections_score import score  # noqa: E402
 
-ROLES = {"billing": "development set", "photos": "unseen: the generalisation figure"}
+ROLES = {
+    "billing": "development set",
+    "photos": "unseen until its first figures, then fixed against",
+    "recipes": "held out: the generalisation figure",
+}
 
 
 def main() -> None:

@@ -1,9 +1,10 @@
-"""Issue 37's acceptance figures, measured on two corrections corpora of real Claude Code
+"""Issue 37's acceptance figures, measured on three corrections corpora of real Claude Code
 and Codex sessions (made by tests/support/corrections_corpus.py) in which a person
 corrects five recurring preferences: `billing` (tests/sleep/fixtures/corrections, the
-corpus the mining heuristics were developed on) and `photos` (tests/sleep/fixtures/
-corrections_photos, another project and person, labelled before mining ever ran on it:
-the honest generalisation figure). The real `skillopt sleep dry-run --json` mines them;
+corpus the mining heuristics were developed on), `photos` (tests/sleep/fixtures/
+corrections_photos, another project and person, labelled before mining ran on it, then
+fixed against) and `recipes` (tests/sleep/fixtures/corrections_recipes, labelled before
+mining ran on it and held out from fixing: the honest generalisation figure). The real `skillopt sleep dry-run --json` mines them;
 tests/support/corrections_score.py compares what it mined with the labels.
 
 The thresholds are the issue's and the same for both corpora. Where today's miner misses
@@ -27,7 +28,16 @@ ATTACH_TARGET = 0.9  # issue 37: ">= 90 % of the corrections to the request they
 
 # Thresholds a corpus does not meet yet: test name -> (corpus -> what mining lacks). Each
 # is a strict xfail for that corpus only, so it fails loudly the day it passes.
-UNMET: dict[str, dict[str, str]] = {}
+UNMET: dict[str, dict[str, str]] = {
+    "test_corrections_attach_to_the_request_they_correct": {
+        "recipes": "6/15: 'and'/'also' openings, '<practice> pls, …', 'where's the docstring? "
+        "every other function … has one', 'docstring?' and 'dont commit …' are not read",
+    },
+    "test_no_correction_is_mined_as_a_request_of_its_own": {"recipes": "6/15 are tasks"},
+    "test_mechanical_corrections_become_checks": {"recipes": "2/9: docstrings, f-strings"},
+    "test_every_recurring_preference_is_found": {"recipes": "1/5"},
+    "test_every_preference_seen_twice_has_a_held_out_occurrence": {"recipes": "1/5"},
+}
 
 
 @pytest.fixture(autouse=True)
@@ -71,13 +81,20 @@ def test_the_corpus_has_the_shape_the_issue_asks_for(corpus):
     assert any(r["committed_after"] and r["changes_files"] for r in labels["requests"])
 
 
-def test_the_unseen_corpus_differs_from_the_first():
-    """The second corpus is another project and asks for at least two things the first
-    never does, so its figures are not the first's seen again."""
-    billing, photos = corpus_labels(CORPORA["billing"]), corpus_labels(CORPORA["photos"])
-    assert billing["project"] != photos["project"]
-    assert len(set(photos["preferences"]) - set(billing["preferences"])) >= 2
-    assert not {r["text"] for r in photos["requests"]} & {r["text"] for r in billing["requests"]}
+@pytest.mark.parametrize("later", ["photos", "recipes"])
+def test_each_later_corpus_differs_from_those_before(later):
+    """Another project, asking for at least two things no earlier corpus asks for, with
+    requests of its own, so its figures are not the earlier ones seen again."""
+    names = sorted(CORPORA, key=list(CORPORA).index)
+    ours = corpus_labels(CORPORA[later])
+    for earlier in names[: names.index(later)]:
+        theirs = corpus_labels(CORPORA[earlier])
+        assert ours["project"] != theirs["project"]
+        assert not {r["text"] for r in ours["requests"]} & {r["text"] for r in theirs["requests"]}
+    before = {
+        p for e in names[: names.index(later)] for p in corpus_labels(CORPORA[e])["preferences"]
+    }
+    assert len(set(ours["preferences"]) - before) >= 2
 
 
 def _transcript(corpus: str, labels: dict, key: str) -> str:
@@ -96,7 +113,8 @@ def test_the_transcripts_hold_what_the_labels_say(corpus):
     assert all('"originator":"codex-tui"' in texts[k] for k in codex)
     assert any("[Request interrupted by user]" in texts[k] for k in claude)
     assert any("*** Begin Patch" in texts[k] for k in codex)
-    assert sum("make test" in t for t in texts.values()) >= 3
+    if any(c["check_kinds"] == ["ran"] for c in labels["corrections"]):
+        assert sum("make test" in t for t in texts.values()) >= 3
     assert any(secret in t for t in texts.values() for secret in labels["planted_secrets"])
     days = {
         s["batch"]: set(re.findall(r'"timestamp":"(\d{4}-\d\d-\d\d)T', texts[s["key"]]))
@@ -144,7 +162,9 @@ def test_mechanical_corrections_become_checks(measured):
 def test_a_new_request_that_says_instead_of_is_its_own_task(measured):
     world, _plan, figures = measured
     saying = [r["id"] for r in world.labels["requests"] if "instead of" in r["text"]]
-    assert saying and set(saying) <= set(figures.found)
+    if not saying:
+        pytest.skip("no request of this corpus says 'instead of'")
+    assert set(saying) <= set(figures.found)
 
 
 def test_a_correction_after_an_interrupt_tests_the_interrupted_request(measured):

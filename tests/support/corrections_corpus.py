@@ -6,7 +6,8 @@ committed under tests/sleep/fixtures/corrections/):
         --out tests/sleep/fixtures/corrections_photos
 
 --script names the module that says what happens (corrections_script: the billing project
-the mining was developed on; photos_script: a second project, unseen by it).
+the mining was developed on; photos_script: a second project, unseen by it until its
+figures were taken, then fixed against; recipes_script: a third, held out from fixing).
 
 The real pinned `claude` and `codex` binaries (.tools/agents, shared AGENT-CLIS.md) run
 interactively under tmux, each in a private HOME, so their transcripts land in their own
@@ -337,6 +338,9 @@ def make_project(home: Path, script, when: dt.datetime) -> Path:
     bin_dir.mkdir(parents=True)
     (bin_dir / "python").write_text(f'#!/bin/sh\nexec {PYTHON} "$@"\n')
     (bin_dir / "python").chmod(0o755)
+    # The person's git identity, so an agent that commits on its own (the recipes corpus's
+    # does, and is corrected for it) can.
+    (home / ".gitconfig").write_text("[user]\n\tname = Dev\n\temail = dev@example.com\n")
     config = {"hasCompletedOnboarding": True,
               "projects": {str(project): {"hasTrustDialogAccepted": True}}}  # fmt: skip
     (home / ".claude.json").write_text(json.dumps(config))
