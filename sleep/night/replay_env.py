@@ -47,6 +47,12 @@ from sleep.mine.evidence import context_text
 from sleep.mine.judged_by import judged_by
 from sleep.mine.tasks import Check, MinedTask, ReplayEvidence, Turn
 from sleep.night.check_memo import CheckMemo, MemoCheck
+from sleep.night.declared_commands import (
+    declared_message,
+    declared_results,
+    declared_section,
+    passed_commands,
+)
 from sleep.night.edited_tree import EditedTree, edited_tree, session_base, start_commit
 from sleep.night.preference_gate import PreferenceGate
 from sleep.night.replay_checks import (
@@ -330,7 +336,8 @@ class ReplayEnvironment:
         async def run(task: AgentTask, skill: str):
             return await runner(task, skill, complete, where)
 
-        # a handoff is answered by the person's own agent: its commands are not seen
+        # a handoff is answered by the person's own agent: its commands are not seen, only
+        # those it declares, run again by the night (sleep/night/declared_commands.py)
         return await self._agent_rollout(item, skill_text, run, where, commands_seen=False)
 
     async def _agent_rollout(
@@ -370,7 +377,8 @@ class ReplayEnvironment:
             outcome = await run_agent(task, skill_text)
             reply = with_diff(outcome.text, outcome.diff)
             checks = self._checked(item, skill_text, outcome.diff, outcome.check)
-            verdict = await self._judge(item, reply, checks)
+            declared = None if commands_seen else declared_results(outcome.events)
+            verdict = await self._judge(item, reply, checks, declared)
         except (TransientError, RetriesExhausted) as exc:
             return self._failed(item, [*_edits_message(tree), prompt], str(exc))
         trajectory = [
@@ -380,8 +388,9 @@ class ReplayEnvironment:
             {"role": "diff", "content": outcome.diff or "(no changes)"},
             *_left_out_message(tree, outcome),
             *([trajectory_message(checks)] if checks else []),
+            *([declared_message(declared)] if declared is not None else []),
         ]
-        ran = commands_in_events(outcome.events) if commands_seen else None
+        ran = commands_in_events(outcome.events) if commands_seen else passed_commands(declared)
         return self._scored(
             item,
             reply,
@@ -497,14 +506,18 @@ class ReplayEnvironment:
         return results
 
     async def _judge(
-        self, item: TaskItem, reply: str, checks: list[CheckResult] | None = None
+        self,
+        item: TaskItem,
+        reply: str,
+        checks: list[CheckResult] | None = None,
+        declared: list[CheckResult] | None = None,
     ) -> dict:
         prompt = render_sleep_prompt(
             "judge",
             context=_judge_context(item),
             intent=item.question,
             rubric=item.answer,
-            checks=judge_section(checks or []),
+            checks=judge_section(checks or []) + declared_section(declared),
             reply=reply,
         )
         answer = await ask_json(self.judge, [{"role": "user", "content": prompt}], VERDICT_SHAPE)
