@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sleep.harvest.file_edits import FileEdit, confined, edit_problem, prior_edits
+from sleep.harvest.file_edits import FileEdit, confined, confined_path, edit_problem, prior_edits
 from sleep.mine.correction_checks import checks_for
 from sleep.mine.corrections import is_correction, redirected
 from sleep.mine.evidence import (
@@ -45,6 +45,7 @@ from sleep.mine.kinds import TaskKind, kind_of
 from sleep.mine.preferences import assign_preferences
 from sleep.mine.tasks import (
     MAX_CORRECTION_CHARS,
+    MAX_READ_FILES,
     Check,
     Correction,
     MinedTask,
@@ -229,6 +230,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
                 stopped = None
             assert thread is not None
             _correct(thread, text, commands, sid, session, when)
+            _add_reads(thread.task, prompt, project)
             placed[(sid, index)] = thread.task.id
             thread.continue_with(answer, aborted, turn_edits)
             turns.add(Turn(text, answer), thread.task.kind == "agentic")
@@ -256,6 +258,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
         agentic = task.kind == "agentic"
         _add_checks(task, constraint_checks(text, agentic=agentic, commands_after=verified))
         _add_checks(task, verified)
+        _add_reads(task, prompt, project)
         thread = _Thread(task, answer, aborted, turn_edits)
         placed[(sid, index)] = task.id
         turns.add(Turn(text, answer), kind == "agentic", new_thread=True)
@@ -338,6 +341,15 @@ def _add_checks(task: MinedTask, checks: list[Check]) -> None:
     for check in checks:
         if check not in task.checks:
             task.checks.append(check)
+
+
+def _add_reads(task: MinedTask, prompt: dict[str, Any], cwd: str | None) -> None:
+    """The files the turn read, each inside the session's folder (a chat replay of the
+    task is given their content, sleep/night/read_files.py)."""
+    for recorded in prompt.get("reads", []):
+        path = confined_path(recorded, cwd) if isinstance(recorded, str) else None
+        if path and path not in task.read_files and len(task.read_files) < MAX_READ_FILES:
+            task.read_files.append(path)
 
 
 def session_commit(session: dict[str, Any]) -> str | None:
