@@ -18,6 +18,7 @@ from sleep.harvest.model import Task
 from sleep.harvest.session_evidence import codex_item
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.tasks import MinedTask, TaskArchive
+from sleep.night.read_files import read_files
 from sleep.night.replay_env import AgentReplay, ReplayEnvironment
 from sleep.night.replay_tools import ToolReplay
 from tests.sleep.test_prior_edits import harvested, tool_result, tool_use
@@ -26,7 +27,11 @@ from tests.sleep.transcripts import claude_assistant, claude_user
 
 SESSION_START = "2026-03-26T14:02:10.018Z"
 QUESTION = "are nulls dropped or kept by clean() in billing.py?"
-AT_START = "def clean(rows):\n    # nulls are KEPT: the ledger needs every row\n    return rows\n"
+KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z0123456789"
+AT_START = (
+    f"LEDGER_KEY = '{KEY}'\n\n\n"
+    "def clean(rows):\n    # nulls are KEPT: the ledger needs every row\n    return rows\n"
+)
 LATER = "def clean(rows):\n    return [r for r in rows if r is not None]  # LATER\n"
 NOT_READ = "UNREAD_MARKER = 'report.py was never opened in the session'\n"
 
@@ -98,7 +103,31 @@ def test_a_chat_replay_of_a_code_question_holds_the_files_its_session_read(tmp_p
         ("handoff", {"workspace": AgentReplay(project, head, "billing-svc")}),
     ):
         prompt = replayed_prompt(task, backend, **where)
-        assert AT_START.rstrip() in prompt  # as it was when the question was asked
+        assert "# nulls are KEPT: the ledger needs every row" in prompt  # as when asked
+        assert KEY not in prompt and "LEDGER_KEY" in prompt  # its secret redacted
         assert "LATER" not in prompt  # not as the night's commit has it
         assert "UNREAD_MARKER" not in prompt  # a file the session did not read
         assert "billing.py" in prompt and prompt.endswith(QUESTION)
+
+
+CODE_QUESTIONS = {
+    "is format_total locale aware?": ["billing.py"],
+    "does parse_amount accept negative numbers?": ["billing.py"],
+    "walk me through how pipeline.py handles rows with a null amount, step by step": [
+        "pipeline.py"
+    ],
+}
+
+
+def test_the_corpus_code_questions_replay_with_the_files_their_sessions_read(tmp_path):
+    """The corrections corpus (real Claude Code and Codex sessions): each chat-replayed
+    question whose session read the code carries those files, all there at its start."""
+    from tests.sleep.corrections_world import lay_out
+
+    world = lay_out(tmp_path)
+    plan = world.dry_run()
+    listed = {t["text"]: t for s in plan["skills"] for t in s["tasks"] if t["replay"] == "chat"}
+    for text, files in CODE_QUESTIONS.items():
+        assert listed[text]["read_files"] == files, text
+        found = read_files(files, world.project, listed[text]["start_commit"], str(world.project))
+        assert [p for p, _ in found.shown] == files and not found.missing
