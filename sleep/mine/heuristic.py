@@ -230,7 +230,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
                 stopped = None
             assert thread is not None
             _correct(thread, text, commands, sid, session, when)
-            _add_reads(thread.task, prompt, project)
+            add_reads(thread.task, prompt, project)
             placed[(sid, index)] = thread.task.id
             thread.continue_with(answer, aborted, turn_edits)
             turns.add(Turn(text, answer), thread.task.kind == "agentic")
@@ -258,7 +258,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
         agentic = task.kind == "agentic"
         _add_checks(task, constraint_checks(text, agentic=agentic, commands_after=verified))
         _add_checks(task, verified)
-        _add_reads(task, prompt, project)
+        add_reads(task, prompt, project)
         thread = _Thread(task, answer, aborted, turn_edits)
         placed[(sid, index)] = task.id
         turns.add(Turn(text, answer), kind == "agentic", new_thread=True)
@@ -343,7 +343,7 @@ def _add_checks(task: MinedTask, checks: list[Check]) -> None:
             task.checks.append(check)
 
 
-def _add_reads(task: MinedTask, prompt: dict[str, Any], cwd: str | None) -> None:
+def add_reads(task: MinedTask, prompt: dict[str, Any], cwd: str | None) -> None:
     """The files the turn read, each inside the session's folder (a chat replay of the
     task is given their content, sleep/night/read_files.py)."""
     for recorded in prompt.get("reads", []):

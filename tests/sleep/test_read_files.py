@@ -131,3 +131,26 @@ def test_the_corpus_code_questions_replay_with_the_files_their_sessions_read(tmp
         assert listed[text]["read_files"] == files, text
         found = read_files(files, world.project, listed[text]["start_commit"], str(world.project))
         assert [p for p, _ in found.shown] == files and not found.missing
+
+
+async def test_the_model_miner_keeps_the_files_read_on_the_tasks_it_refines_and_adds():
+    from sleep.mine.with_model import mine_with_model
+    from tests.sleep.test_mine_model_keeps import scripted
+
+    reads = ["billing.py", "/elsewhere/secrets.py", "../up.py"]
+    session = {
+        "source": "codex", "session_id": "s1", "cwd": "/p", "branch": "main",
+        "automation": False,
+        "tasks": [  # a fragment the heuristic leaves out, then a question it keeps
+            {"text": "nulls?", "timestamp": SESSION_START, "reads": reads},
+            {"text": QUESTION, "timestamp": SESSION_START, "answer": "Kept.", "reads": reads},
+        ],
+    }  # fmt: skip
+    reply = {"tasks": [
+        {"intent": "say whether clean() keeps null rows", "kind": "advice", "rubric": "",
+         "sources": [1], "checks": []},
+        {"intent": QUESTION, "kind": "advice", "rubric": "", "sources": [2], "checks": []},
+    ]}  # fmt: skip
+    tasks = await mine_with_model([session], scripted(reply))
+    assert sorted(t.intent for t in tasks) == sorted([QUESTION, reply["tasks"][0]["intent"]])
+    assert all(t.read_files == ["billing.py"] for t in tasks)  # none outside the session's folder
