@@ -75,6 +75,20 @@ def test_the_files_a_turn_read_are_harvested_and_kept_on_its_task(tmp_path):
     assert shell_reads("nl -ba src/a.py && cat b.md 2>/dev/null; ls -la") == ["src/a.py", "b.md"]
 
 
+def test_each_agent_s_read_tool_is_a_read():
+    from sleep.harvest.file_reads import reads_of
+
+    calls = [
+        ("Read", {"file_path": "/p/a.py"}),  # Claude Code, Cursor
+        ("read", {"path": "@/p/a.py"}),  # pi
+        ("read", {"filePath": "/p/a.py"}),  # OpenCode
+        ("view", {"path": "/p/a.py"}),  # Copilot CLI
+        ("copilot_readFile", {"filePath": "/p/a.py"}),  # VS Code Copilot Chat
+    ]
+    assert [reads_of(name, args) for name, args in calls] == [["/p/a.py"]] * len(calls)
+    assert reads_of("Edit", {"file_path": "/p/a.py"}) == []
+
+
 async def _judge(_messages, **_kw):
     return Completion(json.dumps({"score": 1, "reason": "ok"}), Usage(), "stop", 0.0, "j")
 
