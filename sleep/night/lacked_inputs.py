@@ -46,3 +46,12 @@ def left_out_of_analysis(run_dir: Path) -> list[dict[str, Any]]:
                 if isinstance(row, dict) and row.get("lacked_inputs") and not row.get("hard"):
                     out.setdefault(str(row.get("item_id")), str(row["lacked_inputs"])[:300])
     return [{"item": item, "reason": reason} for item, reason in out.items()]
+
+
+def left_out_line(skill: str, left_out: list[dict[str, Any]]) -> str:
+    """One console line: how many failing items lacked their inputs (night.json says which)."""
+    return (
+        f"{skill}: {len(left_out)} failing item(s) lacked their inputs (e.g. the files a "
+        "question's session read), so the analysts were not shown them as failures; "
+        "night.json lists them under left_out_of_analysis"
+    )

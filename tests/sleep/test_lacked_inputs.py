@@ -75,12 +75,14 @@ async def test_night_json_lists_the_items_left_out_of_analysis(tmp_path, repo, p
         explain = session["tasks"][2:3]
         for prompt in explain:
             prompt["reads"] = [f"src/{prompt['text'].split()[3]}.py"]
-    night = make_night(tmp_path, repo, project, harvested=harvested)
+    lines: list[str] = []
+    night = make_night(tmp_path, repo, project, harvested=harvested, on_line=lines.append)
     result = await night.run()
     assert result.status == "finished", result.message
     saved = json.loads((night.folder / "night.json").read_text())
     left_out = saved["skills"]["project"]["left_out_of_analysis"]
     assert left_out and all("could not show" in e["reason"] for e in left_out)
+    assert any(f"{len(left_out)} failing item(s) lacked their inputs" in line for line in lines)
     tasks = json.loads((night.folder / "tasks.json").read_text())["skills"]["project"]
     explain = {t["id"] for t in tasks["train"] if t["intent"].startswith("explain")}
     assert {e["item"] for e in left_out} <= explain
