@@ -156,6 +156,7 @@ class _Stopped:
     earlier: list[FileEdit]
     when: str | None
     index: int  # its place in the session
+    prompt: dict[str, Any]  # as harvested (the files its turn read, before it was stopped)
 
 
 # Where each prompt went: (session, the prompt's index in it) → the id of the task it
@@ -213,7 +214,8 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             if redirected(prompts, index):
                 context, agentic_before = turns.context_for(text)
                 kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
-                stopped = _Stopped(text, kind, context, earlier if context else [], when, index)
+                stopped = _Stopped(text, kind, context, earlier if context else [], when, index,
+                                   prompt)  # fmt: skip
             turns.add(Turn(text, answer), False, new_thread=True)
             thread = None
             continue
@@ -225,6 +227,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             if stopped is not None:
                 task = _task(by_id, project, stopped.text, stopped.kind, stopped.context,
                              stopped.earlier, session, sid, stopped.when)  # fmt: skip
+                add_reads(task, stopped.prompt, project)
                 thread = _Thread(task, "", False, [])
                 placed[(sid, stopped.index)] = task.id
                 stopped = None

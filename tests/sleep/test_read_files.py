@@ -168,3 +168,21 @@ async def test_the_model_miner_keeps_the_files_read_on_the_tasks_it_refines_and_
     tasks = await mine_with_model([session], scripted(reply))
     assert sorted(t.intent for t in tasks) == sorted([QUESTION, reply["tasks"][0]["intent"]])
     assert all(t.read_files == ["billing.py"] for t in tasks)  # none outside the session's folder
+
+
+def test_an_interrupted_request_redirected_keeps_the_files_its_stopped_turn_read():
+    """The issue's case: Escape on a long walk-through of loader.py, then "never mind …
+    just tell me": the task is the interrupted request, and its chat replay needs the code
+    the stopped turn read."""
+    session = {
+        "source": "claude", "session_id": "s1", "cwd": "/p", "branch": "main",
+        "automation": False,
+        "tasks": [
+            {"text": "walk me through load_rows() in loader.py", "timestamp": SESSION_START,
+             "interrupted": True, "aborted": True, "tools": ["Read"], "reads": ["/p/loader.py"]},
+            {"text": "never mind the long version, just tell me whether nulls are dropped or kept",
+             "timestamp": SESSION_START, "answer": "Kept."},
+        ],
+    }  # fmt: skip
+    [task] = mine_sessions([session])
+    assert task.intent.startswith("walk me through") and task.read_files == ["loader.py"]
