@@ -54,8 +54,9 @@ MODE = "handoff-workspace"
 FOLDER = "workspaces"
 REPAIRS = 1
 EXPECTS = (
-    "free text: the final message of the task done in the prepared workspace; the edits "
-    "left in that workspace are read with it (its diff against the recorded commit)"
+    "free text: the final message of the task done in the prepared workspace, ending with "
+    "`Commands run:` and the commands run there (each is run again); the edits left in "
+    "that workspace are read with it (its diff against the recorded commit)"
 )
 
 
