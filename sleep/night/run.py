@@ -90,6 +90,7 @@ from sleep.night.held_tasks import (
     read_json,
     with_carried,
 )
+from sleep.night.lacked_inputs import left_out_line, left_out_of_analysis
 from sleep.night.preference_gate import PreferenceGate
 from sleep.night.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
 from sleep.night.replay_env import AgentReplay, ReplayEnvironment
@@ -691,6 +692,11 @@ class Night:
             before.get(k) == outcome[k] for k in ("baseline_val", "best_val")
         ):
             outcome["scores_unchanged"] = True  # the console shows them once, not every round
+        left_out = left_out_of_analysis(run_dir.path)
+        if left_out:  # failed for want of inputs: not the analysts' failures
+            outcome["left_out_of_analysis"] = left_out
+            if len(left_out) != len(before.get("left_out_of_analysis") or []):
+                self.on_line(left_out_line(route.skill, left_out))
         edits = unlanded_edits(run_dir.path)
         if edits:
             outcome["edits_not_landed"] = edits
