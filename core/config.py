@@ -319,6 +319,14 @@ class RunConfig(_Strict):
     ledger and budget stay with this process either way."""
     ray: RayConfig = RayConfig()
     """The Ray cluster, when run.executor is ray."""
+    batch: Literal["auto", "on", "off"] = "off"
+    """The provider batch APIs for the calls that can wait (the baseline val, the initial
+    skill's test, the final tests), at half the price: auto = when the target is OpenAI's or
+    Anthropic's own API; on = also a base_url server that speaks the batch API; off = every
+    call interactive. Off by default: a batch may take up to 24 hours, which would stretch
+    a run that takes minutes today."""
+    batch_poll_s: float = Field(default=30.0, gt=0)
+    """Seconds between the first looks at a pending batch (then doubling, up to 10 min)."""
 
 
 class Config(_Strict):

@@ -89,6 +89,14 @@ def train(
             "and cost, then exit without training.",
         ),
     ] = False,
+    no_wait: Annotated[
+        bool,
+        typer.Option(
+            "--no-wait",
+            help="With run.batch: stop (exit 3, resumable) instead of waiting while a "
+            "provider batch is pending; the same command picks the batch up.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Train a skill (resumes when --out already holds the run). Exit 3 = stopped, resumable."""
@@ -161,7 +169,9 @@ def train(
         logger = ConsoleLogger(quiet=False)
         bus = EventBus()
         bus.subscribe(logger)
-        summary = asyncio.run(_train(cfg, run_dir, bus, logger, env, initial_skill, stager))
+        summary = asyncio.run(
+            _train(cfg, run_dir, bus, logger, env, initial_skill, stager, wait=not no_wait)
+        )
         _write_card(run_dir, env, config, set_ or [])
     finally:
         run_dir.release()
@@ -287,7 +297,7 @@ async def _estimate(cfg, env, initial_skill) -> str:
         await client.aclose()
 
 
-async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
+async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager, *, wait=True):
     from core.training.trainer import run_training
 
     stop = asyncio.Event()
@@ -328,6 +338,7 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
             stager=stager,
             initial_skill=initial_skill,
             stop=stop,
+            batch_wait=wait,
         )
     finally:
         logger.close()
