@@ -132,7 +132,7 @@ class Training:
         )
         self.buffer = RejectedEditBuffer()
         self.batch_wait = batch_wait
-        self.batches = open_batch_queue(config, client, run_dir.path / "batches")
+        self.batches = open_batch_queue(config, client, run_dir.batches_dir)
         self.jobs = Jobs()
         self.early = not sequential and self._early_work_allowed()
 

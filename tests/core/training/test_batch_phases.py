@@ -7,10 +7,16 @@ interactive one must reach the same scores."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from core.config import config_from_dict
 from core.models.factory import build_model_client
@@ -110,3 +116,147 @@ async def test_waiting_phases_go_through_batches_at_half_price(tmp_path, backend
     for e in waiting:  # the ledger at the batch price
         full = cost_of(PRICES, "loopback-target", e["input_tokens"], e["output_tokens"])
         assert e["cost_usd"] == pytest.approx(full * BATCH_PRICE_FACTOR) and full > 0
+
+
+def asked(body: dict[str, Any]) -> tuple[Any, Any]:
+    """What a request asks, however it was sent (Anthropic's system prompt apart)."""
+    return body.get("system"), body["messages"]
+
+
+def asks_norway(body: dict[str, Any]) -> bool:
+    return "Norway" in json.dumps(body.get("messages"))
+
+
+@pytest.mark.parametrize("backend", sorted(SERVERS))
+async def test_a_request_that_fails_inside_a_batch_is_asked_again_interactively(tmp_path, backend):
+    """Not scored as a model error: that would lower the baseline for a reason that has
+    nothing to do with the skill. Asked again at the full price, it gets its answer."""
+    double = SkillSensitiveTarget()
+    with SERVERS[backend](double_handler(double)) as server:
+        server.fail_when = asks_norway
+        batched = await train(tmp_path, batch_tree(tmp_path, server, backend), "batched")
+        failed = [
+            asked(body)
+            for batch in server.batches.values()
+            for custom_id, body in batch.requests
+            if "error" in batch.results[custom_id]
+        ]
+        again = [
+            r
+            for r in server.requests
+            if r.route == server.endpoint_path and asked(r.body) in failed
+        ]
+        plain = await train(tmp_path, batch_tree(tmp_path, server, backend, "off"), "plain")
+    assert scores(batched) == scores(plain)
+    assert len(again) == 1  # once, interactively, after the batch said it failed
+    paid = [e for e in journal(tmp_path, "batched") if e["stage"] == "baseline" and not e["cached"]]
+    assert sum(1 for e in paid if not e.get("batch")) == 1  # that one at the full price
+    assert sum(1 for e in paid if e.get("batch")) >= 3
+
+
+@pytest.mark.parametrize("backend", sorted(SERVERS))
+async def test_an_expired_batch_answers_what_it_reached_and_the_rest_is_asked_interactively(
+    tmp_path, backend
+):
+    double = SkillSensitiveTarget()
+    with SERVERS[backend](double_handler(double)) as server:
+        server.expire, server.answer_before_expiry = True, 2
+        notes: list[str] = []
+        batched = await train(
+            tmp_path, batch_tree(tmp_path, server, backend), "batched", notes=notes
+        )
+        plain = await train(tmp_path, batch_tree(tmp_path, server, backend, "off"), "plain")
+    assert scores(batched) == scores(plain)
+    assert any(("expired" in n or "ended" in n) and "asked interactively" in n for n in notes)
+    entries = [e for e in journal(tmp_path, "batched") if e["stage"] in BATCHED_STAGES]
+    answered_in_batches = sum(min(2, len(batch)) for batch in server.submissions)
+    assert sum(1 for e in entries if e.get("batch")) == answered_in_batches
+
+
+async def test_told_not_to_wait_the_run_stops_with_the_batch_id_and_resumes_without_resubmitting(
+    tmp_path,
+):
+    double = SkillSensitiveTarget()
+    with SERVERS["openai"](double_handler(double)) as server:
+        server.hold = True
+        tree = batch_tree(tmp_path, server, "openai")
+        stopped = await train(tmp_path, tree, "run", wait=False)
+        assert stopped.status == "stopped"
+        assert server.submissions and server.batches  # submitted before it stopped
+        first = next(iter(server.batches))
+        assert f"batch {first} in_progress: 0/" in stopped.reason
+        assert "ready within" in stopped.reason and "re-run the same command" in stopped.reason
+        again = await train(tmp_path, tree, "run", wait=False)  # still pending: still stopped
+        assert again.status == "stopped" and len(server.submissions) == 1
+        server.release()
+        server.hold = False
+        done = await train(tmp_path, tree, "run", wait=False)
+        submitted = [cid for batch in server.submissions for cid in batch]
+    assert done.status == "finished"
+    assert len(submitted) == len(set(submitted))  # nothing asked twice
+
+
+SKILLOPT = Path(sys.executable).parent / "skillopt"
+REPO = Path(__file__).resolve().parents[3]
+
+
+def cli(config: Path, out: Path, *extra: str) -> list[str]:
+    return [str(SKILLOPT), "train", "--config", str(config), "--out", str(out), *extra]
+
+
+def cli_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    return {**env, **ENV, "PYTHONPATH": str(REPO)}
+
+
+@pytest.mark.parametrize("backend", sorted(SERVERS))
+def test_kill_9_while_a_batch_is_pending_resumes_without_submitting_it_again(tmp_path, backend):
+    double = SkillSensitiveTarget()
+    with SERVERS[backend](double_handler(double)) as server:
+        server.hold = True
+        config = tmp_path / "batch.yaml"
+        config.write_text(yaml.safe_dump(batch_tree(tmp_path, server, backend)))
+        out = tmp_path / "run"
+        # Told not to wait: exit 3, the batch id and when it should be ready.
+        first = subprocess.run(
+            cli(config, out, "--no-wait"),
+            env=cli_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert first.returncode == 3, first.stderr
+        pending = list(server.batches)
+        assert len(pending) == 1 and f"batch {pending[0]} in_progress" in first.stderr
+        assert "ready within" in first.stderr
+        # Waiting this time; killed while it polls the pending batch.
+        proc = subprocess.Popen(
+            cli(config, out), env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            polls = len(server.requests)
+            deadline = time.monotonic() + 60
+            while len(server.requests) < polls + 3:  # it is polling, not submitting
+                assert proc.poll() is None, "the run ended while its batch was pending"
+                assert time.monotonic() < deadline, "the run never polled its batch"
+                time.sleep(0.02)
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert list(server.batches) == pending  # nothing submitted again
+        saved = json.loads((out / "batches" / "batches.json").read_text())["batches"]
+        assert [b["batch_id"] for b in saved] == pending
+        server.release()
+        server.hold = False
+        last = subprocess.run(
+            cli(config, out), env=cli_env(), capture_output=True, text=True, timeout=120
+        )
+    assert last.returncode == 0, last.stderr
+    submitted = [cid for batch in server.submissions for cid in batch]
+    assert len(submitted) == len(set(submitted))  # no request was ever submitted twice
+    assert server.submissions[0] == list(saved[0]["requests"])
+    entries = [e for e in journal(tmp_path, "run") if e.get("batch")]
+    assert len(entries) == len(submitted)  # each batch answer billed once, across processes
