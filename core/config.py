@@ -328,6 +328,12 @@ class RunConfig(_Strict):
     batch_poll_s: float = Field(default=30.0, gt=0)
     """Seconds between the first looks at a pending batch (then doubling, up to 10 min)."""
 
+    @field_validator("batch", mode="before")
+    @classmethod
+    def _yaml_switch(cls, value: Any) -> Any:
+        """YAML reads a bare `off` / `on` as a boolean: take it as the word it was."""
+        return {False: "off", True: "on"}.get(value, value) if isinstance(value, bool) else value
+
 
 class Config(_Strict):
     """A whole run configuration (configs/_base_/default.yaml holds every default)."""

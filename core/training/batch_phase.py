@@ -14,15 +14,17 @@ from pathlib import Path
 from typing import TypeVar
 
 from core.config import Config, ConfigError
-from core.models.batch_api import batch_provider
+from core.models.batch_api import BatchProvider, batch_provider
 from core.models.batch_queue import BATCH_PHASE, BatchPending, BatchQueue
 
 T = TypeVar("T")
 
 
-def open_batch_queue(config: Config, client, folder: Path) -> BatchQueue | None:
-    """The run's batch queue, attached to `client`; None when its calls stay interactive
-    (run.batch off, a target without a batch API under auto, the Ray executor)."""
+def batch_provider_for(config: Config, client) -> BatchProvider | None:
+    """The batch API the run's waiting calls go through; None when they stay interactive
+    (run.batch off, a target without a batch API or not the provider's own endpoint under
+    auto). ConfigError, in one line, for run.batch on with a target that cannot batch (the
+    CLI asks before the run directory exists)."""
     mode = config.run.batch
     if mode == "off":
         return None
@@ -40,9 +42,15 @@ def open_batch_queue(config: Config, client, folder: Path) -> BatchQueue | None:
             )
             + ": set run.batch to auto or off"
         )
-    if not usable or (mode == "auto" and not own_api):
+    return provider if usable and (mode == "on" or own_api) else None
+
+
+def open_batch_queue(config: Config, client, folder: Path) -> BatchQueue | None:
+    """The run's batch queue, attached to `client` (None: every call interactive)."""
+    provider = batch_provider_for(config, client)
+    if provider is None:
         return None
-    queue = BatchQueue(folder, provider, client.ledger, rt.model)
+    queue = BatchQueue(folder, provider, client.ledger, client.runtime("target").model)
     client.batches = queue
     return queue
 

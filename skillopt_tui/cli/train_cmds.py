@@ -252,8 +252,9 @@ def _check_before_the_run(cfg, env) -> None:
     """Raise the input problems a run would otherwise meet after its directory exists: the
     splits the run reads (unreadable data or manifests), the configuration of the model
     roles it calls (an unset api_key_env, a missing model name), a cost cap on a model
-    with no price."""
+    with no price, run.batch on for a target without a batch API."""
     from core.models.factory import build_model_client
+    from core.training.batch_phase import batch_provider_for
     from core.training.executor import check_executor
     from core.training.setup import check_cost_cap_is_priced, roles_in_use
 
@@ -267,6 +268,7 @@ def _check_before_the_run(cfg, env) -> None:
             if problem is not None:
                 raise problem
         check_cost_cap_is_priced(cfg, client)
+        batch_provider_for(cfg, client)  # run.batch on with a target that cannot batch
     finally:
         asyncio.run(client.aclose())
 

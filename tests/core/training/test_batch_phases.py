@@ -260,3 +260,46 @@ def test_kill_9_while_a_batch_is_pending_resumes_without_submitting_it_again(tmp
     assert server.submissions[0] == list(saved[0]["requests"])
     entries = [e for e in journal(tmp_path, "run") if e.get("batch")]
     assert len(entries) == len(submitted)  # each batch answer billed once, across processes
+
+
+def test_auto_batches_only_the_providers_own_api_and_on_refuses_a_target_without_one(tmp_path):
+    from core.config import ConfigError
+    from core.training.batch_phase import open_batch_queue
+
+    with SERVERS["openai"]() as server:
+        tree = batch_tree(tmp_path, server, "openai", "auto")
+        config = config_from_dict(tree)
+        client = build_model_client(config, environ=ENV)
+        assert open_batch_queue(config, client, tmp_path / "b") is None  # a base_url server
+        assert client.batches is None
+        official = {**tree["models"]["target"]}
+        del official["base_url"]
+        tree["models"]["target"] = official
+        config = config_from_dict(tree)
+        client = build_model_client(config, environ=ENV)
+        assert open_batch_queue(config, client, tmp_path / "b") is client.batches is not None
+    tree = scenario_config(tmp_path)  # the scripted TEST DOUBLE target: no batch API
+    tree["run"]["batch"] = "on"
+    config = config_from_dict(tree)
+    with pytest.raises(ConfigError, match="has no batch API .*set run.batch to auto or off"):
+        open_batch_queue(config, build_model_client(config), tmp_path / "b")
+
+
+def test_batch_on_for_a_target_without_a_batch_api_is_refused_before_the_run_exists(tmp_path):
+    from tests.support.cli_in_process import run_main
+
+    tree = scenario_config(tmp_path)  # the scripted TEST DOUBLE target
+    tree["run"]["batch"] = "on"
+    config = tmp_path / "on.yaml"
+    config.write_text(yaml.safe_dump(tree))
+    out = tmp_path / "run"
+    done = run_main(
+        ["train", "--config", str(config), "--out", str(out)],
+        env=cli_env(),
+        cwd=tmp_path,
+        argv0="skillopt",
+    )
+    assert done.returncode == 2
+    problem = [line for line in done.stderr.splitlines() if "run.batch" in line]
+    assert len(problem) == 1 and "set run.batch to auto or off" in problem[0]
+    assert not out.exists()
