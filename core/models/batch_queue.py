@@ -42,6 +42,7 @@ from core.models.handoff import HandoffWaiting
 from core.models.ledger import UsageLedger, stage
 from core.models.response_cache import request_key
 from core.models.types import Completion, ModelError, Request, Usage
+from core.words import counted
 
 # Set (to the phase's name) while a phase whose calls can wait runs: the baseline val and
 # the test evaluations. Tasks the phase starts inherit it; everything else is interactive.
@@ -250,7 +251,10 @@ class BatchQueue:
                 )
             )
             self._write_records()  # before anything waits: a kill now re-submits nothing
-            say(f"batch {batch_id} submitted ({len(requests)} requests, {self.provider.provider})")
+            say(
+                f"batch {batch_id} submitted ({counted(len(requests), 'request')}, "
+                f"{self.provider.provider})"
+            )
         for record in self.open_batches:
             await self._bring_to_end(record, wait=wait, poll_s=poll_s, say=say, sleep=sleep)
 
@@ -285,8 +289,14 @@ class BatchQueue:
         record.ended = True
         self._write_records()
         failed = sum(1 for a in answers.values() if a.completion is None)
-        retried = f"; {failed} failed inside it and will be asked interactively" if failed else ""
-        say(f"batch {record.batch_id} {progress.status}: {len(answers)} answers{retried}")
+        retried = (
+            f"; {counted(failed, 'request')} without an answer (failed or not reached) "
+            "will be asked interactively"
+            if failed
+            else ""
+        )
+        good = len(answers) - failed
+        say(f"batch {record.batch_id} {progress.status}: {counted(good, 'answer')}{retried}")
 
 
 def progress_words(progress: BatchProgress) -> str:
@@ -300,7 +310,7 @@ def waiting_words(record: BatchRecord, progress: BatchProgress) -> str:
     phases = " and ".join(sorted(set(record.requests.values())))
     return (
         f"{progress_words(progress)} (the {phases} of this run, "
-        f"{len(record.requests)} requests); ready "
+        f"{counted(len(record.requests), 'request')}); ready "
         f"{ready_estimate(progress, record.submitted_at)}. Nothing is lost: re-run the same "
         "command to pick the batch up (it is not submitted again)"
     )
