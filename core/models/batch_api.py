@@ -19,6 +19,7 @@ a batch is the answer to the same question.
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import time
@@ -84,26 +85,35 @@ def _epoch(value: Any) -> float | None:
         return None
 
 
-class OpenAIBatches:
-    """The Batch API of api.openai.com (or a server that speaks it at the role's base_url)."""
+class _SdkBatches:
+    """What both providers' batch clients share: the backend's own SDK client (its key,
+    base_url and proxy rules) and its translation of SDK failures into our errors."""
 
-    provider = "openai"
+    provider = ""
+    sdk_name = ""  # the SDK module
+    sdk_error = ""  # its base error class
 
-    def __init__(self, backend: OpenAIBackend):
+    def __init__(self, backend: Any):
         self.backend = backend
 
     async def _call(self, thunk: Any, what: str) -> Any:
-        import openai
-
+        sdk = importlib.import_module(self.sdk_name)  # lazy: the CLI must start fast
         return await call_sdk(
-            openai,
-            openai.OpenAIError,
+            sdk,
+            getattr(sdk, self.sdk_error),
             thunk,
             timeout_s=_SDK_TIMEOUT_S,
             credential=self.backend.credential,
             model=what,
             where=self.backend._where(),
         )
+
+
+class OpenAIBatches(_SdkBatches):
+    """The Batch API of api.openai.com (or a server that speaks it at the role's base_url)."""
+
+    provider = sdk_name = "openai"
+    sdk_error = "OpenAIError"
 
     async def submit(self, requests: dict[str, Request]) -> str:
         lines = [
@@ -186,26 +196,11 @@ def _openai_answer(entry: dict[str, Any], model_type: Any) -> BatchAnswer:
         return BatchAnswer(None, f"unreadable answer: {type(exc).__name__}")
 
 
-class AnthropicBatches:
+class AnthropicBatches(_SdkBatches):
     """Anthropic's Message Batches (or a server that speaks them at the role's base_url)."""
 
-    provider = "anthropic"
-
-    def __init__(self, backend: AnthropicBackend):
-        self.backend = backend
-
-    async def _call(self, thunk: Any, what: str) -> Any:
-        import anthropic
-
-        return await call_sdk(
-            anthropic,
-            anthropic.AnthropicError,
-            thunk,
-            timeout_s=_SDK_TIMEOUT_S,
-            credential=self.backend.credential,
-            model=what,
-            where=self.backend._where(),
-        )
+    provider = sdk_name = "anthropic"
+    sdk_error = "AnthropicError"
 
     async def submit(self, requests: dict[str, Request]) -> str:
         sdk = self.backend._sdk.get()

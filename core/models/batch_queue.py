@@ -42,6 +42,7 @@ from core.models.handoff import HandoffWaiting
 from core.models.ledger import UsageLedger, stage
 from core.models.response_cache import request_key
 from core.models.types import Completion, ModelError, Request, Usage
+from core.secrets import redact
 from core.words import counted
 
 # Set (to the phase's name) while a phase whose calls can wait runs: the baseline val and
@@ -151,7 +152,7 @@ class BatchQueue:
                 entry["error"] = answer.error
             else:
                 entry.update(
-                    text=c.text,
+                    text=redact(c.text),  # a model may echo a key it saw: never on disk
                     input_tokens=c.usage.input_tokens,
                     output_tokens=c.usage.output_tokens,
                     finish_reason=c.finish_reason,

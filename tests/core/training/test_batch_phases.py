@@ -303,3 +303,22 @@ def test_batch_on_for_a_target_without_a_batch_api_is_refused_before_the_run_exi
     problem = [line for line in done.stderr.splitlines() if "run.batch" in line]
     assert len(problem) == 1 and "set run.batch to auto or off" in problem[0]
     assert not out.exists()
+
+
+async def test_a_key_echoed_in_a_batch_answer_never_reaches_the_run_directory(tmp_path):
+    from tests.core.models.helpers import TEST_KEY
+
+    double = SkillSensitiveTarget()
+    answer = double_handler(double)
+
+    def echoing(record: RecordedRequest) -> Reply:
+        reply = answer(record)
+        return Reply(f"{reply.text} {TEST_KEY}") if asks_norway(record.body) else reply
+
+    with SERVERS["openai"](echoing) as server:
+        done = await train(tmp_path, batch_tree(tmp_path, server, "openai"), "run")
+    assert done.status == "finished"
+    assert (tmp_path / "run" / "batches" / "batches.json").is_file()
+    for path in (tmp_path / "run").rglob("*"):
+        if path.is_file():
+            assert TEST_KEY.encode() not in path.read_bytes(), path
