@@ -41,7 +41,7 @@ from core.models.batch_api import BatchAnswer, BatchProgress, BatchProvider, rea
 from core.models.handoff import HandoffWaiting
 from core.models.ledger import UsageLedger, stage
 from core.models.response_cache import request_key
-from core.models.types import Completion, ModelError, Request, Usage
+from core.models.types import Completion, ModelError, Request, TransientError, Usage
 from core.secrets import redact
 from core.words import counted
 
@@ -270,18 +270,25 @@ class BatchQueue:
     ) -> None:
         interval, shown = poll_s, None
         while True:
-            progress = await self.provider.progress(record.batch_id)
-            if progress.ended:
-                break
-            if not wait:
-                raise BatchWaiting(waiting_words(record, progress))
-            line = progress_words(progress)
+            try:
+                progress = await self.provider.progress(record.batch_id)
+                if progress.ended:
+                    answers = await self.provider.answers(record.batch_id)
+                    break
+                line = progress_words(progress)
+                if not wait:
+                    raise BatchWaiting(waiting_words(record, progress))
+            except TransientError as exc:  # the provider did not answer this look: next one
+                line = f"batch {record.batch_id}: no status this time ({exc})"
+                if not wait:
+                    raise BatchWaiting(f"{line}; re-run the same command to look again") from exc
+            else:
+                line += f"; ready {ready_estimate(progress, record.submitted_at)}"
             if line != shown:
-                say(f"{line}; ready {ready_estimate(progress, record.submitted_at)}")
+                say(line)
                 shown = line
             await sleep(interval)
             interval = min(interval * 2, max(poll_s, MAX_POLL_S))
-        answers = await self.provider.answers(record.batch_id)
         for custom_id in record.requests:  # expired or cancelled before it was reached
             answers.setdefault(custom_id, BatchAnswer(None, f"not answered ({progress.status})"))
         self._write_answers(record.batch_id, answers)
