@@ -41,7 +41,14 @@ from core.models.batch_api import BatchAnswer, BatchProgress, BatchProvider, rea
 from core.models.handoff import HandoffWaiting
 from core.models.ledger import UsageLedger, stage
 from core.models.response_cache import request_key
-from core.models.types import Completion, ModelError, Request, TransientError, Usage
+from core.models.types import (
+    Completion,
+    ModelError,
+    ModelUnavailable,
+    Request,
+    TransientError,
+    Usage,
+)
 from core.secrets import redact
 from core.words import counted
 
@@ -242,7 +249,15 @@ class BatchQueue:
         if self._pending:
             pending, self._pending = self._pending, {}
             requests = {custom_id: request for custom_id, (_, request) in pending.items()}
-            batch_id = await self.provider.submit(requests)
+            try:
+                batch_id = await self.provider.submit(requests)
+            except TransientError as exc:  # nothing saved: the re-run submits them anew
+                self._pending.update(pending)
+                raise ModelUnavailable(
+                    f"the {self.provider.provider} batch of {counted(len(requests), 'request')} "
+                    f"could not be submitted ({exc}); the run is resumable: rerun the same "
+                    "command once the provider answers"
+                ) from exc
             self._records.append(
                 BatchRecord(
                     batch_id=batch_id,

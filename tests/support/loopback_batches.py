@@ -51,6 +51,7 @@ class BatchControls:
         self.expire = False
         self.answer_before_expiry = 0
         self.fail_when: Callable[[BatchBody], bool] | None = None
+        self.refuse_submissions = 0
         self._ids = itertools.count(1)
         self._batch_lock = threading.Lock()
 
@@ -62,6 +63,14 @@ class BatchControls:
         if not self.hold:
             self._end(batch)
         return batch
+
+    def refused(self, http: BaseHTTPRequestHandler) -> bool:
+        """Answer this submission 503 when told to refuse it."""
+        if self.refuse_submissions <= 0:
+            return False
+        self.refuse_submissions -= 1
+        self._send_json(http, 503, self.render_error(503, "overloaded"))  # type: ignore[attr-defined]
+        return True
 
     def release(self) -> None:
         """End every batch still in progress (answering its requests)."""
@@ -103,6 +112,8 @@ class LoopbackOpenAIBatches(BatchControls, LoopbackOpenAI):
         if http.command == "POST" and route == "/v1/files":
             self._send_json(http, 200, self._upload(record))
         elif http.command == "POST" and route == "/v1/batches":
+            if self.refused(http):
+                return
             lines = self.files[record.body["input_file_id"]].decode().splitlines()
             entries = [json.loads(line) for line in lines if line.strip()]
             batch = self._new_batch("batch_", [(e["custom_id"], e["body"]) for e in entries])
@@ -202,6 +213,8 @@ class LoopbackAnthropicBatches(BatchControls, LoopbackAnthropic):
         route = record.route
         parts = route.split("/")  # ["", "v1", "messages", "batches", id, ("results")]
         if http.command == "POST" and route == "/v1/messages/batches":
+            if self.refused(http):
+                return
             requests = [(r["custom_id"], r["params"]) for r in record.body["requests"]]
             self._send_json(http, 200, self._batch_object(self._new_batch("msgbatch_", requests)))
         elif http.command == "GET" and route.startswith("/v1/messages/batches/"):

@@ -322,3 +322,23 @@ async def test_a_key_echoed_in_a_batch_answer_never_reaches_the_run_directory(tm
     for path in (tmp_path / "run").rglob("*"):
         if path.is_file():
             assert TEST_KEY.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.parametrize("backend", sorted(SERVERS))
+async def test_a_batch_the_provider_refuses_stops_the_run_resumably_and_is_submitted_on_rerun(
+    tmp_path, backend
+):
+    from core.models.types import ModelUnavailable
+
+    double = SkillSensitiveTarget()
+    with SERVERS[backend](double_handler(double)) as server:
+        server.refuse_submissions = 1
+        tree = batch_tree(tmp_path, server, backend)
+        with pytest.raises(ModelUnavailable, match="could not be submitted .*rerun the same"):
+            await train(tmp_path, tree, "run")
+        # (a phase running beside may have submitted its own batch meanwhile)
+        assert server.refuse_submissions == 0
+        done = await train(tmp_path, tree, "run")
+        submitted = [cid for batch in server.submissions for cid in batch]
+    assert done.status == "finished"
+    assert len(submitted) == len(set(submitted)) > 0
