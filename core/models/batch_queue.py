@@ -120,9 +120,15 @@ class BatchQueue:
     def _read_records(self) -> list[BatchRecord]:
         try:
             data = json.loads(self._records_path.read_text(encoding="utf-8"))
+            return [BatchRecord(**entry) for entry in data.get("batches", [])]
         except FileNotFoundError:
             return []
-        return [BatchRecord(**entry) for entry in data.get("batches", [])]
+        except (ValueError, TypeError, AttributeError, UnicodeDecodeError) as exc:
+            raise ModelError(
+                f"{self._records_path} is unreadable ({type(exc).__name__}); it names the "
+                "batches this run submitted: restore it, or delete the batches folder to "
+                "submit them again (and pay for them again)"
+            ) from None
 
     def _write_records(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)

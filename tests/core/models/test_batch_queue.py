@@ -9,7 +9,7 @@ import pytest
 from core.models.batch_api import BatchAnswer, BatchProgress, ready_estimate
 from core.models.batch_queue import BATCH_PHASE, BatchPending, BatchQueue, BatchWaiting
 from core.models.ledger import UsageLedger
-from core.models.types import Completion, Request, TransientError, Usage
+from core.models.types import Completion, ModelError, Request, TransientError, Usage
 from tests.core.models.helpers import FakeSleep
 
 ASKED = Request(backend="openai", model="m", messages=[{"role": "user", "content": "2+2?"}])
@@ -101,3 +101,9 @@ def test_the_ready_estimate_follows_the_pace_then_the_window():
     assert ready_estimate(none, submitted_at=0, now=0) == (
         "within 2.0 h (the provider's 24-hour window)"
     )
+
+
+def test_an_unreadable_batch_record_is_one_line_saying_what_to_do(tmp_path):
+    (tmp_path / "batches.json").write_text('{"batches": [{"batch_id": "b1"')  # torn
+    with pytest.raises(ModelError, match=r"batches.json is unreadable .*restore it, or delete"):
+        BatchQueue(tmp_path, ScriptedBatches([]), UsageLedger(), "m")
