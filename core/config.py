@@ -304,6 +304,12 @@ class RayConfig(_Strict):
         return address
 
 
+def switch_word(value: Any) -> Any:
+    """YAML reads a bare `off` / `on` as a boolean: the word it was, for a setting whose
+    words include them (run.batch, sleep.batch)."""
+    return {False: "off", True: "on"}.get(value, value) if isinstance(value, bool) else value
+
+
 class RunConfig(_Strict):
     """Naming and seeding of the run."""
 
@@ -328,11 +334,7 @@ class RunConfig(_Strict):
     batch_poll_s: float = Field(default=30.0, gt=0)
     """Seconds between the first looks at a pending batch (then doubling, up to 10 min)."""
 
-    @field_validator("batch", mode="before")
-    @classmethod
-    def _yaml_switch(cls, value: Any) -> Any:
-        """YAML reads a bare `off` / `on` as a boolean: take it as the word it was."""
-        return {False: "off", True: "on"}.get(value, value) if isinstance(value, bool) else value
+    _batch_word = field_validator("batch", mode="before")(lambda value: switch_word(value))
 
 
 class Config(_Strict):

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from core.atomic import write_text
+from core.config import switch_word
 from core.errors import UserError
 
 SETTINGS_FILE = "sleep.yaml"
@@ -68,11 +69,7 @@ class SleepSettings(BaseModel):
     # is for a run. off = as the night's run config says.
     batch: Literal["auto", "on", "off"] = "off"
 
-    @field_validator("batch", mode="before")
-    @classmethod
-    def _yaml_switch(cls, value: Any) -> Any:
-        """YAML reads a bare `off` / `on` as a boolean: take it as the word it was."""
-        return {False: "off", True: "on"}.get(value, value) if isinstance(value, bool) else value
+    _batch_word = field_validator("batch", mode="before")(lambda value: switch_word(value))
 
     @model_validator(mode="before")
     @classmethod
