@@ -270,6 +270,7 @@ class Night:
     max_val_tasks: int = DEFAULT_MAX_VAL_TASKS
     include_automation: bool = False
     auto_adopt: bool = False
+    batch: str = "off"  # sleep.batch: run.batch for the night's runs; off = the config's
     today: dt.date = field(default_factory=dt.date.today)
     label: str | None = None  # the project's name in night ids and staged branches
     on_line: Callable[[str], None] = lambda _line: None
@@ -772,6 +773,8 @@ class Night:
         config.train.batch_size = n_train  # one step sees every train task of the night
         config.train.steps_per_epoch = 1
         config.train.final_test = has_test
+        if self.batch != "off":
+            config.run.batch = self.batch  # type: ignore[assignment]
         config.models.handoff_dir = str(self.folder / "handoff")
         if config.cache.path is None:
             config.cache.path = str(self.state_dir / "responses.sqlite")
