@@ -304,6 +304,12 @@ class RayConfig(_Strict):
         return address
 
 
+def switch_word(value: Any) -> Any:
+    """YAML reads a bare `off` / `on` as a boolean: the word it was, for a setting whose
+    words include them (run.batch, sleep.batch)."""
+    return {False: "off", True: "on"}.get(value, value) if isinstance(value, bool) else value
+
+
 class RunConfig(_Strict):
     """Naming and seeding of the run."""
 
@@ -319,6 +325,16 @@ class RunConfig(_Strict):
     ledger and budget stay with this process either way."""
     ray: RayConfig = RayConfig()
     """The Ray cluster, when run.executor is ray."""
+    batch: Literal["auto", "on", "off"] = "off"
+    """The provider batch APIs for the calls that can wait (the baseline val, the initial
+    skill's test, the final tests), at half the price: auto = when the target is OpenAI's or
+    Anthropic's own API; on = also a base_url server that speaks the batch API; off = every
+    call interactive. Off by default: a batch may take up to 24 hours, which would stretch
+    a run that takes minutes today."""
+    batch_poll_s: float = Field(default=30.0, gt=0)
+    """Seconds between the first looks at a pending batch (then doubling, up to 10 min)."""
+
+    _batch_word = field_validator("batch", mode="before")(lambda value: switch_word(value))
 
 
 class Config(_Strict):

@@ -57,6 +57,11 @@ class RolloutResult:
     # and labels its own parts, one a line (sleep: the rubric, the person's correction, the
     # answer they accepted), so no item shows an answer under the wrong name.
     reference_label: str = "reference answer"
+    # Why this replay lacked what its item needs to be answered or checked (an environment
+    # sets it: e.g. a code question replayed without the code, a check that could not run).
+    # A failure with it set says nothing of the skill: the analysts are not shown it as one
+    # (core/optimizer/reflection_groups.split_results). It still scores as it scored.
+    lacked_inputs: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict

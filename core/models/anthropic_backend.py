@@ -100,23 +100,7 @@ class AnthropicBackend:
             model=request.model,
             where=self._where(),
         )
-        latency = time.monotonic() - started
-        blocks = getattr(response, "content", None)
-        if blocks is None:
-            raise malformed("no content")
-        text = anthropic_text(blocks)
-        usage = getattr(response, "usage", None)
-        reason = str(getattr(response, "stop_reason", None) or "end_turn")
-        return Completion(
-            text=text,
-            usage=Usage(
-                input_tokens=token_count(getattr(usage, "input_tokens", 0), "input_tokens"),
-                output_tokens=token_count(getattr(usage, "output_tokens", 0), "output_tokens"),
-            ),
-            finish_reason=ANTHROPIC_FINISH.get(reason, reason),
-            latency_s=latency,
-            model=str(getattr(response, "model", None) or request.model),
-        )
+        return message_completion(response, request, time.monotonic() - started)
 
     async def send_streamed(self, request: Request, *, idle_timeout_s: float) -> Completion:
         """The reply as an event stream: `idle_timeout_s` bounds the wait for it to start and
@@ -142,6 +126,27 @@ class AnthropicBackend:
 
     async def aclose(self) -> None:
         await self._sdk.aclose()
+
+
+def message_completion(response: Any, request: Request, latency: float) -> Completion:
+    """A Messages API reply (a direct call's, or one read from a message batch's results)
+    as a Completion."""
+    blocks = getattr(response, "content", None)
+    if blocks is None:
+        raise malformed("no content")
+    text = anthropic_text(blocks)
+    usage = getattr(response, "usage", None)
+    reason = str(getattr(response, "stop_reason", None) or "end_turn")
+    return Completion(
+        text=text,
+        usage=Usage(
+            input_tokens=token_count(getattr(usage, "input_tokens", 0), "input_tokens"),
+            output_tokens=token_count(getattr(usage, "output_tokens", 0), "output_tokens"),
+        ),
+        finish_reason=ANTHROPIC_FINISH.get(reason, reason),
+        latency_s=latency,
+        model=str(getattr(response, "model", None) or request.model),
+    )
 
 
 def split_system(messages: list[Message]) -> tuple[str, list[Message]]:

@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from core.models.ledger import LedgerSnapshot, UsageLedger
 from core.models.response_cache import ResponseCache, canonical_json, request_key
@@ -40,6 +40,9 @@ from core.models.types import (
     Usage,
 )
 from core.secrets import redact
+
+if TYPE_CHECKING:
+    from core.models.batch_queue import BatchQueue
 
 UsageCallback = Callable[[LedgerSnapshot], None]
 NoticeCallback = Callable[[str], None]
@@ -102,6 +105,9 @@ class ModelClient:
         self._in_flight: dict[str, asyncio.Future[None]] = {}  # response-cache key -> done
         self.notices = list(notices or [])
         self.on_usage = on_usage
+        # Calls that can wait (the baseline, the tests) go through this when set
+        # (core/models/batch_queue.py); None = every call is interactive.
+        self.batches: BatchQueue | None = None
 
     # ------------------------------------------------------------------ introspection
     def runtime(self, role: str) -> RoleRuntime:
@@ -220,7 +226,7 @@ class ModelClient:
             mine = self._in_flight[key] = asyncio.get_running_loop().create_future()
         try:
             with self.ledger.reserve_call():  # held until the call is recorded
-                return await self._send_and_record(rt, request, timeout_s, cache, key)
+                return await self._send_and_record(rt, request, timeout_s, cache, key, cache_scope)
         finally:
             if cache is not None and self._in_flight.get(key) is mine:
                 del self._in_flight[key]
@@ -233,11 +239,18 @@ class ModelClient:
         timeout_s: float,
         cache: ResponseCache | None,
         key: str,
+        cache_scope: str = "",
     ) -> Completion:
         role = rt.role
         sent = [False]  # set once a request is in the provider's hands
         try:
-            completion = await rt.retry.run(lambda: self._send_once(rt, request, timeout_s, sent))
+            completion = None
+            if self.batches is not None:
+                completion = self.batches.answer(role, request, rt.endpoint, cache_scope)
+            if completion is None:
+                completion = await rt.retry.run(
+                    lambda: self._send_once(rt, request, timeout_s, sent)
+                )
         except asyncio.CancelledError:
             if sent[0]:  # e.g. the early gate decided: the provider still bills the call
                 self.ledger.record(role, rt.model, estimated_usage(request), False, cancelled=True)
@@ -249,7 +262,9 @@ class ModelClient:
         # A model may echo a key it saw (in a prompt, a tool result): mask it before the
         # answer is used, so no cache, rollout, event or skill ever holds it.
         completion = _masked(completion)
-        if not completion.cached:  # a backend's own replay (a handoff answer read again)
+        # Not: a backend's own replay (a handoff answer read again), or a batch's answer
+        # (billed, all of them, when its batch ended: core/models/batch_queue.py).
+        if not completion.cached and not completion.batched:
             self.ledger.record(
                 role, rt.model, completion.usage, cached=False, served_model=completion.model
             )

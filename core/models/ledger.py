@@ -20,6 +20,12 @@ from core.models.priority_pool import off_critical_path
 from core.models.spend_journal import SpendJournal
 from core.models.types import BudgetExceeded, Usage
 
+# What a call answered inside a provider batch costs, as a share of the interactive price:
+# OpenAI's Batch API and Anthropic's Message Batches both bill input and output tokens at
+# 50 % of the standard rates (their pricing pages: "50% discount" / "50% of standard API
+# prices"). A backend that reports its own cost is taken at its word instead.
+BATCH_PRICE_FACTOR = 0.5
+
 _FIELDS = ("calls", "cache_hits", "input_tokens", "output_tokens", "cost_usd")
 
 # The stage of the loop a call belongs to (rollout, analyst, merge, rank, slow_update, gate,
@@ -129,6 +135,7 @@ class UsageLedger:
         cancelled: bool = False,
         estimated: bool = False,
         served_model: str | None = None,
+        batch: bool = False,
     ) -> None:
         """A finished call. A cache hit counts as a call and a hit, and costs nothing. A
         call cancelled in flight, or abandoned (a timeout, a stream that stalled or broke
@@ -150,6 +157,8 @@ class UsageLedger:
             cost = total / calls if calls else 0.0
         else:
             cost = cost_of(self.prices, model, usage.input_tokens, usage.output_tokens)
+            if batch:
+                cost *= BATCH_PRICE_FACTOR
         entry = {
             "role": role,
             "model": model,
@@ -161,6 +170,8 @@ class UsageLedger:
         }
         if served_model and served_model != model:  # the version the provider says served it
             entry["served_model"] = served_model
+        if batch:
+            entry["batch"] = True
         if cancelled:
             entry["cancelled"] = True
         if estimated:

@@ -39,6 +39,9 @@ class Completion:
     # A handoff reply: the answer file it was read from (a caller that cannot use the
     # reply says so there, core/models/handoff.py).
     answer_file: str | None = None
+    # Answered inside a provider batch (core/models/batch_queue.py): billed at the batch
+    # price.
+    batched: bool = False
 
     @property
     def truncated(self) -> bool:

@@ -40,9 +40,10 @@ def split_results(
     """(failures, successes) of the skill. As published, a rollout that failed with a
     model error scored 0 and is a failure; with `model_errors_fail` False
     (configs/features/skip_model_errors.yaml) it is in neither, since it says nothing
-    about the skill (the target never answered)."""
+    about the skill (the target never answered). A failure whose replay lacked its inputs
+    (`RolloutResult.lacked_inputs`) is in neither either: it was not the skill's to pass."""
     answered = [r for r in results if model_errors_fail or not r.error]
-    failures = [r for r in answered if r.hard == 0]
+    failures = [r for r in answered if r.hard == 0 and not r.lacked_inputs]
     successes = [r for r in answered if r.hard != 0]
     return failures, successes
 

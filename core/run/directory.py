@@ -81,6 +81,9 @@ RUN_FILES: dict[str, str] = {
     "skills": "`vNNNN.md`: every skill version that became current (v0000 = initial)",
     "steps": "`NNNN/`: one folder of evidence per step (below)",
     "staged": "accepted candidates, when no skills repository is used",
+    "batches": "with run.batch: `batches.json` (every provider batch the run submitted, with "
+    "its requests' custom_ids, written before the run waits on it), `<batch id>.answers.jsonl` "
+    "(each ended batch's answers) and `billed.txt` (the batches already in the ledger)",
 }
 RUN_FILE_NAMES = frozenset(RUN_FILES)
 # What a step folder (`steps/NNNN/`) may hold: the documentation's reference of them.
@@ -389,6 +392,11 @@ class RunDirectory:
     def spend_path(self) -> Path:
         """spend.jsonl: every model call as it happened (core.models.spend_journal)."""
         return self.path / SPEND_NAME
+
+    @property
+    def batches_dir(self) -> Path:
+        """batches/: the provider batches of run.batch (core/models/batch_queue.py)."""
+        return self.path / "batches"
 
     @property
     def rollout_cache_path(self) -> Path:

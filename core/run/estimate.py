@@ -15,13 +15,14 @@ from dataclasses import dataclass, replace
 
 from core.config import Config
 from core.environment.contract import needs_agent
-from core.models.ledger import Estimate, estimate_cost
+from core.models.ledger import BATCH_PRICE_FACTOR, Estimate, estimate_cost
 from core.words import counted
 
 CHARS_PER_TOKEN = 4
 QUESTION_TOKENS = 60  # a task's own text in the target prompt
 ITEM_TOKENS = 300  # one rendered trajectory in an optimizer prompt
 FREE_KINDS = ("local", "scripted", "handoff")
+BATCH_KINDS = ("openai", "anthropic")  # backends with a batch API (core/models/batch_api.py)
 # Backends that send nothing to a paid API, and how the estimate names them: the embedded
 # model runs here and costs $0; a handoff call is a prompt file a person (or their own
 # agent session) answers, which costs no API money (their own time or subscription aside).
@@ -38,6 +39,9 @@ class CallPlan:
     optimizer_calls: int
     total_steps: int
     target_is_agent: bool = False  # target_calls are agent runs, not priced
+    # Of target_calls, those that can wait for a provider batch (run.batch): the baseline
+    # val and the test of the initial, best and final skills.
+    batchable_calls: int = 0
 
 
 def step_calls(config: Config, *, train_items: int, val: int, uses_llm: bool) -> tuple[int, int]:
@@ -82,7 +86,12 @@ def plan_calls(
         optimizer += t.epochs * int(t.slow_update.enabled) + later_epochs * int(
             t.meta_skill.enabled
         )
-    return CallPlan(target_calls=target, optimizer_calls=optimizer, total_steps=steps)
+    return CallPlan(
+        target_calls=target,
+        optimizer_calls=optimizer,
+        total_steps=steps,
+        batchable_calls=val + 3 * test,
+    )
 
 
 def estimate_run(
@@ -184,6 +193,23 @@ def describe(plan: CallPlan, estimate: Estimate, kinds: dict[str, str] | None = 
     return line
 
 
+def batch_price_words(plan: CallPlan, estimate: Estimate, target_kind: str) -> str:
+    """Both prices: the estimate's cost with every call interactive and with the calls
+    that can wait at the batch price (run.batch); "" when the target has no batch API or
+    the cost is unknown."""
+    row = estimate.per_role.get("target") or {}
+    calls = int(row.get("calls") or 0)
+    if target_kind not in BATCH_KINDS or estimate.unpriced or plan.target_is_agent or not calls:
+        return ""
+    waiting = min(plan.batchable_calls, calls)
+    saved = row["cost_usd"] * waiting / calls * (1 - BATCH_PRICE_FACTOR)
+    return (
+        f"; ${estimate.cost_usd - saved:.2f} with run.batch ({waiting} target calls that can "
+        f"wait, the baseline val and the tests, at the batch price: "
+        f"{BATCH_PRICE_FACTOR:.0%} of ${row['cost_usd'] * waiting / calls:.2f})"
+    )
+
+
 def estimate_for(config: Config, env, client, initial_skill: str, *, uses_llm: bool) -> str:
     """The one-line estimate for a run about to start with this environment and client."""
     roles = {role: client.runtime(role) for role in ("target", "optimizer")}
@@ -198,4 +224,5 @@ def estimate_for(config: Config, env, client, initial_skill: str, *, uses_llm: b
         free_models=frozenset(rt.model for rt in roles.values() if rt.kind in FREE_KINDS),
         agent_target=needs_agent(env),
     )
-    return describe(plan, estimate, {role: rt.kind for role, rt in roles.items()})
+    kinds = {role: rt.kind for role, rt in roles.items()}
+    return describe(plan, estimate, kinds) + batch_price_words(plan, estimate, kinds["target"])

@@ -47,6 +47,9 @@ class TrainingRun(Protocol):
 
     def emit(self, event: Any) -> None: ...
 
+    async def batched(self, phase: str, make: Any) -> Any:
+        """`make()`, a phase whose calls can wait (core/training/batch_phase.py)."""
+
     def skill_text(self, version: int) -> str: ...
 
     def add_version(self, text: str, *, step: int | None, source: str) -> int: ...

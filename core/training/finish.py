@@ -76,9 +76,12 @@ async def evaluations(
     step = tr.state.total_steps
 
     def scoring(items, text: str, split: str, phase: str, role: str):
-        return lambda: tr.runner.run(
-            items, text, split=split, phase=phase, step=step, skill_role=role
-        )
+        def run():
+            return tr.runner.run(items, text, split=split, phase=phase, step=step, skill_role=role)
+
+        # The tests can wait (a provider batch when run.batch uses one); the final val
+        # decides between best and final skill and stays interactive.
+        return (lambda: tr.batched("test", run)) if split == "test" else run
 
     planned = [("val", "best", best_text)]
     if tr.cfg.final_test and tr.test_items:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from core.config import Config
 from core.environment.contract import Environment, RolloutResult, bind_target
+from core.models.batch_queue import BatchWaiting
 from core.models.handoff import HandoffWaiting, waiting_summary
 from core.models.handoff_files import HandoffFolder
 from core.models.priority_pool import AHEAD, SPARE
@@ -42,6 +43,7 @@ from core.run.staging import Stager
 from core.run.state import SkillVersion, TrainState
 from core.run.summary import RunSummary
 from core.skill.document import skill_hash
+from core.training.batch_phase import batched, open_batch_queue
 from core.training.candidate_gate import mean
 from core.training.epoch_review import review_epoch
 from core.training.executor import Executor, open_executor
@@ -93,6 +95,7 @@ class Training:
         executor: Executor | None = None,
         *,
         sequential: bool = False,
+        batch_wait: bool = True,
     ) -> None:
         self.config = config
         self.cfg = config.train
@@ -128,6 +131,8 @@ class Training:
             executor=executor,
         )
         self.buffer = RejectedEditBuffer()
+        self.batch_wait = batch_wait
+        self.batches = open_batch_queue(config, client, run_dir.batches_dir)
         self.jobs = Jobs()
         self.early = not sequential and self._early_work_allowed()
 
@@ -150,6 +155,18 @@ class Training:
     # ------------------------------------------------------------------ helpers
     def emit(self, event) -> None:
         self.bus.emit(event)
+
+    async def batched(self, phase: str, make):
+        """`make()` (a phase whose calls can wait) through the provider's batch API when
+        run.batch uses one (core/training/batch_phase.py), else as it is."""
+        return await batched(
+            self.batches,
+            phase,
+            make,
+            wait=self.batch_wait,
+            poll_s=self.config.run.batch_poll_s,
+            say=lambda text: self.emit(Notice(text=text)),
+        )
 
     def skill_text(self, version: int) -> str:
         if version not in self._texts:
@@ -289,7 +306,10 @@ class Training:
     async def run(self, initial_skill: str | None) -> RunSummary:
         """The run, with its early work as jobs beside it (core/training/scheduler.py):
         none outlives it, and a failing baseline fails it as it does when run first."""
-        return await self.jobs.run(self._run(initial_skill))
+        try:
+            return await self.jobs.run(self._run(initial_skill))
+        except BatchWaiting as exc:  # told not to wait: stop resumably, the batch id said
+            return self.stopped(str(exc))
 
     async def _run(self, initial_skill: str | None) -> RunSummary:
         self.load_splits()
@@ -414,13 +434,24 @@ class Training:
         text, step = self.skill_text(0), self.total_steps
         self.jobs.submit(
             "test:initial",
-            lambda: self.runner.run(
-                self.test_items, text, split="test", phase="test", step=step, skill_role="initial"
+            lambda: self.batched(
+                "test",
+                lambda: self.runner.run(
+                    self.test_items,
+                    text,
+                    split="test",
+                    phase="test",
+                    step=step,
+                    skill_role="initial",
+                ),
             ),
             priority=SPARE,
         )
 
     async def score_baseline(self, text: str) -> dict[str, float]:
+        return await self.batched("baseline", lambda: self._score_baseline(text))
+
+    async def _score_baseline(self, text: str) -> dict[str, float]:
         if self.cfg.gate.repeats > 1:  # scored as every candidate will be: N repeats, mean
             gated = await self.runner.score_with_gate(
                 self.val_items,
@@ -461,9 +492,11 @@ async def run_training(
     stop: asyncio.Event | None = None,
     executor: Executor | None = None,
     sequential: bool = False,
+    batch_wait: bool = True,
 ) -> RunSummary:
     """Train (or resume) the run in `run_dir`. `sequential` runs every phase one after
-    the other (no early work: the order before issue 24, for comparisons). Takes the directory's owner lock unless
+    the other (no early work: the order before issue 24, for comparisons); `batch_wait`
+    False stops the run (exit 3, resumable) instead of waiting for a pending batch. Takes the directory's owner lock unless
     the caller holds it. When resuming, `initial_skill` is ignored: the run continues from
     the skills saved in the directory (skills/v0000.md is the initial one). Budget cap or `stop` → a "stopped", resumable summary; an
     unexpected exception → a RunFailed event, then re-raised."""
@@ -501,6 +534,7 @@ async def run_training(
             stop,
             executor,
             sequential=sequential,
+            batch_wait=batch_wait,
         )
         return await training.run(initial_skill)
     except BaseException as exc:

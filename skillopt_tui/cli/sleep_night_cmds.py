@@ -119,6 +119,7 @@ def _night(
         max_val_tasks=settings.max_val_tasks,
         include_automation=settings.include_automation,
         auto_adopt=settings.auto_adopt,
+        batch=settings.batch,
         on_line=lambda line: print(f"skillopt: sleep: {line}", file=sys.stderr),
         dry=dry,
         label=night_label(project, settings.projects),

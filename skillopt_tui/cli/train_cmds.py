@@ -89,6 +89,14 @@ def train(
             "and cost, then exit without training.",
         ),
     ] = False,
+    no_wait: Annotated[
+        bool,
+        typer.Option(
+            "--no-wait",
+            help="With run.batch: stop (exit 3, resumable) instead of waiting while a "
+            "provider batch is pending; the same command picks the batch up.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Train a skill (resumes when --out already holds the run). Exit 3 = stopped, resumable."""
@@ -161,7 +169,9 @@ def train(
         logger = ConsoleLogger(quiet=False)
         bus = EventBus()
         bus.subscribe(logger)
-        summary = asyncio.run(_train(cfg, run_dir, bus, logger, env, initial_skill, stager))
+        summary = asyncio.run(
+            _train(cfg, run_dir, bus, logger, env, initial_skill, stager, wait=not no_wait)
+        )
         _write_card(run_dir, env, config, set_ or [])
     finally:
         run_dir.release()
@@ -242,8 +252,9 @@ def _check_before_the_run(cfg, env) -> None:
     """Raise the input problems a run would otherwise meet after its directory exists: the
     splits the run reads (unreadable data or manifests), the configuration of the model
     roles it calls (an unset api_key_env, a missing model name), a cost cap on a model
-    with no price."""
+    with no price, run.batch on for a target without a batch API."""
     from core.models.factory import build_model_client
+    from core.training.batch_phase import batch_provider_for
     from core.training.executor import check_executor
     from core.training.setup import check_cost_cap_is_priced, roles_in_use
 
@@ -257,6 +268,7 @@ def _check_before_the_run(cfg, env) -> None:
             if problem is not None:
                 raise problem
         check_cost_cap_is_priced(cfg, client)
+        batch_provider_for(cfg, client)  # run.batch on with a target that cannot batch
     finally:
         asyncio.run(client.aclose())
 
@@ -287,7 +299,7 @@ async def _estimate(cfg, env, initial_skill) -> str:
         await client.aclose()
 
 
-async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
+async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager, *, wait=True):
     from core.training.trainer import run_training
 
     stop = asyncio.Event()
@@ -328,6 +340,7 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager):
             stager=stager,
             initial_skill=initial_skill,
             stop=stop,
+            batch_wait=wait,
         )
     finally:
         logger.close()

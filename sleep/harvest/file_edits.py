@@ -137,15 +137,24 @@ def codex_patch_edits(patch: Any) -> list[FileEdit]:
 
 def confined(edit: FileEdit, cwd: str | None) -> FileEdit | None:
     """The edit with its path relative to the session's folder `cwd`, or None when the
-    path leaves it (absolute elsewhere, `..`, or no folder to be relative to)."""
-    path = PurePosixPath(edit.path.replace("\\", "/"))
+    path leaves it."""
+    path = confined_path(edit.path, cwd)
+    if path is None:
+        return None
+    return FileEdit(path, edit.new, edit.old, edit.write, edit.replace_all)
+
+
+def confined_path(recorded: str, cwd: str | None) -> str | None:
+    """A recorded path relative to the session's folder `cwd`, or None when it leaves it
+    (absolute elsewhere, `..`, or no folder to be relative to)."""
+    path = PurePosixPath(recorded.replace("\\", "/"))
     if path.is_absolute():
         if not cwd or not path.is_relative_to(PurePosixPath(cwd)):
             return None
         path = path.relative_to(PurePosixPath(cwd))
     if not path.parts or ".." in path.parts or str(path) == ".":
         return None
-    return FileEdit(str(path), edit.new, edit.old, edit.write, edit.replace_all)
+    return str(path)
 
 
 def prior_edits(turns: list[list[FileEdit]]) -> list[FileEdit]:

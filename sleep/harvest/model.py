@@ -52,6 +52,9 @@ class Task:
     # (`edit_calls`) until it learns the call failed.
     edits: list[dict] = field(default_factory=list)
     edit_calls: dict[str, list[dict]] = field(default_factory=dict, repr=False, compare=False)
+    # The files the agent read in this turn, as recorded (sleep/harvest/file_reads.py): a
+    # question about the code is replayed with their content at its start commit.
+    reads: list[str] = field(default_factory=list)
 
     def to_json(self, *, evidence: bool = True) -> dict:
         """The prompt; with `evidence`, also what the session showed of its answer (what a
@@ -61,7 +64,7 @@ class Task:
             data["truncated"] = True
         if self.interrupted:
             data["interrupted"] = True
-        for name in ("tools", "commands", "answer", "edits") if evidence else ():
+        for name in ("tools", "commands", "answer", "edits", "reads") if evidence else ():
             if getattr(self, name):
                 data[name] = getattr(self, name)
         return data

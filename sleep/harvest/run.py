@@ -339,6 +339,7 @@ class Harvest:
                     self._redact(task.answer).text if task.answer else "",
                     truncated=cut, interrupted=task.interrupted,
                     edits=self._clean_edits(task.edits),
+                    reads=[r for r in task.reads if self._redact(r).text == r],
                 )
             )  # fmt: skip
         if tasks:  # abandoned prompts alone are counted in the result, not a session
@@ -435,6 +436,7 @@ def _clean_task(task: Task) -> Task:
         commands=clean_strings(task.commands),
         answer=clean_text(task.answer),
         edits=clean_strings(task.edits),
+        reads=clean_strings(task.reads),
     )
 
 

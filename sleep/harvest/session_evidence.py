@@ -1,7 +1,8 @@
 """What a session shows about how a prompt was answered, beside the prompt itself.
 
 Mining needs more than the person's words: whether the assistant read or changed the
-project (its file and shell tool calls make a task `agentic`), which verification command
+project (its file and shell tool calls make a task `agentic`), which files it read (a
+question about the code is replayed with them, sleep/harvest/file_reads.py), which verification command
 it ran (`make test`, `pytest …`: a `command` check), and its final reply (what the person
 accepted: the task's reference). The transcript readers hand each assistant record here
 with the prompt it answers; everything is bounded, and redacted by the harvest later.
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sleep.harvest.file_edits import MAX_EDIT_CHARS, MAX_TURN_EDITS, claude_edits, codex_patch_edits
+from sleep.harvest.file_reads import MAX_TURN_READS, reads_of, shell_reads
 from sleep.harvest.model import Task
 
 MAX_COMMANDS = 20
@@ -25,11 +27,14 @@ MAX_TOOLS = 30
 _SHELL_TOOLS = {"bash", "shell", "exec_command", "local_shell", "shell_command", "run_shell"}
 
 
-def _note_tool(task: Task, name: str, command: str | None = None) -> None:
+def _note_tool(task: Task, name: str, command: str | None = None, arguments: Any = None) -> None:
     if name and name not in task.tools and len(task.tools) < MAX_TOOLS:
         task.tools.append(name)
     if command and len(task.commands) < MAX_COMMANDS:
         task.commands.append(command.strip()[:MAX_COMMAND_CHARS])
+    for path in [*reads_of(name, arguments), *shell_reads(command)]:
+        if path not in task.reads and len(task.reads) < MAX_TURN_READS:
+            task.reads.append(path)
 
 
 def _note_answer(task: Task, text: str) -> None:
@@ -80,7 +85,7 @@ def claude_assistant(
         elif block.get("type") == "tool_use" and isinstance(block.get("name"), str):
             name = block["name"]
             command = _command_of(block.get("input")) if name.lower() in _SHELL_TOOLS else None
-            _note_tool(task, name, command)
+            _note_tool(task, name, command, block.get("input"))
             _note_edits(task, edits_of(name, block.get("input")), block.get("id"))
 
 

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sleep.harvest.file_edits import FileEdit, confined, edit_problem, prior_edits
+from sleep.harvest.file_edits import FileEdit, confined, confined_path, edit_problem, prior_edits
 from sleep.mine.correction_checks import checks_for
 from sleep.mine.corrections import correction_and_request, is_correction, redirected
 from sleep.mine.evidence import (
@@ -45,6 +45,7 @@ from sleep.mine.kinds import TaskKind, kind_of
 from sleep.mine.preferences import assign_preferences
 from sleep.mine.tasks import (
     MAX_CORRECTION_CHARS,
+    MAX_READ_FILES,
     Check,
     Correction,
     MinedTask,
@@ -155,6 +156,7 @@ class _Stopped:
     earlier: list[FileEdit]
     when: str | None
     index: int  # its place in the session
+    prompt: dict[str, Any]  # as harvested (the files its turn read, before it was stopped)
 
 
 # Where each prompt went: (session, the prompt's index in it) → the id of the task it
@@ -212,7 +214,8 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             if redirected(prompts, index):
                 context, agentic_before = turns.context_for(text)
                 kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
-                stopped = _Stopped(text, kind, context, earlier if context else [], when, index)
+                stopped = _Stopped(text, kind, context, earlier if context else [], when, index,
+                                   prompt)  # fmt: skip
             turns.add(Turn(text, answer), False, new_thread=True)
             thread = None
             continue
@@ -224,11 +227,13 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             if stopped is not None:
                 task = _task(by_id, project, stopped.text, stopped.kind, stopped.context,
                              stopped.earlier, session, sid, stopped.when)  # fmt: skip
+                add_reads(task, stopped.prompt, project)
                 thread = _Thread(task, "", False, [])
                 placed[(sid, stopped.index)] = task.id
                 stopped = None
             assert thread is not None
             _correct(thread, text, commands, sid, session, when)
+            add_reads(thread.task, prompt, project)
             placed[(sid, index)] = thread.task.id
             thread.continue_with(answer, aborted, turn_edits)
             turns.add(Turn(text, answer), thread.task.kind == "agentic")
@@ -262,6 +267,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
         agentic = task.kind == "agentic"
         _add_checks(task, constraint_checks(text, agentic=agentic, commands_after=verified))
         _add_checks(task, verified)
+        add_reads(task, prompt, project)
         thread = _Thread(task, answer, aborted, turn_edits)
         placed[(sid, index)] = task.id
         turns.add(Turn(text, answer), kind == "agentic", new_thread=True)
@@ -344,6 +350,15 @@ def _add_checks(task: MinedTask, checks: list[Check]) -> None:
     for check in checks:
         if check not in task.checks:
             task.checks.append(check)
+
+
+def add_reads(task: MinedTask, prompt: dict[str, Any], cwd: str | None) -> None:
+    """The files the turn read, each inside the session's folder (a chat replay of the
+    task is given their content, sleep/night/read_files.py)."""
+    for recorded in prompt.get("reads", []):
+        path = confined_path(recorded, cwd) if isinstance(recorded, str) else None
+        if path and path not in task.read_files and len(task.read_files) < MAX_READ_FILES:
+            task.read_files.append(path)
 
 
 def session_commit(session: dict[str, Any]) -> str | None:

@@ -34,6 +34,7 @@ CheckKind = Literal[
 ]
 CHECK_KINDS: tuple[str, ...] = get_args(CheckKind)
 MAX_CONTEXT_CHARS = 3000  # the earlier turns a follow-up keeps, in all
+MAX_READ_FILES = 20  # the files a task keeps of those its sessions read
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,11 @@ class MinedTask:
     # id, None until grouped). Absent from archives written before they were kept.
     corrections: list[Correction] = field(default_factory=list)
     preference: str | None = None
+    # The files its session's agent read to answer it, relative to the session's folder
+    # (sleep/harvest/file_reads.py): a chat replay of a question about the code is given
+    # their content at its start commit (sleep/night/read_files.py). Absent from archives
+    # written before they were kept.
+    read_files: list[str] = field(default_factory=list)
 
     @property
     def has_evidence(self) -> bool:
@@ -152,6 +158,7 @@ class MinedTask:
             "prior_edits",
             "corrections",
             "preference",
+            "read_files",
             "session_started",
             "session_commit",
         ):
@@ -189,7 +196,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "occurrences": (int,), "first_seen": _OPTIONAL_STR, "last_seen": _OPTIONAL_STR,
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
     "prior_edits": (list,), "corrections": (list,), "preference": _OPTIONAL_STR,
-    "session_started": _OPTIONAL_STR, "session_commit": _OPTIONAL_STR,
+    "session_started": _OPTIONAL_STR, "session_commit": _OPTIONAL_STR, "read_files": (list,),
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
 
@@ -239,8 +246,9 @@ def task_problem(data: Any) -> str:
     edit = next((p for p in map(edit_problem, data.get("prior_edits", [])) if p), "")
     if edit:
         return f"task {name}: {edit}"
-    if not all(isinstance(s, str) for s in data.get("source_sessions", [])):
-        return f"task {name}: source_sessions is not a list of strings"
+    for listed in ("source_sessions", "read_files"):
+        if not all(isinstance(s, str) for s in data.get(listed, [])):
+            return f"task {name}: {listed} is not a list of strings"
     return ""
 
 
@@ -322,6 +330,7 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         preference=new.preference or old.preference,
         session_started=old.session_started or new.session_started,
         session_commit=old.session_commit if old.session_started else new.session_commit,
+        read_files=list(dict.fromkeys([*old.read_files, *new.read_files]))[:MAX_READ_FILES],
     )
 
 
@@ -339,6 +348,7 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
         "checks": [asdict(c) for c in task.checks],
         "context": [asdict(t) for t in task.context],
         "prior_edits": [e.describe() for e in task.prior_edits],  # applied before it
+        "read_files": task.read_files,  # a chat replay is given their content
         "train_only": task.train_only,
         "preference": task.preference,  # the id in the plan's `preferences`, if any
     }

@@ -33,6 +33,7 @@ from sleep.mine.corrections import redirected
 from sleep.mine.evidence import verification_commands
 from sleep.mine.heuristic import (
     Placed,
+    add_reads,
     is_acknowledgement,
     mine_sessions,
     session_commit,
@@ -210,6 +211,7 @@ def _new_task(
                 task.checks.append(check)
         if sid not in task.source_sessions:
             task.source_sessions.append(sid)
+        add_reads(task, prompt, session.get("cwd"))
         when = prompt.get("timestamp")
         if when and (task.last_seen is None or when > task.last_seen):
             task.last_seen = when

@@ -17,6 +17,7 @@ answer), judged like a `tools` replay.
     <night>/handoff/workspaces/<key>/git        its git directory, beside it (not in it)
     <night>/handoff/workspaces/<key>/stale.json answers read after the copy was lost
     <night>/handoff/workspaces/<key>/read.json  the diff as the answer was first read with
+    <night>/handoff/workspaces/<key>/declared.json  the commands the answer declared, re-run
 
 They are removed when the night finishes (`discard`).
 `<key>` hashes the project, commit, skill place, skill text and task prompt, so a re-run
@@ -43,7 +44,9 @@ from core.models.call_label import labelled
 from core.models.handoff import AnswerRejected, accept_answer, mask_answer, reject_answer
 from core.models.handoff_files import HandoffFolder, digest
 from core.models.types import AgentOutcome, AgentTask, Completion, Message
-from sleep.night.check_memo import for_diff
+from sleep.night.check_memo import MemoCheck, for_diff
+from sleep.night.declared_commands import DECLARE_INSTRUCTIONS, declared_event, rerun
+from sleep.night.replay_checks import DEFAULT_CHECK_TIMEOUT_S, CheckResult
 from sleep.night.replay_modes import register_workspace_runner
 
 KIND = "replay-workspace"
@@ -51,8 +54,9 @@ MODE = "handoff-workspace"
 FOLDER = "workspaces"
 REPAIRS = 1
 EXPECTS = (
-    "free text: the final message of the task done in the prepared workspace; the edits "
-    "left in that workspace are read with it (its diff against the recorded commit)"
+    "free text: the final message of the task done in the prepared workspace, ending with "
+    "`Commands run:` and the commands run there (each is run again); the edits left in "
+    "that workspace are read with it (its diff against the recorded commit)"
 )
 
 
@@ -128,6 +132,7 @@ def prompt_messages(
             "When you are done, write your final message (what you did and found, as you would",
             "end the task for the person who asked) as the reply. The answer is that final",
             "message together with the edits you left in the workspace: both are read.",
+            *DECLARE_INSTRUCTIONS,
             "",
             "## The task",
             "",
@@ -240,9 +245,13 @@ async def _outcome(
     # run again (sleep/night/check_memo.py).
     check = await asyncio.to_thread(for_diff(task.check, diff), workspace.root)
     text = completion.text
+    events = [{"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}]
+    declared = await asyncio.to_thread(_declared, task, workspace, text)
+    if declared is not None:
+        events.append(declared_event(declared))
     return AgentOutcome(
         text=text,
-        events=[{"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}],
+        events=events,
         diff=diff,
         exit_status=0,
         usage=completion.usage,
@@ -253,6 +262,25 @@ async def _outcome(
         workspace=str(workspace.root),
         left_out=workspace.left_out,
     )
+
+
+def _declared(task: AgentTask, workspace: Workspace, answer: str) -> list[CheckResult] | None:
+    """The commands the answer declares, run again in the jail once per answer (kept in
+    declared.json: a later round that brings the same answer back does not run them
+    again). Run after the task's own checks, on the workspace as they left it."""
+    saved = workspace.root.parent / "declared.json"
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        data = json.loads(saved.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and data.get("answer") == digest(answer):
+            found = data.get("results")
+            return None if found is None else [CheckResult.from_dict(r) for r in found]
+    check = task.check
+    timeout_s = check.timeout_s if isinstance(check, MemoCheck) else DEFAULT_CHECK_TIMEOUT_S
+    project = check.project if isinstance(check, MemoCheck) else None
+    results = rerun(answer, workspace.root, timeout_s, project)
+    found = None if results is None else [r.to_dict() for r in results]
+    write_json(saved, {"answer": digest(answer), "results": found})
+    return results
 
 
 def discard(handoff_dir: Path) -> None:

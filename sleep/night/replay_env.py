@@ -47,8 +47,16 @@ from sleep.mine.evidence import context_text
 from sleep.mine.judged_by import judged_by
 from sleep.mine.tasks import Check, MinedTask, ReplayEvidence, Turn
 from sleep.night.check_memo import CheckMemo, MemoCheck
+from sleep.night.declared_commands import (
+    declared_message,
+    declared_results,
+    declared_section,
+    passed_commands,
+)
 from sleep.night.edited_tree import EditedTree, edited_tree, session_base, start_commit
+from sleep.night.lacked_inputs import lacked_inputs
 from sleep.night.preference_gate import PreferenceGate
+from sleep.night.read_files import ReadFiles, read_files
 from sleep.night.replay_checks import (
     DEFAULT_CHECK_TIMEOUT_S,
     CheckResult,
@@ -128,6 +136,7 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "project": task.project,
             "session_started": task.session_started or task.first_seen,
             "session_commit": task.session_commit,
+            "read_files": list(task.read_files),
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
@@ -140,15 +149,17 @@ def checks_of(item: TaskItem) -> list[Check]:
     return [Check(kind, value) for kind, value in item.data.get("checks", [])]
 
 
-def replay_messages(item: TaskItem, skill_text: str) -> list[Message]:
-    """The skill, the earlier turns the task follows up on, then the task itself."""
+def replay_messages(item: TaskItem, skill_text: str, files: str = "") -> list[Message]:
+    """The skill, the earlier turns the task follows up on, then the task itself, after
+    the files its session read (`files`, sleep/night/read_files.py) when there are any."""
     messages: list[Message] = []
     if skill_text.strip():
         messages.append({"role": "system", "content": skill_text})
     for prompt, answer in item.data.get("context", []):
         messages.append({"role": "user", "content": prompt})
         messages.append({"role": "assistant", "content": answer or "(no answer recorded)"})
-    messages.append({"role": "user", "content": item.question})
+    question = f"{files}\n\nThe question:\n{item.question}" if files else item.question
+    messages.append({"role": "user", "content": question})
     return messages
 
 
@@ -299,7 +310,8 @@ class ReplayEnvironment:
             return await self._tools_rollout(item, skill_text, complete)
         if mode in WORKSPACE_MODES:
             return await self._workspace_rollout(item, skill_text, complete, mode)
-        messages = replay_messages(item, skill_text)
+        files = self._files_read(item)
+        messages = replay_messages(item, skill_text, files.section())
         try:
             completion = await complete(messages)
             reply = completion.text.strip()
@@ -314,7 +326,18 @@ class ReplayEnvironment:
             usage=(completion.usage.input_tokens, completion.usage.output_tokens),
             latency_s=completion.latency_s,
             cached=completion.cached,
+            lacking=[files.lacking()],
         )
+
+    def _files_read(self, item: TaskItem) -> ReadFiles:
+        """The files a chat replay's session read, where the replay starts: in the tree a
+        workspace replay of this night would copy (none without one)."""
+        paths = [str(p) for p in item.data.get("read_files", [])]
+        tree = self.workspace or self.tools
+        if not paths or tree is None:
+            return read_files(paths, None, None, None)
+        with _start_tree(item, tree.project, tree.commit) as (root, commit, _edited):
+            return read_files(paths, root, commit, item.data.get("project"))
 
     async def _workspace_rollout(
         self, item: TaskItem, skill_text: str, complete, mode: str
@@ -330,7 +353,8 @@ class ReplayEnvironment:
         async def run(task: AgentTask, skill: str):
             return await runner(task, skill, complete, where)
 
-        # a handoff is answered by the person's own agent: its commands are not seen
+        # a handoff is answered by the person's own agent: its commands are not seen, only
+        # those it declares, run again by the night (sleep/night/declared_commands.py)
         return await self._agent_rollout(item, skill_text, run, where, commands_seen=False)
 
     async def _agent_rollout(
@@ -370,7 +394,8 @@ class ReplayEnvironment:
             outcome = await run_agent(task, skill_text)
             reply = with_diff(outcome.text, outcome.diff)
             checks = self._checked(item, skill_text, outcome.diff, outcome.check)
-            verdict = await self._judge(item, reply, checks)
+            declared = None if commands_seen else declared_results(outcome.events)
+            verdict = await self._judge(item, reply, checks, declared)
         except (TransientError, RetriesExhausted) as exc:
             return self._failed(item, [*_edits_message(tree), prompt], str(exc))
         trajectory = [
@@ -380,8 +405,9 @@ class ReplayEnvironment:
             {"role": "diff", "content": outcome.diff or "(no changes)"},
             *_left_out_message(tree, outcome),
             *([trajectory_message(checks)] if checks else []),
+            *([declared_message(declared)] if declared is not None else []),
         ]
-        ran = commands_in_events(outcome.events) if commands_seen else None
+        ran = commands_in_events(outcome.events) if commands_seen else passed_commands(declared)
         return self._scored(
             item,
             reply,
@@ -445,11 +471,13 @@ class ReplayEnvironment:
         usage: tuple[int, int],
         latency_s: float,
         cached: bool,
+        lacking: list[str] | None = None,
     ) -> RolloutResult:
         # the checks this replay's evidence can tell (a diff check says nothing of a chat
         # reply), then those it failed
         seen = seen or ReplayEvidence(reply)
-        told = [(c, r) for c in checks_of(item) if (r := c.evaluate(seen)) is not None]
+        verdicts = [(c, c.evaluate(seen)) for c in checks_of(item)]
+        told = [(c, r) for c, r in verdicts if r is not None]
         failed = [c for c, passed in told if not passed]
         soft = verdict["score"]
         if told:
@@ -465,13 +493,21 @@ class ReplayEnvironment:
             soft = decision.soft
         if decision.note:
             explanation += f"; {decision.note}"
+        hard = float(soft >= self.pass_mark)
+        lacked = ""
+        if not hard and not failed and decision.soft != 0.0:
+            # failed with nothing it was given failing: a missing input may be why
+            untold = [c for c, r in verdicts if r is None]
+            lacked = lacked_inputs(lacking or [], untold, command_results or [])
+        if lacked:
+            explanation += f"; lacked inputs: {lacked} (not shown to the analysts as a failure)"
         return RolloutResult(
             item_id=item.id,
             task_type=item.task_type,
             question=item.question,
             **_reference(item),
             prediction=reply,
-            hard=float(soft >= self.pass_mark),
+            hard=hard,
             soft=round(soft, 6),
             explanation=explanation,
             trajectory=trajectory,
@@ -479,6 +515,7 @@ class ReplayEnvironment:
             output_tokens=usage[1],
             latency_s=latency_s,
             cached=cached,
+            lacked_inputs=lacked,
         )
 
     def _check(
@@ -497,14 +534,18 @@ class ReplayEnvironment:
         return results
 
     async def _judge(
-        self, item: TaskItem, reply: str, checks: list[CheckResult] | None = None
+        self,
+        item: TaskItem,
+        reply: str,
+        checks: list[CheckResult] | None = None,
+        declared: list[CheckResult] | None = None,
     ) -> dict:
         prompt = render_sleep_prompt(
             "judge",
             context=_judge_context(item),
             intent=item.question,
             rubric=item.answer,
-            checks=judge_section(checks or []),
+            checks=judge_section(checks or []) + declared_section(declared),
             reply=reply,
         )
         answer = await ask_json(self.judge, [{"role": "user", "content": prompt}], VERDICT_SHAPE)

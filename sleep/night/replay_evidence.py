@@ -3,8 +3,9 @@
 The final reply and the diff come with every workspace replay; the commands the agent ran
 are read from its run: a coding agent's event stream (Claude Code's Bash tool calls,
 Codex's command executions) or our tool loop's shell calls. A handoff answered by the
-person's own agent shows no commands, so a `ran` check says nothing there (None), rather
-than failing work it cannot see. The project's own top-level modules are listed so an
+person's own agent shows no commands: only those its reply declares, each run again by the
+night and counted when it passes (sleep/night/declared_commands.py); a reply that declares
+none says nothing (None), rather than failing work it cannot see. The project's own top-level modules are listed so an
 import of one is not counted as a new dependency.
 """
 

@@ -90,6 +90,7 @@ from sleep.night.held_tasks import (
     read_json,
     with_carried,
 )
+from sleep.night.lacked_inputs import left_out_line, left_out_of_analysis
 from sleep.night.preference_gate import PreferenceGate
 from sleep.night.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
 from sleep.night.replay_env import AgentReplay, ReplayEnvironment
@@ -269,6 +270,7 @@ class Night:
     max_val_tasks: int = DEFAULT_MAX_VAL_TASKS
     include_automation: bool = False
     auto_adopt: bool = False
+    batch: str = "off"  # sleep.batch: run.batch for the night's runs; off = the config's
     today: dt.date = field(default_factory=dt.date.today)
     label: str | None = None  # the project's name in night ids and staged branches
     on_line: Callable[[str], None] = lambda _line: None
@@ -691,6 +693,11 @@ class Night:
             before.get(k) == outcome[k] for k in ("baseline_val", "best_val")
         ):
             outcome["scores_unchanged"] = True  # the console shows them once, not every round
+        left_out = left_out_of_analysis(run_dir.path)
+        if left_out:  # failed for want of inputs: not the analysts' failures
+            outcome["left_out_of_analysis"] = left_out
+            if len(left_out) != len(before.get("left_out_of_analysis") or []):
+                self.on_line(left_out_line(route.skill, left_out))
         edits = unlanded_edits(run_dir.path)
         if edits:
             outcome["edits_not_landed"] = edits
@@ -766,6 +773,8 @@ class Night:
         config.train.batch_size = n_train  # one step sees every train task of the night
         config.train.steps_per_epoch = 1
         config.train.final_test = has_test
+        if self.batch != "off":
+            config.run.batch = self.batch  # type: ignore[assignment]
         config.models.handoff_dir = str(self.folder / "handoff")
         if config.cache.path is None:
             config.cache.path = str(self.state_dir / "responses.sqlite")

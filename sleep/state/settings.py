@@ -13,9 +13,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from core.atomic import write_text
+from core.config import switch_word
 from core.errors import UserError
 
 SETTINGS_FILE = "sleep.yaml"
@@ -56,6 +64,12 @@ class SleepSettings(BaseModel):
     max_val_tasks: int = Field(default=DEFAULT_MAX_VAL_TASKS, ge=1)
     include_automation: bool = False
     auto_adopt: bool = False
+    # The night's replays that can wait (the baseline val and the test of each skill) through
+    # the provider's batch API at half price (core/training/batch_phase.py); what run.batch
+    # is for a run. off = as the night's run config says.
+    batch: Literal["auto", "on", "off"] = "off"
+
+    _batch_word = field_validator("batch", mode="before")(lambda value: switch_word(value))
 
     @model_validator(mode="before")
     @classmethod

@@ -139,6 +139,7 @@ class RecordedRequest:
     body: Any  # parsed JSON, or None if the body was not JSON
     started: float  # time.monotonic() on arrival
     finished: float | None = None
+    raw: bytes = b""  # the body as sent (a multipart upload is not JSON)
 
     @property
     def route(self) -> str:
@@ -290,6 +291,7 @@ class LoopbackServer:
                 headers={k.lower(): v for k, v in http.headers.items()},
                 body=body,
                 started=time.monotonic(),
+                raw=raw,
             )
             self.requests.append(record)
             self.in_flight += 1

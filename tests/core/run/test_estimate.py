@@ -133,3 +133,25 @@ def test_a_paid_role_keeps_its_price_and_an_unused_free_role_goes_unnamed():
     )
     line = describe(plan, est, {"target": "openai", "optimizer": "local"})
     assert line.endswith("cost unknown (no price for m-x)")  # fewshot: no optimizer calls
+
+
+def test_the_estimate_shows_both_prices_for_a_target_with_a_batch_api():
+    """Interactive, and with the baseline val and the three tests at the batch price."""
+    from core.models.ledger import BATCH_PRICE_FACTOR
+    from core.run.estimate import batch_price_words
+
+    tree = small_config().model_dump()
+    tree["models"]["prices"]["m-target"] = {"input_per_mtok": 2.0, "output_per_mtok": 8.0}
+    cfg = config_from_dict(tree)
+    models = {"target": "m-target", "optimizer": "m-opt"}
+    plan, estimate = estimate_run(
+        cfg, train_items=100, val_items=50, test_items=50, uses_llm=True, models=models
+    )
+    assert plan.batchable_calls == 5 + 3 * 7  # the baseline val, initial / best / final test
+    words = batch_price_words(plan, estimate, "anthropic")
+    target = estimate.per_role["target"]
+    waiting_cost = target["cost_usd"] * plan.batchable_calls / target["calls"]
+    cheaper = estimate.cost_usd - waiting_cost * (1 - BATCH_PRICE_FACTOR)
+    assert f"${cheaper:.2f} with run.batch ({plan.batchable_calls} target calls" in words
+    assert cheaper < estimate.cost_usd
+    assert batch_price_words(plan, estimate, "local") == ""  # no batch API: one price
