@@ -36,17 +36,30 @@ UNMET: dict[str, dict[str, str]] = {
     "test_no_correction_is_mined_as_a_request_of_its_own": {"recipes": "6/15 are tasks"},
     "test_mechanical_corrections_become_checks": {"recipes": "2/9: docstrings, f-strings"},
     "test_every_recurring_preference_is_found": {"recipes": "1/5"},
-    "test_every_preference_seen_twice_has_a_held_out_occurrence": {"recipes": "1/5"},
 }
+# Not strict: with its preferences not found, which attached task is held out comes from
+# the split's hash of the task id, which holds the project's (temporary) path, so the
+# figure moves between runs (1/5 to 5/5 seen); it is decided once preferences are found.
+UNSETTLED = {
+    "test_every_preference_seen_twice_has_a_held_out_occurrence": {
+        "recipes": "held out by the hash split while its preferences are not found",
+    },
+}
+
+
+def corpus_of(request) -> str:
+    callspec = getattr(request.node, "callspec", None)
+    return callspec.params.get("corpus", "") if callspec else ""
 
 
 @pytest.fixture(autouse=True)
 def _unmet(request):
-    reason = UNMET.get(request.node.originalname, {}).get(
-        request.node.callspec.params.get("corpus", "") if hasattr(request.node, "callspec") else ""
-    )
+    reason = UNMET.get(request.node.originalname, {}).get(corpus_of(request))
     if reason:
         request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+    unsettled = UNSETTLED.get(request.node.originalname, {}).get(corpus_of(request))
+    if unsettled:
+        request.applymarker(pytest.mark.xfail(strict=False, reason=unsettled))
 
 
 @pytest.fixture(scope="module", params=sorted(CORPORA))
