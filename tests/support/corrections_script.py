@@ -310,12 +310,15 @@ def format_total(amount):
 _PARSED_ROW = '        out.append(dict(row, amount=parse_amount(row["amount"])))\n'
 
 
-def _c(pref: str, corrects: str, form: Form, fit: CheckFit, phrase: str = "") -> Correction:
+def correction(pref: str, corrects: str, form: Form, fit: CheckFit, phrase: str = "") -> Correction:
     return Correction(pref, corrects, form, fit, phrase)
 
 
-def _ack(text: str) -> Turn:
+def acknowledgement(text: str) -> Turn:
     return Turn(text, "Glad to help.", role="acknowledgement")
+
+
+_c, _ack = correction, acknowledgement  # short names for the sessions below
 
 
 SESSIONS: list[Session] = [

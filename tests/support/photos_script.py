@@ -22,14 +22,14 @@ from tests.support.corrections_script import (
     JUDGE,
     RAN_TESTS,
     CheckFit,
-    Correction,
     Edit,
-    Form,
     Read,
     Run,
     Session,
     Turn,
     Write,
+    acknowledgement,
+    correction,
 )
 
 PROJECT = "code/photo-shelf"
@@ -185,12 +185,7 @@ HINTS = CheckFit(("diff_adds",), r"->")
 PLANTED_SECRET = "ghp_FIXTUREfake0TOKEN0never0valid0AbCd12"
 
 
-def _c(pref: str, corrects: str, form: Form, fit: CheckFit, phrase: str = "") -> Correction:
-    return Correction(pref, corrects, form, fit, phrase)
-
-
-def _ack(text: str) -> Turn:
-    return Turn(text, "Glad to help.", role="acknowledgement")
+_c, _ack = correction, acknowledgement  # short names for the sessions below
 
 
 _THUMB_OS = (

@@ -19,13 +19,13 @@ from tests.support.corrections_script import (
     SHORT,
     YES_NO,
     CheckFit,
-    Correction,
     Edit,
-    Form,
     Read,
     Run,
     Session,
     Turn,
+    acknowledgement,
+    correction,
 )
 
 PROJECT = "work/recipe-box"
@@ -126,12 +126,7 @@ F_STRING = CheckFit(("diff_adds", "diff_not_adds"), r"f\[|%|format")
 PLANTED_SECRET = "Fixture0Pass0never0real0Zq8"
 
 
-def _c(pref: str, corrects: str, form: Form, fit: CheckFit, phrase: str = "") -> Correction:
-    return Correction(pref, corrects, form, fit, phrase)
-
-
-def _ack(text: str) -> Turn:
-    return Turn(text, "Glad to help.", role="acknowledgement")
+_c, _ack = correction, acknowledgement  # short names for the sessions below
 
 
 _TABLE_REFLOWED = (
