@@ -76,6 +76,23 @@ _USE = re.compile(
     rf"\b(?:use|using|switch to|go with|stick (?:to|with))\s+(?P<want>(?:{_TERM})(?:\s+(?:{_TERM})){{0,3}})",
     re.IGNORECASE,
 )
+# A term the answer left out: "add type hints", "missing type hints again", "and type
+# hints pls", "the rest of the file is pathlib" (a well-known term only: "add a retry" is
+# no check).
+_WANTED = re.compile(
+    rf"\b(?:add|missing|forgot(?:ten)?|need|needs)\s+(?:the\s+|some\s+|any\s+)?"
+    rf"(?P<want>(?:{_TERM})(?:\s+(?:{_TERM}))?)"
+    rf"|(?P<asked>(?:{_TERM})(?:\s+(?:{_TERM}))?)\s+(?:pls|plz|please)\b"
+    rf"|\b(?:the rest|everything else|everywhere else)\b[^.?!]{{0,30}}?\b(?:is|uses|has)\s+"
+    rf"(?P<usual>(?:{_TERM}))",
+    re.IGNORECASE,
+)
+# A term the answer should not have used: "why os.path?", "os.path again..".
+_QUESTIONED = re.compile(
+    rf"\bwhy\s+(?:did you use\s+|use\s+|the\s+)?(?P<why>(?:{_TERM}))\s*\?"
+    rf"|^\s*(?P<again>(?:{_TERM}))\s+again\b",
+    re.IGNORECASE,
+)
 _BAN = re.compile(
     rf"\b(?:don'?t|do not|never|stop|avoid|no more|no|without)\s+(?:use\s+|using\s+|add\w*\s+|"
     rf"call\w*\s+)?(?:the\s+|any\s+|a\s+)?(?P<avoid>{_TERM})"
@@ -91,7 +108,9 @@ _NO_DEPENDENCIES = re.compile(
 )
 _RUN_TESTS = re.compile(
     r"\b(?:run|ran|running|rerun|re-run)\s+(?:the\s+|all\s+the\s+|all\s+)?(?:unit\s+)?"
-    r"(?:tests?|test suite|suite|checks?|linter|lint)\b|\bmake test\b|\btests? (?:pass|first)\b",
+    r"(?:tests?|test suite|suite|checks?|linter|lint)\b|\bmake test\b|\btests? (?:pass|first)\b"
+    r"|\b(?:run|ran|running|rerun|re-run)\s+(?:the\s+)?(?:pytest|tox|nox|"
+    r"(?:npm|pnpm|yarn|bun|cargo|go)\s+(?:run\s+)?test)\b",
     re.IGNORECASE,
 )
 _COMMAND_IN_TEXT = re.compile(
@@ -176,11 +195,32 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
         avoid.append(code_term(m.group("avoid")) or "")
     if not want:
         want += [code_term(m.group("want")) or "" for m in _USE.finditer(text)]
+    for m in _WANTED.finditer(text):
+        term = code_term(m.group("want") or m.group("asked") or m.group("usual")) or ""
+        want.append(term if term.lower() in _KNOWN_TERMS else "")
     for m in _BAN.finditer(text):
         avoid.append(code_term(m.group("avoid") or m.group("instead")) or "")
+    for m in _QUESTIONED.finditer(text):
+        avoid.append(code_term(m.group("why") or m.group("again")) or "")
     avoid = [a for a in dict.fromkeys(avoid) if a]
     want = [w for w in dict.fromkeys(want) if w and w.lower() not in {a.lower() for a in avoid}]
+    if not want and not avoid and not _REFUSED.search(text):
+        want = _practices_named(text)
     return want, avoid
+
+
+def _practices_named(text: str) -> list[str]:
+    """The well-known practices a text names (`_CODE_PATTERNS`: "type hints", "pathlib",
+    "logging"), longest first: what a correction names without refusing anything, it asks
+    for ("and type hints on new functions from now on"; not "put it back, the old assert
+    was right")."""
+    found = []
+    for term in sorted(_CODE_PATTERNS, key=len, reverse=True):
+        if re.search(rf"(?<![\w.-]){re.escape(term)}(?![\w-])", text, re.IGNORECASE) and not any(
+            term in longer for longer in found
+        ):
+            found.append(term)
+    return found
 
 
 def _literal_pattern(command: str) -> str:
@@ -219,7 +259,7 @@ def checks_for(text: str, *, agentic: bool, commands_after: list[str] = ()) -> l
                 checks.append(Check("diff_not_adds", _diff_pattern(term)))
             elif (literal := _text_literal(term, avoid=True)) is not None:
                 checks.append(Check("not_contains", literal))
-    if agentic and _RUN_TESTS.search(text):
+    if agentic and runs_tests(text):
         checks.append(Check("ran", _ran_pattern(text, list(commands_after))))
     if _YES_NO.search(text):
         checks.append(Check("answer_starts_with", "yes|no"))
@@ -242,8 +282,12 @@ def concepts(text: str) -> frozenset[str]:
         found |= {f"avoid:{_concept_term(t)}" for t in avoid}
     if _LOG_IT.search(text):
         found.add("want:logging")
-    if _RUN_TESTS.search(text):
+    if runs_tests(text):
         found.add("run-the-tests")
+    if _EMOJI.search(text):
+        found.add("no-emoji")
+    if _tests_left_alone(text):
+        found.add("tests-unchanged")
     if _YES_NO.search(text) or _ONE_LINE.search(text):
         found.add("brief")
     if _COMPATIBLE.search(text):
@@ -251,6 +295,30 @@ def concepts(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def runs_tests(text: str) -> bool:
+    """It asks for the tests to be run: "run the tests before …", "you ran make test
+    right?", or "and the tests? did you even run them" (the tests named, then a run)."""
+    return bool(_RUN_TESTS.search(text)) or bool(_TEST_WORD.search(text) and _RUN_WORD.search(text))
+
+
+def _tests_left_alone(text: str) -> bool:
+    """It says the tests are not to be changed ("don't touch the tests", "leave the tests
+    alone", "why did you change test_shelf.py??", "the tests should pass without
+    changes", "I said no test changes"): in one clause, the tests, a change, and a
+    refusal of it."""
+    for clause in re.split(r"[.;!?]+\s*|,\s+|\s[-—–]\s", text):
+        if _TEST_WORD.search(clause) and _ALTERED.search(clause) and _REFUSED.search(clause):
+            return True
+    return False
+
+
+_TEST_WORD = re.compile(r"\btests?\b|\btest_\w+|\b\w+_test\b|\bspecs?\b", re.IGNORECASE)
+_RUN_WORD = re.compile(r"\b(?:run|ran|rerun|re-run|running)\b", re.IGNORECASE)
+_ALTERED = re.compile(
+    r"\b(?:touch\w*|chang\w+|modif\w+|edit\w*|rewr\w+|weaken\w*|alone|back)\b", re.I
+)
+_REFUSED = re.compile(r"\b(?:don'?t|dont|do not|never|not|no|without|why|alone|back)\b", re.I)
+_EMOJI = re.compile(r"\bemoji(?:s)?\b|\bemoticons?\b", re.IGNORECASE)
 # "log it at debug level": the logging module, said as a verb
 _LOG_IT = re.compile(r"\blog (?:it|them|that|this|those|these|at|as|instead)\b", re.I)
 # Keeping what callers rely on: the public API, an old name or import path, callers.

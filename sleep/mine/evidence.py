@@ -27,21 +27,27 @@ _CONSTRAINT = re.compile(
     r"no\s|prefer|leave|preserve|stick to|be sure)\b",
     re.IGNORECASE,
 )
+# "without" a thing described ("names without a date", "rows without an id") describes
+# the data; "without breaking the API", "without new dependencies" constrains the work.
 _INLINE_CONSTRAINT = re.compile(
-    r"\b(?:without|but (?:don'?t|do not|keep|leave)|and (?:keep|don'?t|do not)|"
+    r"\b(?:without(?!\s+(?:a|an)\b)|but (?:don'?t|do not|keep|leave)|and (?:keep|don'?t|do not)|"
     r"making sure|so that)\b[^.;!?\n]*",
     re.IGNORECASE,
 )
 # Constraints that may stand anywhere, even inside the request's own sentence: "refactor
 # billing.py (keep the public API unchanged)", "parse it, standard library only", "one
-# line please", "run the tests before you tell me it's done".
+# line please", "run the tests before you tell me it's done", "dont touch the tests for
+# this one: …", "leave the tests alone - …".
 _CONSTRAINT_PHRASE = re.compile(
     r"\b(?:keep (?:the |its |their )?(?:public )?(?:api|interface|signature|behaviou?r|"
     r"old name|name)s?\b|(?:standard library|stdlib)(?: only)?|only the standard library|"
     r"no (?:new |extra )?(?:dependenc\w*|deps|third[- ]party)|"
     r"(?:don'?t|do not|never) (?:add|introduce|pull in) (?:any )?(?:new )?(?:dependenc\w*|"
     r"packages?|librar\w*)|(?:one|1|single)[- ](?:line|liner|sentence)|"
-    r"run (?:the |all the )?tests? (?:before|first|after)|tests? (?:must|should) pass|"
+    r"run (?:the |all the )?(?:tests?|make test|pytest|(?:npm|cargo|go) test)\b[^.?!,;]{0,40}?"
+    r"\b(?:before|first|after)\b|tests? (?:must|should) pass|"
+    # leaving something as it is: "don't touch the tests", "leave the tests alone"
+    r"(?:don'?t|dont|do not|never) (?:touch|change|modify|edit)\b|leave [\w ]{1,30}? alone\b|"
     r"(?:just |only )?(?:yes or no|yes/no)|keep it (?:short|brief))",
     re.IGNORECASE,
 )

@@ -30,7 +30,7 @@ from typing import Any
 
 from sleep.harvest.file_edits import FileEdit, confined, confined_path, edit_problem, prior_edits
 from sleep.mine.correction_checks import checks_for
-from sleep.mine.corrections import is_correction, redirected
+from sleep.mine.corrections import correction_and_request, is_correction, redirected
 from sleep.mine.evidence import (
     SessionTurns,
     constraint_checks,
@@ -239,6 +239,12 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             turns.add(Turn(text, answer), thread.task.kind == "agentic")
             continue
         stopped = None
+        mixed = correction_and_request(text)
+        if mixed is not None and thread is not None:
+            # "thx. type hints from now on pls. next: add …": the head corrects the last
+            # answer (which is then no reference), the rest is the next request.
+            _correct(thread, mixed[0], [], sid, session, when)
+            thread = None
         if len(text) < MIN_TASK_CHARS:
             # "fix it": part of the request before it, never an acceptance of its answer
             if thread is not None:

@@ -155,9 +155,11 @@ _READ_COMMAND = re.compile(
     r"^(?:cat|sed\s+-n|rg|grep|ls|head|tail|nl|wc|find|tree|pwd|echo|file|stat|"
     r"git\s+(?:log|show|diff|status|grep|blame|ls-files))\b"
 )
-# Asking how the code behaves: "walk me through how X handles Y", "how does X treat Y?"
+# Asking how the code behaves: "walk me through how X handles Y", "how does X treat Y?",
+# "explain how a photo ends up in a folder"
 _BEHAVIOUR = re.compile(
-    r"^\s*(?:walk me through|talk me through)\b|^\s*how (?:does|do|is|are)\b[^?\n]*"
+    r"^\s*(?:walk me through|talk me through|explain(?: to me)? (?:how|why))\b|"
+    r"^\s*how (?:does|do|is|are)\b[^?\n]*"
     r"\b(?:handle|handled|treat|treated|work|behave|deal)",
     re.IGNORECASE,
 )
@@ -214,9 +216,33 @@ _WHICH_KIND = re.compile(
 )
 
 
+# A secret inside a URL's credentials (`https://dev:[REDACTED:github_token]@github.com/…`,
+# pasted from an error): part of the address the output names, never what is asked about.
+_IN_URL = re.compile(r"://[^\s/@]*\[REDACTED:[\w.-]*\][^\s/@]*@")
+
+
+# A question after a cause or a choice ("is the token expired or …?", "has it moved?"); not
+# "can we …?" or "should we …?", which may mean "do it".
+_ASKS_CAUSE = re.compile(
+    r"^\s*(?:is|are|was|were|has|have|had|does|did|which|what|why|how)\b", re.I
+)
+# The clause a prompt ends on: after its last sentence end, colon or dash.
+_LAST_CLAUSE = re.compile(r"(?:^|[.!?:]\s+|\s[-—–]\s+)(?P<clause>[^.!?:—–]*\?)\s*$")
+
+
+def _ends_asking(text: str) -> bool:
+    """It ends on a question that weighs a cause or a choice ("the deploy job fails with:
+    … - is the token expired or is the url wrong?"): what it names before is the output
+    being asked about, not something to do."""
+    last = _LAST_CLAUSE.search(text)
+    return last is not None and bool(_ASKS_CAUSE.match(last.group("clause")))
+
+
 def is_about_a_secret(text: str) -> bool:
     """The redacted secret is what the request is about, not a detail beside it: a
-    question of which kind of credential to use is answerable without it."""
+    question of which kind of credential to use is answerable without it, and so is one
+    about an error whose pasted URL carried it."""
+    text = _IN_URL.sub("://@", text)
     if REDACTION_MARK not in text or _WHICH_KIND.search(text):
         return False
     return bool(_ABOUT_SECRET.search(text)) and (bool(_SECRET_WORD.search(text)) or len(text) < 200)
@@ -237,7 +263,7 @@ def kind_of(
     # an identifier of the project: the words of the request decide, not the mark.
     text = _MARK.sub(" ", text)
     tools = list(tools)
-    if _EXTERNAL.search(text) and not _ASKS_WHICH.match(text):
+    if _EXTERNAL.search(text) and not (_ASKS_WHICH.match(text) or _ends_asking(text)):
         return "external"
     if _delegates(text, tools):
         return "agentic"

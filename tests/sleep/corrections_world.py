@@ -1,4 +1,6 @@
-"""The corrections corpus (tests/sleep/fixtures/corrections, made by
+"""A corrections corpus (tests/sleep/fixtures/corrections, the billing project mining was
+developed on; corrections_photos, a second one, unseen until its first figures and then
+fixed against; corrections_recipes, a third, held out from fixing; all made by
 tests/support/corrections_corpus.py with the real CLIs) put back where it was written:
 a test's own home replaces the fixture's /home/dev (in the transcripts' bytes and in
 Claude Code's project folder name), the project is cloned from its bundle to the path
@@ -23,11 +25,13 @@ from tests.sleep.transcripts import touch_in_order
 SKILLOPT = Path(sys.executable).parent / "skillopt"
 LIMIT_S = 300  # a hang is what it catches: a dry run of eight sessions takes seconds
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections"
-SKILL_TEXT = "# billing-svc\n\nInvoice totals for the finance team.\n"
+UNSEEN_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections_photos"
+HELD_OUT_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections_recipes"
+CORPORA = {"billing": CORPUS, "photos": UNSEEN_CORPUS, "recipes": HELD_OUT_CORPUS}
 
 
-def corpus_labels() -> dict[str, Any]:
-    return json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
+def corpus_labels(corpus: Path = CORPUS) -> dict[str, Any]:
+    return json.loads((corpus / "labels.json").read_text(encoding="utf-8"))
 
 
 @dataclass
@@ -37,6 +41,7 @@ class CorrectionsWorld:
     skills: Path
     state: Path
     labels: dict[str, Any]
+    corpus: Path = CORPUS
 
     def sleep(self, command: str, *args: str, ok=(0,)) -> subprocess.CompletedProcess:
         """`skillopt sleep COMMAND` as the person runs it (a process of its own, their HOME);
@@ -56,7 +61,7 @@ class CorrectionsWorld:
 
     def checkout(self, commit: str, folder: Path) -> Path:
         """The project as it was at `commit`, in a folder of its own (a replay's workspace)."""
-        subprocess.run(["git", "clone", "-q", str(CORPUS / "project.bundle"), str(folder)],
+        subprocess.run(["git", "clone", "-q", str(self.corpus / "project.bundle"), str(folder)],
                        check=True, capture_output=True)  # fmt: skip
         subprocess.run(["git", "-C", str(folder), "checkout", "-q", commit], check=True)
         return folder
@@ -66,13 +71,13 @@ def _encoded(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", path)
 
 
-def lay_out(root: Path) -> CorrectionsWorld:
-    labels = corpus_labels()
+def lay_out(root: Path, corpus: Path = CORPUS) -> CorrectionsWorld:
+    labels = corpus_labels(corpus)
     fixture_home = labels["fixture_home"]
     home = root / "home"
     by_session: dict[str, list[Path]] = {}
-    for file in sorted(CORPUS.rglob("*.jsonl")):
-        rel = str(file.relative_to(CORPUS))
+    for file in sorted(corpus.rglob("*.jsonl")):
+        rel = str(file.relative_to(corpus))
         tool, _, inside = rel.partition("/")
         target = home / f".{tool}" / inside.replace(_encoded(fixture_home), _encoded(str(home)))
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -83,7 +88,7 @@ def lay_out(root: Path) -> CorrectionsWorld:
     touch_in_order([p for s in labels["sessions"] for p in by_session.get(s["key"], [])])
     project = home / labels["project"].removeprefix(fixture_home + "/")
     project.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "clone", "-q", "-b", "main", str(CORPUS / "project.bundle"),
+    subprocess.run(["git", "clone", "-q", "-b", "main", str(corpus / "project.bundle"),
                     str(project)], check=True, capture_output=True)  # fmt: skip
     # The person's checkout has its virtualenv, whose python runs their tests (the check's
     # toolchain is looked up there first: sleep/check_toolchain.py).
@@ -92,8 +97,10 @@ def lay_out(root: Path) -> CorrectionsWorld:
         exclude.write(".venv\n")
     skills = root / "skills"
     repo = SkillsRepo.init(skills)
-    repo.add_skill("billing-svc", SKILL_TEXT, deploy_to=str(project / "CLAUDE.md"))
-    repo.add_skill("billing-svc-codex", SKILL_TEXT, deploy_to=str(project / "AGENTS.md"))
+    name = project.name  # billing-svc, photo-shelf
+    text = f"# {name}\n\n{_what_it_is(project / 'README.md')}\n"
+    repo.add_skill(name, text, deploy_to=str(project / "CLAUDE.md"))
+    repo.add_skill(f"{name}-codex", text, deploy_to=str(project / "AGENTS.md"))
     state = root / "state"
     save_settings(
         state,
@@ -105,4 +112,12 @@ def lay_out(root: Path) -> CorrectionsWorld:
             codex_home=str(home / ".codex"),
         ),
     )
-    return CorrectionsWorld(home, project, skills, state, labels)
+    return CorrectionsWorld(home, project, skills, state, labels, corpus)
+
+
+def _what_it_is(readme: Path) -> str:
+    """What the project is: the first sentence of its README after the title (the
+    skill's only text; "Invoice totals for the finance team.")."""
+    lines = [ln for ln in readme.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    first = next((ln for ln in lines if not ln.startswith("#")), "")
+    return first.split(". ")[0].rstrip(".") + "."

@@ -1,33 +1,75 @@
-"""Issue 37's acceptance figures, measured on the corrections corpus: real Claude Code and
-Codex sessions (tests/sleep/fixtures/corrections, made by tests/support/
-corrections_corpus.py) in which a person corrects five recurring preferences sixteen
-times. The real `skillopt sleep dry-run --json` mines them; tests/support/
-corrections_score.py compares what it mined with the labels.
+"""Issue 37's acceptance figures, measured on three corrections corpora of real Claude Code
+and Codex sessions (made by tests/support/corrections_corpus.py) in which a person
+corrects five recurring preferences: `billing` (tests/sleep/fixtures/corrections, the
+corpus the mining heuristics were developed on), `photos` (tests/sleep/fixtures/
+corrections_photos, another project and person, labelled before mining ran on it, then
+fixed against) and `recipes` (tests/sleep/fixtures/corrections_recipes, labelled before
+mining ran on it and held out from fixing: the honest generalisation figure). The real `skillopt sleep dry-run --json` mines them;
+tests/support/corrections_score.py compares what it mined with the labels.
 
-The thresholds are the issue's. Where today's miner misses one, the test is marked
-`xfail(strict=True)` with what it lacks: it turns into an XPASS failure the day mining
-meets the bar, and the mark comes off then. `python bench/corrections_corpus.py`
-prints the figures.
+The thresholds are the issue's and the same for both corpora. Where today's miner misses
+one, the test is marked `xfail(strict=True)` with what it lacks: it turns into an XPASS
+failure the day mining meets the bar, and the mark comes off then.
+`python bench/corrections_corpus.py` prints the figures.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 
 import pytest
 
 from sleep.night.replay_checks import run_command_checks
-from tests.sleep.corrections_world import CORPUS, CorrectionsWorld, lay_out
+from tests.sleep.corrections_world import CORPORA, CorrectionsWorld, corpus_labels, lay_out
 from tests.support.corrections_score import Figures, plan_tasks, score
 
 ATTACH_TARGET = 0.9  # issue 37: ">= 90 % of the corrections to the request they correct"
 
+# Thresholds a corpus does not meet yet: test name -> (corpus -> what mining lacks). Each
+# is a strict xfail for that corpus only, so it fails loudly the day it passes.
+UNMET: dict[str, dict[str, str]] = {
+    "test_corrections_attach_to_the_request_they_correct": {
+        "recipes": "6/15: 'and'/'also' openings, '<practice> pls, …', 'where's the docstring? "
+        "every other function … has one', 'docstring?' and 'dont commit …' are not read",
+    },
+    "test_no_correction_is_mined_as_a_request_of_its_own": {"recipes": "6/15 are tasks"},
+    "test_mechanical_corrections_become_checks": {"recipes": "2/9: docstrings, f-strings"},
+    "test_every_recurring_preference_is_found": {"recipes": "1/5"},
+}
+# Not strict: with its preferences not found, which attached task is held out comes from
+# the split's hash of the task id, which holds the project's (temporary) path, so the
+# figure moves between runs (1/5 to 5/5 seen); it is decided once preferences are found.
+UNSETTLED = {
+    "test_every_preference_seen_twice_has_a_held_out_occurrence": {
+        "recipes": "held out by the hash split while its preferences are not found",
+    },
+}
+
+
+def corpus_of(request) -> str:
+    callspec = getattr(request.node, "callspec", None)
+    return callspec.params.get("corpus", "") if callspec else ""
+
+
+@pytest.fixture(autouse=True)
+def _unmet(request):
+    reason = UNMET.get(request.node.originalname, {}).get(corpus_of(request))
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+    unsettled = UNSETTLED.get(request.node.originalname, {}).get(corpus_of(request))
+    if unsettled:
+        request.applymarker(pytest.mark.xfail(strict=False, reason=unsettled))
+
+
+@pytest.fixture(scope="module", params=sorted(CORPORA))
+def corpus(request) -> str:
+    return request.param
+
 
 @pytest.fixture(scope="module")
-def measured(tmp_path_factory) -> tuple[CorrectionsWorld, dict, Figures]:
-    world = lay_out(tmp_path_factory.mktemp("corrections"))
+def measured(tmp_path_factory, corpus) -> tuple[CorrectionsWorld, dict, Figures]:
+    world = lay_out(tmp_path_factory.mktemp(f"corrections-{corpus}"), CORPORA[corpus])
     plan = world.dry_run()
     return world, plan, score(plan, world.labels)
 
@@ -35,8 +77,8 @@ def measured(tmp_path_factory) -> tuple[CorrectionsWorld, dict, Figures]:
 # ------------------------------------------------------------------ the corpus itself
 
 
-def test_the_corpus_has_the_shape_the_issue_asks_for():
-    labels = json.loads((CORPUS / "labels.json").read_text())
+def test_the_corpus_has_the_shape_the_issue_asks_for(corpus):
+    labels = corpus_labels(CORPORA[corpus])
     agents = Counter(s["agent"] for s in labels["sessions"])
     assert agents["claude"] >= 2 and agents["codex"] >= 2
     corrections = labels["corrections"]
@@ -52,30 +94,52 @@ def test_the_corpus_has_the_shape_the_issue_asks_for():
     assert any(r["committed_after"] and r["changes_files"] for r in labels["requests"])
 
 
-def _transcript(labels: dict, key: str) -> str:
+@pytest.mark.parametrize("later", ["photos", "recipes"])
+def test_each_later_corpus_differs_from_those_before(later):
+    """Another project, asking for at least two things no earlier corpus asks for, with
+    requests of its own, so its figures are not the earlier ones seen again."""
+    names = sorted(CORPORA, key=list(CORPORA).index)
+    ours = corpus_labels(CORPORA[later])
+    for earlier in names[: names.index(later)]:
+        theirs = corpus_labels(CORPORA[earlier])
+        assert ours["project"] != theirs["project"]
+        assert not {r["text"] for r in ours["requests"]} & {r["text"] for r in theirs["requests"]}
+    before = {
+        p for e in names[: names.index(later)] for p in corpus_labels(CORPORA[e])["preferences"]
+    }
+    assert len(set(ours["preferences"]) - before) >= 2
+
+
+def _transcript(corpus: str, labels: dict, key: str) -> str:
     (session,) = [s for s in labels["sessions"] if s["key"] == key]
-    return (CORPUS / session["transcript"]).read_text(encoding="utf-8")
+    return (CORPORA[corpus] / session["transcript"]).read_text(encoding="utf-8")
 
 
-def test_the_transcripts_hold_what_the_labels_say():
+def test_the_transcripts_hold_what_the_labels_say(corpus):
     """The CLIs wrote it: a person's sessions (not print mode), the interrupt, the
-    sub-agent call, the patches and test runs, the planted key, two days."""
-    labels = json.loads((CORPUS / "labels.json").read_text())
-    texts = {s["key"]: _transcript(labels, s["key"]) for s in labels["sessions"]}
+    patches and test runs, the planted key, two days."""
+    labels = corpus_labels(CORPORA[corpus])
+    texts = {s["key"]: _transcript(corpus, labels, s["key"]) for s in labels["sessions"]}
     claude = [k for k, s in zip(texts, labels["sessions"], strict=True) if s["agent"] == "claude"]
     codex = [k for k in texts if k not in claude]
     assert all('"entrypoint":"cli"' in texts[k] for k in claude)
     assert all('"originator":"codex-tui"' in texts[k] for k in codex)
     assert any("[Request interrupted by user]" in texts[k] for k in claude)
-    assert any(re.search(r'"name":"(Agent|Task)"', texts[k]) for k in claude)
     assert any("*** Begin Patch" in texts[k] for k in codex)
-    assert sum("make test" in t for t in texts.values()) >= 4
+    if any(c["check_kinds"] == ["ran"] for c in labels["corrections"]):
+        assert sum("make test" in t for t in texts.values()) >= 3
     assert any(secret in t for t in texts.values() for secret in labels["planted_secrets"])
     days = {
         s["batch"]: set(re.findall(r'"timestamp":"(\d{4}-\d\d-\d\d)T', texts[s["key"]]))
         for s in labels["sessions"]
     }
     assert len(days[1]) == len(days[2]) == 1 and days[1] != days[2]
+
+
+def test_the_billing_corpus_delegates_to_a_sub_agent():
+    labels = corpus_labels(CORPORA["billing"])
+    texts = [_transcript("billing", labels, s["key"]) for s in labels["sessions"]]
+    assert any(re.search(r'"name":"(Agent|Task)"', t) for t in texts)
 
 
 # ------------------------------------------------------------------ what mining finds
@@ -110,8 +174,10 @@ def test_mechanical_corrections_become_checks(measured):
 
 def test_a_new_request_that_says_instead_of_is_its_own_task(measured):
     world, _plan, figures = measured
-    (json_export,) = [r for r in world.labels["requests"] if "instead of" in r["text"]]
-    assert json_export["id"] in figures.found
+    saying = [r["id"] for r in world.labels["requests"] if "instead of" in r["text"]]
+    if not saying:
+        pytest.skip("no request of this corpus says 'instead of'")
+    assert set(saying) <= set(figures.found)
 
 
 def test_a_correction_after_an_interrupt_tests_the_interrupted_request(measured):
@@ -140,11 +206,6 @@ def test_every_preference_seen_twice_has_a_held_out_occurrence(measured):
     assert len(figures.held_out) == figures.preferences, figures.lines()
 
 
-@pytest.mark.xfail(strict=True, reason="Codex sessions start at the commit they recorded; "
-                   "Claude Code records none, so its sessions start at the last commit made "
-                   "before they began, and the corpus dates each commit at its batch's start, "
-                   "before the session whose work it holds (c621f… 12:45:52 < session c1 "
-                   "12:45:58): night/edited_tree.start_commit")  # fmt: skip
 def test_committed_requests_replay_from_the_commit_before_their_session(measured):
     _world, _plan, figures = measured
     assert len(figures.starts_before_commit) == figures.committed, figures.lines()
@@ -184,10 +245,10 @@ def test_the_persons_make_test_passes_in_the_jail_at_a_correct_replay(measured, 
 # ------------------------------------------------------------------ secrets
 
 
-def test_no_planted_secret_reaches_sleep_state_or_output(tmp_path):
+def test_no_planted_secret_reaches_sleep_state_or_output(tmp_path, corpus):
     """A night's frozen sessions, tasks and handoff prompts, the archive, status and every
     command's output: the key pasted in a log is nowhere."""
-    world = lay_out(tmp_path)
+    world = lay_out(tmp_path, CORPORA[corpus])
     night = world.sleep("run", "--json", ok=(0, 3))  # 3: waiting for handoff answers
     done = [world.sleep("dry-run", "--json"), night, world.sleep("status")]
     outputs = [text for d in done for text in (d.stdout, d.stderr)]

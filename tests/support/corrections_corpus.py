@@ -2,6 +2,12 @@
 committed under tests/sleep/fixtures/corrections/):
 
     .venv/bin/python -m tests.support.corrections_corpus --out tests/sleep/fixtures/corrections
+    .venv/bin/python -m tests.support.corrections_corpus --script tests.support.photos_script \
+        --out tests/sleep/fixtures/corrections_photos
+
+--script names the module that says what happens (corrections_script: the billing project
+the mining was developed on; photos_script: a second project, unseen by it until its
+figures were taken, then fixed against; recipes_script: a third, held out from fixing).
 
 The real pinned `claude` and `codex` binaries (.tools/agents, shared AGENT-CLIS.md) run
 interactively under tmux, each in a private HOME, so their transcripts land in their own
@@ -14,7 +20,8 @@ person types the script's prompts, presses Escape on one long answer, and commit
 session's work after it.
 
 Two batches a night apart: batch 1's transcripts and commits are dated one day before
-batch 2's (the transcripts' ISO dates and epoch seconds are moved back one day when they
+batch 2's. A commit is dated when the person makes it, after the session whose work it
+holds (so a replay that starts at the last commit before its session starts before it) (the transcripts' ISO dates and epoch seconds are moved back one day when they
 are copied out; nothing else in them is changed but the private home, which becomes
 /home/dev, also where a folder name encodes it). Written to --out: claude/, codex/ (the
 stores), project.bundle (the project's history), labels.json (the ground truth,
@@ -26,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import importlib
 import json
 import os
 import re
@@ -39,9 +47,6 @@ from pathlib import Path
 from core.models.agents.process import AGENTS_BIN
 from tests.support.corrections_labels import labels_of
 from tests.support.corrections_script import (
-    PROJECT,
-    PROJECT_FILES,
-    SESSIONS,
     Delegate,
     Edit,
     Read,
@@ -147,12 +152,13 @@ class ScriptedModel:
     """The brain behind both CLIs: a typed prompt's turn is found by its text, and the
     number of tool results since it says which of the turn's calls comes next."""
 
-    def __init__(self, project: Path) -> None:
+    def __init__(self, project: Path, sessions: list[Session], title: str) -> None:
         self.project = project
+        self.title = title
         self.turns: dict[str, Turn] = {}
         self.started: dict[str, threading.Event] = {}
         self.finished: dict[str, threading.Event] = {}
-        for session in SESSIONS:
+        for session in sessions:
             for turn in [*session.turns, *session.sub_agent]:
                 self.turns[turn.prompt] = turn
                 self.started[turn.prompt] = threading.Event()
@@ -160,7 +166,7 @@ class ScriptedModel:
 
     def __call__(self, request: AgentRequest) -> Answer:
         if not request.tool_names:  # a title or topic call
-            return Answer([Say("Billing work")])
+            return Answer([Say(self.title)])
         turn = self.turns.get(request.last_user_text.strip())
         if turn is None:
             return Answer([Say("ok")])
@@ -319,19 +325,22 @@ def git(project: Path, *args: str, when: dt.datetime | None = None) -> str:
     return done.stdout.strip()
 
 
-def make_project(home: Path, when: dt.datetime) -> Path:
-    project = home / PROJECT
-    for rel, text in PROJECT_FILES.items():
+def make_project(home: Path, script, when: dt.datetime) -> Path:
+    project = home / script.PROJECT
+    for rel, text in script.PROJECT_FILES.items():
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text(text)
     git(project, "init", "-q", "-b", "main")
     git(project, "add", "-A")
-    git(project, "commit", "-qm", "billing-svc: totals, late fees, report", when=when)
+    git(project, "commit", "-qm", script.FIRST_COMMIT, when=when)
     # `make test` calls `python`: the person's own, with pytest.
     bin_dir = home / ".local" / "bin"
     bin_dir.mkdir(parents=True)
     (bin_dir / "python").write_text(f'#!/bin/sh\nexec {PYTHON} "$@"\n')
     (bin_dir / "python").chmod(0o755)
+    # The person's git identity, so an agent that commits on its own (the recipes corpus's
+    # does, and is corrected for it) can.
+    (home / ".gitconfig").write_text("[user]\n\tname = Dev\n\temail = dev@example.com\n")
     config = {"hasCompletedOnboarding": True,
               "projects": {str(project): {"hasTrustDialogAccepted": True}}}  # fmt: skip
     (home / ".claude.json").write_text(json.dumps(config))
@@ -405,17 +414,25 @@ def _stores(home: Path) -> set[Path]:
 # ---------------------------------------------------------------------------- main
 
 
-def make_corpus(out: Path) -> None:
+def committed_at(batch: int) -> dt.datetime:
+    """When the person commits a session's work: now, right after the session (batch 1's a
+    day earlier, as its transcripts are moved); never the batch's start, which would date
+    the work before the session that did it."""
+    return dt.datetime.now(dt.UTC) - dt.timedelta(days=1 if batch == 1 else 0)
+
+
+def make_corpus(out: Path, script) -> None:
     home = Path(tempfile.mkdtemp(prefix="ccorpus-"))
     now = time.time()
     today = dt.datetime.fromtimestamp(now, dt.UTC)
+    sessions: list[Session] = script.SESSIONS
     try:
-        project = make_project(home, today - dt.timedelta(days=3))
-        model = ScriptedModel(project)
+        project = make_project(home, script, today - dt.timedelta(days=3))
+        model = ScriptedModel(project, sessions, script.TITLE)
         files: dict[str, Path] = {}
         commits: dict[str, tuple[str, str | None]] = {}
         with LoopbackAgentModels(model) as server:
-            for session in SESSIONS:
+            for session in sessions:
                 before = _stores(home)
                 base = git(project, "rev-parse", "HEAD")
                 run = run_claude if session.agent == "claude" else run_codex
@@ -428,18 +445,20 @@ def make_corpus(out: Path) -> None:
                 after = None
                 if session.commit:
                     git(project, "add", "-A")
-                    when = today - dt.timedelta(days=1 if session.batch == 1 else 0)
-                    git(project, "commit", "-qm", session.commit, when=when)
+                    time.sleep(1.1)  # a second after the session's last entry
+                    git(project, "commit", "-qm", session.commit,
+                        when=committed_at(session.batch))  # fmt: skip
                     after = git(project, "rev-parse", "HEAD")
                 commits[session.key] = (base, after)
                 time.sleep(1.1)
-        batch_one = {p for s in SESSIONS if s.batch == 1 for p in _stores(home)
+        batch_one = {p for s in sessions if s.batch == 1 for p in _stores(home)
                      if p == files[s.key] or files[s.key].stem in str(p)}  # fmt: skip
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
         written = copy_out(home, out, batch_one, now)
         git(project, "bundle", "create", str(out / "project.bundle"), "--all")
-        labels = labels_of({k: written[p] for k, p in files.items()}, commits, FIXTURE_HOME, now)
+        labels = labels_of(script, {k: written[p] for k, p in files.items()}, commits,
+                           FIXTURE_HOME, now)  # fmt: skip
         (out / "labels.json").write_text(json.dumps(labels, indent=2, ensure_ascii=False) + "\n")
         print(f"wrote {out}")
     except BaseException:
@@ -451,7 +470,10 @@ def make_corpus(out: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
-    make_corpus(parser.parse_args().out.resolve())
+    parser.add_argument("--script", default="tests.support.corrections_script",
+                        help="the module with the project, sessions and preferences")  # fmt: skip
+    args = parser.parse_args()
+    make_corpus(args.out.resolve(), importlib.import_module(args.script))
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ transcript and id, and the commits before and after it.
     requests     id, session, text, kind (how it should be mined), interrupted,
                  base_commit / committed_after (a replay must start at base_commit)
     corrections  id, preference, corrects (a request id), form (after | up_front |
-                 after_interrupt), text (the correction, or the constraint's words inside
-                 the request), mechanical, check_kinds / check_value (the check that fits,
+                 after_interrupt | with_request), text (the correction, or its words
+                 inside a prompt that also asks for something), mechanical, check_kinds / check_value (the check that fits,
                  or ["judge"])
     preferences  id -> what the person wants
     prompts      every other typed prompt, with its role (acknowledgement, fragment)
@@ -20,13 +20,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.corrections_script import (
-    PLANTED_SECRET,
-    PREFERENCES,
-    PROJECT,
-    SESSIONS,
-)
-
 
 def session_id(transcript: str) -> str:
     """Claude's file is `<id>.jsonl`; Codex's `rollout-<time>-<id>.jsonl` (a UUID)."""
@@ -35,13 +28,14 @@ def session_id(transcript: str) -> str:
 
 
 def labels_of(
+    script,
     transcripts: dict[str, str],
     commits: dict[str, tuple[str, str | None]],
     home: str,
     made_at: float,
 ) -> dict[str, Any]:
     sessions, requests, corrections, prompts = [], [], [], []
-    for s in SESSIONS:
+    for s in script.SESSIONS:
         base, after = commits[s.key]
         sessions.append({"key": s.key, "agent": s.agent, "batch": s.batch,
                          "transcript": transcripts[s.key],
@@ -63,7 +57,7 @@ def labels_of(
                 corrections.append({
                     "id": f"k{len(corrections) + 1:02d}", "preference": c.preference,
                     "corrects": c.corrects, "form": c.form,
-                    "text": c.phrase if c.form == "up_front" else turn.prompt,
+                    "text": c.phrase or turn.prompt,
                     "mechanical": c.fit.mechanical, "check_kinds": list(c.fit.kinds),
                     "check_value": c.fit.value, "session": s.key, "agent": s.agent,
                     "batch": s.batch,
@@ -72,11 +66,11 @@ def labels_of(
         "version": 1,
         "made_at": int(made_at),
         "fixture_home": home,
-        "project": f"{home}/{PROJECT}",
-        "preferences": PREFERENCES,
+        "project": f"{home}/{script.PROJECT}",
+        "preferences": script.PREFERENCES,
         "sessions": sessions,
         "requests": requests,
         "corrections": corrections,
         "prompts": prompts,
-        "planted_secrets": [PLANTED_SECRET],
+        "planted_secrets": [script.PLANTED_SECRET],
     }

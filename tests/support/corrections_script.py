@@ -20,6 +20,8 @@ from typing import Literal
 # ---------------------------------------------------------------------------- the project
 
 PROJECT = "src/billing-svc"
+FIRST_COMMIT = "billing-svc: totals, late fees, report"
+TITLE = "Billing work"  # what the model answers a CLI's title call with
 
 _BILLING = '''"""Invoice arithmetic for the billing service."""
 
@@ -182,7 +184,9 @@ Action = Read | Write | Edit | Run | Delegate
 # ---------------------------------------------------------------------------- labels
 
 Kind = Literal["agentic", "advice", "external", "redacted"]
-Form = Literal["after", "up_front", "after_interrupt"]
+# with_request: said in the same prompt as a new request ("thx. and type hints from now on
+# pls. next: …"), correcting the request before it
+Form = Literal["after", "up_front", "after_interrupt", "with_request"]
 Role = Literal["request", "correction", "acknowledgement", "fragment"]
 
 
@@ -213,7 +217,7 @@ class Correction:
     corrects: str  # the request id it corrects
     form: Form
     fit: CheckFit
-    phrase: str = ""  # up front: the constraint's words inside the request
+    phrase: str = ""  # up front or with a request: the correction's words inside the prompt
 
 
 @dataclass
@@ -306,12 +310,15 @@ def format_total(amount):
 _PARSED_ROW = '        out.append(dict(row, amount=parse_amount(row["amount"])))\n'
 
 
-def _c(pref: str, corrects: str, form: Form, fit: CheckFit, phrase: str = "") -> Correction:
+def correction(pref: str, corrects: str, form: Form, fit: CheckFit, phrase: str = "") -> Correction:
     return Correction(pref, corrects, form, fit, phrase)
 
 
-def _ack(text: str) -> Turn:
+def acknowledgement(text: str) -> Turn:
     return Turn(text, "Glad to help.", role="acknowledgement")
+
+
+_c, _ack = correction, acknowledgement  # short names for the sessions below
 
 
 SESSIONS: list[Session] = [
