@@ -19,7 +19,7 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Label, Static
 
 from core.errors import UserError
-from core.research.compare import Comparison
+from core.research.compare import Comparison, distinct_names
 from core.research.compare_text import comparison_lines
 from skillopt_tui.app.messages import ComparisonLoaded
 from skillopt_tui.app.widgets.fitting_footer import FittingFooter
@@ -73,7 +73,7 @@ class CompareScreen(AppScreen):
         self._load(self.skill)
 
     def _header(self) -> None:
-        names = " · ".join(path.name for path in self.runs)
+        names = " · ".join(distinct_names([p.name for p in self.runs], self.runs))
         self.query_one("#compare-header", Label).update(f"Compare ({self.skill}): {names}")
 
     @work(thread=True, exclusive=True, group="compare", exit_on_error=False)

@@ -12,13 +12,13 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Label
 
 from core.run.directory import RunInfo, list_runs
-from skillopt_tui.app.messages import RunsLoaded, SkillsLoaded
-from skillopt_tui.app.screens.compare_marks import (
+from skillopt_tui.app.compare_marks import (
     MARK_KEYS,
     CompareMarks,
     marked_cell,
     marks_hint,
 )
+from skillopt_tui.app.messages import RunsLoaded, SkillsLoaded
 from skillopt_tui.app.skills_data import SkillsOverview
 from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from skillopt_tui.app.widgets.table_fill import fill_table
