@@ -94,15 +94,22 @@ async def test_c_compares_the_marked_runs_as_skillopt_compare_prints_them(bench)
         assert len(app.screen.marked) == 2  # the marks stay for the next comparison
 
 
-async def test_runs_of_different_test_splits_are_refused_in_one_line(tmp_path):
-    record_run(tmp_path, "full", "first")
-    second = record_run(tmp_path, "no_edit", "second")
-    data = tmp_path / "data" / "capitals.jsonl"
+@pytest.fixture(scope="module")
+def differing_runs(tmp_path_factory):
+    """Two runs whose test splits differ: one test item changed under the second."""
+    root = tmp_path_factory.mktemp("differing")
+    record_run(root, "full", "first")
+    second = record_run(root, "no_edit", "second")
+    data = root / "data" / "capitals.jsonl"
     rows = [json.loads(line) for line in data.read_text().splitlines()]
-    rows[-1]["answer"] = "Kyoto"  # x03, one test item, changed under the second run
+    rows[-1]["answer"] = "Kyoto"  # x03
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     (second / "card.json").unlink()  # rebuilt from the changed data
-    app = _app(tmp_path / "runs")
+    return root / "runs"
+
+
+async def test_runs_of_different_test_splits_are_refused_in_one_line(differing_runs):
+    app = _app(differing_runs)
     async with app.run_test(size=(120, 40)) as pilot:
         await _mark(pilot, "first", "second")
         await pilot.press("c")
@@ -112,3 +119,39 @@ async def test_runs_of_different_test_splits_are_refused_in_one_line(tmp_path):
         assert "\n" not in problem and "Traceback" not in problem
         assert screen.comparison is None and not screen.query_one("#compare-body").display
         assert app.is_running
+
+
+@pytest.fixture(scope="module")
+def three_runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("three")
+    for shape in ("no_edit", "one_edit", "full"):
+        record_run(root, shape)
+    return root / "runs"
+
+
+SIZES = [
+    pytest.param((120, 40), id="120x40"),
+    pytest.param((80, 24), id="80x24"),
+    pytest.param((60, 18), id="60x18"),
+]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_compare_screen_snapshot(snap_compare, three_runs, size):
+    async def before(pilot) -> None:
+        await _mark(pilot, "no_edit", "one_edit", "full")
+        await pilot.press("c")
+        await _compared(pilot)
+        await pilot.pause(0.1)
+
+    assert snap_compare(_app(three_runs), terminal_size=size, run_before=before)
+
+
+def test_refusal_snapshot(snap_compare, differing_runs):
+    async def before(pilot) -> None:
+        await _mark(pilot, "first", "second")
+        await pilot.press("c")
+        await _compared(pilot)
+        await pilot.pause(0.1)
+
+    assert snap_compare(_app(differing_runs), terminal_size=(60, 18), run_before=before)
