@@ -42,7 +42,7 @@ STOPPED_EXIT = exit_codes.STOPPED  # `skillopt train`: stopped at a step boundar
 # keys that move, navigate or open what the palette already opens: not listed for other
 # screens (they mean nothing before the screen is on view)
 NOT_FROM_ELSEWHERE = frozenset(
-    {"back", "help", "move", "open", "review", "history", "app.quit", "quit", "list_cursor"}
+    {"back", "help", "move", "open", "review", "history", "app.quit", "quit", "list_cursor", "mark"}
 )
 
 

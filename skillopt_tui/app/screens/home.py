@@ -139,6 +139,8 @@ class HomeScreen(CompareMarks, AppScreen):
             table.move_cursor(row=cursor, animate=False)
 
     def run_under_cursor(self) -> Path | None:
+        if self.focused is not None and self.focused.id == "skills":
+            return None  # space on the skills list: no run is in view under a cursor there
         run = self._selected_run()
         return run.path if run is not None else None
 

@@ -68,6 +68,9 @@ async def test_space_marks_and_unmarks_runs_and_c_wants_two(bench):
         await pilot.press("space")  # unmarks
         assert home.marked == [] and _cell(home, "full") == "full"
         assert not home.query_one("#runs-marks", Label).display
+        home.query_one("#skills", DataTable).focus()
+        await pilot.press("space")  # on the skills list space marks no run
+        assert home.marked == []
 
 
 async def test_c_compares_the_marked_runs_as_skillopt_compare_prints_them(bench):
