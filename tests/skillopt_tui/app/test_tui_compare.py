@@ -97,6 +97,23 @@ async def test_c_compares_the_marked_runs_as_skillopt_compare_prints_them(bench)
         assert len(app.screen.marked) == 2  # the marks stay for the next comparison
 
 
+async def test_seeds_of_one_config_are_shown_as_mean_and_spread(tmp_path):
+    record_run(tmp_path, "full", "seed0", seed=0)
+    record_run(tmp_path, "full", "seed1", seed=1)
+    app = _app(tmp_path / "runs")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _mark(pilot, "seed0", "seed1")
+        await pilot.press("c")
+        screen = await _compared(pilot)
+        (group,) = screen.comparison.seed_groups
+        assert group["runs"] == ["seed0", "seed1"]
+        shown = str(screen.query_one("#compare-table").render()).splitlines()
+        assert shown[-1] == (
+            "seeds of one config (seed0, seed1): val 0.600 ± 0.000, test 0.667 ± 0.000 "
+            "(mean ± sd over runs)"
+        )
+
+
 @pytest.fixture(scope="module")
 def differing_runs(tmp_path_factory):
     """Two runs whose test splits differ: one test item changed under the second."""
