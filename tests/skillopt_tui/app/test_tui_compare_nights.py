@@ -6,6 +6,7 @@ screen's marks (space on a night's skill row, c) show the skill's val items side
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 from textual.widgets import DataTable
@@ -33,6 +34,12 @@ def two_nights(tmp_path_factory):
     return world, folders
 
 
+def val_ids(folder) -> list[str]:
+    """The held-out tasks the night froze for the skill (its tasks.json)."""
+    tasks = json.loads((folder.parent / "tasks.json").read_text())
+    return sorted(task["id"] for task in tasks["skills"][folder.name]["val"])
+
+
 def test_skillopt_compare_pairs_one_skills_val_items_across_two_nights(two_nights):
     world, (first, second) = two_nights
     shown = skillopt(world.home, "compare", str(first), str(second))
@@ -43,8 +50,11 @@ def test_skillopt_compare_pairs_one_skills_val_items_across_two_nights(two_night
     header = next(line for line in lines if line.startswith("item "))
     assert header.split() == ["item", *(f"{night}/notes-app" for night in NIGHTS)]
     # the second night replayed the first one's held-out tasks: every row has two scores
+    held_out = [val_ids(folder) for folder in (first, second)]
+    assert held_out[0] == held_out[1] and len(held_out[0]) >= 2
     val = lines[lines.index(header) + 1 : lines.index("", lines.index(header))]
-    assert len(val) == 2 and all(row.startswith("t-") and "—" not in row for row in val)
+    assert [row.split()[0] for row in val] == held_out[0]
+    assert all(len(row.split()) == 4 and "—" not in row for row in val)
     later = next(line for line in lines if line.startswith("sleep-2026-12-01/notes-app  2 "))
     assert later.split()[-1] == "1"  # no item moved: the sign test's p is 1
 
