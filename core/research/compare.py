@@ -12,6 +12,7 @@ hash differs (or is unknown) is refused in one line before anything is compared.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,8 +59,6 @@ class Comparison:
     seed_groups: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        import dataclasses
-
         return dataclasses.asdict(self)
 
 
@@ -98,8 +97,20 @@ def check_same_test_split(cards: Sequence[Mapping[str, Any]]) -> None:
             )
 
 
+def distinct_names(ids: Sequence[str], paths: Sequence[Path]) -> list[str]:
+    """Each run's id, or, where two runs share it, its folder with its parent's name: a
+    skill's folders in two Sleep nights are both named after the skill, and two columns
+    both headed `notes-app` would not say which night is which."""
+    return [
+        f"{path.parent.name}/{path.name}" if ids.count(run_id) > 1 else run_id
+        for run_id, path in zip(ids, paths, strict=True)
+    ]
+
+
 def compare_runs(runs: Sequence[RunScores], skill: str = "best") -> Comparison:
     """The comparison of `runs` against runs[0]; the caller checked the test splits."""
+    names = distinct_names([r.run_id for r in runs], [r.path for r in runs])
+    runs = [dataclasses.replace(r, run_id=name) for r, name in zip(runs, names, strict=True)]
     base = runs[0]
     metric = str(base.card.get("metric") or "hard")
     comparison = Comparison(

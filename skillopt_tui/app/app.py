@@ -20,6 +20,7 @@ from core.errors import UserError
 from skillopt_tui.app.messages import ActionFailed, TrainExited, TrainLaunched
 from skillopt_tui.app.night_launcher import NightLauncher
 from skillopt_tui.app.review_state import ReviewStates
+from skillopt_tui.app.screens.compare import CompareScreen
 from skillopt_tui.app.screens.history import HistoryScreen
 from skillopt_tui.app.screens.home import HomeScreen
 from skillopt_tui.app.screens.loading import LoadingScreen
@@ -41,7 +42,7 @@ STOPPED_EXIT = exit_codes.STOPPED  # `skillopt train`: stopped at a step boundar
 # keys that move, navigate or open what the palette already opens: not listed for other
 # screens (they mean nothing before the screen is on view)
 NOT_FROM_ELSEWHERE = frozenset(
-    {"back", "help", "move", "open", "review", "history", "app.quit", "quit", "list_cursor"}
+    {"back", "help", "move", "open", "review", "history", "app.quit", "quit", "list_cursor", "mark"}
 )
 
 
@@ -53,6 +54,7 @@ class SkillOptApp(App[None]):
         STYLES / "review.tcss",
         STYLES / "dialogs.tcss",
         STYLES / "sleep.tcss",
+        STYLES / "compare.tcss",
     ]
     # "-narrow" under 80 columns: side columns shrink so the diff keeps its room
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-normal")]
@@ -126,6 +128,9 @@ class SkillOptApp(App[None]):
 
     def open_sleep(self) -> None:
         self.push_screen(SleepScreen())
+
+    def open_compare(self, runs: list[Path]) -> None:
+        self.push_screen(CompareScreen(runs))
 
     def show_help(self, intro: str = "") -> None:
         self.push_screen(HelpScreen(self.screen, intro))

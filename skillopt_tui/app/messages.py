@@ -170,3 +170,12 @@ class DeployConflict(Message):
         self.action = action
         self.error = error  # core.skills_repo.DeployTargetChanged: .target, .difference
         self.retry = retry  # called with no arguments to redo the action with force=True
+
+
+class ComparisonLoaded(Message):
+    """The Compare screen's comparison, or the one line saying why the runs cannot be."""
+
+    def __init__(self, comparison: Any, problem: str = "") -> None:
+        super().__init__()
+        self.comparison = comparison  # core.research.compare.Comparison, None on a refusal
+        self.problem = problem

@@ -23,15 +23,11 @@ class ResearchUsageError(UserError):
 
 
 def _comparison(runs: list[Path], skill: str):
-    from core.research.compare import check_same_test_split, compare_runs, load_run_scores
-    from skillopt_tui.cli.run_cards import card_for
+    from skillopt_tui.cli.run_cards import comparison_of
 
     if skill not in ("best", "final", "initial"):
         raise ResearchUsageError(f"--skill must be best, final or initial, got {skill!r}")
-    cards = [card_for(path) for path in runs]
-    check_same_test_split(cards)
-    scores = [load_run_scores(path, card, skill) for path, card in zip(runs, cards, strict=True)]
-    return compare_runs(scores, skill), cards
+    return comparison_of(runs, skill)
 
 
 def compare(

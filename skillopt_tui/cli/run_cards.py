@@ -7,11 +7,14 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.errors import UserError
 from core.research.card import SPLITS, build_card, read_card, write_card
 from core.run.directory import RunDirectory, run_info
+
+if TYPE_CHECKING:
+    from core.research.compare import Comparison
 
 
 def load_splits(env) -> dict[str, list] | str:
@@ -117,3 +120,15 @@ def card_for(run_path: Path, *, rebuild: bool = False) -> dict[str, Any]:
         if info.status != "live":
             write_card(run_path, card)
     return card
+
+
+def comparison_of(runs: list[Path], skill: str = "best") -> tuple[Comparison, list[dict[str, Any]]]:
+    """The comparison of `runs` against the first and their cards: what `skillopt compare`
+    prints and the TUI's Compare screen shows, from one place. Raises SplitsDiffer (one
+    line) when the test splits differ."""
+    from core.research.compare import check_same_test_split, compare_runs, load_run_scores
+
+    cards = [card_for(path) for path in runs]
+    check_same_test_split(cards)
+    scores = [load_run_scores(path, card, skill) for path, card in zip(runs, cards, strict=True)]
+    return compare_runs(scores, skill), cards

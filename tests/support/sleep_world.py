@@ -62,7 +62,14 @@ class SleepWorld:
 
 
 def _session(
-    project: Path, i: int, prompts: list[str], *, unanswered: bool = False, cwd=None, **extra
+    project: Path,
+    i: int,
+    prompts: list[str],
+    *,
+    unanswered: bool = False,
+    cwd=None,
+    month: int = 11,
+    **extra,
 ) -> list[dict]:
     session = str(uuid.UUID(int=i + 1))
     parent = None
@@ -73,7 +80,7 @@ def _session(
             cwd=str(cwd or project),
             session=session,
             uuid=str(uuid.UUID(int=1000 * (i + 1) + k)),
-            timestamp=f"2026-11-{10 + i % 20:02d}T10:0{k}:00Z",
+            timestamp=f"2026-{month:02d}-{10 + i % 20:02d}T10:0{k}:00Z",
             parentUuid=parent,
             **extra,
         )
@@ -86,15 +93,30 @@ def _session(
     return records
 
 
+def session_prompts(part: str) -> list[str]:
+    return [
+        INSTALL_PROMPT.format(part=part),
+        "no, use pnpm instead of npm",
+        f"explain what the {part} module is for",
+    ]
+
+
+def write_later_sessions(world: SleepWorld, sessions: int = 8) -> None:
+    """A second batch of Claude Code sessions in the project, a month of timestamps and a
+    day of mtimes after write_transcripts' batch: the same tasks asked again, so the next
+    night replays the first night's held-out tasks (paired by task id across nights)."""
+    paths = []
+    for i, part in enumerate(parts_for(world.project, sessions)):
+        records = _session(world.project, 100 + i, session_prompts(part), month=12)
+        paths.append(write_claude(world.home / ".claude", records, session=records[0]["sessionId"]))
+    touch_in_order(paths, start=1_700_086_400)  # a day after the first batch
+
+
 def write_transcripts(home: Path, project: Path, sessions: int = 8) -> None:
     claude, codex = home / ".claude", home / ".codex"
     paths = []
     for i, part in enumerate(parts_for(project, sessions)):
-        prompts = [
-            INSTALL_PROMPT.format(part=part),
-            "no, use pnpm instead of npm",
-            f"explain what the {part} module is for",
-        ]
+        prompts = session_prompts(part)
         if i == 0:
             prompts.append(SECRET_PROMPT)
         records = _session(project, i, prompts, unanswered=i == 0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -10,6 +12,12 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Label
 
 from core.run.directory import RunInfo, list_runs
+from skillopt_tui.app.compare_marks import (
+    MARK_KEYS,
+    CompareMarks,
+    marked_cell,
+    marks_hint,
+)
 from skillopt_tui.app.messages import RunsLoaded, SkillsLoaded
 from skillopt_tui.app.skills_data import SkillsOverview
 from skillopt_tui.app.widgets.fitting_footer import FittingFooter
@@ -33,10 +41,10 @@ def _score(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def run_cells(row: RunInfo) -> tuple:
+def run_cells(row: RunInfo, marked: bool = False) -> tuple:
     total = f"/{row.total_steps}" if row.total_steps else ""
     return (
-        row.run_id,
+        marked_cell(row.run_id, marked),
         row.env,
         Text(row.status, style=STATUS_STYLE.get(row.status, "")),
         f"{_score(row.baseline_val)} → {_score(row.best_val)}",
@@ -45,7 +53,7 @@ def run_cells(row: RunInfo) -> tuple:
     )
 
 
-class HomeScreen(AppScreen):
+class HomeScreen(CompareMarks, AppScreen):
     BINDINGS = [
         Binding("enter", "open", "Open", priority=True),
         Binding("n", "new_run", "New run"),
@@ -54,6 +62,7 @@ class HomeScreen(AppScreen):
         Binding("s", "sleep", "Sleep", tooltip="Sleep: transcripts, nights, mined tasks"),
         Binding("g", "refresh", "Refresh"),
         Binding("question_mark", "help", "Help"),
+        *MARK_KEYS,
         *LIST_KEYS,
         Binding("q", "app.quit", "Quit", tooltip="Leave SkillOpt"),
     ]
@@ -62,6 +71,7 @@ class HomeScreen(AppScreen):
         super().__init__()
         self.runs: list[RunInfo] = []
         self.runs_shown = False
+        self.marked: list[Path] = []  # runs to compare, in the order marked
         self.overview = SkillsOverview()
 
     def compose(self) -> ComposeResult:
@@ -69,6 +79,7 @@ class HomeScreen(AppScreen):
             yield Label("Runs", classes="section-title")
             yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
             yield Label("", id="runs-empty")
+            yield Label("", id="runs-marks")
             yield Label("Skills", classes="section-title")
             yield DataTable(id="skills", cursor_type="row", zebra_stripes=True)
             yield Label("", id="skills-problem")
@@ -76,6 +87,7 @@ class HomeScreen(AppScreen):
 
     def on_mount(self) -> None:
         self.query_one("#runs-empty", Label).display = False
+        self.query_one("#runs-marks", Label).display = False
         self.action_refresh()
         if self.app.refresh_runs:
             # follow both sources: a headless run adds runs and stages branches
@@ -103,13 +115,7 @@ class HomeScreen(AppScreen):
             return
         self.runs_shown = True
         self.runs = message.rows
-        table = self.query_one("#runs", DataTable)
-        cursor = table.cursor_row
-        fill_table(
-            table, RUN_COLUMNS, [run_cells(r) for r in self.runs], [str(r.path) for r in self.runs]
-        )
-        if 0 < cursor < table.row_count:
-            table.move_cursor(row=cursor, animate=False)
+        self._fill_runs()
         empty = self.query_one("#runs-empty", Label)
         empty.display = not self.runs
         empty.update(
@@ -119,6 +125,30 @@ class HomeScreen(AppScreen):
                 style="dim",
             )
         )
+
+    def _fill_runs(self) -> None:
+        table = self.query_one("#runs", DataTable)
+        cursor = table.cursor_row
+        fill_table(
+            table,
+            RUN_COLUMNS,
+            [run_cells(r, r.path in self.marked) for r in self.runs],
+            [str(r.path) for r in self.runs],
+        )
+        if 0 < cursor < table.row_count:
+            table.move_cursor(row=cursor, animate=False)
+
+    def run_under_cursor(self) -> Path | None:
+        if self.focused is not None and self.focused.id == "skills":
+            return None  # space on the skills list: no run is in view under a cursor there
+        run = self._selected_run()
+        return run.path if run is not None else None
+
+    def marks_changed(self) -> None:
+        self._fill_runs()
+        hint = self.query_one("#runs-marks", Label)
+        hint.display = bool(self.marked)
+        hint.update(Text(marks_hint(self.marked), style="magenta"))
 
     def on_skills_loaded(self, message: SkillsLoaded) -> None:
         if message.overview == self.overview and self.overview.skills:

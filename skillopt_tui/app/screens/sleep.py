@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Label, Static, TabbedContent, TabPane
 
+from skillopt_tui.app.compare_marks import MARK_KEYS, CompareMarks
 from skillopt_tui.app.messages import (
     MinedTasksLoaded,
     NightsLoaded,
@@ -48,7 +49,8 @@ HELP = (
     "history. On a night's skill Enter opens its run; on a staged branch Enter opens Review. "
     "r runs a night now (`skillopt sleep run`, settings from sleep.yaml); x stops it at the "
     "next step (resumable). t switches the mined tasks between the night and the archive. "
-    "With several recorded projects p shows the next one (its sessions, nights and tasks)."
+    "With several recorded projects p shows the next one (its sessions, nights and tasks). "
+    "space marks a night's skill row, c compares the marked ones (one skill across nights)."
 )
 PREVIEW_TABS = {"sources", "sessions", "redactions"}
 SCROLLBAR_CELLS = 2  # kept free for the table's vertical scrollbar
@@ -61,7 +63,7 @@ TAB_TABLE = {
 }
 
 
-class SleepScreen(NightLaunchActions, AppScreen):
+class SleepScreen(CompareMarks, NightLaunchActions, AppScreen):
     AUTO_FOCUS = "#night-list"
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -85,6 +87,7 @@ class SleepScreen(NightLaunchActions, AppScreen):
         Binding("p", "next_project", "Project", tooltip="Show the next recorded project"),
         Binding("g", "refresh", "Refresh"),
         Binding("question_mark", "help", "Help"),
+        *MARK_KEYS,
     ]
 
     def __init__(self, initial_tab: str = "nights") -> None:
@@ -97,6 +100,7 @@ class SleepScreen(NightLaunchActions, AppScreen):
         self.all_nights: list[NightView] = []
         self.project_at = 0  # which recorded project is shown (sleep_projects.py)
         self.night_refs: list[rows.NightRow] = []
+        self.marked: list[Path] = []  # nights' skill folders to compare, in the order marked
         self.tasks = TaskList("")
         self.archive = False
         self.progress = ""
@@ -240,7 +244,7 @@ class SleepScreen(NightLaunchActions, AppScreen):
         self.nights = [
             n for n in message.nights if shown_with(n.project, self.project, self.context.projects)
         ]
-        self.night_refs, cells = rows.night_rows(self.nights)
+        self.night_refs, cells = rows.night_rows(self.nights, self.marked)
         table = self.query_one("#night-list", DataTable)
         self._fill_nights(cells)
         self._empty("nights", "night-list", None if self.nights else rows.no_nights(self.context))
@@ -270,11 +274,27 @@ class SleepScreen(NightLaunchActions, AppScreen):
         fill_table(table, rows.NIGHT_COLUMNS, cells, fit=fit, flexible=0)
 
     def on_resize(self) -> None:
+        self._refill_nights()
+
+    def _refill_nights(self) -> None:
         if self.night_refs:
             table = self.query_one("#night-list", DataTable)
             row = table.cursor_row
-            self._fill_nights(rows.night_rows(self.nights)[1])
+            self._fill_nights(rows.night_rows(self.nights, self.marked)[1])
             table.move_cursor(row=row, animate=False)
+
+    def run_under_cursor(self) -> Path | None:
+        row = self._night_row()
+        if row is None or row.kind != "skill" or row.skill is None or row.skill.run_dir is None:
+            self.notify(
+                "Mark a night's skill row (one with a run) to compare the skill across nights.",
+                severity="warning",
+            )
+            return None
+        return row.skill.run_dir
+
+    def marks_changed(self) -> None:
+        self._refill_nights()
 
     def on_mined_tasks_loaded(self, message: MinedTasksLoaded) -> None:
         self.tasks = message.tasks
@@ -370,7 +390,7 @@ class SleepScreen(NightLaunchActions, AppScreen):
             return not running
         if action == "stop_night":
             return running
-        if action in ("open", "review"):
+        if action in ("open", "review", "mark", "compare"):
             return tab == "nights"
         if action == "all_history":
             return tab in PREVIEW_TABS

@@ -4,11 +4,13 @@ widgets, so they are easy to read and to test)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
 
+from skillopt_tui.app.compare_marks import marked_cell
 from skillopt_tui.app.sleep_data import (
     HarvestPreview,
     NightSkill,
@@ -230,7 +232,10 @@ def _score(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def night_rows(nights: list[NightView]) -> tuple[list[NightRow], list[tuple]]:
+def night_rows(
+    nights: list[NightView], marked: Collection[Path] = ()
+) -> tuple[list[NightRow], list[tuple]]:
+    """The nights table; a skill whose run folder is in `marked` (to compare) has a dot."""
     refs: list[NightRow] = []
     cells: list[tuple] = []
     for night in nights:
@@ -249,7 +254,7 @@ def night_rows(nights: list[NightView]) -> tuple[list[NightRow], list[tuple]]:
             refs.append(NightRow("skill", night, skill))
             cells.append(
                 (
-                    f" {skill.skill}",
+                    marked_cell(f" {skill.skill}", skill.run_dir in marked),
                     status_text(skill.status),
                     str(skill.mined),
                     "—" if skill.replayed is None else str(skill.replayed),
