@@ -196,11 +196,13 @@ class LocalModelConfig(_Strict):
     ctx_per_slot: int = Field(default=4096, ge=256)
     """Context window of each slot, in tokens."""
     threads: int | None = Field(default=None, ge=1)
-    """CPU threads; null = all cores. On cores busy with other work, fewer is faster: the
+    """CPU threads; null = the cores idle when the server starts (at least 1; all of them
+    on a quiet machine). On cores busy with other work, fewer is faster: the
     threads wait for each other at every token (2 cores at load 7.6: 128 tokens in 113.5 s
     with 2 threads, 5.1 s with 1). These threads write the reply, a token at a time."""
     batch_threads: int | None = Field(default=None, ge=1)
-    """CPU threads that read a prompt (llama.cpp's batch threads); null = all cores. Kept
+    """CPU threads that read a prompt (llama.cpp's batch threads); null = the cores idle
+    when the server starts, as `threads`. Kept
     apart from `threads` because reading a prompt is one large job per 512 tokens, not a
     wait at every token: with `threads: 1`, a 1,058-token prompt was read at 105 tokens/s
     with 2 batch threads against 57 with 1 (2 quiet cores; 44 against 38 beside 3 busy

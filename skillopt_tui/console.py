@@ -44,6 +44,8 @@ from core.words import counted
 from skillopt_tui.run_words import activity, rollout_step
 
 PROGRESS_EVERY_S = 30.0
+# An ETA from fewer calls than this is noise (the first replies include warm-up).
+MIN_CALLS_FOR_ETA = 10
 
 
 def _fmt(score: float | None) -> str:
@@ -80,6 +82,9 @@ class ConsoleLogger:
         # The run's planned model calls (an upper bound, core.run.estimate), when the caller
         # knows it: the ETA of a run that has not finished a step yet comes from it.
         self.expected_calls: int | None = None
+        # (clock, calls) at the first call's reply: the call rate is measured from here, so
+        # the embedded server's start-up and the first prompt's warm-up do not inflate it.
+        self._first_call: tuple[float, int] | None = None
         self._ticker: threading.Thread | None = None
         self._stop_ticking = threading.Event()
         self.progress: Progress | None = None
@@ -114,9 +119,12 @@ class ConsoleLogger:
         elapsed = self.clock() - self.started_at if self.started_at is not None else 0.0
         steps_run = self.step - self.start_step
         eta = "eta —"
-        if self.expected_calls and self.calls:
+        rate = self._seconds_per_call()
+        if self.expected_calls and rate is not None:
             left = max(self.expected_calls - self.calls, 0)
-            eta = f"eta ≤ {_duration(elapsed / self.calls * left)}"
+            eta = f"eta ≤ {_duration(rate * left)}"
+        elif self.expected_calls and self.calls:
+            eta = "eta — (measuring the call rate)"
         elif steps_run > 0:
             eta = f"eta {_duration(elapsed / steps_run * (self.total - self.step))}"
         calls = counted(self.calls, "model call")
@@ -126,6 +134,16 @@ class ConsoleLogger:
             f"progress: {self._describe()} · {self.step}/{self.total} steps done · {calls}"
             f" · {_duration(elapsed)} elapsed · {eta}"
         )
+
+    def _seconds_per_call(self) -> float | None:
+        """Seconds per call since the first reply, once enough calls have been seen."""
+        if self._first_call is None:
+            return None
+        since, calls_then = self._first_call
+        measured = self.calls - calls_then
+        if measured < MIN_CALLS_FOR_ETA:
+            return None
+        return (self.clock() - since) / measured
 
     def _tick(self) -> None:
         while not self._stop_ticking.wait(self.progress_every):
@@ -238,6 +256,8 @@ class ConsoleLogger:
         self.line(text)
 
     def _on_BudgetUpdated(self, e: BudgetUpdated) -> None:
+        if self._first_call is None and e.calls > 0:
+            self._first_call = (self.clock(), e.calls)
         self.calls = e.calls
         tokens = e.input_tokens + e.output_tokens
         cap = f"/{e.cap_tokens}" if e.cap_tokens else ""

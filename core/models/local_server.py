@@ -253,18 +253,34 @@ def attach(address: str, config: LocalModelConfig) -> str:
     return f"{root}/v1"
 
 
+def idle_cores(cores: int | None = None, load: float | None = None) -> int:
+    """The threads a server gets when the config leaves them unset: the cores that were not
+    busy when it started (the 1-minute load average), at least one. llama.cpp's threads
+    wait for each other at every token, so one thread more than the idle cores stalls them
+    all: 4 replies of 48 tokens took 156 s with 2 threads and 30 s with 1 on 2 cores at
+    load 16, and its busy-wait setting (poll 50 or 0) made no difference (measured
+    2026-12-06; the config's `threads` docstring has the earlier figures)."""
+    cores = cores or os.cpu_count() or 1
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # no load average here: assume the cores are ours
+            load = 0.0
+    return max(1, min(cores, int(cores - load + 0.5)))
+
+
 def _launch(config: LocalModelConfig) -> tuple[Any, str]:
     path = weights_path()
     xllamacpp = _import_runtime()
-    cores = os.cpu_count() or 1
+    idle = idle_cores()
     params = xllamacpp.CommonParams()
     params.model.path = str(path)
     params.model_alias = {LOCAL_MODEL_NAME}
     params.port = 0  # a free port; the server binds 127.0.0.1 only
     params.n_parallel = config.parallel
     params.n_ctx = config.parallel * config.ctx_per_slot
-    params.cpuparams.n_threads = config.threads or cores
-    params.cpuparams_batch.n_threads = config.batch_threads or cores
+    params.cpuparams.n_threads = config.threads or idle
+    params.cpuparams_batch.n_threads = config.batch_threads or idle
     params.use_jinja = True
     params.chat_template = CHAT_TEMPLATE
     params.verbosity = -1  # llama.cpp is chatty on stderr; errors still surface as HTTP errors

@@ -321,8 +321,9 @@ async def _train(cfg, run_dir, bus, logger, env, initial_skill, stager, *, wait=
         for notice in client.notices:
             if notice != EMBEDDED_NOTICE or uses_local:
                 logger.notice(notice)
-        logger.expected_calls = planned_calls(cfg, env, uses_llm=uses_llm)
-        warning = embedded_warning(logger.expected_calls)
+        plan = planned_calls(cfg, env, uses_llm=uses_llm)
+        logger.expected_calls = plan.target_calls + plan.optimizer_calls
+        warning = embedded_warning(plan)
         if uses_local and EMBEDDED_NOTICE in client.notices and warning:
             logger.line(warning)
         if state is None:

@@ -44,6 +44,11 @@ def _copy_of_the_checkout(dest: Path) -> Path:
     return dest
 
 
+def _entries(checkout: Path) -> set[str]:
+    """The checkout's top-level entries, folders with a trailing slash (as .gitignore says)."""
+    return {p.name + ("/" if p.is_dir() else "") for p in checkout.iterdir()} - {".venv"}
+
+
 @pytest.mark.embedded
 def test_the_first_session_runs_as_typed_in_a_fresh_shell(tmp_path):
     checkout = _copy_of_the_checkout(tmp_path / "checkout")
@@ -58,6 +63,7 @@ def test_the_first_session_runs_as_typed_in_a_fresh_shell(tmp_path):
         # points at the clone itself; here it may point at another checkout).
         "PYTHONPATH": str(checkout),
     }
+    before = _entries(checkout)
     script = "set -e\nsource .venv/bin/activate\n" + _first_session()
     proc = subprocess.run(
         ["bash", "-lc", script],
@@ -68,5 +74,15 @@ def test_the_first_session_runs_as_typed_in_a_fresh_shell(tmp_path):
         timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
-    assert (checkout / "deployed/capitals/SKILL.md").is_file()
+    assert (checkout / "first-session/deployed/capitals/SKILL.md").is_file()
     assert (checkout / "runs/first/best_skill.md").is_file()
+    # What the session wrote is ignored by git: a newcomer's `git status` stays clean.
+    written = sorted(_entries(checkout) - before)
+    assert written, "the session wrote nothing into the checkout"
+    ignored = subprocess.run(
+        ["git", "-C", str(ROOT), "check-ignore", "--no-index", "--stdin"],
+        input="\n".join(written),
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert sorted(ignored) == written, f"not ignored: {set(written) - set(ignored)}"

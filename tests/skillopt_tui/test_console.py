@@ -223,15 +223,36 @@ def test_a_log_that_is_not_a_terminal_gets_progress_lines_between_decisions():
             latency_s=0.1,
         )
     )
-    log(BudgetUpdated(calls=100, cache_hits=0, input_tokens=1, output_tokens=1, cost_usd=0.0))
+    log(BudgetUpdated(calls=10, cache_hits=0, input_tokens=1, output_tokens=1, cost_usd=0.0))
     clock.now += 90
+    log(BudgetUpdated(calls=100, cache_hits=0, input_tokens=1, output_tokens=1, cost_usd=0.0))
     text = _wait_for(out, "progress: ")
     log.close()
     line = next(ln for ln in text.splitlines() if ln.startswith("progress: "))
     assert "baseline" in line and "0/4 steps done" in line
-    assert "100/≤400 model calls" in line and "1m30s elapsed" in line and "eta ≤ 4m30s" in line
+    # 90 calls in 90 s since the first reply: 1 s a call, 300 calls left
+    assert "100/≤400 model calls" in line and "1m30s elapsed" in line and "eta ≤ 5m00s" in line
     closed = out.getvalue()
     import time
 
     time.sleep(0.1)
     assert out.getvalue() == closed  # close() stops the lines
+
+
+def test_the_eta_leaves_out_the_start_up_before_the_first_reply():
+    """The embedded server's start-up once made the first progress line say "eta ≤ 7h19m"
+    after 4 calls: the elapsed time before the first reply is not a call's cost."""
+    out, clock = io.StringIO(), _Clock()
+    log = ConsoleLogger(out, progress_every=3600, clock=clock)
+    log.expected_calls = 1700
+    log(started(epochs=2))
+    clock.now += 60  # the server starts and reads its first prompt
+    log(BudgetUpdated(calls=4, cache_hits=0, input_tokens=1, output_tokens=1, cost_usd=0.0))
+    first = log.progress_line()
+    clock.now += 20
+    log(BudgetUpdated(calls=44, cache_hits=0, input_tokens=1, output_tokens=1, cost_usd=0.0))
+    later = log.progress_line()
+    log.close()
+    assert "eta — (measuring the call rate)" in first
+    # 40 calls in 20 s after the first reply: 0.5 s a call, 1,656 calls left
+    assert "eta ≤ 13m48s" in later

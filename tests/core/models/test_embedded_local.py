@@ -16,7 +16,7 @@ from core.config import LocalModelConfig, config_from_dict
 from core.install_hint import install_extra
 from core.models import local_server
 from core.models.factory import build_model_client
-from core.models.local_server import LocalModelServer, weights_path
+from core.models.local_server import LocalModelServer, idle_cores, weights_path
 from core.models.types import ModelError
 
 SKILL = (
@@ -219,3 +219,13 @@ def test_a_destructor_holding_the_gil_is_woken_too(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "released []"
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "threads"),
+    [(2, 0.1, 2), (2, 0.6, 1), (2, 16.0, 1), (8, 3.2, 5), (1, 0.0, 1)],
+)
+def test_unset_threads_are_the_idle_cores_not_all_of_them(cores, load, threads):
+    """On 2 cores at load 16, 2 threads took 5x as long as 1 (local_server.idle_cores):
+    threads left unset must not take cores other work holds."""
+    assert idle_cores(cores, load) == threads

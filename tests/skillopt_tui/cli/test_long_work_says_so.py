@@ -8,17 +8,30 @@ import signal
 
 import pytest
 
-from skillopt_tui.cli.long_run import embedded_warning
+from core.config import load_config
+from core.run.estimate import CallPlan
+from envs import get_environment
+from skillopt_tui.cli.long_run import embedded_seconds, embedded_warning, planned_calls
 from skillopt_tui.cli.train_cmds import _install_stop_handlers
+from tests.support.doc_examples import ROOT
 
 
 def test_a_long_embedded_run_is_named_with_its_calls_and_minutes():
-    # configs/capitals.yaml without a key: 1,652 target + 111 optimizer calls planned
-    warning = embedded_warning(1763)
+    # configs/capitals.yaml without a key: 1,652 target + 99 optimizer calls planned
+    warning = embedded_warning(CallPlan(target_calls=1652, optimizer_calls=99, total_steps=12))
     assert warning is not None
-    assert "1,763 planned calls" in warning and "minutes" in warning
+    assert "1,751 planned calls (1,652 target, 99 optimizer)" in warning
+    # 1,652 x 0.48 s + 99 x 7.6 s, the measured CPU seconds a call takes by role
+    assert "about 26 minutes on an idle core" in warning
     assert "OPENAI_API_KEY" in warning and "configs/demo.yaml" in warning
-    assert embedded_warning(400) is None  # the demo: short, the notice alone says enough
+
+
+def test_the_demo_is_short_enough_to_need_no_warning():
+    demo = load_config(ROOT / "configs/demo.yaml")
+    env = get_environment(demo.env, target_backend=demo.models.target.backend)
+    plan = planned_calls(demo, env, uses_llm=demo.train.strategy == "llm")
+    assert embedded_seconds(plan) < 5 * 60, plan
+    assert embedded_warning(plan) is None
 
 
 class _Loop:
