@@ -32,10 +32,7 @@ directory: pass `run.runs_dir` or a cache path under tmp_path)."""
 from __future__ import annotations
 
 import os
-import re
-import shutil
-import tempfile
-from collections.abc import Iterator, MutableMapping
+from collections.abc import MutableMapping
 from pathlib import Path
 
 import pytest
@@ -62,23 +59,6 @@ def temp_root_in_memory(environ: MutableMapping[str, str]) -> None:
 
 
 temp_root_in_memory(os.environ)
-
-
-@pytest.fixture
-def tmp_path(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
-    """pytest's tmp_path, except for a test of the real agent CLIs (`agents`): their
-    sandboxes mount a fresh /dev, where a folder under MEMORY_TEMP_ROOT would vanish, so
-    such a test gets a folder on disk, in the system's temporary directory, removed after
-    it. (Function-scoped on purpose: a wider fixture would group its users on one xdist
-    worker, see shared_resource_group.)"""
-    if request.node.get_closest_marker("agents") is None:
-        yield tmp_path
-        return
-    name = re.sub(r"\W", "_", request.node.name)[:30]  # as pytest names its folders
-    on_disk = Path(tempfile.mkdtemp(prefix=f"pytest-{name}-"))
-    yield on_disk
-    shutil.rmtree(on_disk, ignore_errors=True)
-
 
 settings.register_profile(
     "ci",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import MEMORY_TEMP_ROOT, shared_resource_group, temp_root_in_memory
+from tests.conftest import MEMORY_TEMP_ROOT, temp_root_in_memory
 
 has_memory_root = pytest.mark.skipif(
     not MEMORY_TEMP_ROOT.is_dir(), reason=f"no {MEMORY_TEMP_ROOT} on this machine"
@@ -25,16 +25,3 @@ def test_a_chosen_temp_root_is_kept():
     fresh: dict[str, str] = {}
     temp_root_in_memory(fresh)
     assert fresh == {"PYTEST_DEBUG_TEMPROOT": str(MEMORY_TEMP_ROOT)}
-
-
-@has_memory_root
-@pytest.mark.agents  # the mark alone: nothing here runs an agent
-def test_a_test_of_the_real_agent_clis_gets_its_tmp_path_on_disk(tmp_path):
-    """Their sandboxes mount a fresh /dev: a workspace's neighbours under /dev/shm would
-    vanish inside them (the codex read-only sandbox test saw 'No such file')."""
-    assert not tmp_path.is_relative_to(MEMORY_TEMP_ROOT.resolve())
-    assert tmp_path.is_dir() and not any(tmp_path.iterdir())
-
-
-def test_tmp_path_puts_a_test_in_no_xdist_group(request, tmp_path):
-    assert shared_resource_group(request.node) is None
