@@ -32,33 +32,12 @@ directory: pass `run.runs_dir` or a cache path under tmp_path)."""
 from __future__ import annotations
 
 import os
-from collections.abc import MutableMapping
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from core.models.local_server import ATTACH_ENV
 from tests.support import embedded_session
-
-# Where the suite's temporary directories go when the machine has a tmpfs. Runs, caches,
-# journals and git repositories under tmp_path fsync their writes (core/atomic.py, SQLite,
-# git): on this machine's disk each fsync costs milliseconds, and a short training run
-# spent most of its time in them. In memory the files, renames and locks behave the same.
-MEMORY_TEMP_ROOT = Path("/dev/shm")
-
-
-def temp_root_in_memory(environ: MutableMapping[str, str]) -> None:
-    """Point pytest's numbered base temp (tmp_path, tmp_path_factory) at MEMORY_TEMP_ROOT,
-    unless one was chosen (PYTEST_DEBUG_TEMPROOT, read by pytest; --basetemp wins over
-    both). Set in the environment, so xdist workers and nested runs agree."""
-    if "PYTEST_DEBUG_TEMPROOT" in environ:
-        return
-    if MEMORY_TEMP_ROOT.is_dir() and os.access(MEMORY_TEMP_ROOT, os.W_OK | os.X_OK):
-        environ["PYTEST_DEBUG_TEMPROOT"] = str(MEMORY_TEMP_ROOT)
-
-
-temp_root_in_memory(os.environ)
 
 settings.register_profile(
     "ci",
