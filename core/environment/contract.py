@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from core.errors import UserError
 from core.models.types import AgentOutcome, AgentTask, Completion, Message
+from core.plain_data import as_dict
 
 SPLITS = ("train", "val", "test")
 
@@ -64,9 +65,7 @@ class RolloutResult:
     lacked_inputs: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
-        return asdict(self)
+        return as_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RolloutResult:

@@ -11,7 +11,10 @@ A slot already taken is not preempted: a call in flight runs to its end. So earl
 never takes a slot the moment it is free: it gets a free slot GRACE_S later, if no
 critical call has taken it meanwhile, both at a run's start (step 0's rollouts
 start a moment after the early jobs are submitted) and whenever a critical call ends
-(its worker asks again for the next one a moment later).
+(its worker asks again for the next one a moment later). The grace is never longer than
+the longest call the pool has held a slot for: early work that takes a slot delays a
+critical call by at most one call, so waiting longer than a call lasts loses time (calls
+answered in a millisecond, by a test double or a fast local model, waited GRACE_S each).
 
 The priority travels in a context variable, like the ledger's stage: the scheduler
 (core/training/scheduler.py) sets it for the task of an early job, and every model call
@@ -24,6 +27,8 @@ import asyncio
 import contextvars
 import heapq
 import itertools
+import time
+from collections.abc import Callable
 
 # Lower numbers first. CRITICAL: the run waits on it now. AHEAD: needed later in the run
 # (the baseline, by the first gate). SPARE: needed only at the end (test evaluations).
@@ -51,11 +56,25 @@ class PriorityPool:
     own concurrency: roles on one server share its slots, and the priorities order their
     calls together (a critical optimizer call goes before the target's early work)."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.capacity = max(1, capacity)
         self.busy = 0
+        self.clock = clock
+        self._longest_hold_s: float | None = None  # None until a call has ended
         self._waiters: list[tuple[int, int, Lane, asyncio.Future[None]]] = []
         self._order = itertools.count()
+
+    @property
+    def grace_s(self) -> float:
+        """How long early work leaves a free slot to critical calls: GRACE_S, or the
+        longest call held so far if shorter."""
+        if self._longest_hold_s is None:
+            return GRACE_S
+        return min(GRACE_S, self._longest_hold_s)
+
+    def held(self, seconds: float) -> None:
+        """A call held a slot for `seconds`."""
+        self._longest_hold_s = max(seconds, self._longest_hold_s or 0.0)
 
     def lane(self, capacity: int) -> Lane:
         """A role's share of the slots: at most `capacity` of them at once."""
@@ -71,7 +90,7 @@ class PriorityPool:
         granted: asyncio.Future[None] = loop.create_future()
         heapq.heappush(self._waiters, (rank, next(self._order), lane, granted))
         if free:  # early work: a free slot, after the grace
-            loop.call_later(GRACE_S, self._wake)
+            loop.call_later(self.grace_s, self._wake)
         try:
             await granted
         except asyncio.CancelledError:
@@ -88,7 +107,7 @@ class PriorityPool:
         lane.busy -= 1
         self._wake(early=False)
         if self._waiters:  # a slot still free after the grace goes to early work
-            asyncio.get_running_loop().call_later(GRACE_S, self._wake)
+            asyncio.get_running_loop().call_later(self.grace_s, self._wake)
 
     def _wake(self, early: bool = True) -> None:
         """Grant free slots in priority order, passing over the waiters whose role is at
@@ -114,12 +133,14 @@ class PriorityPool:
 
 class Lane:
     """One role's way into a pool: `async with lane:` takes a slot at the context's
-    priority (or `acquire(priority)`), within the role's own limit."""
+    priority (or `acquire(priority)`), within the role's own limit, and tells the pool how
+    long the call held it."""
 
     def __init__(self, pool: PriorityPool, capacity: int) -> None:
         self.pool = pool
         self.capacity = max(1, capacity)
         self.busy = 0
+        self._held_since: dict[asyncio.Task | None, float] = {}
 
     async def acquire(self, priority: int | None = None) -> None:
         await self.pool._acquire(self, priority)
@@ -129,7 +150,11 @@ class Lane:
 
     async def __aenter__(self) -> Lane:
         await self.acquire()
+        self._held_since[asyncio.current_task()] = self.pool.clock()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        since = self._held_since.pop(asyncio.current_task(), None)
+        if since is not None:  # before the release, whose wake waits the grace
+            self.pool.held(self.pool.clock() - since)
         self.release()

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from core.plain_data import as_dict
 from core.secrets import redacted_json
 
 
@@ -27,7 +28,7 @@ class Event:
     ts: float = field(default_factory=time.time)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, **dataclasses.asdict(self)}
+        return {"type": self.type, **as_dict(self)}
 
 
 @dataclass(kw_only=True)

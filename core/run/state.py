@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from core.atomic import write_text
+from core.plain_data import as_dict
 from core.secrets import redacted_json
 
 STATE_VERSION = 1
@@ -96,7 +97,7 @@ class TrainState:
         raise KeyError(f"no skill version {number}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"state_version": STATE_VERSION, **dataclasses.asdict(self)}
+        return {"state_version": STATE_VERSION, **as_dict(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainState:

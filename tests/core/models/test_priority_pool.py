@@ -7,7 +7,15 @@ import asyncio
 
 import pytest
 
-from core.models.priority_pool import AHEAD, CRITICAL, PRIORITY, SPARE, Lane, PriorityPool
+from core.models.priority_pool import (
+    AHEAD,
+    CRITICAL,
+    GRACE_S,
+    PRIORITY,
+    SPARE,
+    Lane,
+    PriorityPool,
+)
 
 
 def one_role(capacity: int) -> Lane:
@@ -132,3 +140,48 @@ async def test_a_slot_freed_by_a_critical_call_waits_for_the_next_critical_call(
     await holders(pool, order, "next", CRITICAL, gate)
     await asyncio.wait_for(early, timeout=5)  # and the early work still runs, later
     assert order == ["next", "ahead"] and pool.busy == 0
+
+
+class Clock:
+    """A hand-moved clock: how long a call held its slot, without waiting for it."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_grace_is_never_longer_than_the_longest_call():
+    """Early work that takes a slot delays a critical call by one call at most: after
+    millisecond calls (a test double, a fast local model) it waited GRACE_S each time."""
+    clock = Clock()
+    lane = PriorityPool(2, clock=clock).lane(2)
+    assert lane.pool.grace_s == GRACE_S  # no call has ended yet
+    async with lane:
+        clock.now += 0.004
+    assert lane.pool.grace_s == pytest.approx(0.004)
+    async with lane:
+        clock.now += 0.001  # a shorter call keeps the longest
+    assert lane.pool.grace_s == pytest.approx(0.004)
+    async with lane:
+        clock.now += 3.0  # a real model's call: the whole grace again
+    assert lane.pool.grace_s == GRACE_S
+
+
+async def test_after_quick_calls_early_work_does_not_wait_for_a_late_critical_call():
+    """Calls that end at once: the early job takes the idle slot before a critical call
+    that asks a while later (which then waits one quick call, not GRACE_S). The call's
+    length is set on a hand-moved clock, so a loaded machine cannot stretch it."""
+    clock = Clock()
+    pool = PriorityPool(1, clock=clock).lane(1)
+    order: list[str] = []
+    gate = asyncio.Event()
+    gate.set()
+    async with pool:  # a critical call, answered in a millisecond
+        clock.now += 0.001
+    early = asyncio.create_task(holders(pool, order, "ahead", AHEAD, gate))
+    await asyncio.sleep(GRACE_S / 5)
+    await holders(pool, order, "late", CRITICAL, gate)
+    await early
+    assert order == ["ahead", "late"] and pool.busy == 0
