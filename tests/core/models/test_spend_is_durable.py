@@ -127,3 +127,29 @@ async def test_the_model_version_a_provider_reports_is_journaled(tmp_path):
     first, second = journal.read()
     assert first["served_model"] == "loopback-model-2026-01-01"
     assert "served_model" not in second  # the same name as configured says nothing new
+
+
+async def test_paid_calls_are_forced_to_disk_and_free_ones_are_not(tmp_path, monkeypatch):
+    """Every uncached call was fsync'd, the embedded model's and test doubles' too (3,348
+    fsyncs at 4 ms in 29 training tests): only a call that may cost money needs it."""
+    import os
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    with LoopbackOpenAI() as server:
+        server.queue(Reply("Paris", input_tokens=10, output_tokens=2))
+        server.queue(Reply("Rome", input_tokens=10, output_tokens=2))
+        for prices, fsyncs in (
+            (PRICES, 1),
+            ({"loopback-model": {"input_per_mtok": 0.0, "output_per_mtok": 0.0}}, 0),
+        ):
+            synced.clear()
+            (tmp_path / str(fsyncs)).mkdir()
+            config = loopback_config(server.base_url, tmp_path / str(fsyncs), prices=prices)
+            async with build_model_client(config, environ=ENV) as client:
+                client.ledger.attach_journal(SpendJournal(tmp_path / f"spend{fsyncs}.jsonl"))
+                await client.complete(USER, role="target")
+            assert len(synced) == fsyncs
+            (entry,) = SpendJournal(tmp_path / f"spend{fsyncs}.jsonl").read()
+            assert entry["cached"] is False  # sent, not a cache hit
