@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +98,17 @@ def gate_roles(val: Iterable[MinedTask]) -> dict[str, str]:
     """What each held-out task gates as: `occurrence` (of a preference the person
     corrected) or `guard` (accepted without correction: it must not regress)."""
     return {t.id: "occurrence" if t.preference or t.corrections else "guard" for t in val}
+
+
+def held_out_occurrences(
+    preferences: Iterable[Preference], roles: Mapping[str, str]
+) -> dict[str, tuple[str, ...]]:
+    """Each preference's held-out occurrences (val task ids; none held out: empty), so a
+    night can tell edit by edit whose preference moved (sleep/night/preference_gate.py)."""
+    return {
+        p.id: tuple(i for i in preference_tasks(p) if roles.get(i) == "occurrence")
+        for p in preferences
+    }
 
 
 def waiting_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:

@@ -7,7 +7,10 @@ requests they accepted as answered (regression guards). The optimizer proposes
 (a) the preference's rule: staged, its held-out occurrences now pass, the commit carries
     the sign test's p (weak here, said so) and the items that moved;
 (b) an irrelevant rule: nothing staged;
-(c) the rule plus one that breaks a guard: nothing staged, although the mean rises."""
+(c) the rule plus one that breaks a guard: nothing staged, although the mean rises;
+and edit by edit: a good rule beside an irrelevant one stages the good one alone, two
+rules for two preferences stage both, each with its own sessions, and a rule naming a
+project file its corrections never named is flagged."""
 
 from __future__ import annotations
 
@@ -31,8 +34,12 @@ from tests.sleep.night_double import NAMES
 from tests.sleep.preference_double import (
     DEBUG_PROMPT,
     EXPLAIN_PROMPT,
+    FACTS_RULE,
     GUARD_BREAKER,
+    IRRELEVANT_RULE,
     PREFERENCE_RULE,
+    TESTS_PROMPT,
+    YES_NO_RULE,
 )
 from tests.sleep.test_night import night_config as base_config
 from tests.support.cli_in_process import run_main
@@ -171,7 +178,9 @@ async def test_the_preference_rule_is_staged_with_its_items_and_weak_p(tmp_path,
     assert sorted(shown) == sorted(moved)
     assert all(mode and before < 0.7 <= after for mode, before, after in shown.values())
     assert "decided by judge 1.00: logs, no print" in commit.body
-    assert f'"{CORRECTION}": corrected in ' in commit.body
+    assert f'"{PREFERENCE_RULE}": addresses "{CORRECTION}"' in commit.body
+    sessions = "claude:s0 (claude, 2026-11-10); codex:s1 (codex, 2026-11-11); "
+    assert commit.trailers["Edit-1-Sessions"].startswith(sessions)
     saved = json.loads((night.folder / "night.json").read_text())
     assert saved["skills"]["project"]["evidence"]["weak"] is True  # the TUI reads it
     staged = repo.git.blob(repo.staged_branches()[0].head, repo.entry("project").path).decode()
@@ -242,3 +251,157 @@ async def test_a_rule_that_breaks_a_guard_stages_nothing(tmp_path, repo, project
     ]
     assert any("guard(s) regressed" in g["reason"] for g in gates), gates
     assert GUARD_BREAKER  # (the rule the double proposed)
+
+
+# -- per edit: each staged rule traces to a preference whose held-out occurrences moved --
+
+YES_NO = "answer yes or no first"
+
+
+def two_preference_sessions(project: Path) -> list[dict]:
+    """The four logging sessions, and three more where the person asked whether a part's
+    tests pass and corrected a long answer: "answer yes or no first" (a second preference,
+    corrected in sessions of its own)."""
+    out = sessions(project)
+    for i, part in enumerate(["billing", "search", "admin"]):
+        stamp = f"2026-11-{20 + i:02d}T10:00:00Z"
+        texts = [TESTS_PROMPT.format(part=part), YES_NO]
+        out.append(
+            {
+                "source": "codex" if i % 2 == 0 else "claude",
+                "session_id": f"q{i}",
+                "cwd": str(project),
+                "branch": "main",
+                "file": f"/x/q{i}.jsonl",
+                "automation": False,
+                "tasks": [
+                    {"text": t, "timestamp": stamp, "aborted": False, "answer": "Done: it works."}
+                    for t in texts
+                ],
+            }
+        )
+    return out
+
+
+def yes_no_tasks(project: Path, harvested: list[dict]) -> list[MinedTask]:
+    out = []
+    for session in harvested:
+        first = session["tasks"][0]
+        if "tests pass" not in first["text"]:
+            continue
+        sid = f"{session['source']}:{session['session_id']}"
+        out.append(
+            MinedTask(
+                id=task_id(str(project), shape_of(first["text"])),
+                intent=first["text"],
+                project=str(project),
+                rubric=f"The user corrected: {YES_NO}",
+                source_sessions=[sid],
+                skill="project",
+                first_seen=first["timestamp"],
+                last_seen=first["timestamp"],
+                corrections=[Correction(YES_NO, sid, session["source"], first["timestamp"])],
+            )
+        )
+    return out
+
+
+async def per_edit_night(tmp_path, repo, project, brain: str, harvested: list[dict]):
+    archive = TaskArchive(tmp_path / "state" / "tasks.json")
+    debug = [s for s in harvested if "debug message" in s["tasks"][0]["text"]]
+    archive.merge(corrected_tasks(project, debug) + yes_no_tasks(project, harvested))
+    lines: list[str] = []
+    night = Night(
+        state_dir=tmp_path / "state",
+        repo=repo,
+        config=night_config(f"tests.sleep.preference_double:{brain}"),
+        harvest=lambda _freeze: Harvested(harvested),
+        project=project,
+        today=DAY,
+        min_val_tasks=3,
+        on_line=lines.append,
+    )
+    result = await night.run()
+    assert result.status == "finished", result.message
+    return night, result, lines
+
+
+def staged_text(repo: SkillsRepo) -> str:
+    [branch] = repo.staged_branches()
+    return repo.git.blob(branch.head, repo.entry("project").path).decode()
+
+
+async def test_a_good_rule_beside_an_irrelevant_one_stages_only_the_good_rule(
+    tmp_path, repo, project
+):
+    """Fails on the old code: the gate judged the candidate whole, so the irrelevant rule
+    rode along with the one that moved the held-out occurrences and was staged too."""
+    night, result, lines = await per_edit_night(
+        tmp_path, repo, project, "brain_rule_and_irrelevant", sessions(project)
+    )
+    outcome = result.skills["project"]
+    assert outcome["staged"] == "staged/sleep-2026-11-30-project"
+    text = staged_text(repo)
+    assert PREFERENCE_RULE in text and IRRELEVANT_RULE not in text
+    [dropped] = outcome["dropped_edits"]
+    assert dropped["content"] == IRRELEVANT_RULE
+    assert dropped["reason"].startswith("no held-out evidence")
+    assert any(
+        ln.startswith("project: dropped: append 'Write commit messages")
+        and "no held-out evidence" in ln
+        for ln in lines
+    ), lines
+    saved = json.loads((night.folder / "night.json").read_text())
+    assert saved["skills"]["project"]["dropped_edits"][0]["content"] == IRRELEVANT_RULE
+    [commit] = repo.diff(outcome["staged"]).evidence
+    assert commit.trailers["Edits"] == "1" and IRRELEVANT_RULE not in commit.body
+    # what was staged was gated itself: the re-gate without the dropped edit is recorded
+    gates = [
+        json.loads(p.read_text()) for p in (night.folder / "project").glob("steps/*/gate.json")
+    ]
+    assert any(g.get("accepted") and "re-gated without 1 edit(s)" in g["reason"] for g in gates)
+
+
+async def test_two_rules_for_two_preferences_stage_both_with_their_own_sessions(
+    tmp_path, repo, project
+):
+    """Fails on the old code: the commit listed every session of the night under one
+    `Source-Sessions`, with no edit tied to the preference and sessions it came from."""
+    harvested = two_preference_sessions(project)
+    _night, result, _lines = await per_edit_night(
+        tmp_path, repo, project, "brain_two_rules", harvested
+    )
+    outcome = result.skills["project"]
+    assert outcome["staged"] and not outcome.get("dropped_edits")
+    text = staged_text(repo)
+    assert PREFERENCE_RULE in text and YES_NO_RULE in text
+    [commit] = repo.diff(outcome["staged"]).evidence
+    trailers = commit.trailers
+    by_text = {
+        trailers[f"Edit-{i}-Preference"]: trailers[f"Edit-{i}-Sessions"].split("; ") for i in (1, 2)
+    }
+    assert set(by_text) == {CORRECTION, YES_NO}
+    logging_sessions = [s.split(" ")[0] for s in by_text[CORRECTION]]
+    yes_no_sessions = [s.split(" ")[0] for s in by_text[YES_NO]]
+    assert logging_sessions == ["claude:s0", "codex:s1", "claude:s2", "codex:s3"]
+    assert yes_no_sessions == ["codex:q0", "claude:q1", "codex:q2"]
+    assert "codex:q0 (codex, 2026-11-20)" in by_text[YES_NO]
+    edits = outcome["evidence"]["edits"]
+    assert [e["preferences"][0]["text"] for e in edits] == [CORRECTION, YES_NO]
+
+
+async def test_a_rule_naming_a_project_file_is_flagged(tmp_path, repo, project):
+    """Fails on the old code: a rule that copied one project's file into the person's
+    preference was staged with no word of it."""
+    (project / "app.py").write_text("print('starting')\n")
+    night, result, lines = await per_edit_night(
+        tmp_path, repo, project, "brain_project_facts", sessions(project)
+    )
+    outcome = result.skills["project"]
+    assert outcome["staged"] and FACTS_RULE in staged_text(repo)
+    [commit] = repo.diff(outcome["staged"]).evidence
+    assert commit.trailers["Edit-1-Names-Project-Files"] == "app.py"
+    assert "FLAGGED: edit 1 names project file(s) app.py" in commit.body
+    assert any("FLAGGED: edit 1 names project file(s) app.py" in ln for ln in lines), lines
+    saved = json.loads((night.folder / "night.json").read_text())
+    assert saved["skills"]["project"]["evidence"]["edits"][0]["project_facts"] == ["app.py"]
