@@ -28,7 +28,14 @@ from core.errors import UserError
 
 SETTINGS_FILE = "sleep.yaml"
 # The held-out gate's bounds (sleep/night/held_out.py): a skill gates on at least the minimum.
-DEFAULT_MIN_VAL_TASKS = 6
+# 5: the fewest held-out items on which a clean sweep is more than weak evidence. The
+# commit's sign test is two-sided, so with n items that changed the smallest p reachable
+# is 2 * 0.5**n: 0.125 at 4, 0.0625 at 5, the first below the weak mark (p > 0.1,
+# sleep/night/run.WEAK_EVIDENCE_P). Fewer would let a night stage only what it must label
+# weak; more (the old 6) kept a first week of 5 corrected preferences waiting for ever.
+# The published Sleep has no minimum: it gates on whatever it held out, and on its train
+# tasks when it held out none.
+DEFAULT_MIN_VAL_TASKS = 5
 DEFAULT_MAX_VAL_TASKS = 20  # with max_tasks (40) at most 60 tasks a night
 NightBackend = Literal[
     "auto", "handoff", "openai", "azure", "anthropic", "local", "scripted",
