@@ -160,8 +160,9 @@ async def judge_candidate(
         # the environment's rule may support some edits and not others: the rest is
         # gated again without them (core/training/edit_attribution.py)
         trimmed = await keep_supported(
-            tr, rule, current, edits, gated, decision, step=step, gate_cfg=gate_cfg, margin=margin
-        )
+            tr, rule, current, candidate, edits, gated, decision,
+            step=step, gate_cfg=gate_cfg, margin=margin,
+        )  # fmt: skip
         if trimmed is not None:
             decision, dropped = trimmed.decision, trimmed.dropped
         if trimmed is not None and trimmed.edits:  # what is left, scored again

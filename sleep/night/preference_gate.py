@@ -91,3 +91,12 @@ class PreferenceGate:
             elif unmoved:
                 out.append((index, f"no held-out evidence: {', '.join(unmoved)} did not move"))
         return out
+
+    def rivals(self, edits: list[Edit]) -> list[list[int]]:
+        """Edits naming the same preference (which of them moved it is ambiguous): the
+        engine ablates them one by one (core/training/edit_attribution.py)."""
+        naming: dict[str, list[int]] = {}
+        for index, edit in enumerate(edits):
+            for pref in named_preferences(edit.rationale):
+                naming.setdefault(pref, []).append(index)
+        return [group for group in naming.values() if len(group) > 1]

@@ -10,7 +10,9 @@ a model.
 - optimizer: proposes rules, fixed per brain: `brain_rule` the preference's,
   `brain_irrelevant` one that changes no reply, `brain_guard_breaker` the preference's
   plus one that breaks the module answers (a guard), `brain_rule_and_irrelevant` the
-  preference's and the irrelevant one as two edits, `brain_two_rules` the logging rule and
+  preference's and the irrelevant one as two edits, `brain_rule_and_claimed` the
+  preference's and one that changes no reply but names the same preference (as an
+  analyst might tie a generic rule to a moved item), `brain_two_rules` the logging rule and
   the yes-or-no rule, `brain_project_facts` the preference's rule worded with a file of
   the project. As an analyst following sleep/prompts/analyst_guide.md would, an edit for a
   preference names the id the prompt showed next to that preference's request
@@ -34,12 +36,13 @@ IRRELEVANT_RULE = "Write commit messages in the imperative mood."
 GUARD_BREAKER = PREFERENCE_RULE + "\nKeep every answer to one word."
 YES_NO_RULE = "Answer a yes-or-no question with yes or no first, then one line of why."
 FACTS_RULE = "Use the logging module for debug output in app.py; never print()."
+CLAIMED_RULE = "Never hedge: say the likely answer."  # changes no reply, claims the logging id
 DEBUG_PROMPT = "add a debug message when the {part} module starts"
 EXPLAIN_PROMPT = "explain what the {part} module is for, in a sentence"
 TESTS_PROMPT = "do the {part} module tests pass?"
 # what each rule's rationale says after its preference's id, and the request it is for
 _TAGS = {PREFERENCE_RULE: ("logging", "debug message"), YES_NO_RULE: ("yes-or-no", "tests pass")}
-_TAGS[FACTS_RULE] = _TAGS[GUARD_BREAKER] = _TAGS[PREFERENCE_RULE]
+_TAGS[FACTS_RULE] = _TAGS[GUARD_BREAKER] = _TAGS[CLAIMED_RULE] = _TAGS[PREFERENCE_RULE]
 _ID = r"(p-[0-9a-f]{10})"
 
 
@@ -120,6 +123,10 @@ def brain_guard_breaker() -> Brain:
 
 def brain_rule_and_irrelevant() -> Brain:
     return Brain(PREFERENCE_RULE, IRRELEVANT_RULE)
+
+
+def brain_rule_and_claimed() -> Brain:
+    return Brain(PREFERENCE_RULE, CLAIMED_RULE)
 
 
 def brain_two_rules() -> Brain:

@@ -32,6 +32,7 @@ from sleep.night.run import Night
 from tests.sleep.cli_world import SKILLOPT
 from tests.sleep.night_double import NAMES
 from tests.sleep.preference_double import (
+    CLAIMED_RULE,
     DEBUG_PROMPT,
     EXPLAIN_PROMPT,
     FACTS_RULE,
@@ -360,6 +361,22 @@ async def test_a_good_rule_beside_an_irrelevant_one_stages_only_the_good_rule(
         json.loads(p.read_text()) for p in (night.folder / "project").glob("steps/*/gate.json")
     ]
     assert any(g.get("accepted") and "re-gated without 1 edit(s)" in g["reason"] for g in gates)
+
+
+async def test_a_rule_claiming_a_preference_it_does_not_move_is_ablated_away(
+    tmp_path, repo, project
+):
+    """Fails on the old code: two edits naming the same preference were staged together,
+    though the candidate does as well without one (n37's "do not hedge" rule)."""
+    _night, result, lines = await per_edit_night(
+        tmp_path, repo, project, "brain_rule_and_claimed", sessions(project)
+    )
+    outcome = result.skills["project"]
+    text = staged_text(repo)
+    assert PREFERENCE_RULE in text and CLAIMED_RULE not in text
+    [dropped] = outcome["dropped_edits"]
+    assert dropped["content"] == CLAIMED_RULE and "(ablation)" in dropped["reason"]
+    assert any(ln.startswith("project: dropped: append 'Never hedge") for ln in lines), lines
 
 
 async def test_two_rules_for_two_preferences_stage_both_with_their_own_sessions(

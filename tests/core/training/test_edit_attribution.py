@@ -17,7 +17,8 @@ BEFORE = {"a": 0.2, "b": 1.0}
 
 
 class Rule:
-    """Accept when "a" passes; support an edit whose rationale says "for a"."""
+    """Accept when "a" passes; support an edit whose rationale says "for a"; edits that
+    both say so are rivals (which of them moved "a" is ambiguous)."""
 
     def __call__(self, before, after):
         return after["a"] >= 0.7 > before["a"], "a must pass"
@@ -29,6 +30,10 @@ class Rule:
             for i, e in enumerate(edits)
             if not (moved and "for a" in e.rationale)
         ]
+
+    def rivals(self, edits):
+        claims = [i for i, e in enumerate(edits) if "for a" in e.rationale]
+        return [claims] if len(claims) > 1 else []
 
 
 class Scorer:
@@ -62,8 +67,9 @@ async def _trim(tr, edits):
     text = "# Skill\n" + "".join(f"{e.content}\n" for e in edits)
     first = await tr.runner.score_with_gate([], text)
     return await keep_supported(
-        tr, Rule(), "# Skill\n", edits, first, first.decision, step=0, gate_cfg=None, margin=0
-    )
+        tr, Rule(), "# Skill\n", text, edits, first, first.decision,
+        step=0, gate_cfg=None, margin=0,
+    )  # fmt: skip
 
 
 async def test_an_unsupported_edit_is_dropped_and_the_rest_is_gated_again():
@@ -95,3 +101,24 @@ async def test_a_rest_that_loses_its_evidence_without_the_dropped_edit_is_reject
 async def test_every_edit_supported_changes_nothing():
     tr, _scorer = run(needs=("Log, never print.",))
     assert await _trim(tr, [GOOD]) is None
+
+
+CLAIMED = Edit("append", "", "Never hedge; say the likely answer.", "for a: short answers")
+
+
+async def test_an_edit_claiming_evidence_it_did_not_earn_is_ablated_away():
+    """Two edits name the same evidence: the one the candidate does as well without is
+    dropped by an ablation (one more scoring), and what is left was scored."""
+    tr, scorer = run(needs=("Log, never print.",))
+    trimmed = await _trim(tr, [GOOD, CLAIMED])
+    assert trimmed is not None and trimmed.decision.accepted
+    assert trimmed.edits == [GOOD] and scorer.scored[-1] == trimmed.candidate
+    [dropped] = trimmed.dropped
+    assert dropped["content"] == CLAIMED.content and "(ablation)" in dropped["reason"]
+    assert len(scorer.scored) == 2
+
+
+async def test_rivals_that_are_both_needed_are_both_kept():
+    tr, scorer = run(needs=("Log, never print.", "Never hedge"))
+    assert await _trim(tr, [GOOD, CLAIMED]) is None
+    assert len(scorer.scored) == 3  # the first scoring, then one ablation of each
