@@ -354,6 +354,8 @@ async def test_a_good_rule_beside_an_irrelevant_one_stages_only_the_good_rule(
     ), lines
     saved = json.loads((night.folder / "night.json").read_text())
     assert saved["skills"]["project"]["dropped_edits"][0]["content"] == IRRELEVANT_RULE
+    status = _cli(tmp_path, ["sleep", "status", "--state-dir", str(tmp_path / "state")])
+    assert "staged/sleep-2026-11-30-project, 1 edit(s) dropped (no held-out" in status.stdout
     [commit] = repo.diff(outcome["staged"]).evidence
     assert commit.trailers["Edits"] == "1" and IRRELEVANT_RULE not in commit.body
     # what was staged was gated itself: the re-gate without the dropped edit is recorded
