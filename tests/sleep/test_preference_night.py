@@ -63,51 +63,65 @@ def _pick(project: Path, prompt: str, val: int, train: int) -> list[str]:
     return held + rest
 
 
+def session(project: Path, source: str, sid: str, stamp: str, texts: list[str]) -> dict:
+    return {
+        "source": source,
+        "session_id": sid,
+        "cwd": str(project),
+        "branch": "main",
+        "file": f"/x/{sid}.jsonl",
+        "automation": False,
+        "tasks": [
+            {"text": t, "timestamp": stamp, "aborted": False, "answer": "Done: it works."}
+            for t in texts
+        ],
+    }
+
+
 def sessions(project: Path) -> list[dict]:
     """Four sessions: a debug request corrected to logging, then a request accepted."""
     debug = _pick(project, DEBUG_PROMPT, val=2, train=2)
     explain = _pick(project, EXPLAIN_PROMPT, val=1, train=3)
-    out = []
-    for i, (d, e) in enumerate(zip(debug, explain, strict=True)):
-        stamp = f"2026-11-{10 + i:02d}T10:00:00Z"
-        texts = [DEBUG_PROMPT.format(part=d), CORRECTION, EXPLAIN_PROMPT.format(part=e), "thanks"]
-        out.append(
-            {
-                "source": "claude" if i % 2 == 0 else "codex",
-                "session_id": f"s{i}",
-                "cwd": str(project),
-                "branch": "main",
-                "file": f"/x/s{i}.jsonl",
-                "automation": False,
-                "tasks": [
-                    {"text": t, "timestamp": stamp, "aborted": False, "answer": "Done: it works."}
-                    for t in texts
-                ],
-            }
+    return [
+        session(
+            project,
+            "claude" if i % 2 == 0 else "codex",
+            f"s{i}",
+            f"2026-11-{10 + i:02d}T10:00:00Z",
+            [DEBUG_PROMPT.format(part=d), CORRECTION, EXPLAIN_PROMPT.format(part=e), "thanks"],
         )
-    return out
+        for i, (d, e) in enumerate(zip(debug, explain, strict=True))
+    ]
 
 
-def corrected_tasks(project: Path, harvested: list[dict]) -> list[MinedTask]:
-    """What mining attaches to the debug requests (sleep-mining's work; written here so
-    this test pins the gate alone): each corrected request with its correction and the
-    preference id it shares with the others."""
+def corrected_tasks(
+    project: Path,
+    harvested: list[dict],
+    correction: str = CORRECTION,
+    asked: str = "debug message",
+    preference: str | None = PREFERENCE,
+) -> list[MinedTask]:
+    """What mining attaches to the requests a session starts with that hold `asked`
+    (sleep-mining's work; written here so this test pins the gate alone): each corrected
+    request with its correction and the preference id it shares with the others."""
     out = []
-    for session in harvested:
-        first = session["tasks"][0]
-        sid = f"{session['source']}:{session['session_id']}"
+    for held in harvested:
+        first = held["tasks"][0]
+        if asked not in first["text"]:
+            continue
+        sid = f"{held['source']}:{held['session_id']}"
         out.append(
             MinedTask(
                 id=task_id(str(project), shape_of(first["text"])),
                 intent=first["text"],
                 project=str(project),
-                rubric=f"The user corrected: {CORRECTION}",
+                rubric=f"The user corrected: {correction}",
                 source_sessions=[sid],
                 skill="project",
                 first_seen=first["timestamp"],
                 last_seen=first["timestamp"],
-                corrections=[Correction(CORRECTION, sid, session["source"], first["timestamp"])],
-                preference=PREFERENCE,
+                corrections=[Correction(correction, sid, held["source"], first["timestamp"])],
+                preference=preference,
             )
         )
     return out
@@ -138,9 +152,13 @@ def repo(tmp_path, project) -> SkillsRepo:
     return r
 
 
-async def night_with(tmp_path, repo, project, brain: str):
-    harvested = sessions(project)
-    TaskArchive(tmp_path / "state" / "tasks.json").merge(corrected_tasks(project, harvested))
+async def night_with(tmp_path, repo, project, brain: str, harvested: list[dict] | None = None):
+    """A night of the double `brain` on `harvested` (the four logging sessions unless
+    given), with the corrected requests' tasks in the archive as mining would leave them."""
+    harvested = harvested if harvested is not None else sessions(project)
+    mined = corrected_tasks(project, harvested)
+    mined += corrected_tasks(project, harvested, YES_NO, "tests pass", preference=None)
+    TaskArchive(tmp_path / "state" / "tasks.json").merge(mined)
     lines: list[str] = []
     night = Night(
         state_dir=tmp_path / "state",
@@ -262,69 +280,17 @@ YES_NO = "answer yes or no first"
 def two_preference_sessions(project: Path) -> list[dict]:
     """The four logging sessions, and three more where the person asked whether a part's
     tests pass and corrected a long answer: "answer yes or no first" (a second preference,
-    corrected in sessions of its own)."""
-    out = sessions(project)
-    for i, part in enumerate(["billing", "search", "admin"]):
-        stamp = f"2026-11-{20 + i:02d}T10:00:00Z"
-        texts = [TESTS_PROMPT.format(part=part), YES_NO]
-        out.append(
-            {
-                "source": "codex" if i % 2 == 0 else "claude",
-                "session_id": f"q{i}",
-                "cwd": str(project),
-                "branch": "main",
-                "file": f"/x/q{i}.jsonl",
-                "automation": False,
-                "tasks": [
-                    {"text": t, "timestamp": stamp, "aborted": False, "answer": "Done: it works."}
-                    for t in texts
-                ],
-            }
+    corrected in sessions of its own; one request held out, two to learn from)."""
+    return sessions(project) + [
+        session(
+            project,
+            "codex" if i % 2 == 0 else "claude",
+            f"q{i}",
+            f"2026-11-{20 + i:02d}T10:00:00Z",
+            [TESTS_PROMPT.format(part=part), YES_NO],
         )
-    return out
-
-
-def yes_no_tasks(project: Path, harvested: list[dict]) -> list[MinedTask]:
-    out = []
-    for session in harvested:
-        first = session["tasks"][0]
-        if "tests pass" not in first["text"]:
-            continue
-        sid = f"{session['source']}:{session['session_id']}"
-        out.append(
-            MinedTask(
-                id=task_id(str(project), shape_of(first["text"])),
-                intent=first["text"],
-                project=str(project),
-                rubric=f"The user corrected: {YES_NO}",
-                source_sessions=[sid],
-                skill="project",
-                first_seen=first["timestamp"],
-                last_seen=first["timestamp"],
-                corrections=[Correction(YES_NO, sid, session["source"], first["timestamp"])],
-            )
-        )
-    return out
-
-
-async def per_edit_night(tmp_path, repo, project, brain: str, harvested: list[dict]):
-    archive = TaskArchive(tmp_path / "state" / "tasks.json")
-    debug = [s for s in harvested if "debug message" in s["tasks"][0]["text"]]
-    archive.merge(corrected_tasks(project, debug) + yes_no_tasks(project, harvested))
-    lines: list[str] = []
-    night = Night(
-        state_dir=tmp_path / "state",
-        repo=repo,
-        config=night_config(f"tests.sleep.preference_double:{brain}"),
-        harvest=lambda _freeze: Harvested(harvested),
-        project=project,
-        today=DAY,
-        min_val_tasks=3,
-        on_line=lines.append,
-    )
-    result = await night.run()
-    assert result.status == "finished", result.message
-    return night, result, lines
+        for i, part in enumerate(_pick(project, TESTS_PROMPT, val=1, train=2))
+    ]
 
 
 def staged_text(repo: SkillsRepo) -> str:
@@ -337,7 +303,7 @@ async def test_a_good_rule_beside_an_irrelevant_one_stages_only_the_good_rule(
 ):
     """Fails on the old code: the gate judged the candidate whole, so the irrelevant rule
     rode along with the one that moved the held-out occurrences and was staged too."""
-    night, result, lines = await per_edit_night(
+    night, result, lines = await night_with(
         tmp_path, repo, project, "brain_rule_and_irrelevant", sessions(project)
     )
     outcome = result.skills["project"]
@@ -370,7 +336,7 @@ async def test_a_rule_claiming_a_preference_it_does_not_move_is_ablated_away(
 ):
     """Fails on the old code: two edits naming the same preference were staged together,
     though the candidate does as well without one (n37's "do not hedge" rule)."""
-    _night, result, lines = await per_edit_night(
+    _night, result, lines = await night_with(
         tmp_path, repo, project, "brain_rule_and_claimed", sessions(project)
     )
     outcome = result.skills["project"]
@@ -387,9 +353,7 @@ async def test_two_rules_for_two_preferences_stage_both_with_their_own_sessions(
     """Fails on the old code: the commit listed every session of the night under one
     `Source-Sessions`, with no edit tied to the preference and sessions it came from."""
     harvested = two_preference_sessions(project)
-    _night, result, _lines = await per_edit_night(
-        tmp_path, repo, project, "brain_two_rules", harvested
-    )
+    _night, result, _lines = await night_with(tmp_path, repo, project, "brain_two_rules", harvested)
     outcome = result.skills["project"]
     assert outcome["staged"] and not outcome.get("dropped_edits")
     text = staged_text(repo)
@@ -413,7 +377,7 @@ async def test_a_rule_naming_a_project_file_is_flagged(tmp_path, repo, project):
     """Fails on the old code: a rule that copied one project's file into the person's
     preference was staged with no word of it."""
     (project / "app.py").write_text("print('starting')\n")
-    night, result, lines = await per_edit_night(
+    night, result, lines = await night_with(
         tmp_path, repo, project, "brain_project_facts", sessions(project)
     )
     outcome = result.skills["project"]
