@@ -142,6 +142,13 @@ def waiting_for_val(
     )
 
 
+NO_OCCURRENCE = (
+    "none of its held-out tasks is something the person corrected: nothing can be staged "
+    "tonight (a rule is staged only for a corrected preference whose held-out occurrence "
+    "moved)"
+)
+
+
 def _excerpt(text: str, limit: int = 60) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"

@@ -8,7 +8,8 @@ occurrences (sleep/held_out.gate_roles), a candidate is accepted only when
   file's, and
 - no guard (a task accepted without correction) that passed with the current file fails.
 The engine asks the environment for this rule (`gate_rule`, core/training/candidate_gate.py)
-in place of "the mean beats the best"; without occurrences the engine's own gate stands.
+in place of "the mean beats the best". A night always gates by it: with no held-out
+occurrence it stages nothing (what Sleep learns is what the person corrected).
 
 Then edit by edit (`attribute`, core/training/edit_attribution.py): a candidate is judged
 whole, so a rule with no evidence would ride along with one that moved the gate. Each edit
@@ -57,6 +58,11 @@ class PreferenceGate:
             f"held-out preference occurrences pass {now}/{len(occurrences)} "
             f"(current file {was}/{len(occurrences)})"
         )
+        if not occurrences:
+            return False, (
+                "rejected: no held-out task is something the person corrected; a rule is "
+                "staged only for a corrected preference whose held-out occurrence moved"
+            )
         if broken:
             return False, f"rejected: {counts}, but guard(s) regressed: {', '.join(broken)}"
         if now <= was:

@@ -77,6 +77,7 @@ from sleep.night.edit_trace import (
 )
 from sleep.night.edited_tree import start_commit
 from sleep.night.held_out import (
+    NO_OCCURRENCE,
     GatedRecord,
     gate_roles,
     gate_signature,
@@ -641,15 +642,13 @@ class Night:
         )
         roles = gate_roles(splits["val"])
         preferences = group_preferences(everything)
-        # Held-out occurrences of what the person corrected: the preference gate decides,
-        # and keeps only edits whose own preference moved (sleep/night/preference_gate.py);
-        # without any, the engine's mean gate, as before.
-        gate_rule = (
-            PreferenceGate(roles, self.pass_mark, held_out_occurrences(preferences, roles))
-            if "occurrence" in roles.values()
-            else None
-        )
-        outcome["gate"] = "preferences" if gate_rule is not None else "mean"
+        # The preference gate decides, and keeps only edits whose own preference moved
+        # (sleep/night/preference_gate.py): with no held-out occurrence nothing stages.
+        gate_rule = PreferenceGate(roles, self.pass_mark, held_out_occurrences(preferences, roles))
+        outcome["gate"] = "preferences"
+        if "occurrence" not in roles.values():
+            outcome["no_occurrence"] = True
+            self.on_line(f"{route.skill}: {NO_OCCURRENCE}")
         try:
             env = ReplayEnvironment(
                 splits,

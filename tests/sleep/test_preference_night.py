@@ -14,6 +14,7 @@ project file its corrections never named is flagged."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -152,12 +153,21 @@ def repo(tmp_path, project) -> SkillsRepo:
     return r
 
 
-async def night_with(tmp_path, repo, project, brain: str, harvested: list[dict] | None = None):
+async def night_with(
+    tmp_path,
+    repo,
+    project,
+    brain: str,
+    harvested: list[dict] | None = None,
+    mined: list[MinedTask] | None = None,
+):
     """A night of the double `brain` on `harvested` (the four logging sessions unless
-    given), with the corrected requests' tasks in the archive as mining would leave them."""
+    given), with `mined` in the archive (unless given, the corrected requests' tasks as
+    mining would leave them)."""
     harvested = harvested if harvested is not None else sessions(project)
-    mined = corrected_tasks(project, harvested)
-    mined += corrected_tasks(project, harvested, YES_NO, "tests pass", preference=None)
+    if mined is None:
+        mined = corrected_tasks(project, harvested)
+        mined += corrected_tasks(project, harvested, YES_NO, "tests pass", preference=None)
     TaskArchive(tmp_path / "state" / "tasks.json").merge(mined)
     lines: list[str] = []
     night = Night(
@@ -388,3 +398,27 @@ async def test_a_rule_naming_a_project_file_is_flagged(tmp_path, repo, project):
     assert any("FLAGGED: edit 1 names project file(s) app.py" in ln for ln in lines), lines
     saved = json.loads((night.folder / "night.json").read_text())
     assert saved["skills"]["project"]["evidence"]["edits"][0]["project_facts"] == ["app.py"]
+
+
+async def test_a_night_whose_held_out_tasks_hold_no_correction_stages_nothing(
+    tmp_path, repo, project
+):
+    """Fails on the old code: with no held-out occurrence the mean gate decided, and the
+    rule rode in on a rubric nobody corrected (the debug requests' rubric asks for logging,
+    but the person never said so: a generic rule with no preference behind it)."""
+    uncorrected = [
+        {**s, "tasks": [t for t in s["tasks"] if t["text"] != CORRECTION]}
+        for s in sessions(project)
+    ]
+    rubric_only = [
+        dataclasses.replace(t, corrections=[], preference=None)
+        for t in corrected_tasks(project, uncorrected)
+    ]
+    _night, result, lines = await night_with(
+        tmp_path, repo, project, "brain_rule", uncorrected, rubric_only
+    )
+    outcome = result.skills["project"]
+    assert outcome["val"] == 3 and outcome["best_val"] == outcome["baseline_val"]
+    assert outcome["staged"] is None and repo.staged_branches() == []
+    assert outcome["no_occurrence"] is True
+    assert any("none of its held-out tasks is something the person corrected" in ln for ln in lines)
