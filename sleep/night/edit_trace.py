@@ -39,13 +39,21 @@ class EditTrace:
     project_facts: list[str] = field(default_factory=list)  # files named, never corrected
 
     @property
+    def session_ids(self) -> list[str]:
+        """The sessions its preferences were corrected in, first said first."""
+        return list(self._sessions())
+
+    @property
     def sessions(self) -> list[str]:
-        """The sessions of its preferences' occurrences, as "agent:session (agent, date)"."""
+        """The same, each as "agent:session (agent, date)"."""
+        return list(self._sessions().values())
+
+    def _sessions(self) -> dict[str, str]:
         out: dict[str, str] = {}
         for pref in self.preferences:
             for o in pref.occurrences:
                 out.setdefault(o.session, f"{o.session} ({o.agent}, {(o.date or '?')[:10]})")
-        return list(out.values())
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -174,7 +174,6 @@ class NightStager:
         sessions: list[str],
         trailers: dict[str, str],
         preferences: list[Preference] | None = None,
-        pass_mark: float = 0.7,
         files: frozenset[str] = frozenset(),
         corrected: dict[str, str] | None = None,
     ):
@@ -183,7 +182,6 @@ class NightStager:
         self.trailers = trailers
         self.base = inner.base
         self.preferences = preferences or []
-        self.pass_mark = pass_mark
         self.files = files
         self.corrected = corrected or {}
         self.staged: list[StagedCandidate] = []
@@ -193,12 +191,10 @@ class NightStager:
         p = sign_test_p(candidate.items_improved, candidate.items_regressed)
         extra = {"Evidence-Strength": "weak"} if p > WEAK_EVIDENCE_P else {}
         self.traces = trace_edits(candidate.edits, self.preferences, self.corrected, self.files)
-        traced = [s for t in self.traces for s in t.sessions]
+        traced = list(dict.fromkeys(s for t in self.traces for s in t.session_ids))
         staged = dataclasses.replace(
             candidate,
-            source_sessions=(
-                list(dict.fromkeys(s.split(" ")[0] for s in traced)) if traced else self.sessions
-            ),
+            source_sessions=traced or self.sessions,
             trailers={
                 **candidate.trailers,
                 **self.trailers,
@@ -672,7 +668,6 @@ class Night:
                 sources,
                 {"Night": self.night_id, "Routed-By": route.routed_by},
                 preferences,
-                self.pass_mark,
                 project_files(self.project),
                 corrected_words(everything, preferences),
             )
