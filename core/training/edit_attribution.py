@@ -128,14 +128,15 @@ class _Scoring:
         more of its group are left: one whose absence the rule still accepts, with no val
         item scoring lower, added nothing and is dropped. At most MAX_ABLATIONS scorings."""
         rivals = getattr(self.rule, "rivals", None)
+        proposed = list(t.edits)  # the groups' indices are into this list
         tried = 0
-        for group in rivals(t.edits) if rivals is not None else []:
-            members = [t.edits[i] for i in group]
+        for group in rivals(proposed) if rivals is not None else []:
+            members = [proposed[i] for i in group]
             for edit in reversed(members):
-                left = [e for e in members if any(e is k for k in t.edits)]
+                left = [e for e in members if e in t.edits]
                 if tried >= MAX_ABLATIONS or len(left) < 2:
                     break
-                rest = [e for e in t.edits if e is not edit]
+                rest = [e for e in t.edits if e != edit]
                 tried += 1
                 text, rest, without = await self.score(rest)
                 after = dict(without.item_metrics)

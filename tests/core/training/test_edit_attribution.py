@@ -122,3 +122,53 @@ async def test_rivals_that_are_both_needed_are_both_kept():
     tr, scorer = run(needs=("Log, never print.", "Never hedge"))
     assert await _trim(tr, [GOOD, CLAIMED]) is None
     assert len(scorer.scored) == 3  # the first scoring, then one ablation of each
+
+
+class TwoClaims(Rule):
+    """Items "a" and "b" each with edits claiming them ("for a", "for b")."""
+
+    def __call__(self, before, after):
+        return after["a"] >= 0.7 and after["b"] >= 0.7, "a and b must pass"
+
+    def attribute(self, edits, before, after):
+        moved = {k for k in ("a", "b") if after[k] > before[k]}
+        return [
+            (i, "no held-out evidence")
+            for i, e in enumerate(edits)
+            if not any(f"for {k}" in e.rationale for k in moved)
+        ]
+
+    def rivals(self, edits):
+        groups = [[i for i, e in enumerate(edits) if f"for {k}" in e.rationale] for k in "ab"]
+        return [g for g in groups if len(g) > 1]
+
+
+async def test_two_groups_of_rivals_are_ablated_each_within_its_own_group():
+    """The second group's indices point into the edits as proposed, not as left after the
+    first group's ablation dropped one."""
+    good_b = Edit("append", "", "Answer yes or no first.", "for b: yes or no")
+    claimed_b = Edit("append", "", "Be polite.", "for b: manners")
+
+    class Both(Scorer):
+        async def score_with_gate(self, items, text, **_settings):
+            gated = await super().score_with_gate(items, text)
+            gated.item_metrics["b"] = 1.0 if good_b.content in text else 0.2
+            return gated
+
+    scorer = Both(needs=(GOOD.content,))
+    tr = SimpleNamespace(
+        state=SimpleNamespace(best_items={"a": 0.2, "b": 0.2}, best_score=0.2),
+        cfg=SimpleNamespace(optimizer=SimpleNamespace(edit_targets="first")),
+        val_items=[],
+        runner=scorer,
+    )
+    edits = [GOOD, CLAIMED, good_b, claimed_b]
+    text = "# Skill\n" + "".join(f"{e.content}\n" for e in edits)
+    first = await scorer.score_with_gate([], text)
+    trimmed = await keep_supported(
+        tr, TwoClaims(), "# Skill\n", text, edits, first, first.decision,
+        step=0, gate_cfg=None, margin=0,
+    )  # fmt: skip
+    assert trimmed is not None and trimmed.decision.accepted
+    assert trimmed.edits == [GOOD, good_b]
+    assert [d["content"] for d in trimmed.dropped] == [CLAIMED.content, claimed_b.content]
