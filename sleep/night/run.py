@@ -112,6 +112,7 @@ from sleep.night.replay_modes import (
 )
 from sleep.night.replay_tools import ToolReplay, skill_path_for
 from sleep.night.routing import BY_SIBLING, Route, plan_routes, readers, sibling_files
+from sleep.night.staged_branch import holding_branch
 from sleep.night.unlanded_edits import unlanded_edits, unlanded_line
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
 from sleep.state.state_dir import check_state_dir
@@ -722,7 +723,8 @@ class Night:
                 for edit in dropped:
                     self.on_line(dropped_line(route.skill, edit))
         if summary.staged:
-            outcome["staged"] = f"staged/{run_id}"
+            # the branch that holds the candidate: another night's, when its text was the same
+            outcome["staged"] = holding_branch(self.repo, summary.staged, run_id)
             outcome["evidence"] = stager.evidence()
             if outcome["evidence"] and outcome["evidence"]["weak"]:
                 self.on_line(weak_line(route.skill, outcome["evidence"]))
@@ -730,7 +732,7 @@ class Night:
                 if trace.project_facts:
                     self.on_line(f"{route.skill}: {fact_flag(trace)}")
             if self.auto_adopt and summary.status == "finished":
-                outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
+                outcome["adopted"] = self.repo.adopt(outcome["staged"]).commit
         return outcome
 
     def _checks_log(self, route: Route) -> Path:
