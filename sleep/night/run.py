@@ -48,6 +48,7 @@ from core.run.directory import RunDirectory
 from core.run.events import EventBus
 from core.run.staging import StagedCandidate
 from core.sign_test import sign_test_p
+from core.skill.edits import Edit
 from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
@@ -177,8 +178,10 @@ class NightStager:
         preferences: list[Preference] | None = None,
         files: frozenset[str] = frozenset(),
         corrected: dict[str, str] | None = None,
+        gate: PreferenceGate | None = None,
     ):
         self.inner = inner
+        self.gate = gate  # says why each staged edit was kept (night.json)
         self.sessions = sessions
         self.trailers = trailers
         self.base = inner.base
@@ -225,12 +228,24 @@ class NightStager:
             "regressed": last.items_regressed,
             "val_items": last.val_items,
             "moved": last.moved,
-            "edits": [t.to_dict() for t in self.traces],
+            "edits": [
+                {**t.to_dict(), **self._kept_because(last, t.index - 1)} for t in self.traces
+            ],
             "preferences": [
                 {"id": pref.id, "text": pref.text, "sessions": pref.sessions}
                 for pref in addressed.values()
             ],
         }
+
+    def _kept_because(self, staged: StagedCandidate, index: int) -> dict[str, str]:
+        """Why the gate kept the staged candidate's edit at `index`: the held-out
+        occurrences of its preferences that went from failing to passing."""
+        if self.gate is None or index >= len(staged.edits):
+            return {}
+        before = {str(m["id"]): float(m["before"]) for m in staged.moved}
+        after = {str(m["id"]): float(m["after"]) for m in staged.moved}
+        edit = Edit.from_dict(dict(staged.edits[index]))
+        return {"kept_because": self.gate.kept_because(edit, before, after)}
 
 
 def night_folder(
@@ -671,6 +686,7 @@ class Night:
                 preferences,
                 project_files(self.project),
                 corrected_words(everything, preferences),
+                gate_rule,
             )
             self.on_line(
                 f"{route.skill}: {counts['train']} train / {counts['val']} val / "
