@@ -24,7 +24,7 @@ rollout fails with a model error (the night stops loudly), never a silent 0.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -117,9 +117,14 @@ class JudgeFailed(ModelError):
     exit_code = 1
 
 
-def task_item(task: MinedTask, backend: str = "") -> TaskItem:
+def task_item(
+    task: MinedTask, backend: str = "", preferences: Sequence[str] | None = None
+) -> TaskItem:
     """The judge reads the rubric and, when the person accepted an answer, that reference;
-    `command` checks travel apart (they run in a workspace, not on the reply's text)."""
+    `command` checks travel apart (they run in a workspace, not on the reply's text).
+    `preferences`: every preference the task's corrections belong to (a task corrected
+    for two shows the analysts both); its own `preference` alone when not given."""
+    shown = list(preferences or []) or ([task.preference] if task.preference else [])
     answer = task.rubric or "(no rubric: judge the reply against the request)"
     if task.reference:
         answer += f"\n\nWhat the person accepted in their session (reference):\n{task.reference}"
@@ -141,7 +146,7 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
             "judged_by": judged_by(task),  # the optimizer's view of `answer`, part by part
-            "preference": task.preference,  # the analysts name it in an edit's rationale
+            "preferences": shown,  # the analysts name them in an edit's rationale
         },
     )
 
@@ -272,8 +277,14 @@ class ReplayEnvironment:
         check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S,
         checks_log: Path | None = None,
         gate_rule: PreferenceGate | None = None,
+        preferences: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
-        self._items = {s: [task_item(t, target_backend) for t in splits.get(s, [])] for s in SPLITS}
+        # `preferences`: task id -> the ids of every preference its corrections belong to
+        ids = preferences or {}
+        self._items = {
+            s: [task_item(t, target_backend, ids.get(t.id)) for t in splits.get(s, [])]
+            for s in SPLITS
+        }
         # where `tools` / `handoff-workspace` replays work (a chat target's agentic tasks)
         self.workspace = workspace
         self.judge = judge
@@ -574,8 +585,9 @@ def _reference(item: TaskItem) -> dict[str, str]:
     rubric, the correction and the accepted answer, each labelled (sleep/mine/judged_by.py),
     not the judge's one block."""
     shown = item.data.get("judged_by", item.answer)
-    if item.data.get("preference"):  # first, so no clipping loses the id an edit names
-        shown = f"preference {item.data['preference']}\n{shown}"
+    ids = item.data.get("preferences") or []
+    if ids:  # first, so no clipping loses the id an edit names
+        shown = f"{'preferences' if len(ids) > 1 else 'preference'} {', '.join(ids)}\n{shown}"
     return {"reference": shown, "reference_label": ""}
 
 

@@ -84,6 +84,7 @@ from sleep.night.held_out import (
     gate_signature,
     held_out_occurrences,
     night_splits,
+    preferences_by_task,
     waiting_for_val,
     waiting_preferences,
 )
@@ -674,6 +675,7 @@ class Night:
                 check_timeout_s=self.check_timeout_s,
                 checks_log=self._checks_log(route),
                 gate_rule=gate_rule,
+                preferences=preferences_by_task(preferences),
             )
             state = run_dir.read_state()
             inner = SkillsRepoStager(
