@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from sleep.mine.check_rules import TYPE_HINTS
 from sleep.mine.tasks import Check
 
 # Well-known code terms and what their use looks like in added code.
@@ -44,7 +45,7 @@ _CODE_PATTERNS = {
     "assert": r"\bassert\b",
     "dataclass": r"@dataclass\b|\bdataclasses\b",
     "dataclasses": r"@dataclass\b|\bdataclasses\b",
-    "type hints": r"\)\s*->|:\s*\w+(?:\[[^\]]*\])?\s*[=,)]",
+    "type hints": TYPE_HINTS,
 }
 _KNOWN_TERMS = frozenset(
     [

@@ -43,6 +43,7 @@ from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from core.tree_extract import left_out_note
 from sleep.harvest.file_edits import FileEdit
+from sleep.mine.check_rules import not_applicable
 from sleep.mine.evidence import context_text
 from sleep.mine.judged_by import judged_by
 from sleep.mine.tasks import Check, MinedTask, ReplayEvidence, Turn
@@ -153,6 +154,18 @@ def task_item(
 
 def checks_of(item: TaskItem) -> list[Check]:
     return [Check(kind, value) for kind, value in item.data.get("checks", [])]
+
+
+def not_applicable_checks(checks: list[Check], seen: ReplayEvidence) -> dict[Check, str]:
+    """The checks about how new code is written whose code this replay does not add
+    (type hints on a change that adds no function), each with why: not applicable, so
+    neither passed nor failed (sleep/mine/check_rules.not_applicable)."""
+    out = {}
+    for check in checks:
+        why = not_applicable(check.kind, check.value, seen)
+        if why:
+            out[check] = why
+    return out
 
 
 def replay_messages(item: TaskItem, skill_text: str, files: str = "") -> list[Message]:
@@ -315,7 +328,9 @@ class ReplayEnvironment:
 
     def score(self, item: TaskItem, prediction: str) -> Score:
         """Checks only (the judge is asynchronous): used where no judge is at hand."""
-        results = [c.evaluate(ReplayEvidence(prediction)) for c in checks_of(item)]
+        seen = ReplayEvidence(prediction)
+        moot = not_applicable_checks(checks_of(item), seen)
+        results = [c.evaluate(seen) for c in checks_of(item) if c not in moot]
         told = [r for r in results if r is not None]
         share = sum(told) / len(told) if told else 0.0
         return Score(hard=float(share >= self.pass_mark), soft=share, explanation="checks only")
@@ -494,7 +509,8 @@ class ReplayEnvironment:
         # the checks this replay's evidence can tell (a diff check says nothing of a chat
         # reply), then those it failed
         seen = seen or ReplayEvidence(reply)
-        verdicts = [(c, c.evaluate(seen)) for c in checks_of(item)]
+        moot = not_applicable_checks(checks_of(item), seen)
+        verdicts = [(c, c.evaluate(seen)) for c in checks_of(item) if c not in moot]
         told = [(c, r) for c, r in verdicts if r is not None]
         failed = [c for c, passed in told if not passed]
         soft = verdict["score"]
@@ -506,6 +522,10 @@ class ReplayEnvironment:
             explanation += f"; mined checks {len(told) - len(failed)}/{len(told)} passed"
             if failed:
                 explanation += " (failed: " + ", ".join(c.describe() for c in failed) + ")"
+        if moot:
+            explanation += "; not applicable: " + ", ".join(
+                f"{c.describe()} ({why})" for c, why in moot.items()
+            )
         decision = decide(command_results or [], bool(item.data.get("judged_by_evidence", True)))
         if decision.soft is not None:
             soft = decision.soft
