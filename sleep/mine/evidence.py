@@ -206,10 +206,12 @@ class SessionTurns:
             self.threads += 1
         self.items.append((turn, agentic, self.threads))
 
-    def context_for(self, text: str) -> tuple[list[Turn], bool]:
-        """The turns `text` refers to (bounded) and whether any of them was agentic."""
+    def context_for(self, text: str, *, latest: bool = True) -> tuple[list[Turn], bool]:
+        """The turns `text` refers to (bounded) and whether any of them was agentic.
+        `latest`: it follows up on the latest thread ("also …"); without, only the turns
+        it names a file or identifier of are referred to."""
         names = set(_NAME.findall(text))
-        wanted = {self.threads}
+        wanted = {self.threads} if latest else set()
         if _THE_CHANGES.search(text):
             wanted |= {max((n for _t, a, n in self.items if a), default=self.threads)}
         chosen = [

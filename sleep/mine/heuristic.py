@@ -212,7 +212,10 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
                 thread.accept()
             stopped = None
             if redirected(prompts, index):
-                context, agentic_before = turns.context_for(text)
+                # the turns it refers to: the latest only when it follows up on it (an
+                # interrupted "explain how a photo ends up in a folder" was given the
+                # unrelated exchange before it, emojis included, issue 37)
+                context, agentic_before = turns.context_for(text, latest=is_follow_up(text))
                 kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
                 stopped = _Stopped(text, kind, context, earlier if context else [], when, index,
                                    prompt)  # fmt: skip
