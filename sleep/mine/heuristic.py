@@ -357,11 +357,26 @@ def _add_checks(task: MinedTask, checks: list[Check]) -> None:
 
 def add_reads(task: MinedTask, prompt: dict[str, Any], cwd: str | None) -> None:
     """The files the turn read, each inside the session's folder (a chat replay of the
-    task is given their content, sleep/night/read_files.py)."""
+    task is given their content, sleep/night/read_files.py), and whether it read the
+    project's git history (no replay has it: a failure then lacked its inputs)."""
+    commands = prompt.get("commands", [])
+    if any(isinstance(c, str) and reads_history(c) for c in commands):
+        task.reads_history = True
     for recorded in prompt.get("reads", []):
         path = confined_path(recorded, cwd) if isinstance(recorded, str) else None
         if path and path not in task.read_files and len(task.read_files) < MAX_READ_FILES:
             task.read_files.append(path)
+
+
+_HISTORY = re.compile(
+    r"\bgit\s+(?:-C\s+\S+\s+)?(?:log|shortlog|whatchanged|reflog|rev-list|blame|show\b(?!-)"
+    r"|diff\s+[^|;&]*(?:HEAD[~^]|@\{|\.\.))"
+)
+
+
+def reads_history(command: str) -> bool:
+    """A shell command that reads the git history (a replay workspace has none)."""
+    return bool(_HISTORY.search(command))
 
 
 def session_commit(session: dict[str, Any]) -> str | None:

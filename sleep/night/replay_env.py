@@ -55,7 +55,7 @@ from sleep.night.declared_commands import (
     passed_commands,
 )
 from sleep.night.edited_tree import EditedTree, edited_tree, session_base, start_commit
-from sleep.night.lacked_inputs import lacked_inputs
+from sleep.night.lacked_inputs import NO_HISTORY, lacked_inputs
 from sleep.night.preference_gate import PreferenceGate
 from sleep.night.read_files import ReadFiles, read_files
 from sleep.night.replay_checks import (
@@ -143,6 +143,7 @@ def task_item(
             "session_started": task.session_started or task.first_seen,
             "session_commit": task.session_commit,
             "read_files": list(task.read_files),
+            "reads_history": task.reads_history,  # no replay holds the git history
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
@@ -536,7 +537,8 @@ class ReplayEnvironment:
         if not hard and not failed and decision.soft != 0.0:
             # failed with nothing it was given failing: a missing input may be why
             untold = [c for c, r in verdicts if r is None]
-            lacked = lacked_inputs(lacking or [], untold, command_results or [])
+            history = [NO_HISTORY] if item.data.get("reads_history") else []
+            lacked = lacked_inputs([*(lacking or []), *history], untold, command_results or [])
         if lacked:
             explanation += f"; lacked inputs: {lacked} (not shown to the analysts as a failure)"
         return RolloutResult(
