@@ -12,7 +12,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from core.run.events import LearningRateDecided
 from core.words import counted
@@ -181,17 +180,15 @@ class RunScreen(AppScreen):
         self.set_interval(1.0, self._tick)
         self._follow()
 
-    def on_unmount(self) -> None:
-        self.follower.stop()
-
     def _deliver(self, update: FeedUpdate) -> None:
         self._in_flight = True
         self.post_message(RunFeedUpdated(update))
 
-    @work(thread=True, exclusive=True, group="run-follow", exit_on_error=False)
     def _follow(self) -> None:
-        worker = get_current_worker()
-        self.follower.run(lambda: worker.is_cancelled)
+        """One bounded batch of the log, then again after the follower's wait (the
+        screen's timers end with it)."""
+        self.follower.poll_once()
+        self.set_timer(self.follower.next_wait_s(), self._follow)
 
     def on_run_feed_updated(self, message: RunFeedUpdated) -> None:
         try:

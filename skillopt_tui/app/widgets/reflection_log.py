@@ -34,11 +34,15 @@ class ReflectionLog(WrappingLog):
                 )
             )
             items = items[-BATCH:]
-        for item in items:
-            self.write(
+        # one write for the batch: RichLog renders (and scrolls) once per write
+        self.write(
+            Text("\n").join(
                 Text.assemble(
                     (f"step {item.step} · {item.kind}", "bold magenta"),
                     (f" (group {item.group})", "dim"),
+                    "\n",
+                    item.text,
                 )
+                for item in items
             )
-            self.write(Text(item.text))
+        )
