@@ -83,7 +83,8 @@ class ReviewScreen(ReviewEdit, ReviewWrites, FollowsRepo, LoadingScreen):
                 yield Label("", id="review-status")
                 yield Input(placeholder="search hunks (enter: next match)", id="search")
                 yield HunkList(id="hunks")
-        yield FittingFooter(compact=True, show_command_palette=False)  # room for keys at 80 cols
+        # room for keys at 80 columns; A Adopt at any width (a phone's ~45)
+        yield FittingFooter(compact=True, show_command_palette=False, keep=frozenset({"A"}))
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False
