@@ -17,6 +17,8 @@ PLACEHOLDER = (
 
 
 class ReflectionLog(WrappingLog):
+    PENDING_LIMIT = 10  # batches kept until the tab is first shown (~400 reflections)
+
     def on_mount(self) -> None:
         self.write(Text(PLACEHOLDER, style="dim"))
 

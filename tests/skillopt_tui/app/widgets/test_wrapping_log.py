@@ -37,3 +37,18 @@ async def test_reflections_written_on_a_hidden_tab_keep_the_logs_width():
         assert rows[0] == "step 1 · failure (group 0)"
         assert len(rows) <= 4  # ~160 characters at ~98 columns: two rows of text
         assert " ".join(rows[1:]).split() == TEXT.split()
+
+
+async def test_a_log_never_shown_keeps_only_its_newest_batches_for_its_first_showing():
+    app = _Tabs()
+    async with app.run_test(size=(100, 30)) as pilot:
+        log = app.query_one(ReflectionLog)
+        for n in range(30):  # thirty batches while the tab was never opened
+            log.add_reflections([ReflectionText(step=n, kind="failure", group=0, text="x")])
+        app.query_one(TabbedContent).active = "reflection"
+        await pilot.pause()
+        rows = [strip.text.rstrip() for strip in log.lines]
+        assert rows[0] == "… 20 earlier entries not shown (the run directory has them)"
+        steps = [row for row in rows if row.startswith("step ")]
+        assert steps == [f"step {n} · failure (group 0)" for n in range(20, 30)]
+        assert log.seen == 30
