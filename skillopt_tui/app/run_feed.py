@@ -3,8 +3,9 @@
 The TUI follows `events.jsonl` and nothing else, so a run started in another terminal, a
 run started by the TUI and a finished run (replay) look the same. `RunFeed.apply` folds a
 batch of events into a `FeedUpdate`: the new rows and the few summary values that changed.
-A whole burst becomes one update, which is what keeps the screen responsive when a run
-writes hundreds of rollouts at once.
+A burst becomes a few updates of one bounded batch each (not one per event, nor one for a
+whole backlog), which is what keeps the screen responsive when a run writes thousands of
+rollouts a second.
 """
 
 from __future__ import annotations
@@ -155,7 +156,7 @@ class FeedUpdate:
 
 
 class RunFeed:
-    """Folds events into run state. Not thread-safe: one owner (the follower thread)."""
+    """Folds events into run state. Not thread-safe: one owner (its RunFollower)."""
 
     def __init__(self) -> None:
         self.header = RunHeader()

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 
 from core.run.events import RolloutFinished, RunStarted
-from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.run import RunScreen
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
-from tests.support.tui_app import SkillsRepoDouble, wait_until
+from tests.support.tui_app import run_app, wait_until
 
 
 def _backlog(run_dir, rollouts: int) -> int:
@@ -51,14 +50,7 @@ async def test_a_backlog_arrives_in_bounded_batches_and_keys_go_first(tmp_path):
     run = tmp_path / "backlog"
     size = _backlog(run, 8000)
     assert size > 2_000_000  # megabytes: what a run at 10,000 events/s writes in seconds
-    app = SkillOptApp(
-        tmp_path,
-        tmp_path / "no-such-repo",
-        run=run,
-        refresh_runs=False,
-        poll_interval=0.05,
-        repo_factory=SkillsRepoDouble,
-    )
+    app = run_app(run)
     sizes: list[int] = []
     answered_at: list[int] = []
     async with app.run_test(size=(100, 30)) as pilot:

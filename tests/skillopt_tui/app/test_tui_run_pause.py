@@ -13,7 +13,7 @@ import pytest
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.run import RunScreen
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
-from tests.support.tui_app import RUNS, SkillsRepoDouble, copy_run, wait_until
+from tests.support.tui_app import RUNS, copy_run, run_app, wait_until
 
 SIZES = [
     pytest.param((120, 40), id="120x40"),
@@ -29,14 +29,7 @@ def _step_two() -> str:
 
 
 def _app(run) -> SkillOptApp:
-    app = SkillOptApp(
-        run.parent,
-        run.parent / "no-such-repo",
-        run=run,
-        refresh_runs=False,
-        poll_interval=0.05,
-        repo_factory=SkillsRepoDouble,
-    )
+    app = run_app(run)
     app.animation_level = "none"
     return app
 
