@@ -21,6 +21,10 @@ plan = json.loads((here / "plan.json").read_text())
 path = Path(sys.argv[-1])
 text = path.read_text(encoding="utf-8")
 (here / "seen.md").write_text(text, encoding="utf-8")
+if plan["ask"]:  # as a terminal editor: it owns the terminal until the person answers
+    print("SCRIPTED EDITOR: type ok and Enter to save", flush=True)
+    if sys.stdin.readline().strip() != "ok":
+        sys.exit(1)
 for old, new in plan["replace"]:
     text = text.replace(old, new)
 path.write_text(text, encoding="utf-8")
@@ -29,11 +33,18 @@ sys.exit(plan["exit"])
 
 
 def scripted_editor(
-    folder: Path, *, replace: list[tuple[str, str]] = (), exit_status: int = 0
+    folder: Path,
+    *,
+    replace: list[tuple[str, str]] = (),
+    exit_status: int = 0,
+    ask: bool = False,
 ) -> str:
+    """`ask`: the editor prints a prompt and saves only once "ok" is typed on its stdin
+    (what a real terminal test types into the terminal the app handed over)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "editor.py").write_text(SCRIPT)
-    (folder / "plan.json").write_text(json.dumps({"replace": replace, "exit": exit_status}))
+    plan = {"replace": replace, "exit": exit_status, "ask": ask}
+    (folder / "plan.json").write_text(json.dumps(plan))
     return shlex.join([sys.executable, str(folder / "editor.py")])
 
 
