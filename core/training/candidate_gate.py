@@ -19,6 +19,7 @@ from core.skill.edits import Edit
 from core.skill.rule_density import leading_word_density, rule_density
 from core.skill.validation import validate_candidate
 from core.training.context import TrainingRun
+from core.training.edit_attribution import keep_supported
 from core.training.frontier import add_member, joins
 from core.training.gate import GateDecision, compare_items
 from core.training.rollout_runner import GatedScore
@@ -154,6 +155,20 @@ async def judge_candidate(
     # EarlyGate decides early only to reject: an accepted candidate was scored on every
     # item, so its score is exact (it becomes the bar every later candidate must clear).
     decision = ruled(rule, gated.decision, s.best_items, gated.item_metrics)
+    dropped: list[dict[str, Any]] = []
+    if decision.accepted and mode == "strict" and evidence is None:
+        # the environment's rule may support some edits and not others: the rest is
+        # gated again without them (core/training/edit_attribution.py)
+        trimmed = await keep_supported(
+            tr, rule, current, candidate, edits, gated, decision,
+            step=step, gate_cfg=gate_cfg, margin=margin,
+        )  # fmt: skip
+        if trimmed is not None:
+            decision, dropped = trimmed.decision, trimmed.dropped
+        if trimmed is not None and trimmed.edits:  # what is left, scored again
+            s.rollouts_saved += gated.rollouts_saved
+            candidate, edits, gated = trimmed.candidate, trimmed.edits, trimmed.gated
+            shown = [e.to_dict() for e in edits]
     s.rollouts_saved += gated.rollouts_saved
     scored = [gated.item_metrics[i.id] for i in tr.val_items if i.id in gated.item_metrics]
     full_score = mean(scored) if len(scored) == len(tr.val_items) else None
@@ -195,6 +210,8 @@ async def judge_candidate(
     }
     if density is not None:
         info["density"] = density
+    if dropped:
+        info["dropped"] = dropped
     if verdict is not None:
         info["significance"] = verdict.to_dict()
     if rescored is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,17 @@ def gate_roles(val: Iterable[MinedTask]) -> dict[str, str]:
     return {t.id: "occurrence" if t.preference or t.corrections else "guard" for t in val}
 
 
+def held_out_occurrences(
+    preferences: Iterable[Preference], roles: Mapping[str, str]
+) -> dict[str, tuple[str, ...]]:
+    """Each preference's held-out occurrences (val task ids; none held out: empty), so a
+    night can tell edit by edit whose preference moved (sleep/night/preference_gate.py)."""
+    return {
+        p.id: tuple(i for i in preference_tasks(p) if roles.get(i) == "occurrence")
+        for p in preferences
+    }
+
+
 def waiting_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
     """The preferences seen in one task only: none can be held out yet."""
     return [p for p in group_preferences(tasks) if len(preference_tasks(p)) < 2]
@@ -129,6 +140,13 @@ def waiting_for_val(
         f"waiting for more held-out tasks ({val_tasks} of {min_val_tasks}): the gate "
         f"decides on at least that many; later nights' sessions add to them{second}"
     )
+
+
+NO_OCCURRENCE = (
+    "none of its held-out tasks is something the person corrected: nothing can be staged "
+    "tonight (a rule is staged only for a corrected preference whose held-out occurrence "
+    "moved)"
+)
 
 
 def _excerpt(text: str, limit: int = 60) -> str:

@@ -8,19 +8,41 @@ occurrences (sleep/held_out.gate_roles), a candidate is accepted only when
   file's, and
 - no guard (a task accepted without correction) that passed with the current file fails.
 The engine asks the environment for this rule (`gate_rule`, core/training/candidate_gate.py)
-in place of "the mean beats the best"; without occurrences the engine's own gate stands.
+in place of "the mean beats the best". A night always gates by it: with no held-out
+occurrence it stages nothing (what Sleep learns is what the person corrected).
+
+Then edit by edit (`attribute`, core/training/edit_attribution.py): a candidate is judged
+whole, so a rule with no evidence would ride along with one that moved the gate. Each edit
+names in its rationale the preference ids it addresses (the analysts see each item's id,
+sleep/night/replay_env.py); an edit is kept only when every preference it names has a
+held-out occurrence that moved under the candidate (fail → pass, or a higher score). An
+edit naming none ("write commit messages in the imperative", a generic rule from a
+judge-only failure) or naming one whose occurrences did not move is dropped, and the
+engine gates the rest again without it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from core.skill.edits import Edit
+
+PREFERENCE_ID = re.compile(r"\bp-[0-9a-f]{10}\b")  # sleep/mine/preferences._preference_id
+
+
+def named_preferences(rationale: str) -> list[str]:
+    """The preference ids an edit's rationale names, in order, each once."""
+    return list(dict.fromkeys(PREFERENCE_ID.findall(rationale)))
 
 
 @dataclass(frozen=True)
 class PreferenceGate:
     roles: Mapping[str, str]  # val item id -> "occurrence" | "guard"
     pass_mark: float
+    # preference id -> its held-out occurrences (val item ids; none yet: an empty tuple)
+    held_out: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     def _passes(self, metrics: Mapping[str, float], item: str) -> bool:
         return metrics.get(item, 0.0) >= self.pass_mark
@@ -36,8 +58,51 @@ class PreferenceGate:
             f"held-out preference occurrences pass {now}/{len(occurrences)} "
             f"(current file {was}/{len(occurrences)})"
         )
+        if not occurrences:
+            return False, (
+                "rejected: no held-out task is something the person corrected; a rule is "
+                "staged only for a corrected preference whose held-out occurrence moved"
+            )
         if broken:
             return False, f"rejected: {counts}, but guard(s) regressed: {', '.join(broken)}"
         if now <= was:
             return False, f"rejected: {counts}: not more often"
         return True, f"accepted: {counts}; no guard regressed ({len(guards)} guard(s))"
+
+    def attribute(
+        self, edits: list[Edit], before: Mapping[str, float], after: Mapping[str, float]
+    ) -> list[tuple[int, str]]:
+        """The edits without held-out evidence of their own: (index, why) each."""
+        moved = {
+            pref
+            for pref, items in self.held_out.items()
+            if any(after.get(i, 0.0) > before.get(i, 0.0) for i in items)
+        }
+        out = []
+        for index, edit in enumerate(edits):
+            named = named_preferences(edit.rationale)
+            unmoved = [p for p in named if p not in moved]
+            unheld = [p for p in unmoved if not self.held_out.get(p)]
+            if not named:
+                out.append(
+                    (index, "no held-out evidence: it names no preference the person corrected")
+                )
+            elif unheld:
+                out.append(
+                    (
+                        index,
+                        f"no held-out evidence: {', '.join(unheld)} has no held-out occurrence yet",
+                    )
+                )
+            elif unmoved:
+                out.append((index, f"no held-out evidence: {', '.join(unmoved)} did not move"))
+        return out
+
+    def rivals(self, edits: list[Edit]) -> list[list[int]]:
+        """Edits naming the same preference (which of them moved it is ambiguous): the
+        engine ablates them one by one (core/training/edit_attribution.py)."""
+        naming: dict[str, list[int]] = {}
+        for index, edit in enumerate(edits):
+            for pref in named_preferences(edit.rationale):
+                naming.setdefault(pref, []).append(index)
+        return [group for group in naming.values() if len(group) > 1]

@@ -141,6 +141,7 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
             "judged_by": judged_by(task),  # the optimizer's view of `answer`, part by part
+            "preference": task.preference,  # the analysts name it in an edit's rationale
         },
     )
 
@@ -289,6 +290,12 @@ class ReplayEnvironment:
         # The engine gates by this rule instead of the mean when it is set
         # (core/training/candidate_gate.env_gate_rule; sleep/night/preference_gate.py).
         self.gate_rule = gate_rule
+
+    def analyst_guide(self, kind: str) -> str:
+        """What the analysts must know of these items (core.environment.contract): an edit
+        names the preference it addresses, or the gate drops it, and states it in general
+        words (sleep/night/preference_gate.py, sleep/night/edit_trace.py)."""
+        return render_sleep_prompt("analyst_guide")
 
     def load_split(self, split: str) -> list[TaskItem]:
         if split not in SPLITS:
@@ -562,9 +569,14 @@ class ReplayEnvironment:
 
 
 def _reference(item: TaskItem) -> dict[str, str]:
-    """What the optimizer is shown the item is judged by: the rubric, the correction and
-    the accepted answer, each labelled (sleep/mine/judged_by.py), not the judge's one block."""
-    return {"reference": item.data.get("judged_by", item.answer), "reference_label": ""}
+    """What the optimizer is shown the item is judged by: the preference it is an
+    occurrence of (its id, which an edit for it names: sleep/prompts/analyst_guide.md), the
+    rubric, the correction and the accepted answer, each labelled (sleep/mine/judged_by.py),
+    not the judge's one block."""
+    shown = item.data.get("judged_by", item.answer)
+    if item.data.get("preference"):  # first, so no clipping loses the id an edit names
+        shown = f"preference {item.data['preference']}\n{shown}"
+    return {"reference": shown, "reference_label": ""}
 
 
 def _commands(item: TaskItem) -> list[str]:

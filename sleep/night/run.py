@@ -49,7 +49,6 @@ from core.run.events import EventBus
 from core.run.staging import StagedCandidate
 from core.sign_test import sign_test_p
 from core.skills_repo import SkillsRepo
-from core.skills_repo.messages import quoted_line
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
@@ -67,13 +66,23 @@ from sleep.night import (
     handoff_answers,  # noqa: F401 - registers itself when imported
     handoff_workspace,  # noqa: F401 - registers itself when imported
 )
+from sleep.night.edit_trace import (
+    EditTrace,
+    corrected_words,
+    fact_flag,
+    project_files,
+    trace_edits,
+    trace_notes,
+    trace_trailers,
+)
 from sleep.night.edited_tree import start_commit
 from sleep.night.held_out import (
+    NO_OCCURRENCE,
     GatedRecord,
     gate_roles,
     gate_signature,
+    held_out_occurrences,
     night_splits,
-    preference_tasks,
     waiting_for_val,
     waiting_preferences,
 )
@@ -153,10 +162,11 @@ WEAK_EVIDENCE_P = 0.1  # a staged candidate whose sign-test p is above this is w
 
 
 class NightStager:
-    """Adds the night's evidence to each candidate: source sessions, routing, night id,
-    `Evidence-Strength: weak` when its sign-test p is above WEAK_EVIDENCE_P, and the
-    preferences it addresses (those whose held-out occurrences it turned to a pass), each
-    with the sessions it was corrected in. Keeps what it staged for the night's result."""
+    """Adds the night's evidence to each candidate: routing, night id,
+    `Evidence-Strength: weak` when its sign-test p is above WEAK_EVIDENCE_P, and edit by
+    edit the preference it addresses with the sessions (agent, date) it was corrected in
+    (sleep/night/edit_trace.py); `Source-Sessions` are those sessions, not all of the
+    night's. Keeps what it staged for the night's result."""
 
     def __init__(
         self,
@@ -164,53 +174,49 @@ class NightStager:
         sessions: list[str],
         trailers: dict[str, str],
         preferences: list[Preference] | None = None,
-        pass_mark: float = 0.7,
+        files: frozenset[str] = frozenset(),
+        corrected: dict[str, str] | None = None,
     ):
         self.inner = inner
         self.sessions = sessions
         self.trailers = trailers
         self.base = inner.base
         self.preferences = preferences or []
-        self.pass_mark = pass_mark
+        self.files = files
+        self.corrected = corrected or {}
         self.staged: list[StagedCandidate] = []
-
-    def addressed(self, candidate: StagedCandidate) -> list[Preference]:
-        """The preferences with a held-out occurrence this candidate turned to a pass."""
-        fixed = {
-            m["id"]
-            for m in candidate.moved
-            if m.get("before", 0) < self.pass_mark <= m.get("after", 0)
-        }
-        return [p for p in self.preferences if fixed & set(preference_tasks(p))]
+        self.traces: list[EditTrace] = []
 
     def stage(self, candidate: StagedCandidate) -> str:
         p = sign_test_p(candidate.items_improved, candidate.items_regressed)
         extra = {"Evidence-Strength": "weak"} if p > WEAK_EVIDENCE_P else {}
-        addressed = self.addressed(candidate)
-        notes = "\n".join(
-            ["", "Preferences its edits address (held-out occurrences now passing):"]
-            + [
-                f'- "{quoted_line(pref.text, 100)}": corrected in '
-                + quoted_line(", ".join(pref.sessions), 400)
-                for pref in addressed
-            ]
-        )
+        self.traces = trace_edits(candidate.edits, self.preferences, self.corrected, self.files)
+        traced = list(dict.fromkeys(s for t in self.traces for s in t.session_ids))
         staged = dataclasses.replace(
             candidate,
-            source_sessions=self.sessions,
-            trailers={**candidate.trailers, **self.trailers, **extra},
-            notes="\n".join(filter(None, [candidate.notes, notes if addressed else ""])),
+            source_sessions=traced or self.sessions,
+            trailers={
+                **candidate.trailers,
+                **self.trailers,
+                **extra,
+                **trace_trailers(self.traces),
+            },
+            notes="\n".join(
+                filter(None, [candidate.notes, "\n" + trace_notes(self.traces) if traced else ""])
+            ),
         )
         self.staged.append(staged)
         return self.inner.stage(staged)
 
     def evidence(self) -> dict[str, Any] | None:
         """What the night's result says of its last staged candidate: the sign test's p,
-        whether that is weak, the items that moved and the preferences addressed."""
+        whether that is weak, the items that moved, each edit's trace and the
+        preferences its edits address."""
         if not self.staged:
             return None
         last = self.staged[-1]
         p = sign_test_p(last.items_improved, last.items_regressed)
+        addressed = {pref.id: pref for t in self.traces for pref in t.preferences}
         return {
             "p": p,
             "weak": p > WEAK_EVIDENCE_P,
@@ -218,9 +224,10 @@ class NightStager:
             "regressed": last.items_regressed,
             "val_items": last.val_items,
             "moved": last.moved,
+            "edits": [t.to_dict() for t in self.traces],
             "preferences": [
                 {"id": pref.id, "text": pref.text, "sessions": pref.sessions}
-                for pref in self.addressed(last)
+                for pref in addressed.values()
             ],
         }
 
@@ -630,12 +637,14 @@ class Night:
             {sid for tasks in splits.values() for t in tasks for sid in t.source_sessions}
         )
         roles = gate_roles(splits["val"])
-        # Held-out occurrences of what the person corrected: the preference gate decides
-        # (sleep/night/preference_gate.py); without any, the engine's mean gate, as before.
-        gate_rule = (
-            PreferenceGate(roles, self.pass_mark) if "occurrence" in roles.values() else None
-        )
-        outcome["gate"] = "preferences" if gate_rule is not None else "mean"
+        preferences = group_preferences(everything)
+        # The preference gate decides, and keeps only edits whose own preference moved
+        # (sleep/night/preference_gate.py): with no held-out occurrence nothing stages.
+        gate_rule = PreferenceGate(roles, self.pass_mark, held_out_occurrences(preferences, roles))
+        outcome["gate"] = "preferences"
+        if "occurrence" not in roles.values():
+            outcome["no_occurrence"] = True
+            self.on_line(f"{route.skill}: {NO_OCCURRENCE}")
         try:
             env = ReplayEnvironment(
                 splits,
@@ -658,8 +667,9 @@ class Night:
                 inner,
                 sources,
                 {"Night": self.night_id, "Routed-By": route.routed_by},
-                group_preferences(everything),
-                self.pass_mark,
+                preferences,
+                project_files(self.project),
+                corrected_words(everything, preferences),
             )
             self.on_line(
                 f"{route.skill}: {counts['train']} train / {counts['val']} val / "
@@ -705,11 +715,20 @@ class Night:
                 self.on_line(unlanded_line(route.skill, edits))
         if self._checks_log(route).exists():
             outcome["checks"] = tally(self._checks_log(route))
+        dropped = dropped_edits(run_dir.path)
+        if dropped:
+            outcome["dropped_edits"] = dropped
+            if len(dropped) != len(before.get("dropped_edits") or []):
+                for edit in dropped:
+                    self.on_line(dropped_line(route.skill, edit))
         if summary.staged:
             outcome["staged"] = f"staged/{run_id}"
             outcome["evidence"] = stager.evidence()
             if outcome["evidence"] and outcome["evidence"]["weak"]:
                 self.on_line(weak_line(route.skill, outcome["evidence"]))
+            for trace in stager.traces:
+                if trace.project_facts:
+                    self.on_line(f"{route.skill}: {fact_flag(trace)}")
             if self.auto_adopt and summary.status == "finished":
                 outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
         return outcome
@@ -836,6 +855,28 @@ def weak_line(skill: str, evidence: dict[str, Any]) -> str:
         f"{evidence['regressed']} regressed of {evidence['val_items']} held out); "
         "the commit says Evidence-Strength: weak: review it before adopting"
     )
+
+
+def dropped_edits(run_dir: Path) -> list[dict[str, Any]]:
+    """The edits the gate took out of accepted candidates for want of held-out evidence of
+    their own (gate.json `dropped`, core/training/edit_attribution.py), step by step."""
+    out = []
+    for gate in sorted((Path(run_dir) / "steps").glob("*/gate.json")):
+        with contextlib.suppress(OSError, ValueError):
+            info = json.loads(gate.read_text(encoding="utf-8"))
+            out += [
+                {"step": info.get("step"), **d}
+                for d in info.get("dropped") or []
+                if isinstance(d, dict)
+            ]
+    return out
+
+
+def dropped_line(skill: str, edit: dict[str, Any]) -> str:
+    """The console's line for an edit the gate did not stage."""
+    words = " ".join(str(edit.get("content", "")).split())
+    shown = words if len(words) <= 70 else words[:69] + "…"
+    return f"{skill}: dropped: {edit.get('op', 'edit')} {shown!r}: {edit.get('reason', '')}"
 
 
 def candidates_gated(run_dir: Path) -> int:

@@ -93,8 +93,8 @@ def night_status(state_dir: Path, crontab_text: str | None = None) -> dict[str, 
 
 def gate_line(skill: str, outcome: dict[str, Any]) -> str | None:
     """What a night's gate made of a skill, on one line for `sleep status`: held-out val
-    before -> after, on how many items, the sign test's p (weak or not) and the staged
-    branch. None for a skill the night did not gate."""
+    before -> after, on how many items, the sign test's p (weak or not), the staged
+    branch and how many edits the gate dropped. None for a skill the night did not gate."""
     before, after = outcome.get("baseline_val"), outcome.get("best_val")
     if not isinstance(before, int | float):
         return None
@@ -112,4 +112,7 @@ def gate_line(skill: str, outcome: dict[str, Any]) -> str | None:
         )
     staged = outcome.get("staged")
     parts.append(f"staged {staged}" if isinstance(staged, str) else "nothing staged")
+    dropped = outcome.get("dropped_edits")
+    if isinstance(dropped, list) and dropped:  # sleep/night/run.dropped_edits
+        parts.append(f"{len(dropped)} edit(s) dropped (no held-out evidence of their own)")
     return ", ".join(parts)

@@ -7,7 +7,9 @@ decisions can be asserted exactly. It is not a model.
 - judge: reads the reply and the rubric out of the judge prompt: 1.0 when the rubric's
   "use X" word is in the reply, 0.2 when it is not, 0.6 when the rubric names nothing;
 - optimizer: every analyst proposes appending "Use pnpm for every install; never npm."
-  (with a rationale); merge and rank keep the first edit.
+  (with a rationale naming the first preference id the prompt shows, as
+  sleep/prompts/analyst_guide.md asks: a night stages only edits naming a preference whose
+  held-out occurrences moved); merge and rank keep the first edit.
 Load it by import path: `models.<role>: {backend: scripted, model: "tests.sleep.night_double:brain"}`.
 """
 
@@ -45,7 +47,9 @@ def _judge(prompt: str) -> str:
 def _optimizer(prompt: str) -> str:
     if "Rank candidate edits" in prompt:
         return json.dumps({"order": [1]})
-    edit = {"op": "append", "content": RULE, "rationale": "the user corrected npm to pnpm"}
+    named = re.search(r"\b(p-[0-9a-f]{10})\b", prompt)
+    why = "the user corrected npm to pnpm"
+    edit = {"op": "append", "content": RULE, "rationale": f"{named[1]}: {why}" if named else why}
     return json.dumps({"analysis": "installs used npm; the user wants pnpm", "edits": [edit]})
 
 

@@ -1,5 +1,5 @@
 """The gate's held-out tasks (sleep/night/held_out.py): a night gates a skill only on at least
-`min_val_tasks` of them (default 6), says how many it is waiting for, and takes them from
+`min_val_tasks` of them (default 3), says how many it is waiting for, and takes them from
 every earlier night of the project and skill, on the scripted TEST DOUBLE
 (tests/sleep/night_double.py) and a real skills repository."""
 
@@ -62,7 +62,7 @@ def test_train_only_tasks_never_count_as_held_out():
 
 def test_enough_held_out_tasks_wait_for_nothing():
     assert waiting_for_val(6, 6) is None and waiting_for_val(9, 6) is None
-    assert DEFAULT_MIN_VAL_TASKS == 6
+    assert DEFAULT_MIN_VAL_TASKS == 3
 
 
 # -- whole nights --------------------------------------------------------------------------
@@ -105,12 +105,12 @@ def _night(tmp_path, repo, project, sessions, today) -> Night:  # noqa: F811
         harvest=lambda _freeze: Harvested(sessions),
         project=project,
         today=today,
-    )  # fmt: skip  (min_val_tasks: the default, 6)
+    )  # fmt: skip  (min_val_tasks: the default, 3)
 
 
 def waiting_night(tmp_path, repo, project) -> Night:  # noqa: F811
-    """A night of 3 held-out and 2 train tasks, with the default minimum of 6."""
-    parts = _parts(project, "val", 3) + _parts(project, "train", 2)
+    """A night of 2 held-out and 2 train tasks, with the default minimum of 3."""
+    parts = _parts(project, "val", 2) + _parts(project, "train", 2)
     return _night(tmp_path, repo, project, _sessions(project, parts, "2026-11-30"), DAY)
 
 
@@ -119,44 +119,44 @@ async def test_too_few_held_out_tasks_stage_nothing_and_say_how_many(tmp_path, r
     night.dry = True  # dry-run says it first, writing nothing
     plan = await night.plan()
     [route] = plan.routes
-    assert route["waiting_for_val"].startswith("waiting for more held-out tasks (3 of 6)")
+    assert route["waiting_for_val"].startswith("waiting for more held-out tasks (2 of 3)")
     estimate = await estimate_night(night, plan)  # it would spend nothing on the skill
-    assert estimate["project"].startswith("no calls: waiting for more held-out tasks (3 of 6)")
+    assert estimate["project"].startswith("no calls: waiting for more held-out tasks (2 of 3)")
     lines: list[str] = []
     night = waiting_night(tmp_path, repo, project)
     night.on_line = lines.append
     result = await night.run()
     outcome = result.skills["project"]
-    assert outcome["status"] == "skipped" and outcome["val"] == 3
-    assert outcome["reason"].startswith("waiting for more held-out tasks (3 of 6)")
-    assert "waiting for more held-out tasks (3 of 6)" in result.message
-    assert any("waiting for more held-out tasks (3 of 6)" in line for line in lines)
+    assert outcome["status"] == "skipped" and outcome["val"] == 2
+    assert outcome["reason"].startswith("waiting for more held-out tasks (2 of 3)")
+    assert "waiting for more held-out tasks (2 of 3)" in result.message
+    assert any("waiting for more held-out tasks (2 of 3)" in line for line in lines)
     saved = json.loads((night.folder / "night.json").read_text())
     assert saved["skills"]["project"]["reason"] == outcome["reason"]
-    assert "waiting for more held-out tasks (3 of 6)" in saved["message"]
+    assert "waiting for more held-out tasks (2 of 3)" in saved["message"]
     assert repo.staged_branches() == []
     assert not (night.folder / "project").exists()  # no run: not one model call
 
 
 async def test_held_out_tasks_accumulate_until_the_gate_has_enough(tmp_path, repo, project):  # noqa: F811
-    """Night 1 holds 3 held-out tasks and waits; night 2's sessions add 3 more, and it
-    gates on all 6: the staged commit says Val-Items: 6 and how sure (6 of 6 improved)."""
+    """Night 1 holds 2 held-out tasks and waits; night 2's sessions add 3 more, and it
+    gates on all 5: the staged commit says Val-Items: 5 and how sure (5 of 5 improved)."""
     one = await waiting_night(tmp_path, repo, project).run()
-    assert one.skills["project"]["status"] == "skipped" and one.skills["project"]["val"] == 3
+    assert one.skills["project"]["status"] == "skipped" and one.skills["project"]["val"] == 2
 
-    second = _parts(project, "val", 3, skip=3) + _parts(project, "train", 2, skip=2)
+    second = _parts(project, "val", 3, skip=2) + _parts(project, "train", 2, skip=2)
     night = _night(
         tmp_path, repo, project, _sessions(project, second, "2026-12-01"), DAY + dt.timedelta(1)
     )
     two = await night.run()
     outcome = two.skills["project"]
     assert two.status == "finished", two.message
-    assert (outcome["train"], outcome["val"]) == (4, 6)
+    assert (outcome["train"], outcome["val"]) == (4, 5)
     assert outcome["staged"] == f"staged/{night.night_id}-project"
     [commit] = repo.diff(outcome["staged"]).evidence
-    assert commit.trailers["Val-Items"] == "6"
-    assert commit.trailers["Items-Improved"] == "6" and commit.trailers["Items-Regressed"] == "0"
-    assert commit.trailers["Evidence"] == "p=0.03125"  # 2 / 2^6
+    assert commit.trailers["Val-Items"] == "5"
+    assert commit.trailers["Items-Improved"] == "5" and commit.trailers["Items-Regressed"] == "0"
+    assert commit.trailers["Evidence"] == "p=0.0625"  # 2 / 2^5
 
 
 def _corrected(tid: str, day: str, preference: str = "pref-logging") -> MinedTask:

@@ -36,7 +36,7 @@ def test_dry_run_and_run_take_a_sleep_setting_for_one_night(tmp_path):
     dry = world.call("sleep", "dry-run", "--json", "--set", "sleep.min_val_tasks=1")
     assert dry.returncode == 0, dry.stderr
     assert json.loads(dry.stdout)["sessions"] == 2
-    assert load_settings(world.state).min_val_tasks == 6  # for this night only: not saved
+    assert load_settings(world.state).min_val_tasks == 3  # for this night only: not saved
     assert "no setting 'nope'" in one_line_error(
         world.call("sleep", "dry-run", "--set", "sleep.nope=1")
     )
@@ -56,18 +56,18 @@ async def test_a_night_without_sessions_gates_stored_tasks_whose_settings_change
 ):
     """Fails on the old code: with no new sessions a night said "nothing to learn from"
     and never gated the stored tasks, so lowering min_val_tasks changed nothing."""
-    waited = await waiting_night(tmp_path, repo, project).run()  # 3 held out of 6 needed
+    waited = await waiting_night(tmp_path, repo, project).run()  # 2 held out of 3 needed
     assert waited.skills["project"]["status"] == "skipped"
     same = await _quiet_night(tmp_path, repo, project, DAY + dt.timedelta(1)).run()
     assert same.skills == {} and "nothing to learn from" in same.message  # nothing changed
     lowered = await _quiet_night(
-        tmp_path, repo, project, DAY + dt.timedelta(2), min_val_tasks=3
+        tmp_path, repo, project, DAY + dt.timedelta(2), min_val_tasks=2
     ).run()
     outcome = lowered.skills["project"]
     assert outcome["routed_by"] == BY_STORED
-    assert (outcome["train"], outcome["val"]) == (2, 3)
+    assert (outcome["train"], outcome["val"]) == (2, 2)
     assert outcome["staged"] is not None, lowered.message
     again = await _quiet_night(
-        tmp_path, repo, project, DAY + dt.timedelta(3), min_val_tasks=3
+        tmp_path, repo, project, DAY + dt.timedelta(3), min_val_tasks=2
     ).run()
     assert again.skills == {}  # gated on these already

@@ -7,10 +7,14 @@ requests they accepted as answered (regression guards). The optimizer proposes
 (a) the preference's rule: staged, its held-out occurrences now pass, the commit carries
     the sign test's p (weak here, said so) and the items that moved;
 (b) an irrelevant rule: nothing staged;
-(c) the rule plus one that breaks a guard: nothing staged, although the mean rises."""
+(c) the rule plus one that breaks a guard: nothing staged, although the mean rises;
+and edit by edit: a good rule beside an irrelevant one stages the good one alone, two
+rules for two preferences stage both, each with its own sessions, and a rule naming a
+project file its corrections never named is flagged."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -29,10 +33,15 @@ from sleep.night.run import Night
 from tests.sleep.cli_world import SKILLOPT
 from tests.sleep.night_double import NAMES
 from tests.sleep.preference_double import (
+    CLAIMED_RULE,
     DEBUG_PROMPT,
     EXPLAIN_PROMPT,
+    FACTS_RULE,
     GUARD_BREAKER,
+    IRRELEVANT_RULE,
     PREFERENCE_RULE,
+    TESTS_PROMPT,
+    YES_NO_RULE,
 )
 from tests.sleep.test_night import night_config as base_config
 from tests.support.cli_in_process import run_main
@@ -55,51 +64,65 @@ def _pick(project: Path, prompt: str, val: int, train: int) -> list[str]:
     return held + rest
 
 
+def session(project: Path, source: str, sid: str, stamp: str, texts: list[str]) -> dict:
+    return {
+        "source": source,
+        "session_id": sid,
+        "cwd": str(project),
+        "branch": "main",
+        "file": f"/x/{sid}.jsonl",
+        "automation": False,
+        "tasks": [
+            {"text": t, "timestamp": stamp, "aborted": False, "answer": "Done: it works."}
+            for t in texts
+        ],
+    }
+
+
 def sessions(project: Path) -> list[dict]:
     """Four sessions: a debug request corrected to logging, then a request accepted."""
     debug = _pick(project, DEBUG_PROMPT, val=2, train=2)
     explain = _pick(project, EXPLAIN_PROMPT, val=1, train=3)
-    out = []
-    for i, (d, e) in enumerate(zip(debug, explain, strict=True)):
-        stamp = f"2026-11-{10 + i:02d}T10:00:00Z"
-        texts = [DEBUG_PROMPT.format(part=d), CORRECTION, EXPLAIN_PROMPT.format(part=e), "thanks"]
-        out.append(
-            {
-                "source": "claude" if i % 2 == 0 else "codex",
-                "session_id": f"s{i}",
-                "cwd": str(project),
-                "branch": "main",
-                "file": f"/x/s{i}.jsonl",
-                "automation": False,
-                "tasks": [
-                    {"text": t, "timestamp": stamp, "aborted": False, "answer": "Done: it works."}
-                    for t in texts
-                ],
-            }
+    return [
+        session(
+            project,
+            "claude" if i % 2 == 0 else "codex",
+            f"s{i}",
+            f"2026-11-{10 + i:02d}T10:00:00Z",
+            [DEBUG_PROMPT.format(part=d), CORRECTION, EXPLAIN_PROMPT.format(part=e), "thanks"],
         )
-    return out
+        for i, (d, e) in enumerate(zip(debug, explain, strict=True))
+    ]
 
 
-def corrected_tasks(project: Path, harvested: list[dict]) -> list[MinedTask]:
-    """What mining attaches to the debug requests (sleep-mining's work; written here so
-    this test pins the gate alone): each corrected request with its correction and the
-    preference id it shares with the others."""
+def corrected_tasks(
+    project: Path,
+    harvested: list[dict],
+    correction: str = CORRECTION,
+    asked: str = "debug message",
+    preference: str | None = PREFERENCE,
+) -> list[MinedTask]:
+    """What mining attaches to the requests a session starts with that hold `asked`
+    (sleep-mining's work; written here so this test pins the gate alone): each corrected
+    request with its correction and the preference id it shares with the others."""
     out = []
-    for session in harvested:
-        first = session["tasks"][0]
-        sid = f"{session['source']}:{session['session_id']}"
+    for held in harvested:
+        first = held["tasks"][0]
+        if asked not in first["text"]:
+            continue
+        sid = f"{held['source']}:{held['session_id']}"
         out.append(
             MinedTask(
                 id=task_id(str(project), shape_of(first["text"])),
                 intent=first["text"],
                 project=str(project),
-                rubric=f"The user corrected: {CORRECTION}",
+                rubric=f"The user corrected: {correction}",
                 source_sessions=[sid],
                 skill="project",
                 first_seen=first["timestamp"],
                 last_seen=first["timestamp"],
-                corrections=[Correction(CORRECTION, sid, session["source"], first["timestamp"])],
-                preference=PREFERENCE,
+                corrections=[Correction(correction, sid, held["source"], first["timestamp"])],
+                preference=preference,
             )
         )
     return out
@@ -130,9 +153,22 @@ def repo(tmp_path, project) -> SkillsRepo:
     return r
 
 
-async def night_with(tmp_path, repo, project, brain: str):
-    harvested = sessions(project)
-    TaskArchive(tmp_path / "state" / "tasks.json").merge(corrected_tasks(project, harvested))
+async def night_with(
+    tmp_path,
+    repo,
+    project,
+    brain: str,
+    harvested: list[dict] | None = None,
+    mined: list[MinedTask] | None = None,
+):
+    """A night of the double `brain` on `harvested` (the four logging sessions unless
+    given), with `mined` in the archive (unless given, the corrected requests' tasks as
+    mining would leave them)."""
+    harvested = harvested if harvested is not None else sessions(project)
+    if mined is None:
+        mined = corrected_tasks(project, harvested)
+        mined += corrected_tasks(project, harvested, YES_NO, "tests pass", preference=None)
+    TaskArchive(tmp_path / "state" / "tasks.json").merge(mined)
     lines: list[str] = []
     night = Night(
         state_dir=tmp_path / "state",
@@ -171,7 +207,9 @@ async def test_the_preference_rule_is_staged_with_its_items_and_weak_p(tmp_path,
     assert sorted(shown) == sorted(moved)
     assert all(mode and before < 0.7 <= after for mode, before, after in shown.values())
     assert "decided by judge 1.00: logs, no print" in commit.body
-    assert f'"{CORRECTION}": corrected in ' in commit.body
+    assert f'"{PREFERENCE_RULE}": addresses "{CORRECTION}"' in commit.body
+    sessions = "claude:s0 (claude, 2026-11-10); codex:s1 (codex, 2026-11-11); "
+    assert commit.trailers["Edit-1-Sessions"].startswith(sessions)
     saved = json.loads((night.folder / "night.json").read_text())
     assert saved["skills"]["project"]["evidence"]["weak"] is True  # the TUI reads it
     staged = repo.git.blob(repo.staged_branches()[0].head, repo.entry("project").path).decode()
@@ -242,3 +280,145 @@ async def test_a_rule_that_breaks_a_guard_stages_nothing(tmp_path, repo, project
     ]
     assert any("guard(s) regressed" in g["reason"] for g in gates), gates
     assert GUARD_BREAKER  # (the rule the double proposed)
+
+
+# -- per edit: each staged rule traces to a preference whose held-out occurrences moved --
+
+YES_NO = "answer yes or no first"
+
+
+def two_preference_sessions(project: Path) -> list[dict]:
+    """The four logging sessions, and three more where the person asked whether a part's
+    tests pass and corrected a long answer: "answer yes or no first" (a second preference,
+    corrected in sessions of its own; one request held out, two to learn from)."""
+    return sessions(project) + [
+        session(
+            project,
+            "codex" if i % 2 == 0 else "claude",
+            f"q{i}",
+            f"2026-11-{20 + i:02d}T10:00:00Z",
+            [TESTS_PROMPT.format(part=part), YES_NO],
+        )
+        for i, part in enumerate(_pick(project, TESTS_PROMPT, val=1, train=2))
+    ]
+
+
+def staged_text(repo: SkillsRepo) -> str:
+    [branch] = repo.staged_branches()
+    return repo.git.blob(branch.head, repo.entry("project").path).decode()
+
+
+async def test_a_good_rule_beside_an_irrelevant_one_stages_only_the_good_rule(
+    tmp_path, repo, project
+):
+    """Fails on the old code: the gate judged the candidate whole, so the irrelevant rule
+    rode along with the one that moved the held-out occurrences and was staged too."""
+    night, result, lines = await night_with(
+        tmp_path, repo, project, "brain_rule_and_irrelevant", sessions(project)
+    )
+    outcome = result.skills["project"]
+    assert outcome["staged"] == "staged/sleep-2026-11-30-project"
+    text = staged_text(repo)
+    assert PREFERENCE_RULE in text and IRRELEVANT_RULE not in text
+    [dropped] = outcome["dropped_edits"]
+    assert dropped["content"] == IRRELEVANT_RULE
+    assert dropped["reason"].startswith("no held-out evidence")
+    assert any(
+        ln.startswith("project: dropped: append 'Write commit messages")
+        and "no held-out evidence" in ln
+        for ln in lines
+    ), lines
+    saved = json.loads((night.folder / "night.json").read_text())
+    assert saved["skills"]["project"]["dropped_edits"][0]["content"] == IRRELEVANT_RULE
+    status = _cli(tmp_path, ["sleep", "status", "--state-dir", str(tmp_path / "state")])
+    assert "staged/sleep-2026-11-30-project, 1 edit(s) dropped (no held-out" in status.stdout
+    [commit] = repo.diff(outcome["staged"]).evidence
+    assert commit.trailers["Edits"] == "1" and IRRELEVANT_RULE not in commit.body
+    # what was staged was gated itself: the re-gate without the dropped edit is recorded
+    gates = [
+        json.loads(p.read_text()) for p in (night.folder / "project").glob("steps/*/gate.json")
+    ]
+    assert any(g.get("accepted") and "re-gated without 1 edit(s)" in g["reason"] for g in gates)
+
+
+async def test_a_rule_claiming_a_preference_it_does_not_move_is_ablated_away(
+    tmp_path, repo, project
+):
+    """Fails on the old code: two edits naming the same preference were staged together,
+    though the candidate does as well without one (n37's "do not hedge" rule)."""
+    _night, result, lines = await night_with(
+        tmp_path, repo, project, "brain_rule_and_claimed", sessions(project)
+    )
+    outcome = result.skills["project"]
+    text = staged_text(repo)
+    assert PREFERENCE_RULE in text and CLAIMED_RULE not in text
+    [dropped] = outcome["dropped_edits"]
+    assert dropped["content"] == CLAIMED_RULE and "(ablation)" in dropped["reason"]
+    assert any(ln.startswith("project: dropped: append 'Never hedge") for ln in lines), lines
+
+
+async def test_two_rules_for_two_preferences_stage_both_with_their_own_sessions(
+    tmp_path, repo, project
+):
+    """Fails on the old code: the commit listed every session of the night under one
+    `Source-Sessions`, with no edit tied to the preference and sessions it came from."""
+    harvested = two_preference_sessions(project)
+    _night, result, _lines = await night_with(tmp_path, repo, project, "brain_two_rules", harvested)
+    outcome = result.skills["project"]
+    assert outcome["staged"] and not outcome.get("dropped_edits")
+    text = staged_text(repo)
+    assert PREFERENCE_RULE in text and YES_NO_RULE in text
+    [commit] = repo.diff(outcome["staged"]).evidence
+    trailers = commit.trailers
+    by_text = {
+        trailers[f"Edit-{i}-Preference"]: trailers[f"Edit-{i}-Sessions"].split("; ") for i in (1, 2)
+    }
+    assert set(by_text) == {CORRECTION, YES_NO}
+    logging_sessions = [s.split(" ")[0] for s in by_text[CORRECTION]]
+    yes_no_sessions = [s.split(" ")[0] for s in by_text[YES_NO]]
+    assert logging_sessions == ["claude:s0", "codex:s1", "claude:s2", "codex:s3"]
+    assert yes_no_sessions == ["codex:q0", "claude:q1", "codex:q2"]
+    assert "codex:q0 (codex, 2026-11-20)" in by_text[YES_NO]
+    edits = outcome["evidence"]["edits"]
+    assert [e["preferences"][0]["text"] for e in edits] == [CORRECTION, YES_NO]
+
+
+async def test_a_rule_naming_a_project_file_is_flagged(tmp_path, repo, project):
+    """Fails on the old code: a rule that copied one project's file into the person's
+    preference was staged with no word of it."""
+    (project / "app.py").write_text("print('starting')\n")
+    night, result, lines = await night_with(
+        tmp_path, repo, project, "brain_project_facts", sessions(project)
+    )
+    outcome = result.skills["project"]
+    assert outcome["staged"] and FACTS_RULE in staged_text(repo)
+    [commit] = repo.diff(outcome["staged"]).evidence
+    assert commit.trailers["Edit-1-Names-Project-Files"] == "app.py"
+    assert "FLAGGED: edit 1 names project file(s) app.py" in commit.body
+    assert any("FLAGGED: edit 1 names project file(s) app.py" in ln for ln in lines), lines
+    saved = json.loads((night.folder / "night.json").read_text())
+    assert saved["skills"]["project"]["evidence"]["edits"][0]["project_facts"] == ["app.py"]
+
+
+async def test_a_night_whose_held_out_tasks_hold_no_correction_stages_nothing(
+    tmp_path, repo, project
+):
+    """Fails on the old code: with no held-out occurrence the mean gate decided, and the
+    rule rode in on a rubric nobody corrected (the debug requests' rubric asks for logging,
+    but the person never said so: a generic rule with no preference behind it)."""
+    uncorrected = [
+        {**s, "tasks": [t for t in s["tasks"] if t["text"] != CORRECTION]}
+        for s in sessions(project)
+    ]
+    rubric_only = [
+        dataclasses.replace(t, corrections=[], preference=None)
+        for t in corrected_tasks(project, uncorrected)
+    ]
+    _night, result, lines = await night_with(
+        tmp_path, repo, project, "brain_rule", uncorrected, rubric_only
+    )
+    outcome = result.skills["project"]
+    assert outcome["val"] == 3 and outcome["best_val"] == outcome["baseline_val"]
+    assert outcome["staged"] is None and repo.staged_branches() == []
+    assert outcome["no_occurrence"] is True
+    assert any("none of its held-out tasks is something the person corrected" in ln for ln in lines)

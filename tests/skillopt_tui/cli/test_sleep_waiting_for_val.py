@@ -10,7 +10,7 @@ from skillopt_tui.cli.sleep_night_cmds import _outcome_line, status_cmd
 from tests.sleep.test_held_out import waiting_night
 from tests.sleep.test_night import project, repo  # noqa: F401
 
-WAITING = "waiting for more held-out tasks (3 of 6)"
+WAITING = "waiting for more held-out tasks (2 of 3)"
 
 
 async def test_waiting_for_held_out_tasks_is_said_on_console_status_and_tui(
