@@ -64,7 +64,7 @@ _NOT_TERMS = frozenset(
     [
         "the", "a", "an", "plain", "simple", "just", "only", "proper", "real", "our", "my",
         "your", "this", "that", "it", "them", "these", "those", "some", "any", "more", "less",
-        "better", "good", "way", "instead", "something", "one", "same",
+        "better", "good", "way", "instead", "something", "one", "same", "and", "also",
     ]
 )  # fmt: skip
 _TERM = r"`[^`]{1,60}`|[\w.()/:@+-]{1,60}"

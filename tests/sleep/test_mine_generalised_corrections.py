@@ -54,6 +54,8 @@ def test_a_thing_asked_after_becomes_a_check_for_it():
     assert docstring[0].evaluate(ReplayEvidence("ok", "+    return x\n")) is False
     # "no X again" says X is missing, not banned
     again = checks_for("no docstring again.. and type hints, not Any", agentic=True)
+    both = checks_for("no docstring again. and f-strings, not %", agentic=True)
+    assert docstring[0] in both and any(c.kind == "diff_adds" and "f[" in c.value for c in both)
     assert Check("diff_not_adds", docstring[0].value) not in again
     assert docstring[0] in again and any(c.kind == "diff_adds" and "->" in c.value for c in again)
     assert concepts("where's the docstring?") == concepts("docstrings pls") == {"want:docstring"}
