@@ -12,7 +12,7 @@ from pathlib import Path
 
 from core.safe_git import one_line, run_git
 from core.skills_repo import adopt as adopt_mod
-from core.skills_repo import history, manifest
+from core.skills_repo import hand_edit, history, manifest
 from core.skills_repo import repo_stager as staging
 from core.skills_repo import rollback as rollback_mod
 from core.skills_repo.deploy import read_bytes
@@ -219,6 +219,14 @@ class SkillsRepo(RepoCore):
 
     def reject(self, staged: str) -> str:
         return adopt_mod.reject(self, staged)
+
+    def edit_target(self, staged: str, hunk: int | None = None) -> hand_edit.EditTarget:
+        """The candidate of `staged` (or one of its hunks) as an editor gets it."""
+        return hand_edit.edit_target(self, staged, hunk)
+
+    def stage_edit(self, target: hand_edit.EditTarget, edited: bytes) -> str | None:
+        """The hand-edited text as a new commit on the same branch; None if unchanged."""
+        return hand_edit.stage_edit(self, target, edited)
 
     # -- history -----------------------------------------------------------------------------
 

@@ -85,14 +85,22 @@ def stage(
     body: str = "",
     base: str | None = None,
     reuse_run_id: bool = False,
+    expect_head: str | None = None,
 ) -> str:
     """Commit `text` as skill `skill` on staged/<run_id>. A run id whose branch was
     already adopted or rejected is refused (its review is over), unless `reuse_run_id`:
-    a run restarted with --fresh archived its old branch and stages anew."""
+    a run restarted with --fresh archived its old branch and stages anew. `expect_head`:
+    the branch head the text was made from (a hand edit); checked under the lock, so a
+    step staged meanwhile is never overwritten."""
     check_run_id(repo, run_id)
     ref = STAGED + run_id
     with repo.operation(touches_main=False, wait=STAGE_LOCK_WAIT_S):
         head = repo.git.rev(ref)
+        if expect_head is not None and head != expect_head:
+            raise SkillsRepoError(
+                f"staged/{run_id} changed while it was being edited (a new commit was "
+                "staged); open it again and redo the edit"
+            )
         if head:
             step = trailers.get("Step")
             owner = history.commit(repo.git, head).trailers.get("Skill")

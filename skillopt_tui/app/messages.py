@@ -68,6 +68,22 @@ class RejectFinished(Message):
         self.archived_as = archived_as
 
 
+class EditReady(Message):
+    """The candidate (or one hunk) is written out for $EDITOR (Review's `e`)."""
+
+    def __init__(self, edit: Any) -> None:
+        super().__init__()
+        self.edit = edit  # hand_editor.EditFile
+
+
+class EditStaged(Message):
+    """What became of a hand edit, in one line (staged as …, or left unchanged)."""
+
+    def __init__(self, said: str) -> None:
+        super().__init__()
+        self.said = said
+
+
 class LogLoaded(Message):
     def __init__(self, skill: str, entries: list[Any], version: tuple | None = None) -> None:
         super().__init__()

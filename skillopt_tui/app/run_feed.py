@@ -3,13 +3,13 @@
 The TUI follows `events.jsonl` and nothing else, so a run started in another terminal, a
 run started by the TUI and a finished run (replay) look the same. `RunFeed.apply` folds a
 batch of events into a `FeedUpdate`: the new rows and the few summary values that changed.
-A whole burst becomes one update, which is what keeps the screen responsive when a run
-writes hundreds of rollouts at once.
+A burst becomes a few updates of one bounded batch each (not one per event, nor one for a
+whole backlog), which is what keeps the screen responsive when a run writes thousands of
+rollouts a second.
 """
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -35,6 +35,11 @@ from core.run.events import (
 from skillopt_tui.run_words import activity
 
 EVENTS_FILE = "events.jsonl"
+# The most of the log one poll reads (~300 events, a few ms to parse): the screen folds in
+# one bounded batch at a time, so a key press waits behind at most one batch, never behind
+# a whole backlog.
+BATCH_BYTES = 128 * 1024
+CATCH_UP_S = 0.02  # the wait between polls while behind the log or the UI
 
 # Phases whose rollouts may arrive while the baseline is still being scored (early work,
 # README "What runs early"): they do not mean the baseline is done.
@@ -151,7 +156,7 @@ class FeedUpdate:
 
 
 class RunFeed:
-    """Folds events into run state. Not thread-safe: one owner (the follower thread)."""
+    """Folds events into run state. Not thread-safe: one owner (its RunFollower)."""
 
     def __init__(self) -> None:
         self.header = RunHeader()
@@ -347,12 +352,15 @@ def _process_alive(run_dir: Path) -> bool:
 
 
 class RunFollower:
-    """Polls a run's `events.jsonl` until stopped, handing each non-empty batch (already
-    folded by a private RunFeed) to `deliver`. Meant to run in a thread worker.
+    """Polls a run's `events.jsonl`, handing each non-empty batch (already folded by a
+    private RunFeed) to `deliver`. Driven by a timer on the app's own thread, every
+    `next_wait_s()`: parsing in a thread would not run beside the UI (the GIL), it would
+    only make every wake-up of the event loop wait for the thread's turn.
 
-    While `ready()` says the UI is still busy with the last batch, new batches are merged
-    into one pending batch instead of queueing up: however fast a run writes, at most one
-    update waits for the UI.
+    The log is read at most `batch_bytes` at a time. While `ready()` says the UI is still
+    busy with the last batch, nothing more is read (the log itself is the queue): however
+    fast a run writes, at most one bounded update waits for the UI, and the follower
+    catches up batch by batch, polling again at once while it is behind.
 
     A log without a terminal event is "live" only while a process holds the run's lock;
     otherwise the run was interrupted (killed, machine off) and is shown so."""
@@ -364,9 +372,10 @@ class RunFollower:
         interval_s: float = 0.3,
         alive: Callable[[Path], bool] = _process_alive,
         ready: Callable[[], bool] = lambda: True,
+        batch_bytes: int = BATCH_BYTES,
     ) -> None:
         self.run_dir = Path(run_dir)
-        self.tail = EventTail(self.run_dir / EVENTS_FILE)
+        self.tail = EventTail(self.run_dir / EVENTS_FILE, max_bytes=batch_bytes)
         self.feed = RunFeed()
         self.deliver = deliver
         self.interval_s = interval_s
@@ -374,9 +383,10 @@ class RunFollower:
         self.ready = ready
         self._pending: FeedUpdate | None = None
         self._shown: RunStatus | None = None
-        self._stop = threading.Event()
 
     def poll_once(self) -> FeedUpdate:
+        if self._pending is not None and not self.ready():
+            return FeedUpdate()  # the UI has not taken the last batch: read nothing yet
         update = self.feed.apply(self.tail.poll())
         shown = self.feed.status
         if shown.status == "live" and not self.alive(self.run_dir):
@@ -392,14 +402,10 @@ class RunFollower:
             self.deliver(pending)
         return update
 
-    def run(self, cancelled: Callable[[], bool] = lambda: False) -> None:
-        """Polls until `stop()` or until `cancelled()` (the worker's flag) says so."""
-        while not self._stop.is_set() and not cancelled():
-            self.poll_once()
-            self._stop.wait(self.interval_s)
-
-    def stop(self) -> None:
-        self._stop.set()
+    def next_wait_s(self) -> float:
+        """At once (nearly) while behind the log or waiting for the UI; else the interval."""
+        behind = self.tail.behind or self._pending is not None
+        return min(CATCH_UP_S, self.interval_s) if behind else self.interval_s
 
 
 def format_eta(seconds: float | None) -> str:

@@ -320,6 +320,26 @@ def adopt_cmd(
         typer.echo(f"deployed to {result.deployed_to}")
 
 
+@skills_app.command("edit")
+def edit_cmd(
+    staged: Annotated[str, typer.Argument(help="staged/<run-id> or <run-id>.")],
+    hunk: Annotated[
+        int | None,
+        typer.Option("--hunk", help="Edit only this hunk's lines (numbers from `skills diff`)."),
+    ] = None,
+    repo: RepoOption = None,
+) -> None:
+    """Edit the staged candidate (or one hunk) in $EDITOR; stage the result on the same
+    branch as a commit marked `Edited: by hand`. An editor that exits non-zero, or a file
+    left unchanged, stages nothing."""
+    from skillopt_tui.hand_editor import EditFile, stage_edited
+
+    r = _open(repo)
+    edit = EditFile.write(r.edit_target(staged, hunk))
+    edit.run_editor()
+    typer.echo(stage_edited(r, edit))
+
+
 @skills_app.command("reject")
 def reject_cmd(
     staged: str = typer.Argument(..., help="staged/<run-id> or <run-id>."),

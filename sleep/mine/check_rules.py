@@ -20,6 +20,10 @@ SIZE = re.compile(r"^\s*(\d+)\s*(chars?|characters?|words?)\s*$", re.IGNORECASE)
 _PY_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w., ]+))")
 _JS_IMPORT = re.compile(r"""(?:\bfrom\s+|\brequire\(\s*|^\s*import\s+)['"]([^'"]+)['"]""")
 _FILE_HEADER = re.compile(r"^\+\+\+ (?:b/)?(\S+)")
+_EITHER_HEADER = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(\S+)")
+# A commit among the commands an agent ran: `git commit …`, `git -C dir commit`, and
+# `git commit` inside a chain (`git add -A && git commit -m …`).
+_GIT_COMMIT = re.compile(r"\bgit\s+(?:-{1,2}[\w-]+(?:[= ]\S+)?\s+)*commit\b")
 # A dependency line added to a manifest: `requests>=2` (requirements), `"httpx>=0.27",`
 # (pyproject), `"left-pad": "^1.3.0"` (package.json), `serde = "1"` (Cargo.toml).
 _MANIFEST_LINE = {
@@ -67,9 +71,11 @@ def evaluate_check(kind: str, value: str, evidence: Any) -> bool | None:
         return starts_with(reply, value)
     if kind == "answer_first_line_max":
         return first_line_within(reply, value)
-    if kind == "ran":
+    if kind in ("ran", "no_commit"):
         if evidence.commands is None:
             return None
+        if kind == "no_commit":
+            return not any(_GIT_COMMIT.search(c) for c in evidence.commands)
         return any(_search(value, c) for c in evidence.commands)
     if evidence.diff is None or kind == "command":
         return None
@@ -78,6 +84,8 @@ def evaluate_check(kind: str, value: str, evidence: Any) -> bool | None:
         return found if kind == "diff_adds" else not found
     if kind == "no_new_import":
         return not new_dependencies(evidence.diff, evidence.local_modules)
+    if kind == "diff_leaves":
+        return not any(_search(value, path) for path in changed_paths(evidence.diff))
     return None
 
 
@@ -92,6 +100,8 @@ def describe_check(kind: str, value: str) -> str:
         "ran": f"the agent ran /{value}/",
         "answer_first_line_max": f"the reply's first line is at most {value}",
         "answer_starts_with": f"the reply starts with {' or '.join(value.split('|'))}",
+        "no_commit": "the agent made no commit",
+        "diff_leaves": f"its changes leave files matching /{value}/ untouched",
     }.get(kind, f"{kind} {value!r}")
 
 
@@ -128,6 +138,12 @@ def first_line_within(reply: str, value: str) -> bool | None:
 
 def added_lines(diff: str) -> list[str]:
     return [ln[1:] for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+
+
+def changed_paths(diff: str) -> list[str]:
+    """Every file a diff touches: added, changed or deleted (both header lines)."""
+    found = (m.group(1) for m in map(_EITHER_HEADER.match, diff.splitlines()) if m)
+    return list(dict.fromkeys(p for p in found if p != "/dev/null"))
 
 
 def _removed_lines(diff: str) -> list[str]:

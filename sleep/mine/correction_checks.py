@@ -25,6 +25,7 @@ import re
 from sleep.mine.check_rules import TYPE_HINTS
 from sleep.mine.tasks import Check
 
+_DOC_OPENING = '"""' + "|'''|" + r"/\*\*"
 # Well-known code terms and what their use looks like in added code.
 _CODE_PATTERNS = {
     "print": r"\bprint\(",
@@ -46,6 +47,9 @@ _CODE_PATTERNS = {
     "dataclass": r"@dataclass\b|\bdataclasses\b",
     "dataclasses": r"@dataclass\b|\bdataclasses\b",
     "type hints": TYPE_HINTS,
+    # a docstring or doc comment opening: Python's triple quotes, JSDoc/Javadoc's /**
+    "docstring": _DOC_OPENING,
+    "docstrings": _DOC_OPENING,
 }
 _KNOWN_TERMS = frozenset(
     [
@@ -61,7 +65,7 @@ _NOT_TERMS = frozenset(
     [
         "the", "a", "an", "plain", "simple", "just", "only", "proper", "real", "our", "my",
         "your", "this", "that", "it", "them", "these", "those", "some", "any", "more", "less",
-        "better", "good", "way", "instead", "something", "one", "same",
+        "better", "good", "way", "instead", "something", "one", "same", "and", "also",
     ]
 )  # fmt: skip
 _TERM = r"`[^`]{1,60}`|[\w.()/:@+-]{1,60}"
@@ -86,6 +90,37 @@ _WANTED = re.compile(
     rf"|(?P<asked>(?:{_TERM})(?:\s+(?:{_TERM}))?)\s+(?:pls|plz|please)\b"
     rf"|\b(?:the rest|everything else|everywhere else)\b[^.?!]{{0,30}}?\b(?:is|uses|has)\s+"
     rf"(?P<usual>(?:{_TERM}))",
+    re.IGNORECASE,
+)
+# A term the answer left out, asked after: "where's the docstring?", "no docstring again..",
+# "docstring?", "and the type hints?" (a well-known term only, as for `_WANTED`).
+_ASKED_AFTER = re.compile(
+    rf"\bwhere(?:'s|s| is| are)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?P<where>(?:{_TERM})(?:\s+(?:{_TERM}))?)"
+    rf"|^\s*(?:and\s+)?no\s+(?P<again>(?:{_TERM})(?:\s+(?:{_TERM}))?)\s+again\b"
+    rf"|^\s*(?:and\s+|also\s+)?(?:the\s+|any\s+)?(?P<bare>(?:{_TERM})(?:\s+(?:{_TERM}))?)\s*\?+\s*$",
+    re.IGNORECASE,
+)
+# "… and f-strings, not %": a wanted term paired with a refused one inside a longer text.
+_PAIR_INSIDE = re.compile(
+    rf"(?:^|[.;:,]\s*|\band\s+)(?P<want>(?:{_TERM})(?:\s+(?:{_TERM}))?),\s+not\s+\S", re.I
+)
+# The agent's own commits refused: "dont commit for me", "why did you commit??", "leave
+# committing to me", "never commit without asking".
+_NO_COMMIT = re.compile(
+    r"\b(?:don'?t|dont|do not|never|stop|no|why did you|why'd you|without)\s+(?:\w+\s+){0,2}?"
+    r"(?:commit|committing|commits)\b|\bleave (?:the )?commit(?:s|ting)? to me\b",
+    re.IGNORECASE,
+)
+# Files a "leave the tests alone" correction protects: test folders and test modules.
+TEST_FILES = (
+    r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:test|spec)\.\w+$"
+)
+# Changes beyond what was asked: "I didnt ask for that", "keep the diff small", "why is X
+# reformatted", "you rewrapped the signature for no reason".
+_UNASKED_CHANGE = re.compile(
+    r"\b(?:i|we) (?:didn'?t|didnt|did not|never) ask(?:ed)? for\b|\bfor no reason\b|"
+    r"\bkeep (?:the |your |this )?(?:diff|change|changes|patch) (?:small|minimal|focused|tight)\b|"
+    r"\b(?:re-?formatt?\w*|re-?wrap\w*|re-?flow\w*|unrelated (?:changes?|edits?))\b",
     re.IGNORECASE,
 )
 # A term the answer should not have used: "why os.path?", "os.path again..".
@@ -199,8 +234,13 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
     for m in _WANTED.finditer(text):
         term = code_term(m.group("want") or m.group("asked") or m.group("usual")) or ""
         want.append(term if term.lower() in _KNOWN_TERMS else "")
+    for m in [*_ASKED_AFTER.finditer(text), *_PAIR_INSIDE.finditer(text)]:
+        term = code_term(next(g for g in m.groups() if g)) or ""
+        want.append(term if term.lower() in _KNOWN_TERMS else "")
     for m in _BAN.finditer(text):
-        avoid.append(code_term(m.group("avoid") or m.group("instead")) or "")
+        term = code_term(m.group("avoid") or m.group("instead")) or ""
+        if term.lower() not in {w.lower() for w in want}:  # "no docstring again..": missing
+            avoid.append(term)
     for m in _QUESTIONED.finditer(text):
         avoid.append(code_term(m.group("why") or m.group("again")) or "")
     avoid = [a for a in dict.fromkeys(avoid) if a]
@@ -262,6 +302,10 @@ def checks_for(text: str, *, agentic: bool, commands_after: list[str] = ()) -> l
                 checks.append(Check("not_contains", literal))
     if agentic and runs_tests(text):
         checks.append(Check("ran", _ran_pattern(text, list(commands_after))))
+    if agentic and _NO_COMMIT.search(text):
+        checks.append(Check("no_commit", ""))
+    if agentic and _tests_left_alone(text):
+        checks.append(Check("diff_leaves", TEST_FILES))
     if _YES_NO.search(text):
         checks.append(Check("answer_starts_with", "yes|no"))
     elif _ONE_LINE.search(text):
@@ -289,6 +333,10 @@ def concepts(text: str) -> frozenset[str]:
         found.add("no-emoji")
     if _tests_left_alone(text):
         found.add("tests-unchanged")
+    if _NO_COMMIT.search(text):
+        found.add("no-commit")
+    if _UNASKED_CHANGE.search(text):
+        found.add("only-what-was-asked")
     if _YES_NO.search(text) or _ONE_LINE.search(text):
         found.add("brief")
     if _COMPATIBLE.search(text):
@@ -334,4 +382,5 @@ _COMPATIBLE = re.compile(
 def _concept_term(term: str) -> str:
     low = term.lower().removesuffix("()")
     return {"raising": "raise", "floats": "float", "f-strings": "f-string", "fstrings": "f-string",
-            "dataclasses": "dataclass", "logger": "logging"}.get(low, low)  # fmt: skip
+            "dataclasses": "dataclass", "logger": "logging",
+            "docstrings": "docstring"}.get(low, low)  # fmt: skip

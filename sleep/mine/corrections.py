@@ -42,6 +42,9 @@ _START = (
     r"missing\b|forgot\b|"
     # keeping what the answer broke: "keep the old import path working"
     r"keep\b[^.?!\n]*\b(?:working|unchanged|intact|the same|compatible|old|existing)\b|"
+    # keeping the change to what was asked: "keep the diff small", "keep changes minimal"
+    r"keep (?:the |your |this )?(?:diff|change|changes|patch|edit|edits) (?:small|minimal|"
+    r"focused|tight|short|to a minimum)\b|"
     # a question that says something was missed
     r"(?:did|have|has|didn'?t|haven'?t|hasn'?t|why did|why didn'?t|where did|how come)\s+"
     r"(?:you|it)\b|why (?:are|is) (?:you|it still)\b|"
@@ -57,8 +60,12 @@ _START = (
     r"(?:shorter|less verbose|more concise|be (?:brief|concise)|keep it short|tl;?dr)\b|"
     r"just (?:tell|give|say|answer|yes|the (?:answer|command|name|number)|one (?:line|word))\b)"
 )
-# Politeness and its abbreviations change nothing: "pls use pathlib", "can you stop …".
-_POLITE = r"(?:(?:please|pls|plz|can (?:you|u)|could (?:you|u)|would (?:you|u)|will you)\s+)?"
+# Politeness and its abbreviations change nothing: "pls use pathlib", "can you stop …"; nor
+# does a conjunction that adds to what was said before ("also why is …", "and dont …").
+_POLITE = (
+    r"(?:(?:and|also|plus|oh|oh and|btw|and also)\s+)?"
+    r"(?:(?:please|pls|plz|can (?:you|u)|could (?:you|u)|would (?:you|u)|will you)\s+)?"
+)
 _CORRECTION_START = re.compile(r"^\s*" + _POLITE + _START, re.IGNORECASE)
 # "use logging instead of print", "switch to pathlib rather than os.path", "use X, not Y"
 _REPLACEMENT = re.compile(
@@ -85,11 +92,69 @@ _BRIEFER = re.compile(
 _CONVENTION = re.compile(
     r"\b(?:like|as) (?:everywhere|anywhere|everything) else\b|\b(?:everything|everywhere) else\b"
     r"[^.?!]{0,30}\b(?:has|have|uses?|does|is)\b|\bthe rest of (?:the|this|that|our) (?:file|code|"
-    r"module|project|repo|codebase)\b|\bwe (?:have|use) (?:them|it|those|that) everywhere\b",
+    r"module|project|repo|codebase)\b|\bwe (?:have|use) (?:them|it|those|that) everywhere\b"
+    # "every other function in units.py has one", "all the other handlers use it"
+    r"|\b(?:every|each|all (?:the|of the)) other \w+\b[^?!\n]{0,40}\b(?:has|have|uses?|does|do|is|"
+    r"are)\b"
+    # the house rule, said as what "we" (no longer) do: "we dont do % formatting anymore"
+    r"|\bwe (?:don'?t|dont|do not|never|no longer|stopped|always|only) (?:do|use|write|"
+    r"doing|using|writing|commit|add)\b",
     re.IGNORECASE,
 )
 # A standing rule said about the last answer: "type hints on new functions from now on".
 _STANDING = re.compile(r"\b(?:from now on|going forward|in (?:the )?future|next time)\b", re.I)
+# What the person did not ask for, said of the last answer: "I didnt ask for that",
+# "you rewrapped the signature for no reason", "nobody asked for a refactor".
+_UNASKED = re.compile(
+    r"\b(?:i|we) (?:didn'?t|didnt|did not|never) ask(?:ed)? (?:for|you to)\b|\bnobody asked\b|"
+    r"\bfor no reason\b|\bwasn'?t (?:asked for|needed)\b|"
+    # disbelief at what the answer did: ".format() in new code, really?"
+    r",\s*(?:really|seriously)\s*\?",
+    re.IGNORECASE,
+)
+# "docstring?", "and the tests?", "type hints?": a thing named as a question, nothing else
+# said: where is it? (Not a question word on its own: "why?", "really?", "done?".)
+_BARE_QUESTION = re.compile(
+    r"^\s*(?:and\s+|also\s+)?(?:the\s+|any\s+|no\s+)?(?P<thing>[\w.()/-]+(?:\s+[\w.()/-]+)?)"
+    r"\s*\?+\s*$",
+    re.IGNORECASE,
+)
+_NOT_A_THING = frozenset(
+    [
+        "why",
+        "what",
+        "how",
+        "when",
+        "where",
+        "who",
+        "which",
+        "really",
+        "sure",
+        "done",
+        "ok",
+        "okay",
+        "huh",
+        "seriously",
+        "right",
+        "yes",
+        "no",
+        "so",
+        "and",
+        "then",
+        "again",
+        "correct",
+        "true",
+        "hm",
+        "hmm",
+        "eh",
+        "finished",
+        "ready",
+        "it",
+        "that",
+        "this",
+        "well",
+    ]
+)
 # "you ran make test right?": checking what the answer claims or skipped.
 _TAG_QUESTION = re.compile(r"^\s*(?:so\s+)?you\b[^?]{0,80}\b(?:right|correct|yes)\s*\?\s*$", re.I)
 # "os.path again..", "print again?": a short report that a miss came back.
@@ -161,7 +226,10 @@ def _shaped_as_correction(text: str) -> bool:
     words = len(text.split())
     if _CORRECTION_START.match(text) or _REPLACEMENT.match(text) or _BARE_PAIR.match(text):
         return True
-    if _TAG_QUESTION.match(text) or _AGAIN.match(text):
+    if _TAG_QUESTION.match(text) or _AGAIN.match(text) or _UNASKED.search(text):
+        return True
+    bare = _BARE_QUESTION.match(text)
+    if bare and not set(bare.group("thing").lower().split()) & _NOT_A_THING:
         return True
     if (_CONVENTION.search(text) or _STANDING.search(text)) and words <= _SHORT_DEMAND_WORDS * 2:
         return True

@@ -48,7 +48,12 @@ _CONSTRAINT_PHRASE = re.compile(
     r"\b(?:before|first|after)\b|tests? (?:must|should) pass|"
     # leaving something as it is: "don't touch the tests", "leave the tests alone"
     r"(?:don'?t|dont|do not|never) (?:touch|change|modify|edit)\b|leave [\w ]{1,30}? alone\b|"
-    r"(?:just |only )?(?:yes or no|yes/no)|keep it (?:short|brief))",
+    r"(?:just |only )?(?:yes or no|yes/no)|keep it (?:short|brief)|"
+    # the agent's own git work: "dont commit anything, just make the change"
+    r"(?:don'?t|dont|do not|never) (?:commit|push)\b|"
+    # a standing demand on all new code: "add docstrings to anything new", "type hints on
+    # every new function"
+    r"\b(?:on|to|for|in) (?:anything|everything|every|each|all(?: the)?) new\b)",
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"[.;!?\n()]|\s[—–-]\s|[,:]\s")

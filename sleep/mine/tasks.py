@@ -31,6 +31,8 @@ CheckKind = Literal[
     "ran",
     "answer_first_line_max",
     "answer_starts_with",
+    "no_commit",
+    "diff_leaves",
 ]
 CHECK_KINDS: tuple[str, ...] = get_args(CheckKind)
 MAX_CONTEXT_CHARS = 3000  # the earlier turns a follow-up keeps, in all
@@ -61,7 +63,10 @@ class Check:
     - `no_new_import`: the diff adds no third-party import or dependency;
     - `ran`: a regular expression over the commands the agent ran (`make test`);
     - `answer_first_line_max`: the reply's first line within "N chars" or "N words";
-    - `answer_starts_with`: the reply opens with one of `|`-separated words (`yes|no`).
+    - `answer_starts_with`: the reply opens with one of `|`-separated words (`yes|no`);
+    - `no_commit`: the agent made no commit (no `git commit` among the commands it ran);
+    - `diff_leaves`: the diff touches no file whose path matches a regular expression
+      (the tests: "leave the tests alone").
     The mechanical form of a person's correction or constraint (sleep/mine/correction_checks.py)."""
 
     kind: CheckKind

@@ -81,7 +81,7 @@ def _check_tasks(obj: dict) -> dict:
 # The checks the model may write: every kind but `command` (a verification command is
 # read from what the session ran, never invented).
 MODEL_CHECK_KINDS = tuple(k for k in CHECK_KINDS if k != "command")
-_PATTERN_KINDS = ("diff_adds", "diff_not_adds", "ran")
+_PATTERN_KINDS = ("diff_adds", "diff_not_adds", "ran", "diff_leaves")
 
 
 def check_problem(check: object) -> str:

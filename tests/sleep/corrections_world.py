@@ -1,6 +1,7 @@
 """A corrections corpus (tests/sleep/fixtures/corrections, the billing project mining was
 developed on; corrections_photos, a second one, unseen until its first figures and then
-fixed against; corrections_recipes, a third, held out from fixing; all made by
+fixed against; corrections_recipes, a third, held out until its figures and then fixed
+against; corrections_greenhouse, a fourth, held out from fixing; all made by
 tests/support/corrections_corpus.py with the real CLIs) put back where it was written:
 a test's own home replaces the fixture's /home/dev (in the transcripts' bytes and in
 Claude Code's project folder name), the project is cloned from its bundle to the path
@@ -26,8 +27,14 @@ SKILLOPT = Path(sys.executable).parent / "skillopt"
 LIMIT_S = 300  # a hang is what it catches: a dry run of eight sessions takes seconds
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections"
 UNSEEN_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections_photos"
-HELD_OUT_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections_recipes"
-CORPORA = {"billing": CORPUS, "photos": UNSEEN_CORPUS, "recipes": HELD_OUT_CORPUS}
+RECIPES_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections_recipes"
+HELD_OUT_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections_greenhouse"
+CORPORA = {
+    "billing": CORPUS,
+    "photos": UNSEEN_CORPUS,
+    "recipes": RECIPES_CORPUS,
+    "greenhouse": HELD_OUT_CORPUS,
+}
 
 
 def corpus_labels(corpus: Path = CORPUS) -> dict[str, Any]:

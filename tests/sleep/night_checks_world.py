@@ -13,9 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from sleep.mine.heuristic import shape_of
-from sleep.mine.split import split_of
-from sleep.mine.tasks import task_id
+from sleep.mine.split import split_key, split_of
 from tests.sleep.night_double import NAMES
 
 PROMPT = "for {part}: make total() in calc.py skip None values"
@@ -59,8 +57,7 @@ def make_project(root: Path) -> Path:
 
 def parts_for(project: Path, n: int = 4) -> list[str]:
     def split(part: str) -> str:
-        tid = task_id(str(project), shape_of(PROMPT.format(part=part)))
-        return split_of(tid, val_fraction=0.3, test_fraction=0.0)
+        return split_of(split_key(PROMPT.format(part=part)), val_fraction=0.3, test_fraction=0.0)
 
     val = [p for p in NAMES if split(p) == "val"][:2]
     train = [p for p in NAMES if split(p) == "train"][:2]

@@ -119,16 +119,13 @@ NAMES = [f"{w}{suffix}" for suffix in ("", "-core", "-kit") for w in _WORDS]
 
 
 def parts_for(project, n: int = 12, *, val_fraction: float = 0.3, val: int = 2) -> list[str]:
-    """n package names whose install tasks (whose ids depend on the project path) fall at
-    least twice into train and `val` times into val, so a night on them always has
-    something to learn and something to gate on, whatever the temporary project path is."""
-    from sleep.mine.heuristic import shape_of
-    from sleep.mine.split import split_of
-    from sleep.mine.tasks import task_id
+    """n package names whose install tasks fall at least twice into train and `val` times
+    into val, so a night on them always has something to learn and something to gate on."""
+    from sleep.mine.split import split_key, split_of
 
     def split(part: str) -> str:
-        tid = task_id(str(project), shape_of(INSTALL_PROMPT.format(part=part)))
-        return split_of(tid, val_fraction=val_fraction, test_fraction=0.0)
+        key = split_key(INSTALL_PROMPT.format(part=part))
+        return split_of(key, val_fraction=val_fraction, test_fraction=0.0)
 
     held_out = [p for p in NAMES if split(p) == "val"][:val]
     train = [p for p in NAMES if split(p) == "train"][:2]

@@ -1,13 +1,15 @@
-"""Issue 37's acceptance figures, measured on three corrections corpora of real Claude Code
+"""Issue 37's acceptance figures, measured on four corrections corpora of real Claude Code
 and Codex sessions (made by tests/support/corrections_corpus.py) in which a person
-corrects five recurring preferences: `billing` (tests/sleep/fixtures/corrections, the
-corpus the mining heuristics were developed on), `photos` (tests/sleep/fixtures/
-corrections_photos, another project and person, labelled before mining ran on it, then
-fixed against) and `recipes` (tests/sleep/fixtures/corrections_recipes, labelled before
-mining ran on it and held out from fixing: the honest generalisation figure). The real `skillopt sleep dry-run --json` mines them;
-tests/support/corrections_score.py compares what it mined with the labels.
+corrects four or five recurring preferences: `billing` (tests/sleep/fixtures/corrections,
+the corpus the mining heuristics were developed on), `photos` (corrections_photos, another
+project and person, labelled before mining ran on it, then fixed against), `recipes`
+(corrections_recipes, labelled before mining ran on it, held out for one round, then fixed
+against) and `greenhouse` (corrections_greenhouse, labelled before mining ran on it and
+held out from fixing: the honest generalisation figure). The real `skillopt sleep dry-run
+--json` mines them; tests/support/corrections_score.py compares what it mined with the
+labels.
 
-The thresholds are the issue's and the same for both corpora. Where today's miner misses
+The thresholds are the issue's and the same for every corpus. Where today's miner misses
 one, the test is marked `xfail(strict=True)` with what it lacks: it turns into an XPASS
 failure the day mining meets the bar, and the mark comes off then.
 `python bench/corrections_corpus.py` prints the figures.
@@ -28,23 +30,36 @@ ATTACH_TARGET = 0.9  # issue 37: ">= 90 % of the corrections to the request they
 
 # Thresholds a corpus does not meet yet: test name -> (corpus -> what mining lacks). Each
 # is a strict xfail for that corpus only, so it fails loudly the day it passes.
+# The greenhouse corpus is held out: these marks record its figures, mining is not fixed
+# against them (each says what mining lacks there, found by reading its plan once).
+_HELD_OUT = "greenhouse"
 UNMET: dict[str, dict[str, str]] = {
     "test_corrections_attach_to_the_request_they_correct": {
-        "recipes": "6/15: 'and'/'also' openings, '<practice> pls, …', 'where's the docstring? "
-        "every other function … has one', 'docstring?' and 'dont commit …' are not read",
+        _HELD_OUT: "3/14: 'datetime.now() with no tz??', 'returning None … hides it, raise …', "
+        "'… giving [] is a silent bug … raise', 'utcnow() is naive too', 'nvm, too long. …' "
+        "are not read as corrections; 'test?' and 'a test for it pls' get no check",
     },
-    "test_no_correction_is_mined_as_a_request_of_its_own": {"recipes": "6/15 are tasks"},
-    "test_mechanical_corrections_become_checks": {"recipes": "2/9: docstrings, f-strings"},
-    "test_every_recurring_preference_is_found": {"recipes": "1/5"},
-}
-# Not strict: with its preferences not found, which attached task is held out comes from
-# the split's hash of the task id, which holds the project's (temporary) path, so the
-# figure moves between runs (1/5 to 5/5 seen); it is decided once preferences are found.
-UNSETTLED = {
+    "test_no_correction_is_mined_as_a_request_of_its_own": {_HELD_OUT: "6/14 are tasks"},
+    "test_mechanical_corrections_become_checks": {
+        _HELD_OUT: "1/14: no check for aware UTC times, for raising, or for an added test",
+    },
+    "test_a_correction_after_an_interrupt_tests_the_interrupted_request": {
+        _HELD_OUT: "'nvm, too long. … yes or no?' is not read as a correction",
+    },
+    "test_every_request_is_mined_with_its_kind": {
+        _HELD_OUT: "9/10 mined (not the interrupted one); 'how many readings … per hour?' is "
+        "agentic (its answer read a file); the 401 question is 'redacted' though it needs "
+        "no token",
+    },
+    "test_every_recurring_preference_is_found": {_HELD_OUT: "0/4"},
     "test_every_preference_seen_twice_has_a_held_out_occurrence": {
-        "recipes": "held out by the hash split while its preferences are not found",
+        _HELD_OUT: "1/4: its preferences are not found",
     },
 }
+# Not strict: none at present. (The recipes corpus's held-out figure moved between runs
+# while the split hashed task ids that hold the temporary project path; the split now
+# hashes the request, sleep/mine/split.py.)
+UNSETTLED: dict[str, dict[str, str]] = {}
 
 
 def corpus_of(request) -> str:
@@ -94,7 +109,7 @@ def test_the_corpus_has_the_shape_the_issue_asks_for(corpus):
     assert any(r["committed_after"] and r["changes_files"] for r in labels["requests"])
 
 
-@pytest.mark.parametrize("later", ["photos", "recipes"])
+@pytest.mark.parametrize("later", ["photos", "recipes", "greenhouse"])
 def test_each_later_corpus_differs_from_those_before(later):
     """Another project, asking for at least two things no earlier corpus asks for, with
     requests of its own, so its figures are not the earlier ones seen again."""

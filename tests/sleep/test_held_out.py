@@ -9,9 +9,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from sleep.mine.heuristic import shape_of
-from sleep.mine.split import split_of
-from sleep.mine.tasks import MinedTask, task_id
+from sleep.mine.split import split_key, split_of
+from sleep.mine.tasks import MinedTask
 from sleep.night.estimate import estimate_night
 from sleep.night.held_out import night_splits, waiting_for_val
 from sleep.night.held_tasks import Harvested
@@ -23,9 +22,14 @@ from tests.sleep.test_night import DAY, night_config, project, repo  # noqa: F40
 FRACTIONS = {"val_fraction": 0.3, "test_fraction": 0.0}
 
 
+def _letters(i: int) -> str:
+    """i in letters (a task's split hashes its request's shape, where digits are one '#')."""
+    return "".join("abcdefghijklmnopqrstuvwxyz"[i // 26**k % 26] for k in range(3))
+
+
 def _ids(split: str, n: int) -> list[str]:
-    found = [f"t-{i:04d}" for i in range(400) if split_of(f"t-{i:04d}", **FRACTIONS) == split]
-    return found[:n]
+    ids = [f"t-{_letters(i)}" for i in range(400)]
+    return [t for t in ids if split_of(split_key(f"task {t}"), **FRACTIONS) == split][:n]
 
 
 def _task(tid: str, *, last_seen: str = "2026-11-01", **kw) -> MinedTask:
@@ -69,11 +73,10 @@ def test_enough_held_out_tasks_wait_for_nothing():
 
 
 def _parts(folder: Path, split: str, n: int, skip: int = 0) -> list[str]:
-    """Package names whose install task (its id depends on the project path) is `split`."""
+    """Package names whose install task is `split`."""
 
     def of(part: str) -> str:
-        tid = task_id(str(folder), shape_of(INSTALL_PROMPT.format(part=part)))
-        return split_of(tid, **FRACTIONS)
+        return split_of(split_key(INSTALL_PROMPT.format(part=part)), **FRACTIONS)
 
     found = [p for p in NAMES if of(p) == split][skip : skip + n]
     assert len(found) == n, "pick more NAMES"

@@ -13,7 +13,7 @@ import pytest
 from core.config import config_from_dict
 from core.file_lock import FileLock
 from core.skills_repo import SkillsRepo
-from sleep.mine.split import split_of
+from sleep.mine.split import split_key, split_of
 from sleep.night.held_tasks import Harvested
 from sleep.night.run import Night, NightBusy
 from tests.sleep.night_double import RULE, parts_for
@@ -180,7 +180,7 @@ async def test_splits_are_stable_and_training_tasks_never_validate(tmp_path, rep
     for split, items in tasks.items():
         for t in items:
             # a task with nothing to judge it by only ever trains (issue 21)
-            hashed = split_of(t["id"], val_fraction=0.3, test_fraction=0.0)
+            hashed = split_of(split_key(t["intent"]), val_fraction=0.3, test_fraction=0.0)
             assert split == ("train" if t["train_only"] else hashed)
     train = {t["id"] for t in tasks["train"]}
     assert train and tasks["val"] and not train & {t["id"] for t in tasks["val"]}

@@ -26,7 +26,7 @@ import pytest
 
 from core.skills_repo import SkillsRepo
 from sleep.mine.heuristic import shape_of
-from sleep.mine.split import split_of
+from sleep.mine.split import split_key, split_of
 from sleep.mine.tasks import Correction, MinedTask, TaskArchive, task_id
 from sleep.night.held_tasks import Harvested
 from sleep.night.run import Night
@@ -53,8 +53,7 @@ PREFERENCE = "pref-logging-not-print"
 
 
 def _split(project: Path, prompt: str) -> str:
-    tid = task_id(str(project), shape_of(prompt))
-    return split_of(tid, val_fraction=0.3, test_fraction=0.0)
+    return split_of(split_key(prompt), val_fraction=0.3, test_fraction=0.0)
 
 
 def _pick(project: Path, prompt: str, val: int, train: int) -> list[str]:

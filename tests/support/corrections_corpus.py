@@ -7,7 +7,8 @@ committed under tests/sleep/fixtures/corrections/):
 
 --script names the module that says what happens (corrections_script: the billing project
 the mining was developed on; photos_script: a second project, unseen by it until its
-figures were taken, then fixed against; recipes_script: a third, held out from fixing).
+figures were taken, then fixed against; recipes_script: a third, held out for a round,
+then fixed against; greenhouse_script: a fourth, held out from fixing).
 
 The real pinned `claude` and `codex` binaries (.tools/agents, shared AGENT-CLIS.md) run
 interactively under tmux, each in a private HOME, so their transcripts land in their own

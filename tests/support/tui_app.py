@@ -341,6 +341,21 @@ def copy_run(runs: Path, name: str, *, drop_gates: tuple[int, ...] = (), steps: 
     return run
 
 
+def run_app(run: Path):
+    """The app opened on the run directory `run` (its folder as the runs directory), with
+    the skills repo double: the Run screen alone, polling fast."""
+    from skillopt_tui.app.app import SkillOptApp
+
+    return SkillOptApp(
+        run.parent,
+        run.parent / "no-such-repo",
+        run=run,
+        refresh_runs=False,
+        poll_interval=0.05,
+        repo_factory=SkillsRepoDouble,
+    )
+
+
 def split_repo(path: Path) -> SkillsRepo:
     """A real skills repo with `quiz` on main and a staged branch whose hunk splits in parts."""
     repo = SkillsRepo.init(path, identity=IDENTITY)

@@ -27,6 +27,7 @@ from skillopt_tui.app.messages import (
 from skillopt_tui.app.review_state import ReviewState
 from skillopt_tui.app.screens.loading import LoadingScreen
 from skillopt_tui.app.screens.repo_follow import FollowsRepo
+from skillopt_tui.app.screens.review_edit import ReviewEdit
 from skillopt_tui.app.screens.review_keys import (
     DIFF_ACTIONS,
     HELP,
@@ -43,7 +44,7 @@ from skillopt_tui.app.widgets.hunk_list import HunkList
 NARROW_WIDTH = 80  # under this the side column is hidden behind `i` (app.tcss's -narrow)
 
 
-class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
+class ReviewScreen(ReviewEdit, ReviewWrites, FollowsRepo, LoadingScreen):
     BINDINGS = REVIEW_KEYS
 
     def __init__(self, skill: str | None = None, *, branch: str | None = None) -> None:
@@ -82,7 +83,8 @@ class ReviewScreen(ReviewWrites, FollowsRepo, LoadingScreen):
                 yield Label("", id="review-status")
                 yield Input(placeholder="search hunks (enter: next match)", id="search")
                 yield HunkList(id="hunks")
-        yield FittingFooter(compact=True, show_command_palette=False)  # room for keys at 80 cols
+        # room for keys at 80 columns; A Adopt at any width (a phone's ~45)
+        yield FittingFooter(compact=True, show_command_palette=False, keep=frozenset({"A"}))
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False

@@ -8,6 +8,8 @@ HELP = (
     "j/k move · J/K next/previous undecided · y approve · n reject (both move on) · "
     "a approve all · s split the hunk · space choose lines (then j/k, space, v range, esc) · "
     "u undo · p preview main after adopting · / search · A adopt (asks first) · "
+    "e edit the hunk in $EDITOR, E the whole candidate (staged as a new commit, marked "
+    "edited by hand) · "
     "U undo the last adopt (a rollback of exactly what it adopted; asks first) · "
     "r reject the whole branch (asks first) · [ ] previous/next staged branch · "
     "i branches and evidence (under 80 columns, where they are hidden). "
@@ -38,6 +40,7 @@ DIFF_ACTIONS = {
     "preview",
     "search",
     "whole",
+    "edit",
 }
 
 
@@ -96,6 +99,20 @@ REVIEW_KEYS = [
     Binding("v", "line_range", "Range", tooltip="Start or end a range of lines"),
     Binding("v", "range", "Range", show=False, tooltip="Start or end a range of lines"),
     Binding("u", "undo", "Undo", show=False, tooltip="Undo the last decision"),
+    Binding(
+        "e",
+        "edit(False)",
+        "Edit",
+        show=False,
+        tooltip="Edit this hunk in $EDITOR; staged as a new commit marked edited by hand",
+    ),
+    Binding(
+        "E",
+        "edit(True)",
+        "Edit all",
+        show=False,
+        tooltip="Edit the whole candidate in $EDITOR; staged as a new commit",
+    ),
     Binding("p", "preview", "Preview", show=False, tooltip="The skill after adopting"),
     Binding("slash", "search", "Search", show=False, tooltip="Find a hunk by its text"),
     Binding("w", "whole", "Whole lines", show=False, tooltip="Show cut long lines whole"),

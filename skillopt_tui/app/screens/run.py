@@ -12,7 +12,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from core.run.events import LearningRateDecided
 from core.words import counted
@@ -127,6 +126,14 @@ class RunScreen(AppScreen):
         Binding(
             "f", "filter", "Filter", show=False, tooltip="Show the rollouts of some phases or steps"
         ),
+        Binding(
+            "p",
+            "pause",
+            "Pause",
+            show=False,
+            tooltip="Hold the rollouts still (the run goes on); p again shows what came, marked",
+        ),
+        Binding("p", "resume_feed", "Unpause", tooltip="Show the rollouts that came, marked"),
         # x, as Sleep's "Stop night" (s opens Sleep on Home); asks first
         Binding("x", "stop_run", "Stop run", tooltip="Stop the run at the next step (asks)"),
         Binding("r", "resume", "Resume", tooltip="Resume this stopped run (shows the command)"),
@@ -181,17 +188,15 @@ class RunScreen(AppScreen):
         self.set_interval(1.0, self._tick)
         self._follow()
 
-    def on_unmount(self) -> None:
-        self.follower.stop()
-
     def _deliver(self, update: FeedUpdate) -> None:
         self._in_flight = True
         self.post_message(RunFeedUpdated(update))
 
-    @work(thread=True, exclusive=True, group="run-follow", exit_on_error=False)
     def _follow(self) -> None:
-        worker = get_current_worker()
-        self.follower.run(lambda: worker.is_cancelled)
+        """One bounded batch of the log, then again after the follower's wait (the
+        screen's timers end with it)."""
+        self.follower.poll_once()
+        self.set_timer(self.follower.next_wait_s(), self._follow)
 
     def on_run_feed_updated(self, message: RunFeedUpdated) -> None:
         try:
@@ -279,12 +284,28 @@ class RunScreen(AppScreen):
     def _count(self) -> None:
         table = self.query_one(RolloutsTable)
         shown, total = len(table.rollouts), table.total
-        text = counted(total, "rollout") if shown == total else f"{shown} of {total} rollouts"
+        count = counted(total, "rollout") if shown == total else f"{shown} of {total} rollouts"
+        news = Text()
+        if table.held is not None:
+            news = Text(f" · paused: {len(table.held)} new (p shows them)", style="bold yellow")
+        elif table.fresh:
+            news = Text(f" · {counted(len(table.fresh), 'new row')} marked", style="green")
         if str(table.filter):
-            text += f" · filter: {table.filter} (f to change, empty to clear)"
+            hint = f" · filter: {table.filter} (f to change, empty to clear)"
         else:
-            text += " · f filters by phase or step"
-        self.query_one("#rollouts-count", Label).update(Text(text, style="dim"))
+            hint = " · f filters by phase or step"
+        line = Text.assemble((count, "dim"), news, (hint, "dim")) if news else None
+        self.query_one("#rollouts-count", Label).update(line or Text(count + hint, style="dim"))
+
+    def action_pause(self) -> None:
+        self.query_one(RolloutsTable).hold()
+        self._count()
+        self.refresh_bindings()  # p now resumes
+
+    def action_resume_feed(self) -> None:
+        self.query_one(RolloutsTable).resume()
+        self._count()
+        self.refresh_bindings()
 
     def action_filter(self) -> None:
         self.action_tab("rollouts")
@@ -350,6 +371,9 @@ class RunScreen(AppScreen):
         only for a run that stopped before its end and can be resumed."""
         if action == "tab" and parameters == ("lr",):
             return bool(self.lr)  # the tab exists only for an autonomous learning rate
+        if action in ("pause", "resume_feed"):  # one key: pause, or resume while paused
+            held = self.query_one(RolloutsTable).held is not None
+            return held == (action == "resume_feed")
         launcher = self.app.launcher
         if action == "stop_run":
             return launcher.alive and launcher.run_dir == self.run_dir

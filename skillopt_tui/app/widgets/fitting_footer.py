@@ -1,7 +1,8 @@
 """A footer that never cuts a key mid-word: at 60 columns Home's footer read "s Slee" and
 Review's "space Line". Keys that would not fit whole are left out, from the first that
 does not fit on (bindings are listed most important first); `?` and the command palette
-still list every key of the screen."""
+still list every key of the screen. A screen can `keep` a key whatever the width (Review's
+`A Adopt`, on a phone): its room is set aside first, and it stays in its place."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ def _cells(key: FooterKey) -> int:
 
 
 class FittingFooter(Footer):
+    def __init__(self, *args, keep: frozenset[str] = frozenset(), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.keep = keep  # keys (as bound, e.g. "A") shown at any width
+
     def compose(self) -> ComposeResult:
         yield from self._fitting(list(super().compose()))
 
@@ -32,15 +37,20 @@ class FittingFooter(Footer):
         if not all(isinstance(item, FooterKey) for item in items):
             return items  # grouped keys: left as Textual lays them out
         palette = [k for k in items if k.has_class(PALETTE)]
+        kept = [k for k in items if k.key in self.keep and k not in palette]
         room = width - sum(_cells(k) + PALETTE_EXTRA for k in palette)
-        shown = []
+        room -= sum(_cells(k) + KEY_EXTRA for k in kept)
+        shown, full = [], False
         for key in items:
             if key in palette:
                 continue
-            if room < _cells(key) + TEXT_EXTRA:
-                break
-            room -= _cells(key) + KEY_EXTRA
-            shown.append(key)
+            if key in kept:
+                shown.append(key)
+                continue
+            full = full or room < _cells(key) + TEXT_EXTRA
+            if not full:
+                room -= _cells(key) + KEY_EXTRA
+                shown.append(key)
         return shown + palette
 
     def on_resize(self) -> None:

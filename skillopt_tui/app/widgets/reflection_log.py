@@ -17,6 +17,8 @@ PLACEHOLDER = (
 
 
 class ReflectionLog(WrappingLog):
+    PENDING_LIMIT = 10  # batches kept until the tab is first shown (~400 reflections)
+
     def on_mount(self) -> None:
         self.write(Text(PLACEHOLDER, style="dim"))
 
@@ -34,11 +36,15 @@ class ReflectionLog(WrappingLog):
                 )
             )
             items = items[-BATCH:]
-        for item in items:
-            self.write(
+        # one write for the batch: RichLog renders (and scrolls) once per write
+        self.write(
+            Text("\n").join(
                 Text.assemble(
                     (f"step {item.step} · {item.kind}", "bold magenta"),
                     (f" (group {item.group})", "dim"),
+                    "\n",
+                    item.text,
                 )
+                for item in items
             )
-            self.write(Text(item.text))
+        )

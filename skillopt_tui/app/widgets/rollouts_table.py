@@ -1,16 +1,22 @@
 """Every rollout of the run, live or replayed; Enter on a row asks for its trajectory.
 
 Nothing is dropped, and nothing is built per row but the row's data: the table draws only
-the rows on screen, so a run of a million rollouts scrolls as cheaply as one of ten. A filter (`f`: phase names and step numbers,
-e.g. "gate 3" or "baseline") narrows the rows without losing the others.
+the rows on screen, so a run of a million rollouts scrolls as cheaply as one of ten. A
+filter (`f`: phase names and step numbers, e.g. "gate 3" or "baseline") narrows the rows
+without losing the others. `s` (or a click on a column's header) sorts by a column, `S`
+reverses; a live table can be paused (`hold`) to read it still, and the rows that came
+meanwhile are marked when it resumes.
 """
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
@@ -57,6 +63,15 @@ class RolloutFilter:
 
 
 COLUMNS = ("step", "phase", "item", "score", "latency", "tokens")
+# What each column sorts by (the cells are text: "10" must come after "9", "—" first)
+SORT_KEYS: tuple[Callable[[RolloutFinished], object], ...] = (
+    lambda r: -1 if rollout_step(r) is None else rollout_step(r),
+    rollout_phase,
+    lambda r: r.item_id,
+    lambda r: r.hard,
+    lambda r: r.latency_s,
+    lambda r: r.input_tokens + r.output_tokens,
+)
 
 
 class RolloutsTable(ScrollView, can_focus=True):
@@ -71,11 +86,13 @@ class RolloutsTable(ScrollView, can_focus=True):
     RolloutsTable > .rollouts--cursor { background: $accent 50%; }
     RolloutsTable:focus > .rollouts--cursor { background: $accent; }
     RolloutsTable > .rollouts--odd { background: $boost; }
+    RolloutsTable > .rollouts--new { background: $success 25%; }
     """
     COMPONENT_CLASSES = {
         "rollouts--header",
         "rollouts--cursor",
         "rollouts--odd",
+        "rollouts--new",
     }
     BINDINGS = [
         Binding("down", "cursor(1)", show=False),
@@ -85,6 +102,14 @@ class RolloutsTable(ScrollView, can_focus=True):
         Binding("home", "edge(0)", show=False),
         Binding("end", "edge(1)", show=False),
         Binding("enter", "select", show=False),
+        Binding(
+            "s",
+            "sort",
+            "Sort",
+            show=False,
+            tooltip="Sort by the next column (a click on a header too)",
+        ),
+        Binding("S", "reverse", "Reverse", show=False, tooltip="Reverse the sort order"),
     ]
 
     class RowSelected(Message):
@@ -105,6 +130,11 @@ class RolloutsTable(ScrollView, can_focus=True):
         self.rollouts: list[RolloutFinished] = []  # the rows shown (filtered)
         self.filter = RolloutFilter()
         self.cursor_row = 0
+        self.sort_column: int | None = None  # None: in the order they came
+        self.descending = False
+        self._sort_keys: list[object] = []  # each shown row's key, while sorted (bisect)
+        self.held: list[RolloutFinished] | None = None  # rows that came while paused
+        self.fresh: set[int] = set()  # id() of the rows a resume brought in: marked
         self._widths = [len(c) for c in COLUMNS]
 
     @property
@@ -124,15 +154,22 @@ class RolloutsTable(ScrollView, can_focus=True):
     # -- rows in ------------------------------------------------------------------------
 
     def add_rollouts(self, rollouts: list[RolloutFinished]) -> None:
-        """Appends a batch; follows the tail unless the user moved the cursor up."""
+        """Appends a batch (held while paused); follows the tail unless the user moved the
+        cursor up. Sorted, each row goes where it sorts and the cursor stays on its row."""
         if not rollouts:
+            return
+        if self.held is not None:
+            self.held.extend(rollouts)
             return
         self.all.extend(rollouts)
         shown = [r for r in rollouts if self.filter.matches(r)]
         if not shown:
             return
-        following = not self.rollouts or self.cursor_row >= len(self.rollouts) - 1
         self._widen(shown)
+        if self.sort_column is not None:
+            self._insert_sorted(shown)
+            return
+        following = not self.rollouts or self.cursor_row >= len(self.rollouts) - 1
         self.rollouts.extend(shown)
         self._resize()
         if following:
@@ -140,19 +177,113 @@ class RolloutsTable(ScrollView, can_focus=True):
         else:
             self.refresh()
 
+    def _key(self, r: RolloutFinished) -> object:
+        assert self.sort_column is not None
+        key = SORT_KEYS[self.sort_column](r)
+        return _Reversed(key) if self.descending else key
+
+    def _insert_sorted(self, rows: list[RolloutFinished]) -> None:
+        """Each row after its equals (ties keep the order they came in)."""
+        current = self.rollout_at(self.cursor_row)
+        for r in rows:
+            key = self._key(r)
+            at = bisect.bisect_right(self._sort_keys, key)
+            self._sort_keys.insert(at, key)
+            self.rollouts.insert(at, r)
+            if current is not None and at <= self.cursor_row:
+                self.cursor_row += 1  # the cursor stays on the row it was on
+        self._resize()
+        self.move_cursor(row=self.cursor_row)  # and in view
+
+    # -- sorting ------------------------------------------------------------------------
+
+    def sort_by(self, column: int | None, descending: bool = False) -> None:
+        """Sorts the shown rows by `column` (None: the order they came in); the cursor
+        stays on its row."""
+        current = self.rollout_at(self.cursor_row)
+        self.sort_column, self.descending = column, descending
+        self._show_rows()
+        if current is not None:
+            self.move_cursor(row=self._row_of(current))
+
+    def action_sort(self) -> None:
+        following = 0 if self.sort_column is None else self.sort_column + 1
+        self.sort_by(following if following < len(COLUMNS) else None)
+
+    def action_reverse(self) -> None:
+        self.sort_by(self.sort_column or 0, not self.descending)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a column's header sorts by it; a second click reverses."""
+        if event.y != 0:
+            return
+        x = event.x + round(self.scroll_offset.x)
+        for column, width in enumerate(self._widths):
+            if x < width + 2:
+                again = column == self.sort_column
+                self.sort_by(column, not self.descending if again else False)
+                return
+            x -= width + 2
+
+    def _row_of(self, rollout: RolloutFinished) -> int:
+        if self.sort_column is None:
+            return next(
+                i for i in range(len(self.rollouts) - 1, -1, -1) if self.rollouts[i] is rollout
+            )
+        at = bisect.bisect_left(self._sort_keys, self._key(rollout))
+        while self.rollouts[at] is not rollout:
+            at += 1
+        return at
+
+    # -- pausing ------------------------------------------------------------------------
+
+    def hold(self) -> None:
+        """Stops showing new rows (they are kept); the marks of the last resume go."""
+        if self.held is None:
+            self.held = []
+            self.fresh = set()
+            self.refresh()
+
+    def resume(self) -> int:
+        """Shows the rows that came while paused, marked; returns how many."""
+        held, self.held = self.held or [], None
+        self.fresh = {id(r) for r in held}
+        self.add_rollouts(held)
+        self.refresh()
+        return len(held)
+
     def set_filter(self, text: str) -> RolloutFilter:
         self.filter = RolloutFilter.parse(text)
-        self.rollouts = [r for r in self.all if self.filter.matches(r)]
-        self._widths = [len(c) for c in COLUMNS]
-        self._widen(self.rollouts)
+        self._show_rows()
         self.cursor_row = 0
-        self._resize()
         self.scroll_to(y=0, animate=False)
-        self.refresh()
         return self.filter
 
+    def _show_rows(self) -> None:
+        """The shown rows again from every row: filtered, then sorted (a stable sort: ties
+        keep the order they came in)."""
+        rows = [r for r in self.all if self.filter.matches(r)]
+        if self.sort_column is None:
+            self._sort_keys = []
+        else:
+            keyed = sorted(((self._key(r), n) for n, r in enumerate(rows)), key=lambda kn: kn[0])
+            rows = [rows[n] for _, n in keyed]
+            self._sort_keys = [key for key, _ in keyed]
+        self.rollouts = rows
+        self._widths = [len(c) for c in self._headers()]
+        self._widen(self.rollouts)
+        self._resize()
+        self.refresh()
+
+    def _headers(self) -> tuple[str, ...]:
+        """The column names, the sorted one with its direction."""
+        if self.sort_column is None:
+            return COLUMNS
+        mark = " ▼" if self.descending else " ▲"
+        return tuple(c + mark if i == self.sort_column else c for i, c in enumerate(COLUMNS))
+
     def clear(self) -> None:
-        self.all, self.rollouts, self.cursor_row = [], [], 0
+        self.all, self.rollouts, self.cursor_row, self._sort_keys = [], [], 0, []
         self._resize()
         self.refresh()
 
@@ -205,16 +336,33 @@ class RolloutsTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
         if y == 0:
-            strip = self._line(COLUMNS, self.get_component_rich_style("rollouts--header"))
+            strip = self._line(self._headers(), self.get_component_rich_style("rollouts--header"))
         else:
             row = round(scroll_y) + y - 1
             if row >= len(self.rollouts):
                 return Strip.blank(width, self.rich_style)
             if row == self.cursor_row:
                 style = self.get_component_rich_style("rollouts--cursor")
+            elif self.fresh and id(self.rollouts[row]) in self.fresh:
+                style = self.get_component_rich_style("rollouts--new")
             elif row % 2:
                 style = self.get_component_rich_style("rollouts--odd")
             else:
                 style = self.rich_style
             strip = self._line(_cells(self.rollouts[row]), style)
         return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+
+
+class _Reversed:
+    """A sort key in reverse order (bisect needs keys, not a reverse flag)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key) -> None:
+        self.key = key
+
+    def __lt__(self, other: _Reversed) -> bool:
+        return other.key < self.key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Reversed) and other.key == self.key

@@ -9,6 +9,7 @@ from core.run.events import (
     EventTail,
     GateDecided,
     JsonlEventLog,
+    ReflectionText,
     RunStarted,
     StepFinished,
     event_from_dict,
@@ -100,3 +101,26 @@ def test_a_failing_subscriber_is_dropped_and_others_still_receive(capsys):
     bus.emit(step)
     assert seen == [step, step]
     assert capsys.readouterr().err.count("boom") == 1
+
+
+def test_a_bounded_tail_hands_a_backlog_over_in_steps_losing_nothing(tmp_path):
+    path = tmp_path / "events.jsonl"
+    # a multi-byte character in every line: a read cut inside one must not garble it
+    events = [
+        ReflectionText(step=n, kind="failure", group=0, text=f"réponse {n} · trop longue")
+        for n in range(60)
+    ]
+    lines = [json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in events]
+    path.write_text("".join(lines), "utf-8")
+    line_bytes = len(lines[0].encode())
+    tail = EventTail(path, max_bytes=line_bytes * 4 + 7)
+    got, reads = [], 0
+    while True:
+        batch = tail.poll()
+        reads += 1
+        assert len(batch) <= 5  # never the whole backlog at once
+        got += batch
+        if not tail.behind:
+            break
+    assert got == events and reads >= 12
+    assert tail.poll() == [] and not tail.behind

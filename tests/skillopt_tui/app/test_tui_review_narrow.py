@@ -35,7 +35,9 @@ async def _review(pilot) -> ReviewScreen:
     return pilot.app.screen
 
 
-@pytest.mark.parametrize("size", [(60, 18), (79, 24)], ids=["60x18", "79x24"])
+@pytest.mark.parametrize(
+    "size", [(45, 40), (60, 18), (79, 24)], ids=["45x40 (a phone)", "60x18", "79x24"]
+)
 async def test_narrow_review_has_one_pane_and_keeps_adopt_in_the_footer(size):
     app = _app()
     async with app.run_test(size=size) as pilot:
