@@ -54,3 +54,22 @@ def test_a_new_function_without_hints_still_fails_it():
     assert result.soft == pytest.approx(0.75) and "failed: its changes add" in result.explanation
     hinted = NEW_FUNCTION.replace("(text):", "(text: str) -> str:")
     assert scored(hinted).soft == 1.0
+
+
+def test_a_docstring_check_is_not_applicable_to_a_change_that_defines_nothing():
+    [docs] = checks_for("and add docstrings pls", agentic=True)
+    task = MinedTask(id="t-doc", intent="add a --since flag", project=None, kind="agentic")
+    task.rubric, task.checks = "a --since flag", [docs]
+    env = ReplayEnvironment({"val": [task]}, judge=None)
+    [item] = env.load_split("val")
+    verdict = {"score": 1.0, "reason": "fine"}
+
+    def soft(diff: str) -> float:
+        seen = ReplayEvidence("Done.", diff=diff, commands=[])
+        return env._scored(
+            item, "Done.", verdict, seen=seen, trajectory=[], usage=(0, 0), latency_s=0.0,
+            cached=False,
+        ).soft  # fmt: skip
+
+    assert soft(SINCE) == 1.0  # adds no function or class: not applicable
+    assert soft(NEW_FUNCTION) == pytest.approx(0.75)  # a new function without a docstring
