@@ -41,14 +41,14 @@ _NODE_BUILTINS = frozenset(
 )  # fmt: skip
 # "add type hints" as a diff check (sleep/mine/correction_checks.py): an annotation added.
 TYPE_HINTS = r"\)\s*->|:\s*\w+(?:\[[^\]]*\])?\s*[=,)]"
-# Checks about how new code of some sort is written, each with what marks that code and
-# what a diff without it is: a correct change that adds no function has no type hints
-# to add, and failing it says a correct reply broke the person's rule (issue 37).
 # "add docstrings": a docstring or doc comment opened (Python's triple quotes, JSDoc's /**).
 DOCSTRING = '"""' + "|'''|" + r"/\*\*"
 _DEFINES = re.compile(
     r"^\s*(?:(?:async\s+)?def\s+\w+\s*\(|class\s+\w+|(?:export\s+)?(?:async\s+)?function\b)"
 )
+# Checks about how new code of some sort is written, each with what marks that code and
+# what a diff without it is: a correct change that adds no function has no type hints
+# to add, and failing it says a correct reply broke the person's rule (issue 37).
 _ABOUT_NEW_CODE = {
     TYPE_HINTS: (re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\("), "its changes add no function"),
     DOCSTRING: (_DEFINES, "its changes add no function or class"),

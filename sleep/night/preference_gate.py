@@ -88,7 +88,7 @@ class PreferenceGate:
     ) -> list[str]:
         """The preference's held-out occurrences that moved, each as "id before → after"."""
         return [
-            f"{i} {before.get(i, 0.0):.2f} → {after.get(i, 0.0):.2f}"
+            _change(i, before, after)
             for i in self.held_out.get(pref, ())
             if self.moved(i, before, after)
         ]
@@ -129,7 +129,7 @@ class PreferenceGate:
         if not unmoved:
             return ""
         rose = [
-            f"{i} {before.get(i, 0.0):.2f} → {after.get(i, 0.0):.2f}"
+            _change(i, before, after)
             for p in unmoved
             for i in self.held_out[p]
             if after.get(i, 0.0) > before.get(i, 0.0)
@@ -152,3 +152,7 @@ class PreferenceGate:
             for pref in named_preferences(edit.rationale):
                 naming.setdefault(pref, []).append(index)
         return [group for group in naming.values() if len(group) > 1]
+
+
+def _change(item: str, before: Mapping[str, float], after: Mapping[str, float]) -> str:
+    return f"{item} {before.get(item, 0.0):.2f} → {after.get(item, 0.0):.2f}"
