@@ -51,6 +51,7 @@ from sleep.prompts import render_sleep_prompt
 
 PROMPTS_PER_CALL = 40
 MAX_PROMPT_CHARS = 600
+MAX_REPLY_CHARS = 240  # how a reply began: enough to tell what a correction answers
 
 
 class MinerFailed(ModelError):
@@ -127,8 +128,10 @@ Numbered = tuple[str, dict, dict, int]
 
 
 def numbered_prompts(sessions: list[dict[str, Any]], include_automation: bool) -> list[Numbered]:
-    """The prompts the model reads: not acknowledgements, and not an interrupted one,
-    unless the person then said what they wanted of it (it is a task then)."""
+    """The prompts the model reads: not acknowledgements, and not an interrupted one
+    nothing followed. One the person followed with a prompt is shown however they worded
+    it: whether that says what they wanted of it instead (a task then) is the model's to
+    read, the heuristic's correction shapes miss many."""
     out = []
     for session in sessions:
         if session.get("automation") and not include_automation:
@@ -139,17 +142,30 @@ def numbered_prompts(sessions: list[dict[str, Any]], include_automation: bool) -
             text = (prompt.get("text") or "").strip()
             if not text or is_acknowledgement(text):
                 continue
-            if prompt.get("interrupted") and not redirected(prompts, index):
+            if prompt.get("interrupted") and not _followed(prompts, index):
                 continue
             out.append((sid, session, {**prompt, "text": text}, index))
     return out
 
 
-def _listed(chunk: list[Numbered]) -> str:
+def _followed(prompts: list[dict], index: int) -> bool:
+    """Whether the person typed something after an interrupted prompt (in its session)."""
+    return redirected(prompts, index) or any(
+        (p.get("text") or "").strip() and not p.get("interrupted") for p in prompts[index + 1 :]
+    )
+
+
+def prompts_listing(chunk: list[Numbered]) -> str:
+    """The numbered prompts, each with how its reply began: a correction is told from a
+    new request by what it answers ("shorter pls" after a walk-through)."""
     lines = []
     for n, (sid, _s, prompt, _i) in enumerate(chunk, 1):
         stopped = " (the person interrupted its answer)" if prompt.get("interrupted") else ""
         lines.append(f"{n}. [{sid}]{stopped} {prompt['text'][:MAX_PROMPT_CHARS]}")
+        reply = " ".join(str(prompt.get("answer") or "").split())
+        if reply:
+            cut = reply[:MAX_REPLY_CHARS] + ("…" if len(reply) > MAX_REPLY_CHARS else "")
+            lines.append(f"   reply began: {cut}")
     return "\n".join(lines)
 
 
@@ -164,7 +180,12 @@ async def mine_with_model(
         chunk = prompts[start : start + PROMPTS_PER_CALL]
         reply = await ask_json(
             complete,
-            [{"role": "user", "content": render_sleep_prompt("miner", prompts=_listed(chunk))}],
+            [
+                {
+                    "role": "user",
+                    "content": render_sleep_prompt("miner", prompts=prompts_listing(chunk)),
+                }
+            ],
             TASKS_SHAPE,
         )
         if not reply.ok:

@@ -13,7 +13,12 @@ from core.models.types import Completion, Usage
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.judged_by import correction_note
 from sleep.mine.tasks import Check
-from sleep.mine.with_model import mine_with_model
+from sleep.mine.with_model import mine_with_model, numbered_prompts, prompts_listing
+
+
+def render_listing(sessions):
+    return prompts_listing(numbered_prompts(sessions, False))
+
 
 # "that's way more than I asked for" is no correction shape the heuristic knows: it
 # mines it as a request of its own and takes the long answer as the reference.
@@ -67,3 +72,37 @@ async def test_a_correction_listed_first_among_sources_does_not_become_the_reque
     reply = {"tasks": [{**REPLY["tasks"][0], "sources": [2, 1], "corrections": [2]}]}
     (task,) = await mine_with_model([SESSION], scripted(reply))
     assert task.intent == SESSION["tasks"][0]["text"]
+
+
+STOPPED = {
+    "source": "claude", "session_id": "g2", "cwd": "/p", "branch": "main", "automation": False,
+    "tasks": [
+        {"text": "explain how the frost alert decides", "interrupted": True, "aborted": True,
+         "answer": "The frost alert reads"},
+        {"text": "nvm, too long. can a stale sensor trigger a frost alert, yes or no?",
+         "answer": "No: stale sensors are skipped before the frost check."},
+    ],
+}  # fmt: skip
+
+
+async def test_an_interrupted_request_is_shown_when_its_redirect_is_worded_unrecognisably():
+    seen: list[str] = []
+    reply = {"tasks": [{"intent": "explain how the frost alert decides", "kind": "advice",
+                        "rubric": "", "sources": [1], "corrections": [2],
+                        "checks": [{"kind": "answer_starts_with", "value": "yes|no"}]}]}  # fmt: skip
+
+    async def complete(messages, **_settings):
+        seen.append(messages[-1]["content"])
+        return Completion(json.dumps(reply), Usage(1, 1), "stop", 0.0, "double")
+
+    (task,) = await mine_with_model([STOPPED], complete)
+    assert "1. [claude:g2] (the person interrupted its answer) explain how" in seen[0]
+    assert task.intent == "explain how the frost alert decides"
+    assert [c.text for c in task.corrections] == [STOPPED["tasks"][1]["text"]]
+    assert Check("answer_starts_with", "yes|no") in task.checks
+
+
+def test_the_prompt_shows_how_each_reply_began():
+    shown = render_listing([SESSION])
+    assert "It keeps the last reading for ten minutes" in shown
+    assert len(shown) < 2000  # a reply is an excerpt, not the walk-through
