@@ -29,7 +29,7 @@ from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.mine.check_rules import SIZE
 from sleep.mine.correction_checks import is_plain_word
-from sleep.mine.corrections import redirected
+from sleep.mine.corrections import head_and_next, redirected
 from sleep.mine.evidence import reference_of, verification_commands
 from sleep.mine.heuristic import (
     Placed,
@@ -192,6 +192,11 @@ async def mine_with_model(
             raise MinerFailed(
                 f"the miner's reply is unusable ({reply.error}); the night stops: check models.miner"
             )
+        asking = {
+            n
+            for t in reply.value["tasks"]
+            for n in set(t.get("sources", [])) - set(t.get("corrections", []))
+        }
         for t in reply.value["tasks"]:
             fixes = sorted({n for n in t.get("corrections", []) if 1 <= n <= len(chunk)})
             asked = sorted({n for n in t.get("sources", []) if 1 <= n <= len(chunk)} - set(fixes))
@@ -199,7 +204,7 @@ async def mine_with_model(
             known = [by_id[i] for s in sources if (i := placed.get((s[0], s[3]))) in by_id]
             task = known[0] if known else _new_task(t, sources, by_id)
             for n in fixes:
-                _rehome(chunk[n - 1], task, by_id, placed)
+                _rehome(chunk[n - 1], task, by_id, placed, also_asks=n in asking)
             _refine(task, t)
     tasks = list(by_id.values())
     for task in tasks:
@@ -208,17 +213,28 @@ async def mine_with_model(
     return sorted(tasks, key=lambda t: (-t.occurrences, t.id))
 
 
-def _rehome(fix: Numbered, task: MinedTask, by_id: dict[str, MinedTask], placed: Placed) -> None:
+def _rehome(
+    fix: Numbered,
+    task: MinedTask,
+    by_id: dict[str, MinedTask],
+    placed: Placed,
+    *,
+    also_asks: bool = False,
+) -> None:
     """A prompt the model says corrects `task`'s request, attached as the heuristic
     attaches a correction it recognises: out of the task the heuristic put it in (its own,
     when it read it as a request), into this one's rubric, checks and corrections; the
-    answer it corrected is no reference, the one after it is when the person moved on."""
+    answer it corrected is no reference, the one after it is when the person moved on.
+    One that `also_asks` for the next thing ("thx. tests pls. next: add …") stays that
+    request's task; its correcting head is what is attached."""
     sid, session, prompt, index = fix
     home = placed.get((sid, index))
     if home == task.id:
         return
     text = prompt["text"]
-    if home in by_id:
+    if also_asks:
+        text = (head_and_next(text) or (text, ""))[0]
+    elif home in by_id:
         _detach(by_id, by_id[home], sid, text)
     cwd = session.get("cwd")
     turns = session.get("tasks", [])
@@ -234,7 +250,8 @@ def _rehome(fix: Numbered, task: MinedTask, by_id: dict[str, MinedTask], placed:
         task.reference = reference_of(prompt.get("answer") or "", edits_of_turn(prompt, cwd))
     commands = [c for c in prompt.get("commands", []) if isinstance(c, str)]
     attach_correction(task, text, commands, sid, session, prompt.get("timestamp"))
-    placed[(sid, index)] = task.id
+    if not also_asks:
+        placed[(sid, index)] = task.id
 
 
 def _detach(by_id: dict[str, MinedTask], home: MinedTask, sid: str, text: str) -> None:

@@ -106,3 +106,29 @@ def test_the_prompt_shows_how_each_reply_began():
     shown = render_listing([SESSION])
     assert "It keeps the last reading for ten minutes" in shown
     assert len(shown) < 2000  # a reply is an excerpt, not the walk-through
+
+
+MIXED = {
+    "source": "claude", "session_id": "g3", "cwd": "/p", "branch": "main", "automation": False,
+    "tasks": [
+        {"text": "add alert_line(reading, kind) to alerts.py", "answer": "Added alert_line.",
+         "tools": ["Edit"]},
+        {"text": "thx. tests with every change pls. next: add heat_stress(reading) to alerts.py, true above 35C",
+         "answer": "Added heat_stress and tests/test_heat.py.", "tools": ["Edit"]},
+    ],
+}  # fmt: skip
+
+
+async def test_a_prompt_that_corrects_one_request_and_asks_the_next_stays_a_request():
+    reply = {"tasks": [
+        {"intent": "add alert_line(reading, kind) to alerts.py", "kind": "agentic",
+         "rubric": "", "sources": [1], "corrections": [2], "checks": []},
+        {"intent": "add heat_stress(reading) to alerts.py", "kind": "agentic",
+         "rubric": "", "sources": [2], "corrections": [], "checks": []},
+    ]}  # fmt: skip
+    tasks = {t.intent[:12]: t for t in await mine_with_model([MIXED], scripted(reply))}
+    assert sorted(tasks) == ["add alert_li", "thx. tests w"]
+    assert [c.text for c in tasks["add alert_li"].corrections] == [
+        "thx. tests with every change pls."
+    ]
+    assert tasks["thx. tests w"].corrections == []
