@@ -3,23 +3,18 @@ does mining generalise with a strong model as the miner?).
 
     .venv/bin/python bench/miner_corpus.py --corpus greenhouse --answers DIR [--json]
 
-A dry run never asks the miner (it spends nothing), so this runs the real
-`skillopt sleep dry-run --json` in-process with the night's mining swapped for
-`mine_with_model`, whose model is a folder: each miner prompt is written to
-DIR/prompt-N.md and its reply read from DIR/reply-N.json, written by whoever plays the
-model (a person, or a strong model in a handoff session). A prompt without a reply stops
-the run and names the file to write. Then the plan is scored against the corpus's labels
-(tests/support/corrections_score.py) beside the heuristic's own figures. Prints the
-figures; asserts nothing.
+Runs the real `skillopt sleep dry-run --json` with the miner's prompts written to
+DIR/prompt-N.md and its replies read from DIR/reply-N.json (tests/sleep/miner_world.py);
+a prompt without a reply stops the run and names the file to write. The answers a
+careful strong model gave are in tests/sleep/fixtures/<corpus>/strong_miner. The plan is
+scored against the corpus's labels (tests/support/corrections_score.py) beside the
+heuristic's own figures. Prints the figures; asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
-import os
 import sys
 import tempfile
 from dataclasses import asdict
@@ -27,49 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.models.types import Completion, Usage  # noqa: E402
-from sleep.mine.with_model import mine_with_model  # noqa: E402
-from sleep.night.run import Night  # noqa: E402
 from tests.sleep.corrections_world import CORPORA, lay_out  # noqa: E402
+from tests.sleep.miner_world import NoReplyYet, dry_run_with_miner  # noqa: E402
 from tests.support.corrections_score import score  # noqa: E402
-
-
-class NoReplyYet(Exception):
-    pass
-
-
-def folder_model(answers: Path):
-    """The miner model as files: prompt-N.md out, reply-N.json in."""
-    count = 0
-
-    async def complete(messages, **_settings):
-        nonlocal count
-        count += 1
-        prompt, reply = answers / f"prompt-{count}.md", answers / f"reply-{count}.json"
-        prompt.write_text(messages[-1]["content"], encoding="utf-8")
-        if not reply.exists():
-            raise NoReplyYet(f"write {reply} (the answer to {prompt})")
-        return Completion(reply.read_text(encoding="utf-8"), Usage(1, 1), "stop", 0.0, "hand")
-
-    return complete
-
-
-def dry_run_in_process(world) -> dict:
-    from skillopt_tui.cli.main import main as cli
-
-    argv = ["skillopt", "sleep", "dry-run", "--state-dir", str(world.state),
-            "--project", str(world.project), "--json"]  # fmt: skip
-    out = io.StringIO()
-    old = os.environ.get("HOME"), sys.argv, os.getcwd()
-    os.environ["HOME"], sys.argv = str(world.home), argv
-    os.chdir(world.project)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
-            cli()
-    finally:
-        os.environ["HOME"], sys.argv = old[0] or "", old[1]
-        os.chdir(old[2])
-    return json.loads(out.getvalue())
 
 
 def main() -> None:
@@ -83,16 +38,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix=f"miner-bench-{args.corpus}-") as root:
         world = lay_out(Path(root), CORPORA[args.corpus])
         measured["heuristic"] = score(world.dry_run(), world.labels)
-        model = folder_model(args.answers)
-
-        async def with_model(night, sessions):
-            return await mine_with_model(
-                sessions, model, include_automation=night.include_automation
-            )
-
-        Night._mine = with_model
         try:
-            plan = dry_run_in_process(world)
+            plan = dry_run_with_miner(world, args.answers)
         except NoReplyYet as stop:
             sys.exit(str(stop))
         (args.answers / "plan.json").write_text(json.dumps(plan, indent=2), encoding="utf-8")
