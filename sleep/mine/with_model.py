@@ -202,6 +202,8 @@ async def mine_with_model(
             asked = sorted({n for n in t.get("sources", []) if 1 <= n <= len(chunk)} - set(fixes))
             sources = [chunk[n - 1] for n in asked]
             known = [by_id[i] for s in sources if (i := placed.get((s[0], s[3]))) in by_id]
+            if not (known or fixes) and all(s[2].get("interrupted") for s in sources):
+                continue  # stopped and never redirected: no evidence of what was wanted
             task = known[0] if known else _new_task(t, sources, by_id)
             for n in fixes:
                 _rehome(chunk[n - 1], task, by_id, placed, also_asks=n in asking)

@@ -132,3 +132,14 @@ async def test_a_prompt_that_corrects_one_request_and_asks_the_next_stays_a_requ
         "thx. tests with every change pls."
     ]
     assert tasks["thx. tests w"].corrections == []
+
+
+async def test_an_interrupted_request_with_no_redirect_named_is_no_task():
+    reply = {"tasks": [
+        {"intent": "explain how the frost alert decides", "kind": "advice", "rubric": "",
+         "sources": [1], "corrections": [], "checks": []},
+        {"intent": STOPPED["tasks"][1]["text"], "kind": "advice", "rubric": "",
+         "sources": [2], "corrections": [], "checks": []},
+    ]}  # fmt: skip
+    tasks = await mine_with_model([STOPPED], scripted(reply))
+    assert [t.intent for t in tasks] == [STOPPED["tasks"][1]["text"]]
