@@ -29,7 +29,7 @@ from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.mine.check_rules import SIZE
 from sleep.mine.correction_checks import is_plain_word
-from sleep.mine.corrections import head_and_next, redirected
+from sleep.mine.corrections import head_and_next
 from sleep.mine.evidence import reference_of, verification_commands
 from sleep.mine.heuristic import (
     Placed,
@@ -150,7 +150,7 @@ def numbered_prompts(sessions: list[dict[str, Any]], include_automation: bool) -
 
 def _followed(prompts: list[dict], index: int) -> bool:
     """Whether the person typed something after an interrupted prompt (in its session)."""
-    return redirected(prompts, index) or any(
+    return any(
         (p.get("text") or "").strip() and not p.get("interrupted") for p in prompts[index + 1 :]
     )
 
@@ -202,7 +202,8 @@ async def mine_with_model(
             asked = sorted({n for n in t.get("sources", []) if 1 <= n <= len(chunk)} - set(fixes))
             sources = [chunk[n - 1] for n in asked]
             known = [by_id[i] for s in sources if (i := placed.get((s[0], s[3]))) in by_id]
-            if not (known or fixes) and all(s[2].get("interrupted") for s in sources):
+            stopped = sources and all(s[2].get("interrupted") for s in sources)
+            if stopped and not (known or fixes):
                 continue  # stopped and never redirected: no evidence of what was wanted
             task = known[0] if known else _new_task(t, sources, by_id)
             for n in fixes:

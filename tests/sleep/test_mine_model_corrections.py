@@ -143,3 +143,10 @@ async def test_an_interrupted_request_with_no_redirect_named_is_no_task():
     ]}  # fmt: skip
     tasks = await mine_with_model([STOPPED], scripted(reply))
     assert [t.intent for t in tasks] == [STOPPED["tasks"][1]["text"]]
+
+
+async def test_a_task_the_model_names_no_prompt_of_is_still_kept():
+    reply = {"tasks": [{"intent": "add a --dry-run flag to the uploader", "kind": "agentic",
+                        "rubric": "", "sources": [], "corrections": [], "checks": []}]}  # fmt: skip
+    tasks = await mine_with_model([STOPPED], scripted(reply))
+    assert "add a --dry-run flag to the uploader" in [t.intent for t in tasks]
