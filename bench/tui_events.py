@@ -6,10 +6,14 @@ app follows the run headless. Every ~0.1 s the bench presses a key (switching ta
 records how long until the screen's action ran; each rate runs until --presses key presses
 (100 by default, so p95 is not simply the maximum). A ticker on the app's event loop
 records the longest gap between its wake-ups: a freeze, reported apart from the key p95.
-It prints, per rate, the key latency (p50, p95, max), the longest freeze and how many
-events the screen had shown when the feed stopped; then the highest rate whose key p95 is
-within 50 ms, and the start-up time to first paint (imports + mounting the home screen
-and painting it).
+It prints, per rate, the key latency (p50, p95, max), the longest freeze, how many
+events the screen had shown when the feed stopped, and the garbage collector's work while
+the feed ran (a full collection scans every object it tracks, stored events included):
+full and young collections (count, longest, total), the objects it tracks and holds
+frozen at the end, and the garbage a full collection then finds (held back, not yet
+reclaimed). Then the
+highest rate whose key p95 is within 50 ms, and the start-up time to first paint (imports
++ mounting the home screen and painting it).
 
     .venv/bin/python bench/tui_events.py [--rates 100,1000,3000,10000] [--presses 100]
 """
@@ -22,6 +26,7 @@ T0 = time.perf_counter()  # before textual and the app are imported: start-up in
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
+import gc  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -31,6 +36,34 @@ from pathlib import Path  # noqa: E402
 
 LIMIT_MS = 50.0
 TICK_S = 0.005  # the freeze ticker's sleep: a gap well above it is the loop held up
+
+
+class CollectionClock:
+    """Counts and times the garbage collector's passes through `gc.callbacks`."""
+
+    def __init__(self) -> None:
+        self.full_ms: list[float] = []  # generation 2: every tracked object scanned
+        self.young_ms = 0.0  # generations 0 and 1, summed
+        self.young = 0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        ms = (time.perf_counter() - self._started) * 1000
+        if info["generation"] == 2:
+            self.full_ms.append(ms)
+        else:
+            self.young += 1
+            self.young_ms += ms
+
+    def __enter__(self) -> CollectionClock:
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        gc.callbacks.remove(self)
 
 
 def _event_lines(n: int) -> list[str]:
@@ -188,16 +221,20 @@ async def measure_rate(rate: int, seconds: float, presses: int = 100) -> dict:
 
             ticking = asyncio.ensure_future(ticker())
             keys = ["2", "1"]
-            while feeder.poll() is None and len(latencies) < presses:
-                before = len(handled)
-                key = keys[len(latencies) % 2]
-                sent = time.perf_counter()
-                app.post_message(events.Key(key, key))  # as the terminal driver does
-                while len(handled) == before:
-                    await asyncio.sleep(0.001)
-                latencies.append((handled[-1] - sent) * 1000)
-                await asyncio.sleep(0.1)
+            with CollectionClock() as clock:
+                while feeder.poll() is None and len(latencies) < presses:
+                    before = len(handled)
+                    key = keys[len(latencies) % 2]
+                    sent = time.perf_counter()
+                    app.post_message(events.Key(key, key))  # as the terminal driver does
+                    while len(handled) == before:
+                        await asyncio.sleep(0.001)
+                    latencies.append((handled[-1] - sent) * 1000)
+                    await asyncio.sleep(0.1)
             ticking.cancel()
+            tracked, frozen = len(gc.get_objects()), gc.get_freeze_count()
+            gc.unfreeze()
+            held = gc.collect()  # garbage the app still held (frozen or not yet collected)
             (run_dir / "events.stop").touch()
             written = int(feeder.communicate()[0].strip() or 0)
             screen = app.screen
@@ -215,6 +252,14 @@ async def measure_rate(rate: int, seconds: float, presses: int = 100) -> dict:
         "max_ms": max(latencies) if latencies else float("nan"),
         "presses": len(latencies),
         "freeze_ms": max(gaps, default=0.0) * 1000,
+        "full_gcs": len(clock.full_ms),
+        "full_gc_max_ms": max(clock.full_ms, default=0.0),
+        "full_gc_total_ms": sum(clock.full_ms),
+        "young_gcs": clock.young,
+        "young_gc_total_ms": clock.young_ms,
+        "tracked": tracked,
+        "frozen": frozen,
+        "held": held,
     }
 
 
@@ -252,7 +297,8 @@ def main() -> None:
     print(f"start-up to first paint (imports included): {startup * 1000:.0f} ms")
     print(
         f"{'events/s':>9} {'written':>8} {'steps shown':>11} {'key p50':>8} {'key p95':>8}"
-        f" {'key max':>8} presses {'freeze':>8}"
+        f" {'key max':>8} presses {'freeze':>8}  full gc: n/max/total  young gc: n/total"
+        f"  tracked+frozen objects  garbage held"
     )
     best, failed = None, False
     for rate in (int(r) for r in args.rates.split(",")):
@@ -260,7 +306,9 @@ def main() -> None:
         print(
             f"{r['rate']:>9} {r['written']:>8} {r['steps_shown']:>5}/{r['steps_written']:<5}"
             f" {r['p50_ms']:>6.1f}ms {r['p95_ms']:>6.1f}ms {r['max_ms']:>6.1f}ms"
-            f" {r['presses']:>7} {r['freeze_ms']:>6.0f}ms",
+            f" {r['presses']:>7} {r['freeze_ms']:>6.0f}ms"
+            f"  {r['full_gcs']:>3}/{r['full_gc_max_ms']:.0f}/{r['full_gc_total_ms']:.0f}ms"
+            f"  {r['young_gcs']:>5}/{r['young_gc_total_ms']:.0f}ms  {r['tracked']:>7}+{r['frozen']:<7}  {r['held']:>7}",
             flush=True,
         )
         if r["p95_ms"] > LIMIT_MS:

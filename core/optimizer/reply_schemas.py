@@ -93,6 +93,7 @@ def miner(kinds: tuple[str, ...], check_kinds: tuple[str, ...] = CHECK_KINDS) ->
         rubric=STRING,
         checks=array(check),
         sources=array(INTEGER),
+        corrections=array(INTEGER),
     )
     return obj(tasks=array(task))
 

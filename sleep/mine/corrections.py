@@ -213,11 +213,20 @@ def correction_and_request(text: str) -> tuple[str, str] | None:
     """A correction of the last answer followed by the next request in one prompt ("thx.
     and type hints from now on pls. next: give index_lines a month filter"): (the
     correction, the request), or None."""
+    split = head_and_next(text)
+    if split is None or not is_correction(split[0]):
+        return None
+    return split
+
+
+def head_and_next(text: str) -> tuple[str, str] | None:
+    """A prompt that goes on to a next request ("… pls. next: add …"): (what comes before
+    it, the request), or None; whether the head corrects is for the caller to say."""
     found = _NEXT.search(text)
     if found is None:
         return None
     head, tail = text[: found.start()].strip(), text[found.end() :].strip()
-    if len(tail.split()) < _REQUEST_WORDS or not is_correction(head):
+    if len(tail.split()) < _REQUEST_WORDS:
         return None
     return head, tail
 

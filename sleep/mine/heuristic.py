@@ -194,7 +194,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
     for index, prompt in enumerate(prompts):
         text = (prompt.get("text") or "")[:MAX_MINED_CHARS].strip()
         earlier = prior_edits(edits)
-        turn_edits = _turn_edits(prompt, project)
+        turn_edits = edits_of_turn(prompt, project)
         edits.append(turn_edits)
         if not text:
             continue
@@ -328,8 +328,21 @@ def _correct(
     when: str | None,
 ) -> None:
     """The correction becomes the rubric and checks of the request it corrects."""
-    task = thread.task
     thread.corrected()
+    attach_correction(thread.task, text, commands, sid, session, when)
+
+
+def attach_correction(
+    task: MinedTask,
+    text: str,
+    commands: list[str],
+    sid: str,
+    session: dict[str, Any],
+    when: str | None,
+) -> None:
+    """A correction in the request's task: a rubric line, its checks where it is
+    mechanical, and one of the task's `corrections` (the model miner attaches the ones
+    it names the same way, sleep/mine/with_model.py)."""
     note = correction_note(text)
     if note not in task.rubric:
         task.rubric = f"{task.rubric}\n{note}".strip()
@@ -391,7 +404,7 @@ def session_start(session: dict[str, Any]) -> str | None:
     return min((s for s in stamps if isinstance(s, str) and s), default=None)
 
 
-def _turn_edits(prompt: dict[str, Any], cwd: str | None) -> list[FileEdit]:
+def edits_of_turn(prompt: dict[str, Any], cwd: str | None) -> list[FileEdit]:
     """A prompt's recorded edits, each confined to the session's folder (one whose path
     leaves it is not kept: the replay never writes outside its copy)."""
     out = []

@@ -29,11 +29,13 @@ from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from sleep.mine.check_rules import SIZE
 from sleep.mine.correction_checks import is_plain_word
-from sleep.mine.corrections import redirected
-from sleep.mine.evidence import verification_commands
+from sleep.mine.corrections import head_and_next
+from sleep.mine.evidence import reference_of, verification_commands
 from sleep.mine.heuristic import (
     Placed,
     add_reads,
+    attach_correction,
+    edits_of_turn,
     is_acknowledgement,
     mine_sessions,
     session_commit,
@@ -41,6 +43,7 @@ from sleep.mine.heuristic import (
     session_start,
     shape_of,
 )
+from sleep.mine.judged_by import correction_note
 from sleep.mine.kinds import KINDS, TaskKind, kind_of
 from sleep.mine.preferences import assign_preferences
 from sleep.mine.tasks import CHECK_KINDS, Check, MinedTask, task_id
@@ -48,6 +51,7 @@ from sleep.prompts import render_sleep_prompt
 
 PROMPTS_PER_CALL = 40
 MAX_PROMPT_CHARS = 600
+MAX_REPLY_CHARS = 240  # how a reply began: enough to tell what a correction answers
 
 
 class MinerFailed(ModelError):
@@ -73,6 +77,8 @@ def _check_tasks(obj: dict) -> dict:
             raise OptimizerOutputError(f'"kind" must be one of {", ".join(KINDS)}')
         if not all(isinstance(s, int) for s in t.get("sources", [])):
             raise OptimizerOutputError('"sources" must list prompt numbers')
+        if not all(isinstance(s, int) for s in t.get("corrections", [])):
+            raise OptimizerOutputError('"corrections" must list prompt numbers')
         if not isinstance(t.get("rubric") or "", str):
             raise OptimizerOutputError('"rubric" must be a string')
     return obj
@@ -111,7 +117,7 @@ def check_problem(check: object) -> str:
 TASKS_SHAPE = Shape(
     "miner",
     '{"tasks": [{"intent": "...", "kind": "agentic", "rubric": "...", "checks": [], '
-    '"sources": [1]}]}',
+    '"sources": [1], "corrections": [2]}]}',
     _check_tasks,
     schemas.miner(KINDS, MODEL_CHECK_KINDS),
 )
@@ -122,8 +128,10 @@ Numbered = tuple[str, dict, dict, int]
 
 
 def numbered_prompts(sessions: list[dict[str, Any]], include_automation: bool) -> list[Numbered]:
-    """The prompts the model reads: not acknowledgements, and not an interrupted one,
-    unless the person then said what they wanted of it (it is a task then)."""
+    """The prompts the model reads: not acknowledgements, and not an interrupted one
+    nothing followed. One the person followed with a prompt is shown however they worded
+    it: whether that says what they wanted of it instead (a task then) is the model's to
+    read, the heuristic's correction shapes miss many."""
     out = []
     for session in sessions:
         if session.get("automation") and not include_automation:
@@ -134,17 +142,30 @@ def numbered_prompts(sessions: list[dict[str, Any]], include_automation: bool) -
             text = (prompt.get("text") or "").strip()
             if not text or is_acknowledgement(text):
                 continue
-            if prompt.get("interrupted") and not redirected(prompts, index):
+            if prompt.get("interrupted") and not _followed(prompts, index):
                 continue
             out.append((sid, session, {**prompt, "text": text}, index))
     return out
 
 
-def _listed(chunk: list[Numbered]) -> str:
+def _followed(prompts: list[dict], index: int) -> bool:
+    """Whether the person typed something after an interrupted prompt (in its session)."""
+    return any(
+        (p.get("text") or "").strip() and not p.get("interrupted") for p in prompts[index + 1 :]
+    )
+
+
+def prompts_listing(chunk: list[Numbered]) -> str:
+    """The numbered prompts, each with how its reply began: a correction is told from a
+    new request by what it answers ("shorter pls" after a walk-through)."""
     lines = []
     for n, (sid, _s, prompt, _i) in enumerate(chunk, 1):
         stopped = " (the person interrupted its answer)" if prompt.get("interrupted") else ""
         lines.append(f"{n}. [{sid}]{stopped} {prompt['text'][:MAX_PROMPT_CHARS]}")
+        reply = " ".join(str(prompt.get("answer") or "").split())
+        if reply:
+            cut = reply[:MAX_REPLY_CHARS] + ("…" if len(reply) > MAX_REPLY_CHARS else "")
+            lines.append(f"   reply began: {cut}")
     return "\n".join(lines)
 
 
@@ -159,23 +180,97 @@ async def mine_with_model(
         chunk = prompts[start : start + PROMPTS_PER_CALL]
         reply = await ask_json(
             complete,
-            [{"role": "user", "content": render_sleep_prompt("miner", prompts=_listed(chunk))}],
+            [
+                {
+                    "role": "user",
+                    "content": render_sleep_prompt("miner", prompts=prompts_listing(chunk)),
+                }
+            ],
             TASKS_SHAPE,
         )
         if not reply.ok:
             raise MinerFailed(
                 f"the miner's reply is unusable ({reply.error}); the night stops: check models.miner"
             )
+        asking = {
+            n
+            for t in reply.value["tasks"]
+            for n in set(t.get("sources", [])) - set(t.get("corrections", []))
+        }
         for t in reply.value["tasks"]:
-            sources = [chunk[n - 1] for n in t.get("sources", []) if 1 <= n <= len(chunk)]
+            fixes = sorted({n for n in t.get("corrections", []) if 1 <= n <= len(chunk)})
+            asked = sorted({n for n in t.get("sources", []) if 1 <= n <= len(chunk)} - set(fixes))
+            sources = [chunk[n - 1] for n in asked]
             known = [by_id[i] for s in sources if (i := placed.get((s[0], s[3]))) in by_id]
+            stopped = sources and all(s[2].get("interrupted") for s in sources)
+            if stopped and not (known or fixes):
+                continue  # stopped and never redirected: no evidence of what was wanted
             task = known[0] if known else _new_task(t, sources, by_id)
+            for n in fixes:
+                _rehome(chunk[n - 1], task, by_id, placed, also_asks=n in asking)
             _refine(task, t)
     tasks = list(by_id.values())
     for task in tasks:
         task.train_only = not task.has_evidence
     assign_preferences(tasks)
     return sorted(tasks, key=lambda t: (-t.occurrences, t.id))
+
+
+def _rehome(
+    fix: Numbered,
+    task: MinedTask,
+    by_id: dict[str, MinedTask],
+    placed: Placed,
+    *,
+    also_asks: bool = False,
+) -> None:
+    """A prompt the model says corrects `task`'s request, attached as the heuristic
+    attaches a correction it recognises: out of the task the heuristic put it in (its own,
+    when it read it as a request), into this one's rubric, checks and corrections; the
+    answer it corrected is no reference, the one after it is when the person moved on.
+    One that `also_asks` for the next thing ("thx. tests pls. next: add …") stays that
+    request's task; its correcting head is what is attached."""
+    sid, session, prompt, index = fix
+    home = placed.get((sid, index))
+    if home == task.id:
+        return
+    text = prompt["text"]
+    if also_asks:
+        text = (head_and_next(text) or (text, ""))[0]
+    elif home in by_id:
+        _detach(by_id, by_id[home], sid, text)
+    cwd = session.get("cwd")
+    turns = session.get("tasks", [])
+    before = [i for i in range(index) if placed.get((sid, i)) == task.id]
+    if before:
+        corrected = turns[before[-1]]
+        if task.reference == reference_of(
+            corrected.get("answer") or "", edits_of_turn(corrected, cwd)
+        ):
+            task.reference = ""
+    moved_on = index + 1 < len(turns) and not turns[index + 1].get("interrupted")
+    if moved_on and not task.reference and not prompt.get("aborted"):
+        task.reference = reference_of(prompt.get("answer") or "", edits_of_turn(prompt, cwd))
+    commands = [c for c in prompt.get("commands", []) if isinstance(c, str)]
+    attach_correction(task, text, commands, sid, session, prompt.get("timestamp"))
+    if not also_asks:
+        placed[(sid, index)] = task.id
+
+
+def _detach(by_id: dict[str, MinedTask], home: MinedTask, sid: str, text: str) -> None:
+    """The correction out of the task the heuristic put it in: the task it made of it
+    loses this session (and goes when it has none left); a request it wrongly took it as
+    correcting loses its rubric line and its record of it."""
+    if home.id == task_id(home.project, shape_of(text)):
+        if sid in home.source_sessions:
+            home.source_sessions.remove(sid)
+        if not home.source_sessions:
+            del by_id[home.id]
+        home.occurrences = max(1, len(home.source_sessions))
+        return
+    note = correction_note(text)
+    home.rubric = "\n".join(ln for ln in home.rubric.splitlines() if ln != note)
+    home.corrections = [c for c in home.corrections if not (c.text == text and c.session == sid)]
 
 
 def _refine(task: MinedTask, found: dict[str, Any]) -> None:

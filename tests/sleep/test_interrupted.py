@@ -56,11 +56,15 @@ def test_a_new_request_the_person_then_interrupted_still_accepts_the_answer_befo
     assert task.reference == ""  # the correction itself was stopped: nothing was accepted
 
 
-def test_the_model_miner_is_never_shown_an_interrupted_request():
+def test_the_model_miner_is_shown_an_interrupted_request_only_with_what_followed_it():
+    # Shown, marked, when the person typed on: whether that redirects it is the model's to
+    # read (the heuristic's shapes miss "nvm, too long. can …"); a task the model makes of
+    # it without naming a redirect is dropped (sleep/mine/with_model.py).
     shown = [
         p["text"] for _sid, _s, p, _i in numbered_prompts([session(INTERRUPTED, UNANSWERED)], False)
     ]
-    assert shown == [UNANSWERED["text"]]
+    assert shown == [INTERRUPTED["text"], UNANSWERED["text"]]
+    assert numbered_prompts([session(UNANSWERED, INTERRUPTED)], False)[-1][2] == UNANSWERED
 
 
 def test_each_interrupted_request_is_listed_as_left_out_with_its_reason():

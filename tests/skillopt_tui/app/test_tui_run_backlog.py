@@ -4,10 +4,11 @@ and a key pressed while the screen is still catching up is answered before it ha
 
 from __future__ import annotations
 
+import gc
 import json
 
 from core.run.events import RolloutFinished, RunStarted
-from skillopt_tui.app.screens.run import RunScreen
+from skillopt_tui.app.screens.run import FREEZE_EVERY_EVENTS, RunScreen
 from skillopt_tui.app.widgets.rollouts_table import RolloutsTable
 from tests.support.tui_app import run_app, wait_until
 
@@ -77,3 +78,20 @@ async def test_a_backlog_arrives_in_bounded_batches_and_keys_go_first(tmp_path):
         assert await wait_until(pilot, lambda: table.total == 8000, limit=500)
     assert answered_at and answered_at[0] < 8000  # the key did not wait for the backlog
     assert max(sizes) < 8000 // 4  # every batch a small part of the backlog
+
+
+async def test_stored_rollouts_leave_the_collectors_scans_until_the_screen_goes(tmp_path):
+    """A full garbage collection walks every object the collector tracks: with every
+    stored rollout among them, each one froze the screen for up to a second at 10,000
+    events/s. The rows the screen keeps are frozen out of its scans, and given back when
+    the screen goes (what it held may be garbage then)."""
+    run = tmp_path / "backlog"
+    _backlog(run, FREEZE_EVERY_EVENTS + 2000)
+    app = run_app(run)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+        table = app.screen.query_one(RolloutsTable)
+        assert await wait_until(pilot, lambda: table.total == FREEZE_EVERY_EVENTS + 2000, limit=500)
+        scanned = {id(o) for o in gc.get_objects()}
+        assert not [r for r in table.all[:FREEZE_EVERY_EVENTS] if id(r) in scanned]
+    assert gc.get_freeze_count() == 0

@@ -14,7 +14,7 @@ from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.run import RunScreen
 from skillopt_tui.app.widgets.budget_footer import BudgetFooter
 from skillopt_tui.app.widgets.confirm_dialog import ConfirmDialog
-from tests.support.tui_app import SkillsRepoDouble, copy_run, wait_until
+from tests.support.tui_app import SkillsRepoDouble, copy_run, run_app, wait_until
 
 # a stand-in for `skillopt train` finishing its current call: it ignores the first ^C
 SLOW_TO_STOP = "import signal, time; signal.signal(signal.SIGINT, lambda *a: None); time.sleep(60)"
@@ -33,22 +33,11 @@ def _live_run(tmp_path, *, age_s: float = 0.0):
     return run
 
 
-def _app(run) -> SkillOptApp:
-    return SkillOptApp(
-        run.parent,
-        run.parent / "no-such-repo",
-        run=run,
-        refresh_runs=False,
-        poll_interval=0.05,
-        repo_factory=SkillsRepoDouble,
-    )
-
-
 async def test_a_stop_asked_for_shows_in_the_header_until_the_run_ends(tmp_path):
     run = _live_run(tmp_path)
     owner = RunDirectory(run)
     owner.acquire()
-    app = _app(run)
+    app = run_app(run)
     try:
         app.launcher.start_command([sys.executable, "-c", SLOW_TO_STOP], run)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -81,7 +70,7 @@ async def test_a_long_call_shows_its_elapsed_time(tmp_path):
     owner = RunDirectory(run)
     owner.acquire()
     try:
-        app = _app(run)
+        app = run_app(run)
         async with app.run_test(size=(120, 40)) as pilot:
             assert await wait_until(
                 pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.updates > 0

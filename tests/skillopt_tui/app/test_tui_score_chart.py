@@ -9,7 +9,7 @@ import pytest
 
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.widgets.score_chart import ScoreChart, y_ticks
-from tests.support.tui_app import RUNS, SkillsRepoDouble, copy_run, wait_until
+from tests.support.tui_app import RUNS, copy_run, run_app, wait_until
 
 SIZES = [(60, 18), (80, 24), (120, 40)]
 PLOTTED = [(120, 40), (90, 50)]  # tall enough to tell scores 0.1 apart: a plot
@@ -40,14 +40,7 @@ def _read(lines: list[str]) -> tuple[dict[int, float], dict[int, int], dict[int,
 
 @pytest.mark.parametrize("size", PLOTTED, ids=[f"{w}x{h}" for w, h in PLOTTED])
 async def test_each_value_sits_on_the_row_of_its_nearest_label(size):
-    app = SkillOptApp(
-        RUNS,
-        RUNS / "no-such-repo",
-        run=RUNS / "demo-finished",
-        refresh_runs=False,
-        poll_interval=0.05,
-        repo_factory=SkillsRepoDouble,
-    )
+    app = run_app(RUNS / "demo-finished")
     async with app.run_test(size=size) as pilot:
         assert await wait_until(pilot, lambda: getattr(app.screen, "updates", 0) > 0)
         chart = app.screen.query_one(ScoreChart)
@@ -83,17 +76,6 @@ def test_every_tick_falls_on_a_row_and_the_ticks_are_evenly_spaced(rows):
         assert abs(row - round(row)) < 1e-9
 
 
-def _app(run) -> SkillOptApp:
-    return SkillOptApp(
-        run.parent,
-        run.parent / "no-such-repo",
-        run=run,
-        refresh_runs=False,
-        poll_interval=0.05,
-        repo_factory=SkillsRepoDouble,
-    )
-
-
 async def _chart(pilot, app, steps: int) -> list[str]:
     assert await wait_until(pilot, lambda: getattr(app.screen, "updates", 0) > 0)
     chart = app.screen.query_one(ScoreChart)
@@ -104,7 +86,7 @@ async def _chart(pilot, app, steps: int) -> list[str]:
 
 async def test_a_step_without_a_candidate_has_its_own_marker(tmp_path):
     run = copy_run(tmp_path, "demo-mixed", drop_gates=(4,))
-    app = _app(run)
+    app = run_app(run)
     async with app.run_test(size=(120, 40)) as pilot:
         lines = await _chart(pilot, app, 6)
     labels, marks, canvas = _read(lines)
@@ -115,7 +97,7 @@ async def test_a_step_without_a_candidate_has_its_own_marker(tmp_path):
 
 
 async def test_line_and_markers_share_one_resolution_and_steps_are_whole(tmp_path):
-    app = _app(copy_run(tmp_path, "demo-run"))
+    app = run_app(copy_run(tmp_path, "demo-run"))
     async with app.run_test(size=(120, 40)) as pilot:
         lines = await _chart(pilot, app, 6)
     braille = [ch for line in lines for ch in line if 0x2800 <= ord(ch) <= 0x28FF]
@@ -125,7 +107,7 @@ async def test_line_and_markers_share_one_resolution_and_steps_are_whole(tmp_pat
 
 
 async def test_one_step_has_whole_step_labels(tmp_path):
-    app = _app(copy_run(tmp_path, "demo-one", steps=1))
+    app = run_app(copy_run(tmp_path, "demo-one", steps=1))
     async with app.run_test(size=(120, 40)) as pilot:
         lines = await _chart(pilot, app, 1)
     bottom = next(i for i, line in enumerate(lines) if "└" in line)
@@ -133,7 +115,7 @@ async def test_one_step_has_whole_step_labels(tmp_path):
 
 
 async def test_before_any_step_no_axis_is_claimed(tmp_path):
-    app = _app(copy_run(tmp_path, "demo-none", steps=0))
+    app = run_app(copy_run(tmp_path, "demo-none", steps=0))
     async with app.run_test(size=(120, 40)) as pilot:
         assert await wait_until(pilot, lambda: getattr(app.screen, "updates", 0) > 0)
         await pilot.pause(0.6)
@@ -144,7 +126,7 @@ async def test_before_any_step_no_axis_is_claimed(tmp_path):
 
 @pytest.mark.parametrize("size", TABLED, ids=[f"{w}x{h}" for w, h in TABLED])
 async def test_a_short_chart_is_a_table_of_numbers(tmp_path, size):
-    app = _app(copy_run(tmp_path, "demo-mixed", drop_gates=(4,)))
+    app = run_app(copy_run(tmp_path, "demo-mixed", drop_gates=(4,)))
     async with app.run_test(size=size) as pilot:
         lines = await _chart(pilot, app, 6)
     rows = [line.split() for line in lines]
