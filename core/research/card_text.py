@@ -43,6 +43,14 @@ def card_lines(card: Mapping[str, Any]) -> Iterator[str]:
             f"val {_score(edit['val_before'])} → {_score(edit['val_after'])}, "
             f"+{edit['items_improved']}/-{edit['items_regressed']} items, p={edit['p']:.4g}"
         )
+    for test in card.get("significance_tests", []):
+        source = "" if test["source"] == "step" else f" ({test['source']})"
+        rescored = ", rescored" if test.get("rescored") else ""
+        yield (
+            f"  gate test step {test['step']}{source}: one-sided p={test['p']:.4g} over "
+            f"{test['items_counted']} changed items (alpha {test['alpha']:g}{rescored}): "
+            + ("kept" if test["kept"] else "rejected")
+        )
     test = card.get("test", {})
     if test:
         yield "test: " + ", ".join(f"{role} {_score(v)}" for role, v in test.items())
