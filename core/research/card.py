@@ -24,7 +24,7 @@ from core.run.directory import RunDirectory
 from core.sign_test import sign_test_p
 
 CARD_NAME = "card.json"
-CARD_VERSION = 2  # 2: significance_tests
+CARD_VERSION = 1
 SPLITS = ("train", "val", "test")
 
 
