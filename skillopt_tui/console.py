@@ -213,7 +213,8 @@ class ConsoleLogger:
                 f" · after {e.items_scored}/{e.items_total} items (saved {e.rollouts_saved})"
             )
         if e.p_value is not None:  # the significance gate's test, as its own field
-            text += f" · sign test p={e.p_value:.3g} over {e.items_counted} changed items"
+            changed = counted(e.items_counted or 0, "changed item")
+            text += f" · sign test p={e.p_value:.3g} over {changed}"
         self.line(text)
 
     def _on_LearningRateDecided(self, e: LearningRateDecided) -> None:

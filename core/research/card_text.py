@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from core.words import counted
+
 
 def _score(value: Any) -> str:
     return "—" if value is None else f"{value:.3f}"
@@ -48,7 +50,7 @@ def card_lines(card: Mapping[str, Any]) -> Iterator[str]:
         rescored = ", rescored" if test.get("rescored") else ""
         yield (
             f"  gate test step {test['step']}{source}: one-sided p={test['p']:.4g} over "
-            f"{test['items_counted']} changed items (alpha {test['alpha']:g}{rescored}): "
+            f"{counted(test['items_counted'], 'changed item')} (alpha {test['alpha']:g}{rescored}): "
             + ("kept" if test["kept"] else "rejected")
         )
     test = card.get("test", {})
