@@ -98,6 +98,90 @@ def test_searchqa_default_config_sends_the_published_harness(tmp_path):
     assert broken == []
 
 
+def broken_facts(facts: dict, **seen) -> list[str]:
+    """The names of the facts that do not hold of what the target was sent."""
+    return [fact for fact, holds in facts.items() if not holds(**seen)]
+
+
+def seed_of(benchmark: str) -> str:
+    """The seed skill the benchmark's default config starts from."""
+    config = (ROOT / "configs" / benchmark / "default.yaml").read_text(encoding="utf-8")
+    path = re.search(r"^\s*initial_skill:\s*(\S+)", config, re.M).group(1)
+    return (ROOT / path).read_text(encoding="utf-8")
+
+
+def frames_the_skill(system: str, seed: str) -> bool:
+    """The published harnesses' `## Skill` section, inside a system prompt of their own."""
+    return not system.startswith("## Skill") and f"## Skill\n{seed.strip()}\n" in system
+
+
+def sections_and_rules(seed: str) -> tuple[int, int]:
+    return len(re.findall(r"^## ", seed, re.M)), len(re.findall(r"^- ", seed, re.M))
+
+
+# The published DocVQA harness (skillopt/envs/docvqa/prompts/rollout_system.md and
+# skills/initial.md; rollout.py's user turn), as facts about the messages.
+DOCVQA_FACTS = {
+    "a system prompt frames the skill": lambda system, user, parts, seed: frames_the_skill(
+        system, seed
+    ),
+    "the role: an expert reader of document images": lambda system, user, parts, seed: (
+        "expert" in system.split("## Skill")[0] and "document" in system.split("## Skill")[0]
+    ),
+    "a short answer grounded in what is visible": lambda system, user, parts, seed: (
+        "short" in system and "visibly" in system
+    ),
+    "exact spans, numbers, dates, names": lambda system, user, parts, seed: all(
+        w in system for w in ("spans", "numbers", "dates", "names")
+    ),
+    "nothing invented": lambda system, user, parts, seed: "make up" in system,
+    "of near matches, the best supported": lambda system, user, parts, seed: (
+        "look close" in system and "supports best" in system
+    ),
+    "the answer inside <answer> tags": lambda system, user, parts, seed: system.rstrip().endswith(
+        "inside <answer>...</answer>."
+    ),
+    "the user turn: the question, then the tag instruction, then the image": (
+        lambda system, user, parts, seed: (
+            bool(
+                re.fullmatch(
+                    r"[^\n]+\?\n\nGive the final answer inside <answer>\.\.\.</answer>\.", user
+                )
+            )
+            and [p["type"] for p in parts] == ["text", "image_url"]
+        )
+    ),
+    "the seed: visual evidence and exact answers, three rules each": (
+        lambda system, user, parts, seed: (
+            sections_and_rules(seed) == (2, 6)
+            and "visual evidence" in seed
+            and "exact answer" in seed
+        )
+    ),
+}
+
+
+def test_docvqa_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill alone was the system prompt, our own seed."""
+    from tests.envs.benchmarks.test_docvqa import PNG
+
+    (tmp_path / "data" / "images").mkdir(parents=True)
+    (tmp_path / "data" / "images" / "p.png").write_bytes(PNG)
+    rows = {
+        s: [
+            {"id": i, "question": f"What is the date on page {i}?", "answers": ["3/3/98"]}
+            | {"image_path": "images/p.png"}
+            for i in ids
+        ]
+        for s, ids in SPLIT_IDS.items()
+    }
+    messages = run_train(tmp_path, "docvqa", rows, max_calls=1)[0].messages
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, parts = messages[0]["content"], messages[1]["content"]
+    seen = {"system": system, "user": parts[0]["text"], "parts": parts, "seed": seed_of("docvqa")}
+    assert broken_facts(DOCVQA_FACTS, **seen) == []
+
+
 # The published SearchQA failure analyst's categories, and ours for each.
 SEARCHQA_FAILURE_KINDS = {
     "rule_missing": "missing rule",
