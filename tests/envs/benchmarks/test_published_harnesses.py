@@ -182,6 +182,51 @@ def test_docvqa_default_config_sends_the_published_harness(tmp_path):
     assert broken_facts(DOCVQA_FACTS, **seen) == []
 
 
+# The published LiveMathematicianBench harness (skillopt/envs/livemathematicianbench/
+# prompts/rollout_system.md, skills/initial.md; rollout.py's user turn), as facts.
+LIVEMATH_FACTS = {
+    "a system prompt frames the skill": lambda system, user, seed: frames_the_skill(system, seed),
+    "the role: an expert mathematical reasoner on multiple choice": lambda system, user, seed: (
+        "expert" in system.split("## Skill")[0] and "multiple-choice" in system
+    ),
+    "mind quantifiers, hypotheses, extremal wording, equality": lambda system, user, seed: all(
+        w in system for w in ("quantifiers", "hypotheses", "extremal", "equality")
+    ),
+    "think step by step": lambda system, user, seed: "step by step" in system,
+    "only the choice label inside <answer> tags": lambda system, user, seed: (
+        "<answer>...</answer>" in system and "only the label" in system
+    ),
+    "an answer-format example": lambda system, user, seed: bool(
+        re.search(r"\n<answer>[A-J]</answer>\n?$", system)
+    ),
+    "the user turn: the question, then the labelled choices, under headings": (
+        lambda system, user, seed: bool(
+            re.fullmatch(r"## Question\n[^\n]+\n\n## Choices\n(?:[A-J]\. [^\n]+\n?)+", user)
+        )
+    ),
+    "the seed: options, precision, hypotheses, the final answer": lambda system, user, seed: (
+        sections_and_rules(seed) == (4, 7) and "label" in seed.split("## ")[-1]
+    ),
+}
+
+
+def test_livemath_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill alone was the system prompt, our own seed."""
+    choices = [{"label": "A", "text": "n^2"}, {"label": "B", "text": "n log n"}]
+    rows = {
+        s: [
+            {"id": i, "question": f"Which bound holds in {i}?", "choices": choices}
+            | {"correct_choice": choices[1]}
+            for i in ids
+        ]
+        for s, ids in SPLIT_IDS.items()
+    }
+    messages = run_train(tmp_path, "livemath", rows, max_calls=1)[0].messages
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, user = (m["content"] for m in messages)
+    assert broken_facts(LIVEMATH_FACTS, system=system, user=user, seed=seed_of("livemath")) == []
+
+
 # The published SearchQA failure analyst's categories, and ours for each.
 SEARCHQA_FAILURE_KINDS = {
     "rule_missing": "missing rule",
