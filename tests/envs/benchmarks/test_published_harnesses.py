@@ -227,6 +227,63 @@ def test_livemath_default_config_sends_the_published_harness(tmp_path):
     assert broken_facts(LIVEMATH_FACTS, system=system, user=user, seed=seed_of("livemath")) == []
 
 
+# The published OfficeQA harness (skillopt/envs/officeqa/prompts/rollout_system.md,
+# skills/initial.md; rollout.py's user turn in its default offline mode), as facts.
+OFFICEQA_FACTS = {
+    "a system prompt frames the skill": lambda system, user, seed: frames_the_skill(system, seed),
+    "the role: an expert on Treasury Bulletin files": lambda system, user, seed: (
+        "expert" in system.split("## Skill")[0] and "Treasury Bulletin" in system
+    ),
+    "six numbered rules after the skill": lambda system, user, seed: (
+        re.findall(r"^(\d)\. ", system.partition("## Rules")[2].split("## ")[0], re.M)
+        == list("123456")
+    ),
+    "only the document tools; narrow first; short searches, small reads": (
+        lambda system, user, seed: all(
+            w in system
+            for w in ("only through the document tools", "most relevant file", "targeted")
+        )
+    ),
+    "no values the text lacks; operands before arithmetic": lambda system, user, seed: (
+        "Never give a value" in system and "exact operands" in system
+    ),
+    "call tools without asking": lambda system, user, seed: "do not ask for permission" in system,
+    "the answer in tags, and no tool after it": lambda system, user, seed: system.rstrip().endswith(
+        "inside <answer>...</answer> and call no further tool."
+    ),
+    "the user turn: question, candidate files, source hints, under headings": (
+        lambda system, user, seed: bool(
+            re.fullmatch(
+                r"## Question\n[^\n]+\n\n## Candidate Files\n(- [^\n]+\n?)+"
+                r"\n## Source Hints\n(- [^\n]+\n?)+",
+                user,
+            )
+        )
+    ),
+    "the seed: finding the source, the evidence, the answer": lambda system, user, seed: (
+        sections_and_rules(seed) == (3, 8)
+    ),
+}
+
+
+def test_officeqa_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill alone was the system prompt, our own seed."""
+    (tmp_path / "data" / "docs").mkdir(parents=True)
+    (tmp_path / "data" / "docs" / "bulletin.txt").write_text("Total public debt: 170,659")
+    rows = {
+        s: [
+            {"id": i, "question": "What was the total public debt?", "answers": ["170,659"]}
+            | {"source_files": ["bulletin.txt"], "source_docs": ["https://example.org/b"]}
+            for i in ids
+        ]
+        for s, ids in SPLIT_IDS.items()
+    }
+    messages = run_train(tmp_path, "officeqa", rows, max_calls=1)[0].messages
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, user = (m["content"] for m in messages)
+    assert broken_facts(OFFICEQA_FACTS, system=system, user=user, seed=seed_of("officeqa")) == []
+
+
 # The published SearchQA failure analyst's categories, and ours for each.
 SEARCHQA_FAILURE_KINDS = {
     "rule_missing": "missing rule",
