@@ -69,6 +69,10 @@ EXPECTED = {
         c.env.options.get("harness") == "skill_only"
         and c.train.initial_skill == "envs/officeqa/initial.md"
     ),
+    "spreadsheetbench_skill_only": lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == "envs/spreadsheetbench/initial.md"
+    ),
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),

@@ -284,6 +284,84 @@ def test_officeqa_default_config_sends_the_published_harness(tmp_path):
     assert broken_facts(OFFICEQA_FACTS, system=system, user=user, seed=seed_of("officeqa")) == []
 
 
+# The published SpreadsheetBench harness in its configured multi mode (skillopt/envs/
+# spreadsheetbench/prompts/codegen_system.md, skills/initial.md; codegen_agent.py's user
+# turn and workbook preview), as facts.
+SPREADSHEET_FACTS = {
+    "the codegen system prompt, then the skill under ## Skill": lambda system, user, seed: (
+        system.endswith(f"\n\n## Skill\n{seed.strip()}") and not system.startswith("## Skill")
+    ),
+    "the role: an expert Python programmer on spreadsheets": lambda system, user, seed: (
+        system.startswith("You are an expert Python programmer") and "spreadsheets" in system
+    ),
+    "one self-contained script from INPUT_PATH to OUTPUT_PATH": lambda system, user, seed: (
+        "self-contained" in system and "INPUT_PATH" in system and "OUTPUT_PATH" in system
+    ),
+    "standard library, openpyxl and pandas only": lambda system, user, seed: (
+        "standard library, openpyxl and pandas" in system
+    ),
+    "no printing, no input(), no file paths in the code": lambda system, user, seed: all(
+        w in system for w in ("Print nothing", "input()", "no file paths")
+    ),
+    "only the code, in one python block": lambda system, user, seed: (
+        "ONLY the Python code" in system and "```python" in system
+    ),
+    "the user turn: instruction, type, position, preview, task": lambda system, user, seed: bool(
+        re.fullmatch(
+            r"# Instruction\n[^\n]+\n\nInstruction type: [^\n]+\n"
+            r"Expected answer position: [^\n]+\n\n# Input spreadsheet preview\n.+\n\n"
+            r"# Task\n[^\n]+",
+            user,
+            re.S,
+        )
+    ),
+    "the task: other cells kept, every real row, only a python block": (
+        lambda system, user, seed: all(
+            w in user.split("# Task")[-1]
+            for w in (
+                "INPUT_PATH",
+                "OUTPUT_PATH",
+                "other cell",
+                "hardcode row counts",
+                "```python```",
+            )
+        )
+    ),
+    "the preview: sheet dimensions, cells as A1=value | B1=value": lambda system, user, seed: bool(
+        re.search(r"^## Sheet: Data  \(dim=A1:C3, max_row=3, max_col=3\)\nA1=a \| B1=b", user, re.M)
+    ),
+    "the seed: workflow, libraries, a solution.py template, output rules": (
+        lambda system, user, seed: (
+            "```python" in seed
+            and all(w in seed for w in ("solution.py", "INPUT_PATH", "openpyxl", "pandas.to_excel"))
+        )
+    ),
+}
+
+
+def test_spreadsheetbench_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill alone was the system prompt, our own seed."""
+    from tests.envs.benchmarks.fixtures import workbook
+
+    (tmp_path / "data" / "books").mkdir(parents=True)
+    workbook(tmp_path / "data" / "books" / "in.xlsx", with_sums=False)
+    workbook(tmp_path / "data" / "books" / "out.xlsx", with_sums=True)
+    case = {"input": "books/in.xlsx", "answer": "books/out.xlsx"}
+    rows = {
+        s: [
+            {"id": i, "instruction": "Fill column C with A + B.", "cases": [case]}
+            | {"instruction_type": "Cell-Level Manipulation", "answer_position": "Data!C2:C3"}
+            for i in ids
+        ]
+        for s, ids in SPLIT_IDS.items()
+    }
+    messages = run_train(tmp_path, "spreadsheetbench", rows, max_calls=1)[0].messages
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, user = (m["content"] for m in messages)
+    seed = seed_of("spreadsheetbench")
+    assert broken_facts(SPREADSHEET_FACTS, system=system, user=user, seed=seed) == []
+
+
 # The published SearchQA failure analyst's categories, and ours for each.
 SEARCHQA_FAILURE_KINDS = {
     "rule_missing": "missing rule",
