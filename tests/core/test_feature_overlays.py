@@ -73,6 +73,10 @@ EXPECTED = {
         c.env.options.get("harness") == "skill_only"
         and c.train.initial_skill == "envs/spreadsheetbench/initial.md"
     ),
+    "alfworld_skill_only": lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == "envs/alfworld/initial.md"
+    ),
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),

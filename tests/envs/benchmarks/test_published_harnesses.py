@@ -8,6 +8,7 @@ ends the run after that call."""
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 from pathlib import Path
@@ -360,6 +361,61 @@ def test_spreadsheetbench_default_config_sends_the_published_harness(tmp_path):
     system, user = (m["content"] for m in messages)
     seed = seed_of("spreadsheetbench")
     assert broken_facts(SPREADSHEET_FACTS, system=system, user=user, seed=seed) == []
+
+
+# The published ALFWorld harness (skillopt/envs/alfworld/rollout.py's system line and skill
+# block, prompts/rollout_no_history.md and rollout_with_history.md, history length 2,
+# skills/initial.md), as facts about the first two steps' messages.
+ALFWORLD_FACTS = {
+    "a one-line system prompt: an expert agent in ALFRED": lambda first, later, seed: (
+        "\n" not in first[0] and "expert agent" in first[0] and "ALFRED" in first[0]
+    ),
+    "the skill in the user turn, under ## Skill Knowledge": lambda first, later, seed: (
+        first[1].startswith("## Skill Knowledge\n") and seed.strip() in first[1]
+    ),
+    "step 1: the observation and the admissible actions, quoted in brackets": (
+        lambda first, later, seed: (
+            "Your task is to: put a pen in drawer 1." in first[1]
+            and "['go to desk 1'\n 'go to drawer 1'\n 'look'\n 'inventory']" in first[1]
+        )
+    ),
+    "reasoning inside <think> tags (MUST), the action inside <action> tags": (
+        lambda first, later, seed: all(
+            w in first[1] for w in ("MUST", "<think> </think>", "<action> </action>")
+        )
+    ),
+    "later steps: the task, the steps taken, the last observations with their actions": (
+        lambda first, later, seed: (
+            "Your task: put a pen in drawer 1." in later[1]
+            and "taken 1 step(s)" in later[1]
+            and "[Observation 1: '-= Welcome" in later[1]
+        )
+    ),
+    "a reply without an <action> tag is taken as look": lambda first, later, seed: (
+        "Action 1: 'look']" in later[1]
+    ),
+    "the seed: six task kinds, eight principles, mistakes to avoid": (
+        lambda first, later, seed: (
+            len(re.findall(r"^\| [A-Z][a-z]+( [A-Za-z]+)* & Place", seed, re.M)) == 5
+            and re.findall(r"^(\d)\. \*\*", seed, re.M) == list("12345678")
+            and "<think>" in seed
+            and "<action>" in seed
+        )
+    ),
+}
+
+
+def test_alfworld_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill was the system prompt and the step prompt our own."""
+    from tests.envs.benchmarks.test_alfworld import EPISODE
+
+    (tmp_path / "data" / "games").mkdir(parents=True)
+    (tmp_path / "data" / "games" / "pen.json").write_text(json.dumps(EPISODE))
+    row = {"gamefile": "games/pen.json", "task_type": "pick_and_place_simple"}
+    rows = {s: [{"id": i, **row} for i in ids] for s, ids in SPLIT_IDS.items()}
+    requests = run_train(tmp_path, "alfworld", rows, max_calls=2)
+    first, later = ([m["content"] for m in r.messages] for r in requests[:2])
+    assert broken_facts(ALFWORLD_FACTS, first=first, later=later, seed=seed_of("alfworld")) == []
 
 
 # The published SearchQA failure analyst's categories, and ours for each.
