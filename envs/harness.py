@@ -27,3 +27,10 @@ def framed_system(template: Path, skill_text: str) -> str:
 def skill_only_system(skill_text: str) -> list[dict[str, str]]:
     """Our earlier framing's system message: the skill alone, none when it is empty."""
     return [{"role": "system", "content": skill_text}] if skill_text.strip() else []
+
+
+def untagged_answer(harness: str) -> str:
+    """envs.answer_tag's rule for a reply without an <answer> tag: its last line under the
+    published harnesses (a reply that reasons step by step ends with its answer), the
+    whole reply under ours."""
+    return "last_line" if harness == PUBLISHED else "whole"

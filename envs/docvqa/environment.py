@@ -23,7 +23,7 @@ from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score
 from core.models.types import Message, RetriesExhausted, TransientError
 from envs.answer_tag import extract_answer
 from envs.docvqa.anls import anls
-from envs.harness import HARNESSES, PUBLISHED, framed_system, skill_only_system
+from envs.harness import HARNESSES, PUBLISHED, framed_system, skill_only_system, untagged_answer
 from envs.scoring import explain_model_error, score_answer
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
 
@@ -109,7 +109,7 @@ class DocVQAEnvironment(SplitDirEnvironment):
         except (TransientError, RetriesExhausted) as exc:
             why = explain_model_error(item.answer, item.data["answers"][1:], str(exc))
             return model_error_result(item, _without_image(messages), exc, why)
-        untagged = "last_line" if harness == PUBLISHED else "whole"
+        untagged = untagged_answer(harness)
         prediction, _ = extract_answer(completion.text, untagged=untagged)
         trajectory = [*_without_image(messages), {"role": "assistant", "content": completion.text}]
         return scored_result(

@@ -16,7 +16,7 @@ from typing import Any
 
 from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.models.types import Message, RetriesExhausted, TransientError
-from envs.harness import HARNESSES, PUBLISHED, framed_system, skill_only_system
+from envs.harness import HARNESSES, PUBLISHED, framed_system, skill_only_system, untagged_answer
 from envs.livemath.choices import read_choice, shuffle_choices
 from envs.scoring import explain_model_error, score_label
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
@@ -83,7 +83,7 @@ class LiveMathEnvironment(SplitDirEnvironment):
         )
 
     def score(self, item: TaskItem, prediction: str) -> Score:
-        untagged = "last_line" if self.options["harness"] == PUBLISHED else "whole"
+        untagged = untagged_answer(self.options["harness"])
         label, how = read_choice(prediction, item.data["choices"], untagged)
         return score_label(prediction, label, item.answer, how)
 

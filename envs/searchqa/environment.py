@@ -19,7 +19,7 @@ from typing import Any
 from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.models.types import Message, RetriesExhausted, TransientError
 from envs.answer_tag import extract_answer
-from envs.harness import HARNESSES, PUBLISHED, framed_system, skill_only_system
+from envs.harness import HARNESSES, PUBLISHED, framed_system, skill_only_system, untagged_answer
 from envs.scoring import explain_model_error, score_answer, squad_normalise
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
 
@@ -103,7 +103,7 @@ class SearchQAEnvironment(SplitDirEnvironment):
         except (TransientError, RetriesExhausted) as exc:
             why = explain_model_error(item.answer, item.data["answers"][1:], str(exc))
             return model_error_result(item, messages, exc, why)
-        untagged = "last_line" if harness == PUBLISHED else "whole"
+        untagged = untagged_answer(harness)
         prediction, _tagged = extract_answer(completion.text, untagged=untagged)
         trajectory = [*messages, {"role": "assistant", "content": completion.text}]
         return scored_result(
