@@ -277,7 +277,9 @@ def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal
         built.evidence = proposal.suggestions
         built.problems = block_changes(current, built.candidate)
     elif proposal.edits:
-        candidate, report = apply_edits(current, proposal.edits, tr.cfg.optimizer.edit_targets)
+        matching = tr.cfg.optimizer.edit_targets
+        layout = "published" if matching == "first" else "tidy"  # strict_edit_targets: ours
+        candidate, report = apply_edits(current, proposal.edits, matching, layout)
         for i, outcome in enumerate(report.outcomes):
             tr.emit(
                 EditApplied(
