@@ -49,9 +49,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOTS = 4
+SEED = "envs/searchqa/initial.md"  # both checkouts have it (bench/published_side_by_side.py:
+# the published placeholder, envs/searchqa/seed.md, for both implementations)
 
 
-def config_tree(data: Path, runs: Path, code: Path) -> dict:
+def config_tree(data: Path, runs: Path, code: Path, seed: str = SEED) -> dict:
     """bench/searchqa_tiny.py's configuration, plus merge 8, slow update 20 and meta on."""
     role = {"backend": "local", "max_tokens": 512, "concurrency": SLOTS, "timeout_s": 600.0}
     return {
@@ -71,7 +73,7 @@ def config_tree(data: Path, runs: Path, code: Path) -> dict:
         },
         "cache": {"enabled": False},  # every call reaches the server, in every run
         "train": {
-            "initial_skill": str(code / "envs/searchqa/initial.md"),
+            "initial_skill": str(code / seed),
             "strategy": "llm",
             "epochs": 1,
             "batch_size": 12,
@@ -90,7 +92,7 @@ def config_tree(data: Path, runs: Path, code: Path) -> dict:
 # ----------------------------------------------------------------------------- one run
 
 
-async def one_run(data: Path, code: Path, run_dir: Path) -> dict:
+async def one_run(data: Path, code: Path, run_dir: Path, seed: str = SEED) -> dict:
     """A training run with the code at `code` (already first on sys.path)."""
     from core.config import config_from_dict
     from core.models.factory import build_model_client
@@ -101,7 +103,7 @@ async def one_run(data: Path, code: Path, run_dir: Path) -> dict:
     from core.training.trainer import run_training
     from envs import get_environment
 
-    config = config_from_dict(config_tree(data, run_dir.parent / "runs", code))
+    config = config_from_dict(config_tree(data, run_dir.parent / "runs", code, seed))
     client = build_model_client(config)
     calls: list[dict] = []
     inner = client.complete
@@ -128,7 +130,7 @@ async def one_run(data: Path, code: Path, run_dir: Path) -> dict:
         backend = client.runtime(role).backend
         backend.send = at_server(backend.send, role, sent, STAGE)
     env = get_environment(config.env)
-    skill = (code / "envs/searchqa/initial.md").read_text(encoding="utf-8")
+    skill = (code / seed).read_text(encoding="utf-8")
     started = time.monotonic()
     failure = None
     try:
@@ -301,18 +303,27 @@ def digest(run_dir: Path) -> dict:
 
 def child(args: argparse.Namespace) -> None:
     sys.path.insert(0, str(args.code))
-    result = asyncio.run(one_run(args.data, args.code, args.run_dir))
+    result = asyncio.run(one_run(args.data, args.code, args.run_dir, args.seed))
     args.out.write_text(json.dumps(result))
+
+
+def calls_by_role_and_stage(calls: list[dict]) -> dict[str, dict[str, int]]:
+    """{"optimizer": {"analyst": 2, ...}, "target": {...}}: the ledger's stage of each call."""
+    counted: dict[str, dict[str, int]] = {}
+    for call in calls:
+        stages = counted.setdefault(call["role"], {})
+        stages[call["stage"]] = stages.get(call["stage"], 0) + 1
+    return counted
 
 
 def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
-def run_child(label: str, code: Path, data: Path, work: Path, n: int) -> dict:
+def run_child(label: str, code: Path, data: Path, work: Path, n: int, seed: str = SEED) -> dict:
     run_dir, out = work / f"{label}-{n}", work / f"{label}-{n}.json"
     env = {**os.environ, "PYTHONPATH": str(code)}
-    cmd = [sys.executable, __file__, "--child", "--code", str(code)]
+    cmd = [sys.executable, __file__, "--child", "--code", str(code), "--seed", seed]
     cmd += ["--data", str(data), "--run-dir", str(run_dir), "--out", str(out)]
     load = os.getloadavg()[0]
     subprocess.run(cmd, check=True, env=env, cwd=code)
@@ -326,6 +337,7 @@ def run_child(label: str, code: Path, data: Path, work: Path, n: int) -> dict:
         "failure": result["failure"],
         "wall_s": round(result["wall_s"], 1),
         "calls": len(calls),
+        "calls_by_role_and_stage": calls_by_role_and_stage(calls),
         "out_tokens": sum(c["out_tokens"] for c in calls),
         "phases": phases(calls, result["sent"]),
         "busy_overall": round(busy_over(calls, 0.0, result["wall_s"]), 2),
@@ -357,6 +369,7 @@ def main() -> None:
     parser.add_argument("--code", type=Path, default=ROOT, help=argparse.SUPPRESS)
     parser.add_argument("--run-dir", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", default=SEED, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args)

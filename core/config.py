@@ -386,11 +386,13 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 def _merge(
     base: dict[str, Any], over: dict[str, Any], origin: dict[str, str], source: str, prefix=""
 ) -> dict[str, Any]:
-    """Deep-merge `over` into a copy of `base`, recording which file set each leaf."""
+    """Deep-merge `over` into a copy of `base`, recording which file set each leaf. An
+    empty mapping merges nothing: `train: {}` (a section whose keys were all commented
+    out) keeps the inherited section rather than wiping it."""
     out = copy.deepcopy(base)
     for key, value in over.items():
         dotted = f"{prefix}{key}"
-        if isinstance(value, dict) and isinstance(out.get(key), dict) and value:
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge(out[key], value, origin, source, dotted + ".")
         else:
             out[key] = copy.deepcopy(value)

@@ -209,8 +209,8 @@ class ConsoleLogger:
         # decision came first: name it, so "step N: rejected" is not followed by "step N:
         # accepted".
         what = f"step {e.step}"
-        if e.source == "slow_update":
-            what = f"slow update (after step {e.step})"
+        if e.source in ("slow_update", "merge"):  # a Pareto merge likewise follows its step
+            what = f"{e.source.replace('_', ' ')} (after step {e.step})"
         else:
             self.gated_step = e.step
         if e.accepted:
@@ -230,6 +230,9 @@ class ConsoleLogger:
                 f"{what}: rejected early · {bound} vs best {_fmt(e.best_before)}"
                 f" · after {e.items_scored}/{e.items_total} items (saved {e.rollouts_saved})"
             )
+        if e.p_value is not None:  # the significance gate's test, as its own field
+            changed = counted(e.items_counted or 0, "changed item")
+            text += f" · sign test p={e.p_value:.3g} over {changed}"
         self.line(text)
 
     def _on_LearningRateDecided(self, e: LearningRateDecided) -> None:

@@ -87,11 +87,16 @@ def ranked_selection(order: list[int], n: int, budget: int, ranking: str) -> lis
 # selection, ours (padded) for a full order.
 RANK_ANSWER = {
     "selected": (
-        "listing the numbers of the edits to apply, at most {budget}, best first "
-        "(leave out any edit that would hurt or repeat another)"
+        "listing the numbers of the {item}s to apply, at most {budget}, best first "
+        "(leave out any {item} that would hurt or repeat another)"
     ),
-    "padded": "listing every edit number once, best first",
+    "padded": "listing every {item} number once, best first",
 }
+
+
+def rank_answer(ranking: str, budget: int, item: str = "edit") -> str:
+    """The rank prompt's answer rule for `ranking`, of edits or (rewrite mode) suggestions."""
+    return RANK_ANSWER[ranking].replace("{budget}", str(budget)).replace("{item}", item)
 
 
 def render_unmatched(ctx: ProposalContext) -> str:

@@ -27,6 +27,10 @@ validation, gate and staging as an LLM's:
 One edit per rule and per example; rules first; the list is clipped to the step's budget
 (0 = no edits). It never writes the protected slow-update block (`slow_update` returns
 None); its meta notes are a count of the epoch's paired outcomes.
+
+Its merge (train.pareto's merge step) needs no model either: a fewshot skill is the
+starting skill plus rule lines and worked examples, so two frontier members are merged by
+giving the first the rules and examples only the second holds (the gate judges it).
 """
 
 from __future__ import annotations
@@ -96,23 +100,30 @@ def _gap(text: str) -> str:
     return "\n" if text.strip() else ""
 
 
-def _rule_edit(text: str, rule: str, votes: int, total: int) -> Edit:
-    why = f"{votes} of {total} failing answers: the reference plus extra words or no answer"
+def _rule_edit(text: str, rule: str, why: str) -> Edit:
     target = _section_end_target(text, FORMAT_HEADING)
     if target is None:
         return Edit(op="append", content=f"{_gap(text)}{FORMAT_HEADING}\n\n{rule}\n", rationale=why)
     return Edit(op="insert_after", target=target, content=rule, rationale=why)
 
 
-def _example_edit(text: str, result: RolloutResult) -> Edit:
-    pair = f"Q: {one_line(result.question)}\nA: {one_line(result.reference)}"
-    why = f"failed item {result.item_id}: got {one_line(result.prediction)[:60]!r}"
+def _example_edit(text: str, pair: str, why: str) -> Edit:
     target = _section_end_target(text, EXAMPLES_HEADING)
     if target is None:
         return Edit(
             op="append", content=f"{_gap(text)}{EXAMPLES_HEADING}\n\n{pair}\n", rationale=why
         )
     return Edit(op="insert_after", target=target, content=pair, rationale=why)
+
+
+def worked_examples(text: str) -> list[str]:
+    """The skill's `Q:`/`A:` pairs, each as its two lines."""
+    lines = text.splitlines()
+    return [
+        f"{q}\n{a}"
+        for q, a in zip(lines, lines[1:], strict=False)
+        if q.startswith("Q: ") and a.startswith("A: ")
+    ]
 
 
 class FewshotStrategy:
@@ -130,7 +141,11 @@ class FewshotStrategy:
         # Each edit is built against the text the previous ones produce, so their targets
         # exist when the trainer applies them in order.
         for rule, votes in fired_rules(failures, text):
-            edit = _rule_edit(text, rule, votes, len(failures))
+            why = (
+                f"{votes} of {len(failures)} failing answers: "
+                "the reference plus extra words or no answer"
+            )
+            edit = _rule_edit(text, rule, why)
             edits.append(edit)
             text = apply_edits(text, [edit])[0]
             notes.append(f"rule {rule!r} ({votes}/{len(failures)} failures)")
@@ -140,7 +155,9 @@ class FewshotStrategy:
             if q_line in text or q_line in seen_questions or not r.reference.strip():
                 continue
             seen_questions.add(q_line)
-            edit = _example_edit(text, r)
+            pair = f"{q_line}\nA: {one_line(r.reference)}"
+            why = f"failed item {r.item_id}: got {one_line(r.prediction)[:60]!r}"
+            edit = _example_edit(text, pair, why)
             edits.append(edit)
             text = apply_edits(text, [edit])[0]
             notes.append(f"example {r.item_id}")
@@ -156,6 +173,21 @@ class FewshotStrategy:
             merged=edits,
             reflections=[{"kind": "fewshot", "group": 0, "text": summary}],
         )
+
+    async def merge_skills(self, first: str, second: str) -> str:
+        """train.pareto's merge: `first` with the rule lines and worked examples only
+        `second` holds, added as this strategy's own edits would add them (in `second`'s
+        order). Unchanged when `second` holds nothing new, which the merge step records as
+        a merge that changed nothing."""
+        text = first
+        why = "merged from the other frontier skill"
+        for rule in RULES.values():
+            if rule in second and rule not in text:
+                text = apply_edits(text, [_rule_edit(text, rule, why)])[0]
+        for pair in worked_examples(second):
+            if pair.split("\n")[0] not in text:
+                text = apply_edits(text, [_example_edit(text, pair, why)])[0]
+        return text
 
     async def slow_update(self, ctx: EpochContext) -> str | None:
         return None

@@ -23,8 +23,8 @@ from core.optimizer.autonomous_lr import decide_edit_count, decision_text
 from core.optimizer.call_budget import CHARS_PER_TOKEN, call_timeout, completion_budget
 from core.optimizer.edit_lists import (
     NONE,
-    RANK_ANSWER,
     dedupe,
+    rank_answer,
     rank_order,
     ranked_selection,
     render_edits,
@@ -419,9 +419,7 @@ class LLMOptimizer:
             groups=len(self.groups(ctx)),
             budget=budget,
             meta_notes=ctx.meta_notes.strip() or NONE,
-            answer_rule=RANK_ANSWER["padded" if full_order else ctx.ranking].replace(
-                "{budget}", str(budget)
-            ),
+            answer_rule=rank_answer("padded" if full_order else ctx.ranking, budget),
         )
         reply = await self.ask(prompt, RANK_SHAPE)
         if not reply.ok:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.optimizer.autonomous_lr import decide_suggestion_count, decision_text
-from core.optimizer.edit_lists import NONE, rank_order
+from core.optimizer.edit_lists import NONE, rank_answer, rank_order, ranked_selection
 from core.optimizer.json_reply import RANK_SHAPE, JsonReply, Shape
 from core.optimizer.merge_tree import ORIGIN, PRIORITY, merge_levels, merge_trees, merged_kind
 from core.optimizer.prompt_templates import render_prompt
@@ -239,10 +239,12 @@ async def _rank_suggestions(
     *,
     budget: int,
 ) -> list[Suggestion]:
-    """The top `budget` of `merged`: one ranking call when more remain. With the
-    autonomous learning rate, budget = the pool: the call orders all of it, best first,
-    and the count decision then takes a prefix."""
+    """The top `budget` of `merged`: one ranking call when more remain, applied as edits'
+    ranking is (train.optimizer.ranking: `selected`, published, only the ranker's choice;
+    `padded` fills the budget). With the autonomous learning rate, budget = the pool: the
+    call orders all of it, best first, and the count decision then takes a prefix."""
     full_order = ctx.lr_control == "autonomous"
+    ranking = "padded" if full_order else ctx.ranking
     if len(merged) <= 1 or (len(merged) <= budget and not full_order):
         return merged
     prompt = render_prompt(
@@ -251,6 +253,7 @@ async def _rank_suggestions(
         suggestions=render_suggestions(merged, numbered=True, max_chars=600),
         budget=budget,
         meta_notes=ctx.meta_notes.strip() or NONE,
+        answer_rule=rank_answer(ranking, budget, "suggestion"),
     )
     reply = await opt.ask(prompt, RANK_SHAPE, "")
     if not reply.ok:
@@ -268,7 +271,7 @@ async def _rank_suggestions(
         order=order,
         ranked=[merged[i].to_dict() for i in order],
     )
-    return [merged[i] for i in order][:budget]
+    return [merged[i] for i in ranked_selection(value["order"], len(merged), budget, ranking)]
 
 
 # ------------------------------------------------------------------- full rewrite

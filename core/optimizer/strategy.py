@@ -105,3 +105,9 @@ class OptimizerStrategy(Protocol):
     async def meta_notes(self, ctx: EpochContext) -> str:
         """Notes for the optimizer itself, shown in next epoch's prompts only."""
         ...
+
+    async def merge_skills(self, first: str, second: str) -> str:
+        """train.pareto's merge of two frontier skills into one candidate (`first` back
+        unchanged: nothing to merge). A strategy without it runs only with
+        train.pareto.merges 0 (refused at setup)."""
+        ...

@@ -12,7 +12,7 @@ rebuilt for any older run whose data is still there.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,7 @@ def build_card(
         },
         "models": _models(rd),
         "accepted_edits": _accepted_edits(rd),
+        "significance_tests": _significance_tests(rd),
         "val": {
             "baseline": summary.get("baseline_val"),
             "best": summary.get("best_val"),
@@ -161,10 +162,8 @@ def _accepted_edits(rd: RunDirectory) -> list[dict[str, Any]]:
     """Each accepted candidate: its step, the edits that reached the gate, val before and
     after, and the sign test's p over the gate's paired items."""
     history = []
-    steps_dir = rd.path / "steps"
-    for gate_path in sorted(steps_dir.glob("[0-9][0-9][0-9][0-9]/*gate.json")):
-        gate = _json(gate_path)
-        if not isinstance(gate, dict) or not gate.get("accepted"):
+    for gate_path, gate in _gates(rd):
+        if not gate.get("accepted"):
             continue
         improved = int(gate.get("items_improved", 0) or 0)
         regressed = int(gate.get("items_regressed", 0) or 0)
@@ -187,6 +186,38 @@ def _accepted_edits(rd: RunDirectory) -> list[dict[str, Any]]:
             }
         )
     return history
+
+
+def _significance_tests(rd: RunDirectory) -> list[dict[str, Any]]:
+    """Each candidate the significance gate tested (train.gate.significance): the
+    one-sided p it decided by, over the items it counted, and whether it kept the
+    candidate. Apart from the accepted edits' p, which is two-sided and always computed."""
+    tests = []
+    for _, gate in _gates(rd):
+        test = gate.get("significance")
+        if not isinstance(test, dict):
+            continue
+        tests.append(
+            {
+                "step": gate.get("step"),
+                "source": gate.get("source", "step"),
+                "kept": bool(gate.get("became_best")),
+                "p": test.get("p"),
+                "items_counted": test.get("items_counted"),
+                "alpha": test.get("alpha"),
+                "rescored": "rescored" in test,
+            }
+        )
+    return tests
+
+
+def _gates(rd: RunDirectory) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Every readable gate record (a step's gate.json, a merge's merge_gate.json), in
+    step order."""
+    for gate_path in sorted((rd.path / "steps").glob("[0-9][0-9][0-9][0-9]/*gate.json")):
+        gate = _json(gate_path)
+        if isinstance(gate, dict):
+            yield gate_path, gate
 
 
 def _spend(summary: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from core.words import counted
+
 
 def _score(value: Any) -> str:
     return "—" if value is None else f"{value:.3f}"
@@ -42,6 +44,14 @@ def card_lines(card: Mapping[str, Any]) -> Iterator[str]:
             f"  accepted step {edit['step']} ({edit['source']}): {len(edit['edits'])} edits, "
             f"val {_score(edit['val_before'])} → {_score(edit['val_after'])}, "
             f"+{edit['items_improved']}/-{edit['items_regressed']} items, p={edit['p']:.4g}"
+        )
+    for test in card.get("significance_tests", []):
+        source = "" if test["source"] == "step" else f" ({test['source']})"
+        rescored = ", rescored" if test.get("rescored") else ""
+        yield (
+            f"  gate test step {test['step']}{source}: one-sided p={test['p']:.4g} over "
+            f"{counted(test['items_counted'], 'changed item')} (alpha {test['alpha']:g}{rescored}): "
+            + ("kept" if test["kept"] else "rejected")
         )
     test = card.get("test", {})
     if test:

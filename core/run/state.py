@@ -106,6 +106,9 @@ class TrainState:
         names = {f.name for f in dataclasses.fields(cls)}
         data = {k: v for k, v in data.items() if k in names}
         data["versions"] = [SkillVersion(**v) for v in data.get("versions", [])]
+        # A state from before scheduled_steps was kept: its schedule advanced on every step,
+        # so it had advanced over every step done (0 would restart the schedule on resume).
+        data.setdefault("scheduled_steps", data.get("next_step", 0))
         return cls(**data)
 
     def save(self, path: str | Path) -> None:

@@ -6,11 +6,13 @@ statuses) lives below them.
 Two ways to find a target (`train.optimizer.edit_targets`):
 - first (published): the exact text, its first occurrence; an `insert_after` whose target
   is missing appends its content instead, a `replace`/`delete` whose target is missing
-  changes nothing (tests/core/published/test_edits_differential.py proves it against the
-  published package).
+  changes nothing. With the `published` layout (training's default) each edit is laid out
+  as published lays it out, blank lines and all (tests/core/published/
+  test_edits_differential.py proves it against the published package, character for
+  character); the `tidy` layout follows the placement rules below.
 - strict (overlay strict_edit_targets): exact, then whitespace-normalised; a target found
   in more than one place is refused as ambiguous and a missing one is dropped, so an edit
-  never lands anywhere but where its author quoted.
+  never lands anywhere but where its author quoted; always the `tidy` layout.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from core.skill.protected_blocks import MARKER, find_blocks, find_markers, span_
 
 EDIT_OPS: tuple[str, ...] = ("insert_after", "append", "replace", "delete")
 TargetMatching = Literal["first", "strict"]
+# How an edit is laid out: `tidy`, our placement rules (below); `published`, as published
+# apply_patch does it (`_published_layout`; training's default, with `first` matching).
+Layout = Literal["tidy", "published"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ class ApplyReport:
 
 # --- application ----------------------------------------------------------------------
 #
-# Placement rules (prompts that teach the optimizer these ops should state the same):
+# Placement rules of the `tidy` layout (the published one is `_published_layout`):
 # - insert_after: the content goes on its own line(s) after the line where the target
 #   ends (right after the target when the target itself ends with a line break).
 # - append: the content goes at the end of the body, but before a run of protected blocks
@@ -99,23 +104,23 @@ _PREFIX_CHARS = 60
 
 
 def apply_edit(
-    text: str, edit: Edit, matching: TargetMatching = "first"
+    text: str, edit: Edit, matching: TargetMatching = "first", layout: Layout = "tidy"
 ) -> tuple[str, EditOutcome]:
     """Apply one edit; on any status but `applied` the text is returned unchanged."""
     try:
-        new_text = _apply(text, edit, matching)
+        new_text = _apply(text, edit, matching, layout)
     except _Refusal as refusal:
         return text, EditOutcome(edit, refusal.status, refusal.reason)
     return new_text, EditOutcome(edit, EditStatus.APPLIED)
 
 
 def apply_edits(
-    text: str, edits: list[Edit], matching: TargetMatching = "first"
+    text: str, edits: list[Edit], matching: TargetMatching = "first", layout: Layout = "tidy"
 ) -> tuple[str, ApplyReport]:
     """Apply edits in order, each to the result of the previous one."""
     outcomes = []
     for edit in edits:
-        text, outcome = apply_edit(text, edit, matching)
+        text, outcome = apply_edit(text, edit, matching, layout)
         outcomes.append(outcome)
     return text, ApplyReport(tuple(outcomes))
 
@@ -127,9 +132,13 @@ class _Refusal(Exception):
         self.reason = reason
 
 
-def _apply(text: str, edit: Edit, matching: TargetMatching) -> str:
+def _apply(text: str, edit: Edit, matching: TargetMatching, layout: Layout) -> str:
     _check_shape(edit, matching)
     nl = detect_newline(text)
+    if layout == "published" and matching == "first":
+        start, end, insertion = _published_layout(text, edit, nl)
+        _refuse_if_protected(text, start, end)
+        return _check_result(text, text[:start] + insertion + text[end:])
     if edit.op == "append" or _appends_instead(text, edit, matching):
         start, end, insertion = _append(text, edit.content, nl)
     else:
@@ -153,6 +162,27 @@ def _appends_instead(text: str, edit: Edit, matching: TargetMatching) -> bool:
         and edit.op == "insert_after"
         and (not edit.target or edit.target not in text)
     )
+
+
+def _published_layout(text: str, edit: Edit, nl: str) -> tuple[int, int, str]:
+    """(start, end, insertion) as published `apply_patch` lays an edit out: the content
+    stripped; `append` (and an `insert_after` whose target is missing) after the body with
+    its trailing whitespace dropped, a blank line before the content (and after it, before
+    a trailing run of protected blocks); `insert_after` on the line after the target's line
+    with a blank line before the content; `replace` / `delete` the first exact occurrence,
+    nothing tidied around it. One published quirk is not copied: a target ending with a
+    line break inserts right after it (published: after the following line)."""
+    content = _convert_newlines(edit.content.strip(), nl)
+    if edit.op == "append" or _appends_instead(text, edit, "first"):
+        point = _append_point(text)
+        body_end = len(text[:point].rstrip())
+        tail = nl if point == len(text) else nl + nl
+        return body_end, point, nl + nl + content + tail
+    start, end = _first(text, edit)
+    if edit.op == "insert_after":
+        point = _line_after(text, end)
+        return point, point, nl + content + nl
+    return start, end, content if edit.op == "replace" else ""
 
 
 def _first(text: str, edit: Edit) -> tuple[int, int]:
@@ -264,21 +294,32 @@ def _strip_trailing_breaks(s: str) -> str:
     return s.rstrip("\r\n")
 
 
-def _insert_after(text: str, target_end: int, content: str, nl: str) -> tuple[int, int, str]:
+def _line_after(text: str, target_end: int) -> int:
+    """Where the line after the target's line starts (right after a target ending with a
+    line break; the end of a document without a final one)."""
     if target_end > 0 and text[target_end - 1] == "\n":
-        point = target_end
-    else:
-        line_break = text.find("\n", target_end)
-        point = len(text) if line_break == -1 else line_break + 1
+        return target_end
+    line_break = text.find("\n", target_end)
+    return len(text) if line_break == -1 else line_break + 1
+
+
+def _insert_after(text: str, target_end: int, content: str, nl: str) -> tuple[int, int, str]:
+    point = _line_after(text, target_end)
     return point, point, _as_lines(text, point, content, nl)
 
 
-def _append(text: str, content: str, nl: str) -> tuple[int, int, str]:
+def _append_point(text: str) -> int:
+    """The end of the body: before a run of protected blocks that ends the document."""
     point = len(text)
     for block in reversed(find_blocks(text)):
         if text[block.end : point].strip():
             break
         point = block.start
+    return point
+
+
+def _append(text: str, content: str, nl: str) -> tuple[int, int, str]:
+    point = _append_point(text)
     if point == len(text):
         return point, point, _as_lines(text, point, content, nl)
     # Before a trailing run of protected blocks: keep a blank line between content and block.

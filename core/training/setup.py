@@ -32,6 +32,18 @@ def budget_event(snap) -> BudgetUpdated:
     )
 
 
+def check_strategy_merges(config: Config, strategy: OptimizerStrategy) -> None:
+    """train.pareto merges are the strategy's to write: one without `merge_skills` would
+    leave the overlay's merges silently unused, so it is refused before any call."""
+    pareto = config.train.pareto
+    if pareto.enabled and pareto.merges and not callable(getattr(strategy, "merge_skills", None)):
+        raise ConfigError(
+            f"train.pareto.merges: {pareto.merges} needs a strategy that merges skills, and "
+            f"the {strategy.name} strategy cannot: set train.pareto.merges 0 (the frontier "
+            "without merges) or use the llm or fewshot strategy"
+        )
+
+
 def choose_strategy(config: Config, client) -> OptimizerStrategy:
     """`auto` = fewshot when the optimizer role resolves to the embedded local model (which
     cannot write sensible edits, EMBEDDED.md), else the LLM optimizer."""

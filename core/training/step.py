@@ -214,16 +214,14 @@ async def screen_step(
 
 async def merge_frontier_pair(tr: TrainingRun, step: int) -> dict[str, Any] | None:
     """train.pareto merges: two frontier members winning on different val items, combined
-    by the optimizer (its `merge_skills`) into one candidate the gate judges, from the
-    stronger of the two as parent. None when there is no such pair or the strategy cannot
-    merge."""
-    merge = getattr(tr.strategy, "merge_skills", None)
+    by the optimizer (its `merge_skills`, checked at setup) into one candidate the gate
+    judges, from the stronger of the two as parent. None when there is no such pair."""
     pair = merge_pair(tr.state.frontier, tr.state.merged_pairs)
-    if merge is None or pair is None:
+    if pair is None:
         return None
     first, second = pair
     tr.state.merged_pairs.append(sorted(pair))
-    candidate = await merge(tr.skill_text(first), tr.skill_text(second))
+    candidate = await tr.strategy.merge_skills(tr.skill_text(first), tr.skill_text(second))
     tr.state.current_version = first
     if candidate == tr.current:
         return {
@@ -279,7 +277,9 @@ def build_candidate(tr: TrainingRun, step: int, current: str, proposal: Proposal
         built.evidence = proposal.suggestions
         built.problems = block_changes(current, built.candidate)
     elif proposal.edits:
-        candidate, report = apply_edits(current, proposal.edits, tr.cfg.optimizer.edit_targets)
+        matching = tr.cfg.optimizer.edit_targets
+        layout = "published" if matching == "first" else "tidy"  # strict_edit_targets: ours
+        candidate, report = apply_edits(current, proposal.edits, matching, layout)
         for i, outcome in enumerate(report.outcomes):
             tr.emit(
                 EditApplied(

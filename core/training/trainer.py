@@ -63,6 +63,7 @@ from core.training.setup import (
     budget_event,
     build_client_with_budget_events,
     check_cost_cap_is_priced,
+    check_strategy_merges,
     choose_strategy,
     unused_optimizer_notice,
 )
@@ -520,6 +521,7 @@ async def run_training(
             client = build_client_with_budget_events(config, bus)
         check_cost_cap_is_priced(config, client)
         strategy = strategy or choose_strategy(config, client)
+        check_strategy_merges(config, strategy)
         stager = stager or RunDirStager(run_dir.staged_dir)
         if executor is None:
             executor = open_executor(config, env, ledger=client.ledger)

@@ -1,6 +1,8 @@
 """`alfworld`: ALFWorld household text games as the published method plays them: an episode
 of up to `max_steps` steps, one model call per step, the admissible actions listed in every
-prompt; hard = soft = the won flag.
+prompt; hard = soft = the won flag. The published harness (env.options.harness) puts the
+skill in each step's user turn, shows the last two steps, and reads the action from an
+<action> tag (`look` when there is none).
 
 Data: `<data_dir>/{train,val,test}/items.json` of `{id, gamefile, task_type}` where
 `gamefile` is absolute or relative to the data directory (what `skillopt data materialize
@@ -25,11 +27,20 @@ from core.environment.contract import (
 from core.environment.verdicts import VERDICT_CORRECT, VERDICT_WRONG
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
 from envs.alfworld.episodes import Observation, open_episode
+from envs.harness import HARNESSES, PUBLISHED, skill_only_system
 from envs.scoring import explain_model_error, shown_text
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
 
 HISTORY_STEPS = 10
+PUBLISHED_HISTORY_STEPS = 2
 _ACTION = re.compile(r"<action>(.*?)(?:</action>|$)", re.IGNORECASE | re.DOTALL)
+_PUBLISHED_ACTION = re.compile(r"<action>(.*?)</action>", re.DOTALL)
+PROMPTS = Path(__file__).parent / "prompts"
+SYSTEM = "You act as an expert agent in the ALFRED embodied household environment."
+SKILL_INTRO = (
+    "The skill document below holds strategies learned so far; let its guidelines inform "
+    "your decisions:"
+)
 
 
 def read_action(reply: str, admissible: list[str]) -> str:
@@ -59,6 +70,48 @@ def build_prompt(
     return "\n".join(lines)
 
 
+def published_action(reply: str) -> str:
+    """The published harness's action: the first <action> tag's text in lower case; a reply
+    without one (or an empty reply) is taken as `look`."""
+    match = _PUBLISHED_ACTION.search(reply)
+    action = match.group(1).strip().lower() if match else ""
+    return action or "look"
+
+
+def published_messages(
+    skill_text: str, task: str, history: list[tuple[str, str]], obs: Observation
+) -> list[Message]:
+    """The published harness's step: a one-line system prompt; the user turn holds the skill
+    under `## Skill Knowledge`, then (from the second step) the task, the step count and the
+    last two observations with the action taken at each, then the observation, the
+    admissible actions, and the request to reason in <think> and act in <action> tags.
+    `history`: (observation seen, action taken) pairs."""
+    actions = "\n ".join(f"'{a}'" for a in obs.admissible if a != "help")
+    if history:
+        recent = history[-PUBLISHED_HISTORY_STEPS:]
+        first = len(history) - len(recent) + 1
+        lines = "\n".join(
+            f"[Observation {first + n}: '{seen}', Action {first + n}: '{action}']"
+            for n, (seen, action) in enumerate(recent)
+        )
+        step = (PROMPTS / "target_later_step.md").read_text(encoding="utf-8")
+        step = step.format(
+            task=task,
+            taken=len(history),
+            shown=len(recent),
+            history=lines,
+            step=len(history) + 1,
+            observation=obs.text,
+            actions=actions,
+        )
+    else:
+        step = (PROMPTS / "target_first_step.md").read_text(encoding="utf-8")
+        step = step.format(observation=obs.text, actions=actions)
+    if skill_text.strip():
+        step = f"## Skill Knowledge\n{SKILL_INTRO}\n\n{skill_text.strip()}\n\n{step}"
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": step}]
+
+
 def explain(won: bool, steps: int, last_action: str) -> Score:
     verdict = VERDICT_CORRECT if won else f"{VERDICT_WRONG} (not won within {steps} steps)"
     explanation = (
@@ -74,7 +127,8 @@ class ALFWorldEnvironment(SplitDirEnvironment):
     version = "alfworld-1"
     source_hint = "your ALFWorld data root ($ALFWORLD_DATA after `alfworld-download`)"
     READS_DATA_ON_WORKERS = True  # the game files
-    OPTIONS = {"max_steps": 50}
+    OPTIONS = {"max_steps": 50, "harness": PUBLISHED}
+    CHOICES = {"harness": HARNESSES}
 
     def to_item(self, row: dict[str, Any]) -> TaskItem:
         try:
@@ -104,23 +158,29 @@ class ALFWorldEnvironment(SplitDirEnvironment):
             task_line = f"Your task is to:{first}".strip() if first else obs.text
             trajectory: list[Message] = [{"role": "user", "content": obs.text}]
             history: list[tuple[str, str]] = []
+            seen: list[tuple[str, str]] = []  # (observation, the action taken at it)
             completions: list[Completion] = []
             action, max_steps = "", self.options["max_steps"]
+            published = self.options["harness"] == PUBLISHED
             for step in range(1, max_steps + 1):
-                messages: list[Message] = []
-                if skill_text.strip():
-                    messages.append({"role": "system", "content": skill_text})
-                prompt = build_prompt(
-                    f"{task.strip()}\n{task_line}".strip(), history, obs, step, max_steps
-                )
-                messages.append({"role": "user", "content": prompt})
+                if published:
+                    messages = published_messages(skill_text, first.strip(), seen, obs)
+                else:
+                    prompt = build_prompt(
+                        f"{task.strip()}\n{task_line}".strip(), history, obs, step, max_steps
+                    )
+                    messages = [*skill_only_system(skill_text), {"role": "user", "content": prompt}]
                 try:
                     completion = await complete(messages)
                 except (TransientError, RetriesExhausted) as exc:
                     why = explain_model_error(item.answer, (), str(exc))
                     return model_error_result(item, trajectory, exc, why)
                 completions.append(completion)
-                action = read_action(completion.text, obs.admissible)
+                if published:
+                    action = published_action(completion.text)
+                else:
+                    action = read_action(completion.text, obs.admissible)
+                seen.append((obs.text, action))
                 obs = await asyncio.to_thread(episode.step, action)
                 history.append((action, obs.text))
                 trajectory += [

@@ -1,5 +1,7 @@
 """`docvqa`: DocVQA questions about a scanned document page, as the published method runs
-them: one multimodal chat call with the page image inline (a base64 data URI), scored by
+them: one multimodal chat call with the page image inline (a base64 data URI), the skill
+inside the published harness's system prompt (env.options.harness; an untagged reply's last
+line is its answer), scored by
 normalised exact match (hard) and ANLS (soft), each the best over the gold answers.
 
 A text-only target backend (the embedded model) refuses the image request with a clear
@@ -21,6 +23,7 @@ from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score
 from core.models.types import Message, RetriesExhausted, TransientError
 from envs.answer_tag import extract_answer
 from envs.docvqa.anls import anls
+from envs.harness import HARNESSES, PUBLISHED, framed_system, skill_only_system, untagged_answer
 from envs.scoring import explain_model_error, score_answer
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
 
@@ -34,24 +37,30 @@ def image_data_uri(path: Path) -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def build_messages(item: TaskItem, skill_text: str, image_uri: str) -> list[Message]:
-    text = (
-        f"Question about the document page in the image: {item.question}\n"
-        "Give the answer as it is written on the page, inside <answer></answer>."
-    )
-    messages: list[Message] = []
-    if skill_text.strip():
-        messages.append({"role": "system", "content": skill_text})
-    messages.append(
-        {
-            "role": "user",
-            "content": [
-                {"type": "text", "text": text},
-                {"type": "image_url", "image_url": {"url": image_uri}},
-            ],
-        }
-    )
-    return messages
+SYSTEM_TEMPLATE = Path(__file__).parent / "prompts" / "target_system.md"
+
+
+def build_messages(
+    item: TaskItem, skill_text: str, image_uri: str, harness: str = PUBLISHED
+) -> list[Message]:
+    """`published`: the harness system prompt with the skill inside it (an expert reader;
+    ground the answer in the page, exact spans, nothing made up, the best-supported of
+    near matches; the answer in tags), the question and the tag instruction beside the
+    image. `skill_only` (configs/features/docvqa_skill_only.yaml): the skill alone."""
+    if harness == PUBLISHED:
+        system = [{"role": "system", "content": framed_system(SYSTEM_TEMPLATE, skill_text)}]
+        text = f"{item.question}\n\nGive the final answer inside <answer>...</answer>."
+    else:
+        system = skill_only_system(skill_text)
+        text = (
+            f"Question about the document page in the image: {item.question}\n"
+            "Give the answer as it is written on the page, inside <answer></answer>."
+        )
+    parts = [
+        {"type": "text", "text": text},
+        {"type": "image_url", "image_url": {"url": image_uri}},
+    ]
+    return [*system, {"role": "user", "content": parts}]
 
 
 def score_prediction(prediction: str, answers: list[str]) -> Score:
@@ -68,6 +77,8 @@ class DocVQAEnvironment(SplitDirEnvironment):
     source_hint = (
         "your local copy of lmms-lab/DocVQA's DocVQA validation rows (Parquet or JSON Lines)"
     )
+    OPTIONS = {"harness": PUBLISHED}
+    CHOICES = {"harness": HARNESSES}
 
     def to_item(self, row: dict[str, Any]) -> TaskItem:
         try:
@@ -90,13 +101,16 @@ class DocVQAEnvironment(SplitDirEnvironment):
         return score_prediction(prediction, item.data["answers"])
 
     async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
-        messages = build_messages(item, skill_text, image_data_uri(Path(item.data["image"])))
+        harness = self.options["harness"]
+        uri = image_data_uri(Path(item.data["image"]))
+        messages = build_messages(item, skill_text, uri, harness)
         try:
             completion = await complete(messages)
         except (TransientError, RetriesExhausted) as exc:
             why = explain_model_error(item.answer, item.data["answers"][1:], str(exc))
             return model_error_result(item, _without_image(messages), exc, why)
-        prediction, _ = extract_answer(completion.text)
+        untagged = untagged_answer(harness)
+        prediction, _ = extract_answer(completion.text, untagged=untagged)
         trajectory = [*_without_image(messages), {"role": "assistant", "content": completion.text}]
         return scored_result(
             item, prediction, self.score(item, prediction), trajectory, [completion]

@@ -45,20 +45,25 @@ def _as_label(text: str, labels: set[str]) -> str | None:
     return None
 
 
-def read_choice(reply: str, choices: list[Choice]) -> tuple[str | None, str]:
+def read_choice(
+    reply: str, choices: list[Choice], untagged: str = "whole"
+) -> tuple[str | None, str]:
     """(label, rule): the answer tag holding a label; else the tag's (or reply's) text equal
-    to one choice's text after normalisation; else the reply's first token as a label."""
+    to one choice's text after normalisation; else the reply's first token as a label.
+    `untagged` "last_line" (the published harness): an untagged reply's answer is its last
+    line, which may itself be a label, and the first token is the answer's, not the reply's."""
     labels = {c["label"] for c in choices}
-    answer, tagged = extract_answer(reply)
-    if tagged:
+    answer, tagged = extract_answer(reply, untagged=untagged)
+    published = untagged == "last_line"
+    if tagged or published:
         label = _as_label(answer, labels)
         if label:
-            return label, "the answer tag"
+            return label, "the answer tag" if tagged else "the last line"
     wanted = normalise_answer(answer)
     for choice in choices:
         if wanted and normalise_answer(choice["text"]) == wanted:
             return choice["label"], "the exact choice text"
-    tokens = reply.split()
+    tokens = (answer if published else reply).split()
     if tokens:
         label = _as_label(tokens[0], labels)
         if label:

@@ -1,7 +1,8 @@
 """`livemath`: LiveMathematicianBench, multiple-choice questions about recent theorems, as the
-published method runs it: one chat call; the choices shuffled per item in a seeded order and
-relabelled A, B, ...; the reply's label matched by a cascade (answer tag, then the exact
-choice text, then the first token). Hard = soft = label match.
+published method runs it: one chat call, the skill inside the published harness's system
+prompt (env.options.harness); the choices shuffled per item in a seeded order and
+relabelled A, B, ...; the reply's label matched by a cascade (answer tag or, untagged, its
+last line; then the exact choice text; then the first token). Hard = soft = label match.
 
 Data: `<data_dir>/{train,val,test}/items.json` of
 `{id, question, choices: [{label, text}], correct_choice: {label, text}, theorem_type}` (what
@@ -10,10 +11,12 @@ Data: `<data_dir>/{train,val,test}/items.json` of
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.models.types import Message, RetriesExhausted, TransientError
+from envs.harness import HARNESSES, PUBLISHED, framed_system, skill_only_system, untagged_answer
 from envs.livemath.choices import read_choice, shuffle_choices
 from envs.scoring import explain_model_error, score_label
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
@@ -25,23 +28,35 @@ def render_question(question: str, choices: list[dict[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def build_messages(item: TaskItem, skill_text: str) -> list[Message]:
+SYSTEM_TEMPLATE = Path(__file__).parent / "prompts" / "target_system.md"
+
+
+def build_messages(item: TaskItem, skill_text: str, harness: str = PUBLISHED) -> list[Message]:
+    """`published`: the harness system prompt with the skill inside it (an expert; mind
+    quantifiers, hypotheses, extremal wording and equality conditions; step by step, only
+    the label in the tags, an example), then `## Question` and `## Choices`. `skill_only`
+    (configs/features/livemath_skill_only.yaml): the skill alone, the tag instruction in
+    the user turn."""
+    if harness == PUBLISHED:
+        choices = "\n".join(f"{c['label']}. {c['text']}" for c in item.data["choices"])
+        user = f"## Question\n{item.data['stem']}\n\n## Choices\n{choices}"
+        return [
+            {"role": "system", "content": framed_system(SYSTEM_TEMPLATE, skill_text)},
+            {"role": "user", "content": user},
+        ]
     user = (
         f"{item.question}\n\nChoose one option. Give its letter inside <answer></answer>, "
         "for example <answer>B</answer>."
     )
-    messages: list[Message] = []
-    if skill_text.strip():
-        messages.append({"role": "system", "content": skill_text})
-    messages.append({"role": "user", "content": user})
-    return messages
+    return [*skill_only_system(skill_text), {"role": "user", "content": user}]
 
 
 class LiveMathEnvironment(SplitDirEnvironment):
     name = "livemath"
     version = "livemath-1"
     source_hint = "a folder holding LiveMathematicianBench's qa_*_final.json files"
-    OPTIONS = {"shuffle_choices": True, "choice_seed": 42}
+    OPTIONS = {"shuffle_choices": True, "choice_seed": 42, "harness": PUBLISHED}
+    CHOICES = {"harness": HARNESSES}
 
     def to_item(self, row: dict[str, Any]) -> TaskItem:
         try:
@@ -64,15 +79,16 @@ class LiveMathEnvironment(SplitDirEnvironment):
             task_type=str(types[0]) if types else "livemath",
             question=render_question(question, choices),
             answer=correct,
-            data={"choices": choices},
+            data={"choices": choices, "stem": question.strip()},
         )
 
     def score(self, item: TaskItem, prediction: str) -> Score:
-        label, how = read_choice(prediction, item.data["choices"])
+        untagged = untagged_answer(self.options["harness"])
+        label, how = read_choice(prediction, item.data["choices"], untagged)
         return score_label(prediction, label, item.answer, how)
 
     async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
-        messages = build_messages(item, skill_text)
+        messages = build_messages(item, skill_text, self.options["harness"])
         try:
             completion = await complete(messages)
         except (TransientError, RetriesExhausted) as exc:

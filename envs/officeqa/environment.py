@@ -2,17 +2,20 @@
 method runs it: a tool loop in which the target may glob, read (with offset/limit) and grep
 the item's own source files, up to `max_tool_turns` calls, then answers.
 
-The protocol is plain text so that any chat backend can follow it: a reply holding
+The skill sits inside the published harness's system prompt (env.options.harness), which
+also says how to call the tools. The protocol is plain text so that any chat backend can
+follow it (published: the API's function tools): a reply holding
 `<tool>{"name": "read", "path": "...", "offset": 0, "limit": 200}</tool>` runs that tool
-and the result comes back as the next user message; a reply with `<answer>...</answer>`
-(or with neither, taken as the answer) ends the episode. Tools are confined to the item's
-files (envs/officeqa/tools.py). Scored by envs/officeqa/scoring.py.
+and the result comes back as the next user message; a reply without a tool call ends the
+episode with the `<answer>` tag's text as its answer (published, the default: a reply
+without the tag has no answer; skill_only: the whole reply). Tools are confined to the
+item's files (envs/officeqa/tools.py). Scored by envs/officeqa/scoring.py.
 
 With a coding agent as the target (backend claude_code or codex) the item runs as an agent
 task instead: envs/officeqa/agent.py.
 
 Data: `<data_dir>/{train,val,test}/items.json` of `{id, question, answers, source_files,
-category}` and the documents in `<data_dir>/docs/`.
+source_docs, category}` and the documents in `<data_dir>/docs/`.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from core.agent_loop.loop import json_depth
 from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
 from envs.answer_tag import extract_answer
+from envs.harness import HARNESSES, PUBLISHED, framed_system, skill_only_system
 from envs.officeqa.agent import agent_rollout
 from envs.officeqa.scoring import score_officeqa
 from envs.officeqa.tools import ItemFiles
@@ -41,6 +46,43 @@ PROTOCOL = """You can look at this task's files with tools. To call one, reply w
 <tool>{"name": "read", "path": "FILE", "offset": 0, "limit": 200}</tool>
 <tool>{"name": "grep", "pattern": "REGEX", "path": "FILE"}</tool>
 When you know the answer, reply with <answer>...</answer>."""
+SYSTEM_TEMPLATE = Path(__file__).parent / "prompts" / "target_system.md"
+_FIRST_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+
+
+def build_messages(item: TaskItem, names: tuple[str, ...], skill_text: str, harness: str):
+    """`published`: the harness system prompt with the skill inside it (an expert on the
+    bulletins; its six rules; call tools without asking; the answer in tags and no tool
+    after it), then `## Question`, `## Candidate Files` and, when the item has them,
+    `## Source Hints`. The tools are called in our text protocol, shown in that prompt
+    (published: the API's function tools; any chat backend can follow text).
+    `skill_only` (configs/features/officeqa_skill_only.yaml): the skill alone, the
+    protocol, the file names and the question in the user turn."""
+    if harness != PUBLISHED:
+        user = f"{PROTOCOL}\n\nFiles: {', '.join(names)}\n\nQuestion: {item.question}"
+        return [*skill_only_system(skill_text), {"role": "user", "content": user}]
+    parts = [f"## Question\n{item.question}", "## Candidate Files\n" + _listed(names)]
+    if item.data.get("source_docs"):
+        parts.append("## Source Hints\n" + _listed(item.data["source_docs"]))
+    return [
+        {"role": "system", "content": framed_system(SYSTEM_TEMPLATE, skill_text)},
+        {"role": "user", "content": "\n\n".join(parts)},
+    ]
+
+
+def _listed(lines) -> str:
+    return "\n".join(f"- {line}" for line in lines) or "- none"
+
+
+def published_answer(reply: str) -> str:
+    """The published harness's answer: only a reply with an <answer> tag has one, the first
+    closed tag's text, else (an unclosed tag) the reply's last line."""
+    if "<answer>" not in reply.lower():
+        return ""
+    match = _FIRST_ANSWER.search(reply)
+    if match:
+        return match.group(1).strip()
+    return [line.strip() for line in reply.splitlines() if line.strip()][-1]
 
 
 def parse_tool_call(reply: str) -> tuple[str, dict[str, Any]] | None | str:
@@ -69,7 +111,8 @@ class OfficeQAEnvironment(SplitDirEnvironment):
     name = "officeqa"
     version = "officeqa-1"
     source_hint = "a folder holding officeqa_full.csv and the treasury_bulletin_*.txt documents"
-    OPTIONS = {"max_tool_turns": 24}
+    OPTIONS = {"max_tool_turns": 24, "harness": PUBLISHED}
+    CHOICES = {"harness": HARNESSES}
 
     def to_item(self, row: dict[str, Any]) -> TaskItem:
         try:
@@ -85,7 +128,10 @@ class OfficeQAEnvironment(SplitDirEnvironment):
             task_type=str(row.get("category") or "officeqa"),
             question=question,
             answer=answers[0],
-            data={"source_files": files},
+            data={
+                "source_files": files,
+                "source_docs": [str(d) for d in row.get("source_docs", [])],
+            },
         )
 
     def files_of(self, item: TaskItem) -> ItemFiles:
@@ -98,15 +144,8 @@ class OfficeQAEnvironment(SplitDirEnvironment):
         if self.target_kind == "agent":
             return await agent_rollout(item, self.files_of(item), skill_text, complete)
         files = self.files_of(item)
-        messages: list[Message] = []
-        if skill_text.strip():
-            messages.append({"role": "system", "content": skill_text})
-        messages.append(
-            {
-                "role": "user",
-                "content": f"{PROTOCOL}\n\nFiles: {', '.join(files.names)}\n\nQuestion: {item.question}",
-            }
-        )
+        harness = self.options["harness"]
+        messages: list[Message] = build_messages(item, files.names, skill_text, harness)
         completions: list[Completion] = []
         prediction = ""
         for _turn in range(self.options["max_tool_turns"] + 1):
@@ -120,7 +159,10 @@ class OfficeQAEnvironment(SplitDirEnvironment):
             messages.append({"role": "assistant", "content": completion.text})
             call = parse_tool_call(completion.text)
             if call is None:
-                prediction = extract_answer(completion.text)[0]
+                if harness == PUBLISHED:
+                    prediction = published_answer(completion.text)
+                else:
+                    prediction = extract_answer(completion.text)[0]
                 break
             if len(completions) > self.options["max_tool_turns"]:
                 break  # the tool budget is spent: no answer

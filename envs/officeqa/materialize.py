@@ -81,6 +81,7 @@ def materialize(
                 "question": str(row.get("question") or "").strip(),
                 "answers": [answer] if answer else [],
                 "source_files": files,
+                "source_docs": _list_field(row.get("source_docs")),
                 "category": str(row.get("category") or row.get("difficulty") or "officeqa"),
             }
 

@@ -19,6 +19,7 @@ from typing import Any
 from core.environment.contract import CompleteFn, EnvError, RolloutResult, Score, TaskItem
 from core.models.types import Message, RetriesExhausted, TransientError
 from envs.answer_tag import extract_answer
+from envs.harness import HARNESSES, PUBLISHED, framed_system, skill_only_system, untagged_answer
 from envs.scoring import explain_model_error, score_answer, squad_normalise
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
 
@@ -41,41 +42,27 @@ def trim_context(context: str, max_chars: int) -> str:
     return kept if kept.strip() else context[:max_chars]
 
 
-PROMPTS = Path(__file__).parent / "prompts"
-SYSTEM_TEMPLATE = PROMPTS / "target_system.md"
-SKILL_SECTION = "{skill_section}"
-
-
-def published_system(skill_text: str) -> str:
-    """The published harness's system prompt (in our words): the target's role, the skill
-    under a `## Skill` heading (nothing when the skill is empty), the task, and how to
-    answer: step by step, the final answer short and inside <answer> tags, an example."""
-    section = f"## Skill\n{skill_text.strip()}\n\n" if skill_text.strip() else ""
-    return SYSTEM_TEMPLATE.read_text(encoding="utf-8").replace(SKILL_SECTION, section)
+SYSTEM_TEMPLATE = Path(__file__).parent / "prompts" / "target_system.md"
 
 
 def build_messages(
-    item: TaskItem, skill_text: str, max_context_chars: int, harness: str = "published"
+    item: TaskItem, skill_text: str, max_context_chars: int, harness: str = PUBLISHED
 ) -> list[Message]:
     """What the target sees; never the gold answers. `published`: the harness system prompt
     with the skill inside it, then `## Context` and `## Question`. `skill_only`
     (configs/features/searchqa_skill_only.yaml, our earlier framing): the skill alone as
     the system prompt (none if empty), the answer-format instruction in the user turn."""
     context = trim_context(item.data["context"], max_context_chars)
-    if harness == "published":
+    if harness == PUBLISHED:
         return [
-            {"role": "system", "content": published_system(skill_text)},
+            {"role": "system", "content": framed_system(SYSTEM_TEMPLATE, skill_text)},
             {"role": "user", "content": f"## Context\n{context}\n\n## Question\n{item.question}"},
         ]
     user = (
         f"Context:\n{context}\n\nQuestion: {item.question}\n"
         "Give the final answer inside <answer></answer>."
     )
-    messages: list[Message] = []
-    if skill_text.strip():
-        messages.append({"role": "system", "content": skill_text})
-    messages.append({"role": "user", "content": user})
-    return messages
+    return [*skill_only_system(skill_text), {"role": "user", "content": user}]
 
 
 def score_prediction(prediction: str, answers: list[str]) -> Score:
@@ -86,8 +73,8 @@ class SearchQAEnvironment(SplitDirEnvironment):
     name = "searchqa"
     version = "searchqa-1"
     source_hint = "your local copy of the lucadiliello/searchqa rows (Parquet or JSON Lines)"
-    OPTIONS = {"max_context_chars": 6000, "harness": "published"}
-    CHOICES = {"harness": ("published", "skill_only")}
+    OPTIONS = {"max_context_chars": 6000, "harness": PUBLISHED}
+    CHOICES = {"harness": HARNESSES}
 
     def to_item(self, row: dict[str, Any]) -> TaskItem:
         try:
@@ -116,7 +103,7 @@ class SearchQAEnvironment(SplitDirEnvironment):
         except (TransientError, RetriesExhausted) as exc:
             why = explain_model_error(item.answer, item.data["answers"][1:], str(exc))
             return model_error_result(item, messages, exc, why)
-        untagged = "last_line" if harness == "published" else "whole"
+        untagged = untagged_answer(harness)
         prediction, _tagged = extract_answer(completion.text, untagged=untagged)
         trajectory = [*messages, {"role": "assistant", "content": completion.text}]
         return scored_result(

@@ -1,5 +1,7 @@
 """`spreadsheetbench`: SpreadsheetBench (Verified 400) as the published method runs it: the
-target writes a Python program that transforms the input workbook; the program runs in a
+target writes a Python program that transforms the input workbook (the skill after the
+published harness's system prompt, env.options.harness; the program's INPUT_PATH and
+OUTPUT_PATH name the workbooks); the program runs in a
 bubblewrap jail (envs/spreadsheetbench/sandbox.py, envs/jail.py) on each of the task's test cases;
 an error, a timeout or a missing output is fed back and the target tries again, for up to
 `max_turns` rounds. With `train_cell_feedback` on, a training item's wrong cells are fed
@@ -32,21 +34,62 @@ from core.environment.contract import (
     TaskItem,
 )
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
+from envs.harness import HARNESSES, PUBLISHED, SKILL_ONLY, skill_only_system
 from envs.jail import BUBBLEWRAP, MODES, require_jail
 from envs.scoring import explain_model_error
 from envs.split_data import load_split_rows
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
 from envs.spreadsheetbench.compare import Comparison, compare_workbooks, explain
-from envs.spreadsheetbench.preview import preview
+from envs.spreadsheetbench.preview import preview, published_preview
 from envs.spreadsheetbench.sandbox import INPUT_NAME, OUTPUT_NAME, Limits, run_program
 
 _CODE = re.compile(r"```(?:python|py)?\s*\n(.*?)(?:```|$)", re.DOTALL)
+_PATH_ASSIGNMENT = re.compile(r"^\s*(?:INPUT_PATH|OUTPUT_PATH)\s*=.*$", re.MULTILINE)
+SYSTEM_TEMPLATE = Path(__file__).parent / "prompts" / "target_system.md"
+FIX = {  # what follows a problem fed back (published: the whole script again, in a block)
+    PUBLISHED: "Fix the code and reply with the whole corrected script in a ```python``` block.",
+    SKILL_ONLY: "Fix the program.",
+}
 
 
-def extract_program(reply: str) -> str:
-    """The last fenced code block, or the whole reply when it has none."""
+def extract_program(reply: str, harness: str = SKILL_ONLY) -> str:
+    """`skill_only`: the last fenced code block; `published`: the first fenced block,
+    whatever its language. The whole reply when it has none."""
+    if harness == PUBLISHED:
+        start = reply.find("```")
+        newline = reply.find("\n", start)
+        end = reply.find("```", newline + 1)
+        if start == -1 or newline == -1 or end == -1:
+            return reply.strip()
+        return reply[newline + 1 : end].strip()
     blocks = _CODE.findall(reply)
     return blocks[-1].strip() if blocks else reply.strip()
+
+
+def with_paths(program: str) -> str:
+    """The program with INPUT_PATH and OUTPUT_PATH set to the workbooks the sandbox gives
+    it (the published harness's names; its own assignments of them removed, as published
+    does), so a program written either way finds its files."""
+    cleaned = _PATH_ASSIGNMENT.sub("", program)
+    return f"INPUT_PATH = {INPUT_NAME!r}\nOUTPUT_PATH = {OUTPUT_NAME!r}\n{cleaned}"
+
+
+def published_prompt(item: TaskItem, workbook_preview: str) -> str:
+    """The published harness's user turn: the instruction, its type and the answer's
+    position, the preview, and the task (INPUT_PATH to OUTPUT_PATH, other cells kept,
+    every real row rather than the preview's, only a python block)."""
+    return (
+        f"# Instruction\n{item.question}\n\n"
+        f"Instruction type: {item.task_type}\n"
+        f"Expected answer position: {item.data['answer_position']}\n\n"
+        f"# Input spreadsheet preview\n{workbook_preview}\n\n"
+        "# Task\n"
+        "Write a Python script that reads the workbook at `INPUT_PATH`, carries out the "
+        "instruction and saves the changed workbook to `OUTPUT_PATH`. Leave every other cell "
+        "as it is. The preview may be cut short: do not hardcode row counts or assume the "
+        "data stops at the last row shown; loop over all the rows the workbook really has. "
+        "Reply with only a ```python``` code block."
+    )
 
 
 class SpreadsheetBenchEnvironment(SplitDirEnvironment):
@@ -61,8 +104,9 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
         "max_output_chars": 4000,
         "train_cell_feedback": False,
         "sandbox": BUBBLEWRAP,  # or "audit-hook-only": no jail, the weaker mode, by name
+        "harness": PUBLISHED,
     }
-    CHOICES = {"sandbox": MODES}
+    CHOICES = {"sandbox": MODES, "harness": HARNESSES}
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -108,7 +152,8 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
     def score(self, item: TaskItem, prediction: str) -> Score:
         """Run the program `prediction` (bare or in a fenced block) on every test case and
         compare the cells."""
-        comparisons, problem = self._run_cases(extract_program(prediction), item)
+        program = extract_program(prediction, self.options["harness"])
+        comparisons, problem = self._run_cases(program, item)
         return explain(comparisons, item.data["answer_position"], problem)
 
     def _run_cases(self, program: str, item: TaskItem) -> tuple[list[Comparison], str]:
@@ -116,7 +161,7 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
         with tempfile.TemporaryDirectory(prefix="skillopt-sheet-out-") as tmp:
             for number, case in enumerate(item.data["cases"], 1):
                 result = run_program(
-                    program,
+                    with_paths(program),
                     Path(case["input"]),
                     Path(tmp) / str(number),
                     self.limits,
@@ -142,18 +187,32 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
             "directory. Reply with the program in one ```python block."
         )
 
+    def messages(self, item: TaskItem, skill_text: str, harness: str) -> list[Message]:
+        """`published`: the codegen system prompt with the skill after it under `## Skill`,
+        then the published task text and preview. `skill_only`
+        (configs/features/spreadsheetbench_skill_only.yaml): the skill alone, our task text."""
+        if harness != PUBLISHED:
+            return [*skill_only_system(skill_text), {"role": "user", "content": self._prompt(item)}]
+        system = SYSTEM_TEMPLATE.read_text(encoding="utf-8")
+        if skill_text.strip():
+            system += f"\n\n## Skill\n{skill_text.strip()}"
+        first = Path(item.data["cases"][0]["input"])
+        return [
+            {"role": "system", "content": system},
+            {"role": "user", "content": published_prompt(item, published_preview(first))},
+        ]
+
     async def rollout(self, item: TaskItem, skill_text: str, complete: CompleteFn) -> RolloutResult:
         if self.target_kind == "agent":
             from envs.spreadsheetbench.agent import agent_rollout
 
             return await agent_rollout(item, skill_text, complete)
-        messages: list[Message] = []
-        if skill_text.strip():
-            messages.append({"role": "system", "content": skill_text})
-        messages.append({"role": "user", "content": self._prompt(item)})
+        harness = self.options["harness"]
+        messages = self.messages(item, skill_text, harness)
         completions: list[Completion] = []
         program, score = "", explain([], item.data["answer_position"], "no program")
         feedback_cells = self.options["train_cell_feedback"] and item.data["split"] == "train"
+        fix = FIX[harness]
         for _turn in range(self.options["max_turns"]):
             try:
                 completion = await complete(messages)
@@ -163,16 +222,16 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
                 )
             completions.append(completion)
             messages.append({"role": "assistant", "content": completion.text})
-            program = extract_program(completion.text)
+            program = extract_program(completion.text, harness)
             comparisons, problem = await asyncio.to_thread(self._run_cases, program, item)
             score = explain(comparisons, item.data["answer_position"], problem)
             if problem:
-                messages.append({"role": "user", "content": f"{problem}\n\nFix the program."})
+                messages.append({"role": "user", "content": f"{problem}\n\n{fix}"})
                 continue
             if score.hard or not feedback_cells:
                 break
             wrong = next(c.first_mismatch for c in comparisons if c.first_mismatch)
             messages.append(
-                {"role": "user", "content": f"Some cells are wrong, e.g. {wrong}. Fix the program."}
+                {"role": "user", "content": f"Some cells are wrong, e.g. {wrong}. {fix}"}
             )
         return scored_result(item, program, score, messages, completions)

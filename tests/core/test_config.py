@@ -46,6 +46,16 @@ def test_nested_sections_merge_instead_of_replacing(tmp_path):
     assert cfg.models.target.temperature == 0.7 and cfg.models.target.max_tokens == 5
 
 
+def test_an_empty_section_inherits_instead_of_replacing(tmp_path):
+    # `train: {}` (or a section whose keys were all commented out) says nothing: the base's
+    # keys stay, at every depth.
+    write(tmp_path / "a.yaml", "train:\n  epochs: 5\nmodels:\n  target:\n    max_tokens: 99\n")
+    cfg = load_config(
+        write(tmp_path / "b.yaml", "_base_: a.yaml\ntrain: {}\nmodels:\n  target: {}\n")
+    )
+    assert cfg.train.epochs == 5 and cfg.models.target.max_tokens == 99
+
+
 def test_override_values_are_yaml_scalars():
     assert parse_override("train.epochs=3") == ("train.epochs", 3)
     assert parse_override("train.gate.early_decide=false") == ("train.gate.early_decide", False)

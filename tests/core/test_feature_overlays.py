@@ -57,6 +57,26 @@ EXPECTED = {
         c.env.options.get("harness") == "skill_only"
         and c.train.initial_skill == "envs/searchqa/initial.md"
     ),
+    "docvqa_skill_only": lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == "envs/docvqa/initial.md"
+    ),
+    "livemath_skill_only": lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == "envs/livemath/initial.md"
+    ),
+    "officeqa_skill_only": lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == "envs/officeqa/initial.md"
+    ),
+    "spreadsheetbench_skill_only": lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == "envs/spreadsheetbench/initial.md"
+    ),
+    "alfworld_skill_only": lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == "envs/alfworld/initial.md"
+    ),
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),

@@ -169,6 +169,23 @@ def test_a_slow_update_is_named_not_reported_as_its_step():
     ]
 
 
+def test_the_significance_gates_p_is_its_own_field_and_a_merge_is_named():
+    # With train.gate.significance the line shows the test's p and the items it counted,
+    # not only inside the reason; a Pareto merge is named like a slow update.
+    out = io.StringIO()
+    log = ConsoleLogger(out)
+    test = dict(p_value=0.34375, items_counted=5, reason="rejected: not significant, …")
+    log(gate(2, False, 0.5, items_improved=3, items_regressed=2, **test))
+    log(gate(2, True, 0.6, source="merge", items_improved=4, p_value=0.0625, items_counted=4))
+    log(gate(3, False, 0.6, items_improved=1, p_value=0.5, items_counted=1))
+    assert out.getvalue().splitlines() == [
+        "step 2: rejected · val 0.500 vs best 0.400 · sign test p=0.344 over 5 changed items",
+        "merge (after step 2): accepted · val 0.400 → 0.600 · items +4/−0"
+        " · sign test p=0.0625 over 4 changed items",
+        "step 3: rejected · val 0.600 vs best 0.400 · sign test p=0.5 over 1 changed item",
+    ]
+
+
 def test_a_candidate_never_scored_says_so():
     out = io.StringIO()
     log = ConsoleLogger(out)

@@ -36,13 +36,16 @@ def rank_select(call: dict) -> list[int]:
     """Indices (into the pool) of the edits the published rank-and-clip keeps, given the
     ranker's reply text (or no call at all when the pool fits the budget)."""
     import skillopt.optimizer.clip as clip
+    from skillopt.optimizer.update_modes import payload_key
 
+    mode = call.get("update_mode", "patch")  # "rewrite": the pool is revise suggestions
     edits = [dict(e, _index=i) for i, e in enumerate(call["edits"])]
     clip.chat_optimizer = lambda **_kw: (call["reply"], {})
     clip.format_meta_skill_context = lambda _ctx: ""
     clip.load_prompt = lambda _name: "system"
-    out = clip.rank_and_select("skill", {"edits": edits}, max_edits=call["budget"])
-    return [e["_index"] for e in out["edits"]]
+    pool = {payload_key(mode): edits}
+    out = clip.rank_and_select("skill", pool, max_edits=call["budget"], update_mode=mode)
+    return [e["_index"] for e in out[payload_key(mode)]]
 
 
 def gate(call: dict) -> list[str]:

@@ -6,6 +6,8 @@ Expected outcomes (from the double's documented behaviour, see train_scenario.py
 - "full" (budget 4, 2 epochs × 2 steps): best val v03 v04 v05 right (0.6); test x02 x03.
 - "one_edit" (budget 1, one step on t01): only the format rule: val v03 v04 (0.4); test x03.
 - "no_edit" (budget 0, one step): the initial skill stays best: val 0/5, test 0/3.
+- "significance" ("full" with train.gate.significance at alpha 0.1): step 0's candidate
+  (v03 v04 v05 up, nothing down: one-sided p 1/8) is not significant, so it is rejected.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ SHAPES: dict[str, dict[str, Any]] = {
         "steps_per_epoch": 1,
         "batch_size": 1,
     },
+    "significance": {"gate": {"significance": "sign", "alpha": 0.1}},
     "no_edit": {
         "schedule": {"kind": "constant", "start": 0, "end": 0},
         "epochs": 1,

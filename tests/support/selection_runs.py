@@ -57,8 +57,7 @@ def write_config(root: Path, world: RuleWorld, overlays: list[str], **train: Any
     )
     bases = [str(base)] + [str(REPO / "configs" / "features" / f"{n}.yaml") for n in overlays]
     path = root / "run.yaml"  # the overlays on the sim's base, then the caller's keys
-    # (an empty `train: {}` would replace the whole section: left out then)
-    path.write_text(yaml.safe_dump({"_base_": bases, **({"train": train} if train else {})}))
+    path.write_text(yaml.safe_dump({"_base_": bases, "train": train}))
     return path
 
 

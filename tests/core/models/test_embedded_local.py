@@ -72,7 +72,7 @@ def test_server_is_shared_and_reference_counted():
 @pytest.mark.embedded(own_server=True)
 def test_prompt_reading_threads_are_set_apart_from_reply_writing_threads(monkeypatch):
     """`threads: 1` (for a loaded machine) no longer holds prompt reading to one core:
-    the optimizer's long prompts are read with `batch_threads` (null = all cores)."""
+    the optimizer's long prompts are read with `batch_threads` (null = the idle cores)."""
     import types
 
     import xllamacpp
@@ -86,6 +86,7 @@ def test_prompt_reading_threads_are_set_apart_from_reply_writing_threads(monkeyp
     spy = types.SimpleNamespace(CommonParams=xllamacpp.CommonParams, Server=server)
     monkeypatch.setattr(local_server, "_import_runtime", lambda: spy)
     monkeypatch.setattr(local_server.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(local_server.os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # all idle
     for config in (LocalModelConfig(parallel=1, threads=1), LocalModelConfig(batch_threads=2)):
         handle = LocalModelServer(config)
         handle.start()

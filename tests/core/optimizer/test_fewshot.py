@@ -7,11 +7,17 @@ import random
 from core.environment import verdicts
 from core.environment.contract import RolloutResult
 from core.environment.verdicts import verdict_of as verdict
-from core.optimizer.fewshot import EXAMPLES_HEADING, RULES, FewshotStrategy, fired_rules
+from core.optimizer.fewshot import (
+    EXAMPLES_HEADING,
+    FORMAT_HEADING,
+    RULES,
+    FewshotStrategy,
+    fired_rules,
+)
 from core.optimizer.strategy import EpochContext, EpochPair, ProposalContext
 from core.skill.edits import apply_edits
 from envs import scoring
-from tests.doubles.skill_sensitive_target import has_format_rule
+from tests.doubles.skill_sensitive_target import SkillSensitiveTarget, has_format_rule
 
 EXTRA_RULE = RULES[verdicts.VERDICT_EXTRA_WORDS]
 
@@ -138,3 +144,34 @@ async def test_no_slow_update_and_deterministic_meta_notes():
     notes = await strategy.meta_notes(c)
     assert notes == await strategy.meta_notes(c)
     assert "1 improved" in notes and "1 still passing" in notes and "of 2" in notes
+
+
+async def grown(skill: str, results: list[RolloutResult]) -> str:
+    """The skill after one fewshot step on `results` (every proposed edit applied)."""
+    proposal = await FewshotStrategy().propose(ctx(results, skill=skill))
+    return apply_edits(skill, proposal.edits)[0]
+
+
+async def test_merge_gives_the_first_skill_what_only_the_second_learnt():
+    # Two frontier members grown from one skill by this strategy's own edits (train.pareto's
+    # merge): one learnt the format rule and Peru, the other Chile and Chad.
+    start = "# Capitals\n\nAnswer the question.\n"
+    peru = ("What is the capital of Peru?", "Lima")
+    learnt_first = [rollout("p", *peru, "It is Lima.")]
+    learnt_second = [
+        rollout("c", "What is the capital of Chile?", "Santiago", "no idea"),
+        rollout("d", "What is the capital of Chad?", "N'Djamena", "no idea"),
+    ]
+    first = await grown(start, learnt_first)
+    second = await grown(start, learnt_second)
+    merged = await FewshotStrategy().merge_skills(first, second)
+    for heading in (FORMAT_HEADING, EXAMPLES_HEADING):
+        assert merged.count(f"{heading}\n") == 1
+    assert merged.count(EXTRA_RULE) == 1
+    for question, answer in (peru, *((r.question, r.reference) for r in learnt_second)):
+        assert merged.count(f"Q: {question}\nA: {answer}\n") == 1
+        # A target that follows the skill answers every item either parent learnt, tersely.
+        assert SkillSensitiveTarget().answer(merged, question) == answer
+    # The other way round the rule comes from the second; nothing new leaves it unchanged.
+    assert EXTRA_RULE in await FewshotStrategy().merge_skills(second, first)
+    assert await FewshotStrategy().merge_skills(merged, first) == merged

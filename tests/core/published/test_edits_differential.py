@@ -1,9 +1,7 @@
-"""Edit application against the published package: at default (edit_targets first) our
-skill after a list of edits says what the published one says; the strict_edit_targets
-overlay differs exactly where it is documented to (core/skill/edits.py).
-
-Compared word for word with whitespace runs collapsed: where a published insertion leaves
-a blank line ours leaves none (layout, not content). Targets never end with a line break:
+"""Edit application against the published package: at training's default (edit_targets
+first, the published layout) our skill after a list of edits is the published one,
+character for character (blank lines included); the strict_edit_targets overlay differs exactly where it is documented to
+(core/skill/edits.py). Targets never end with a line break:
 there the published insert_after goes one line further down (after the line *following*
 the target), a quirk ours does not copy (docs/how-it-works/fidelity.md)."""
 
@@ -17,10 +15,6 @@ from core.skill.edits import Edit, EditStatus, apply_edits
 WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "rule", "answer", "x"])
 LINES = st.lists(st.lists(WORDS, min_size=1, max_size=4).map(" ".join), min_size=1, max_size=8)
 SKILLS = LINES.map(lambda lines: "\n".join(lines) + "\n")
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 @st.composite
@@ -42,13 +36,13 @@ def skill_and_edits(draw):
 @given(case=skill_and_edits())
 def test_default_edits_match_published(published_oracle, case):
     skill, edits = case
-    ours, _ = apply_edits(skill, edits)
+    ours, _ = apply_edits(skill, edits, "first", "published")
     theirs = published_oracle(
         "apply_patch",
         skill=skill,
         edits=[{"op": e.op, "target": e.target, "content": e.content} for e in edits],
     )
-    assert flat(ours) == flat(theirs)
+    assert ours == theirs
 
 
 # The issue's cases, each a difference the strict overlay keeps on purpose.
@@ -60,8 +54,8 @@ def test_missing_insert_after_target_appends_by_default_and_is_dropped_when_stri
 ):
     edit = Edit("insert_after", target="Not in the skill.", content="New rule.")
     theirs = published_oracle("apply_patch", skill=SKILL, edits=[edit.to_dict()])
-    ours, report = apply_edits(SKILL, [edit])
-    assert flat(ours) == flat(theirs) == flat(SKILL + "New rule.")
+    ours, report = apply_edits(SKILL, [edit], "first", "published")
+    assert ours == theirs == SKILL.rstrip() + "\n\nNew rule.\n"
     strict, strict_report = apply_edits(SKILL, [edit], "strict")
     assert strict == SKILL
     assert strict_report.outcomes[0].status is EditStatus.TARGET_NOT_FOUND

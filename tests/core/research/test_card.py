@@ -8,6 +8,7 @@ import pytest
 
 from core.environment.contract import TaskItem
 from core.research.card import read_card
+from core.research.card_text import card_lines
 from core.research.split_hash import split_fingerprint
 from tests.support.recorded_runs import record_run
 from tests.support.train_scenario import TEST
@@ -56,6 +57,20 @@ def test_card_of_a_recorded_run(tmp_path):
     assert card["models"][0]["role"] == "target" and card["models"][0]["calls"] > 0
     assert card["spend"]["calls"] == card["models"][0]["calls"]
     json.dumps(card)  # a card is plain JSON
+
+
+def test_card_shows_the_significance_gates_own_p(tmp_path):
+    # The p the gate decided by (one-sided, over the items it counted) is a field of the
+    # card and a line of `runs show`, not only words inside gate.json's reason.
+    card = read_card(record_run(tmp_path, "significance"))
+    first = card["significance_tests"][0]
+    assert (first["step"], first["source"], first["kept"]) == (0, "step", False)
+    assert first["p"] == pytest.approx(1 / 8) and first["items_counted"] == 3
+    assert first["alpha"] == 0.1 and first["rescored"] is False
+    lines = list(card_lines(card))
+    assert (
+        "  gate test step 0: one-sided p=0.125 over 3 changed items (alpha 0.1): rejected" in lines
+    )
 
 
 def test_card_hash_changes_when_one_test_item_changes(tmp_path):

@@ -37,6 +37,19 @@ def state(run_id="r", **kw) -> TrainState:
     return TrainState(**base)
 
 
+def test_a_state_from_before_scheduled_steps_resumes_its_schedule(tmp_path):
+    """An older state.json has no scheduled_steps; its schedule advanced on every step, so
+    it resumes from next_step. Fails on the old code (0: the schedule started over)."""
+    rd = RunDirectory(tmp_path / "run")
+    rd.write_state(state(next_step=3))
+    older = json.loads(rd.state_path.read_text())
+    del older["scheduled_steps"]
+    rd.state_path.write_text(json.dumps(older))
+    assert rd.read_state().scheduled_steps == 3
+    rd.write_state(state(next_step=3, scheduled_steps=1))  # a newer state keeps its own
+    assert rd.read_state().scheduled_steps == 1
+
+
 def test_state_round_trip(tmp_path):
     rd = RunDirectory(tmp_path / "run")
     s = state(

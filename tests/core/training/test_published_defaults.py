@@ -43,3 +43,18 @@ async def test_prevalidate_rejects_it_unscored(tmp_path):
     await run(tmp_path, strategy, max_skill_chars=300, epochs=1, prevalidate=True)
     gate = step_json(tmp_path, 0, "gate.json")
     assert gate["reason"].startswith("invalid candidate: skill is")
+
+
+async def test_a_step_lays_edits_out_as_published_and_strict_targets_keep_ours(tmp_path):
+    """Published apply_patch leaves a blank line before inserted and appended content.
+    Fails on the old code (the rule went on the next line, no blank line)."""
+    edits = [Edit("insert_after", "- France: Paris", "- Norway: Oslo")]
+    strategy = RecordingStrategy(edits_by_step={0: edits})
+    await run(tmp_path, strategy, epochs=1)
+    candidate = (tmp_path / "run" / "steps" / "0000" / "candidate.md").read_text()
+    assert candidate == "# Capitals\n\n- France: Paris\n\n- Norway: Oslo\n- Japan: Tokyo\n"
+
+    strategy = RecordingStrategy(edits_by_step={0: edits})
+    await run(tmp_path, strategy, epochs=1, out="strict", optimizer={"edit_targets": "strict"})
+    candidate = (tmp_path / "strict" / "steps" / "0000" / "candidate.md").read_text()
+    assert candidate == "# Capitals\n\n- France: Paris\n- Norway: Oslo\n- Japan: Tokyo\n"

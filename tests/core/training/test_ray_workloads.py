@@ -229,7 +229,7 @@ def play(request):
 
 
 async def test_alfworld_episodes_are_played_on_the_workers(tmp_path, cluster, monkeypatch):
-    env = recorded_env(tmp_path)
+    env = recorded_env(tmp_path, harness="skill_only")  # `play` reads its step number
     items = [i for split in ("train", "val", "test") for i in env.load_split(split)]
     async with scripted_client(play) as client:
         local = [await env.rollout(i, "Play it.", client.bind("target")) for i in items]
@@ -259,7 +259,7 @@ async def test_alfworld_episodes_are_played_on_the_workers(tmp_path, cluster, mo
         # Too heavy to ship (the full game files are gigabytes): a mount, or one line.
         monkeypatch.setattr("core.training.ray_files.SHIP_LIMIT_BYTES", 1)
         (tmp_path / "heavy").mkdir()
-        heavy = recorded_env(tmp_path / "heavy")
+        heavy = recorded_env(tmp_path / "heavy", harness="skill_only")
         heavy_items = heavy.load_split("val")
         await executor._env_ref(heavy)  # the run's first dispatch: the driver weighs the folder
         shutil.rmtree(heavy.data_dir)

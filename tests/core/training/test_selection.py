@@ -9,11 +9,20 @@ from collections import Counter
 
 import pytest
 
+from core.config import ConfigError, config_from_dict
+from core.models.factory import build_model_client
 from core.models.types import Request
+from core.optimizer.strategy import Proposal
+from core.run.directory import RunDirectory
+from core.run.events import EventBus
 from core.sign_test import sign_test_p_greater
 from core.training.frontier import add_member, merge_pair, pick_parent, win_counts
+from core.training.trainer import run_training
+from envs import get_environment
 from tests.doubles.rule_world import RuleWorld, RuleWorldTarget
+from tests.doubles.skill_sensitive_target import SkillSensitiveTarget
 from tests.support.selection_runs import train_in_world
+from tests.support.train_scenario import scenario_config
 
 NULL_WORLD = {"helpful": 0, "neutral": 8, "harmful": 8}
 SEEDS = 20
@@ -168,6 +177,44 @@ async def test_pareto_run_keeps_rivals_of_the_best_and_merges_disjoint_winners(t
         for parent in (first, second):
             assert {r.name for r in world.held(run_skill(run, parent))} <= held
         assert merge["source"] == "merge" and merge["parent"] == first
+
+
+class NoMergeStrategy:
+    """TEST DOUBLE strategy that proposes nothing and has no merge_skills."""
+
+    name = "no-merge"
+
+    async def propose(self, ctx) -> Proposal:
+        return Proposal(edits=[])
+
+    async def slow_update(self, ctx) -> None:
+        return None
+
+    async def meta_notes(self, ctx) -> str:
+        return ""
+
+
+async def test_pareto_merges_with_a_strategy_that_cannot_merge_are_refused(tmp_path):
+    # Refused before any call, saying what to change, instead of a frontier whose merges
+    # silently never happen.
+    tree = scenario_config(tmp_path, pareto={"enabled": True, "merges": 2})
+    config = config_from_dict(tree)
+    target = SkillSensitiveTarget()
+    asked = []
+    client = build_model_client(config, scripted={"target": lambda r: asked.append(r) or target(r)})
+    try:
+        with pytest.raises(ConfigError, match=r"train\.pareto\.merges: 2 .*no-merge.*merges 0"):
+            await run_training(
+                config,
+                run_dir=RunDirectory(tmp_path / "run"),
+                bus=EventBus(),
+                client=client,
+                env=get_environment(config.env),
+                strategy=NoMergeStrategy(),
+            )
+    finally:
+        await client.aclose()
+    assert asked == []
 
 
 def run_skill(run, version: int) -> str:

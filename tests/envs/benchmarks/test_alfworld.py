@@ -73,7 +73,7 @@ def env(tmp_path):
     return recorded_env(tmp_path)
 
 
-def recorded_env(tmp_path):
+def recorded_env(tmp_path, **options):
     """The alfworld environment over three items that each play the recorded EPISODE."""
     (tmp_path / "games").mkdir()
     (tmp_path / "games" / "pen.json").write_text(json.dumps(EPISODE))
@@ -92,7 +92,7 @@ def recorded_env(tmp_path):
             name="alfworld",
             manifest_dir=str(manifest),
             data_dir=str(data),
-            options={"max_steps": 8},
+            options={"max_steps": 8, **options},
         )
     )
 
@@ -107,9 +107,11 @@ def test_recorded_episode_replays_and_ignores_unknown_actions(tmp_path):
     assert obs.won
 
 
-async def test_an_episode_one_call_per_step_with_admissible_actions(env):
+async def test_an_episode_one_call_per_step_with_admissible_actions(tmp_path):
+    """Our earlier framing (configs/features/alfworld_skill_only.yaml)."""
     from tests.envs.benchmarks.fixtures import scripted_client
 
+    env = recorded_env(tmp_path, harness="skill_only")
     prompts = []
     plan = iter(["look around", *SOLUTION])  # one wasted step first
 
@@ -134,6 +136,30 @@ async def test_an_episode_not_won_within_max_steps_scores_zero(env):
         result = await env.rollout(env.load_split("test")[0], "", client.bind("target"))
     assert (result.hard, result.prediction) == (0.0, "not won")
     assert "not won within 8 steps" in result.explanation
+
+
+async def test_the_published_harness_plays_with_tags_and_the_last_two_steps(env):
+    """Fails on the old code: the skill was the system prompt, a tagless reply's first line
+    was its action, and ten steps were shown."""
+    from tests.envs.benchmarks.fixtures import scripted_client
+
+    prompts = []
+    plan = iter(["dance", "no tag here", *SOLUTION])
+
+    def responder(request):
+        prompts.append(request.messages)
+        action = next(plan)
+        return action if action == "no tag here" else f"<think>ok</think><action>{action}</action>"
+
+    async with scripted_client(responder) as client:
+        result = await env.rollout(env.load_split("val")[0], "Be quick.", client.bind("target"))
+    assert (result.hard, len(prompts)) == (1.0, 7)
+    system, user = (m["content"] for m in prompts[3])
+    assert "Be quick." not in system and user.startswith("## Skill Knowledge\n")
+    assert "Your task: put a pen in drawer 1." in user
+    assert "[Observation 2: 'Nothing happens.', Action 2: 'look']" in user  # no tag: look
+    assert "Observation 1:" not in user  # only the last two steps
+    assert "[Observation 3: 'Nothing happens.', Action 3: 'go to desk 1']" in user
 
 
 def test_actions_are_matched_to_the_admissible_ones():

@@ -70,7 +70,7 @@ async def test_one_real_episode_through_the_env_and_the_scripted_double(tmp_path
             name="alfworld",
             manifest_dir=str(manifest),
             data_dir=str(data),
-            options={"max_steps": 8},
+            options={"max_steps": 8, "harness": "skill_only"},  # the prompts checked below
         )
     )
     prompts = []

@@ -85,7 +85,18 @@ async def test_one_rollout_through_the_scripted_double(materialised):
         wrong = await env.rollout(item, "", client.bind("target"))
     assert (right.hard, right.soft) == (1.0, 1.0)
     assert (wrong.hard, wrong.soft) == (0.0, 0.0) and "first token" in wrong.explanation
-    assert "n log n" not in right.trajectory[0]["content"].split("Choose one")[1]
+    user = right.trajectory[1]["content"]  # the question and the choices, nothing after
+    assert user.endswith(f"{item.data['choices'][-1]['label']}. {item.data['choices'][-1]['text']}")
+
+
+async def test_an_untagged_reply_is_read_from_its_last_line_as_published(materialised):
+    """Fails on the old code: the first token of the reply ("Option") was no label."""
+    manifest, out, _ = materialised
+    env = env_for(manifest, out)
+    item = env.load_split("val")[0]
+    async with scripted_client(lambda r: f"Option by option, ...\n{item.answer}") as client:
+        result = await env.rollout(item, "", client.bind("target"))
+    assert result.hard == 1.0 and "last line" in result.explanation
 
 
 def test_missing_data_error(tmp_path):

@@ -90,6 +90,16 @@ async def test_one_tool_loop_rollout_through_the_scripted_double(materialised):
     assert (result.hard, result.prediction) == (1.0, "$170,659 million")
 
 
+async def test_a_reply_without_an_answer_tag_has_no_answer_as_published(materialised):
+    """Fails on the old code: the whole reply was taken as the answer."""
+    env, _, _ = materialised
+    async with scripted_client(lambda r: "170,659") as client:
+        result = await env.rollout(env.load_split("val")[0], "", client.bind("target"))
+    assert (result.prediction, result.hard) == ("", 0.0)
+    user = result.trajectory[1]["content"]
+    assert "## Source Hints\n- https://example.org/bulletin" in user  # kept by materialize
+
+
 async def test_the_tool_budget_ends_the_episode(materialised):
     env, _, tmp = materialised
     env = get_environment(

@@ -8,6 +8,7 @@ ends the run after that call."""
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 from pathlib import Path
@@ -96,6 +97,325 @@ def test_searchqa_default_config_sends_the_published_harness(tmp_path):
     seed = (ROOT / "envs" / "searchqa" / "seed.md").read_text(encoding="utf-8")
     broken = [fact for fact, holds in SEARCHQA_FACTS.items() if not holds(system, user, seed)]
     assert broken == []
+
+
+def broken_facts(facts: dict, **seen) -> list[str]:
+    """The names of the facts that do not hold of what the target was sent."""
+    return [fact for fact, holds in facts.items() if not holds(**seen)]
+
+
+def seed_of(benchmark: str) -> str:
+    """The seed skill the benchmark's default config starts from."""
+    config = (ROOT / "configs" / benchmark / "default.yaml").read_text(encoding="utf-8")
+    path = re.search(r"^\s*initial_skill:\s*(\S+)", config, re.M).group(1)
+    return (ROOT / path).read_text(encoding="utf-8")
+
+
+def frames_the_skill(system: str, seed: str) -> bool:
+    """The published harnesses' `## Skill` section, inside a system prompt of their own."""
+    return not system.startswith("## Skill") and f"## Skill\n{seed.strip()}\n" in system
+
+
+def sections_and_rules(seed: str) -> tuple[int, int]:
+    return len(re.findall(r"^## ", seed, re.M)), len(re.findall(r"^- ", seed, re.M))
+
+
+# The published DocVQA harness (skillopt/envs/docvqa/prompts/rollout_system.md and
+# skills/initial.md; rollout.py's user turn), as facts about the messages.
+DOCVQA_FACTS = {
+    "a system prompt frames the skill": lambda system, user, parts, seed: frames_the_skill(
+        system, seed
+    ),
+    "the role: an expert reader of document images": lambda system, user, parts, seed: (
+        "expert" in system.split("## Skill")[0] and "document" in system.split("## Skill")[0]
+    ),
+    "a short answer grounded in what is visible": lambda system, user, parts, seed: (
+        "short" in system and "visibly" in system
+    ),
+    "exact spans, numbers, dates, names": lambda system, user, parts, seed: all(
+        w in system for w in ("spans", "numbers", "dates", "names")
+    ),
+    "nothing invented": lambda system, user, parts, seed: "make up" in system,
+    "of near matches, the best supported": lambda system, user, parts, seed: (
+        "look close" in system and "supports best" in system
+    ),
+    "the answer inside <answer> tags": lambda system, user, parts, seed: system.rstrip().endswith(
+        "inside <answer>...</answer>."
+    ),
+    "the user turn: the question, then the tag instruction, then the image": (
+        lambda system, user, parts, seed: (
+            bool(
+                re.fullmatch(
+                    r"[^\n]+\?\n\nGive the final answer inside <answer>\.\.\.</answer>\.", user
+                )
+            )
+            and [p["type"] for p in parts] == ["text", "image_url"]
+        )
+    ),
+    "the seed: visual evidence and exact answers, three rules each": (
+        lambda system, user, parts, seed: (
+            sections_and_rules(seed) == (2, 6)
+            and "visual evidence" in seed
+            and "exact answer" in seed
+        )
+    ),
+}
+
+
+def test_docvqa_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill alone was the system prompt, our own seed."""
+    from tests.envs.benchmarks.test_docvqa import PNG
+
+    (tmp_path / "data" / "images").mkdir(parents=True)
+    (tmp_path / "data" / "images" / "p.png").write_bytes(PNG)
+    rows = {
+        s: [
+            {"id": i, "question": f"What is the date on page {i}?", "answers": ["3/3/98"]}
+            | {"image_path": "images/p.png"}
+            for i in ids
+        ]
+        for s, ids in SPLIT_IDS.items()
+    }
+    messages = run_train(tmp_path, "docvqa", rows, max_calls=1)[0].messages
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, parts = messages[0]["content"], messages[1]["content"]
+    seen = {"system": system, "user": parts[0]["text"], "parts": parts, "seed": seed_of("docvqa")}
+    assert broken_facts(DOCVQA_FACTS, **seen) == []
+
+
+# The published LiveMathematicianBench harness (skillopt/envs/livemathematicianbench/
+# prompts/rollout_system.md, skills/initial.md; rollout.py's user turn), as facts.
+LIVEMATH_FACTS = {
+    "a system prompt frames the skill": lambda system, user, seed: frames_the_skill(system, seed),
+    "the role: an expert mathematical reasoner on multiple choice": lambda system, user, seed: (
+        "expert" in system.split("## Skill")[0] and "multiple-choice" in system
+    ),
+    "mind quantifiers, hypotheses, extremal wording, equality": lambda system, user, seed: all(
+        w in system for w in ("quantifiers", "hypotheses", "extremal", "equality")
+    ),
+    "think step by step": lambda system, user, seed: "step by step" in system,
+    "only the choice label inside <answer> tags": lambda system, user, seed: (
+        "<answer>...</answer>" in system and "only the label" in system
+    ),
+    "an answer-format example": lambda system, user, seed: bool(
+        re.search(r"\n<answer>[A-J]</answer>\n?$", system)
+    ),
+    "the user turn: the question, then the labelled choices, under headings": (
+        lambda system, user, seed: bool(
+            re.fullmatch(r"## Question\n[^\n]+\n\n## Choices\n(?:[A-J]\. [^\n]+\n?)+", user)
+        )
+    ),
+    "the seed: options, precision, hypotheses, the final answer": lambda system, user, seed: (
+        sections_and_rules(seed) == (4, 7) and "label" in seed.split("## ")[-1]
+    ),
+}
+
+
+def test_livemath_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill alone was the system prompt, our own seed."""
+    choices = [{"label": "A", "text": "n^2"}, {"label": "B", "text": "n log n"}]
+    rows = {
+        s: [
+            {"id": i, "question": f"Which bound holds in {i}?", "choices": choices}
+            | {"correct_choice": choices[1]}
+            for i in ids
+        ]
+        for s, ids in SPLIT_IDS.items()
+    }
+    messages = run_train(tmp_path, "livemath", rows, max_calls=1)[0].messages
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, user = (m["content"] for m in messages)
+    assert broken_facts(LIVEMATH_FACTS, system=system, user=user, seed=seed_of("livemath")) == []
+
+
+# The published OfficeQA harness (skillopt/envs/officeqa/prompts/rollout_system.md,
+# skills/initial.md; rollout.py's user turn in its default offline mode), as facts.
+OFFICEQA_FACTS = {
+    "a system prompt frames the skill": lambda system, user, seed: frames_the_skill(system, seed),
+    "the role: an expert on Treasury Bulletin files": lambda system, user, seed: (
+        "expert" in system.split("## Skill")[0] and "Treasury Bulletin" in system
+    ),
+    "six numbered rules after the skill": lambda system, user, seed: (
+        re.findall(r"^(\d)\. ", system.partition("## Rules")[2].split("## ")[0], re.M)
+        == list("123456")
+    ),
+    "only the document tools; narrow first; short searches, small reads": (
+        lambda system, user, seed: all(
+            w in system
+            for w in ("only through the document tools", "most relevant file", "targeted")
+        )
+    ),
+    "no values the text lacks; operands before arithmetic": lambda system, user, seed: (
+        "Never give a value" in system and "exact operands" in system
+    ),
+    "call tools without asking": lambda system, user, seed: "do not ask for permission" in system,
+    "the answer in tags, and no tool after it": lambda system, user, seed: system.rstrip().endswith(
+        "inside <answer>...</answer> and call no further tool."
+    ),
+    "the user turn: question, candidate files, source hints, under headings": (
+        lambda system, user, seed: bool(
+            re.fullmatch(
+                r"## Question\n[^\n]+\n\n## Candidate Files\n(- [^\n]+\n?)+"
+                r"\n## Source Hints\n(- [^\n]+\n?)+",
+                user,
+            )
+        )
+    ),
+    "the seed: finding the source, the evidence, the answer": lambda system, user, seed: (
+        sections_and_rules(seed) == (3, 8)
+    ),
+}
+
+
+def test_officeqa_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill alone was the system prompt, our own seed."""
+    (tmp_path / "data" / "docs").mkdir(parents=True)
+    (tmp_path / "data" / "docs" / "bulletin.txt").write_text("Total public debt: 170,659")
+    rows = {
+        s: [
+            {"id": i, "question": "What was the total public debt?", "answers": ["170,659"]}
+            | {"source_files": ["bulletin.txt"], "source_docs": ["https://example.org/b"]}
+            for i in ids
+        ]
+        for s, ids in SPLIT_IDS.items()
+    }
+    messages = run_train(tmp_path, "officeqa", rows, max_calls=1)[0].messages
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, user = (m["content"] for m in messages)
+    assert broken_facts(OFFICEQA_FACTS, system=system, user=user, seed=seed_of("officeqa")) == []
+
+
+# The published SpreadsheetBench harness in its configured multi mode (skillopt/envs/
+# spreadsheetbench/prompts/codegen_system.md, skills/initial.md; codegen_agent.py's user
+# turn and workbook preview), as facts.
+SPREADSHEET_FACTS = {
+    "the codegen system prompt, then the skill under ## Skill": lambda system, user, seed: (
+        system.endswith(f"\n\n## Skill\n{seed.strip()}") and not system.startswith("## Skill")
+    ),
+    "the role: an expert Python programmer on spreadsheets": lambda system, user, seed: (
+        system.startswith("You are an expert Python programmer") and "spreadsheets" in system
+    ),
+    "one self-contained script from INPUT_PATH to OUTPUT_PATH": lambda system, user, seed: (
+        "self-contained" in system and "INPUT_PATH" in system and "OUTPUT_PATH" in system
+    ),
+    "standard library, openpyxl and pandas only": lambda system, user, seed: (
+        "standard library, openpyxl and pandas" in system
+    ),
+    "no printing, no input(), no file paths in the code": lambda system, user, seed: all(
+        w in system for w in ("Print nothing", "input()", "no file paths")
+    ),
+    "only the code, in one python block": lambda system, user, seed: (
+        "ONLY the Python code" in system and "```python" in system
+    ),
+    "the user turn: instruction, type, position, preview, task": lambda system, user, seed: bool(
+        re.fullmatch(
+            r"# Instruction\n[^\n]+\n\nInstruction type: [^\n]+\n"
+            r"Expected answer position: [^\n]+\n\n# Input spreadsheet preview\n.+\n\n"
+            r"# Task\n[^\n]+",
+            user,
+            re.S,
+        )
+    ),
+    "the task: other cells kept, every real row, only a python block": (
+        lambda system, user, seed: all(
+            w in user.split("# Task")[-1]
+            for w in (
+                "INPUT_PATH",
+                "OUTPUT_PATH",
+                "other cell",
+                "hardcode row counts",
+                "```python```",
+            )
+        )
+    ),
+    "the preview: sheet dimensions, cells as A1=value | B1=value": lambda system, user, seed: bool(
+        re.search(r"^## Sheet: Data  \(dim=A1:C3, max_row=3, max_col=3\)\nA1=a \| B1=b", user, re.M)
+    ),
+    "the seed: workflow, libraries, a solution.py template, output rules": (
+        lambda system, user, seed: (
+            "```python" in seed
+            and all(w in seed for w in ("solution.py", "INPUT_PATH", "openpyxl", "pandas.to_excel"))
+        )
+    ),
+}
+
+
+def test_spreadsheetbench_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill alone was the system prompt, our own seed."""
+    from tests.envs.benchmarks.fixtures import workbook
+
+    (tmp_path / "data" / "books").mkdir(parents=True)
+    workbook(tmp_path / "data" / "books" / "in.xlsx", with_sums=False)
+    workbook(tmp_path / "data" / "books" / "out.xlsx", with_sums=True)
+    case = {"input": "books/in.xlsx", "answer": "books/out.xlsx"}
+    rows = {
+        s: [
+            {"id": i, "instruction": "Fill column C with A + B.", "cases": [case]}
+            | {"instruction_type": "Cell-Level Manipulation", "answer_position": "Data!C2:C3"}
+            for i in ids
+        ]
+        for s, ids in SPLIT_IDS.items()
+    }
+    messages = run_train(tmp_path, "spreadsheetbench", rows, max_calls=1)[0].messages
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, user = (m["content"] for m in messages)
+    seed = seed_of("spreadsheetbench")
+    assert broken_facts(SPREADSHEET_FACTS, system=system, user=user, seed=seed) == []
+
+
+# The published ALFWorld harness (skillopt/envs/alfworld/rollout.py's system line and skill
+# block, prompts/rollout_no_history.md and rollout_with_history.md, history length 2,
+# skills/initial.md), as facts about the first two steps' messages.
+ALFWORLD_FACTS = {
+    "a one-line system prompt: an expert agent in ALFRED": lambda first, later, seed: (
+        "\n" not in first[0] and "expert agent" in first[0] and "ALFRED" in first[0]
+    ),
+    "the skill in the user turn, under ## Skill Knowledge": lambda first, later, seed: (
+        first[1].startswith("## Skill Knowledge\n") and seed.strip() in first[1]
+    ),
+    "step 1: the observation and the admissible actions, quoted in brackets": (
+        lambda first, later, seed: (
+            "Your task is to: put a pen in drawer 1." in first[1]
+            and "['go to desk 1'\n 'go to drawer 1'\n 'look'\n 'inventory']" in first[1]
+        )
+    ),
+    "reasoning inside <think> tags (MUST), the action inside <action> tags": (
+        lambda first, later, seed: all(
+            w in first[1] for w in ("MUST", "<think> </think>", "<action> </action>")
+        )
+    ),
+    "later steps: the task, the steps taken, the last observations with their actions": (
+        lambda first, later, seed: (
+            "Your task: put a pen in drawer 1." in later[1]
+            and "taken 1 step(s)" in later[1]
+            and "[Observation 1: '-= Welcome" in later[1]
+        )
+    ),
+    "a reply without an <action> tag is taken as look": lambda first, later, seed: (
+        "Action 1: 'look']" in later[1]
+    ),
+    "the seed: six task kinds, eight principles, mistakes to avoid": (
+        lambda first, later, seed: (
+            len(re.findall(r"^\| [A-Z][a-z]+( [A-Za-z]+)* & Place", seed, re.M)) == 5
+            and re.findall(r"^(\d)\. \*\*", seed, re.M) == list("12345678")
+            and "<think>" in seed
+            and "<action>" in seed
+        )
+    ),
+}
+
+
+def test_alfworld_default_config_sends_the_published_harness(tmp_path):
+    """Fails on the old code: the skill was the system prompt and the step prompt our own."""
+    from tests.envs.benchmarks.test_alfworld import EPISODE
+
+    (tmp_path / "data" / "games").mkdir(parents=True)
+    (tmp_path / "data" / "games" / "pen.json").write_text(json.dumps(EPISODE))
+    row = {"gamefile": "games/pen.json", "task_type": "pick_and_place_simple"}
+    rows = {s: [{"id": i, **row} for i in ids] for s, ids in SPLIT_IDS.items()}
+    requests = run_train(tmp_path, "alfworld", rows, max_calls=2)
+    first, later = ([m["content"] for m in r.messages] for r in requests[:2])
+    assert broken_facts(ALFWORLD_FACTS, first=first, later=later, seed=seed_of("alfworld")) == []
 
 
 # The published SearchQA failure analyst's categories, and ours for each.

@@ -73,6 +73,21 @@ async def test_rollout_feeds_errors_back_until_the_program_works(materialised):
     assert (result.hard, result.soft) == (1.0, 1.0)
 
 
+def test_a_program_written_to_the_published_harness_runs(materialised):
+    """INPUT_PATH and OUTPUT_PATH are set for the program (its own assignments removed, as
+    published), and the first fenced block is the program. Fails on the old code: the
+    names were undefined, and the last block (a usage note) was taken."""
+    manifest, out, _ = materialised
+    env = env_for(manifest, out, exec_timeout_s=20.0)
+    program = (
+        SOLUTION.replace('"input.xlsx"', "INPUT_PATH")
+        .replace('"output.xlsx"', "OUTPUT_PATH")
+        .replace("import openpyxl", 'import openpyxl\nINPUT_PATH = "/elsewhere/in.xlsx"')
+    )
+    score = env.score(env.load_split("val")[0], f"{program}\nRun it with:\n```sh\npython s.py\n```")
+    assert (score.hard, score.soft) == (1.0, 1.0)
+
+
 def test_scoring_counts_cells(materialised):
     manifest, out, _ = materialised
     env = env_for(manifest, out, exec_timeout_s=20.0)
