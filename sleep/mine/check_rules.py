@@ -39,6 +39,30 @@ _NODE_BUILTINS = frozenset(
         "tls", "url", "util", "worker_threads", "zlib",
     ]
 )  # fmt: skip
+# "add type hints" as a diff check (sleep/mine/correction_checks.py): an annotation added.
+TYPE_HINTS = r"\)\s*->|:\s*\w+(?:\[[^\]]*\])?\s*[=,)]"
+# "add docstrings": a docstring or doc comment opened (Python's triple quotes, JSDoc's /**).
+DOCSTRING = '"""' + "|'''|" + r"/\*\*"
+_DEFINES = re.compile(
+    r"^\s*(?:(?:async\s+)?def\s+\w+\s*\(|class\s+\w+|(?:export\s+)?(?:async\s+)?function\b)"
+)
+# Checks about how new code of some sort is written, each with what marks that code and
+# what a diff without it is: a correct change that adds no function has no type hints
+# to add, and failing it says a correct reply broke the person's rule (issue 37).
+_ABOUT_NEW_CODE = {
+    TYPE_HINTS: (re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\("), "its changes add no function"),
+    DOCSTRING: (_DEFINES, "its changes add no function or class"),
+}
+
+
+def not_applicable(kind: str, value: str, evidence: Any) -> str:
+    """Why a check about how new code is written says nothing of this replay: the diff
+    adds no such code ('' when it applies, or its evidence cannot tell)."""
+    about = _ABOUT_NEW_CODE.get(value) if kind == "diff_adds" else None
+    if about is None or evidence.diff is None:
+        return ""
+    marks, why = about
+    return "" if any(marks.search(line) for line in added_lines(evidence.diff)) else why
 
 
 def evaluate_check(kind: str, value: str, evidence: Any) -> bool | None:

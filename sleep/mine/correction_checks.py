@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import re
 
+from sleep.mine.check_rules import DOCSTRING, TYPE_HINTS
 from sleep.mine.tasks import Check
 
-_DOC_OPENING = '"""' + "|'''|" + r"/\*\*"
 # Well-known code terms and what their use looks like in added code.
 _CODE_PATTERNS = {
     "print": r"\bprint\(",
@@ -45,10 +45,10 @@ _CODE_PATTERNS = {
     "assert": r"\bassert\b",
     "dataclass": r"@dataclass\b|\bdataclasses\b",
     "dataclasses": r"@dataclass\b|\bdataclasses\b",
-    "type hints": r"\)\s*->|:\s*\w+(?:\[[^\]]*\])?\s*[=,)]",
+    "type hints": TYPE_HINTS,
     # a docstring or doc comment opening: Python's triple quotes, JSDoc/Javadoc's /**
-    "docstring": _DOC_OPENING,
-    "docstrings": _DOC_OPENING,
+    "docstring": DOCSTRING,
+    "docstrings": DOCSTRING,
 }
 _KNOWN_TERMS = frozenset(
     [

@@ -120,6 +120,21 @@ def is_follow_up(text: str) -> bool:
     return bool(_FOLLOW_UP.search(text))
 
 
+# Builds verify too (a build that breaks is a failure); searches and listings do not.
+_BUILD = re.compile(
+    r"^(?:make(?:\s+(?:all|build))?\s*$|(?:npm|pnpm|yarn|bun)\s+run\s+build\b"
+    r"|cargo\s+build\b|go\s+build\b|python3?\s+-m\s+(?:build|compileall)\b)",
+    re.IGNORECASE,
+)
+
+
+def is_verification(command: str) -> bool:
+    """A command the person runs to check work (tests, a build, a linter): its failure is
+    evidence that the work is wrong. A `grep` that finds nothing exits 1 and is not."""
+    parts = re.split(r"\s*(?:&&|;|\|\|?)\s*", command.strip())
+    return any(_VERIFY.match(p) or _BUILD.match(p) for p in parts)
+
+
 def verification_commands(commands: list[str]) -> list[Check]:
     """The verification commands among the shell commands the assistant ran, as checks."""
     out: list[Check] = []
@@ -196,10 +211,12 @@ class SessionTurns:
             self.threads += 1
         self.items.append((turn, agentic, self.threads))
 
-    def context_for(self, text: str) -> tuple[list[Turn], bool]:
-        """The turns `text` refers to (bounded) and whether any of them was agentic."""
+    def context_for(self, text: str, *, latest: bool = True) -> tuple[list[Turn], bool]:
+        """The turns `text` refers to (bounded) and whether any of them was agentic.
+        `latest`: it follows up on the latest thread ("also …"); without, only the turns
+        it names a file or identifier of are referred to."""
         names = set(_NAME.findall(text))
-        wanted = {self.threads}
+        wanted = {self.threads} if latest else set()
         if _THE_CHANGES.search(text):
             wanted |= {max((n for _t, a, n in self.items if a), default=self.threads)}
         chosen = [

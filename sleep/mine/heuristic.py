@@ -212,7 +212,10 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
                 thread.accept()
             stopped = None
             if redirected(prompts, index):
-                context, agentic_before = turns.context_for(text)
+                # the turns it refers to: the latest only when it follows up on it (an
+                # interrupted "explain how a photo ends up in a folder" was given the
+                # unrelated exchange before it, emojis included, issue 37)
+                context, agentic_before = turns.context_for(text, latest=is_follow_up(text))
                 kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
                 stopped = _Stopped(text, kind, context, earlier if context else [], when, index,
                                    prompt)  # fmt: skip
@@ -367,11 +370,26 @@ def _add_checks(task: MinedTask, checks: list[Check]) -> None:
 
 def add_reads(task: MinedTask, prompt: dict[str, Any], cwd: str | None) -> None:
     """The files the turn read, each inside the session's folder (a chat replay of the
-    task is given their content, sleep/night/read_files.py)."""
+    task is given their content, sleep/night/read_files.py), and whether it read the
+    project's git history (no replay has it: a failure then lacked its inputs)."""
+    commands = prompt.get("commands", [])
+    if any(isinstance(c, str) and reads_history(c) for c in commands):
+        task.reads_history = True
     for recorded in prompt.get("reads", []):
         path = confined_path(recorded, cwd) if isinstance(recorded, str) else None
         if path and path not in task.read_files and len(task.read_files) < MAX_READ_FILES:
             task.read_files.append(path)
+
+
+_HISTORY = re.compile(
+    r"\bgit\s+(?:-C\s+\S+\s+)?(?:log|shortlog|whatchanged|reflog|rev-list|blame|show\b(?!-)"
+    r"|diff\s+[^|;&]*(?:HEAD[~^]|@\{|\.\.))"
+)
+
+
+def reads_history(command: str) -> bool:
+    """A shell command that reads the git history (a replay workspace has none)."""
+    return bool(_HISTORY.search(command))
 
 
 def session_commit(session: dict[str, Any]) -> str | None:

@@ -148,6 +148,10 @@ class MinedTask:
     # their content at its start commit (sleep/night/read_files.py). Absent from archives
     # written before they were kept.
     read_files: list[str] = field(default_factory=list)
+    # Its session read the project's git history (`git log`, `git show`…: "summarise what
+    # changed this week"). A replay workspace holds the tree at its start commit, not the
+    # history, so a failed replay of it lacked its inputs (sleep/night/lacked_inputs.py).
+    reads_history: bool = False
 
     @property
     def has_evidence(self) -> bool:
@@ -166,6 +170,7 @@ class MinedTask:
             "read_files",
             "session_started",
             "session_commit",
+            "reads_history",
         ):
             if not data[name]:
                 del data[name]
@@ -202,6 +207,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
     "prior_edits": (list,), "corrections": (list,), "preference": _OPTIONAL_STR,
     "session_started": _OPTIONAL_STR, "session_commit": _OPTIONAL_STR, "read_files": (list,),
+    "reads_history": (bool,),
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
 
@@ -336,6 +342,7 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         session_started=old.session_started or new.session_started,
         session_commit=old.session_commit if old.session_started else new.session_commit,
         read_files=list(dict.fromkeys([*old.read_files, *new.read_files]))[:MAX_READ_FILES],
+        reads_history=old.reads_history or new.reads_history,
     )
 
 
@@ -354,6 +361,7 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
         "context": [asdict(t) for t in task.context],
         "prior_edits": [e.describe() for e in task.prior_edits],  # applied before it
         "read_files": task.read_files,  # a chat replay is given their content
+        "reads_history": task.reads_history,  # a failed replay of it lacked its inputs
         "train_only": task.train_only,
         "preference": task.preference,  # the id in the plan's `preferences`, if any
     }

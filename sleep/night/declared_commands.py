@@ -10,6 +10,11 @@ Only a declared command that passes there counts as ran for a `ran` check, so a 
 `make test` that fails is not ran-and-passed. A reply with no declaration says nothing
 (None), as before; `none` is a declaration of no commands.
 
+Only the verification commands among them (tests, builds, linters:
+sleep/mine/evidence.is_verification) are pass/fail evidence to the judge: a `grep` that
+finds nothing exits 1, and showing it as FAILED told the judge a correct reply broke
+something (issue 37). The others are shown as run, with their exit code, not judged.
+
 The results travel in the outcome's events as one `declared_commands` event (what the
 answerer's run showed), beside the coding agents' own events, which the night reads its
 commands from as before (sleep/night/replay_evidence.py).
@@ -21,6 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from sleep.mine.evidence import is_verification
 from sleep.night.replay_checks import CheckResult, run_command_checks
 
 DECLARE_HEADING = "Commands run:"
@@ -101,11 +107,22 @@ def declared_section(results: list[CheckResult] | None) -> str:
         "## Commands the reply says it ran",
         "Run again by the night in the reply's workspace (its claim alone is not evidence):",
     ]
-    lines += [f"- {r.line()}" for r in results] or ["- (it declared none)"]
+    lines += [f"- {declared_line(r)}" for r in results] or ["- (it declared none)"]
     return "\n".join(lines) + "\n\n"
+
+
+def declared_line(result: CheckResult) -> str:
+    """A re-run as the judge and the analysts read it: pass/fail for a verification
+    command, "ran" with its exit code for anything else (a search's exit 1 is no failure)."""
+    if is_verification(result.command) or result.status not in ("pass", "fail"):
+        return result.line()
+    return (
+        f"`{result.command}`: ran (exit {result.exit_code}; not a verification command, "
+        "so its exit code is no evidence either way)"
+    )
 
 
 def declared_message(results: list[CheckResult]) -> dict[str, Any]:
     """The re-runs as a step of the trajectory (the replay's evidence, with exit codes)."""
-    text = "\n".join(r.line() for r in results) or "(declared none)"
+    text = "\n".join(declared_line(r) for r in results) or "(declared none)"
     return {"role": EVENT, "content": text, "checks": [r.to_dict() for r in results]}

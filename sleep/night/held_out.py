@@ -111,6 +111,16 @@ def held_out_occurrences(
     }
 
 
+def preferences_by_task(preferences: Iterable[Preference]) -> dict[str, list[str]]:
+    """Each task's preferences (task id → ids, most said first): a task corrected for two
+    preferences shows the analysts both, and is a held-out occurrence of each."""
+    out: dict[str, list[str]] = {}
+    for pref in preferences:
+        for task in preference_tasks(pref):
+            out.setdefault(task, []).append(pref.id)
+    return out
+
+
 def waiting_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
     """The preferences seen in one task only: none can be held out yet."""
     return [p for p in group_preferences(tasks) if len(preference_tasks(p)) < 2]

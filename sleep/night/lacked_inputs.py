@@ -5,9 +5,10 @@ that failed only because a chat replay had no code, and wrote a rule ("do not he
 the likely answer") that traces to no correction. A replay lacks its inputs when the
 files its session read could not be shown (sleep/night/read_files.py), when one of its
 mined checks could not be applied to what the replay produced (a `ran` check with no
-commands seen, a diff check on a chat reply), or when a command check did not run. An
-item that failed with such a lack, and with nothing it was given failing (no check that
-was applied failed, no command check failed), is marked (`RolloutResult.lacked_inputs`):
+commands seen, a diff check on a chat reply), or when a command check did not run, or
+when its session read the git history (`git log`), which no replay holds. An item that
+failed with such a lack, and with nothing it was given failing (no check that was
+applied failed, no command check failed), is marked (`RolloutResult.lacked_inputs`):
 it still scores as it scored (the gate compares every skill on the same replays), but
 the analysts are not shown it as a failure, and night.json lists it
 (`left_out_of_analysis`).
@@ -22,6 +23,13 @@ from typing import Any
 
 from sleep.mine.tasks import Check
 from sleep.night.replay_checks import CheckResult
+
+# A task whose session read the git history ("summarise what changed this week" ran
+# `git log`): every replay starts from the tree of its start commit, without the history.
+NO_HISTORY = (
+    "its session read the project's git history, which the replay does not hold (it "
+    "starts from the files at its start commit)"
+)
 
 
 def lacked_inputs(lacking: list[str], untold: list[Check], commands: list[CheckResult]) -> str:

@@ -15,7 +15,11 @@ Then edit by edit (`attribute`, core/training/edit_attribution.py): a candidate 
 whole, so a rule with no evidence would ride along with one that moved the gate. Each edit
 names in its rationale the preference ids it addresses (the analysts see each item's id,
 sleep/night/replay_env.py); an edit is kept only when every preference it names has a
-held-out occurrence that moved under the candidate (fail → pass, or a higher score). An
+held-out occurrence that moved under the candidate: from failing to passing, by more than
+a judge's rounding (JUDGE_STEP: its scores come in tenths). A judge's 0.5 → 0.6 on a reply
+it still says breaks the rubric is no evidence, even where that lands the item on the
+pass mark (the billing "one line" rule staged so, issue 37); a check that flipped moves
+an item further (a quarter of its score is its checks; a command check decides it). An
 edit naming none ("write commit messages in the imperative", a generic rule from a
 judge-only failure) or naming one whose occurrences did not move is dropped, and the
 engine gates the rest again without it.
@@ -30,6 +34,10 @@ from dataclasses import dataclass, field
 from core.skill.edits import Edit
 
 PREFERENCE_ID = re.compile(r"\bp-[0-9a-f]{10}\b")  # sleep/mine/preferences._preference_id
+# The judge scores in tenths: a rise of one tenth or less is the judge's rounding, not a
+# change of behaviour (scores are rounded to 6 places: hence the tolerance).
+JUDGE_STEP = 0.1
+_TOLERANCE = 1e-6
 
 
 def named_preferences(rationale: str) -> list[str]:
@@ -69,34 +77,72 @@ class PreferenceGate:
             return False, f"rejected: {counts}: not more often"
         return True, f"accepted: {counts}; no guard regressed ({len(guards)} guard(s))"
 
+    def moved(self, item: str, before: Mapping[str, float], after: Mapping[str, float]) -> bool:
+        """The held-out item went from failing to passing by more than a judge's rounding."""
+        was, now = before.get(item, 0.0), after.get(item, 0.0)
+        crossed = not self._passes(before, item) and self._passes(after, item)
+        return crossed and now - was > JUDGE_STEP + _TOLERANCE
+
+    def evidence(
+        self, pref: str, before: Mapping[str, float], after: Mapping[str, float]
+    ) -> list[str]:
+        """The preference's held-out occurrences that moved, each as "id before → after"."""
+        return [
+            _change(i, before, after)
+            for i in self.held_out.get(pref, ())
+            if self.moved(i, before, after)
+        ]
+
     def attribute(
         self, edits: list[Edit], before: Mapping[str, float], after: Mapping[str, float]
     ) -> list[tuple[int, str]]:
         """The edits without held-out evidence of their own: (index, why) each."""
-        moved = {
-            pref
-            for pref, items in self.held_out.items()
-            if any(after.get(i, 0.0) > before.get(i, 0.0) for i in items)
-        }
         out = []
         for index, edit in enumerate(edits):
-            named = named_preferences(edit.rationale)
-            unmoved = [p for p in named if p not in moved]
-            unheld = [p for p in unmoved if not self.held_out.get(p)]
-            if not named:
-                out.append(
-                    (index, "no held-out evidence: it names no preference the person corrected")
-                )
-            elif unheld:
-                out.append(
-                    (
-                        index,
-                        f"no held-out evidence: {', '.join(unheld)} has no held-out occurrence yet",
-                    )
-                )
-            elif unmoved:
-                out.append((index, f"no held-out evidence: {', '.join(unmoved)} did not move"))
+            why = self._unsupported(edit, before, after)
+            if why:
+                out.append((index, why))
         return out
+
+    def kept_because(
+        self, edit: Edit, before: Mapping[str, float], after: Mapping[str, float]
+    ) -> str:
+        """Why an edit the gate kept was kept (night.json), or why it lacks evidence."""
+        why = self._unsupported(edit, before, after)
+        if why:
+            return why
+        return "held-out evidence: " + "; ".join(
+            f"{p}: {', '.join(self.evidence(p, before, after))} (failing → passing)"
+            for p in named_preferences(edit.rationale)
+        )
+
+    def _unsupported(
+        self, edit: Edit, before: Mapping[str, float], after: Mapping[str, float]
+    ) -> str:
+        named = named_preferences(edit.rationale)
+        if not named:
+            return "no held-out evidence: it names no preference the person corrected"
+        unheld = [p for p in named if not self.held_out.get(p)]
+        if unheld:
+            return f"no held-out evidence: {', '.join(unheld)} has no held-out occurrence yet"
+        unmoved = [p for p in named if not self.evidence(p, before, after)]
+        if not unmoved:
+            return ""
+        rose = [
+            _change(i, before, after)
+            for p in unmoved
+            for i in self.held_out[p]
+            if after.get(i, 0.0) > before.get(i, 0.0)
+        ]
+        within = (
+            f" (rose only by a judge's rounding or stayed short of passing: {', '.join(rose)})"
+            if rose
+            else ""
+        )
+        return (
+            f"no held-out evidence: {', '.join(unmoved)} did not move from failing to "
+            f"passing{within}"
+        )
 
     def rivals(self, edits: list[Edit]) -> list[list[int]]:
         """Edits naming the same preference (which of them moved it is ambiguous): the
@@ -106,3 +152,7 @@ class PreferenceGate:
             for pref in named_preferences(edit.rationale):
                 naming.setdefault(pref, []).append(index)
         return [group for group in naming.values() if len(group) > 1]
+
+
+def _change(item: str, before: Mapping[str, float], after: Mapping[str, float]) -> str:
+    return f"{item} {before.get(item, 0.0):.2f} → {after.get(item, 0.0):.2f}"

@@ -24,7 +24,7 @@ rollout fails with a model error (the night stops loudly), never a silent 0.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from core.tree_extract import left_out_note
 from sleep.harvest.file_edits import FileEdit
+from sleep.mine.check_rules import not_applicable
 from sleep.mine.evidence import context_text
 from sleep.mine.judged_by import judged_by
 from sleep.mine.tasks import Check, MinedTask, ReplayEvidence, Turn
@@ -54,7 +55,7 @@ from sleep.night.declared_commands import (
     passed_commands,
 )
 from sleep.night.edited_tree import EditedTree, edited_tree, session_base, start_commit
-from sleep.night.lacked_inputs import lacked_inputs
+from sleep.night.lacked_inputs import NO_HISTORY, lacked_inputs
 from sleep.night.preference_gate import PreferenceGate
 from sleep.night.read_files import ReadFiles, read_files
 from sleep.night.replay_checks import (
@@ -117,9 +118,14 @@ class JudgeFailed(ModelError):
     exit_code = 1
 
 
-def task_item(task: MinedTask, backend: str = "") -> TaskItem:
+def task_item(
+    task: MinedTask, backend: str = "", preferences: Sequence[str] | None = None
+) -> TaskItem:
     """The judge reads the rubric and, when the person accepted an answer, that reference;
-    `command` checks travel apart (they run in a workspace, not on the reply's text)."""
+    `command` checks travel apart (they run in a workspace, not on the reply's text).
+    `preferences`: every preference the task's corrections belong to (a task corrected
+    for two shows the analysts both); its own `preference` alone when not given."""
+    shown = list(preferences or []) or ([task.preference] if task.preference else [])
     answer = task.rubric or "(no rubric: judge the reply against the request)"
     if task.reference:
         answer += f"\n\nWhat the person accepted in their session (reference):\n{task.reference}"
@@ -137,17 +143,30 @@ def task_item(task: MinedTask, backend: str = "") -> TaskItem:
             "session_started": task.session_started or task.first_seen,
             "session_commit": task.session_commit,
             "read_files": list(task.read_files),
+            "reads_history": task.reads_history,  # no replay holds the git history
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
             "judged_by": judged_by(task),  # the optimizer's view of `answer`, part by part
-            "preference": task.preference,  # the analysts name it in an edit's rationale
+            "preferences": shown,  # the analysts name them in an edit's rationale
         },
     )
 
 
 def checks_of(item: TaskItem) -> list[Check]:
     return [Check(kind, value) for kind, value in item.data.get("checks", [])]
+
+
+def not_applicable_checks(checks: list[Check], seen: ReplayEvidence) -> dict[Check, str]:
+    """The checks about how new code is written whose code this replay does not add
+    (type hints on a change that adds no function), each with why: not applicable, so
+    neither passed nor failed (sleep/mine/check_rules.not_applicable)."""
+    out = {}
+    for check in checks:
+        why = not_applicable(check.kind, check.value, seen)
+        if why:
+            out[check] = why
+    return out
 
 
 def replay_messages(item: TaskItem, skill_text: str, files: str = "") -> list[Message]:
@@ -272,8 +291,14 @@ class ReplayEnvironment:
         check_timeout_s: float = DEFAULT_CHECK_TIMEOUT_S,
         checks_log: Path | None = None,
         gate_rule: PreferenceGate | None = None,
+        preferences: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
-        self._items = {s: [task_item(t, target_backend) for t in splits.get(s, [])] for s in SPLITS}
+        # `preferences`: task id -> the ids of every preference its corrections belong to
+        ids = preferences or {}
+        self._items = {
+            s: [task_item(t, target_backend, ids.get(t.id)) for t in splits.get(s, [])]
+            for s in SPLITS
+        }
         # where `tools` / `handoff-workspace` replays work (a chat target's agentic tasks)
         self.workspace = workspace
         self.judge = judge
@@ -304,7 +329,9 @@ class ReplayEnvironment:
 
     def score(self, item: TaskItem, prediction: str) -> Score:
         """Checks only (the judge is asynchronous): used where no judge is at hand."""
-        results = [c.evaluate(ReplayEvidence(prediction)) for c in checks_of(item)]
+        seen = ReplayEvidence(prediction)
+        moot = not_applicable_checks(checks_of(item), seen)
+        results = [c.evaluate(seen) for c in checks_of(item) if c not in moot]
         told = [r for r in results if r is not None]
         share = sum(told) / len(told) if told else 0.0
         return Score(hard=float(share >= self.pass_mark), soft=share, explanation="checks only")
@@ -483,7 +510,8 @@ class ReplayEnvironment:
         # the checks this replay's evidence can tell (a diff check says nothing of a chat
         # reply), then those it failed
         seen = seen or ReplayEvidence(reply)
-        verdicts = [(c, c.evaluate(seen)) for c in checks_of(item)]
+        moot = not_applicable_checks(checks_of(item), seen)
+        verdicts = [(c, c.evaluate(seen)) for c in checks_of(item) if c not in moot]
         told = [(c, r) for c, r in verdicts if r is not None]
         failed = [c for c, passed in told if not passed]
         soft = verdict["score"]
@@ -495,6 +523,10 @@ class ReplayEnvironment:
             explanation += f"; mined checks {len(told) - len(failed)}/{len(told)} passed"
             if failed:
                 explanation += " (failed: " + ", ".join(c.describe() for c in failed) + ")"
+        if moot:
+            explanation += "; not applicable: " + ", ".join(
+                f"{c.describe()} ({why})" for c, why in moot.items()
+            )
         decision = decide(command_results or [], bool(item.data.get("judged_by_evidence", True)))
         if decision.soft is not None:
             soft = decision.soft
@@ -505,7 +537,8 @@ class ReplayEnvironment:
         if not hard and not failed and decision.soft != 0.0:
             # failed with nothing it was given failing: a missing input may be why
             untold = [c for c, r in verdicts if r is None]
-            lacked = lacked_inputs(lacking or [], untold, command_results or [])
+            history = [NO_HISTORY] if item.data.get("reads_history") else []
+            lacked = lacked_inputs([*(lacking or []), *history], untold, command_results or [])
         if lacked:
             explanation += f"; lacked inputs: {lacked} (not shown to the analysts as a failure)"
         return RolloutResult(
@@ -574,8 +607,9 @@ def _reference(item: TaskItem) -> dict[str, str]:
     rubric, the correction and the accepted answer, each labelled (sleep/mine/judged_by.py),
     not the judge's one block."""
     shown = item.data.get("judged_by", item.answer)
-    if item.data.get("preference"):  # first, so no clipping loses the id an edit names
-        shown = f"preference {item.data['preference']}\n{shown}"
+    ids = item.data.get("preferences") or []
+    if ids:  # first, so no clipping loses the id an edit names
+        shown = f"{'preferences' if len(ids) > 1 else 'preference'} {', '.join(ids)}\n{shown}"
     return {"reference": shown, "reference_label": ""}
 
 

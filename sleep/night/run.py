@@ -48,6 +48,7 @@ from core.run.directory import RunDirectory
 from core.run.events import EventBus
 from core.run.staging import StagedCandidate
 from core.sign_test import sign_test_p
+from core.skill.edits import Edit
 from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
 from core.training.setup import build_client_with_budget_events
@@ -83,6 +84,7 @@ from sleep.night.held_out import (
     gate_signature,
     held_out_occurrences,
     night_splits,
+    preferences_by_task,
     waiting_for_val,
     waiting_preferences,
 )
@@ -112,6 +114,7 @@ from sleep.night.replay_modes import (
 )
 from sleep.night.replay_tools import ToolReplay, skill_path_for
 from sleep.night.routing import BY_SIBLING, Route, plan_routes, readers, sibling_files
+from sleep.night.staged_branch import holding_branch
 from sleep.night.unlanded_edits import unlanded_edits, unlanded_line
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
 from sleep.state.state_dir import check_state_dir
@@ -176,8 +179,10 @@ class NightStager:
         preferences: list[Preference] | None = None,
         files: frozenset[str] = frozenset(),
         corrected: dict[str, str] | None = None,
+        gate: PreferenceGate | None = None,
     ):
         self.inner = inner
+        self.gate = gate  # says why each staged edit was kept (night.json)
         self.sessions = sessions
         self.trailers = trailers
         self.base = inner.base
@@ -224,12 +229,24 @@ class NightStager:
             "regressed": last.items_regressed,
             "val_items": last.val_items,
             "moved": last.moved,
-            "edits": [t.to_dict() for t in self.traces],
+            "edits": [
+                {**t.to_dict(), **self._kept_because(last, t.index - 1)} for t in self.traces
+            ],
             "preferences": [
                 {"id": pref.id, "text": pref.text, "sessions": pref.sessions}
                 for pref in addressed.values()
             ],
         }
+
+    def _kept_because(self, staged: StagedCandidate, index: int) -> dict[str, str]:
+        """Why the gate kept the staged candidate's edit at `index`: the held-out
+        occurrences of its preferences that went from failing to passing."""
+        if self.gate is None or index >= len(staged.edits):
+            return {}
+        before = {str(m["id"]): float(m["before"]) for m in staged.moved}
+        after = {str(m["id"]): float(m["after"]) for m in staged.moved}
+        edit = Edit.from_dict(dict(staged.edits[index]))
+        return {"kept_because": self.gate.kept_because(edit, before, after)}
 
 
 def night_folder(
@@ -658,6 +675,7 @@ class Night:
                 check_timeout_s=self.check_timeout_s,
                 checks_log=self._checks_log(route),
                 gate_rule=gate_rule,
+                preferences=preferences_by_task(preferences),
             )
             state = run_dir.read_state()
             inner = SkillsRepoStager(
@@ -670,6 +688,7 @@ class Night:
                 preferences,
                 project_files(self.project),
                 corrected_words(everything, preferences),
+                gate_rule,
             )
             self.on_line(
                 f"{route.skill}: {counts['train']} train / {counts['val']} val / "
@@ -722,7 +741,8 @@ class Night:
                 for edit in dropped:
                     self.on_line(dropped_line(route.skill, edit))
         if summary.staged:
-            outcome["staged"] = f"staged/{run_id}"
+            # the branch that holds the candidate: another night's, when its text was the same
+            outcome["staged"] = holding_branch(self.repo, summary.staged, run_id)
             outcome["evidence"] = stager.evidence()
             if outcome["evidence"] and outcome["evidence"]["weak"]:
                 self.on_line(weak_line(route.skill, outcome["evidence"]))
@@ -730,7 +750,7 @@ class Night:
                 if trace.project_facts:
                     self.on_line(f"{route.skill}: {fact_flag(trace)}")
             if self.auto_adopt and summary.status == "finished":
-                outcome["adopted"] = self.repo.adopt(f"staged/{run_id}").commit
+                outcome["adopted"] = self.repo.adopt(outcome["staged"]).commit
         return outcome
 
     def _checks_log(self, route: Route) -> Path:

@@ -135,3 +135,19 @@ def test_a_coding_agent_s_commands_are_read_from_its_events_not_its_words(tmp_pa
         env.rollout(item, SKILL, run_with([], "Fixed.\nCommands run:\nmake test"))
     )
     assert "mined checks 0/1 passed" in claimed.explanation  # its words are not its events
+
+
+@pytest.mark.usefixtures("jail")
+def test_a_search_that_finds_nothing_is_not_shown_as_a_failure(tmp_path):
+    """Fails on the old code: a declared `grep` that found nothing (exit 1) was shown to
+    the judge as FAILED, beside the person's real verification command."""
+    night = night_with_makefile(tmp_path)
+    reply = "Validated total().\n\nCommands run:\n- grep -rn parse_amount .\n- make test"
+    result, judge_prompt = replayed(night, reply, do_the_work=True)
+    search, tests = declared_step(result)["checks"]
+    assert (search["status"], search["exit_code"], tests["status"]) == ("fail", 1, "pass")
+    assert "FAILED" not in judge_prompt, judge_prompt
+    assert "`grep -rn parse_amount .`: ran (exit 1; not a verification command" in judge_prompt
+    assert "`make test`: passed (exit 0)" in judge_prompt
+    assert "FAILED" not in declared_step(result)["content"]  # the analysts read it too
+    assert result.soft == pytest.approx(0.75 * 0.9 + 0.25)

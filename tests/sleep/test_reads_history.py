@@ -1,0 +1,48 @@
+"""A task whose session read the git history ("summarise what changed in the repo this
+week": `git log`) is replayed from the files at its start commit, without the history:
+a failure of it lacked its inputs and is kept from the analysts, not scored as the
+skill's failure (sleep/mine/heuristic.reads_history, sleep/night/lacked_inputs.NO_HISTORY).
+The photos corpus was written by the real Codex CLI."""
+
+from __future__ import annotations
+
+from sleep.mine.heuristic import mine_sessions, reads_history
+from sleep.mine.tasks import MinedTask, ReplayEvidence
+from sleep.night.replay_env import ReplayEnvironment
+from tests.sleep.corrections_world import CORPORA, lay_out
+from tests.sleep.test_interrupted import session
+from tests.support.corrections_score import plan_tasks
+
+SUMMARY = "summarise what changed in the repo this week"
+
+
+def test_the_codex_session_s_git_log_marks_its_task_as_reading_history(tmp_path):
+    """Fails on the old code: nothing recorded that the session read the history."""
+    plan = lay_out(tmp_path, CORPORA["photos"]).dry_run()
+    mined = [t for t in plan_tasks(plan) if t["text"].startswith(SUMMARY)]
+    assert mined and all(t["reads_history"] is True for t in mined)  # one per skill routed
+    others = [t for t in plan_tasks(plan) if not t["text"].startswith(SUMMARY)]
+    assert others and not any(t["reads_history"] for t in others)
+
+
+def test_a_failed_replay_of_it_lacked_its_inputs():
+    prompt = {"text": SUMMARY, "timestamp": None, "aborted": False, "answer": "Three commits…",
+              "commands": ["git log --since='1 week ago' --oneline"]}  # fmt: skip
+    [task] = mine_sessions([session(prompt)])
+    assert task.reads_history
+    assert MinedTask.from_dict(task.to_dict()).reads_history  # kept in the archive
+    task.kind, task.rubric = "agentic", "lists the week's changes"
+    env = ReplayEnvironment({"train": [task]}, judge=None)
+    [item] = env.load_split("train")
+    result = env._scored(
+        item, "I cannot see any history.", {"score": 0.2, "reason": "no summary"},
+        seen=ReplayEvidence("I cannot see any history.", diff="", commands=[]),
+        trajectory=[], usage=(0, 0), latency_s=0.0, cached=False,
+    )  # fmt: skip
+    assert result.hard == 0 and "git history" in result.lacked_inputs
+
+
+def test_which_commands_read_the_history():
+    assert reads_history("git log --oneline") and reads_history("git -C . show HEAD~2")
+    assert reads_history("git diff HEAD~3 -- photos/") and reads_history("git shortlog -sn")
+    assert not reads_history("git status") and not reads_history("git diff")
