@@ -74,8 +74,12 @@ demo: $(VENV)/.installed-embedded
 	@echo "next: put skillopt on your PATH with 'source $(VENV)/bin/activate' (or run $(BIN)/skillopt),"
 	@echo "      then follow 'A first session' in README.md from this folder (its paths are relative to it)"
 
-# One pytest-xdist worker per core; `loadgroup` keeps the tests that share a resource on
-# one worker (tests/conftest.py says which and how a new test joins a group).
+# Two pytest-xdist workers per core: a test spends much of its time waiting (on a child
+# process, a server, a poll). On the 2-core CI machine (clean clone, 2026-12-06) one
+# worker per core left a third of the cores idle (the whole .ci/run: 623 s wall, 725 s of
+# CPU) and pytest took 533 s; two per core took 432 s. `loadgroup`
+# keeps the tests that share a resource on one worker (tests/conftest.py says which and
+# how a new test joins a group).
 # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: without its cache every
 # worker rewrites the asserts of every test file again (~15 s of CPU per worker and run)
 # and every `skillopt`/python child compiles the modules it imports again. The caches go
@@ -87,7 +91,7 @@ test: $(VENV)/.installed-test $(TOOLS)/.installed-agents $(ORACLE)/.installed
 	$(BIN)/ruff format --check .
 	$(MAKE) docs
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q --hypothesis-profile=ci \
-		-n auto --dist loadgroup --durations=30
+		-n $$(( $$(nproc) * 2 )) --dist loadgroup --durations=30
 
 # The documentation site, built with --strict (every link and anchor checked) into site/;
 # the reference pages are generated from the code as it builds (docs_tools/).
