@@ -11,6 +11,15 @@ from core.config import ConfigError, load_config
 
 FEATURES = Path(__file__).resolve().parents[2] / "configs" / "features"
 
+
+def _skill_only(env: str):
+    """The overlay that keeps our framing of `env`: the skill alone, our seed skill."""
+    return lambda c: (
+        c.env.options.get("harness") == "skill_only"
+        and c.train.initial_skill == f"envs/{env}/initial.md"
+    )
+
+
 EXPECTED = {
     "autonomous_lr": lambda c: (
         c.train.optimizer.lr_control == "autonomous" and c.train.strategy == "llm"
@@ -53,30 +62,12 @@ EXPECTED = {
     "prevalidate": lambda c: c.train.prevalidate is True,
     "retry_truncated": lambda c: c.train.optimizer.retry_truncated is True,
     "skip_model_errors": lambda c: c.train.optimizer.model_errors_fail is False,
-    "searchqa_skill_only": lambda c: (
-        c.env.options.get("harness") == "skill_only"
-        and c.train.initial_skill == "envs/searchqa/initial.md"
-    ),
-    "docvqa_skill_only": lambda c: (
-        c.env.options.get("harness") == "skill_only"
-        and c.train.initial_skill == "envs/docvqa/initial.md"
-    ),
-    "livemath_skill_only": lambda c: (
-        c.env.options.get("harness") == "skill_only"
-        and c.train.initial_skill == "envs/livemath/initial.md"
-    ),
-    "officeqa_skill_only": lambda c: (
-        c.env.options.get("harness") == "skill_only"
-        and c.train.initial_skill == "envs/officeqa/initial.md"
-    ),
-    "spreadsheetbench_skill_only": lambda c: (
-        c.env.options.get("harness") == "skill_only"
-        and c.train.initial_skill == "envs/spreadsheetbench/initial.md"
-    ),
-    "alfworld_skill_only": lambda c: (
-        c.env.options.get("harness") == "skill_only"
-        and c.train.initial_skill == "envs/alfworld/initial.md"
-    ),
+    "searchqa_skill_only": _skill_only("searchqa"),
+    "docvqa_skill_only": _skill_only("docvqa"),
+    "livemath_skill_only": _skill_only("livemath"),
+    "officeqa_skill_only": _skill_only("officeqa"),
+    "spreadsheetbench_skill_only": _skill_only("spreadsheetbench"),
+    "alfworld_skill_only": _skill_only("alfworld"),
     "reasoning_optimizer": lambda c: (
         c.models.optimizer.temperature is None and c.models.optimizer.reasoning_effort == "medium"
     ),
