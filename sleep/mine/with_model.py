@@ -13,10 +13,11 @@ model adds rubric and checks and may set its kind. A model task whose prompts th
 heuristic made no task of is new, with the same stable id (project + shape of the
 intent). Heuristic tasks the model does not name are kept: its silence is no evidence.
 
-Used when the night's config names a miner (`models.miner.backend` not `auto`); the
-heuristic miner is the fallback everywhere else. A kind or check it gives is validated;
-an unusable reply (after one repair) is a model error: the night stops instead of
-guessing.
+Used wherever the miner role has a capable model (`uses_model_miner`): one the config
+names, or `auto` resolving to an API model; the heuristic alone where `auto` would fall
+back to the embedded demonstration model, whose tasks are worse than the heuristic's. A
+kind or check it gives is validated; an unusable reply (after one repair) is a model
+error: the night stops instead of guessing.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.config import RoleConfig
+from core.models.factory import resolve_backend_name
 from core.models.types import ModelError
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
+from core.secrets import Secrets
 from sleep.mine.check_rules import SIZE
 from sleep.mine.correction_checks import is_plain_word
 from sleep.mine.corrections import head_and_next
@@ -54,8 +58,25 @@ MAX_PROMPT_CHARS = 600
 MAX_REPLY_CHARS = 240  # how a reply began: enough to tell what a correction answers
 
 
+HEURISTIC = "heuristic"  # what `mined_by` says when no model mined
+
+
 class MinerFailed(ModelError):
     exit_code = 1
+
+
+def uses_model_miner(miner: RoleConfig, env_file: str | None = None) -> bool:
+    """Whether a night mines with the miner model after the heuristic: always when the
+    config names its backend, and on `auto` unless that resolves to the embedded local
+    model (a 135M-1.7B model writes worse tasks than the heuristic does)."""
+    if miner.backend != "auto":
+        return True
+    return resolve_backend_name(miner, Secrets(env_file)) != "local"
+
+
+def mined_by_model(kind: str, model: str) -> str:
+    """How a night's tasks were mined, as the console and `dry-run --json` say it."""
+    return f"{HEURISTIC}+{kind}:{model or 'default'}"
 
 
 def _check_tasks(obj: dict) -> dict:
