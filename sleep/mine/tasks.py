@@ -95,6 +95,21 @@ class Correction:
     session: str
     agent: str
     date: str | None = None
+    # What the person needs, as the miner model named it ("timezone-aware UTC times"):
+    # it groups preferences before any wording does (sleep/mine/preferences.py); one
+    # correction may state two ("no emojis and no essay"). Empty: the heuristic's.
+    needs: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["needs"] = list(self.needs)
+        if not self.needs:
+            del data["needs"]  # archives from before needs read the same
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Correction:
+        return cls(**{**data, "needs": tuple(data.get("needs", ()))})
 
 
 MAX_CORRECTION_CHARS = 500
@@ -162,7 +177,7 @@ class MinedTask:
         data["checks"] = [asdict(c) for c in self.checks]
         data["context"] = [asdict(t) for t in self.context]
         data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
-        data["corrections"] = [asdict(c) for c in self.corrections]
+        data["corrections"] = [c.to_dict() for c in self.corrections]
         for name in (
             "prior_edits",
             "corrections",
@@ -187,7 +202,7 @@ class MinedTask:
         data["checks"] = [Check(**c) for c in data.get("checks", [])]
         data["context"] = [Turn(**t) for t in data.get("context", [])]
         data["prior_edits"] = [FileEdit.from_dict(e) for e in data.get("prior_edits", [])]
-        data["corrections"] = [Correction(**c) for c in data.get("corrections", [])]
+        data["corrections"] = [Correction.from_dict(c) for c in data.get("corrections", [])]
         data["kind"] = normalise_kind(data.get("kind", "advice"))
         task = cls(**data)
         if "train_only" not in data:
@@ -224,9 +239,13 @@ def _strings(value: Any, fields: tuple[str, ...]) -> bool:
 def _correction(value: Any) -> bool:
     return (
         isinstance(value, dict)
-        and {"text", "session", "agent"} <= set(value) <= {"text", "session", "agent", "date"}
+        and {"text", "session", "agent"}
+        <= set(value)
+        <= {"text", "session", "agent", "date", "needs"}
         and all(isinstance(value[f], str) for f in ("text", "session", "agent"))
         and isinstance(value.get("date"), _OPTIONAL_STR)
+        and isinstance(value.get("needs", []), list)
+        and all(isinstance(n, str) for n in value.get("needs", []))
     )
 
 
@@ -251,7 +270,7 @@ def task_problem(data: Any) -> str:
     ):
         return f"task {name}: a check is not {{kind, value}}"
     if not all(_correction(c) for c in data.get("corrections", [])):
-        return f"task {name}: a correction is not {{text, session, agent, date}}"
+        return f"task {name}: a correction is not {{text, session, agent, date, needs}}"
     if not all(_strings(t, ("prompt", "answer")) for t in data.get("context", [])):
         return f"task {name}: a context turn is not {{prompt, answer}}"
     edit = next((p for p in map(edit_problem, data.get("prior_edits", [])) if p), "")

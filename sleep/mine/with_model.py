@@ -23,6 +23,7 @@ error: the night stops instead of guessing.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from core.config import RoleConfig
@@ -49,8 +50,15 @@ from sleep.mine.heuristic import (
 )
 from sleep.mine.judged_by import correction_note
 from sleep.mine.kinds import KINDS, TaskKind, kind_of
-from sleep.mine.preferences import assign_preferences
-from sleep.mine.tasks import CHECK_KINDS, Check, MinedTask, task_id
+from sleep.mine.preferences import assign_preferences, need_key
+from sleep.mine.tasks import (
+    CHECK_KINDS,
+    MAX_CORRECTION_CHARS,
+    Check,
+    Correction,
+    MinedTask,
+    task_id,
+)
 from sleep.prompts import render_sleep_prompt
 
 PROMPTS_PER_CALL = 40
@@ -102,6 +110,14 @@ def _check_tasks(obj: dict) -> dict:
             raise OptimizerOutputError('"corrections" must list prompt numbers')
         if not isinstance(t.get("rubric") or "", str):
             raise OptimizerOutputError('"rubric" must be a string')
+        for named in t.get("needs", []):
+            if not (
+                isinstance(named, dict)
+                and isinstance(named.get("prompt"), int)
+                and isinstance(named.get("need"), str)
+                and named["need"].strip()
+            ):
+                raise OptimizerOutputError('each of "needs" is {"prompt": N, "need": "..."}')
     return obj
 
 
@@ -138,7 +154,7 @@ def check_problem(check: object) -> str:
 TASKS_SHAPE = Shape(
     "miner",
     '{"tasks": [{"intent": "...", "kind": "agentic", "rubric": "...", "checks": [], '
-    '"sources": [1], "corrections": [2]}]}',
+    '"sources": [1], "corrections": [2], "needs": [{"prompt": 2, "need": "..."}]}]}',
     _check_tasks,
     schemas.miner(KINDS, MODEL_CHECK_KINDS),
 )
@@ -190,9 +206,25 @@ def prompts_listing(chunk: list[Numbered]) -> str:
     return "\n".join(lines)
 
 
+def needs_listing(needs: list[str]) -> str:
+    """The needs named so far (earlier prompts, earlier nights), for the model to reuse a
+    name when a correction says the same thing: grouping compares names, not meanings."""
+    if not needs:
+        return "(none yet)"
+    return "\n".join(f"- {need}" for need in needs)
+
+
 async def mine_with_model(
-    sessions: list[dict[str, Any]], complete, *, include_automation: bool = False
+    sessions: list[dict[str, Any]],
+    complete,
+    *,
+    include_automation: bool = False,
+    needs: list[str] | None = None,
 ) -> list[MinedTask]:
+    """The heuristic's tasks refined by the model. `needs` are the need names known so
+    far, shown to the model; the names it gives are appended (pass one list to every
+    call of a night, so its later prompts see the earlier ones' names)."""
+    needs = [] if needs is None else needs
     placed: Placed = {}
     heuristic = mine_sessions(sessions, include_automation=include_automation, placed=placed)
     by_id = {t.id: t for t in heuristic}
@@ -204,7 +236,9 @@ async def mine_with_model(
             [
                 {
                     "role": "user",
-                    "content": render_sleep_prompt("miner", prompts=prompts_listing(chunk)),
+                    "content": render_sleep_prompt(
+                        "miner", prompts=prompts_listing(chunk), needs=needs_listing(needs)
+                    ),
                 }
             ],
             TASKS_SHAPE,
@@ -230,6 +264,7 @@ async def mine_with_model(
             for n in fixes:
                 _rehome(chunk[n - 1], task, by_id, placed, also_asks=n in asking)
             _refine(task, t)
+            _name_needs(task, t, chunk, set(fixes) | set(asked), needs)
     tasks = list(by_id.values())
     for task in tasks:
         task.train_only = not task.has_evidence
@@ -305,6 +340,37 @@ def _refine(task: MinedTask, found: dict[str, Any]) -> None:
         check = Check(c["kind"], c["value"])
         if check not in task.checks:
             task.checks.append(check)
+
+
+def _name_needs(
+    task: MinedTask, found: dict[str, Any], chunk: list[Numbered], own: set[int], needs: list[str]
+) -> None:
+    """The needs the model named for this task's prompts, on the corrections they are:
+    the one a correcting prompt became, or the constraints a request states (a request
+    whose constraint the heuristic did not recognise gets a correction of its own, so it
+    joins its preference)."""
+    named: dict[int, list[str]] = {}
+    for item in found.get("needs", []):
+        need = " ".join(item["need"].split())
+        if item["prompt"] in own and need not in named.setdefault(item["prompt"], []):
+            named[item["prompt"]].append(need)
+    for n, names in sorted(named.items()):
+        sid, session, prompt, _index = chunk[n - 1]
+        text, when = prompt["text"], prompt.get("timestamp")
+        said = [
+            i
+            for i, c in enumerate(task.corrections)
+            if c.session == sid and c.text in text and (when is None or c.date in (None, when))
+        ]
+        if not said:
+            agent = str(session.get("source") or "?")
+            task.corrections.append(Correction(text[:MAX_CORRECTION_CHARS], sid, agent, when))
+            said = [len(task.corrections) - 1]
+        for i in said:
+            task.corrections[i] = replace(task.corrections[i], needs=tuple(names))
+        for name in names:
+            if need_key(name) not in map(need_key, needs):
+                needs.append(name)
 
 
 def _new_task(

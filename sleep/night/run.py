@@ -57,7 +57,12 @@ from sleep.harvest.cursors import HarvestState
 from sleep.harvest.run import STATE_FILE
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.interrupted import describe_interrupted, interrupted_left_out
-from sleep.mine.preferences import Preference, assign_preferences, group_preferences
+from sleep.mine.preferences import (
+    Preference,
+    assign_preferences,
+    group_preferences,
+    named_needs,
+)
 from sleep.mine.tasks import MinedTask, TaskArchive, task_listing
 from sleep.mine.with_model import (
     HEURISTIC,
@@ -313,6 +318,8 @@ class Night:
     heuristic_only: bool = False  # mine with the heuristic alone (`dry-run --heuristic-only`)
     # How tonight's tasks were mined (`_mine`; None until they are).
     mined_by: str | None = field(default=None, init=False)
+    # The need names the miner model gave so far (the archive's, then tonight's routes').
+    _needs: list[str] | None = field(default=None, init=False, repr=False)
     _harvested: Harvested | None = field(default=None, init=False, repr=False)
     _routed: list[tuple[Route, dict[str, list[MinedTask]]]] | None = field(
         default=None, init=False, repr=False
@@ -492,12 +499,17 @@ class Night:
         if self.heuristic_only or not uses_model_miner(miner, self.config.models.env_file):
             self._say_mined_by(HEURISTIC)
             return mine_sessions(sessions, include_automation=self.include_automation)
+        if self._needs is None:  # the names the model gave before, so it reuses them
+            self._needs = named_needs(TaskArchive(self.state_dir / "tasks.json").load().values())
         client = build_model_client(self.run_config(1, False))
         runtime = client.runtime("miner")
         self._say_mined_by(mined_by_model(runtime.kind, runtime.model))
         try:
             return await mine_with_model(
-                sessions, client.bind("miner"), include_automation=self.include_automation
+                sessions,
+                client.bind("miner"),
+                include_automation=self.include_automation,
+                needs=self._needs,
             )
         finally:
             await client.aclose()
