@@ -48,6 +48,7 @@ def dry_run_with_miner(world: CorrectionsWorld, answers: Path) -> dict[str, Any]
     needs: list[str] = []  # shared by the night's routes, as Night._mine shares them
 
     async def mine(night, sessions):
+        night.mined_by = "heuristic+folder:answers"
         return await mine_with_model(
             sessions, model, include_automation=night.include_automation, needs=needs
         )
