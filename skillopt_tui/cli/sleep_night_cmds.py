@@ -252,6 +252,7 @@ def dry_run_cmd(
     import asyncio
 
     from core.models.handoff import HandoffWaiting
+    from core.models.types import ModelError
     from sleep.night.estimate import estimate_night
     from sleep.night.projects import exit_status, projects_to_run
 
@@ -276,6 +277,12 @@ def dry_run_cmd(
             if not as_json:
                 typer.echo(plans[-1]["message"])
             continue
+        except ModelError as exc:  # one line, as the night's, with the free way to plan
+            failed = ModelError(
+                f"{exc}; `skillopt sleep dry-run --heuristic-only` plans without the miner model"
+            )
+            failed.exit_code = exc.exit_code
+            raise failed from None
         plans.append(_plan_json(plan, chosen, estimates))
         if not as_json:
             _echo_plan(plans[-1], path if len(projects) > 1 else None)

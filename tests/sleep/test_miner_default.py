@@ -108,10 +108,22 @@ def test_under_handoff_a_dry_run_waits_for_the_miner_and_the_night_uses_its_answ
     assert plan["mined_by"] == "heuristic+handoff:handoff" and plan["skills"]
     assert len(answered) == 2
 
+    status = world.sleep("status").stdout  # the dry run's folder is no unreadable night
+    assert f"{first['night_id']}: planned" in status and "unreadable" not in status
+
     night = json.loads(world.sleep("run", "--backend", "handoff", "--json", ok=(3,)).stdout)
     waiting_for = night["message"]
     assert "(miner)" not in waiting_for  # its prompts were answered after the dry run
     assert "(replay-workspace)" in waiting_for  # the night went on to its replays
+
+
+def test_a_miner_that_fails_in_a_dry_run_is_one_line_naming_the_free_plan(world, tmp_path):
+    with LoopbackOpenAI(handler=lambda _r: Reply("not json at all")) as server:
+        miner = {"backend": "auto", "base_url": server.base_url, "model": MINER_MODEL}
+        done = world.sleep("dry-run", "--config", str(_config(tmp_path, miner)), ok=(1,))
+    [line] = done.stderr.strip().splitlines()[-1:]
+    assert "unusable" in line and "--heuristic-only" in line
+    assert "Traceback" not in done.stderr
 
 
 def test_auto_resolves_by_key_and_base_url(monkeypatch):
