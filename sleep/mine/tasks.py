@@ -356,13 +356,25 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         prior_edits=old.prior_edits if old.context else new.prior_edits,
         reference=old.reference or new.reference,
         train_only=old.train_only,
-        corrections=list(dict.fromkeys([*old.corrections, *new.corrections])),
+        corrections=merged_corrections(old.corrections, new.corrections),
         preference=new.preference or old.preference,
         session_started=old.session_started or new.session_started,
         session_commit=old.session_commit if old.session_started else new.session_commit,
         read_files=list(dict.fromkeys([*old.read_files, *new.read_files]))[:MAX_READ_FILES],
         reads_history=old.reads_history or new.reads_history,
     )
+
+
+def merged_corrections(old: list[Correction], new: list[Correction]) -> list[Correction]:
+    """Each correction once, in the order first seen; one seen again with the needs the
+    miner named replaces its sighting without them (else it would count twice: under its
+    need and under its wording)."""
+    out: dict[tuple[str, str, str, str | None], Correction] = {}
+    for c in [*old, *new]:
+        key = (c.text, c.session, c.agent, c.date)
+        if key not in out or c.needs:
+            out[key] = c
+    return list(out.values())
 
 
 def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:

@@ -166,6 +166,7 @@ class NightResult:
     # The sessions routing left out: {session, source, reason} (sleep/night/routing.py), and the
     # requests the person interrupted: {session, source, reason, prompt} (sleep/mine/interrupted.py).
     left_out: list[dict[str, str]] = field(default_factory=list)
+    mined_by: str | None = None  # as NightPlan's (None: continued on frozen tasks)
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -625,7 +626,7 @@ class Night:
         try:
             routed = await self.routed_tasks(sessions)
         except ModelError as exc:  # the miner failed or waits for a handoff answer
-            result.left_out = self.left_out
+            result.left_out, result.mined_by = self.left_out, self.mined_by
             result.status = "waiting" if isinstance(exc, HandoffWaiting) else "failed"
             result.pending = len(pending_prompts(self.folder / "handoff"))
             result.message = (
@@ -635,7 +636,7 @@ class Night:
             )
             self._save(result)
             return result
-        result.left_out = self.left_out
+        result.left_out, result.mined_by = self.left_out, self.mined_by
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)
             result.skills[route.skill] = outcome

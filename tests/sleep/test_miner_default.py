@@ -61,6 +61,7 @@ def test_an_auto_miner_with_a_model_server_mines_the_dry_run_and_the_night_repay
 
         night = world.sleep("run", "--config", config, "--json", ok=(0, 3))
         assert f"mined by heuristic+openai:{MINER_MODEL}" in night.stderr
+        assert json.loads(night.stdout)["mined_by"] == f"heuristic+openai:{MINER_MODEL}"
         assert len(_miner_calls(server)) == asked  # every reply came from the cache
 
 

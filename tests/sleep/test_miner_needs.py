@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 
-from core.models.types import Completion, Usage
 from sleep.mine.preferences import group_preferences
-from sleep.mine.tasks import Correction, MinedTask
+from sleep.mine.tasks import Correction, MinedTask, merged
 from sleep.mine.with_model import mine_with_model
+from tests.sleep.test_mine_model_keeps import scripted  # the miner model's TEST DOUBLE
 
 UTC = "timezone-aware UTC times"
 
@@ -52,18 +52,6 @@ REPLY = {"tasks": [
     task("log when the pump starts in pump.py", 3, 4, "Timezone-aware  UTC times"),
     task("add expires_at to the token model and set it on login", 5, 6, UTC),
 ]}  # fmt: skip
-
-
-def scripted(*replies: dict, seen: list[str] | None = None):
-    """A TEST DOUBLE of the miner model: its replies in order; the prompts it was sent."""
-    queue = [json.dumps(r) for r in replies]
-
-    async def complete(messages, **_settings):
-        if seen is not None:
-            seen.append(messages[-1]["content"])
-        return Completion(queue.pop(0), Usage(1, 1), "stop", 0.0, "double")
-
-    return complete
 
 
 async def test_corrections_the_model_names_one_need_for_are_one_preference():
@@ -155,3 +143,14 @@ def test_needs_survive_the_archive_and_older_archives_still_read():
     assert again.corrections == [named]
     plain = MinedTask(id="t-y", intent="y", project=None, corrections=[Correction("a", "s", "c")])
     assert "needs" not in plain.to_dict()["corrections"][0]
+
+
+def test_a_correction_named_tonight_replaces_its_unnamed_sighting_in_the_archive():
+    """An archive mined by the heuristic alone, then a night with the miner: the
+    correction counts once, under its need (not also under its wording)."""
+    plain = Correction("naive again", "claude:x", "claude", "2026-11-01")
+    old = MinedTask(id="t-x", intent="x", project=None, rubric="r", corrections=[plain])
+    named = Correction("naive again", "claude:x", "claude", "2026-11-01", (UTC,))
+    new = MinedTask(id="t-x", intent="x", project=None, rubric="r", corrections=[named])
+    assert merged(old, new).corrections == [named]
+    assert merged(new, old).corrections == [named]
