@@ -1,6 +1,6 @@
 """Sleep's mining on the corrections corpora (issue 37): the figures its "Done when" names.
 
-    .venv/bin/python bench/corrections_corpus.py [--corpus billing|photos|recipes|greenhouse] [--json]
+    .venv/bin/python bench/corrections_corpus.py [--corpus billing|photos|recipes|greenhouse|ledger] [--json]
 
 Lays each committed corpus out in a temporary home (tests/sleep/corrections_world.py:
 real Claude Code and Codex sessions in which a person corrects five recurring
@@ -10,8 +10,10 @@ the mining heuristics were developed on, so its figures are development figures;
 `photos` is another project and person, labelled before mining ran on it (its first
 figures were the generalisation figure; mining was then fixed against it); `recipes` is a
 third, labelled before mining ran on it, held out for one round and then fixed against
-too; `greenhouse` is a fourth, labelled before mining ran on it and never fixed against:
-its figures are the generalisation figure. Prints the figures; asserts nothing.
+too; `greenhouse` is a fourth, labelled before mining ran on it and never fixed against;
+`ledger` is a fifth, held out from all mining work (its person was written without
+reading the miner, and labelled before mining ran on it): its figures are the
+generalisation figure. Prints the figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ ROLES = {
     "photos": "unseen until its first figures, then fixed against",
     "recipes": "held out until its first figures, then fixed against",
     "greenhouse": "held out: the generalisation figure",
+    "ledger": "held out: the generalisation figure",
 }
 
 

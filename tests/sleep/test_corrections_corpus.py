@@ -1,13 +1,14 @@
-"""Issue 37's acceptance figures, measured on four corrections corpora of real Claude Code
+"""Issue 37's acceptance figures, measured on five corrections corpora of real Claude Code
 and Codex sessions (made by tests/support/corrections_corpus.py) in which a person
 corrects four or five recurring preferences: `billing` (tests/sleep/fixtures/corrections,
 the corpus the mining heuristics were developed on), `photos` (corrections_photos, another
 project and person, labelled before mining ran on it, then fixed against), `recipes`
 (corrections_recipes, labelled before mining ran on it, held out for one round, then fixed
-against) and `greenhouse` (corrections_greenhouse, labelled before mining ran on it and
-held out from fixing: the honest generalisation figure). The real `skillopt sleep dry-run
---json` mines them; tests/support/corrections_score.py compares what it mined with the
-labels.
+against), `greenhouse` (corrections_greenhouse, labelled before mining ran on it and held
+out from fixing) and `ledger` (corrections_ledger, written and labelled without reading
+the miner and held out from all mining work: the honest generalisation figure). The real
+`skillopt sleep dry-run --json` mines them; tests/support/corrections_score.py compares
+what it mined with the labels.
 
 The thresholds are the issue's and the same for every corpus. Where today's miner misses
 one, the test is marked `xfail(strict=True)` with what it lacks: it turns into an XPASS
@@ -109,7 +110,7 @@ def test_the_corpus_has_the_shape_the_issue_asks_for(corpus):
     assert any(r["committed_after"] and r["changes_files"] for r in labels["requests"])
 
 
-@pytest.mark.parametrize("later", ["photos", "recipes", "greenhouse"])
+@pytest.mark.parametrize("later", ["photos", "recipes", "greenhouse", "ledger"])
 def test_each_later_corpus_differs_from_those_before(later):
     """Another project, asking for at least two things no earlier corpus asks for, with
     requests of its own, so its figures are not the earlier ones seen again."""
