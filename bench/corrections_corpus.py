@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.sleep.corrections_world import CORPORA, lay_out  # noqa: E402
-from tests.support.corrections_score import score  # noqa: E402
+from tests.support.corrections_score import misses, score  # noqa: E402
 
 ROLES = {
     "billing": "development set",
@@ -44,21 +44,26 @@ def main() -> None:
     parser.add_argument("--corpus", choices=sorted(CORPORA), action="append",
                         help="one corpus (repeatable); all by default")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="the figures as one JSON object")
+    parser.add_argument("--misses", action="store_true",
+                        help="also what mining did with each correction it did not attach")  # fmt: skip
     args = parser.parse_args()
     measured = {}
     for name in args.corpus or sorted(CORPORA):
         with tempfile.TemporaryDirectory(prefix=f"corrections-bench-{name}-") as root:
             world = lay_out(Path(root), CORPORA[name])
-            measured[name] = (world.labels, score(world.dry_run(), world.labels))
+            plan = world.dry_run()
+            measured[name] = (world.labels, score(plan, world.labels), misses(plan, world.labels))
     if args.json:
-        print(json.dumps({name: asdict(figures) for name, (_l, figures) in measured.items()},
+        print(json.dumps({name: asdict(figures) for name, (_l, figures, _m) in measured.items()},
                          indent=2))  # fmt: skip
         return
-    for name, (labels, figures) in measured.items():
+    for name, (labels, figures, missed) in measured.items():
         print(f"{name} corpus ({ROLES[name]}): {len(labels['sessions'])} sessions, "
               f"{figures.requests} requests, {figures.corrections} corrections")  # fmt: skip
         for line in figures.lines():
             print(f"  {line}")
+        for line in missed if args.misses else []:
+            print(f"  miss: {line}")
 
 
 if __name__ == "__main__":
