@@ -195,10 +195,17 @@ def _described(task: dict[str, Any]) -> str:
     )
 
 
+def _shown(text: str, labels: dict[str, Any]) -> str:
+    """A labelled text as printed: never with the planted key in it."""
+    for secret in labels["planted_secrets"]:
+        text = text.replace(secret, "[planted secret]")
+    return text
+
+
 def misses(plan: dict[str, Any], labels: dict[str, Any]) -> list[str]:
     """What mining did with each correction it did not attach to the request it corrects,
     and with each request it mined as no task of its own: one line each, to read."""
-    tasks = list({t.get("id"): t for t in plan_tasks(plan)}.values())
+    tasks = list({t.get("id"): t for t in reversed(plan_tasks(plan))}.values())  # first of each id
     by_request = request_tasks(plan, labels)
     figures = score(plan, labels)
     lines = []
@@ -215,11 +222,10 @@ def misses(plan: dict[str, Any], labels: dict[str, Any]) -> list[str]:
         did += [
             f"in the rubric of {t['id']} ({t['text'][:40]!r})"
             for t in tasks
-            if words in normalised(t.get("rubric", "")) and t is not request
+            if words in normalised(t.get("rubric", "")) and t["id"] != (request or {}).get("id")
         ]
-        lines.append(
-            f"{c['id']} [{c['preference']}, {c['form']}] {c['text']!r} -> " + "; ".join(did)
-        )
+        shown = _shown(c["text"], labels)
+        lines.append(f"{c['id']} [{c['preference']}, {c['form']}] {shown!r} -> " + "; ".join(did))
     left_out = {
         normalised(x.get("prompt", "")): x.get("reason", "") for x in plan.get("left_out", [])
     }
@@ -230,9 +236,7 @@ def misses(plan: dict[str, Any], labels: dict[str, Any]) -> list[str]:
         where = [f"in the rubric of {t['id']} ({t['text'][:40]!r})" for t in tasks
                  if words in normalised(t.get("rubric", ""))]  # fmt: skip
         where += [f"left out: {why}" for text, why in left_out.items() if text == words]
-        shown = r["text"]
-        for secret in labels["planted_secrets"]:  # printed: never the planted key
-            shown = shown.replace(secret, "[planted secret]")
+        shown = _shown(r["text"], labels)
         lines.append(f"request {r['id']} ({r['kind']}) {shown[:60]!r} -> "
                      + ("; ".join(where) or "nowhere"))  # fmt: skip
     return lines
