@@ -597,6 +597,7 @@ class ReplayEnvironment:
             latency_s=latency_s,
             cached=cached,
             lacked_inputs=lacked,
+            checks=_check_verdicts(told, command_results or []),
         )
 
     def _check(
@@ -652,6 +653,17 @@ def _reference(item: TaskItem) -> dict[str, str]:
     if ids:  # first, so no clipping loses the id an edit names
         shown = f"{'preferences' if len(ids) > 1 else 'preference'} {', '.join(ids)}\n{shown}"
     return {"reference": shown, "reference_label": ""}
+
+
+def _check_verdicts(told: list[tuple[Check, bool]], commands: list[CheckResult]) -> dict[str, bool]:
+    """Each mechanical check this replay applied, by its description: passed or not (a
+    command that did not run is neither). The gate reads which of them flipped between the
+    current skill and a candidate (sleep/night/preference_gate.py)."""
+    out = {check.describe(): bool(passed) for check, passed in told}
+    for result in commands:
+        if result.status != "not-run":
+            out[Check("command", result.command).describe()] = result.status == "pass"
+    return out
 
 
 def _workspace_lacking(item: TaskItem, start: StartTree) -> str:

@@ -51,6 +51,7 @@ from core.sign_test import sign_test_p
 from core.skill.edits import Edit
 from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
+from core.training.check_flips import CheckFlips
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
 from sleep.harvest.cursors import HarvestState
@@ -249,8 +250,9 @@ class NightStager:
             return {}
         before = {str(m["id"]): float(m["before"]) for m in staged.moved}
         after = {str(m["id"]): float(m["after"]) for m in staged.moved}
+        flips = {str(m["id"]): CheckFlips.from_dict(m.get("checks_flipped")) for m in staged.moved}
         edit = Edit.from_dict(dict(staged.edits[index]))
-        return {"kept_because": self.gate.kept_because(edit, before, after)}
+        return {"kept_because": self.gate.kept_because(edit, before, after, flips)}
 
 
 def night_folder(
