@@ -4,13 +4,15 @@ Why: the split used to hash a task's id and now hashes its request (sleep/mine/s
 The archive (`<state>/tasks.json`) keeps no split: every night computes it. So after the
 upgrade every stored task would take the new scheme's split at once, and a task an
 earlier night trained on could land in val, where it would gate on what the optimizer
-already saw (a leak). Here, on the first night after the upgrade, each stored task gets
-the new scheme's split only where that moves it nowhere the optimizer could have seen it
-from: a task may move from val (or test) to train, or keep its old split; it never moves
-out of train. The tasks that keep an old split differing from the new one are pinned in
-`<state>/split-scheme.json` with the scheme's version, so every later night reads the
-same splits (no night mixes schemes, and the re-split happens once); night.json says
-what moved and what was kept.
+already saw (a leak). Here, on the first night after the upgrade, each stored task an
+earlier night replayed (its frozen `<state>/nights/<id>/tasks.json`: the splits the
+optimizer really saw, whatever scheme made them) gets the new scheme's split only where
+that moves it nowhere the optimizer could have seen it from: it may move from val (or
+test) to train, or keep its old split; it never moves out of train. A task no night
+replayed takes the new split. The tasks that keep an old split differing from the new
+one are pinned in `<state>/split-scheme.json` with the scheme's version, so every later
+night reads the same splits (no night mixes schemes, and the re-split happens once);
+night.json says what moved and what was kept.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 from core.atomic import write_json
 from core.errors import UserError
-from sleep.mine.split import split_of, task_split
+from sleep.mine.split import task_split
 from sleep.mine.tasks import MinedTask
 
 SCHEME = 2  # 1: the task id's hash; 2: the request's hash (sleep/mine/split.py)
@@ -58,11 +60,21 @@ class Resplit:
         )
 
 
-def old_split(task: MinedTask, *, val_fraction: float, test_fraction: float) -> str:
-    """A task's split under scheme 1 (its id's hash), as nights before the change had it."""
-    if task.train_only:
-        return "train"
-    return split_of(task.id, val_fraction=val_fraction, test_fraction=test_fraction)
+def seen_splits(state_dir: Path) -> dict[str, str]:
+    """Each task id an earlier night replayed → its split there; train when any night
+    trained on it (an unreadable night says nothing)."""
+    seen: dict[str, str] = {}
+    for frozen in sorted((Path(state_dir) / "nights").glob("*/tasks.json")):
+        try:
+            skills = json.loads(frozen.read_text(encoding="utf-8")).get("skills", {})
+            pairs = [(str(t["id"]), split) for splits in skills.values()
+                     for split, tasks in splits.items() for t in tasks]  # fmt: skip
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            continue
+        for task, split in pairs:
+            if split in SPLITS and seen.get(task) != "train":
+                seen[task] = split
+    return seen
 
 
 def upgraded(old: str, new: str) -> str:
@@ -85,9 +97,12 @@ def resplit_once(
     if path.exists():
         return Resplit(pinned=pinned_splits(state_dir))
     out = Resplit(now=bool(stored))
-    fractions = {"val_fraction": val_fraction, "test_fraction": test_fraction}
+    seen = seen_splits(state_dir)
     for task in sorted(stored.values(), key=lambda t: t.id):
-        old, new = old_split(task, **fractions), task_split(task, **fractions)
+        old = seen.get(task.id)
+        if old is None:  # no night replayed it: the new split shows it nowhere it was
+            continue
+        new = task_split(task, val_fraction=val_fraction, test_fraction=test_fraction)
         split = upgraded(old, new)
         if split != old:
             out.moved.append({"task": task.id, "from": old, "to": split})

@@ -2,9 +2,9 @@
 written by nights before that change keeps no split, so every stored task would take the
 new scheme's split at once, and a task an earlier night trained on could become held out.
 The first night after the upgrade splits the stored tasks again, once: only val → train
-moves, a task the old scheme trained on stays train, the scheme's version and the pins
-are recorded, night.json says what moved, and the next night splits nothing again
-(sleep/night/split_scheme.py). Whole nights on the scripted TEST DOUBLE
+moves, a task an earlier night trained on (its frozen tasks.json says so) stays train,
+the scheme's version and the pins are recorded, night.json says what moved, and the next
+night splits nothing again (sleep/night/split_scheme.py). Whole nights on the scripted TEST DOUBLE
 (tests/sleep/night_double.py) and a real skills repository."""
 
 from __future__ import annotations
@@ -25,18 +25,18 @@ from tests.sleep.test_held_out import FRACTIONS, _corrected, _ids, _night, _part
 from tests.sleep.test_night import DAY, project, repo  # noqa: F401
 
 
-def _stored(folder: Path, old: str, new: str, n: int = 1) -> list[MinedTask]:
-    """Tasks of `folder` split `old` by their id and `new` by their request."""
+def _stored(folder: Path, new: str, n: int = 1, skip: int = 0) -> list[MinedTask]:
+    """Tasks of `folder` whose request's hash splits them `new`."""
     found = []
     for i in range(2000):
         intent = f"explain the {'abcdefghijklmnopqrstuvwxyz'[i % 26]}{i // 26 * 'x'} module"
         tid = task_id(str(folder), shape_of(intent))
-        if (split_of(tid, **FRACTIONS), split_of(split_key(intent), **FRACTIONS)) == (old, new):
+        if split_of(split_key(intent), **FRACTIONS) == new:
             found.append(MinedTask(tid, intent, str(folder), rubric="names the module",
                                    skill="project", source_sessions=[f"claude:s-{i}"],
                                    last_seen="2026-11-20"))  # fmt: skip
-        if len(found) == n:
-            return found
+        if len(found) == n + skip:
+            return found[skip:]
     raise AssertionError("pick more intents")
 
 
@@ -51,11 +51,15 @@ async def test_an_old_archive_is_split_again_once_and_never_moves_a_trained_task
     project,  # noqa: F811
 ):
     """Fails on the old code: the task the old scheme trained on was held out."""
-    [trained] = _stored(project, "train", "val")
-    [held] = _stored(project, "val", "train")
-    [still] = _stored(project, "val", "val")
+    trained, still = _stored(project, "val", n=2)
+    [held] = _stored(project, "train")
     state = tmp_path / "state"
     TaskArchive(state / "tasks.json").merge([trained, held, still])  # as old nights wrote it
+    old = state / "nights" / "sleep-2026-11-20"  # a night of the old scheme, finished
+    old.mkdir(parents=True)
+    (old / "night.json").write_text(json.dumps({"status": "finished", "project": str(project)}))
+    frozen = {"train": [trained.to_dict()], "val": [held.to_dict(), still.to_dict()]}
+    (old / "tasks.json").write_text(json.dumps({"skills": {"project": frozen}}))
 
     parts = _parts(project, "train", 1)
     night = _night(tmp_path, repo, project, _sessions(project, parts, "2026-11-30"), DAY)
@@ -74,7 +78,7 @@ async def test_an_old_archive_is_split_again_once_and_never_moves_a_trained_task
     assert record["scheme"] == 2 and record["pinned"] == {trained.id: "train"}
 
     # the next night splits nothing again: a task stored since is the new scheme's
-    fresh = _stored(project, "train", "val", n=2)[1]  # scheme 1 would have trained on it
+    [fresh] = _stored(project, "val", skip=2)  # no night replayed it: held out as hashed
     TaskArchive(state / "tasks.json").merge([fresh])
     later = _parts(project, "train", 1, skip=1)
     night = _night(
