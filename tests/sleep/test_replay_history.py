@@ -17,8 +17,9 @@ from core.models.agents.workspace import Placement, fresh_workspace, pristine_tr
 from core.models.types import AgentOutcome, AgentTask, Completion, Usage
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.tasks import MinedTask
+from sleep.night.handoff_workspace import prepared
 from sleep.night.history import history_invocations
-from sleep.night.replay_env import AgentReplay, ReplayEnvironment
+from sleep.night.replay_env import AgentReplay, ReplayEnvironment, _start_tree
 from sleep.night.replay_tools import ToolReplay
 from tests.sleep.test_replay_start import commit_at
 
@@ -160,3 +161,27 @@ def test_only_read_only_history_commands_are_run_again():
         ["blame", "a.py"],
     ]
     assert history_invocations("git reflog")[0] == []  # the checkout's, not the project's
+
+
+def test_a_handoff_workspace_holds_the_history_and_its_diff_leaves_it_out(tmp_path):
+    """The mode the strong-model night replayed "summarise this week" in: the prepared
+    copy names a folder made from the history (stable under the night's folder, so a
+    resumed night finds the same workspace), and its work tree is given that `.git`."""
+    project, head = project_with_later_history(tmp_path)
+    task = summary_task(project, "agentic")
+    keep = tmp_path / "night" / "handoff" / "workspaces"
+    env = ReplayEnvironment({"val": [task]}, judge(1.0), target_backend="handoff")
+    [item] = env.load_split("val")
+    with _start_tree(item, project, head, keep) as start:
+        assert start.history and start.commit is None and start.files.parent == keep
+        agent = AgentTask("summarise", start.files, "photo-shelf", check=lambda _w: None)
+        workspace, fresh = prepared(keep / "w1", agent, "# Notes\n", "CLAUDE.md")
+    assert fresh
+    git = ["git", "-C", str(workspace.root), "-c", f"safe.directory={workspace.root}"]
+    log = subprocess.run([*git, "log", "--all", "--oneline"], capture_output=True, text=True)
+    assert "bigger thumbnails" in log.stdout and "LATER" not in log.stdout
+    (workspace.root / "CHANGES.md").write_text("thumbnails\n")
+    diff = workspace.diff()
+    assert "CHANGES.md" in diff and ".git/" not in diff
+    with _start_tree(item, project, head, keep) as again:  # the next round: the same folder
+        assert again.files == start.files
