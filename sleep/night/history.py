@@ -30,16 +30,14 @@ import shlex
 import shutil
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.safe_git import one_line, run_git
 from sleep.mine.heuristic import reads_history
-from sleep.night.read_files import MAX_FILE_CHARS, MAX_FILES_CHARS
-from sleep.redact import Redactor
+from sleep.night.read_files import MAX_FILES_CHARS, ReadFiles, clipped
 
 MARKER = "skillopt-history"  # a file in the git directory of a repository made here
-_REDACTOR = Redactor()
 # The subcommands re-run for a chat replay: they only read the history. (The reflog is
 # the person's checkout's, not the project's: it is not re-run.)
 READ_ONLY = frozenset({"log", "shortlog", "whatchanged", "show", "diff", "blame", "rev-list"})
@@ -146,12 +144,9 @@ def history_invocations(command: str) -> tuple[list[list[str]], str]:
 
 
 @dataclass(frozen=True)
-class HistoryOutput:
+class HistoryOutput(ReadFiles):
     """What the session's history commands print at the start commit (command, output),
     and those that could not be run again, with why."""
-
-    shown: list[tuple[str, str]] = field(default_factory=list)
-    missing: dict[str, str] = field(default_factory=dict)
 
     def section(self) -> str:
         """The outputs as the prompt gives them ('' when there are none to give)."""
@@ -204,10 +199,7 @@ def history_output(commands: list[str], repo: Path | None, base: str = "") -> Hi
         if room <= 0:
             missing[command] = "the outputs before it fill the room for them"
             continue
-        text = _REDACTOR.redact("".join(outputs)).text or "(no output)"
-        limit = min(MAX_FILE_CHARS, room)
-        if len(text) > limit:
-            text = text[:limit] + f"\n[… {len(text) - limit} more characters not shown]"
+        text = clipped("".join(outputs), room) or "(no output)"
         room -= len(text)
         shown.append((command, text))
     return HistoryOutput(shown, missing)
