@@ -26,6 +26,14 @@ from core.training.rollout_runner import GatedScore
 from sleep.mine.tasks import Check, MinedTask
 from sleep.night.preference_gate import PreferenceGate
 from sleep.night.replay_env import ReplayEnvironment
+from tests.sleep.test_preference_night import (  # noqa: F401
+    YES_NO,
+    corrected_tasks,
+    night_with,
+    project,
+    repo,
+    sessions,
+)
 
 ONE_LINE, LOGGING = "p-571b1e15e7", "p-14b58f0f2a"
 SHORT = Check("answer_first_line_max", "1 words").describe()
@@ -137,3 +145,27 @@ def test_a_replay_records_each_mechanical_check_s_verdict():
     done = asyncio.run(env.rollout(item, "", reply))
     assert done.checks == {Check("answer_first_line_max", "3 words").describe(): True}
     assert RolloutResult.from_dict(done.to_dict()).checks == done.checks  # cached as is
+
+
+async def test_a_night_says_which_check_flipped_in_night_json_and_the_commit(
+    tmp_path,
+    repo,  # noqa: F811
+    project,  # noqa: F811
+):
+    """The whole path on the preference night's TEST DOUBLE: the debug-message tasks carry
+    a mechanical check (no `print(`), the current skill's replays fail it and the logging
+    rule's pass it, and the real trainer's rollout cache serves the current skill's."""
+    harvested = sessions(project)
+    mined = corrected_tasks(project, harvested)
+    for task in mined:
+        task.checks = [Check("not_contains", "print(")]
+    mined += corrected_tasks(project, harvested, YES_NO, "tests pass", preference=None)
+    night, result, _lines = await night_with(tmp_path, repo, project, "brain_rule", mined=mined)
+    no_print = Check("not_contains", "print(").describe()
+    evidence = result.skills["project"]["evidence"]
+    [edit] = evidence["edits"]
+    assert f"(check {no_print} failing → passing)" in edit["kept_because"]
+    flipped = [m for m in evidence["moved"] if m.get("checks_flipped")]
+    assert flipped and all(m["checks_flipped"]["up"] == [no_print] for m in flipped)
+    [commit] = repo.diff(result.skills["project"]["staged"]).evidence
+    assert f"checks flipped: {no_print} failing -> passing" in commit.body
