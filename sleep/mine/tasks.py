@@ -370,7 +370,8 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
         "context": [asdict(t) for t in task.context],
         "prior_edits": [e.describe() for e in task.prior_edits],  # applied before it
         "read_files": task.read_files,  # a chat replay is given their content
-        "reads_history": task.reads_history,  # a failed replay of it lacked its inputs
+        "reads_history": task.reads_history,  # its replay is given the history
+        "history_commands": task.history_commands,  # a chat replay is shown their output
         "train_only": task.train_only,
         "preference": task.preference,  # the id in the plan's `preferences`, if any
     }

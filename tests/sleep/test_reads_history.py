@@ -24,6 +24,8 @@ def test_the_codex_session_s_git_log_marks_its_task_as_reading_history(tmp_path)
     plan = lay_out(tmp_path, CORPORA["photos"]).dry_run()
     mined = [t for t in plan_tasks(plan) if t["text"].startswith(SUMMARY)]
     assert mined and all(t["reads_history"] is True for t in mined)  # one per skill routed
+    # the command its replay re-runs (chat) or finds the history for (workspace)
+    assert all(t["history_commands"] == ["git log --oneline"] for t in mined)
     others = [t for t in plan_tasks(plan) if not t["text"].startswith(SUMMARY)]
     assert others and not any(t["reads_history"] for t in others)
 
