@@ -37,6 +37,7 @@ CheckKind = Literal[
 CHECK_KINDS: tuple[str, ...] = get_args(CheckKind)
 MAX_CONTEXT_CHARS = 3000  # the earlier turns a follow-up keeps, in all
 MAX_READ_FILES = 20  # the files a task keeps of those its sessions read
+MAX_HISTORY_COMMANDS = 5  # the history commands a task keeps of those its sessions ran
 
 
 @dataclass(frozen=True)
@@ -164,9 +165,13 @@ class MinedTask:
     # written before they were kept.
     read_files: list[str] = field(default_factory=list)
     # Its session read the project's git history (`git log`, `git show`…: "summarise what
-    # changed this week"). A replay workspace holds the tree at its start commit, not the
-    # history, so a failed replay of it lacked its inputs (sleep/night/lacked_inputs.py).
+    # changed this week"). Its replay is given the history up to its start commit
+    # (sleep/night/history.py); where it cannot be, a failure lacked its inputs.
     reads_history: bool = False
+    # The shell commands of its session that read the history, as recorded: a chat replay
+    # is shown what they print at its start commit (sleep/night/history.py). Absent from
+    # archives written before they were kept.
+    history_commands: list[str] = field(default_factory=list)
 
     @property
     def has_evidence(self) -> bool:
@@ -186,6 +191,7 @@ class MinedTask:
             "session_started",
             "session_commit",
             "reads_history",
+            "history_commands",
         ):
             if not data[name]:
                 del data[name]
@@ -222,7 +228,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
     "prior_edits": (list,), "corrections": (list,), "preference": _OPTIONAL_STR,
     "session_started": _OPTIONAL_STR, "session_commit": _OPTIONAL_STR, "read_files": (list,),
-    "reads_history": (bool,),
+    "reads_history": (bool,), "history_commands": (list,),
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
 
@@ -276,7 +282,7 @@ def task_problem(data: Any) -> str:
     edit = next((p for p in map(edit_problem, data.get("prior_edits", [])) if p), "")
     if edit:
         return f"task {name}: {edit}"
-    for listed in ("source_sessions", "read_files"):
+    for listed in ("source_sessions", "read_files", "history_commands"):
         if not all(isinstance(s, str) for s in data.get(listed, [])):
             return f"task {name}: {listed} is not a list of strings"
     return ""
@@ -362,6 +368,9 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         session_commit=old.session_commit if old.session_started else new.session_commit,
         read_files=list(dict.fromkeys([*old.read_files, *new.read_files]))[:MAX_READ_FILES],
         reads_history=old.reads_history or new.reads_history,
+        history_commands=list(dict.fromkeys([*old.history_commands, *new.history_commands]))[
+            :MAX_HISTORY_COMMANDS
+        ],
     )
 
 
@@ -392,7 +401,8 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
         "context": [asdict(t) for t in task.context],
         "prior_edits": [e.describe() for e in task.prior_edits],  # applied before it
         "read_files": task.read_files,  # a chat replay is given their content
-        "reads_history": task.reads_history,  # a failed replay of it lacked its inputs
+        "reads_history": task.reads_history,  # its replay is given the history
+        "history_commands": task.history_commands,  # a chat replay is shown their output
         "train_only": task.train_only,
         "preference": task.preference,  # the id in the plan's `preferences`, if any
     }

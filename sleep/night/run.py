@@ -51,6 +51,7 @@ from core.sign_test import sign_test_p
 from core.skill.edits import Edit
 from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
+from core.training.check_flips import CheckFlips
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
 from sleep.harvest.cursors import HarvestState
@@ -124,6 +125,7 @@ from sleep.night.replay_modes import (
 )
 from sleep.night.replay_tools import ToolReplay, skill_path_for
 from sleep.night.routing import BY_SIBLING, Route, plan_routes, readers, sibling_files
+from sleep.night.split_scheme import Resplit, pinned_splits, resplit_once
 from sleep.night.staged_branch import holding_branch
 from sleep.night.unlanded_edits import unlanded_edits, unlanded_line
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
@@ -166,6 +168,9 @@ class NightResult:
     # The sessions routing left out: {session, source, reason} (sleep/night/routing.py), and the
     # requests the person interrupted: {session, source, reason, prompt} (sleep/mine/interrupted.py).
     left_out: list[dict[str, str]] = field(default_factory=list)
+    # The night that split the stored tasks again for a new split scheme says what moved
+    # and what kept its old split (sleep/night/split_scheme.py); {} on every other night.
+    resplit: dict[str, Any] = field(default_factory=dict)
     mined_by: str | None = None  # as NightPlan's (None: continued on frozen tasks)
 
     def to_dict(self) -> dict[str, Any]:
@@ -259,8 +264,9 @@ class NightStager:
             return {}
         before = {str(m["id"]): float(m["before"]) for m in staged.moved}
         after = {str(m["id"]): float(m["after"]) for m in staged.moved}
+        flips = {str(m["id"]): CheckFlips.from_dict(m.get("checks_flipped")) for m in staged.moved}
         edit = Edit.from_dict(dict(staged.edits[index]))
-        return {"kept_because": self.gate.kept_because(edit, before, after)}
+        return {"kept_because": self.gate.kept_because(edit, before, after, flips)}
 
 
 def night_folder(
@@ -331,6 +337,8 @@ class Night:
     _siblings: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False)
     # The sessions tonight's routing left out (set when the night routes its sessions).
     left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
+    # The stored tasks that keep an older split scheme's split (sleep/night/split_scheme.py).
+    resplit: Resplit = field(default_factory=Resplit, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -402,6 +410,12 @@ class Night:
                 if name in by_skill
             ]
         archive = TaskArchive(self.state_dir / "tasks.json")
+        self.resplit = resplit_once(  # before tonight's tasks join the stored ones
+            self.state_dir, archive.load(), val_fraction=self.val_fraction,
+            test_fraction=self.test_fraction, write=not self.dry,
+        )  # fmt: skip
+        if self.resplit.now:
+            self.on_line(self.resplit.line())
         mined_all: list[MinedTask] = []
         for route in routes:
             mined = await self._mine(route.sessions)
@@ -444,6 +458,7 @@ class Night:
             max_val_tasks=self.max_val_tasks,
             val_fraction=self.val_fraction,
             test_fraction=self.test_fraction,
+            pinned=self.resplit.pinned,
         )
         return {
             split: [t for t in held if route.accepts(t.source_sessions) or split == "train"]
@@ -577,6 +592,7 @@ class Night:
         # The state the night reads later, checked now too, before anything is written.
         HarvestState.load(self.state_dir / STATE_FILE)
         TaskArchive(self.state_dir / "tasks.json").load()
+        pinned_splits(self.state_dir)
 
     async def run(self) -> NightResult:
         check_state_dir(self.state_dir, writing=True)
@@ -594,8 +610,11 @@ class Night:
 
     async def _run(self) -> NightResult:
         # what the last round of this night showed, so a waiting round repeats nothing
-        before = read_json(self.folder / "night.json").get("skills")
+        saved = read_json(self.folder / "night.json")
+        before = saved.get("skills")
         self._before = before if isinstance(before, dict) else {}
+        if isinstance(saved.get("resplit"), dict):  # a resumed night keeps what it said
+            self.resplit.said = saved["resplit"]
         result = NightResult(self.night_id, "running", self.folder)
         self._save(result)
         try:
@@ -637,6 +656,7 @@ class Night:
             self._save(result)
             return result
         result.left_out, result.mined_by = self.left_out, self.mined_by
+        result.resplit = self.resplit.report()
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)
             result.skills[route.skill] = outcome

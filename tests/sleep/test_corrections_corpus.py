@@ -1,13 +1,14 @@
-"""Issue 37's acceptance figures, measured on four corrections corpora of real Claude Code
+"""Issue 37's acceptance figures, measured on five corrections corpora of real Claude Code
 and Codex sessions (made by tests/support/corrections_corpus.py) in which a person
 corrects four or five recurring preferences: `billing` (tests/sleep/fixtures/corrections,
 the corpus the mining heuristics were developed on), `photos` (corrections_photos, another
 project and person, labelled before mining ran on it, then fixed against), `recipes`
 (corrections_recipes, labelled before mining ran on it, held out for one round, then fixed
-against) and `greenhouse` (corrections_greenhouse, labelled before mining ran on it and
-held out from fixing: the honest generalisation figure). The real `skillopt sleep dry-run
---json` mines them; tests/support/corrections_score.py compares what it mined with the
-labels.
+against), `greenhouse` (corrections_greenhouse, labelled before mining ran on it and held
+out from fixing) and `ledger` (corrections_ledger, written and labelled without reading
+the miner and held out from all mining work: the honest generalisation figure). The real
+`skillopt sleep dry-run --json` mines them; tests/support/corrections_score.py compares
+what it mined with the labels.
 
 The thresholds are the issue's and the same for every corpus. Where today's miner misses
 one, the test is marked `xfail(strict=True)` with what it lacks: it turns into an XPASS
@@ -33,27 +34,49 @@ ATTACH_TARGET = 0.9  # issue 37: ">= 90 % of the corrections to the request they
 # The greenhouse corpus is held out: these marks record its figures, mining is not fixed
 # against them (each says what mining lacks there, found by reading its plan once).
 _HELD_OUT = "greenhouse"
+# The ledger corpus is held out from all mining work: its marks record its first figures
+# (bench/corrections_corpus.py --corpus ledger --misses lists each miss).
+_LEDGER = "ledger"
 UNMET: dict[str, dict[str, str]] = {
     "test_corrections_attach_to_the_request_they_correct": {
+        _LEDGER: "4/16: 'why float? …', 'do these hit the real api? …', 'erm, could you ask "
+        "before deleting things? …', 'that test needs wifi …' become tasks of their own; "
+        "'ugh too long. whats the command' (after Escape) is a chat task; no up-front "
+        "constraint (0/4) or with-request correction is kept",
         _HELD_OUT: "3/14: 'datetime.now() with no tz??', 'returning None … hides it, raise …', "
         "'… giving [] is a silent bug … raise', 'utcnow() is naive too', 'nvm, too long. …' "
         "are not read as corrections; 'test?' and 'a test for it pls' get no check",
     },
-    "test_no_correction_is_mined_as_a_request_of_its_own": {_HELD_OUT: "6/14 are tasks"},
+    "test_no_correction_is_mined_as_a_request_of_its_own": {
+        _HELD_OUT: "6/14 are tasks",
+        _LEDGER: "6/16 are tasks",
+    },
     "test_mechanical_corrections_become_checks": {
         _HELD_OUT: "1/14: no check for aware UTC times, for raising, or for an added test",
+        _LEDGER: "1/13, and that one is `diff_adds \\bclick\\b` (it asks a correct replay "
+        "to add click); no check for Decimal, for a mocked network or for a short answer",
     },
     "test_a_correction_after_an_interrupt_tests_the_interrupted_request": {
         _HELD_OUT: "'nvm, too long. … yes or no?' is not read as a correction",
+        _LEDGER: "'ugh too long. whats the command' is a chat task of its own",
     },
     "test_every_request_is_mined_with_its_kind": {
         _HELD_OUT: "9/10 mined (not the interrupted one); 'how many readings … per hour?' is "
         "agentic (its answer read a file); the 401 question is 'redacted' though it needs "
         "no token",
+        _LEDGER: "18/22 mined (not the interrupted one); 'wait, is fetch_rate going to hang …?', "
+        "'wait, what happens if "
+        "two archive runs overlap?' and 'no real http in tests, patch it out. add a retry …' "
+        "are read as corrections of the request before; two how-do-I questions and the 401 "
+        "question are agentic",
     },
-    "test_every_recurring_preference_is_found": {_HELD_OUT: "0/4"},
+    "test_every_recurring_preference_is_found": {_HELD_OUT: "0/4", _LEDGER: "0/5"},
     "test_every_preference_seen_twice_has_a_held_out_occurrence": {
         _HELD_OUT: "1/4: its preferences are not found",
+        _LEDGER: "1/5: its preferences are not found",
+    },
+    "test_committed_requests_replay_from_the_commit_before_their_session": {
+        _LEDGER: "12/13: the retry request is no task (it is read as a correction)",
     },
 }
 # Not strict: none at present. (The recipes corpus's held-out figure moved between runs
@@ -109,7 +132,7 @@ def test_the_corpus_has_the_shape_the_issue_asks_for(corpus):
     assert any(r["committed_after"] and r["changes_files"] for r in labels["requests"])
 
 
-@pytest.mark.parametrize("later", ["photos", "recipes", "greenhouse"])
+@pytest.mark.parametrize("later", ["photos", "recipes", "greenhouse", "ledger"])
 def test_each_later_corpus_differs_from_those_before(later):
     """Another project, asking for at least two things no earlier corpus asks for, with
     requests of its own, so its figures are not the earlier ones seen again."""
