@@ -256,11 +256,15 @@ async def mine_with_model(
             fixes = sorted({n for n in t.get("corrections", []) if 1 <= n <= len(chunk)})
             asked = sorted({n for n in t.get("sources", []) if 1 <= n <= len(chunk)} - set(fixes))
             sources = [chunk[n - 1] for n in asked]
-            known = [by_id[i] for s in sources if (i := placed.get((s[0], s[3]))) in by_id]
+            homes = [(s, by_id.get(placed.get((s[0], s[3])) or "")) for s in sources]
+            known = [home for s, home in homes if home is not None and _asks_in(home, s)]
             stopped = sources and all(s[2].get("interrupted") for s in sources)
             if stopped and not (known or fixes):
                 continue  # stopped and never redirected: no evidence of what was wanted
             task = known[0] if known else _new_task(t, sources, by_id)
+            for source, home in homes:  # requests the heuristic took for corrections
+                if home is not None and home is not task and not _asks_in(home, source):
+                    _unattach(source, home, task, by_id, placed)
             for n in fixes:
                 _rehome(chunk[n - 1], task, by_id, placed, also_asks=n in asking)
             _refine(task, t)
@@ -313,6 +317,43 @@ def _rehome(
         placed[(sid, index)] = task.id
 
 
+def _asks_in(task: MinedTask, prompt: Numbered) -> bool:
+    """Whether `task` is the one the heuristic made of this prompt as a request (not
+    one it attached the prompt to as a correction)."""
+    return task.id == task_id(task.project, shape_of(prompt[2]["text"]))
+
+
+def _unattach(
+    prompt: Numbered,
+    home: MinedTask,
+    task: MinedTask,
+    by_id: dict[str, MinedTask],
+    placed: Placed,
+) -> None:
+    """A prompt the model reads as a request of its own ("no network in the tests,
+    stub it. add a retry to upload()", "wait, does upload() give up after one
+    timeout?") that the heuristic attached to the request before it as a correction:
+    out of that request's rubric and corrections, into `task`."""
+    sid, session, source, index = prompt
+    _detach(by_id, home, sid, source["text"])
+    cwd, turns = session.get("cwd"), session.get("tasks", [])
+    taken = reference_of(source.get("answer") or "", edits_of_turn(source, cwd))
+    corrected = any(c.session == sid for c in home.corrections)
+    if home.reference == taken or not (home.reference or corrected):
+        # its answer was taken for the request's, or the request's own answer for one it
+        # corrected: the answer before it, which the person moved on from, is accepted
+        before = [turns[i] for i in range(index) if placed.get((sid, i)) == home.id]
+        home.reference = (
+            reference_of(before[-1].get("answer") or "", edits_of_turn(before[-1], cwd))
+            if before
+            else ""
+        )
+    placed[(sid, index)] = task.id
+    if sid not in task.source_sessions:
+        task.source_sessions.append(sid)
+        task.occurrences = max(task.occurrences, len(task.source_sessions))
+
+
 def _detach(by_id: dict[str, MinedTask], home: MinedTask, sid: str, text: str) -> None:
     """The correction out of the task the heuristic put it in: the task it made of it
     loses this session (and goes when it has none left); a request it wrongly took it as
@@ -324,9 +365,11 @@ def _detach(by_id: dict[str, MinedTask], home: MinedTask, sid: str, text: str) -
             del by_id[home.id]
         home.occurrences = max(1, len(home.source_sessions))
         return
-    note = correction_note(text)
-    home.rubric = "\n".join(ln for ln in home.rubric.splitlines() if ln != note)
-    home.corrections = [c for c in home.corrections if not (c.text == text and c.session == sid)]
+    # the heuristic may have attached only the prompt's correcting head
+    gone = [c for c in home.corrections if c.session == sid and c.text in text]
+    notes = {correction_note(c.text) for c in gone} | {correction_note(text)}
+    home.rubric = "\n".join(ln for ln in home.rubric.splitlines() if ln not in notes)
+    home.corrections = [c for c in home.corrections if c not in gone]
 
 
 def _refine(task: MinedTask, found: dict[str, Any]) -> None:
