@@ -96,6 +96,21 @@ class Correction:
     session: str
     agent: str
     date: str | None = None
+    # What the person needs, as the miner model named it ("timezone-aware UTC times"):
+    # it groups preferences before any wording does (sleep/mine/preferences.py); one
+    # correction may state two ("no emojis and no essay"). Empty: the heuristic's.
+    needs: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["needs"] = list(self.needs)
+        if not self.needs:
+            del data["needs"]  # archives from before needs read the same
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Correction:
+        return cls(**{**data, "needs": tuple(data.get("needs", ()))})
 
 
 MAX_CORRECTION_CHARS = 500
@@ -167,7 +182,7 @@ class MinedTask:
         data["checks"] = [asdict(c) for c in self.checks]
         data["context"] = [asdict(t) for t in self.context]
         data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
-        data["corrections"] = [asdict(c) for c in self.corrections]
+        data["corrections"] = [c.to_dict() for c in self.corrections]
         for name in (
             "prior_edits",
             "corrections",
@@ -193,7 +208,7 @@ class MinedTask:
         data["checks"] = [Check(**c) for c in data.get("checks", [])]
         data["context"] = [Turn(**t) for t in data.get("context", [])]
         data["prior_edits"] = [FileEdit.from_dict(e) for e in data.get("prior_edits", [])]
-        data["corrections"] = [Correction(**c) for c in data.get("corrections", [])]
+        data["corrections"] = [Correction.from_dict(c) for c in data.get("corrections", [])]
         data["kind"] = normalise_kind(data.get("kind", "advice"))
         task = cls(**data)
         if "train_only" not in data:
@@ -230,9 +245,13 @@ def _strings(value: Any, fields: tuple[str, ...]) -> bool:
 def _correction(value: Any) -> bool:
     return (
         isinstance(value, dict)
-        and {"text", "session", "agent"} <= set(value) <= {"text", "session", "agent", "date"}
+        and {"text", "session", "agent"}
+        <= set(value)
+        <= {"text", "session", "agent", "date", "needs"}
         and all(isinstance(value[f], str) for f in ("text", "session", "agent"))
         and isinstance(value.get("date"), _OPTIONAL_STR)
+        and isinstance(value.get("needs", []), list)
+        and all(isinstance(n, str) for n in value.get("needs", []))
     )
 
 
@@ -257,7 +276,7 @@ def task_problem(data: Any) -> str:
     ):
         return f"task {name}: a check is not {{kind, value}}"
     if not all(_correction(c) for c in data.get("corrections", [])):
-        return f"task {name}: a correction is not {{text, session, agent, date}}"
+        return f"task {name}: a correction is not {{text, session, agent, date, needs}}"
     if not all(_strings(t, ("prompt", "answer")) for t in data.get("context", [])):
         return f"task {name}: a context turn is not {{prompt, answer}}"
     edit = next((p for p in map(edit_problem, data.get("prior_edits", [])) if p), "")
@@ -343,7 +362,7 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         prior_edits=old.prior_edits if old.context else new.prior_edits,
         reference=old.reference or new.reference,
         train_only=old.train_only,
-        corrections=list(dict.fromkeys([*old.corrections, *new.corrections])),
+        corrections=merged_corrections(old.corrections, new.corrections),
         preference=new.preference or old.preference,
         session_started=old.session_started or new.session_started,
         session_commit=old.session_commit if old.session_started else new.session_commit,
@@ -353,6 +372,18 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
             :MAX_HISTORY_COMMANDS
         ],
     )
+
+
+def merged_corrections(old: list[Correction], new: list[Correction]) -> list[Correction]:
+    """Each correction once, in the order first seen; one seen again with the needs the
+    miner named replaces its sighting without them (else it would count twice: under its
+    need and under its wording)."""
+    out: dict[tuple[str, str, str, str | None], Correction] = {}
+    for c in [*old, *new]:
+        key = (c.text, c.session, c.agent, c.date)
+        if key not in out or c.needs:
+            out[key] = c
+    return list(out.values())
 
 
 def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:

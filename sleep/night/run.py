@@ -58,9 +58,19 @@ from sleep.harvest.cursors import HarvestState
 from sleep.harvest.run import STATE_FILE
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.interrupted import describe_interrupted, interrupted_left_out
-from sleep.mine.preferences import Preference, assign_preferences, group_preferences
+from sleep.mine.preferences import (
+    Preference,
+    assign_preferences,
+    group_preferences,
+    named_needs,
+)
 from sleep.mine.tasks import MinedTask, TaskArchive, task_listing
-from sleep.mine.with_model import mine_with_model
+from sleep.mine.with_model import (
+    HEURISTIC,
+    mine_with_model,
+    mined_by_model,
+    uses_model_miner,
+)
 
 # handoff_answers masks secrets in handoff answers; handoff_workspace registers the
 # handoff-workspace replay (sleep/night/replay_modes.py) when imported.
@@ -142,6 +152,9 @@ class NightPlan:
     # What the person keeps asking for across sessions (sleep/mine/preferences.py), most
     # often said first: {id, text, occurrences: [{task, session, agent, date}]}.
     preferences: list[dict[str, Any]] = field(default_factory=list)
+    # "heuristic", or "heuristic+<backend>:<model>" when the miner model mined too (None:
+    # the night continues on frozen tasks, mined by an earlier round).
+    mined_by: str | None = None
 
 
 @dataclass
@@ -158,6 +171,7 @@ class NightResult:
     # The night that split the stored tasks again for a new split scheme says what moved
     # and what kept its old split (sleep/night/split_scheme.py); {} on every other night.
     resplit: dict[str, Any] = field(default_factory=dict)
+    mined_by: str | None = None  # as NightPlan's (None: continued on frozen tasks)
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -304,8 +318,15 @@ class Night:
     today: dt.date = field(default_factory=dt.date.today)
     label: str | None = None  # the project's name in night ids and staged branches
     on_line: Callable[[str], None] = lambda _line: None
-    # A dry run plans without writing anything: no saved harvest, no archive, no night folder.
+    # A dry run plans without writing anything: no saved harvest, no archive, no night
+    # folder; only the miner model's replies (the response cache) and, under handoff,
+    # its prompts, which the night then finds answered.
     dry: bool = False
+    heuristic_only: bool = False  # mine with the heuristic alone (`dry-run --heuristic-only`)
+    # How tonight's tasks were mined (`_mine`; None until they are).
+    mined_by: str | None = field(default=None, init=False)
+    # The need names the miner model gave so far (the archive's, then tonight's routes').
+    _needs: list[str] | None = field(default=None, init=False, repr=False)
     _harvested: Harvested | None = field(default=None, init=False, repr=False)
     _routed: list[tuple[Route, dict[str, list[MinedTask]]]] | None = field(
         default=None, init=False, repr=False
@@ -485,17 +506,34 @@ class Night:
         )
 
     async def _mine(self, sessions: list[dict[str, Any]]) -> list[MinedTask]:
-        """The miner role when the night's config names one (never in a dry run, which
-        spends nothing), else the heuristic miner."""
-        if self.dry or self.config.models.miner.backend == "auto":
+        """The heuristic, then the miner model wherever one capable of it is configured
+        (sleep/mine/with_model.uses_model_miner), in a dry run too, so the plan shows the
+        tasks the night will replay; its replies are kept in the state dir's response
+        cache (keyed by the request's hash), so the night after a dry run repays nothing.
+        `heuristic_only` (`dry-run --heuristic-only`) keeps a dry run free."""
+        miner = self.config.models.miner
+        if self.heuristic_only or not uses_model_miner(miner, self.config.models.env_file):
+            self._say_mined_by(HEURISTIC)
             return mine_sessions(sessions, include_automation=self.include_automation)
+        if self._needs is None:  # the names the model gave before, so it reuses them
+            self._needs = named_needs(TaskArchive(self.state_dir / "tasks.json").load().values())
         client = build_model_client(self.run_config(1, False))
+        runtime = client.runtime("miner")
+        self._say_mined_by(mined_by_model(runtime.kind, runtime.model))
         try:
             return await mine_with_model(
-                sessions, client.bind("miner"), include_automation=self.include_automation
+                sessions,
+                client.bind("miner"),
+                include_automation=self.include_automation,
+                needs=self._needs,
             )
         finally:
             await client.aclose()
+
+    def _say_mined_by(self, how: str) -> None:
+        if self.mined_by != how:
+            self.on_line(f"mined by {how}")
+        self.mined_by = how
 
     async def plan(self) -> NightPlan:
         harvested = self.harvested()
@@ -511,6 +549,7 @@ class Night:
         )
         routed = await self.routed_tasks(sessions)
         plan.left_out = self.left_out
+        plan.mined_by = self.mined_by
         planned = [t for _route, splits in routed for tasks in splits.values() for t in tasks]
         plan.preferences = [p.to_dict() for p in group_preferences(planned)]
         backend = self.config.models.target.backend
@@ -606,7 +645,7 @@ class Night:
         try:
             routed = await self.routed_tasks(sessions)
         except ModelError as exc:  # the miner failed or waits for a handoff answer
-            result.left_out = self.left_out
+            result.left_out, result.mined_by = self.left_out, self.mined_by
             result.status = "waiting" if isinstance(exc, HandoffWaiting) else "failed"
             result.pending = len(pending_prompts(self.folder / "handoff"))
             result.message = (
@@ -616,7 +655,7 @@ class Night:
             )
             self._save(result)
             return result
-        result.left_out = self.left_out
+        result.left_out, result.mined_by = self.left_out, self.mined_by
         result.resplit = self.resplit.report()
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)
