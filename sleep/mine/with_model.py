@@ -32,6 +32,7 @@ from core.models.types import ModelError
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from core.secrets import Secrets
+from sleep.harvest.file_edits import FileEdit, prior_edits
 from sleep.mine.check_rules import SIZE
 from sleep.mine.correction_checks import is_plain_word
 from sleep.mine.corrections import head_and_next
@@ -430,7 +431,7 @@ def _new_task(
         project=project,
         kind=found.get("kind") or heuristic_kind(found["intent"], sources),
     )
-    for sid, session, prompt, _index in sources:
+    for sid, session, prompt, index in sources:
         for check in verification_commands(prompt.get("commands", [])):
             if check not in task.checks:
                 task.checks.append(check)
@@ -445,8 +446,17 @@ def _new_task(
         if task.session_started is None:
             task.session_started = session_start(session)
             task.session_commit = session_commit(session)
+            task.prior_edits = edits_before(session, index)
     task.occurrences = max(1, len(task.source_sessions))
     return task
+
+
+def edits_before(session: dict[str, Any], index: int) -> list[FileEdit]:
+    """The session's file edits before its prompt `index`: the project as it stood when
+    that was asked (a question the heuristic took for a correction, "what happens if two
+    archive runs overlap?", is about the archive.py its session had just written)."""
+    cwd = session.get("cwd")
+    return prior_edits([edits_of_turn(p, cwd) for p in session.get("tasks", [])[:index]])
 
 
 def heuristic_kind(intent: str, sources: list[Numbered]) -> TaskKind:
