@@ -371,6 +371,21 @@ def _detach(by_id: dict[str, MinedTask], home: MinedTask, sid: str, text: str) -
     notes = {correction_note(c.text) for c in gone} | {correction_note(text)}
     home.rubric = "\n".join(ln for ln in home.rubric.splitlines() if ln not in notes)
     home.corrections = [c for c in home.corrections if c not in gone]
+    # every trace of it goes: the checks it alone implied, and the preference it gave the
+    # task (assign_preferences sets it again from the corrections left; a task whose
+    # only "correction" was a question of its own kept its id, a ghost, issue 37)
+    implied = {c for t in {text, *(c.text for c in gone)} for c in _implied_checks(home, t)}
+    kept = {c for left in home.corrections for c in _implied_checks(home, left.text)}
+    home.checks = [c for c in home.checks if c.kind == "command" or c not in implied - kept]
+    home.preference = None
+
+
+def _implied_checks(task: MinedTask, text: str) -> list[Check]:
+    """The checks attaching `text` as a correction gives a task of `task`'s kind (its
+    verification commands aside: those are what the session ran, kept)."""
+    scratch = MinedTask(id="", intent="", project=task.project, kind=task.kind)
+    attach_correction(scratch, text, [], "", {}, None)
+    return scratch.checks
 
 
 def _refine(task: MinedTask, found: dict[str, Any]) -> None:
