@@ -125,7 +125,7 @@ from sleep.night.replay_modes import (
 )
 from sleep.night.replay_tools import ToolReplay, skill_path_for
 from sleep.night.routing import BY_SIBLING, Route, plan_routes, readers, sibling_files
-from sleep.night.split_scheme import Resplit, pinned_splits, resplit_once
+from sleep.night.split_scheme import Resplit, pinned_splits, resplit_once, trained_pins
 from sleep.night.staged_branch import holding_branch
 from sleep.night.unlanded_edits import unlanded_edits, unlanded_line
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
@@ -339,6 +339,8 @@ class Night:
     left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
     # The stored tasks that keep an older split scheme's split (sleep/night/split_scheme.py).
     resplit: Resplit = field(default_factory=Resplit, init=False, repr=False)
+    # The stored tasks an earlier night trained on: never held out (split_scheme.py).
+    _trained: dict[str, str] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -416,6 +418,7 @@ class Night:
         )  # fmt: skip
         if self.resplit.now:
             self.on_line(self.resplit.line())
+        self._trained = trained_pins(self.state_dir)
         mined_all: list[MinedTask] = []
         for route in routes:
             mined = await self._mine(route.sessions)
@@ -458,7 +461,7 @@ class Night:
             max_val_tasks=self.max_val_tasks,
             val_fraction=self.val_fraction,
             test_fraction=self.test_fraction,
-            pinned=self.resplit.pinned,
+            pinned={**self._trained, **self.resplit.pinned},
         )
         return {
             split: [t for t in held if route.accepts(t.source_sessions) or split == "train"]
