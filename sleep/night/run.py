@@ -339,6 +339,8 @@ class Night:
     left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
     # The stored tasks that keep an older split scheme's split (sleep/night/split_scheme.py).
     resplit: Resplit = field(default_factory=Resplit, init=False, repr=False)
+    # How the round that mined tonight's frozen tasks mined them (night.json `mined_by`).
+    _mined_before: str | None = field(default=None, init=False, repr=False)
     # The stored tasks an earlier night trained on: never held out (split_scheme.py).
     _trained: dict[str, str] = field(default_factory=dict, init=False, repr=False)
 
@@ -533,6 +535,11 @@ class Night:
         finally:
             await client.aclose()
 
+    def _mined(self) -> str | None:
+        """How tonight's tasks were mined: by this round, else by the round that mined
+        them (a resumed night continues on its frozen tasks and mines nothing)."""
+        return self.mined_by or self._mined_before
+
     def _say_mined_by(self, how: str) -> None:
         if self.mined_by != how:
             self.on_line(f"mined by {how}")
@@ -618,6 +625,8 @@ class Night:
         self._before = before if isinstance(before, dict) else {}
         if isinstance(saved.get("resplit"), dict):  # a resumed night keeps what it said
             self.resplit.said = saved["resplit"]
+        if isinstance(saved.get("mined_by"), str):  # its frozen tasks are mined no more
+            self._mined_before = saved["mined_by"]
         result = NightResult(self.night_id, "running", self.folder)
         self._save(result)
         try:
@@ -648,7 +657,7 @@ class Night:
         try:
             routed = await self.routed_tasks(sessions)
         except ModelError as exc:  # the miner failed or waits for a handoff answer
-            result.left_out, result.mined_by = self.left_out, self.mined_by
+            result.left_out, result.mined_by = self.left_out, self._mined()
             result.status = "waiting" if isinstance(exc, HandoffWaiting) else "failed"
             result.pending = len(pending_prompts(self.folder / "handoff"))
             result.message = (
@@ -658,7 +667,7 @@ class Night:
             )
             self._save(result)
             return result
-        result.left_out, result.mined_by = self.left_out, self.mined_by
+        result.left_out, result.mined_by = self.left_out, self._mined()
         result.resplit = self.resplit.report()
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)
