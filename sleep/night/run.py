@@ -57,7 +57,7 @@ from core.training.trainer import run_training
 from sleep.harvest.cursors import HarvestState
 from sleep.harvest.run import STATE_FILE
 from sleep.mine.heuristic import mine_sessions
-from sleep.mine.interrupted import describe_interrupted, interrupted_left_out
+from sleep.mine.interrupted import describe_interrupted, interrupted_left_out, still_left_out
 from sleep.mine.preferences import (
     Preference,
     assign_preferences,
@@ -397,8 +397,8 @@ class Night:
             considered, self.repo.list_skills(), project=self.project, forced=self.skill
         )
         stopped = interrupted_left_out(considered)
-        self.left_out = routing.left_out + stopped
-        for line in routing.describe_left_out() + describe_interrupted(stopped):
+        self.left_out = routing.left_out + stopped  # until mined (the miner may take one up)
+        for line in routing.describe_left_out():
             self.on_line(line)
         routes = routing.routes
         if saved.exists():
@@ -408,11 +408,14 @@ class Night:
             for name in frozen:  # a skill gated again on its stored tasks has no sessions
                 if name not in by_skill and name in entries:
                     by_skill[name] = Route(name, [BY_STORED], agents=readers(entries[name]))
-            return [
+            out = [
                 (by_skill[name], {k: [MinedTask.from_dict(t) for t in v] for k, v in f.items()})
                 for name, f in frozen.items()
                 if name in by_skill
             ]
+            tasks = [t for _route, splits in out for held in splits.values() for t in held]
+            self._left_out_interrupted(routing.left_out, stopped, tasks)
+            return out
         archive = TaskArchive(self.state_dir / "tasks.json")
         self.resplit = resplit_once(  # before tonight's tasks join the stored ones
             self.state_dir, archive.load(), val_fraction=self.val_fraction,
@@ -427,6 +430,7 @@ class Night:
             for task in mined:
                 task.skill = route.skill
             mined_all += mined
+        self._left_out_interrupted(routing.left_out, stopped, mined_all)
         known = archive.merge(mined_all, write=not self.dry)
         assign_preferences(list(known.values()))  # grouped across nights
         entries = {e.name: e for e in self.repo.list_skills()}
@@ -443,6 +447,19 @@ class Night:
             frozen = {r.skill: {k: [t.to_dict() for t in v] for k, v in s.items()} for r, s in out}
             write_json(saved, {"skills": frozen})
         return out
+
+    def _left_out_interrupted(
+        self,
+        routed_out: list[dict[str, str]],
+        stopped: list[dict[str, str]],
+        tasks: list[MinedTask],
+    ) -> None:
+        """The interrupted requests left out once mined, said on the console: not one the
+        miner model made a task of (it read what followed as what the person wanted)."""
+        stopped = still_left_out(stopped, tasks)
+        self.left_out = routed_out + stopped
+        for line in describe_interrupted(stopped):
+            self.on_line(line)
 
     def _splits(self, route: Route, known: dict[str, MinedTask]) -> dict[str, list[MinedTask]]:
         """The route's tasks of the archive `known` (this project), split for tonight. It
