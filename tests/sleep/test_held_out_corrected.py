@@ -39,18 +39,25 @@ def _occurrence(tid: str, day: str, *, up_front: bool) -> MinedTask:
                      source_sessions=[session])  # fmt: skip
 
 
+def _pair(stated_split: str = "train") -> list[MinedTask]:
+    """An older occurrence corrected after its answer (hashed to train) and a newer one
+    stated up front (hashed to `stated_split`)."""
+    (corrected,) = _ids("train", 1, up_front=False)
+    (stated,) = _ids(stated_split, 1, up_front=True)
+    return [
+        _occurrence(corrected, "2026-11-01", up_front=False),
+        _occurrence(stated, "2026-11-05", up_front=True),
+    ]
+
+
 def _val(tasks: list[MinedTask], **kw) -> list[str]:
     return [t.id for t in night_splits(tasks, max_tasks=10, **FRACTIONS, **kw)["val"]]
 
 
 def test_the_occurrence_held_out_is_one_corrected_after_an_answer():
     """Fails on the old code: the newest occurrence was held out, stated up front."""
-    (corrected,) = _ids("train", 1, up_front=False)
-    (stated,) = _ids("train", 1, up_front=True)
-    tasks = [
-        _occurrence(corrected, "2026-11-01", up_front=False),
-        _occurrence(stated, "2026-11-05", up_front=True),
-    ]
+    tasks = _pair()
+    corrected = tasks[0].id
     assert _val(tasks) == [corrected]
     assert _val(list(reversed(tasks))) == [corrected]  # whatever the order
     # with only up-front occurrences, the newest of them is held out as before
@@ -61,27 +68,18 @@ def test_the_occurrence_held_out_is_one_corrected_after_an_answer():
 
 def test_a_hashed_out_up_front_occurrence_gets_a_corrected_one_beside_it():
     """Fails on the old code: the hash held out the up-front one and nothing else."""
-    (stated,) = _ids("val", 1, up_front=True)
-    (corrected,) = _ids("train", 1, up_front=False)
-    tasks = [
-        _occurrence(stated, "2026-11-05", up_front=True),
-        _occurrence(corrected, "2026-11-01", up_front=False),
-    ]
-    assert sorted(_val(tasks)) == sorted([stated, corrected])  # none moved out of val
+    tasks = _pair(stated_split="val")
+    assert sorted(_val(tasks)) == sorted(t.id for t in tasks)  # none moved out of val
 
 
 def test_a_corrected_occurrence_an_earlier_night_trained_on_is_never_held_out(tmp_path):
     """The trained one stays train (the optimizer saw it): the up-front one is held out."""
-    (corrected,) = _ids("train", 1, up_front=False)
-    (stated,) = _ids("train", 1, up_front=True)
+    tasks = _pair()
+    corrected, stated = (t.id for t in tasks)
     night = tmp_path / "nights" / "sleep-2026-11-02-p"
     night.mkdir(parents=True)
     frozen = {"skills": {"p": {"train": [{"id": corrected}], "val": [], "test": []}}}
     (night / "tasks.json").write_text(json.dumps(frozen))
     pinned = trained_pins(tmp_path)
     assert pinned == {corrected: "train"}
-    tasks = [
-        _occurrence(corrected, "2026-11-01", up_front=False),
-        _occurrence(stated, "2026-11-05", up_front=True),
-    ]
     assert _val(tasks, pinned=pinned) == [stated]
