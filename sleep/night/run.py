@@ -645,6 +645,7 @@ class Night:
         if isinstance(saved.get("mined_by"), str):  # its frozen tasks are mined no more
             self._mined_before = saved["mined_by"]
         result = NightResult(self.night_id, "running", self.folder)
+        result.mined_by = self._mined_before
         self._save(result)
         try:
             return await self._run_phases(result)
