@@ -245,11 +245,11 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
     avoid = [a for a in dict.fromkeys(avoid) if a]
     want = [w for w in dict.fromkeys(want) if w and w.lower() not in {a.lower() for a in avoid}]
     if not want and not avoid and not _REFUSED.search(text):
-        want = _practices_named(text)
+        want = practices_named(text)
     return want, avoid
 
 
-def _practices_named(text: str) -> list[str]:
+def practices_named(text: str) -> list[str]:
     """The well-known practices a text names (`_CODE_PATTERNS`: "type hints", "pathlib",
     "logging"), longest first: what a correction names without refusing anything, it asks
     for ("and type hints on new functions from now on"; not "put it back, the old assert
