@@ -70,7 +70,7 @@ _AGENT_ACT = re.compile(
 )
 # Pushing back on what was done: negation, contrast, repetition, asking why.
 _PUSHBACK = re.compile(
-    r"\b(?:no|not|never|nothing|without|instead|rather|but|again|still|too|why|stop|"
+    r"\b(?:no|not|never|nothing|without|instead|rather|but|again|still|too|why|stop|back|"
     r"wrong|\w+n't|dont|didnt|doesnt|isnt|wasnt|wont|cant|shouldnt|arent|aint)\b",
     re.IGNORECASE,
 )
@@ -97,6 +97,14 @@ _WORK = re.compile(
 _MOVES_ON = re.compile(
     r"^\s*(?:now|next|then|and now|one more thing|another)\b|\bas well\b|\banother\b|\ba new\b",
     re.I,
+)
+# "next: …", "then …": the next thing, whatever follows.
+_NEXT_UP = re.compile(r"^\s*(?:now|next|then)\b\s*[:,-]?", re.IGNORECASE)
+# A statement whose subject is the thing made: "that dict grows forever", "it still fails",
+# "this breaks the build".
+_SAID_OF_IT = re.compile(
+    r"^\s*(?:that|this|it|these|those)(?:'s|\s+(?:is|are|was|\w+(?:s|ed)|\w+\s+\w+(?:s|ed)))\b",
+    re.IGNORECASE,
 )
 # A full question with a finite verb whose subject is not the agent: asks afresh.
 _ASKS = re.compile(
@@ -198,7 +206,9 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
     if back_words:
         signals.append((f"{len(back_words)}/{len(words)} of its words are the exchange's",
                         round(1.5 * len(back_words) / len(words), 2)))  # fmt: skip
-    if _BACK_PRONOUN.search(body) and not new_names:
+    if _SAID_OF_IT.match(body):
+        signals.append(("said of the thing made", 0.75))
+    elif _BACK_PRONOUN.search(body) and not new_names:
         signals.append(("a pronoun for the thing made", 0.5))
     if _AGENT_ACT.search(body):
         signals.append(("asks after the agent's own act", 1.5))
@@ -222,10 +232,10 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
         signals.append(("redirects the stopped answer", 1.0))
     new_object = bool(new_names) or len(new_matter) >= 2
     what = ", ".join(new_names[:2]) or ", ".join(new_matter[:3])
-    if work and new_object:
+    if work and (new_names or new_matter):  # the object of a verb of work is new
         signals.append((f"new work on {what}", -2.0))
-        if _MOVES_ON.search(body):
-            signals.append(("moves on", -1.0))
+    if _MOVES_ON.search(body) and (work or _NEXT_UP.match(body)):
+        signals.append(("moves on", -1.0))
     pointed = bool(_BACK_PRONOUN.search(body)) and not new_names
     if asks and new_object and not (pointed or redirect):
         signals.append((f"asks afresh about {what}", -1.5))

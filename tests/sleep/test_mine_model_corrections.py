@@ -20,9 +20,10 @@ def render_listing(sessions):
     return prompts_listing(numbered_prompts(sessions, False))
 
 
-# "that's way more than I asked for" is no correction shape the heuristic knows: it
-# mines it as a request of its own and takes the long answer as the reference.
-UNRECOGNISED = "that's way more than I asked for, give me the gist in one line"
+# "give me the gist in one line" opens on a verb of work with an object the exchange never
+# named, so the heuristic (sleep/mine/follow_up.py) mines it as a request of its own and
+# takes the long answer as the reference.
+UNRECOGNISED = "give me the gist in one line"
 SESSION = {
     "source": "codex", "session_id": "g1", "cwd": "/p", "branch": "main", "automation": False,
     "tasks": [
