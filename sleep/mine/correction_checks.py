@@ -32,6 +32,8 @@ _CODE_PATTERNS = {
     "logger": r"\blogger\b",
     "raise": r"\braise\b",
     "raising": r"\braise\b",
+    "raised": r"\braise\b",
+    "raises": r"\braise\b",
     "exception": r"\braise\b",
     "exceptions": r"\braise\b",
     "f-string": r"\bf[\"']",
@@ -380,6 +382,7 @@ _COMPATIBLE = re.compile(
 
 def _concept_term(term: str) -> str:
     low = term.lower().removesuffix("()")
-    return {"raising": "raise", "floats": "float", "f-strings": "f-string", "fstrings": "f-string",
-            "dataclasses": "dataclass", "logger": "logging",
+    return {"raising": "raise", "raised": "raise", "raises": "raise", "floats": "float",
+            "f-strings": "f-string", "fstrings": "f-string", "dataclasses": "dataclass",
+            "logger": "logging",
             "docstrings": "docstring"}.get(low, low)  # fmt: skip

@@ -131,6 +131,9 @@ _TERSE_WORDS = 3
 _LONG_WORDS = 15
 _DEMAND_WORDS = 8
 _MAX_CHANGES_CHARS = 20_000
+# How `changes_of` marks an edited file's path and a command run, each on a line of its own.
+EDITED = "+++ edited "
+RAN = "$ ran "
 THRESHOLD = 0.0
 
 
@@ -144,6 +147,14 @@ class Before:
     answer: str = ""
     changes: str = ""  # the edits' old and new text, the commands run
     interrupted: bool = False
+
+    def paths(self) -> list[str]:
+        """The files the answer edited."""
+        return [ln[len(EDITED) :] for ln in self.changes.splitlines() if ln.startswith(EDITED)]
+
+    def commands(self) -> list[str]:
+        """The commands the answer ran (their first lines)."""
+        return [ln[len(RAN) :] for ln in self.changes.splitlines() if ln.startswith(RAN)]
 
     def words(self) -> frozenset[str]:
         return frozenset(_stems(" ".join([self.request, self.answer, self.changes])))
@@ -255,9 +266,9 @@ def _asks_afresh(body: str) -> bool:
 def changes_of(prompt: dict[str, Any]) -> str:
     """The text of what a turn did (its edits' old and new text, the commands it ran): a
     correction names what is in it ("why os.path?" after a diff that uses os.path)."""
-    parts = [f"{e.get('old', '')}\n{e.get('new', '')}" for e in prompt.get("edits", [])
-             if isinstance(e, dict)]  # fmt: skip
-    parts += [c for c in prompt.get("commands", []) if isinstance(c, str)]
+    parts = [f"{EDITED}{e.get('path', '')}\n{e.get('old', '')}\n{e.get('new', '')}"
+             for e in prompt.get("edits", []) if isinstance(e, dict)]  # fmt: skip
+    parts += [f"{RAN}{c}" for c in prompt.get("commands", []) if isinstance(c, str)]
     return "\n".join(parts)[:_MAX_CHANGES_CHARS]
 
 

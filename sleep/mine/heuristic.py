@@ -51,6 +51,7 @@ from sleep.mine.follow_up import (
 from sleep.mine.judged_by import correction_note
 from sleep.mine.kinds import TaskKind, kind_of
 from sleep.mine.preferences import assign_preferences
+from sleep.mine.structural_checks import structural_checks
 from sleep.mine.tasks import (
     MAX_CORRECTION_CHARS,
     MAX_READ_FILES,
@@ -302,8 +303,10 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             if note not in task.rubric:
                 task.rubric = f"{task.rubric}\n{note}".strip()
             _keep(task, Correction(constraint, sid, _agent(session), when))
-            _add_checks(task, checks_for(constraint, agentic=task.kind == "agentic",
+            agentic = task.kind == "agentic"
+            _add_checks(task, checks_for(constraint, agentic=agentic,
                                          commands_after=[c.value for c in verified]))  # fmt: skip
+            _add_checks(task, structural_checks(constraint, None, agentic=agentic))
         _add_checks(task, verified)
         add_reads(task, prompt, project)
         thread = _Thread(task, answer, aborted, turn_edits, said=text, changes=changes_of(prompt))
@@ -373,9 +376,10 @@ def _correct(
     session: dict[str, Any],
     when: str | None,
 ) -> None:
-    """The correction becomes the rubric and checks of the request it corrects."""
+    """The correction becomes the rubric and checks of the request it corrects (those its
+    code terms imply against what the answer did among them)."""
     thread.corrected()
-    attach_correction(thread.task, text, commands, sid, session, when)
+    attach_correction(thread.task, text, commands, sid, session, when, before=thread.before())
 
 
 def attach_correction(
@@ -385,16 +389,21 @@ def attach_correction(
     sid: str,
     session: dict[str, Any],
     when: str | None,
+    *,
+    before: Before | None = None,
 ) -> None:
     """A correction in the request's task: a rubric line, its checks where it is
-    mechanical, and one of the task's `corrections` (the model miner attaches the ones
-    it names the same way, sleep/mine/with_model.py)."""
+    mechanical (with `before`, the answer it corrects, also those its code terms imply,
+    sleep/mine/structural_checks.py), and one of the task's `corrections` (the model miner
+    attaches the ones it names the same way, sleep/mine/with_model.py)."""
     note = correction_note(text)
     if note not in task.rubric:
         task.rubric = f"{task.rubric}\n{note}".strip()
     verified = verification_commands(commands)
-    found = checks_for(text, agentic=task.kind == "agentic",
-                       commands_after=[c.value for c in verified])  # fmt: skip
+    agentic = task.kind == "agentic"
+    found = checks_for(text, agentic=agentic, commands_after=[c.value for c in verified])
+    if before is not None:
+        found += structural_checks(text, before, agentic=agentic, besides=found)
     _add_checks(task, [*found, *verified])
     _keep(task, Correction(text[:MAX_CORRECTION_CHARS], sid, _agent(session), when))
 
