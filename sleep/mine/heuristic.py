@@ -320,8 +320,9 @@ def _constraints(text: str) -> list[str]:
     change - give report.py a daily_max(readings)")."""
     found = constraints_in(text)
     head = stated_up_front(text)
-    if head and not any(head in c or c in head for c in found):
-        found.append(head)
+    if head and not any(head in c for c in found):
+        # the head as stated, not the pieces of it a phrase found ("dont commit anything")
+        found = [c for c in found if c not in head] + [head]
     return found
 
 

@@ -91,3 +91,14 @@ def test_preferences_found_and_held_out_need_the_right_tasks():
     plan["preferences"] = [{"text": "logging", "occurrences": [{"task": a["id"]},
                                                                {"task": b["id"]}]}]  # fmt: skip
     assert score(plan, LABELS).preferences_found == ["logging"]
+
+
+def test_a_request_mined_into_another_task_s_rubric_is_a_misfire():
+    plan = {"skills": [{"tasks": [
+        _task("add a --verbose flag",
+              rubric="The person had to correct an earlier answer: 'warn on a missing due date'"),
+        _task("why does it time out? key=[REDACTED:anthropic]", kind="advice", replay="chat"),
+    ]}]}  # fmt: skip
+    figures = score(plan, LABELS)
+    assert figures.swallowed == ["r-b"]  # r-b is no task; its words are r-a's correction
+    assert "requests swallowed as a correction (misfires): 1/3" in figures.lines()
