@@ -69,7 +69,7 @@ _AGENT_ACT = re.compile(
     re.IGNORECASE,
 )
 # Pushing back on what was done: negation, contrast, repetition, asking why.
-_PUSHBACK = re.compile(
+PUSHBACK = re.compile(
     r"\b(?:no|not|never|nothing|without|instead|rather|but|again|still|too|why|stop|back|"
     r"wrong|\w+n't|dont|didnt|doesnt|isnt|wasnt|wont|cant|shouldnt|arent|aint)\b",
     re.IGNORECASE,
@@ -126,8 +126,11 @@ _STANDING = re.compile(
 )
 # What a person asks to have besides the change: the practices (sleep/mine/correction_checks.py)
 # and tests.
-_TESTS = re.compile(r"\btests?\b", re.IGNORECASE)
+TESTS = re.compile(r"\btests?\b|\btested\b|\btesting\b", re.IGNORECASE)
+# A file's name, which a path or a name of the project's is (never an API).
+FILE_NAME = re.compile(r"\.(?:py|js|ts|tsx|jsx|md|json|toml|ya?ml|txt|sh|go|rs|rb|java|cfg|ini)$")
 _TERSE_WORDS = 3
+_LAST_CLAUSE_CHARS = 400  # where a question ends a pasted log; never the whole of a long prompt
 _LONG_WORDS = 15
 _DEMAND_WORDS = 8
 _MAX_CHANGES_CHARS = 20_000
@@ -177,9 +180,9 @@ class Verdict:
 def judge(text: str, before: Before) -> Verdict:
     """Whether `text`, said after `before`, corrects that answer (see the module doc)."""
     headed = _HEADED.match(text)
-    if headed and heads_a_request(text) or stated_up_front(text):
+    if headed and stated_up_front(text):
         # "don't touch the tests: caption() should say …": the request after the head decides
-        text = headed.group("tail") if headed else text
+        text = headed.group("tail")
     signals = _signals(text, before)
     score = round(sum(w for _s, w in signals), 2)
     correction = score > THRESHOLD
@@ -201,7 +204,7 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
     back_names = [n for n in names if set(_name_forms(n)) & known_names]
     new_names = [n for n in names if n not in back_names]
     back_words = [w for w in words if w in known_words]
-    wants = practices_named(body) + (["tests"] if _TESTS.search(body) else [])
+    wants = practices_named(body) + (["tests"] if TESTS.search(body) else [])
     new_words = [w for w in dict.fromkeys(words) if w not in known_words]
     new_matter = [w for w in new_words if not any(w in _stem(p) for p in wants)]
     size = len(body.split())
@@ -223,7 +226,7 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
         signals.append(("a pronoun for the thing made", 0.5))
     if _AGENT_ACT.search(body):
         signals.append(("asks after the agent's own act", 1.5))
-    pushback = len(_PUSHBACK.findall(_FORM_ASKED.sub(" ", body)))
+    pushback = len(PUSHBACK.findall(_FORM_ASKED.sub(" ", body)))
     if pushback:
         signals.append(("pushes back", min(1.5, 0.75 * pushback)))
     if wants and not new_names:
@@ -258,7 +261,7 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
 def _asks_afresh(body: str) -> bool:
     """A full question whose subject is not the agent, at the start or as the last clause
     ("is format_total locale aware?", "… - is the token expired or missing a scope?")."""
-    last = _LAST_CLAUSE.search(body)
+    last = _LAST_CLAUSE.search(body[-_LAST_CLAUSE_CHARS:])
     clauses = [body] + ([last.group("clause")] if last else [])
     return any(_ASKS.match(c) or _ASKS_WHY.match(c) for c in clauses)
 
@@ -338,7 +341,7 @@ def _name_forms(name: str) -> list[str]:
     bare = name.strip("`").lower()
     bare = re.sub(r"\(.*\)$", "", bare).strip().lstrip("-")
     forms = [bare]
-    if "." in bare and not re.search(r"\.(?:py|js|ts|md|json|toml|ya?ml|txt|sh)$", bare):
+    if "." in bare and not FILE_NAME.search(bare):
         parts = bare.split(".")
         forms += [".".join(parts[:i]) for i in range(2, len(parts))] + [parts[-1]]
     return [f for f in forms if f]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from sleep.mine.correction_checks import ANY_TEST_RUNNER, ONE_LINE_WORDS, TEST_FILES
-from sleep.mine.follow_up import Before
+from sleep.mine.follow_up import FILE_NAME, PUSHBACK, TESTS, Before
 from sleep.mine.tasks import Check
 
 # Code-shaped terms a check can be made of: backticked, call-like (with or without
@@ -31,17 +31,12 @@ _API = re.compile(
     r"|(?P<dotted>\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b)(?!\()"
     r"|(?P<camel>\b[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\b)"
 )
-_FILE = re.compile(r"\.(?:py|js|ts|tsx|jsx|md|json|toml|ya?ml|txt|sh|go|rs|rb|java|cfg|ini)$")
 _DEFINES = r"(?:def|class|function|func|fn|const|let|var)\s+{name}\b|\b{name}\s*="
-# A clause that questions or pushes back on what it names.
-_DOUBT = re.compile(
-    r"\?|\b(?:no|not|never|without|again|too|still|instead|rather|why|wrong|naive|"
-    r"deprecated|unsafe|broken|bad)\b|n't\b",
-    re.IGNORECASE,
-)
+# Besides a push back (sleep/mine/follow_up.py) and a question mark, a clause doubts
+# what it names by calling it bad.
+_BAD = re.compile(r"\b(?:naive|deprecated|unsafe|broken|bad)\b", re.IGNORECASE)
 # Sentence ends split clauses; the dot inside `datetime.now()` does not.
 _CLAUSE_END = re.compile(r"(?<=[.;!?])\s+")
-_TESTS = re.compile(r"\btests?\b|\btested\b|\btesting\b", re.IGNORECASE)
 _RUN = re.compile(r"\b(?:run|ran|rerun|running|pass(?:es|ed)?)\b", re.IGNORECASE)
 # The tests to be left as they are ("don't touch the tests", "no test changes"): no test
 # to add (sleep/mine/correction_checks.py checks the tests are left alone).
@@ -66,7 +61,7 @@ def structural_checks(
     none that repeats one of `besides` (the phrase rules' checks of the same text)."""
     checks: list[Check] = []
     if agentic and before is None:
-        wants_tests = _TESTS.search(text) and not (_RUN.search(text) or _LEFT.search(text))
+        wants_tests = TESTS.search(text) and not (_RUN.search(text) or _LEFT.search(text))
         checks += [Check("diff_adds", TEST_ADDED)] if wants_tests else []
     elif agentic:
         checks += _api_checks(text, before, list(besides))
@@ -79,11 +74,11 @@ def structural_checks(
 def _api_checks(text: str, before: Before, besides: list[Check]) -> list[Check]:
     out: list[Check] = []
     for clause in _CLAUSE_END.split(text):
-        doubted = bool(_DOUBT.search(clause))
+        doubted = "?" in clause or bool(PUSHBACK.search(clause) or _BAD.search(clause))
         for match in _API.finditer(clause):
             term = next(g for g in match.groups() if g)
             name = term.split("(")[0]
-            if _FILE.search(name) or _defined(name, before.changes):
+            if FILE_NAME.search(name) or _defined(name, before.changes):
                 continue  # a file, or the thing the answer made: not an API choice
             if any(_matches(b.value, term) for b in besides if b.kind.startswith("diff_")):
                 continue  # the phrase rules checked it already
@@ -98,7 +93,7 @@ def _api_checks(text: str, before: Before, besides: list[Check]) -> list[Check]:
 def _test_checks(text: str, before: Before) -> list[Check]:
     """Tests asked after a code change, not a run of them (sleep/mine/correction_checks.py
     reads "did you run the tests?"): the one the answer lacked, a test added, else a run."""
-    if not _TESTS.search(text) or _RUN.search(text) or _LEFT.search(text) or not before.paths():
+    if not TESTS.search(text) or _RUN.search(text) or _LEFT.search(text) or not before.paths():
         return []
     if not (
         re.search(TEST_ADDED, before.changes, re.MULTILINE)
