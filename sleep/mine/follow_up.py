@@ -241,7 +241,7 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
     if _STANDING.search(body):
         signals.append(("a standing rule", 0.5))
     # the person stopped the answer and says what they wanted of it instead
-    redirect = before.interrupted and bool(back_words) and bool(pushback)
+    redirect = before.interrupted and bool(pushback)
     if redirect:
         signals.append(("redirects the stopped answer", 1.0))
     new_object = bool(new_names) or len(new_matter) >= 2
@@ -250,7 +250,9 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
         signals.append((f"new work on {what}", -2.0))
     if _MOVES_ON.search(body) and (work or _NEXT_UP.match(body)):
         signals.append(("moves on", -1.0))
-    pointed = bool(_BACK_PRONOUN.search(body)) and not new_names
+    # a short question's pronoun is the thing made; a longer one names its own referent
+    # ("the uploader says 401 with token … - is it expired?")
+    pointed = bool(_BACK_PRONOUN.search(body)) and not new_names and size <= _DEMAND_WORDS
     if asks and new_object and not (pointed or redirect):
         signals.append((f"asks afresh about {what}", -1.5))
     if size > _LONG_WORDS:

@@ -153,3 +153,22 @@ def test_the_follow_ups_show_in_the_dry_run_listing():
     [heard] = listed["follow_ups"]
     assert heard["text"] == "backoff?" and heard["attached"] is True
     assert heard["why"].startswith("correction (")
+
+
+STOPPED = "walk me through how the cache in store.py decides what to evict"
+
+
+def test_a_stopped_answer_dismissed_and_narrowed_makes_the_stopped_request_a_task():
+    stopped = prompt(STOPPED, "Sure! Let's start with the data structures. First, ...",
+                     interrupted=True)  # fmt: skip
+    narrowed = "ugh, essay mode. does it evict on write or not?"
+    mined = mine_sessions([session(stopped, prompt(narrowed, "Not on write."), prompt("thx"))])
+    assert [t.intent for t in mined] == [STOPPED]
+    assert [c.text for c in mined[0].corrections] == [narrowed]
+
+
+def test_a_new_question_after_a_stopped_answer_leaves_the_stopped_request_out():
+    stopped = prompt(STOPPED, "Sure! Let's start with", interrupted=True)
+    asked = "how do I bump the version in setup.cfg?"
+    mined = mine_sessions([session(stopped, prompt(asked, "Edit version = ..."), prompt("thx"))])
+    assert [t.intent for t in mined] == [asked]
