@@ -46,8 +46,17 @@ _STOP = frozenset(
     "gave", "go", "going", "way", "thing", "things", "stuff", "not", "no", "nope", "never",
     "don", "dont", "didnt", "doesnt", "isnt", "wasnt", "cant", "wont", "shouldnt", "instead",
     "rather", "than", "about", "up", "out", "over", "under", "same", "other", "else", "new",
-    "old", "stop", "wrong"]
+    "old", "stop", "wrong", "without", "shouldn", "couldn", "wouldn", "isn", "aren", "wasn",
+    "weren", "doesn", "didn", "hasn", "haven", "won"]
 )  # fmt: skip
+# Words about the reply's form: a demand made of them asks about the answer, it brings no
+# new matter ("too long — answer in one line", "short answer pls, no emoji").
+_FORM = re.compile(
+    r"\b(?:answers?|lines?|sentences?|words?|short(?:er)?|long(?:er)?|brief|briefly|concise|"
+    r"version|summary|gist|essay|details?|verbose|bullets?|emojis?|markdown|plain|text|"
+    r"paragraphs?|number|yes|no)\b",
+    re.IGNORECASE,
+)
 # A token that reads as code: backticked, call-like, dotted, snake_case, a flag, a file,
 # CamelCase or a CONSTANT.
 _IDENTIFIER = re.compile(
@@ -58,6 +67,8 @@ _IDENTIFIER = re.compile(
     r"|\b[a-z]+_[\w]+\b"
     r"|\b[a-z]+[A-Z]\w*\b"
     r"|\b[A-Z][A-Z0-9_]{2,}\b"
+    # a keyword argument's name (hours=0) and the literals code writes ([] , None, null)
+    r"|\b[a-z_]\w*(?==[^=\s])|\[\]|\{\}|\b(?:None|null|nil|undefined|True|False)\b"
 )
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 # The agent's own act, asked after or reported: "did you run", "you didnt add", "you
@@ -76,7 +87,11 @@ PUSHBACK = re.compile(
 )
 # Asking for a form of answer is no pushback: the "no" of "yes or no".
 _FORM_ASKED = re.compile(r"\byes(?:\s+or\s+|/)no\b|\by/n\b", re.IGNORECASE)
-_BACK_PRONOUN = re.compile(r"\b(?:it|its|it'?s|that|this|them|those|these)\b", re.IGNORECASE)
+_BACK_PRONOUN = re.compile(
+    r"\b(?:it|its|it'?s|that|this|them|those|these)\b"
+    r"(?!\s+(?:morning|afternoon|evening|week|weekend|month|year|time|sprint|release)\b)",
+    re.IGNORECASE,
+)
 # A short opening that neither corrects nor asks ("thx.", "hmm", "ok so", "yes ok.").
 _OPENING = re.compile(
     r"^\s*(?:(?:ok(?:ay)?|yes|yeah|thx|thanks|ty|cool|great|nice|hmm+|hm|oh|so|and|also|"
@@ -105,6 +120,19 @@ _NEXT_UP = re.compile(r"^\s*(?:now|next|then)\b\s*[:,-]?", re.IGNORECASE)
 _SAID_OF_IT = re.compile(
     r"^\s*(?:that|this|it|these|those)(?:'s|\s+(?:is|are|was|\w+(?:s|ed)|\w+\s+\w+(?:s|ed)))\b",
     re.IGNORECASE,
+)
+# The state before the answer, named: "keep the old import path working", "as before".
+_AS_IT_WAS = re.compile(
+    r"\b(?:old|previous|original|before|back|again|still|anymore|any more|earlier|existing|"
+    r"used to)\b",
+    re.IGNORECASE,
+)
+# "… can you look?": a request to act, not a question about the reply.
+_ASKS_AGENT_TO = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b[^?]*\?\s*$", re.I)
+# A requirement said of a thing: "health should also check the db", "remember must default
+# to off" (of the thing made when the exchange names it).
+_REQUIRED_OF = re.compile(
+    r"^\s*(?:the\s+)?(?P<thing>[\w.]+)\s+(?:should|must|needs? to|has to|ought to)\b", re.I
 )
 # A full question with a finite verb whose subject is not the agent: asks afresh.
 _ASKS = re.compile(
@@ -201,14 +229,22 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
     words = _stems(body)
     names = _IDENTIFIER.findall(body)
     known_words, known_names = before.words(), before.names()
-    back_names = [n for n in names if set(_name_forms(n)) & known_names]
+    back_names = [
+        n
+        for n in names
+        if set(_name_forms(n)) & known_names
+        or (n.isidentifier() and _stem(n.lower()) in known_words)  # hours=0 after `hours`
+    ]
     new_names = [n for n in names if n not in back_names]
     back_words = [w for w in words if w in known_words]
     wants = practices_named(body) + (["tests"] if TESTS.search(body) else [])
     new_words = [w for w in dict.fromkeys(words) if w not in known_words]
-    new_matter = [w for w in new_words if not any(w in _stem(p) for p in wants)]
+    form = {_stem(w.lower()) for w in _FORM.findall(body)}
+    new_matter = [w for w in new_words if w not in form and not any(w in _stem(p) for p in wants)]
     size = len(body.split())
-    work, asks = bool(_WORK.match(body)), _asks_afresh(body)
+    # "… could you have a look?" asks the agent to act, as a verb of work does
+    work = bool(_WORK.match(body) or _ASKS_AGENT_TO.search(body))
+    asks = _asks_afresh(body)
     if is_correction(text):
         signals.append(("worded as a correction", 1.5))
     if back_names:
@@ -232,10 +268,14 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
     if wants and not new_names:
         signals.append((f"asks for {wants[0]}", 0.5))
     if not work and not asks:
-        if size <= _TERSE_WORDS and (body.rstrip().endswith("?") or wants or back_names):
+        terse = size <= _TERSE_WORDS
+        if terse and (body.rstrip().endswith("?") or wants or back_names or form):
             signals.append(("a terse fragment", 1.0))
         elif body.rstrip().endswith("?"):
             signals.append(("a question about the reply", 0.5))
+        required = _REQUIRED_OF.match(body)
+        if required and _stem(required.group("thing").lower()) in known_words | known_names:
+            signals.append((f"a requirement of {required.group('thing')}", 0.75))
         if _DEMAND.search(body) and size <= _DEMAND_WORDS:
             signals.append(("a short demand", 0.75))
     if _STANDING.search(body):
@@ -255,6 +295,16 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
     pointed = bool(_BACK_PRONOUN.search(body)) and not new_names and size <= _DEMAND_WORDS
     if asks and new_object and not (pointed or redirect):
         signals.append((f"asks afresh about {what}", -1.5))
+    anchored = (
+        back_names
+        or _BACK_PRONOUN.search(body)
+        or _AGENT_ACT.search(body)
+        or _AS_IT_WAS.search(body)
+    )
+    if not (work or asks or anchored) and len(new_matter) >= 3 and len(back_words) * 4 < len(words):
+        # a statement about something the exchange never touched ("the report shouldn't
+        # include cancelled orders" after an answer about the login page)
+        signals.append((f"brings new matter: {', '.join(new_matter[:3])}", -1.0))
     if size > _LONG_WORDS:
         signals.append(("long", round(-0.1 * (size - _LONG_WORDS), 2)))
     return signals

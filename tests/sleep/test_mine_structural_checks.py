@@ -64,7 +64,7 @@ def test_the_bare_call_is_refused_not_the_call_with_its_argument():
     [
         "json.loads with no error handling?? a bad line kills the import",  # keep it, handled
         "sync() crashes when the folder is missing",  # the thing made, not an API choice
-        "the loop never waits between attempts",  # plain English names no code
+        "it reads the whole folder at once, stream it",  # plain English names no code
     ],
 )
 def test_what_the_correction_does_not_refuse_gives_no_diff_not_adds(correction):
