@@ -199,7 +199,10 @@ def _question_for_advice(text: str, tools: list[str], commands: list[str]) -> bo
     for, or one about another machine."""
     if _CHANGE.search(text) or _delegates(text, tools):
         return False
-    behaviour = bool(_BEHAVIOUR.match(text) or _HOW_IT_BEHAVES.match(text))
+    # "how many … per hour?" once the session read the code to answer it: the chat replay is
+    # given what it read (with nothing read, the workspace is what answers it)
+    read_to_answer = bool(tools) and bool(_HOW_IT_BEHAVES.match(text))
+    behaviour = bool(_BEHAVIOUR.match(text)) or read_to_answer
     if not (is_question(text) or behaviour):
         return False
     if _ELSEWHERE.search(text):
