@@ -76,7 +76,9 @@ _WORD = re.compile(r"[a-z][a-z0-9]+")
 _AGENT_ACT = re.compile(
     r"\b(?:did|didn'?t|didnt|have|haven'?t|havent|why'?d|why did|why have)\s+(?:you|u)\b"
     r"|\b(?:you|u)\s+(?:\w+\s+)?(?:\w+ed|ran|did|didn'?t|didnt|forgot|left|made|put|wrote|"
-    r"broke|took|kept|hid|gave|went|still|never|just|again)\b",
+    r"broke|took|kept|hid|gave|went|still|never|just|again)\b"
+    # what the agent keeps doing, refused: "stop printing debug lines"
+    r"|\bstop\s+\w+ing\b",
     re.IGNORECASE,
 )
 # Pushing back on what was done: negation, contrast, repetition, asking why.
