@@ -47,7 +47,8 @@ _STOP = frozenset(
     "don", "dont", "didnt", "doesnt", "isnt", "wasnt", "cant", "wont", "shouldnt", "instead",
     "rather", "than", "about", "up", "out", "over", "under", "same", "other", "else", "new",
     "old", "stop", "wrong", "without", "shouldn", "couldn", "wouldn", "isn", "aren", "wasn",
-    "weren", "doesn", "didn", "hasn", "haven", "won"]
+    "weren", "doesn", "didn", "hasn", "haven", "won", "seriously", "huh", "done", "finished",
+    "right", "correct", "true", "sure"]
 )  # fmt: skip
 # Words about the reply's form: a demand made of them asks about the answer, it brings no
 # new matter ("too long — answer in one line", "short answer pls, no emoji").
@@ -87,6 +88,7 @@ PUSHBACK = re.compile(
     r"wrong|\w+n't|dont|didnt|doesnt|isnt|wasnt|wont|cant|shouldnt|arent|aint)\b",
     re.IGNORECASE,
 )
+_REJECTION = re.compile(r"^\s*(?:no|nope|nah|wrong|stop|undo|revert|not (?:that|this|it))\b", re.I)
 # Asking for a form of answer is no pushback: the "no" of "yes or no".
 _FORM_ASKED = re.compile(r"\byes(?:\s+or\s+|/)no\b|\by/n\b", re.IGNORECASE)
 _BACK_PRONOUN = re.compile(
@@ -264,16 +266,21 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
         signals.append(("a pronoun for the thing made", 0.5))
     if _AGENT_ACT.search(body):
         signals.append(("asks after the agent's own act", 1.5))
+    # a fragment with no content of its own ("why?", "really?", "done?") says nothing of the
+    # answer beyond an outright rejection ("no", "wrong")
+    content = bool(names) or any(w not in _STOP for w in _WORD.findall(body.lower()))
     pushback = len(PUSHBACK.findall(_FORM_ASKED.sub(" ", body)))
+    if not content and not _REJECTION.match(body):
+        pushback = 0
     if pushback:
         signals.append(("pushes back", min(1.5, 0.75 * pushback)))
     if wants and not new_names:
         signals.append((f"asks for {wants[0]}", 0.5))
     if not work and not asks:
-        terse = size <= _TERSE_WORDS
+        terse = size <= _TERSE_WORDS and content
         if terse and (body.rstrip().endswith("?") or wants or back_names or form):
             signals.append(("a terse fragment", 1.0))
-        elif body.rstrip().endswith("?"):
+        elif body.rstrip().endswith("?") and content:
             signals.append(("a question about the reply", 0.5))
         required = _REQUIRED_OF.match(body)
         if required and _stem(required.group("thing").lower()) in known_words | known_names:

@@ -285,6 +285,9 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
         if len(text) < MIN_TASK_CHARS:
             # "fix it": part of the request before it, never an acceptance of its answer
             if thread is not None:
+                if verdict is not None:
+                    why = f"a short fragment, part of the request: {verdict.why}"
+                    thread.heard(text, Verdict(False, verdict.score, why))
                 thread.continue_with(answer, aborted, turn_edits, text, changes_of(prompt))
                 placed[(sid, index)] = thread.task.id
             turns.add(Turn(text, answer), thread is not None and thread.task.kind == "agentic")

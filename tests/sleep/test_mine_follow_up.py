@@ -177,3 +177,12 @@ def test_a_new_question_after_a_stopped_answer_leaves_the_stopped_request_out():
     asked = "how do I bump the version in setup.cfg?"
     mined = mine_sessions([session(stopped, prompt(asked, "Edit version = ..."), prompt("thx"))])
     assert [t.intent for t in mined] == [asked]
+
+
+@pytest.mark.parametrize("text", ["why?", "really?", "so?", "and?"])
+def test_a_fragment_with_nothing_in_it_corrects_nothing(text):
+    """It names nothing and rejects nothing: no correction, and no acceptance either."""
+    [task] = mine_sessions([_session(RETRY, text)])
+    assert task.corrections == [] and "correct an earlier answer" not in task.rubric
+    [heard] = task.follow_ups
+    assert not heard.attached and heard.why.startswith("a short fragment, part of the request")
