@@ -63,6 +63,11 @@ class RolloutResult:
     # A failure with it set says nothing of the skill: the analysts are not shown it as one
     # (core/optimizer/reflection_groups.split_results). It still scores as it scored.
     lacked_inputs: str = ""
+    # The mechanical checks the environment applied to this rollout, each by its name:
+    # passed or not (none applied: empty). A check that flips between the current skill's
+    # rollout and a candidate's is evidence for or against an edit on its own
+    # (core/training/check_flips.py).
+    checks: dict[str, bool] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)

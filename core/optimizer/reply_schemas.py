@@ -94,6 +94,7 @@ def miner(kinds: tuple[str, ...], check_kinds: tuple[str, ...] = CHECK_KINDS) ->
         checks=array(check),
         sources=array(INTEGER),
         corrections=array(INTEGER),
+        needs=array(obj(prompt=INTEGER, need=TEXT)),
     )
     return obj(tasks=array(task))
 

@@ -183,6 +183,15 @@ def identical_staged(
 MOVED_SHOWN = 20  # items listed in a commit's body; the rest are counted
 
 
+def _flipped(flips: object) -> str:
+    """The item's mechanical checks that flipped (core/training/check_flips.py), if any."""
+    if not isinstance(flips, dict):
+        return ""
+    said = [f"{c} failing -> passing" for c in flips.get("up", [])]
+    said += [f"{c} passing -> failing" for c in flips.get("down", [])]
+    return f"; checks flipped: {', '.join(said)}" if said else ""
+
+
 def moved_lines(moved: list[dict]) -> list[str]:
     """The commit body's list of the val items that moved: id, the request's start, how
     it was replayed, before -> after, and what decided the new score."""
@@ -197,6 +206,7 @@ def moved_lines(moved: list[dict]) -> list[str]:
             f"- {item.get('id')}{replay} {item.get('before', 0):.2f} -> "
             f"{item.get('after', 0):.2f}: {request!r}"
             + (f"; decided by {decided}" if decided else "")
+            + _flipped(item.get("checks_flipped"))
         )
     if len(moved) > MOVED_SHOWN:
         lines.append(f"- and {len(moved) - MOVED_SHOWN} more")

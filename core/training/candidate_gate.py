@@ -18,6 +18,7 @@ from core.skill.document import skill_hash
 from core.skill.edits import Edit
 from core.skill.rule_density import leading_word_density, rule_density
 from core.skill.validation import validate_candidate
+from core.training.check_flips import CheckFlips, cached_val_results, item_flips
 from core.training.context import TrainingRun
 from core.training.edit_attribution import keep_supported
 from core.training.frontier import add_member, joins
@@ -227,7 +228,9 @@ async def judge_candidate(
     if becomes_current and not becomes_best:
         s.current_version = tr.add_version(candidate, step=step, source=source)
     elif becomes_best:
-        moved = moved_items(tr.val_items, s.best_items, gated)
+        current = cached_val_results(tr.runner, tr.best, tr.val_items)
+        flipped = item_flips(current, gated.results)
+        moved = moved_items(tr.val_items, s.best_items, gated, flipped)
         version = tr.add_version(candidate, step=step, source=source)
         s.current_version = s.best_version = version
         s.best_score = full_score
@@ -324,14 +327,20 @@ def ruled(
 
 
 def moved_items(
-    items: Sequence[TaskItem], before: Mapping[str, float], gated: GatedScore
+    items: Sequence[TaskItem],
+    before: Mapping[str, float],
+    gated: GatedScore,
+    flips: Mapping[str, CheckFlips] | None = None,
 ) -> list[dict[str, Any]]:
-    """The val items whose metric changed, with what decided the new score (the rollout's
-    explanation): the staged commit lists them, so a reviewer sees which items moved."""
+    """The val items whose metric changed or whose mechanical checks flipped (`flips`,
+    core/training/check_flips.py), with what decided the new score (the rollout's
+    explanation) and which checks flipped: the staged commit lists them, so a reviewer
+    sees which items moved and why."""
     out = []
     for item in items:
         after = gated.item_metrics.get(item.id)
-        if after is None or item.id not in before or after == before[item.id]:
+        flipped = (flips or {}).get(item.id)
+        if after is None or item.id not in before or (after == before[item.id] and not flipped):
             continue
         result = gated.results.get(item.id)
         out.append(
@@ -342,6 +351,7 @@ def moved_items(
                 "before": before[item.id],
                 "after": after,
                 "decided_by": result.explanation if result is not None else "",
+                **({"checks_flipped": flipped.to_dict()} if flipped else {}),
             }
         )
     return out

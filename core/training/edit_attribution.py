@@ -9,7 +9,9 @@ val items (one more scoring of val, under the run's budget), so the staged candi
 holds only supported edits and was itself scored; when nothing is left, or what is left
 no longer passes the rule, the candidate is rejected. Where several edits claim the same
 evidence (the rule's `rivals`), attribution is ambiguous: an ablation scores the candidate
-without one of them, and drops it when nothing scores lower without it.
+without one of them, and drops it when nothing scores lower without it. The rule is also
+told which mechanical checks of each item flipped between the current skill's rollout and
+the candidate's (core/training/check_flips.py): a flipped check is evidence on its own.
 """
 
 from __future__ import annotations
@@ -21,12 +23,17 @@ from fractions import Fraction
 from typing import Any
 
 from core.skill.edits import Edit, EditStatus, apply_edits
+from core.training.check_flips import CheckFlips, cached_val_results, item_flips
 from core.training.context import TrainingRun
 from core.training.gate import GateDecision
 from core.training.rollout_runner import GatedScore
 
-# (edits, per-item metrics of the best, of the candidate) -> [(index of an edit, why dropped)]
-Attribute = Callable[[list[Edit], Mapping[str, float], Mapping[str, float]], list[tuple[int, str]]]
+# (edits, per-item metrics of the best, of the candidate, the items' flipped checks)
+#   -> [(index of an edit, why dropped)]
+Attribute = Callable[
+    [list[Edit], Mapping[str, float], Mapping[str, float], Mapping[str, CheckFlips]],
+    list[tuple[int, str]],
+]
 
 
 @dataclass
@@ -90,6 +97,11 @@ class _Scoring:
     def before(self) -> dict[str, float]:
         return dict(self.tr.state.best_items)
 
+    def flips(self, gated: GatedScore) -> dict[str, CheckFlips]:
+        """The checks that flipped from the current skill's val rollouts to `gated`'s."""
+        current = cached_val_results(self.tr.runner, self.current, self.tr.val_items)
+        return item_flips(current, gated.results)
+
     async def score(self, edits: list[Edit]) -> tuple[str, list[Edit], GatedScore]:
         text, report = apply_edits(self.current, edits, self.tr.cfg.optimizer.edit_targets)
         applied = [o.edit for o in report.outcomes if o.status is EditStatus.APPLIED]
@@ -100,7 +112,8 @@ class _Scoring:
         return text, applied, gated
 
     async def without_unsupported(self, t: Trimmed) -> Trimmed:
-        dropped_at = dict(self.attribute(t.edits, self.before, dict(t.gated.item_metrics)))
+        after = dict(t.gated.item_metrics)
+        dropped_at = dict(self.attribute(t.edits, self.before, after, self.flips(t.gated)))
         if not dropped_at:
             return t
         dropped = [{**t.edits[i].to_dict(), "reason": why} for i, why in sorted(dropped_at.items())]
@@ -112,7 +125,11 @@ class _Scoring:
             return Trimmed(self.current, [], t.gated, rejected, dropped)  # the caller keeps its own
         text, kept, again = await self.score(kept)
         accepted, why = self.rule(self.before, dict(again.item_metrics))
-        still = self.attribute(kept, self.before, dict(again.item_metrics)) if accepted else []
+        still = (
+            self.attribute(kept, self.before, dict(again.item_metrics), self.flips(again))
+            if accepted
+            else []
+        )
         if still:
             accepted = False
             why = "rejected: without the dropped edits the rest lost its evidence: " + "; ".join(
@@ -142,7 +159,8 @@ class _Scoring:
                 after = dict(without.item_metrics)
                 accepted, why = self.rule(self.before, after)
                 lower = [i for i, m in t.gated.item_metrics.items() if after.get(i, 0.0) < m]
-                if not accepted or lower or self.attribute(rest, self.before, after):
+                flipped = self.flips(without)
+                if not accepted or lower or self.attribute(rest, self.before, after, flipped):
                     continue
                 reason = (
                     "no evidence of its own: the candidate without it scores as well (ablation)"

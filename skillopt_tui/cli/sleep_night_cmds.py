@@ -52,7 +52,15 @@ def _settings(state_dir: Path, **flags):
 
 
 def _night(
-    state_dir: Path, settings, project: Path, config_path, sets, *, dry: bool, backend_flag=None
+    state_dir: Path,
+    settings,
+    project: Path,
+    config_path,
+    sets,
+    *,
+    dry: bool,
+    backend_flag=None,
+    heuristic_only: bool = False,
 ):
     """A ready Night of one project from the recorded settings and this command's flags."""
     from core.config import load_config
@@ -76,8 +84,6 @@ def _night(
         raise SleepNightUsageError(f"--project {project}: no such directory")
     repo = SkillsRepo.open(settings.skills_repo)
     overrides = list(sets or [])
-    # The miner stays as the config has it: the heuristic miner unless a night config
-    # names a model for it (a model miner costs calls; see sleep/mine/with_model.py).
     roles = ("target", "optimizer", "judge")
     if backend_flag is not None:  # the command line's --backend: every role but the miner
         overrides = [f"models.{r}.backend={backend_flag}" for r in roles] + overrides
@@ -88,6 +94,9 @@ def _night(
         rc = config.models.role(role)
         if rc.backend == "auto" and backend != "auto":
             rc.backend = backend
+    miner = config.models.miner
+    if miner.backend == "auto" and miner_follows(backend_flag, settings.backend):
+        miner.backend = backend
     chosen = ", ".join(sorted({f"{config.models.role(r).backend}" for r in roles}))
 
     harvested = transcript_harvester(
@@ -122,9 +131,26 @@ def _night(
         batch=settings.batch,
         on_line=lambda line: print(f"skillopt: sleep: {line}", file=sys.stderr),
         dry=dry,
+        heuristic_only=heuristic_only,
         label=night_label(project, settings.projects),
     )
     return night, chosen
+
+
+# Backends the miner role never follows the night's backend to: the embedded
+# demonstration model writes worse tasks than the heuristic, scripted is a test double.
+NOT_MINERS = ("auto", "local", "scripted")
+
+
+def miner_follows(backend_flag: str | None, recorded: str | None) -> bool:
+    """Whether a miner left on `auto` mines with the night's backend: one named by
+    --backend (handoff too: the person asked for prompt files tonight), or a recorded one
+    that answers by itself (an API, a coding-agent CLI). A recorded handoff is also what
+    no choice at all records, so it adds no prompt the person did not ask for; `auto`
+    otherwise resolves by key (sleep/mine/with_model.uses_model_miner)."""
+    if backend_flag is not None:
+        return backend_flag not in NOT_MINERS
+    return recorded is not None and recorded not in (*NOT_MINERS, "handoff")
 
 
 def _with_sets(settings, sets):
@@ -210,15 +236,25 @@ def _outcome_line(skill: str, o: dict) -> str:
 @takes_flags(*NIGHT_FLAGS)
 def dry_run_cmd(
     flags: SleepFlags,
+    heuristic_only: Annotated[
+        bool,
+        typer.Option(
+            "--heuristic-only",
+            help="Mine with the heuristic alone: no miner-model call (the night may still ask it).",
+        ),
+    ] = False,
     state_dir: StateDir = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Show what tonight would do, per recorded project (or --project): sessions, tasks per
-    skill, estimated calls and cost; writes nothing."""
+    skill as the night mines them, estimated calls and cost. Writes nothing but the miner
+    model's replies (kept for the night) or, under handoff, its prompts."""
     import asyncio
 
+    from core.models.handoff import HandoffWaiting
+    from core.models.types import ModelError
     from sleep.night.estimate import estimate_night
-    from sleep.night.projects import projects_to_run
+    from sleep.night.projects import exit_status, projects_to_run
 
     state, settings = _flagged_settings(state_dir, flags, writing=False)
     settings, sets = _with_sets(settings, flags.set_)
@@ -226,19 +262,50 @@ def dry_run_cmd(
     plans = []
     for path in projects:
         night, chosen = _night(
-            state, settings, path, flags.config, sets, dry=True, backend_flag=flags.backend
-        )
+            state, settings, path, flags.config, sets, dry=True,
+            backend_flag=flags.backend, heuristic_only=heuristic_only,
+        )  # fmt: skip
 
         async def planned(night=night):
             plan = await night.plan()
             return plan, await estimate_night(night, plan)
 
-        plan, estimates = asyncio.run(planned())
+        try:
+            plan, estimates = asyncio.run(planned())
+        except HandoffWaiting:  # the miner's prompts wait for answers, as a night's do
+            plans.append(_waiting_json(night, chosen))
+            if not as_json:
+                typer.echo(plans[-1]["message"])
+            continue
+        except ModelError as exc:  # one line, as the night's, with the free way to plan
+            failed = ModelError(
+                f"{exc}; `skillopt sleep dry-run --heuristic-only` plans without the miner model"
+            )
+            failed.exit_code = exc.exit_code
+            raise failed from None
         plans.append(_plan_json(plan, chosen, estimates))
         if not as_json:
             _echo_plan(plans[-1], path if len(projects) > 1 else None)
     if as_json:
         emit_json(plans[0] if len(projects) == 1 else {"nights": plans})
+    code = exit_status([p.get("status", "planned") for p in plans])
+    if code:
+        raise typer.Exit(code)
+
+
+def _waiting_json(night, backend: str) -> dict:
+    """A dry run whose miner waits for handoff answers: what to answer, as the night says it."""
+    from core.models.handoff import pending_prompts, waiting_summary
+
+    handoff = night.folder / "handoff"
+    return {
+        "night_id": night.night_id,
+        "backend": backend,
+        "status": "waiting",
+        "mined_by": night.mined_by,
+        "message": waiting_summary(handoff),
+        "pending": [str(p) for p in pending_prompts(handoff)],
+    }
 
 
 def _plan_json(plan, backend: str, estimates: dict) -> dict:
@@ -249,6 +316,7 @@ def _plan_json(plan, backend: str, estimates: dict) -> dict:
     return {
         "night_id": plan.night_id,
         "backend": backend,
+        "mined_by": plan.mined_by,
         "sessions": plan.sessions,
         "automation_skipped": plan.automation_skipped,
         "continues": plan.continues,
@@ -274,6 +342,8 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
         f"night {plan['night_id']} (backend {plan['backend']}{continues}): "
         f"{plan['sessions']} session(s), {plan['automation_skipped']} automation session(s) left out"
     )
+    if plan["mined_by"]:
+        typer.echo(f"  mined by {plan['mined_by']}")
     for route in plan["skills"]:
         typer.echo(
             f"  {route['skill']}: {route['train']} train / {route['val']} val / "

@@ -54,6 +54,7 @@ from sleep.mine.preferences import assign_preferences
 from sleep.mine.structural_checks import structural_checks
 from sleep.mine.tasks import (
     MAX_CORRECTION_CHARS,
+    MAX_HISTORY_COMMANDS,
     MAX_READ_FILES,
     Check,
     Correction,
@@ -430,10 +431,15 @@ def _add_checks(task: MinedTask, checks: list[Check]) -> None:
 def add_reads(task: MinedTask, prompt: dict[str, Any], cwd: str | None) -> None:
     """The files the turn read, each inside the session's folder (a chat replay of the
     task is given their content, sleep/night/read_files.py), and whether it read the
-    project's git history (no replay has it: a failure then lacked its inputs)."""
+    project's git history and with which commands (its replay is given it up to its
+    start: sleep/night/history.py)."""
     commands = prompt.get("commands", [])
-    if any(isinstance(c, str) and reads_history(c) for c in commands):
-        task.reads_history = True
+    for command in commands:
+        if isinstance(command, str) and reads_history(command):
+            task.reads_history = True
+            kept = task.history_commands
+            if command not in kept and len(kept) < MAX_HISTORY_COMMANDS:
+                kept.append(command)
     for recorded in prompt.get("reads", []):
         path = confined_path(recorded, cwd) if isinstance(recorded, str) else None
         if path and path not in task.read_files and len(task.read_files) < MAX_READ_FILES:

@@ -6,11 +6,15 @@ an occurrence (the task, session, agent and date). A night gates on held-out occ
 of each preference (sleep/mine/split.py), and after adoption later sessions tell whether it
 is still corrected.
 
-Two corrections say the same thing when their mechanical meaning is the same
-(sleep/mine/correction_checks.py `concepts`: {want:logging, avoid:print}), or, for those with
-no mechanical shape ("keep the public API unchanged"), when their content words mostly
-agree. A preference's id is a hash of that meaning, so it is stable from night to night
-whichever wording came first.
+Two corrections say the same thing when the miner model named the same need for both
+("datetime.now() with no tz??" and "all timestamps in UTC please": "timezone-aware UTC
+times", sleep/mine/with_model.py); else, as the heuristic reads them, when their
+mechanical meaning is the same (sleep/mine/correction_checks.py `concepts`: {want:logging,
+avoid:print}), or, for those with no mechanical shape ("keep the public API unchanged"),
+when their content words mostly agree. One correction may say two things ("no emojis and
+no essay pls"): named as two needs, or split into clauses that each mean something, it
+joins two preferences. A preference's id is a hash of that meaning, so it is stable from
+night to night whichever wording came first.
 """
 
 from __future__ import annotations
@@ -51,17 +55,19 @@ class Preference:
     id: str
     text: str  # the plainest wording the person used
     occurrences: list[Occurrence] = field(default_factory=list)
+    need: str | None = None  # the need the miner model named, when it named one
 
     @property
     def sessions(self) -> list[str]:
         return list(dict.fromkeys(o.session for o in self.occurrences))
 
     def to_dict(self) -> dict:
-        return {
+        data = {
             "id": self.id,
             "text": self.text,
             "occurrences": [o.__dict__.copy() for o in self.occurrences],
         }
+        return {**data, "need": self.need} if self.need else data
 
 
 def _words(text: str) -> frozenset[str]:
@@ -75,12 +81,50 @@ def _meaning(text: str) -> tuple[str, frozenset[str]]:
     return ("concepts", found) if found else ("words", _words(text))
 
 
-def _same(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -> bool:
-    """Two corrections say the same thing: they share a mechanical meaning ("don't print
-    debug output" {avoid:print} and "use logging, not print" {want:logging, avoid:print}),
-    or, worded plainly, mostly the same words."""
+# Where one correction may start a second demand: "and", ";", "&" or "+" before a word
+# that gives one ("no emojis and no essay pls", "drop the emoji & keep it short"); not
+# before "not" ("use logging and not print" is one need) nor a bare comma ("no, use …").
+_SECOND_DEMAND = re.compile(
+    r"\s*(?:,?\s*\band\b|;|&|\+)\s*(?=(?:no|don'?t|do not|never|stop|skip|drop|avoid|use|keep|"
+    r"make|add|remove|run|less|fewer|shorter|only|without|always|just|please|pls)\b)",
+    re.IGNORECASE,
+)
+
+
+def clauses(text: str) -> list[str]:
+    """The demands one correction states, split where a second one starts."""
+    return [c.strip(" ,.;") for c in _SECOND_DEMAND.split(text) if c.strip(" ,.;")]
+
+
+def need_key(need: str) -> str:
+    """A need name as it is compared: case, punctuation and spacing do not tell needs apart."""
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", need.lower()).split())
+
+
+Meaning = tuple[str, frozenset[str]]
+
+
+def _meanings(correction: Correction) -> list[tuple[Meaning, str]]:
+    """What a correction says, each with the words that say it: the needs the miner model
+    named, else the heuristic's reading of each clause that means something (two where
+    it states two demands), else of the whole text."""
+    if correction.needs:
+        return [(("need", frozenset([need_key(n)])), correction.text) for n in correction.needs]
+    parts = [(m, c) for c in clauses(correction.text) if (m := _meaning(c))[1]]
+    restated = any(_same(a, b) for i, (a, _) in enumerate(parts) for b, _ in parts[i + 1 :])
+    if len(parts) > 1 and not restated:
+        return parts
+    return [(_meaning(correction.text), correction.text)]
+
+
+def _same(a: Meaning, b: Meaning) -> bool:
+    """Two corrections say the same thing: the miner named the same need for both; they
+    share a mechanical meaning ("don't print debug output" {avoid:print} and "use logging,
+    not print" {want:logging, avoid:print}); or, worded plainly, mostly the same words."""
     if a[0] != b[0] or not a[1] or not b[1]:
         return False
+    if a[0] == "need":
+        return a[1] == b[1]
     if a[0] == "concepts":
         return bool(a[1] & b[1])
     return len(a[1] & b[1]) / len(a[1] | b[1]) >= SAME_WORDS
@@ -97,7 +141,8 @@ def _preference_id(kind: str, meanings: list[frozenset[str]]) -> str:
     return f"p-{digest[:10]}"
 
 
-_Said = tuple[tuple[str, frozenset[str]], MinedTask, Correction]
+# One thing a correction says: its meaning, the task and correction it is in, its words.
+_Said = tuple[Meaning, MinedTask, Correction, str]
 
 
 class _Groups:
@@ -140,20 +185,28 @@ def group_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
     grouped = _Groups()
     for task in tasks:
         for correction in task.corrections:
-            meaning = _meaning(correction.text)
-            if meaning[1]:
-                grouped.add((meaning, task, correction))
+            for meaning, words in _meanings(correction):
+                if meaning[1]:
+                    grouped.add((meaning, task, correction, words))
     out = []
     for said in grouped.groups():
         occurrences = list(
-            dict.fromkeys(Occurrence(t.id, c.session, c.agent, c.date) for _m, t, c in said)
+            dict.fromkeys(Occurrence(t.id, c.session, c.agent, c.date) for _m, t, c, _w in said)
         )
         occurrences.sort(key=lambda o: (o.date or "", o.session, o.task))
-        text = min((c.text for _m, _t, c in said), key=lambda s: (len(s), s))
+        text = min((w for _m, _t, _c, w in said), key=lambda s: (len(s), s))
         kind = said[0][0][0]
-        meanings = [m[1] for m, _t, _c in said]
-        out.append(Preference(_preference_id(kind, meanings), text, occurrences))
+        meanings = [m[1] for m, _t, _c, _w in said]
+        need = _named_need(said) if kind == "need" else None
+        out.append(Preference(_preference_id(kind, meanings), text, occurrences, need))
     return sorted(out, key=lambda p: (-len(p.sessions), p.id))
+
+
+def _named_need(said: list[_Said]) -> str:
+    """The need's name as the miner model spelled it most often."""
+    [key] = said[0][0][1]
+    names = [n for _m, _t, c, _w in said for n in c.needs if need_key(n) == key]
+    return max(set(names), key=lambda n: (names.count(n), n))
 
 
 def assign_preferences(tasks: list[MinedTask]) -> list[Preference]:
@@ -167,3 +220,14 @@ def assign_preferences(tasks: list[MinedTask]) -> list[Preference]:
     for task in tasks:
         task.preference = first.get(task.id, task.preference)
     return preferences
+
+
+def named_needs(tasks: Iterable[MinedTask]) -> list[str]:
+    """The needs the miner model named in these tasks' corrections, each once, in order:
+    what a night shows the model so it names a need seen before the same way."""
+    out: dict[str, str] = {}
+    for task in tasks:
+        for correction in task.corrections:
+            for need in correction.needs:
+                out.setdefault(need_key(need), need)
+    return list(out.values())

@@ -37,6 +37,7 @@ CheckKind = Literal[
 CHECK_KINDS: tuple[str, ...] = get_args(CheckKind)
 MAX_CONTEXT_CHARS = 3000  # the earlier turns a follow-up keeps, in all
 MAX_READ_FILES = 20  # the files a task keeps of those its sessions read
+MAX_HISTORY_COMMANDS = 5  # the history commands a task keeps of those its sessions ran
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,21 @@ class Correction:
     session: str
     agent: str
     date: str | None = None
+    # What the person needs, as the miner model named it ("timezone-aware UTC times"):
+    # it groups preferences before any wording does (sleep/mine/preferences.py); one
+    # correction may state two ("no emojis and no essay"). Empty: the heuristic's.
+    needs: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["needs"] = list(self.needs)
+        if not self.needs:
+            del data["needs"]  # archives from before needs read the same
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Correction:
+        return cls(**{**data, "needs": tuple(data.get("needs", ()))})
 
 
 MAX_CORRECTION_CHARS = 500
@@ -160,9 +176,13 @@ class MinedTask:
     # written before they were kept.
     read_files: list[str] = field(default_factory=list)
     # Its session read the project's git history (`git log`, `git show`…: "summarise what
-    # changed this week"). A replay workspace holds the tree at its start commit, not the
-    # history, so a failed replay of it lacked its inputs (sleep/night/lacked_inputs.py).
+    # changed this week"). Its replay is given the history up to its start commit
+    # (sleep/night/history.py); where it cannot be, a failure lacked its inputs.
     reads_history: bool = False
+    # The shell commands of its session that read the history, as recorded: a chat replay
+    # is shown what they print at its start commit (sleep/night/history.py). Absent from
+    # archives written before they were kept.
+    history_commands: list[str] = field(default_factory=list)
     # The prompts that followed its answers in its sessions and how each was read
     # (attached as a correction or not, and why). Absent from archives written before.
     follow_ups: list[FollowUp] = field(default_factory=list)
@@ -176,7 +196,7 @@ class MinedTask:
         data["checks"] = [asdict(c) for c in self.checks]
         data["context"] = [asdict(t) for t in self.context]
         data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
-        data["corrections"] = [asdict(c) for c in self.corrections]
+        data["corrections"] = [c.to_dict() for c in self.corrections]
         data["follow_ups"] = [asdict(f) for f in self.follow_ups]
         for name in (
             "prior_edits",
@@ -186,6 +206,7 @@ class MinedTask:
             "session_started",
             "session_commit",
             "reads_history",
+            "history_commands",
             "follow_ups",
         ):
             if not data[name]:
@@ -203,7 +224,7 @@ class MinedTask:
         data["checks"] = [Check(**c) for c in data.get("checks", [])]
         data["context"] = [Turn(**t) for t in data.get("context", [])]
         data["prior_edits"] = [FileEdit.from_dict(e) for e in data.get("prior_edits", [])]
-        data["corrections"] = [Correction(**c) for c in data.get("corrections", [])]
+        data["corrections"] = [Correction.from_dict(c) for c in data.get("corrections", [])]
         data["follow_ups"] = [FollowUp(**f) for f in data.get("follow_ups", [])]
         data["kind"] = normalise_kind(data.get("kind", "advice"))
         task = cls(**data)
@@ -224,7 +245,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
     "prior_edits": (list,), "corrections": (list,), "preference": _OPTIONAL_STR,
     "session_started": _OPTIONAL_STR, "session_commit": _OPTIONAL_STR, "read_files": (list,),
-    "reads_history": (bool,), "follow_ups": (list,),
+    "reads_history": (bool,), "history_commands": (list,), "follow_ups": (list,),
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
 
@@ -241,9 +262,13 @@ def _strings(value: Any, fields: tuple[str, ...]) -> bool:
 def _correction(value: Any) -> bool:
     return (
         isinstance(value, dict)
-        and {"text", "session", "agent"} <= set(value) <= {"text", "session", "agent", "date"}
+        and {"text", "session", "agent"}
+        <= set(value)
+        <= {"text", "session", "agent", "date", "needs"}
         and all(isinstance(value[f], str) for f in ("text", "session", "agent"))
         and isinstance(value.get("date"), _OPTIONAL_STR)
+        and isinstance(value.get("needs", []), list)
+        and all(isinstance(n, str) for n in value.get("needs", []))
     )
 
 
@@ -278,7 +303,7 @@ def task_problem(data: Any) -> str:
     ):
         return f"task {name}: a check is not {{kind, value}}"
     if not all(_correction(c) for c in data.get("corrections", [])):
-        return f"task {name}: a correction is not {{text, session, agent, date}}"
+        return f"task {name}: a correction is not {{text, session, agent, date, needs}}"
     if not all(_follow_up(f) for f in data.get("follow_ups", [])):
         return f"task {name}: a follow-up is not {{text, attached, why}}"
     if not all(_strings(t, ("prompt", "answer")) for t in data.get("context", [])):
@@ -286,7 +311,7 @@ def task_problem(data: Any) -> str:
     edit = next((p for p in map(edit_problem, data.get("prior_edits", [])) if p), "")
     if edit:
         return f"task {name}: {edit}"
-    for listed in ("source_sessions", "read_files"):
+    for listed in ("source_sessions", "read_files", "history_commands"):
         if not all(isinstance(s, str) for s in data.get(listed, [])):
             return f"task {name}: {listed} is not a list of strings"
     return ""
@@ -366,14 +391,29 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         prior_edits=old.prior_edits if old.context else new.prior_edits,
         reference=old.reference or new.reference,
         train_only=old.train_only,
-        corrections=list(dict.fromkeys([*old.corrections, *new.corrections])),
+        corrections=merged_corrections(old.corrections, new.corrections),
         preference=new.preference or old.preference,
         session_started=old.session_started or new.session_started,
         session_commit=old.session_commit if old.session_started else new.session_commit,
         read_files=list(dict.fromkeys([*old.read_files, *new.read_files]))[:MAX_READ_FILES],
         reads_history=old.reads_history or new.reads_history,
+        history_commands=list(dict.fromkeys([*old.history_commands, *new.history_commands]))[
+            :MAX_HISTORY_COMMANDS
+        ],
         follow_ups=list(dict.fromkeys([*old.follow_ups, *new.follow_ups])),
     )
+
+
+def merged_corrections(old: list[Correction], new: list[Correction]) -> list[Correction]:
+    """Each correction once, in the order first seen; one seen again with the needs the
+    miner named replaces its sighting without them (else it would count twice: under its
+    need and under its wording)."""
+    out: dict[tuple[str, str, str, str | None], Correction] = {}
+    for c in [*old, *new]:
+        key = (c.text, c.session, c.agent, c.date)
+        if key not in out or c.needs:
+            out[key] = c
+    return list(out.values())
 
 
 def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
@@ -391,7 +431,8 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
         "context": [asdict(t) for t in task.context],
         "prior_edits": [e.describe() for e in task.prior_edits],  # applied before it
         "read_files": task.read_files,  # a chat replay is given their content
-        "reads_history": task.reads_history,  # a failed replay of it lacked its inputs
+        "reads_history": task.reads_history,  # its replay is given the history
+        "history_commands": task.history_commands,  # a chat replay is shown their output
         "train_only": task.train_only,
         "preference": task.preference,  # the id in the plan's `preferences`, if any
         # each prompt that followed its answer: attached as a correction or not, and why

@@ -13,20 +13,25 @@ model adds rubric and checks and may set its kind. A model task whose prompts th
 heuristic made no task of is new, with the same stable id (project + shape of the
 intent). Heuristic tasks the model does not name are kept: its silence is no evidence.
 
-Used when the night's config names a miner (`models.miner.backend` not `auto`); the
-heuristic miner is the fallback everywhere else. A kind or check it gives is validated;
-an unusable reply (after one repair) is a model error: the night stops instead of
-guessing.
+Used wherever the miner role has a capable model (`uses_model_miner`): one the config
+names, or `auto` resolving to an API model; the heuristic alone where `auto` would fall
+back to the embedded demonstration model, whose tasks are worse than the heuristic's. A
+kind or check it gives is validated; an unusable reply (after one repair) is a model
+error: the night stops instead of guessing.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
+from core.config import RoleConfig
+from core.models.factory import resolve_backend_name
 from core.models.types import ModelError
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
+from core.secrets import Secrets
 from sleep.mine.check_rules import SIZE
 from sleep.mine.correction_checks import is_plain_word
 from sleep.mine.corrections import head_and_next
@@ -45,8 +50,15 @@ from sleep.mine.heuristic import (
 )
 from sleep.mine.judged_by import correction_note
 from sleep.mine.kinds import KINDS, TaskKind, kind_of
-from sleep.mine.preferences import assign_preferences
-from sleep.mine.tasks import CHECK_KINDS, Check, MinedTask, task_id
+from sleep.mine.preferences import assign_preferences, need_key
+from sleep.mine.tasks import (
+    CHECK_KINDS,
+    MAX_CORRECTION_CHARS,
+    Check,
+    Correction,
+    MinedTask,
+    task_id,
+)
 from sleep.prompts import render_sleep_prompt
 
 PROMPTS_PER_CALL = 40
@@ -54,8 +66,25 @@ MAX_PROMPT_CHARS = 600
 MAX_REPLY_CHARS = 240  # how a reply began: enough to tell what a correction answers
 
 
+HEURISTIC = "heuristic"  # what `mined_by` says when no model mined
+
+
 class MinerFailed(ModelError):
     exit_code = 1
+
+
+def uses_model_miner(miner: RoleConfig, env_file: str | None = None) -> bool:
+    """Whether a night mines with the miner model after the heuristic: always when the
+    config names its backend, and on `auto` unless that resolves to the embedded local
+    model (a 135M-1.7B model writes worse tasks than the heuristic does)."""
+    if miner.backend != "auto":
+        return True
+    return resolve_backend_name(miner, Secrets(env_file)) != "local"
+
+
+def mined_by_model(kind: str, model: str) -> str:
+    """How a night's tasks were mined, as the console and `dry-run --json` say it."""
+    return f"{HEURISTIC}+{kind}:{model or 'default'}"
 
 
 def _check_tasks(obj: dict) -> dict:
@@ -81,6 +110,14 @@ def _check_tasks(obj: dict) -> dict:
             raise OptimizerOutputError('"corrections" must list prompt numbers')
         if not isinstance(t.get("rubric") or "", str):
             raise OptimizerOutputError('"rubric" must be a string')
+        for named in t.get("needs", []):
+            if not (
+                isinstance(named, dict)
+                and isinstance(named.get("prompt"), int)
+                and isinstance(named.get("need"), str)
+                and named["need"].strip()
+            ):
+                raise OptimizerOutputError('each of "needs" is {"prompt": N, "need": "..."}')
     return obj
 
 
@@ -117,7 +154,7 @@ def check_problem(check: object) -> str:
 TASKS_SHAPE = Shape(
     "miner",
     '{"tasks": [{"intent": "...", "kind": "agentic", "rubric": "...", "checks": [], '
-    '"sources": [1], "corrections": [2]}]}',
+    '"sources": [1], "corrections": [2], "needs": [{"prompt": 2, "need": "..."}]}]}',
     _check_tasks,
     schemas.miner(KINDS, MODEL_CHECK_KINDS),
 )
@@ -169,9 +206,25 @@ def prompts_listing(chunk: list[Numbered]) -> str:
     return "\n".join(lines)
 
 
+def needs_listing(needs: list[str]) -> str:
+    """The needs named so far (earlier prompts, earlier nights), for the model to reuse a
+    name when a correction says the same thing: grouping compares names, not meanings."""
+    if not needs:
+        return "(none yet)"
+    return "\n".join(f"- {need}" for need in needs)
+
+
 async def mine_with_model(
-    sessions: list[dict[str, Any]], complete, *, include_automation: bool = False
+    sessions: list[dict[str, Any]],
+    complete,
+    *,
+    include_automation: bool = False,
+    needs: list[str] | None = None,
 ) -> list[MinedTask]:
+    """The heuristic's tasks refined by the model. `needs` are the need names known so
+    far, shown to the model; the names it gives are appended (pass one list to every
+    call of a night, so its later prompts see the earlier ones' names)."""
+    needs = [] if needs is None else needs
     placed: Placed = {}
     heuristic = mine_sessions(sessions, include_automation=include_automation, placed=placed)
     by_id = {t.id: t for t in heuristic}
@@ -183,7 +236,9 @@ async def mine_with_model(
             [
                 {
                     "role": "user",
-                    "content": render_sleep_prompt("miner", prompts=prompts_listing(chunk)),
+                    "content": render_sleep_prompt(
+                        "miner", prompts=prompts_listing(chunk), needs=needs_listing(needs)
+                    ),
                 }
             ],
             TASKS_SHAPE,
@@ -201,14 +256,19 @@ async def mine_with_model(
             fixes = sorted({n for n in t.get("corrections", []) if 1 <= n <= len(chunk)})
             asked = sorted({n for n in t.get("sources", []) if 1 <= n <= len(chunk)} - set(fixes))
             sources = [chunk[n - 1] for n in asked]
-            known = [by_id[i] for s in sources if (i := placed.get((s[0], s[3]))) in by_id]
+            homes = [(s, by_id.get(placed.get((s[0], s[3])) or "")) for s in sources]
+            known = [home for s, home in homes if home is not None and _asks_in(home, s)]
             stopped = sources and all(s[2].get("interrupted") for s in sources)
             if stopped and not (known or fixes):
                 continue  # stopped and never redirected: no evidence of what was wanted
             task = known[0] if known else _new_task(t, sources, by_id)
+            for source, home in homes:  # requests the heuristic took for corrections
+                if home is not None and home is not task and not _asks_in(home, source):
+                    _unattach(source, home, task, by_id, placed)
             for n in fixes:
                 _rehome(chunk[n - 1], task, by_id, placed, also_asks=n in asking)
             _refine(task, t)
+            _name_needs(task, t, chunk, set(fixes) | set(asked), needs)
     tasks = list(by_id.values())
     for task in tasks:
         task.train_only = not task.has_evidence
@@ -257,6 +317,43 @@ def _rehome(
         placed[(sid, index)] = task.id
 
 
+def _asks_in(task: MinedTask, prompt: Numbered) -> bool:
+    """Whether `task` is the one the heuristic made of this prompt as a request (not
+    one it attached the prompt to as a correction)."""
+    return task.id == task_id(task.project, shape_of(prompt[2]["text"]))
+
+
+def _unattach(
+    prompt: Numbered,
+    home: MinedTask,
+    task: MinedTask,
+    by_id: dict[str, MinedTask],
+    placed: Placed,
+) -> None:
+    """A prompt the model reads as a request of its own ("no network in the tests,
+    stub it. add a retry to upload()", "wait, does upload() give up after one
+    timeout?") that the heuristic attached to the request before it as a correction:
+    out of that request's rubric and corrections, into `task`."""
+    sid, session, source, index = prompt
+    _detach(by_id, home, sid, source["text"])
+    cwd, turns = session.get("cwd"), session.get("tasks", [])
+    taken = reference_of(source.get("answer") or "", edits_of_turn(source, cwd))
+    corrected = any(c.session == sid for c in home.corrections)
+    if home.reference == taken or not (home.reference or corrected):
+        # its answer was taken for the request's, or the request's own answer for one it
+        # corrected: the answer before it, which the person moved on from, is accepted
+        before = [turns[i] for i in range(index) if placed.get((sid, i)) == home.id]
+        home.reference = (
+            reference_of(before[-1].get("answer") or "", edits_of_turn(before[-1], cwd))
+            if before
+            else ""
+        )
+    placed[(sid, index)] = task.id
+    if sid not in task.source_sessions:
+        task.source_sessions.append(sid)
+        task.occurrences = max(task.occurrences, len(task.source_sessions))
+
+
 def _detach(by_id: dict[str, MinedTask], home: MinedTask, sid: str, text: str) -> None:
     """The correction out of the task the heuristic put it in: the task it made of it
     loses this session (and goes when it has none left); a request it wrongly took it as
@@ -268,9 +365,11 @@ def _detach(by_id: dict[str, MinedTask], home: MinedTask, sid: str, text: str) -
             del by_id[home.id]
         home.occurrences = max(1, len(home.source_sessions))
         return
-    note = correction_note(text)
-    home.rubric = "\n".join(ln for ln in home.rubric.splitlines() if ln != note)
-    home.corrections = [c for c in home.corrections if not (c.text == text and c.session == sid)]
+    # the heuristic may have attached only the prompt's correcting head
+    gone = [c for c in home.corrections if c.session == sid and c.text in text]
+    notes = {correction_note(c.text) for c in gone} | {correction_note(text)}
+    home.rubric = "\n".join(ln for ln in home.rubric.splitlines() if ln not in notes)
+    home.corrections = [c for c in home.corrections if c not in gone]
 
 
 def _refine(task: MinedTask, found: dict[str, Any]) -> None:
@@ -284,6 +383,37 @@ def _refine(task: MinedTask, found: dict[str, Any]) -> None:
         check = Check(c["kind"], c["value"])
         if check not in task.checks:
             task.checks.append(check)
+
+
+def _name_needs(
+    task: MinedTask, found: dict[str, Any], chunk: list[Numbered], own: set[int], needs: list[str]
+) -> None:
+    """The needs the model named for this task's prompts, on the corrections they are:
+    the one a correcting prompt became, or the constraints a request states (a request
+    whose constraint the heuristic did not recognise gets a correction of its own, so it
+    joins its preference)."""
+    named: dict[int, list[str]] = {}
+    for item in found.get("needs", []):
+        need = " ".join(item["need"].split())
+        if item["prompt"] in own and need not in named.setdefault(item["prompt"], []):
+            named[item["prompt"]].append(need)
+    for n, names in sorted(named.items()):
+        sid, session, prompt, _index = chunk[n - 1]
+        text, when = prompt["text"], prompt.get("timestamp")
+        said = [
+            i
+            for i, c in enumerate(task.corrections)
+            if c.session == sid and c.text in text and (when is None or c.date in (None, when))
+        ]
+        if not said:
+            agent = str(session.get("source") or "?")
+            task.corrections.append(Correction(text[:MAX_CORRECTION_CHARS], sid, agent, when))
+            said = [len(task.corrections) - 1]
+        for i in said:
+            task.corrections[i] = replace(task.corrections[i], needs=tuple(names))
+        for name in names:
+            if need_key(name) not in map(need_key, needs):
+                needs.append(name)
 
 
 def _new_task(

@@ -46,6 +46,7 @@ from core.models.handoff_files import HandoffFolder, digest
 from core.models.types import AgentOutcome, AgentTask, Completion, Message
 from sleep.night.check_memo import MemoCheck, for_diff
 from sleep.night.declared_commands import DECLARE_INSTRUCTIONS, declared_event, rerun
+from sleep.night.history import seed_history
 from sleep.night.replay_checks import DEFAULT_CHECK_TIMEOUT_S, CheckResult
 from sleep.night.replay_modes import register_workspace_runner
 
@@ -85,9 +86,11 @@ def prepared(
     partial = place.with_name(place.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     try:
-        prepare_workspace(
+        ready = prepare_workspace(
             partial, task.files, task.commit, skill_path=skill_path, skill_text=skill_text
         )
+        # a history-reading task's copy holds the history up to its start (history.py)
+        seed_history(ready.root, task.files)
         partial.rename(place)
     finally:
         shutil.rmtree(partial, ignore_errors=True)

@@ -51,12 +51,16 @@ def night_splits(
     max_val_tasks: int = DEFAULT_MAX_VAL_TASKS,
     val_fraction: float,
     test_fraction: float,
+    pinned: Mapping[str, str] | None = None,
 ) -> dict[str, list[MinedTask]]:
     """The splits a night replays from `tasks` (the archive's tasks of one project and
     skill, every night's): every val task up to the most recent `max_val_tasks`, and the
-    train and test tasks by priority (sleep/mine.priority) up to `max_tasks`."""
+    train and test tasks by priority (sleep/mine.priority) up to `max_tasks`. `pinned`:
+    the stored tasks that keep an older scheme's split (sleep/night/split_scheme.py)."""
     tasks = list(tasks)
-    splits = preference_splits(tasks, val_fraction=val_fraction, test_fraction=test_fraction)
+    splits = preference_splits(
+        tasks, val_fraction=val_fraction, test_fraction=test_fraction, pinned=pinned
+    )
     held = [t for t in tasks if splits[t.id] == "val"]
     rest = [t for t in tasks if splits[t.id] != "val"]
     kept = sorted(held, key=_recent_first)[:max_val_tasks]
@@ -68,20 +72,33 @@ def night_splits(
 
 
 def preference_splits(
-    tasks: list[MinedTask], *, val_fraction: float, test_fraction: float
+    tasks: list[MinedTask],
+    *,
+    val_fraction: float,
+    test_fraction: float,
+    pinned: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """Each task's split (task id → split): by its id's hash (sleep/mine/split.py), except that
-    every preference seen in two tasks or more has one held out (its newest, when the hash
-    held out none), unless `val_fraction` is 0 (the person asked for no held-out tasks)."""
+    """Each task's split (task id → split): by its request's hash (sleep/mine/split.py), or
+    as `pinned` (an older scheme's, kept), except that every preference seen in two tasks
+    or more has one held out (its newest, when the hash held out none; never one pinned
+    to train, which an earlier night trained on), unless `val_fraction` is 0 (the person
+    asked for no held-out tasks)."""
+    pinned = pinned or {}
     splits = {
-        t.id: task_split(t, val_fraction=val_fraction, test_fraction=test_fraction) for t in tasks
+        t.id: pinned.get(t.id)
+        or task_split(t, val_fraction=val_fraction, test_fraction=test_fraction)
+        for t in tasks
     }
     if val_fraction <= 0:  # nothing held out, as asked
         return splits
     by_id = {t.id: t for t in tasks}
     for pref in group_preferences(tasks):
         ids = preference_tasks(pref)
-        candidates = [by_id[i] for i in ids if i in by_id and not by_id[i].train_only]
+        candidates = [
+            by_id[i]
+            for i in ids
+            if i in by_id and not by_id[i].train_only and pinned.get(i) != "train"
+        ]
         if len(ids) < 2 or any(splits[t.id] == "val" for t in candidates):
             continue
         newest = max(candidates, key=_newest, default=None)

@@ -6,7 +6,8 @@ the likely answer") that traces to no correction. A replay lacks its inputs when
 files its session read could not be shown (sleep/night/read_files.py), when one of its
 mined checks could not be applied to what the replay produced (a `ran` check with no
 commands seen, a diff check on a chat reply), or when a command check did not run, or
-when its session read the git history (`git log`), which no replay holds. An item that
+when its session read the git history (`git log`) and its replay could not be given it
+(sleep/night/history.py: no project to read it from, a command not re-run). An item that
 failed with such a lack, and with nothing it was given failing (no check that was
 applied failed, no command check failed), is marked (`RolloutResult.lacked_inputs`):
 it still scores as it scored (the gate compares every skill on the same replays), but
@@ -25,10 +26,10 @@ from sleep.mine.tasks import Check
 from sleep.night.replay_checks import CheckResult
 
 # A task whose session read the git history ("summarise what changed this week" ran
-# `git log`): every replay starts from the tree of its start commit, without the history.
+# `git log`) whose replay could not be given it (sleep/night/history.py).
 NO_HISTORY = (
     "its session read the project's git history, which the replay does not hold (it "
-    "starts from the files at its start commit)"
+    "could not be taken up to the start commit, or the commands were not recorded)"
 )
 
 

@@ -18,8 +18,10 @@ sleep/night/replay_env.py); an edit is kept only when every preference it names 
 held-out occurrence that moved under the candidate: from failing to passing, by more than
 a judge's rounding (JUDGE_STEP: its scores come in tenths). A judge's 0.5 → 0.6 on a reply
 it still says breaks the rubric is no evidence, even where that lands the item on the
-pass mark (the billing "one line" rule staged so, issue 37); a check that flipped moves
-an item further (a quarter of its score is its checks; a command check decides it). An
+pass mark (the billing "one line" rule staged so, issue 37). Where the occurrence has
+mechanical checks (diff_adds, ran, answer_first_line_max, a command check…), a check that
+flipped decides directly (core/training/check_flips.py): failing → passing is evidence on
+its own, passing → failing is evidence against the edit, whatever the judge's step. An
 edit naming none ("write commit messages in the imperative", a generic rule from a
 judge-only failure) or naming one whose occurrences did not move is dropped, and the
 engine gates the rest again without it.
@@ -32,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from core.skill.edits import Edit
+from core.training.check_flips import CheckFlips
 
 PREFERENCE_ID = re.compile(r"\bp-[0-9a-f]{10}\b")  # sleep/mine/preferences._preference_id
 # The judge scores in tenths: a rise of one tenth or less is the judge's rounding, not a
@@ -84,40 +87,73 @@ class PreferenceGate:
         return crossed and now - was > JUDGE_STEP + _TOLERANCE
 
     def evidence(
-        self, pref: str, before: Mapping[str, float], after: Mapping[str, float]
+        self,
+        pref: str,
+        before: Mapping[str, float],
+        after: Mapping[str, float],
+        flips: Mapping[str, CheckFlips] | None = None,
     ) -> list[str]:
-        """The preference's held-out occurrences that moved, each as "id before → after"."""
-        return [
-            _change(i, before, after)
-            for i in self.held_out.get(pref, ())
-            if self.moved(i, before, after)
-        ]
+        """The preference's held-out occurrences that are evidence for an edit, each as
+        "id before → after" and why: a check of it that flipped from failing to passing
+        (and none back), else the item itself from failing to passing past a judge step."""
+        out = []
+        for item in self.held_out.get(pref, ()):
+            flipped = (flips or {}).get(item, CheckFlips())
+            if flipped.down:
+                continue
+            if flipped.up:
+                out.append(f"{_change(item, before, after)} ({'; '.join(flipped.lines())})")
+            elif self.moved(item, before, after):
+                out.append(f"{_change(item, before, after)} (failing → passing)")
+        return out
+
+    def counter_evidence(self, pref: str, flips: Mapping[str, CheckFlips] | None) -> list[str]:
+        """The preference's held-out occurrences with a check that flipped from passing
+        to failing: evidence against an edit for it, whatever else moved."""
+        out = []
+        for item in self.held_out.get(pref, ()):
+            down = (flips or {}).get(item, CheckFlips()).down
+            if down:
+                out.append(f"{item}: " + "; ".join(f"check {c} passing → failing" for c in down))
+        return out
 
     def attribute(
-        self, edits: list[Edit], before: Mapping[str, float], after: Mapping[str, float]
+        self,
+        edits: list[Edit],
+        before: Mapping[str, float],
+        after: Mapping[str, float],
+        flips: Mapping[str, CheckFlips] | None = None,
     ) -> list[tuple[int, str]]:
         """The edits without held-out evidence of their own: (index, why) each."""
         out = []
         for index, edit in enumerate(edits):
-            why = self._unsupported(edit, before, after)
+            why = self._unsupported(edit, before, after, flips)
             if why:
                 out.append((index, why))
         return out
 
     def kept_because(
-        self, edit: Edit, before: Mapping[str, float], after: Mapping[str, float]
+        self,
+        edit: Edit,
+        before: Mapping[str, float],
+        after: Mapping[str, float],
+        flips: Mapping[str, CheckFlips] | None = None,
     ) -> str:
         """Why an edit the gate kept was kept (night.json), or why it lacks evidence."""
-        why = self._unsupported(edit, before, after)
+        why = self._unsupported(edit, before, after, flips)
         if why:
             return why
         return "held-out evidence: " + "; ".join(
-            f"{p}: {', '.join(self.evidence(p, before, after))} (failing → passing)"
+            f"{p}: {', '.join(self.evidence(p, before, after, flips))}"
             for p in named_preferences(edit.rationale)
         )
 
     def _unsupported(
-        self, edit: Edit, before: Mapping[str, float], after: Mapping[str, float]
+        self,
+        edit: Edit,
+        before: Mapping[str, float],
+        after: Mapping[str, float],
+        flips: Mapping[str, CheckFlips] | None = None,
     ) -> str:
         named = named_preferences(edit.rationale)
         if not named:
@@ -125,7 +161,10 @@ class PreferenceGate:
         unheld = [p for p in named if not self.held_out.get(p)]
         if unheld:
             return f"no held-out evidence: {', '.join(unheld)} has no held-out occurrence yet"
-        unmoved = [p for p in named if not self.evidence(p, before, after)]
+        against = [c for p in named for c in self.counter_evidence(p, flips)]
+        if against:
+            return f"held-out evidence against it: {', '.join(against)}"
+        unmoved = [p for p in named if not self.evidence(p, before, after, flips)]
         if not unmoved:
             return ""
         rose = [

@@ -87,13 +87,20 @@ def read_files(
         if room <= 0:
             missing[path] = "the files before it fill the room for files"
             continue
-        text = _REDACTOR.redact(text).text
-        limit = min(MAX_FILE_CHARS, room)
-        if len(text) > limit:
-            text = text[:limit] + f"\n[… {len(text) - limit} more characters not shown]"
+        text = clipped(text, room)
         room -= len(text)
         shown.append((path, text))
     return ReadFiles(shown, missing)
+
+
+def clipped(text: str, room: int) -> str:
+    """`text` redacted and cut to `room` characters (MAX_FILE_CHARS at most), marked
+    where it was cut."""
+    text = _REDACTOR.redact(text).text
+    limit = min(MAX_FILE_CHARS, room)
+    if len(text) > limit:
+        text = text[:limit] + f"\n[… {len(text) - limit} more characters not shown]"
+    return text
 
 
 def _at_commit(root: Path, commit: str, rel: PurePosixPath) -> tuple[bytes | None, str]:

@@ -55,6 +55,7 @@ from sleep.night.declared_commands import (
     passed_commands,
 )
 from sleep.night.edited_tree import EditedTree, edited_tree, session_base, start_commit
+from sleep.night.history import HistoryOutput, history_output, history_repo
 from sleep.night.lacked_inputs import NO_HISTORY, lacked_inputs
 from sleep.night.preference_gate import PreferenceGate
 from sleep.night.read_files import ReadFiles, read_files
@@ -143,7 +144,8 @@ def task_item(
             "session_started": task.session_started or task.first_seen,
             "session_commit": task.session_commit,
             "read_files": list(task.read_files),
-            "reads_history": task.reads_history,  # no replay holds the git history
+            "reads_history": task.reads_history,  # its replay is given the history
+            "history_commands": list(task.history_commands),  # a chat replay's, re-run
             "skill": task.skill,
             "replay": replay_mode(task, backend).mode,
             "judged_by_evidence": bool(task.rubric or task.reference),
@@ -222,25 +224,45 @@ def _prior_edits(item: TaskItem) -> list[FileEdit]:
     return [FileEdit.from_dict(e) for e in item.data.get("prior_edits", [])]
 
 
+@dataclass(frozen=True)
+class StartTree:
+    """Where a replay starts (see `_start_tree`): the folder (a git repository when
+    `commit` is set), a follow-up's applied edits, and whether it holds the git history
+    up to the start commit (a history-reading task's, sleep/night/history.py)."""
+
+    files: Path
+    commit: str | None
+    edited: EditedTree | None = None
+    history: bool = False
+
+
 @contextlib.contextmanager
 def _start_tree(
     item: TaskItem, project: Path, commit: str | None, keep_in: Path | None = None
-) -> Iterator[tuple[Path, str | None, EditedTree | None]]:
+) -> Iterator[StartTree]:
     """Where a replay starts: the project at its last commit before the task's session
     began (not the night's `commit`, where the person's work may be done already), and
     for a follow-up a copy of that with the earlier turns' recorded edits applied (then
-    the agent's diff is taken against that copy, so it shows this request's changes only)."""
+    the agent's diff is taken against that copy, so it shows this request's changes only).
+    A task whose session read the git history starts in a repository holding the history
+    up to that commit, and nothing after it."""
     if commit is not None:
         commit = start_commit(
             project, commit, item.data.get("session_started"), item.data.get("session_commit")
         )
-    edits = _prior_edits(item)
-    if not edits or not item.data.get("context"):
-        yield project, commit, None
-        return
     base = session_base(project, item.data.get("project"))
-    with edited_tree(project, commit, edits, base=base, keep_in=keep_in) as tree:
-        yield tree.root, None, tree
+    with contextlib.ExitStack() as stack:
+        history = False
+        if commit is not None and item.data.get("reads_history"):
+            repo = stack.enter_context(history_repo(project, commit, keep_in))
+            if repo is not None:
+                project, commit, history = repo, None, True
+        edits = _prior_edits(item)
+        if not edits or not item.data.get("context"):
+            yield StartTree(project, commit, None, history)
+            return
+        tree = stack.enter_context(edited_tree(project, commit, edits, base=base, keep_in=keep_in))
+        yield StartTree(tree.root, None, tree, history)
 
 
 def _edits_message(tree: EditedTree | None) -> list[Message]:
@@ -344,8 +366,9 @@ class ReplayEnvironment:
             return await self._tools_rollout(item, skill_text, complete)
         if mode in WORKSPACE_MODES:
             return await self._workspace_rollout(item, skill_text, complete, mode)
-        files = self._files_read(item)
-        messages = replay_messages(item, skill_text, files.section())
+        files, history = self._files_read(item), self._history_read(item)
+        shown = "\n\n".join(filter(None, [files.section(), history.section()]))
+        messages = replay_messages(item, skill_text, shown)
         try:
             completion = await complete(messages)
             reply = completion.text.strip()
@@ -360,7 +383,7 @@ class ReplayEnvironment:
             usage=(completion.usage.input_tokens, completion.usage.output_tokens),
             latency_s=completion.latency_s,
             cached=completion.cached,
-            lacking=[files.lacking()],
+            lacking=[files.lacking(), _history_lacking(item, history)],
         )
 
     def _files_read(self, item: TaskItem) -> ReadFiles:
@@ -370,8 +393,24 @@ class ReplayEnvironment:
         tree = self.workspace or self.tools
         if not paths or tree is None:
             return read_files(paths, None, None, None)
-        with _start_tree(item, tree.project, tree.commit) as (root, commit, _edited):
-            return read_files(paths, root, commit, item.data.get("project"))
+        with _start_tree(item, tree.project, tree.commit) as start:
+            return read_files(paths, start.files, start.commit, item.data.get("project"))
+
+    def _history_read(self, item: TaskItem) -> HistoryOutput:
+        """What the history commands a chat replay's session ran print at its start
+        commit, in the project a workspace replay of this night would copy (none without
+        one)."""
+        commands = [str(c) for c in item.data.get("history_commands", [])]
+        tree = self.workspace or self.tools
+        if not commands or tree is None or tree.commit is None:
+            return history_output(commands, None)
+        session = item.data.get("project")
+        start = start_commit(
+            tree.project, tree.commit, item.data.get("session_started"),
+            item.data.get("session_commit"),
+        )  # fmt: skip
+        with history_repo(tree.project, start) as repo:
+            return history_output(commands, repo, session_base(tree.project, session))
 
     async def _workspace_rollout(
         self, item: TaskItem, skill_text: str, complete, mode: str
@@ -411,17 +450,17 @@ class ReplayEnvironment:
         skill_text: str,
         run_agent,
         agent: AgentReplay,
-        start,
+        start: StartTree,
         commands_seen: bool = True,
     ) -> RolloutResult:
-        files, commit, tree = start
+        tree = start.edited
         commands = _commands(item)
         task = AgentTask(
             prompt=agent_prompt(item, tree),
-            files=files,
+            files=start.files,
             skill_name=agent.skill_name,
             check=self._check(item, skill_text, commands, agent.project),
-            commit=commit,
+            commit=start.commit,
         )
         prompt = {"role": "user", "content": task.prompt}
         try:
@@ -452,16 +491,18 @@ class ReplayEnvironment:
             usage=(outcome.usage.input_tokens, outcome.usage.output_tokens),
             latency_s=outcome.latency_s,
             cached=False,
+            lacking=[_workspace_lacking(item, start)],
         )
 
     async def _tools_rollout(self, item: TaskItem, skill_text: str, complete) -> RolloutResult:
         commands = _commands(item)
         assert self.tools is not None
-        with _start_tree(item, self.tools.project, self.tools.commit) as (files, commit, tree):
+        with _start_tree(item, self.tools.project, self.tools.commit) as start:
+            tree = start.edited
             prompt = agent_prompt(item, tree)
             try:
                 run = await run_in_workspace(
-                    replace(self.tools, project=files, commit=commit),
+                    replace(self.tools, project=start.files, commit=start.commit),
                     prompt,
                     skill_text,
                     complete,
@@ -491,6 +532,7 @@ class ReplayEnvironment:
             usage=run.usage,
             latency_s=run.latency_s,
             cached=False,
+            lacking=[_workspace_lacking(item, start)],
         )
 
     def _scored(
@@ -537,8 +579,7 @@ class ReplayEnvironment:
         if not hard and not failed and decision.soft != 0.0:
             # failed with nothing it was given failing: a missing input may be why
             untold = [c for c, r in verdicts if r is None]
-            history = [NO_HISTORY] if item.data.get("reads_history") else []
-            lacked = lacked_inputs([*(lacking or []), *history], untold, command_results or [])
+            lacked = lacked_inputs(lacking or [], untold, command_results or [])
         if lacked:
             explanation += f"; lacked inputs: {lacked} (not shown to the analysts as a failure)"
         return RolloutResult(
@@ -556,6 +597,7 @@ class ReplayEnvironment:
             latency_s=latency_s,
             cached=cached,
             lacked_inputs=lacked,
+            checks=_check_verdicts(told, command_results or []),
         )
 
     def _check(
@@ -611,6 +653,31 @@ def _reference(item: TaskItem) -> dict[str, str]:
     if ids:  # first, so no clipping loses the id an edit names
         shown = f"{'preferences' if len(ids) > 1 else 'preference'} {', '.join(ids)}\n{shown}"
     return {"reference": shown, "reference_label": ""}
+
+
+def _check_verdicts(told: list[tuple[Check, bool]], commands: list[CheckResult]) -> dict[str, bool]:
+    """Each mechanical check this replay applied, by its description: passed or not (a
+    command that did not run is neither). The gate reads which of them flipped between the
+    current skill and a candidate (sleep/night/preference_gate.py)."""
+    out = {check.describe(): bool(passed) for check, passed in told}
+    for result in commands:
+        if result.status != "not-run":
+            out[Check("command", result.command).describe()] = result.status == "pass"
+    return out
+
+
+def _workspace_lacking(item: TaskItem, start: StartTree) -> str:
+    """Why a workspace replay lacks the git history its session read ('' when its
+    workspace holds it, or its session read none)."""
+    return NO_HISTORY if item.data.get("reads_history") and not start.history else ""
+
+
+def _history_lacking(item: TaskItem, given: HistoryOutput) -> str:
+    """Why a chat replay lacks the git history its session read ('' when the output of
+    every history command it ran was shown, or its session read none)."""
+    if not item.data.get("reads_history"):
+        return ""
+    return given.lacking() if given.shown or given.missing else NO_HISTORY
 
 
 def _commands(item: TaskItem) -> list[str]:

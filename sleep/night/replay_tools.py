@@ -21,6 +21,7 @@ from core.agent_loop.tools import WorkspaceTools
 from core.agent_loop.workspace import replay_workspace
 from core.models.types import Message
 from sleep.night.check_memo import for_diff
+from sleep.night.history import seed_history
 from sleep.night.replay_evidence import commands_in_calls
 from sleep.night.replay_shell import jailed_shell
 from sleep.night.routing import AGENTS_MD
@@ -91,6 +92,8 @@ async def run_in_workspace(
     with replay_workspace(
         replay.project, replay.commit, skill_path=replay.skill_path, skill_text=skill_text
     ) as workspace:
+        # a history-reading task's copy holds the history up to its start (history.py)
+        seed_history(workspace.root, replay.project)
         shell, problem = jailed_shell(workspace.root) if replay.shell else (None, "turned off")
         tools = WorkspaceTools(workspace.root, shell=shell)
         outcome = await run_tool_loop(

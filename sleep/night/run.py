@@ -51,15 +51,26 @@ from core.sign_test import sign_test_p
 from core.skill.edits import Edit
 from core.skills_repo import SkillsRepo
 from core.skills_repo.repo_stager import SkillsRepoStager
+from core.training.check_flips import CheckFlips
 from core.training.setup import build_client_with_budget_events
 from core.training.trainer import run_training
 from sleep.harvest.cursors import HarvestState
 from sleep.harvest.run import STATE_FILE
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.interrupted import describe_interrupted, interrupted_left_out
-from sleep.mine.preferences import Preference, assign_preferences, group_preferences
+from sleep.mine.preferences import (
+    Preference,
+    assign_preferences,
+    group_preferences,
+    named_needs,
+)
 from sleep.mine.tasks import MinedTask, TaskArchive, task_listing
-from sleep.mine.with_model import mine_with_model
+from sleep.mine.with_model import (
+    HEURISTIC,
+    mine_with_model,
+    mined_by_model,
+    uses_model_miner,
+)
 
 # handoff_answers masks secrets in handoff answers; handoff_workspace registers the
 # handoff-workspace replay (sleep/night/replay_modes.py) when imported.
@@ -114,6 +125,7 @@ from sleep.night.replay_modes import (
 )
 from sleep.night.replay_tools import ToolReplay, skill_path_for
 from sleep.night.routing import BY_SIBLING, Route, plan_routes, readers, sibling_files
+from sleep.night.split_scheme import Resplit, pinned_splits, resplit_once
 from sleep.night.staged_branch import holding_branch
 from sleep.night.unlanded_edits import unlanded_edits, unlanded_line
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
@@ -140,6 +152,9 @@ class NightPlan:
     # What the person keeps asking for across sessions (sleep/mine/preferences.py), most
     # often said first: {id, text, occurrences: [{task, session, agent, date}]}.
     preferences: list[dict[str, Any]] = field(default_factory=list)
+    # "heuristic", or "heuristic+<backend>:<model>" when the miner model mined too (None:
+    # the night continues on frozen tasks, mined by an earlier round).
+    mined_by: str | None = None
 
 
 @dataclass
@@ -153,6 +168,10 @@ class NightResult:
     # The sessions routing left out: {session, source, reason} (sleep/night/routing.py), and the
     # requests the person interrupted: {session, source, reason, prompt} (sleep/mine/interrupted.py).
     left_out: list[dict[str, str]] = field(default_factory=list)
+    # The night that split the stored tasks again for a new split scheme says what moved
+    # and what kept its old split (sleep/night/split_scheme.py); {} on every other night.
+    resplit: dict[str, Any] = field(default_factory=dict)
+    mined_by: str | None = None  # as NightPlan's (None: continued on frozen tasks)
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -245,8 +264,9 @@ class NightStager:
             return {}
         before = {str(m["id"]): float(m["before"]) for m in staged.moved}
         after = {str(m["id"]): float(m["after"]) for m in staged.moved}
+        flips = {str(m["id"]): CheckFlips.from_dict(m.get("checks_flipped")) for m in staged.moved}
         edit = Edit.from_dict(dict(staged.edits[index]))
-        return {"kept_because": self.gate.kept_because(edit, before, after)}
+        return {"kept_because": self.gate.kept_because(edit, before, after, flips)}
 
 
 def night_folder(
@@ -298,8 +318,15 @@ class Night:
     today: dt.date = field(default_factory=dt.date.today)
     label: str | None = None  # the project's name in night ids and staged branches
     on_line: Callable[[str], None] = lambda _line: None
-    # A dry run plans without writing anything: no saved harvest, no archive, no night folder.
+    # A dry run plans without writing anything: no saved harvest, no archive, no night
+    # folder; only the miner model's replies (the response cache) and, under handoff,
+    # its prompts, which the night then finds answered.
     dry: bool = False
+    heuristic_only: bool = False  # mine with the heuristic alone (`dry-run --heuristic-only`)
+    # How tonight's tasks were mined (`_mine`; None until they are).
+    mined_by: str | None = field(default=None, init=False)
+    # The need names the miner model gave so far (the archive's, then tonight's routes').
+    _needs: list[str] | None = field(default=None, init=False, repr=False)
     _harvested: Harvested | None = field(default=None, init=False, repr=False)
     _routed: list[tuple[Route, dict[str, list[MinedTask]]]] | None = field(
         default=None, init=False, repr=False
@@ -310,6 +337,8 @@ class Night:
     _siblings: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False)
     # The sessions tonight's routing left out (set when the night routes its sessions).
     left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
+    # The stored tasks that keep an older split scheme's split (sleep/night/split_scheme.py).
+    resplit: Resplit = field(default_factory=Resplit, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -381,6 +410,12 @@ class Night:
                 if name in by_skill
             ]
         archive = TaskArchive(self.state_dir / "tasks.json")
+        self.resplit = resplit_once(  # before tonight's tasks join the stored ones
+            self.state_dir, archive.load(), val_fraction=self.val_fraction,
+            test_fraction=self.test_fraction, write=not self.dry,
+        )  # fmt: skip
+        if self.resplit.now:
+            self.on_line(self.resplit.line())
         mined_all: list[MinedTask] = []
         for route in routes:
             mined = await self._mine(route.sessions)
@@ -423,6 +458,7 @@ class Night:
             max_val_tasks=self.max_val_tasks,
             val_fraction=self.val_fraction,
             test_fraction=self.test_fraction,
+            pinned=self.resplit.pinned,
         )
         return {
             split: [t for t in held if route.accepts(t.source_sessions) or split == "train"]
@@ -470,17 +506,34 @@ class Night:
         )
 
     async def _mine(self, sessions: list[dict[str, Any]]) -> list[MinedTask]:
-        """The miner role when the night's config names one (never in a dry run, which
-        spends nothing), else the heuristic miner."""
-        if self.dry or self.config.models.miner.backend == "auto":
+        """The heuristic, then the miner model wherever one capable of it is configured
+        (sleep/mine/with_model.uses_model_miner), in a dry run too, so the plan shows the
+        tasks the night will replay; its replies are kept in the state dir's response
+        cache (keyed by the request's hash), so the night after a dry run repays nothing.
+        `heuristic_only` (`dry-run --heuristic-only`) keeps a dry run free."""
+        miner = self.config.models.miner
+        if self.heuristic_only or not uses_model_miner(miner, self.config.models.env_file):
+            self._say_mined_by(HEURISTIC)
             return mine_sessions(sessions, include_automation=self.include_automation)
+        if self._needs is None:  # the names the model gave before, so it reuses them
+            self._needs = named_needs(TaskArchive(self.state_dir / "tasks.json").load().values())
         client = build_model_client(self.run_config(1, False))
+        runtime = client.runtime("miner")
+        self._say_mined_by(mined_by_model(runtime.kind, runtime.model))
         try:
             return await mine_with_model(
-                sessions, client.bind("miner"), include_automation=self.include_automation
+                sessions,
+                client.bind("miner"),
+                include_automation=self.include_automation,
+                needs=self._needs,
             )
         finally:
             await client.aclose()
+
+    def _say_mined_by(self, how: str) -> None:
+        if self.mined_by != how:
+            self.on_line(f"mined by {how}")
+        self.mined_by = how
 
     async def plan(self) -> NightPlan:
         harvested = self.harvested()
@@ -496,6 +549,7 @@ class Night:
         )
         routed = await self.routed_tasks(sessions)
         plan.left_out = self.left_out
+        plan.mined_by = self.mined_by
         planned = [t for _route, splits in routed for tasks in splits.values() for t in tasks]
         plan.preferences = [p.to_dict() for p in group_preferences(planned)]
         backend = self.config.models.target.backend
@@ -538,6 +592,7 @@ class Night:
         # The state the night reads later, checked now too, before anything is written.
         HarvestState.load(self.state_dir / STATE_FILE)
         TaskArchive(self.state_dir / "tasks.json").load()
+        pinned_splits(self.state_dir)
 
     async def run(self) -> NightResult:
         check_state_dir(self.state_dir, writing=True)
@@ -555,8 +610,11 @@ class Night:
 
     async def _run(self) -> NightResult:
         # what the last round of this night showed, so a waiting round repeats nothing
-        before = read_json(self.folder / "night.json").get("skills")
+        saved = read_json(self.folder / "night.json")
+        before = saved.get("skills")
         self._before = before if isinstance(before, dict) else {}
+        if isinstance(saved.get("resplit"), dict):  # a resumed night keeps what it said
+            self.resplit.said = saved["resplit"]
         result = NightResult(self.night_id, "running", self.folder)
         self._save(result)
         try:
@@ -587,7 +645,7 @@ class Night:
         try:
             routed = await self.routed_tasks(sessions)
         except ModelError as exc:  # the miner failed or waits for a handoff answer
-            result.left_out = self.left_out
+            result.left_out, result.mined_by = self.left_out, self.mined_by
             result.status = "waiting" if isinstance(exc, HandoffWaiting) else "failed"
             result.pending = len(pending_prompts(self.folder / "handoff"))
             result.message = (
@@ -597,7 +655,8 @@ class Night:
             )
             self._save(result)
             return result
-        result.left_out = self.left_out
+        result.left_out, result.mined_by = self.left_out, self.mined_by
+        result.resplit = self.resplit.report()
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)
             result.skills[route.skill] = outcome

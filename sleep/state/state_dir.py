@@ -22,6 +22,7 @@ FILES = (
     "sleep.yaml",
     "harvest-state.json",
     "tasks.json",
+    "split-scheme.json",
     "schedule.json",
     "carried-sessions.json",
     "responses.sqlite",

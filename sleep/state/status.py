@@ -29,6 +29,8 @@ def list_nights(
     for folder in folders[:limit]:
         try:
             data = json.loads((folder / "night.json").read_text(encoding="utf-8"))
+        except FileNotFoundError:  # a dry run's miner prompts wait there for the night
+            data = {"night_id": folder.name, "status": "planned", "skills": {}}
         except (OSError, ValueError):
             data = None
         if not _well_formed(data):  # `[]`, no `skills`, skills not by name: still listed

@@ -1,12 +1,13 @@
 """A corrections corpus (tests/sleep/fixtures/corrections, the billing project mining was
 developed on; corrections_photos, a second one, unseen until its first figures and then
 fixed against; corrections_recipes, a third, held out until its figures and then fixed
-against; corrections_greenhouse, a fourth, held out from fixing; all made by
-tests/support/corrections_corpus.py with the real CLIs) put back where it was written:
-a test's own home replaces the fixture's /home/dev (in the transcripts' bytes and in
-Claude Code's project folder name), the project is cloned from its bundle to the path
-the sessions ran in, and a skills repository deploys one skill to the project's
-CLAUDE.md (read by Claude Code) and one to its AGENTS.md (read by Codex)."""
+against; corrections_greenhouse, a fourth, held out from fixing; corrections_ledger, a
+fifth, held out from all mining work; all made by tests/support/corrections_corpus.py
+with the real CLIs) put back where it was written: a test's own home replaces the
+fixture's /home/dev (in the transcripts' bytes and in Claude Code's project folder name),
+the project is cloned from its bundle to the path the sessions ran in, and a skills
+repository deploys one skill to the project's CLAUDE.md (read by Claude Code) and one to
+its AGENTS.md (read by Codex)."""
 
 from __future__ import annotations
 
@@ -29,11 +30,13 @@ CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections"
 UNSEEN_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections_photos"
 RECIPES_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections_recipes"
 HELD_OUT_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections_greenhouse"
+LEDGER_CORPUS = Path(__file__).resolve().parent / "fixtures" / "corrections_ledger"
 CORPORA = {
     "billing": CORPUS,
     "photos": UNSEEN_CORPUS,
     "recipes": RECIPES_CORPUS,
     "greenhouse": HELD_OUT_CORPUS,
+    "ledger": LEDGER_CORPUS,
 }
 
 

@@ -1,7 +1,6 @@
 """`skillopt sleep dry-run --json` with the miner role answered from a folder (issue 37,
-round 5). A dry run never asks the miner (it spends nothing), so this runs the real
-command in-process with the night's mining swapped for `mine_with_model`, whose model is
-a folder: each miner prompt is written to DIR/prompt-N.md and its reply read from
+round 5). This runs the real command in-process with the night's mining swapped for
+`mine_with_model`, whose model is a folder: each miner prompt is written to DIR/prompt-N.md and its reply read from
 DIR/reply-N.json (written by whoever plays the model: a person, or a strong model in a
 handoff session). A TEST DOUBLE of the miner model, replaying recorded answers."""
 
@@ -46,9 +45,13 @@ def dry_run_with_miner(world: CorrectionsWorld, answers: Path) -> dict[str, Any]
     from skillopt_tui.cli.main import main as cli
 
     model = folder_model(answers)
+    needs: list[str] = []  # shared by the night's routes, as Night._mine shares them
 
     async def mine(night, sessions):
-        return await mine_with_model(sessions, model, include_automation=night.include_automation)
+        night.mined_by = "heuristic+folder:answers"
+        return await mine_with_model(
+            sessions, model, include_automation=night.include_automation, needs=needs
+        )
 
     argv = ["skillopt", "sleep", "dry-run", "--state-dir", str(world.state),
             "--project", str(world.project), "--json"]  # fmt: skip

@@ -1,13 +1,14 @@
-"""Issue 37's acceptance figures, measured on four corrections corpora of real Claude Code
+"""Issue 37's acceptance figures, measured on five corrections corpora of real Claude Code
 and Codex sessions (made by tests/support/corrections_corpus.py) in which a person
 corrects four or five recurring preferences: `billing` (tests/sleep/fixtures/corrections,
 the corpus the mining heuristics were developed on), `photos` (corrections_photos, another
 project and person, labelled before mining ran on it, then fixed against), `recipes`
 (corrections_recipes, labelled before mining ran on it, held out for one round, then fixed
-against) and `greenhouse` (corrections_greenhouse, labelled before mining ran on it and
-held out from fixing: the honest generalisation figure). The real `skillopt sleep dry-run
---json` mines them; tests/support/corrections_score.py compares what it mined with the
-labels.
+against), `greenhouse` (corrections_greenhouse, labelled before mining ran on it and held
+out from fixing) and `ledger` (corrections_ledger, written and labelled without reading
+the miner and held out from all mining work: the honest generalisation figure). The real
+`skillopt sleep dry-run --json` mines them; tests/support/corrections_score.py compares
+what it mined with the labels.
 
 The thresholds are the issue's and the same for every corpus. Where today's miner misses
 one, the test is marked `xfail(strict=True)` with what it lacks: it turns into an XPASS
@@ -34,10 +35,29 @@ ATTACH_TARGET = 0.9  # issue 37: ">= 90 % of the corrections to the request they
 # (sleep/mine/follow_up.py); that round fixed against all four, so its marks, like the
 # others', record a development figure now.
 _HELD_OUT = "greenhouse"
+# The ledger corpus is held out from all mining work: its marks record its first figures
+# (bench/corrections_corpus.py --corpus ledger --misses lists each miss).
+_LEDGER = "ledger"
 UNMET: dict[str, dict[str, str]] = {
+    # ledger's figures on the structural reading, measured once after it was written and
+    # never fixed against (what each miss is, bench/corrections_corpus.py --misses says)
+    "test_corrections_attach_to_the_request_they_correct": {
+        _LEDGER: "11/16 (4/16 before the structural reading); 8 of 22 requests are now read "
+        "as corrections of the request before them (3 before)",
+    },
+    "test_no_correction_is_mined_as_a_request_of_its_own": {_LEDGER: "1/16 is a task"},
+    "test_mechanical_corrections_become_checks": {_LEDGER: "6/13"},
+    "test_every_request_is_mined_with_its_kind": {
+        _LEDGER: "14/22 mined (8 read as corrections); 9 of the 14 of the right kind",
+    },
     "test_every_recurring_preference_is_found": {
         _HELD_OUT: "3/4: the UTC corrections ('datetime.now() with no tz??', 'all timestamps "
         "in UTC please', 'utcnow() is naive too') share no concept (sleep/mine/preferences.py)",
+        _LEDGER: "1/5",
+    },
+    "test_every_preference_seen_twice_has_a_held_out_occurrence": {_LEDGER: "1/5"},
+    "test_committed_requests_replay_from_the_commit_before_their_session": {
+        _LEDGER: "8/13: the requests read as corrections are no tasks",
     },
 }
 # Not strict: none at present. (The recipes corpus's held-out figure moved between runs
@@ -93,7 +113,7 @@ def test_the_corpus_has_the_shape_the_issue_asks_for(corpus):
     assert any(r["committed_after"] and r["changes_files"] for r in labels["requests"])
 
 
-@pytest.mark.parametrize("later", ["photos", "recipes", "greenhouse"])
+@pytest.mark.parametrize("later", ["photos", "recipes", "greenhouse", "ledger"])
 def test_each_later_corpus_differs_from_those_before(later):
     """Another project, asking for at least two things no earlier corpus asks for, with
     requests of its own, so its figures are not the earlier ones seen again."""

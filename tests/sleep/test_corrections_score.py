@@ -5,7 +5,7 @@ preference's requests."""
 
 from __future__ import annotations
 
-from tests.support.corrections_score import score
+from tests.support.corrections_score import misses, score
 
 LABELS = {
     "planted_secrets": ["sk-ant-api03-SECRETsecretSECRETsecret"],
@@ -102,3 +102,21 @@ def test_a_request_mined_into_another_task_s_rubric_is_a_misfire():
     figures = score(plan, LABELS)
     assert figures.swallowed == ["r-b"]  # r-b is no task; its words are r-a's correction
     assert "requests swallowed as a correction (misfires): 1/3" in figures.lines()
+
+
+def test_misses_say_what_mining_did_with_each_unattached_correction():
+    """bench/corrections_corpus.py --misses: a correction that became a task of its own,
+    a request swallowed into another's rubric and one left out are each named."""
+    plan = {"skills": [{"tasks": [
+        _task("add a --verbose flag", rubric="The person said: 'no, use logging instead of print'"),
+        _task("use the logging module, not print"),
+        _task("tidy the repo", rubric="why does it time out? key=[REDACTED]"),
+    ]}], "left_out": [{"prompt": "warn on a missing due date", "reason": "interrupted"}]}  # fmt: skip
+    lines = misses(plan, LABELS)
+    assert len(lines) == 4, lines  # k2, k3; r-b, r-c
+    assert lines[0].startswith("k2 [logging, after] 'use the logging module, not print' ->")
+    assert "its request r-b is no task of its own" in lines[0]
+    assert "its own task t-use th (agentic" in lines[0]
+    assert lines[2] == "request r-b (agentic) 'warn on a missing due date' -> left out: interrupted"
+    assert "in the rubric of t-tidy t" in lines[3] and lines[3].startswith("request r-c")
+    assert "[planted secret]" in lines[3] and LABELS["planted_secrets"][0] not in lines[3]

@@ -81,7 +81,7 @@ def test_the_prompt_shows_an_interrupted_request_the_person_redirected():
     ]}  # fmt: skip
     shown = [p["text"] for _sid, _s, p, _i in numbered_prompts([stopped], False)]
     assert shown[0] == "walk me through load_rows() in loader.py"
-    assert "interrupted" in render_sleep_prompt("miner", prompts="1. x")
+    assert "interrupted" in render_sleep_prompt("miner", prompts="1. x", needs="(none yet)")
 
 
 @pytest.mark.parametrize(

@@ -58,7 +58,7 @@ async def test_night_json_says_why_each_staged_edit_was_kept(tmp_path, repo, pro
     saved = json.loads((night.folder / "night.json").read_text())
     [edit] = saved["skills"]["project"]["evidence"]["edits"]
     assert re.fullmatch(
-        r"held-out evidence: p-\w{10}: t-\w+ 0\.\d\d → 0\.\d\d, t-\w+ 0\.\d\d → 0\.\d\d "
-        r"\(failing → passing\)",
+        r"held-out evidence: p-\w{10}: t-\w+ 0\.\d\d → 0\.\d\d \(failing → passing\), "
+        r"t-\w+ 0\.\d\d → 0\.\d\d \(failing → passing\)",
         edit["kept_because"],
     ), edit["kept_because"]

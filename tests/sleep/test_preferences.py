@@ -87,7 +87,9 @@ async def test_dry_run_lists_the_preferences(tmp_path):
     repo.add_skill("agents", SKILL_TEXT, deploy_to=str(project / "AGENTS.md"))
     harvested = [{**s, "cwd": str(project), "branch": "main", "file": f"/x/{s['session_id']}"}
                  for s in SESSIONS]  # fmt: skip
-    night = make_night(tmp_path, repo, project, harvested, dry=True)
+    # the heuristic's grouping: the night's scripted miner (night_double) would read the
+    # corrections that do not start with "no," as requests of their own
+    night = make_night(tmp_path, repo, project, harvested, dry=True, heuristic_only=True)
     listed = _plan_json(await night.plan(), "double", {})
     texts = {p["text"]: p for p in listed["preferences"]}
     logging = texts["logging, not print"]

@@ -8,7 +8,8 @@ committed under tests/sleep/fixtures/corrections/):
 --script names the module that says what happens (corrections_script: the billing project
 the mining was developed on; photos_script: a second project, unseen by it until its
 figures were taken, then fixed against; recipes_script: a third, held out for a round,
-then fixed against; greenhouse_script: a fourth, held out from fixing).
+then fixed against; greenhouse_script: a fourth, held out from fixing; ledger_script: a
+fifth, held out from all mining work).
 
 The real pinned `claude` and `codex` binaries (.tools/agents, shared AGENT-CLIS.md) run
 interactively under tmux, each in a private HOME, so their transcripts land in their own
@@ -339,6 +340,10 @@ def make_project(home: Path, script, when: dt.datetime) -> Path:
     bin_dir.mkdir(parents=True)
     (bin_dir / "python").write_text(f'#!/bin/sh\nexec {PYTHON} "$@"\n')
     (bin_dir / "python").chmod(0o755)
+    # Codex runs commands in a login shell, whose /etc/profile resets PATH: the person's
+    # ~/.profile puts ~/.local/bin back, as Debian's default one does (without it every
+    # `make test` in a Codex session failed with "make: python: No such file or directory").
+    (home / ".profile").write_text('PATH="$HOME/.local/bin:$PATH"\nexport PATH\n')
     # The person's git identity, so an agent that commits on its own (the recipes corpus's
     # does, and is corrected for it) can.
     (home / ".gitconfig").write_text("[user]\n\tname = Dev\n\temail = dev@example.com\n")

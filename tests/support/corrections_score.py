@@ -81,22 +81,28 @@ class Figures:
         ]
 
 
-def score(plan: dict[str, Any], labels: dict[str, Any]) -> Figures:
+def request_tasks(plan: dict[str, Any], labels: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each labelled request's task in the plan (found by the request's own text)."""
     tasks = plan_tasks(plan)
-    secrets = labels["planted_secrets"]
     by_request: dict[str, dict[str, Any]] = {}
     for request in labels["requests"]:
-        key = _request_key(request, secrets)
+        key = _request_key(request, labels["planted_secrets"])
         match = [t for t in tasks if normalised(t.get("text", "")).startswith(key)]
         if match:
             by_request[request["id"]] = match[0]
+    return by_request
+
+
+def score(plan: dict[str, Any], labels: dict[str, Any]) -> Figures:
+    tasks = plan_tasks(plan)
+    by_request = request_tasks(plan, labels)
     figures = Figures(requests=len(labels["requests"]), found=sorted(by_request))
     rubrics = [normalised(t.get("rubric", "")) for t in tasks]
     figures.swallowed = [
         r["id"]
         for r in labels["requests"]
         if r["id"] not in by_request
-        and any(_request_key(r, secrets) in rubric for rubric in rubrics)
+        and any(_request_key(r, labels["planted_secrets"]) in rubric for rubric in rubrics)
     ]
     for request in labels["requests"]:
         task = by_request.get(request["id"])
@@ -189,3 +195,58 @@ def _score_commits(figures: Figures, labels, by_request) -> None:
         task = by_request.get(request["id"])
         if task is not None and request["base_commit"] in repr(task):
             figures.starts_before_commit.append(request["id"])
+
+
+def _described(task: dict[str, Any]) -> str:
+    checks = ", ".join(f"{c.get('kind')} {c.get('value', '')!r}" for c in task.get("checks", []))
+    return (
+        f"{task.get('id')} ({task.get('kind')}, {task.get('replay')}, {task.get('split')}; "
+        f"rubric {'empty' if not task.get('rubric') else 'set'}; checks: {checks or 'none'})"
+    )
+
+
+def _shown(text: str, labels: dict[str, Any]) -> str:
+    """A labelled text as printed: never with the planted key in it."""
+    for secret in labels["planted_secrets"]:
+        text = text.replace(secret, "[planted secret]")
+    return text
+
+
+def misses(plan: dict[str, Any], labels: dict[str, Any]) -> list[str]:
+    """What mining did with each correction it did not attach to the request it corrects,
+    and with each request it mined as no task of its own: one line each, to read."""
+    tasks = list({t.get("id"): t for t in reversed(plan_tasks(plan))}.values())  # first of each id
+    by_request = request_tasks(plan, labels)
+    figures = score(plan, labels)
+    lines = []
+    for c in labels["corrections"]:
+        if c["id"] in figures.attached:
+            continue
+        words = normalised(c["text"])
+        request = by_request.get(c["corrects"])
+        did = [
+            f"its request {c['corrects']} is "
+            + (_described(request) if request else "no task of its own")
+        ]
+        did += [f"its own task {_described(t)}" for t in tasks if normalised(t["text"]) == words]
+        did += [
+            f"in the rubric of {t['id']} ({t['text'][:40]!r})"
+            for t in tasks
+            if words in normalised(t.get("rubric", "")) and t["id"] != (request or {}).get("id")
+        ]
+        shown = _shown(c["text"], labels)
+        lines.append(f"{c['id']} [{c['preference']}, {c['form']}] {shown!r} -> " + "; ".join(did))
+    left_out = {
+        normalised(x.get("prompt", "")): x.get("reason", "") for x in plan.get("left_out", [])
+    }
+    for r in labels["requests"]:
+        if r["id"] in by_request:
+            continue
+        words = _request_key(r, labels["planted_secrets"])
+        where = [f"in the rubric of {t['id']} ({t['text'][:40]!r})" for t in tasks
+                 if words in normalised(t.get("rubric", ""))]  # fmt: skip
+        where += [f"left out: {why}" for text, why in left_out.items() if text == words]
+        shown = _shown(r["text"], labels)
+        lines.append(f"request {r['id']} ({r['kind']}) {shown[:60]!r} -> "
+                     + ("; ".join(where) or "nowhere"))  # fmt: skip
+    return lines

@@ -157,10 +157,13 @@ def fresh_workspace(files: Path, *, keep: bool):
 
 
 def _tree(root: Path, skip: set[str]) -> dict[str, Path]:
+    """The files of `root` a diff compares: not caches, and not a git directory (a replay
+    that reads the history works in a copy holding one: sleep/night/history.py)."""
     out = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        if path.is_file() and rel not in skip and "__pycache__" not in path.parts:
+        parts = set(path.relative_to(root).parts)
+        if path.is_file() and rel not in skip and not parts & {"__pycache__", ".git"}:
             out[rel] = path
     return out
 

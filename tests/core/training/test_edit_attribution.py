@@ -23,7 +23,7 @@ class Rule:
     def __call__(self, before, after):
         return after["a"] >= 0.7 > before["a"], "a must pass"
 
-    def attribute(self, edits, before, after):
+    def attribute(self, edits, before, after, flips=None):
         moved = after["a"] > before["a"]
         return [
             (i, "no held-out evidence")
@@ -130,7 +130,7 @@ class TwoClaims(Rule):
     def __call__(self, before, after):
         return after["a"] >= 0.7 and after["b"] >= 0.7, "a and b must pass"
 
-    def attribute(self, edits, before, after):
+    def attribute(self, edits, before, after, flips=None):
         moved = {k for k in ("a", "b") if after[k] > before[k]}
         return [
             (i, "no held-out evidence")

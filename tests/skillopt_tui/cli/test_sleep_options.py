@@ -20,7 +20,7 @@ NIGHT = ["--project", "--skills-repo", "--skill", "--backend", *HOMES, "--config
 # Each command's options in --help order, as they were before the options were shared.
 EXPECTED = {
     "run": [*NIGHT, "--auto-adopt", "--state-dir", "--json"],
-    "dry-run": [*NIGHT, "--state-dir", "--json"],
+    "dry-run": [*NIGHT, "--heuristic-only", "--state-dir", "--json"],
     "init": ["--project", "--skills-repo", "--backend", *HOMES, "--state-dir", "--yes"],
     "harvest": ["--project", "--all-projects", *HOMES, "--since", "--include-automation",
                 "--show-redactions", "--mark-read", "--json", "--state-dir"],
