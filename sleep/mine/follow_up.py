@@ -302,8 +302,9 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
     # a short question's pronoun is the thing made; a longer one names its own referent
     # ("the uploader says 401 with token … - is it expired?")
     pointed = bool(_BACK_PRONOUN.search(body)) and not new_names and size <= _DEMAND_WORDS
-    if asks and new_object and not (pointed or redirect):
-        signals.append((f"asks afresh about {what}", -1.5))
+    if asks and not (pointed or redirect):
+        # a question of its own; the more so when it is about something new
+        signals.append((f"asks afresh about {what}", -1.5) if new_object else ("asks afresh", -0.5))
     anchored = (
         back_names
         or _BACK_PRONOUN.search(body)

@@ -1,7 +1,7 @@
 """A follow-up is read by its structure (sleep/mine/follow_up.py), not by its wording: each
 case is a session of its own (a request, an answer with its edit, the follow-up, thanks)
 in wordings written for this test, none taken from the corrections corpora (19
-corrections, 13 look-alike requests). A correction
+corrections, 14 look-alike requests). A correction
 lands on the request before it; a new request that looks like one (an "instead", a "now
 add", a question about the same file) is a task of its own. Each decision carries its
 one-line reason."""
@@ -100,6 +100,7 @@ REQUESTS = [
     (PARSER, "ok next: a format_duration(seconds) that goes the other way"),
     (UNDO, "which merge strategy does our CI use for release branches?"),
     (MIGRATION, "the dashboard shouldn't show archived projects"),
+    (RETRY, "is there a way to log each attempt?"),
     (RETRY, "the upload page times out since this morning, could you have a look?"),
 ]
 
