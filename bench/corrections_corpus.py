@@ -6,14 +6,13 @@ Lays each committed corpus out in a temporary home (tests/sleep/corrections_worl
 real Claude Code and Codex sessions in which a person corrects five recurring
 preferences), runs the real `skillopt sleep dry-run --json` on it and scores the plan
 against the corpus's labels (tests/support/corrections_score.py). `billing` is the corpus
-the mining heuristics were developed on, so its figures are development figures;
-`photos` is another project and person, labelled before mining ran on it (its first
-figures were the generalisation figure; mining was then fixed against it); `recipes` is a
-third, labelled before mining ran on it, held out for one round and then fixed against
-too; `greenhouse` is a fourth, labelled before mining ran on it and never fixed against;
-`ledger` is a fifth, held out from all mining work (its person was written without
-reading the miner, and labelled before mining ran on it): its figures are the
-generalisation figure. Prints the figures; asserts nothing.
+the mining heuristics were developed on; `photos`, `recipes` and `greenhouse` were each
+labelled before mining ran on them and met first as the generalisation figure. Mining
+now reads corrections by their structure (sleep/mine/follow_up.py), developed against
+those four, so their figures are development figures; `ledger`, a fifth, is held out from
+all mining work (its person was written without reading the miner, and labelled before
+mining ran on it): its figures are the generalisation figure. Prints the figures;
+asserts nothing.
 """
 
 from __future__ import annotations
@@ -32,9 +31,9 @@ from tests.support.corrections_score import misses, score  # noqa: E402
 
 ROLES = {
     "billing": "development set",
-    "photos": "unseen until its first figures, then fixed against",
-    "recipes": "held out until its first figures, then fixed against",
-    "greenhouse": "held out: the generalisation figure",
+    "photos": "development set (first met as the generalisation figure)",
+    "recipes": "development set (first met as the generalisation figure)",
+    "greenhouse": "development set (held out until the structural reading)",
     "ledger": "held out: the generalisation figure",
 }
 

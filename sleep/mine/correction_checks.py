@@ -32,6 +32,8 @@ _CODE_PATTERNS = {
     "logger": r"\blogger\b",
     "raise": r"\braise\b",
     "raising": r"\braise\b",
+    "raised": r"\braise\b",
+    "raises": r"\braise\b",
     "exception": r"\braise\b",
     "exceptions": r"\braise\b",
     "f-string": r"\bf[\"']",
@@ -245,11 +247,11 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
     avoid = [a for a in dict.fromkeys(avoid) if a]
     want = [w for w in dict.fromkeys(want) if w and w.lower() not in {a.lower() for a in avoid}]
     if not want and not avoid and not _REFUSED.search(text):
-        want = _practices_named(text)
+        want = practices_named(text)
     return want, avoid
 
 
-def _practices_named(text: str) -> list[str]:
+def practices_named(text: str) -> list[str]:
     """The well-known practices a text names (`_CODE_PATTERNS`: "type hints", "pathlib",
     "logging"), longest first: what a correction names without refusing anything, it asks
     for ("and type hints on new functions from now on"; not "put it back, the old assert
@@ -380,6 +382,7 @@ _COMPATIBLE = re.compile(
 
 def _concept_term(term: str) -> str:
     low = term.lower().removesuffix("()")
-    return {"raising": "raise", "floats": "float", "f-strings": "f-string", "fstrings": "f-string",
-            "dataclasses": "dataclass", "logger": "logging",
+    return {"raising": "raise", "raised": "raise", "raises": "raise", "floats": "float",
+            "f-strings": "f-string", "fstrings": "f-string", "dataclasses": "dataclass",
+            "logger": "logging",
             "docstrings": "docstring"}.get(low, low)  # fmt: skip

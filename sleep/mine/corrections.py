@@ -20,15 +20,13 @@ is a constraint that heads a new request ("don't touch the tests for this one: m
 caption() say …"); a correction followed by the next request ("thx. type hints from now
 on pls. next: add …") is both (`correction_and_request`).
 
-`redirected` marks an interrupted request followed by such a correction: the person
-stopped the answer and said what they wanted of it ("never mind the long version, just
-tell me …"), so that request is a task after all (sleep/mine/heuristic.py, sleep/mine/interrupted.py).
+Whether a prompt corrects the answer before it is decided by its structure
+(sleep/mine/follow_up.py); these shapes are one of its signals.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 _START = (
     r"(?:(?:ok(?:ay)?|yes|yeah|thanks|great|nice|sure|good|fine),?\s+but\b|"
@@ -247,16 +245,3 @@ def _shaped_as_correction(text: str) -> bool:
     if _BRIEFER.match(text) and words <= _SHORT_DEMAND_WORDS:
         return True
     return bool(_SHORT_USE.match(text)) and words <= _SHORT_USE_WORDS
-
-
-def redirected(prompts: list[dict[str, Any]], index: int) -> bool:
-    """An interrupted prompt the person followed with a correction of what they asked."""
-    if not prompts[index].get("interrupted"):
-        return False
-    after = next(
-        (p for p in prompts[index + 1 :] if (p.get("text") or "").strip()),
-        None,
-    )
-    if after is None or after.get("interrupted"):
-        return False
-    return is_correction((after.get("text") or "").strip())

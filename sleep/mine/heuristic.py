@@ -3,8 +3,9 @@
 The heuristic reads each root session's prompts in order:
 - short acknowledgements ("yes", "thanks", "continue") are not tasks: they accept the
   answer before them (it becomes the request's reference);
-- a **correction** (sleep/mine/corrections.py: "no, use X", "did you run the tests?", "you
-  dropped the old function") is not a task of its own: it tells what a good answer to
+- a **correction** (sleep/mine/follow_up.py reads it from its structure: it refers back to
+  the answer, pushes back on it and brings no new object of work; "no, use X", "did you
+  run the tests?", "test?", "returning None … just hides it") is not a task of its own: it tells what a good answer to
   the request it corrects would have done, so it becomes that task's rubric, its checks
   where it is mechanical (sleep/mine/correction_checks.py) and one of its `corrections`. The
   request it corrects is the one the conversation is on: acknowledgements and short
@@ -30,25 +31,34 @@ from typing import Any
 
 from sleep.harvest.file_edits import FileEdit, confined, confined_path, edit_problem, prior_edits
 from sleep.mine.correction_checks import checks_for
-from sleep.mine.corrections import correction_and_request, is_correction, redirected
 from sleep.mine.evidence import (
     SessionTurns,
-    constraint_checks,
     constraint_note,
     constraints_in,
     is_follow_up,
     reference_of,
     verification_commands,
 )
+from sleep.mine.follow_up import (
+    Before,
+    Verdict,
+    changes_of,
+    correction_then_request,
+    judge,
+    redirected,
+    stated_up_front,
+)
 from sleep.mine.judged_by import correction_note
 from sleep.mine.kinds import TaskKind, kind_of
 from sleep.mine.preferences import assign_preferences
+from sleep.mine.structural_checks import structural_checks
 from sleep.mine.tasks import (
     MAX_CORRECTION_CHARS,
     MAX_HISTORY_COMMANDS,
     MAX_READ_FILES,
     Check,
     Correction,
+    FollowUp,
     MinedTask,
     Turn,
     stronger_kind,
@@ -129,17 +139,32 @@ class _Thread:
     aborted: bool
     edits: list[FileEdit]
     accepted: str = ""  # the reference this session gave the task, until corrected
+    said: str = ""  # the request and what the person added to it since, in this session
+    changes: str = ""  # what its answers did (sleep/mine/follow_up.py `changes_of`)
+
+    def before(self) -> Before:
+        """What the next prompt can refer back to."""
+        return Before(self.said or self.task.intent, self.answer, self.changes)
+
+    def heard(self, text: str, verdict: Verdict) -> None:
+        """A follow-up read against this request: why it was (not) attached is kept."""
+        self.task.follow_ups.append(FollowUp(text[:MAX_CORRECTION_CHARS], verdict.correction,
+                                             verdict.why))  # fmt: skip
 
     def accept(self) -> None:
         if self.aborted or self.task.reference:
             return
         self.task.reference = self.accepted = reference_of(self.answer, self.edits)
 
-    def continue_with(self, answer: str, aborted: bool, edits: list[FileEdit]) -> None:
+    def continue_with(
+        self, answer: str, aborted: bool, edits: list[FileEdit], text: str = "", changes: str = ""
+    ) -> None:
         """The next answer of the same request (after a fragment or a correction)."""
         if answer or edits:
             self.answer, self.edits = answer, edits
         self.aborted = aborted
+        self.said = f"{self.said}\n{text}".strip()
+        self.changes = f"{self.changes}\n{changes}".strip()
 
     def corrected(self) -> None:
         """The person corrected an answer they had acknowledged: it is no reference."""
@@ -158,6 +183,10 @@ class _Stopped:
     when: str | None
     index: int  # its place in the session
     prompt: dict[str, Any]  # as harvested (the files its turn read, before it was stopped)
+
+    def before(self) -> Before:
+        answer = str(self.prompt.get("answer") or "")
+        return Before(self.text, answer, changes_of(self.prompt), interrupted=True)
 
 
 # Where each prompt went: (session, the prompt's index in it) → the id of the task it
@@ -209,7 +238,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             # out) unless a correction says what they wanted of it instead; what follows
             # is not a correction of the request before it. Asking for something new
             # still accepted the answer before it (a stopped correction did not).
-            if thread is not None and not is_correction(text):
+            if thread is not None and not judge(text, thread.before()).correction:
                 thread.accept()
             stopped = None
             if redirected(prompts, index):
@@ -226,36 +255,46 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             if thread is not None:
                 thread.accept()
             continue
-        if is_correction(text) and (thread is not None or stopped is not None):
+        before = stopped.before() if stopped is not None else thread.before() if thread else None
+        mixed = correction_then_request(text, before) if before is not None else None
+        verdict = judge(text, before) if before is not None and mixed is None else None
+        if verdict is not None and verdict.correction:
             if stopped is not None:
                 task = _task(by_id, project, stopped.text, stopped.kind, stopped.context,
                              stopped.earlier, session, sid, stopped.when)  # fmt: skip
                 add_reads(task, stopped.prompt, project)
-                thread = _Thread(task, "", False, [])
+                thread = _Thread(task, "", False, [], said=stopped.text,
+                                 changes=stopped.before().changes)  # fmt: skip
                 placed[(sid, stopped.index)] = task.id
                 stopped = None
             assert thread is not None
+            thread.heard(text, verdict)
             _correct(thread, text, commands, sid, session, when)
             add_reads(thread.task, prompt, project)
             placed[(sid, index)] = thread.task.id
-            thread.continue_with(answer, aborted, turn_edits)
+            thread.continue_with(answer, aborted, turn_edits, text, changes_of(prompt))
             turns.add(Turn(text, answer), thread.task.kind == "agentic")
             continue
         stopped = None
-        mixed = correction_and_request(text)
         if mixed is not None and thread is not None:
             # "thx. type hints from now on pls. next: add …": the head corrects the last
             # answer (which is then no reference), the rest is the next request.
+            thread.heard(mixed[0], judge(mixed[0], thread.before()))
             _correct(thread, mixed[0], [], sid, session, when)
             thread = None
         if len(text) < MIN_TASK_CHARS:
             # "fix it": part of the request before it, never an acceptance of its answer
             if thread is not None:
-                thread.continue_with(answer, aborted, turn_edits)
+                if verdict is not None:
+                    why = f"a short fragment, part of the request: {verdict.why}"
+                    thread.heard(text, Verdict(False, verdict.score, why))
+                thread.continue_with(answer, aborted, turn_edits, text, changes_of(prompt))
                 placed[(sid, index)] = thread.task.id
             turns.add(Turn(text, answer), thread is not None and thread.task.kind == "agentic")
             continue
         if thread is not None:
+            if verdict is not None:
+                thread.heard(text, verdict)
             thread.accept()  # the next request: the person moved on from that answer
         context, agentic_before = turns.context_for(text) if is_follow_up(text) else ([], False)
         kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
@@ -263,19 +302,33 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
         # whether or not the earlier turns are shown ("add a test for archive_old" right
         # after archive.py was written needs archive.py; issue 37)
         task = _task(by_id, project, text, kind, context, earlier, session, sid, when)
-        for constraint in constraints_in(text):
+        verified = verification_commands(commands)
+        for constraint in _constraints(text):
             note = constraint_note(constraint)
             if note not in task.rubric:
                 task.rubric = f"{task.rubric}\n{note}".strip()
             _keep(task, Correction(constraint, sid, _agent(session), when))
-        verified = verification_commands(commands)
-        agentic = task.kind == "agentic"
-        _add_checks(task, constraint_checks(text, agentic=agentic, commands_after=verified))
+            agentic = task.kind == "agentic"
+            _add_checks(task, checks_for(constraint, agentic=agentic,
+                                         commands_after=[c.value for c in verified]))  # fmt: skip
+            _add_checks(task, structural_checks(constraint, None, agentic=agentic))
         _add_checks(task, verified)
         add_reads(task, prompt, project)
-        thread = _Thread(task, answer, aborted, turn_edits)
+        thread = _Thread(task, answer, aborted, turn_edits, said=text, changes=changes_of(prompt))
         placed[(sid, index)] = task.id
         turns.add(Turn(text, answer), kind == "agentic", new_thread=True)
+
+
+def _constraints(text: str) -> list[str]:
+    """What a request states beside what it asks: its constraint clauses
+    (sleep/mine/evidence.py) and a constraint heading it ("always add a test with the
+    change - give report.py a daily_max(readings)")."""
+    found = constraints_in(text)
+    head = stated_up_front(text)
+    if head and not any(head in c for c in found):
+        # the head as stated, not the pieces of it a phrase found ("dont commit anything")
+        found = [c for c in found if c not in head] + [head]
+    return found
 
 
 def session_key(session: dict[str, Any]) -> str:
@@ -329,9 +382,10 @@ def _correct(
     session: dict[str, Any],
     when: str | None,
 ) -> None:
-    """The correction becomes the rubric and checks of the request it corrects."""
+    """The correction becomes the rubric and checks of the request it corrects (those its
+    code terms imply against what the answer did among them)."""
     thread.corrected()
-    attach_correction(thread.task, text, commands, sid, session, when)
+    attach_correction(thread.task, text, commands, sid, session, when, before=thread.before())
 
 
 def attach_correction(
@@ -341,16 +395,21 @@ def attach_correction(
     sid: str,
     session: dict[str, Any],
     when: str | None,
+    *,
+    before: Before | None = None,
 ) -> None:
     """A correction in the request's task: a rubric line, its checks where it is
-    mechanical, and one of the task's `corrections` (the model miner attaches the ones
-    it names the same way, sleep/mine/with_model.py)."""
+    mechanical (with `before`, the answer it corrects, also those its code terms imply,
+    sleep/mine/structural_checks.py), and one of the task's `corrections` (the model miner
+    attaches the ones it names the same way, sleep/mine/with_model.py)."""
     note = correction_note(text)
     if note not in task.rubric:
         task.rubric = f"{task.rubric}\n{note}".strip()
     verified = verification_commands(commands)
-    found = checks_for(text, agentic=task.kind == "agentic",
-                       commands_after=[c.value for c in verified])  # fmt: skip
+    agentic = task.kind == "agentic"
+    found = checks_for(text, agentic=agentic, commands_after=[c.value for c in verified])
+    if before is not None:
+        found += structural_checks(text, before, agentic=agentic, besides=found)
     _add_checks(task, [*found, *verified])
     _keep(task, Correction(text[:MAX_CORRECTION_CHARS], sid, _agent(session), when))
 

@@ -5,14 +5,14 @@ sleep/mine/with_model.py) and the night lists it as left out with this reason, b
 sessions routing left out, so nothing disappears silently. One the person followed with
 a correction ("never mind the long version, just tell me …") is not left out: the
 correction says what they wanted of it, so it is a task with that as its rubric
-(sleep/mine/corrections.py `redirected`).
+(sleep/mine/follow_up.py `redirected`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sleep.mine.corrections import redirected
+from sleep.mine.follow_up import redirected
 from sleep.mine.tasks import MinedTask
 
 INTERRUPTED_REASON = "interrupted by the user"

@@ -165,6 +165,15 @@ _BEHAVIOUR = re.compile(
 )
 
 
+# A question after what the code does: "how many readings does bench-2 log per hour?",
+# "what does caption() return for …?", "what happens when …?" (not "what is in here?",
+# which asks for the workspace itself).
+_HOW_IT_BEHAVES = re.compile(
+    r"^\s*(?:how (?:many|much|often|long)|what (?:does|do|happens|would|will))\b",
+    re.IGNORECASE,
+)
+
+
 _SHELL_TOOLS = re.compile(r"^(?:bash|shell|exec_command|local_shell|shell_command)$", re.I)
 
 
@@ -190,7 +199,10 @@ def _question_for_advice(text: str, tools: list[str], commands: list[str]) -> bo
     for, or one about another machine."""
     if _CHANGE.search(text) or _delegates(text, tools):
         return False
-    behaviour = bool(_BEHAVIOUR.match(text))
+    # "how many … per hour?" once the session read the code to answer it: the chat replay is
+    # given what it read (with nothing read, the workspace is what answers it)
+    read_to_answer = bool(tools) and bool(_HOW_IT_BEHAVES.match(text))
+    behaviour = bool(_BEHAVIOUR.match(text)) or read_to_answer
     if not (is_question(text) or behaviour):
         return False
     if _ELSEWHERE.search(text):
@@ -213,6 +225,17 @@ _WHICH_KIND = re.compile(
     r"\b(?:which|what)\s+(?:kind|type|sort)s?\s+of\b|\bshould\s+(?:i|we|ci|it|the \w+)\s+use\b"
     r"|\b(?:token|key)\s+or\s+(?:an?\s+)?[\w-]+\s+(?:token|key)\b",
     re.IGNORECASE,
+)
+
+
+# An error a service answered with ("the uploader says 401 with token … - is it expired
+# or missing a scope?"): what the question is about, the token beside it; unless the
+# request works on the value itself (decode it, parse it, whose is it).
+_ERROR_CITED = re.compile(
+    r"\b(?:40[13]|unauthori[sz]ed|forbidden|denied|refused|rejected|failed|fails)\b", re.I
+)
+_OPERATES_ON_IT = re.compile(
+    r"\b(?:decode|decrypt|parse|inspect|whose|what(?:'s| is) in|which (?:account|user))\b", re.I
 )
 
 
@@ -245,6 +268,8 @@ def is_about_a_secret(text: str) -> bool:
     text = _IN_URL.sub("://@", text)
     if REDACTION_MARK not in text or _WHICH_KIND.search(text):
         return False
+    if _ERROR_CITED.search(text) and not _OPERATES_ON_IT.search(text):
+        return False  # a question about an error the service gave, not about the value
     return bool(_ABOUT_SECRET.search(text)) and (bool(_SECRET_WORD.search(text)) or len(text) < 200)
 
 

@@ -117,6 +117,17 @@ MAX_CORRECTION_CHARS = 500
 
 
 @dataclass(frozen=True)
+class FollowUp:
+    """A prompt that followed the task's answer, and how mining read it: attached as a
+    correction of this task or not (a request of its own), and why, in one line
+    (sleep/mine/follow_up.py): what a person checks when a correction landed wrong."""
+
+    text: str
+    attached: bool
+    why: str
+
+
+@dataclass(frozen=True)
 class Turn:
     """An earlier turn of the session a follow-up depends on (redacted, bounded)."""
 
@@ -172,6 +183,9 @@ class MinedTask:
     # is shown what they print at its start commit (sleep/night/history.py). Absent from
     # archives written before they were kept.
     history_commands: list[str] = field(default_factory=list)
+    # The prompts that followed its answers in its sessions and how each was read
+    # (attached as a correction or not, and why). Absent from archives written before.
+    follow_ups: list[FollowUp] = field(default_factory=list)
 
     @property
     def has_evidence(self) -> bool:
@@ -183,6 +197,7 @@ class MinedTask:
         data["context"] = [asdict(t) for t in self.context]
         data["prior_edits"] = [e.to_dict() for e in self.prior_edits]
         data["corrections"] = [c.to_dict() for c in self.corrections]
+        data["follow_ups"] = [asdict(f) for f in self.follow_ups]
         for name in (
             "prior_edits",
             "corrections",
@@ -192,6 +207,7 @@ class MinedTask:
             "session_commit",
             "reads_history",
             "history_commands",
+            "follow_ups",
         ):
             if not data[name]:
                 del data[name]
@@ -209,6 +225,7 @@ class MinedTask:
         data["context"] = [Turn(**t) for t in data.get("context", [])]
         data["prior_edits"] = [FileEdit.from_dict(e) for e in data.get("prior_edits", [])]
         data["corrections"] = [Correction.from_dict(c) for c in data.get("corrections", [])]
+        data["follow_ups"] = [FollowUp(**f) for f in data.get("follow_ups", [])]
         data["kind"] = normalise_kind(data.get("kind", "advice"))
         task = cls(**data)
         if "train_only" not in data:
@@ -228,7 +245,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "branch": _OPTIONAL_STR, "context": (list,), "reference": (str,), "train_only": (bool,),
     "prior_edits": (list,), "corrections": (list,), "preference": _OPTIONAL_STR,
     "session_started": _OPTIONAL_STR, "session_commit": _OPTIONAL_STR, "read_files": (list,),
-    "reads_history": (bool,), "history_commands": (list,),
+    "reads_history": (bool,), "history_commands": (list,), "follow_ups": (list,),
 }  # fmt: skip
 _REQUIRED = ("id", "intent", "project")
 
@@ -255,6 +272,16 @@ def _correction(value: Any) -> bool:
     )
 
 
+def _follow_up(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and set(value) == {"text", "attached", "why"}
+        and isinstance(value["text"], str)
+        and isinstance(value["attached"], bool)
+        and isinstance(value["why"], str)
+    )
+
+
 def task_problem(data: Any) -> str:
     """What is wrong with a stored task ('' when MinedTask.from_dict can read it)."""
     if not isinstance(data, dict):
@@ -277,6 +304,8 @@ def task_problem(data: Any) -> str:
         return f"task {name}: a check is not {{kind, value}}"
     if not all(_correction(c) for c in data.get("corrections", [])):
         return f"task {name}: a correction is not {{text, session, agent, date, needs}}"
+    if not all(_follow_up(f) for f in data.get("follow_ups", [])):
+        return f"task {name}: a follow-up is not {{text, attached, why}}"
     if not all(_strings(t, ("prompt", "answer")) for t in data.get("context", [])):
         return f"task {name}: a context turn is not {{prompt, answer}}"
     edit = next((p for p in map(edit_problem, data.get("prior_edits", [])) if p), "")
@@ -371,6 +400,7 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         history_commands=list(dict.fromkeys([*old.history_commands, *new.history_commands]))[
             :MAX_HISTORY_COMMANDS
         ],
+        follow_ups=list(dict.fromkeys([*old.follow_ups, *new.follow_ups])),
     )
 
 
@@ -405,4 +435,6 @@ def task_listing(task: MinedTask, planned: Any, tonight: Any) -> dict[str, Any]:
         "history_commands": task.history_commands,  # a chat replay is shown their output
         "train_only": task.train_only,
         "preference": task.preference,  # the id in the plan's `preferences`, if any
+        # each prompt that followed its answer: attached as a correction or not, and why
+        "follow_ups": [asdict(f) for f in task.follow_ups],
     }

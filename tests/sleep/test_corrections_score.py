@@ -93,6 +93,17 @@ def test_preferences_found_and_held_out_need_the_right_tasks():
     assert score(plan, LABELS).preferences_found == ["logging"]
 
 
+def test_a_request_mined_into_another_task_s_rubric_is_a_misfire():
+    plan = {"skills": [{"tasks": [
+        _task("add a --verbose flag",
+              rubric="The person had to correct an earlier answer: 'warn on a missing due date'"),
+        _task("why does it time out? key=[REDACTED:anthropic]", kind="advice", replay="chat"),
+    ]}]}  # fmt: skip
+    figures = score(plan, LABELS)
+    assert figures.swallowed == ["r-b"]  # r-b is no task; its words are r-a's correction
+    assert "requests swallowed as a correction (misfires): 1/3" in figures.lines()
+
+
 def test_misses_say_what_mining_did_with_each_unattached_correction():
     """bench/corrections_corpus.py --misses: a correction that became a task of its own,
     a request swallowed into another's rubric and one left out are each named."""

@@ -112,7 +112,9 @@ def test_under_handoff_a_dry_run_waits_for_the_miner_and_the_night_uses_its_answ
     status = world.sleep("status").stdout  # the dry run's folder is no unreadable night
     assert f"{first['night_id']}: planned" in status and "unreadable" not in status
 
-    night = json.loads(world.sleep("run", "--backend", "handoff", "--json", ok=(3,)).stdout)
+    # two held-out tasks per skill once its corrections attach (sleep/mine/follow_up.py)
+    night = json.loads(world.sleep("run", "--backend", "handoff", "--json",
+                                   "--set", "sleep.min_val_tasks=2", ok=(3,)).stdout)  # fmt: skip
     waiting_for = night["message"]
     assert "(miner)" not in waiting_for  # its prompts were answered after the dry run
     assert "(replay-workspace)" in waiting_for  # the night went on to its replays

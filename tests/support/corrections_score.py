@@ -60,6 +60,8 @@ class Figures:
     held_out: list[str] = field(default_factory=list)  # preferences with a held-out occurrence
     committed: int = 0
     starts_before_commit: list[str] = field(default_factory=list)
+    # misfires: requests mined as no task of their own but as a correction of another's
+    swallowed: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         return [
@@ -68,6 +70,7 @@ class Figures:
             f"corrections mined as tasks of their own: {len(self.own_tasks)}/{self.corrections}",
             f"mechanical corrections with a fitting check: {len(self.checked)}/{self.mechanical}",
             f"requests mined as a task: {len(self.found)}/{self.requests}",
+            f"requests swallowed as a correction (misfires): {len(self.swallowed)}/{self.requests}",
             f"requests of the right kind: {len(self.kinds_right)}/{self.requests}"
             + (f" (wrong: {self.kinds_wrong})" if self.kinds_wrong else ""),
             f"agentic requests replayed as chat or not agentic: {len(self.agentic_as_chat)}/{self.agentic}",
@@ -94,6 +97,13 @@ def score(plan: dict[str, Any], labels: dict[str, Any]) -> Figures:
     tasks = plan_tasks(plan)
     by_request = request_tasks(plan, labels)
     figures = Figures(requests=len(labels["requests"]), found=sorted(by_request))
+    rubrics = [normalised(t.get("rubric", "")) for t in tasks]
+    figures.swallowed = [
+        r["id"]
+        for r in labels["requests"]
+        if r["id"] not in by_request
+        and any(_request_key(r, labels["planted_secrets"]) in rubric for rubric in rubrics)
+    ]
     for request in labels["requests"]:
         task = by_request.get(request["id"])
         if task is None:
