@@ -22,7 +22,7 @@ from tests.sleep.test_prior_edits import git_project, harvested, tool_result, to
 from tests.sleep.transcripts import claude_assistant, claude_user
 
 ARCHIVE = "add an archive subcommand that moves statements older than a year to archive/"
-TEST = "add a test for archive_old"
+TEST = "add a unit test module tests/test_archive.py covering archive_old with a temporary folder"
 QUESTION = "wait, what happens if two archive runs overlap?"
 ARCHIVE_PY = "def archive_old(folder):\n    return []\n"
 
