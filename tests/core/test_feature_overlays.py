@@ -61,6 +61,7 @@ EXPECTED = {
     "bounded_buffer": lambda c: c.train.optimizer.rejected_buffer_chars == 4000,
     "prevalidate": lambda c: c.train.prevalidate is True,
     "retry_truncated": lambda c: c.train.optimizer.retry_truncated is True,
+    "newline_stop": lambda c: c.models.target.stop == ["\n"],
     "skip_model_errors": lambda c: c.train.optimizer.model_errors_fail is False,
     "searchqa_skill_only": _skill_only("searchqa"),
     "docvqa_skill_only": _skill_only("docvqa"),
