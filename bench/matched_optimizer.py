@@ -175,6 +175,7 @@ class MatchedOptimizerProxy:
 
     upstream: str  # the model server's base URL, with or without `/v1`
     log_path: Path
+    matched: bool = True  # False: every call reaches the model, optimizer calls still counted
 
     def start(self) -> str:
         self._root = self.upstream.rstrip("/").removesuffix("/v1")
@@ -192,7 +193,7 @@ class MatchedOptimizerProxy:
         self._log.close()
 
     def counts(self) -> dict[str, int]:
-        """Optimizer calls answered, by "engine/role"."""
+        """Optimizer calls seen (answered when `matched`), by "engine/role"."""
         with self._lock:
             return {f"{e}/{r}": n for (e, r), n in sorted(self._counts.items())}
 
@@ -248,8 +249,8 @@ class MatchedOptimizerProxy:
                     self._send(*proxy._forward("POST", self.path, data, headers))
                     return
                 engine, role = classify(body)
-                if engine is not None:
-                    n = proxy._next(engine, role)
+                n = proxy._next(engine, role) if engine is not None else 0
+                if engine is not None and proxy.matched:
                     payload = completion(body, json.dumps(reply(engine, role, n)))
                     proxy._record({"engine": engine, "role": role, "n": n, "body": body})
                     if body.get("stream"):
@@ -259,7 +260,8 @@ class MatchedOptimizerProxy:
                     return
                 headers = {"Content-Type": "application/json"}
                 status, kind, answer = proxy._forward("POST", self.path, data, headers)
-                entry: dict[str, Any] = {"role": role, "status": status, "body": body}
+                entry: dict[str, Any] = {"engine": engine, "role": role, "status": status}
+                entry["body"] = body
                 if kind == "application/json":
                     try:
                         out = json.loads(answer)

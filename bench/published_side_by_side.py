@@ -14,11 +14,11 @@ calls by role and stage (ours: the ledger's stages; published: its token tracker
 answers: does our run make an optimizer call that published does not (issue 38)? Not a
 test: nothing is asserted. Wall times on a loaded machine are not comparable run to run.
 
-With --matched-optimizer each run goes through a loopback proxy (bench/matched_optimizer.py)
-that answers every optimizer call from one fixed reply set, in each engine's format, and
-passes target calls through: both engines then face the same edits, so their optimizer
-calls by role compare directly. Each run's request bodies are logged (its
-`<run>.requests.jsonl`), and the first target request of each engine printed.
+Each run goes through a loopback proxy (bench/matched_optimizer.py) that logs every request
+body (`<run>.requests.jsonl`); the first target request of each engine is printed, and how
+the model's replies ended. With --matched-optimizer the proxy answers every optimizer call
+from one fixed reply set, in each engine's format, and passes target calls through: both
+engines then face the same edits, so their optimizer calls by role compare directly.
 
 Run: .venv/bin/python bench/published_side_by_side.py --published-source DIR [--runs 1]
      [--keep DIR] [--only ours|published] [--matched-optimizer]
@@ -172,18 +172,20 @@ def first_target_request(log: Path) -> dict | None:
     return None
 
 
-def target_reply_tokens(log: Path) -> dict:
-    """How the target's replies ended: their count, mean tokens and finish reasons."""
+def reply_tokens(log: Path, target: bool) -> dict:
+    """How the model's replies to the target (or to the optimizer) ended: their count, mean
+    tokens and finish reasons (a matched optimizer call never reaches the model)."""
     entries = [json.loads(line) for line in log.read_text().splitlines()]
-    target = [e for e in entries if e["role"] == "target" and "completion_tokens" in e]
+    answered = [
+        e for e in entries if (e["role"] == "target") == target and "completion_tokens" in e
+    ]
     reasons: dict[str, int] = {}
-    for entry in target:
-        reasons[str(entry.get("finish_reason"))] = (
-            reasons.get(str(entry.get("finish_reason")), 0) + 1
-        )
-    tokens = [e["completion_tokens"] for e in target]
+    for entry in answered:
+        reason = str(entry.get("finish_reason"))
+        reasons[reason] = reasons.get(reason, 0) + 1
+    tokens = [e["completion_tokens"] for e in answered]
     return {
-        "replies": len(target),
+        "replies": len(answered),
         "mean_tokens": round(sum(tokens) / len(tokens), 1) if tokens else None,
         "finish_reasons": reasons,
     }
@@ -228,18 +230,18 @@ def main() -> None:
     source = args.published_source.resolve()
 
     def through_proxy(label: str, n: int, run):
-        """`run(url)` against the server, or through a matched-optimizer proxy in front."""
-        if not args.matched_optimizer:
-            return run(url)
+        """`run(url)` through the proxy in front of the server: it answers the optimizer
+        calls with --matched-optimizer, else passes them on; it logs every request."""
         log = work / f"{label}-{n}.requests.jsonl"
-        proxy = MatchedOptimizerProxy(url, log)
+        proxy = MatchedOptimizerProxy(url, log, matched=args.matched_optimizer)
         try:
             figures = run(proxy.start())
         finally:
             proxy.stop()
-        figures["matched_optimizer_replies"] = proxy.counts()
+        figures["optimizer_requests"] = proxy.counts()
         figures["first_target_request"] = first_target_request(log)
-        figures["target_replies"] = target_reply_tokens(log)
+        figures["target_replies"] = reply_tokens(log, target=True)
+        figures["optimizer_replies_from_the_model"] = reply_tokens(log, target=False)
         return figures
 
     def ours_run(at: str, n: int) -> dict:
