@@ -120,3 +120,13 @@ def test_trajectory_chars_below_200_is_a_config_error(tmp_path):
     path.write_text("train:\n  optimizer:\n    trajectory_chars: 50\n")
     with pytest.raises(ConfigError, match="trajectory_chars"):
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    "config", ["demo.yaml", "bigbench/default.yaml", "reasoning_gym/default.yaml"]
+)
+def test_the_one_line_qa_configs_keep_the_newline_stop(config):
+    """Their targets answer in one line on the embedded model: `newline_stop` keeps their
+    requests (and the demo's figures) as they were when the embedded backend stopped every
+    call at a newline."""
+    assert load_config(FEATURES.parent / config).models.target.stop == ["\n"]
