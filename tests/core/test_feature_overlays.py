@@ -62,6 +62,7 @@ EXPECTED = {
     "prevalidate": lambda c: c.train.prevalidate is True,
     "retry_truncated": lambda c: c.train.optimizer.retry_truncated is True,
     "newline_stop": lambda c: c.models.target.stop == ["\n"],
+    "deduped_merges": lambda c: c.train.optimizer.dedupe_before_merge is True,
     "skip_model_errors": lambda c: c.train.optimizer.model_errors_fail is False,
     "searchqa_skill_only": _skill_only("searchqa"),
     "docvqa_skill_only": _skill_only("docvqa"),
