@@ -63,6 +63,7 @@ EXPECTED = {
     "retry_truncated": lambda c: c.train.optimizer.retry_truncated is True,
     "newline_stop": lambda c: c.models.target.stop == ["\n"],
     "deduped_merges": lambda c: c.train.optimizer.dedupe_before_merge is True,
+    "structured_optimizer": lambda c: c.models.optimizer.structured == "auto",
     "skip_model_errors": lambda c: c.train.optimizer.model_errors_fail is False,
     "searchqa_skill_only": _skill_only("searchqa"),
     "docvqa_skill_only": _skill_only("docvqa"),

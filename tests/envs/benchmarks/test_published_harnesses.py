@@ -74,7 +74,7 @@ def run_train(
 ) -> list[Request]:
     """Every request of a `skillopt train` of the benchmark's default config, stopped by
     its call budget (target and optimizer calls both count), that reached the recorder:
-    with `backend` "local" the target's go to the embedded backend (at `env`'s address)."""
+    with `backend` "local" both roles' go to the embedded backend (at `env`'s address)."""
     manifest = write_manifest(tmp_path / "manifest")
     data = write_split_dirs(tmp_path / "data", rows)
     model = f"{RECORDER}:recorder"
@@ -83,12 +83,12 @@ def run_train(
         "env.manifest_dir": manifest,
         "run.runs_dir": tmp_path / "runs",
         "models.target.backend": backend,
-        "models.optimizer.backend": "scripted",
+        "models.optimizer.backend": backend,
         "models.optimizer.model": model,
         "budget.max_calls": max_calls,
     }
     if backend == "scripted":
-        sets["models.target.model"] = model
+        sets["models.target.model"] = sets["models.optimizer.model"] = model
     args = ["train", "--config", f"configs/{benchmark}/default.yaml"]
     for key, value in sets.items():
         args += ["--set", f"{key}={value}"]
@@ -158,6 +158,22 @@ def test_searchqa_on_the_embedded_model_sends_the_published_request_parameters(t
     # (llama.cpp would sample at 0.8 when none is sent); any config may set another.
     assert body["temperature"] == 0.0
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
+
+
+def test_searchqa_on_the_embedded_model_sends_the_optimizer_no_schema_as_published(tmp_path):
+    """Published's optimizer gets the same parameters as its target, no `response_format`:
+    its replies are free text it parses. Fails on the old code, which sent the embedded
+    model a bounded JSON schema (`structured: auto`), so our 135M analysts' replies parsed
+    where published's ran to the cap: side by side, ours then merged and published did not."""
+    rows = {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
+    local = load_config(ROOT / "configs" / "searchqa" / "default.yaml").models.local
+    with EmbeddedLookalike(local) as server:
+        env = {local_server.ATTACH_ENV: server.root_url}
+        run_train(tmp_path, "searchqa", rows, max_calls=40, backend="local", env=env)
+        sent = [r.body for r in server.requests if r.route == server.endpoint_path]
+    analysts = [b for b in sent if "the model FAILED" in b["messages"][0]["content"]]
+    assert analysts, [b["messages"][0]["content"][:80] for b in sent]
+    assert set(analysts[0]) - PUBLISHED_TARGET_PARAMETERS == set(), analysts[0].keys()
 
 
 def broken_facts(facts: dict, **seen) -> list[str]:
