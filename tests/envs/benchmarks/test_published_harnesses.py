@@ -139,16 +139,22 @@ class EmbeddedLookalike(LoopbackOpenAI):
 PUBLISHED_TARGET_PARAMETERS = {"model", "messages", "max_tokens", "temperature"}
 
 
-def test_searchqa_on_the_embedded_model_sends_the_published_request_parameters(tmp_path):
-    """Fails on the old code: the embedded backend added `stop: ["\\n"]` to every call, so
-    the target's step-by-step reasoning the harness asks for ended at its first line (in
-    bench/published_side_by_side.py's run: every reply 1 token, published's up to 512)."""
+def searchqa_on_the_embedded_model(tmp_path: Path, max_calls: int) -> list[dict]:
+    """The request bodies a `skillopt train` of the SearchQA default config sends the
+    embedded backend (both roles), stopped by its call budget."""
     rows = {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
     local = load_config(ROOT / "configs" / "searchqa" / "default.yaml").models.local
     with EmbeddedLookalike(local) as server:
         env = {local_server.ATTACH_ENV: server.root_url}
-        run_train(tmp_path, "searchqa", rows, max_calls=1, backend="local", env=env)
-        sent = [r.body for r in server.requests if r.route == server.endpoint_path]
+        run_train(tmp_path, "searchqa", rows, max_calls=max_calls, backend="local", env=env)
+    return [r.body for r in server.requests if r.route == server.endpoint_path]
+
+
+def test_searchqa_on_the_embedded_model_sends_the_published_request_parameters(tmp_path):
+    """Fails on the old code: the embedded backend added `stop: ["\\n"]` to every call, so
+    the target's step-by-step reasoning the harness asks for ended at its first line (in
+    bench/published_side_by_side.py's run: every reply 1 token, published's up to 512)."""
+    sent = searchqa_on_the_embedded_model(tmp_path, max_calls=1)
     assert len(sent) == 1
     body = sent[0]
     assert set(body) - PUBLISHED_TARGET_PARAMETERS == set(), body
@@ -165,12 +171,7 @@ def test_searchqa_on_the_embedded_model_sends_the_optimizer_no_schema_as_publish
     its replies are free text it parses. Fails on the old code, which sent the embedded
     model a bounded JSON schema (`structured: auto`), so our 135M analysts' replies parsed
     where published's ran to the cap: side by side, ours then merged and published did not."""
-    rows = {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
-    local = load_config(ROOT / "configs" / "searchqa" / "default.yaml").models.local
-    with EmbeddedLookalike(local) as server:
-        env = {local_server.ATTACH_ENV: server.root_url}
-        run_train(tmp_path, "searchqa", rows, max_calls=40, backend="local", env=env)
-        sent = [r.body for r in server.requests if r.route == server.endpoint_path]
+    sent = searchqa_on_the_embedded_model(tmp_path, max_calls=40)
     analysts = [b for b in sent if "the model FAILED" in b["messages"][0]["content"]]
     assert analysts, [b["messages"][0]["content"][:80] for b in sent]
     assert set(analysts[0]) - PUBLISHED_TARGET_PARAMETERS == set(), analysts[0].keys()
