@@ -61,7 +61,7 @@ def config_tree(data: Path, runs: Path, code: Path, seed: str = SEED) -> dict:
         "env": {"name": "searchqa", "manifest_dir": str(data), "data_dir": str(data)},
         "models": {
             "target": role,
-            "optimizer": {**role, "stop": []},  # multi-line JSON edits
+            "optimizer": role,  # no stop sequence (as published): multi-line JSON edits
             # 8192, not searchqa_tiny's 4096: step 0's slow-update prompt is ~4,130 tokens,
             # which a 4096-token slot refuses (in the old order and the new alike)
             # One thread: on 2 cores shared with other work, llama.cpp's threads wait for each

@@ -14,8 +14,14 @@ calls by role and stage (ours: the ledger's stages; published: its token tracker
 answers: does our run make an optimizer call that published does not (issue 38)? Not a
 test: nothing is asserted. Wall times on a loaded machine are not comparable run to run.
 
+Each run goes through a loopback proxy (bench/matched_optimizer.py) that logs every request
+body (`<run>.requests.jsonl`); the first target request of each engine is printed, and how
+the model's replies ended. With --matched-optimizer the proxy answers every optimizer call
+from one fixed reply set, in each engine's format, and passes target calls through: both
+engines then face the same edits, so their optimizer calls by role compare directly.
+
 Run: .venv/bin/python bench/published_side_by_side.py --published-source DIR [--runs 1]
-     [--keep DIR] [--only ours|published]
+     [--keep DIR] [--only ours|published] [--matched-optimizer]
      (`make oracle` first: the published package's dependencies in .tools/skillopt-0.2.0;
      DIR a checkout of microsoft/SkillOpt at tag v0.2.0, since the wheel lacks its prompts)
 """
@@ -35,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.critical_path import SLOTS, run_child  # noqa: E402
+from bench.matched_optimizer import MatchedOptimizerProxy  # noqa: E402
 from core.config import LocalModelConfig  # noqa: E402
 from core.models.local_server import ATTACH_ENV, LOCAL_MODEL_NAME, LocalModelServer  # noqa: E402
 
@@ -119,6 +126,7 @@ def run_published(data: Path, work: Path, url: str, n: int, source: Path) -> dic
         if stage != "_total":
             role = "target" if stage == "rollout" else "optimizer"
             by_role.setdefault(role, {})[stage] = entry["calls"]
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     return {
         "order": "published",
         "load_1min": [round(load, 2), round(os.getloadavg()[0], 2)],
@@ -126,6 +134,60 @@ def run_published(data: Path, work: Path, url: str, n: int, source: Path) -> dic
         "wall_s": round(wall, 1),
         "calls": tokens.get("_total", {}).get("calls"),
         "calls_by_role_and_stage": by_role,
+        "scores": {
+            "val": [summary.get(f"{k}_selection_hard") for k in ("baseline", "best", "final")],
+            "test": [
+                summary.get(k) for k in ("baseline_test_hard", "test_hard", "final_test_hard")
+            ],
+        },
+    }
+
+
+def ours_scores(run: dict) -> dict:
+    """val initial/best/final and test initial/best/final from our run's summary."""
+    scores, test = run["digest"]["scores"], run["digest"]["test"]
+    return {
+        "val": [scores.get(k) for k in ("baseline_val", "best_val", "final_val")],
+        "test": test,
+    }
+
+
+def first_target_request(log: Path) -> dict | None:
+    """The first target request the proxy logged, as sent (its messages shortened)."""
+    for line in log.read_text().splitlines():
+        entry = json.loads(line)
+        if entry["role"] == "target":
+            body = dict(entry["body"])
+            body["messages"] = [
+                {**m, "content": m["content"][:300] + (" …" if len(m["content"]) > 300 else "")}
+                if isinstance(m.get("content"), str)
+                else m
+                for m in body.get("messages", [])
+            ]
+            return {
+                "request": body,
+                "finish_reason": entry.get("finish_reason"),
+                "completion_tokens": entry.get("completion_tokens"),
+            }
+    return None
+
+
+def reply_tokens(log: Path, target: bool) -> dict:
+    """How the model's replies to the target (or to the optimizer) ended: their count, mean
+    tokens and finish reasons (a matched optimizer call never reaches the model)."""
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    answered = [
+        e for e in entries if (e["role"] == "target") == target and "completion_tokens" in e
+    ]
+    reasons: dict[str, int] = {}
+    for entry in answered:
+        reason = str(entry.get("finish_reason"))
+        reasons[reason] = reasons.get(reason, 0) + 1
+    tokens = [e["completion_tokens"] for e in answered]
+    return {
+        "replies": len(answered),
+        "mean_tokens": round(sum(tokens) / len(tokens), 1) if tokens else None,
+        "finish_reasons": reasons,
     }
 
 
@@ -141,6 +203,12 @@ def main() -> None:
     )
     parser.add_argument("--keep", type=Path, default=None, help="keep run directories here")
     parser.add_argument("--only", choices=("ours", "published"), help="run one side only")
+    parser.add_argument(
+        "--matched-optimizer",
+        action="store_true",
+        help="answer every optimizer call of both engines from one fixed reply set "
+        "(bench/matched_optimizer.py); target calls reach the model",
+    )
     parser.add_argument(
         "--published-source",
         type=Path,
@@ -158,24 +226,40 @@ def main() -> None:
     data = args.data.resolve()
     server = LocalModelServer(SERVER)
     url = server.start()
-    os.environ[ATTACH_ENV] = url  # our child runs attach to this server
     runs = []
+    source = args.published_source.resolve()
+
+    def through_proxy(label: str, n: int, run):
+        """`run(url)` through the proxy in front of the server: it answers the optimizer
+        calls with --matched-optimizer, else passes them on; it logs every request."""
+        log = work / f"{label}-{n}.requests.jsonl"
+        proxy = MatchedOptimizerProxy(url, log, matched=args.matched_optimizer)
+        try:
+            figures = run(proxy.start())
+        finally:
+            proxy.stop()
+        figures["optimizer_requests"] = proxy.counts()
+        figures["first_target_request"] = first_target_request(log)
+        figures["target_replies"] = reply_tokens(log, target=True)
+        figures["optimizer_replies_from_the_model"] = reply_tokens(log, target=False)
+        return figures
+
+    def ours_run(at: str, n: int) -> dict:
+        os.environ[ATTACH_ENV] = at  # our child runs attach to this server
+        ours = run_child("ours", ROOT, data, work, n, SEED)
+        keys = ("order", "load_1min", "status", "wall_s", "calls", "calls_by_role_and_stage")
+        return {**{k: ours[k] for k in keys}, "scores": ours_scores(ours)}
+
     try:
         for n in range(args.runs):
             if args.only != "published":
-                ours = run_child("ours", ROOT, data, work, n, SEED)
-                keys = (
-                    "order",
-                    "load_1min",
-                    "status",
-                    "wall_s",
-                    "calls",
-                    "calls_by_role_and_stage",
-                )
-                runs.append({k: ours[k] for k in keys})
+                runs.append(through_proxy("ours", n, lambda at, n=n: ours_run(at, n)))
                 print(json.dumps(runs[-1]), flush=True)
             if args.only != "ours":
-                runs.append(run_published(data, work, url, n, args.published_source.resolve()))
+                published = through_proxy(
+                    "published", n, lambda at, n=n: run_published(data, work, at, n, source)
+                )
+                runs.append(published)
                 print(json.dumps(runs[-1]), flush=True)
     finally:
         server.stop()

@@ -218,7 +218,8 @@ class LocalModelConfig(_Strict):
 # file mentions the role, so a partial `optimizer:` section keeps these defaults.
 ROLE_DEFAULTS: dict[str, dict[str, Any]] = {
     "target": {"max_tokens": 16_384, "temperature": None},
-    "optimizer": {"max_tokens": 2048, "timeout_s": 120.0},
+    # No reply schema, as published sends none (structured_optimizer: the schema again).
+    "optimizer": {"max_tokens": 2048, "timeout_s": 120.0, "structured": "off"},
     "miner": {"max_tokens": 2048},
 }
 

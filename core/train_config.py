@@ -108,6 +108,10 @@ class OptimizerMethodConfig(StrictModel):
     merges: Literal["trees", "capped"] = "trees"
     """trees (published): failure and success trees, then one final merge, uncapped; capped:
     one shared tree, each merge capped at the edit budget."""
+    dedupe_before_merge: bool = False
+    """false (published): every analyst list with edits enters the merge tree, duplicates
+    included; true: each edit once (in the first list, with every proposer as support), a
+    list left empty skips its merge."""
     max_completion_tokens: int = Field(default=32_768, ge=1)
     """Ceiling of the completion budget the llm strategy sizes for each optimizer call."""
     update_mode: Literal["patch", "rewrite", "full_rewrite"] = "patch"

@@ -254,7 +254,9 @@ def _local(rt: RoleRuntime, config: Config) -> None:
     rt.model = LOCAL_MODEL_NAME
     rt.endpoint = CACHE_IDENTITY
     rt.label = f"local:{LOCAL_MODEL_NAME}"
-    rt.settings.setdefault("stop", ["\n"])  # the plain-text Q/A template ends answers at a newline
+    # No stop sequence, as published sends none: its harnesses ask the target to reason step
+    # by step before the tagged answer, which a newline stop cut at the first line (the
+    # `newline_stop` overlay keeps that for one-line Q/A prompts such as the demo's).
     # Greedy unless a config sets one: with the published `temperature: null` llama.cpp
     # would sample at its own 0.8, and the demo's measured lift assumes greedy answers.
     rt.settings.setdefault("temperature", 0.0)

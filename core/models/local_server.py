@@ -15,7 +15,8 @@ server it is; `stop()` leaves it running for its owner to stop.
 
 The chat template prints the system content (the skill) as plain text, a blank line, then
 `Q: <question>` / `A:` — the tiny model ignores chat-formatted system messages but follows
-plain text. Callers stop generation at a newline (the client sends stop=["\\n"]).
+plain text. A one-line Q/A prompt can stop generation at a newline (`stop: ["\\n"]`,
+the `newline_stop` overlay); by default nothing is stopped early, as published.
 """
 
 from __future__ import annotations

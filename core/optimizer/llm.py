@@ -114,6 +114,7 @@ class LLMOptimizer:
         failures_only: bool = False,
         merge_context: str = "analyses",
         merges: str = "trees",
+        dedupe_before_merge: bool = False,
         update_mode: str = "patch",
         skill_aware: bool = False,
         notes_max_chars: int = 1500,
@@ -125,6 +126,7 @@ class LLMOptimizer:
         if merges not in MERGE_SHAPES:
             raise ValueError(f"unknown merges {merges!r}")
         self._merges = merges
+        self._dedupe_before_merge = dedupe_before_merge
         if update_mode not in UPDATE_MODES:
             raise ValueError(f"unknown update_mode {update_mode!r}")
         self._update_mode = update_mode
@@ -329,8 +331,11 @@ class LLMOptimizer:
     ) -> Proposals:
         """Merge `merge_batch_size` lists per call until one is left, in the shape of
         `merges` (core.optimizer.merge_tree): `trees` uncapped (the ranking and the budget
-        clip come after), `capped` each merge at most max(edit_budget, budget) edits."""
-        level = dedupe_lists(lists)
+        clip come after), `capped` each merge at most max(edit_budget, budget) edits. Every
+        list with edits goes in, duplicates and all, as published (two lists of the same
+        edits still cost a merge); `dedupe_before_merge` keeps each edit once, in the first
+        list that proposed it, and drops the lists that leaves empty."""
+        level = dedupe_lists(lists) if self._dedupe_before_merge else [p for p in lists if p.edits]
         if not level:
             return Proposals(FAILURE, [])
         size = max(ctx.merge_batch_size, 2)

@@ -87,6 +87,7 @@ def choose_strategy(config: Config, client) -> OptimizerStrategy:
         failures_only=method.failures_only,
         merge_context=method.merge_context,
         merges=method.merges,
+        dedupe_before_merge=method.dedupe_before_merge,
         update_mode=method.update_mode,
         skill_aware=method.skill_aware,
         notes_max_chars=method.notes_max_chars,

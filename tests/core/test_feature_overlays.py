@@ -61,6 +61,9 @@ EXPECTED = {
     "bounded_buffer": lambda c: c.train.optimizer.rejected_buffer_chars == 4000,
     "prevalidate": lambda c: c.train.prevalidate is True,
     "retry_truncated": lambda c: c.train.optimizer.retry_truncated is True,
+    "newline_stop": lambda c: c.models.target.stop == ["\n"],
+    "deduped_merges": lambda c: c.train.optimizer.dedupe_before_merge is True,
+    "structured_optimizer": lambda c: c.models.optimizer.structured == "auto",
     "skip_model_errors": lambda c: c.train.optimizer.model_errors_fail is False,
     "searchqa_skill_only": _skill_only("searchqa"),
     "docvqa_skill_only": _skill_only("docvqa"),
@@ -119,3 +122,13 @@ def test_trajectory_chars_below_200_is_a_config_error(tmp_path):
     path.write_text("train:\n  optimizer:\n    trajectory_chars: 50\n")
     with pytest.raises(ConfigError, match="trajectory_chars"):
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    "config", ["demo.yaml", "bigbench/default.yaml", "reasoning_gym/default.yaml"]
+)
+def test_the_one_line_qa_configs_keep_the_newline_stop(config):
+    """Their targets answer in one line on the embedded model: `newline_stop` keeps their
+    requests (and the demo's figures) as they were when the embedded backend stopped every
+    call at a newline."""
+    assert load_config(FEATURES.parent / config).models.target.stop == ["\n"]

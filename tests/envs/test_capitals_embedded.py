@@ -39,7 +39,10 @@ async def test_fewshot_skill_lifts_accuracy_on_val():
     # A generous timeout, as in tests/e2e/test_demo_embedded.py: beside parallel test
     # workers the session's one server answers everyone's calls.
     config = Config(
-        models=ModelsConfig(target=RoleConfig(backend="local", max_tokens=16, timeout_s=600)),
+        # The demo's target: 16 tokens, stopped at a newline (the newline_stop overlay).
+        models=ModelsConfig(
+            target=RoleConfig(backend="local", max_tokens=16, timeout_s=600, stop=["\n"])
+        ),
         cache=CacheConfig(enabled=False),
     )
     async with build_model_client(config) as client:

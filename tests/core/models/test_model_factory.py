@@ -21,8 +21,8 @@ def test_auto_without_keys_is_the_embedded_model_with_a_notice(tmp_path):
     assert client.describe("target") == "local:smollm2"
     assert all(client.is_local(role) for role in ("target", "optimizer", "judge", "miner"))
     assert client.notices == [EMBEDDED_NOTICE]
-    # The plain-text Q/A template ends answers at a newline.
-    assert json.loads(client.settings_key("target"))["settings"]["stop"] == ["\n"]
+    # No stop sequence, as published sends none (the newline_stop overlay sets one).
+    assert "stop" not in json.loads(client.settings_key("target"))["settings"]
 
 
 def test_auto_prefers_openai_then_anthropic(tmp_path):

@@ -332,10 +332,11 @@ async def test_capped_merge_hierarchy_failures_first():
     assert [r["kind"] for r in proposal.reflections].count("merge") == 4
 
 
-async def test_identical_proposals_deduped_without_a_merge_call():
+async def test_identical_proposals_deduped_without_a_merge_call_with_deduped_merges():
     same = {"analysis": "a", "edits": [{"op": "append", "content": "same"}]}
     fake = FakeOptimizer(failure=lambda m: same, success=lambda m: same)
-    proposal = await LLMOptimizer(fake.client).propose(ctx(results(4, 4), minibatch_size=2))
+    optimizer = LLMOptimizer(fake.client, dedupe_before_merge=True)
+    proposal = await optimizer.propose(ctx(results(4, 4), minibatch_size=2))
     assert "merge" not in fake.kinds() and [e.content for e in proposal.edits] == ["same"]
 
 
@@ -708,7 +709,7 @@ def test_accumulated_batches_are_grouped_apart():
 
 
 async def test_the_environments_analyst_guide_reaches_its_analysts_only():
-    fake = FakeOptimizer(failure=four_edits, success=four_edits)
+    fake = FakeOptimizer(failure=four_edits, success=four_edits, merge=merge_by_nesting)
     c = ctx(results(1, 1))
     c.analyst_guides = {"failure": "- answer form: the fact was right, its form was not"}
     await LLMOptimizer(fake.client).propose(c)

@@ -88,3 +88,44 @@ async def test_capped_merges_keep_the_old_cap_and_never_rank_at_budget_four():
     c = ctx(results(6, 4), budget=4, minibatch_size=2, merge_batch_size=2, seed=5)
     proposal = await LLMOptimizer(fake.client, merges="capped").propose(c)
     assert len(proposal.merged) == 4 and "rank" not in fake.kinds()
+
+
+def the_same_two_edits(messages):
+    """Every analyst proposes the same two edits (a small model often repeats itself)."""
+    edits = [{"op": "append", "content": c, "rationale": "r"} for c in ("one", "two")]
+    return {"analysis": "same", "edits": edits}
+
+
+def same_edits_twice(**optimizer):
+    """Two failure groups that propose the same two edits, at budget 1 (so the ranker
+    shows each edit's support)."""
+    merges: list[str] = []
+    fake = FakeOptimizer(
+        failure=the_same_two_edits,
+        merge=union_merge(merges),
+        rank=lambda m: {"order": [0], "reason": "r"},
+    )
+    c = ctx(results(4, 0), budget=1, minibatch_size=2, merge_batch_size=8)
+    return fake, merges, LLMOptimizer(fake.client, **optimizer).propose(c)
+
+
+async def test_two_lists_of_the_same_edits_are_merged_as_published():
+    """Published merges every analyst patch with edits, duplicates included: two failure
+    groups proposing the same edits cost one merge call. Fails on the old code, which kept
+    each edit once before merging, dropped the emptied second list and made no call (seen
+    side by side: ours analyst 2, published analyst 2 + merge 1)."""
+    fake, merges, proposing = same_edits_twice()
+    proposal = await proposing
+    assert fake.kinds().count("failure") == 2 and len(merges) == 1
+    assert merges[0].count('content: "one"') == 2  # the merge sees both lists whole
+    assert [e.content for e in proposal.merged] == ["one", "two"]
+    assert proposal.reflections[-1]["support"] == [2, 2]  # both groups behind each edit
+
+
+async def test_deduped_merges_keep_each_edit_once_and_skip_the_emptied_list():
+    """`deduped_merges` (train.optimizer.dedupe_before_merge): our earlier order, no call."""
+    fake, merges, proposing = same_edits_twice(dedupe_before_merge=True)
+    proposal = await proposing
+    assert fake.kinds().count("failure") == 2 and merges == []
+    assert [e.content for e in proposal.merged] == ["one", "two"]
+    assert proposal.reflections[-1]["support"] == [2, 2]

@@ -15,11 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from core.config import load_config
 from core.environment.contract import analyst_guide
+from core.models import local_server
 from core.models.types import Request
 from tests.envs.benchmarks.fixtures import SPLIT_IDS, write_manifest, write_split_dirs
 from tests.envs.benchmarks.test_searchqa import item_row
 from tests.support.cli_in_process import run_main
+from tests.support.loopback_openai import LoopbackOpenAI
 
 ROOT = Path(__file__).resolve().parents[3]
 RECORDER = "tests.envs.benchmarks.test_published_harnesses"
@@ -61,9 +64,17 @@ SEARCHQA_FACTS = {
 }
 
 
-def run_train(tmp_path: Path, benchmark: str, rows: dict, max_calls: int) -> list[Request]:
+def run_train(
+    tmp_path: Path,
+    benchmark: str,
+    rows: dict,
+    max_calls: int,
+    backend: str = "scripted",
+    env: dict[str, str] | None = None,
+) -> list[Request]:
     """Every request of a `skillopt train` of the benchmark's default config, stopped by
-    its call budget (target and optimizer calls both count)."""
+    its call budget (target and optimizer calls both count), that reached the recorder:
+    with `backend` "local" both roles' go to the embedded backend (at `env`'s address)."""
     manifest = write_manifest(tmp_path / "manifest")
     data = write_split_dirs(tmp_path / "data", rows)
     model = f"{RECORDER}:recorder"
@@ -71,20 +82,21 @@ def run_train(tmp_path: Path, benchmark: str, rows: dict, max_calls: int) -> lis
         "env.data_dir": data,
         "env.manifest_dir": manifest,
         "run.runs_dir": tmp_path / "runs",
-        "models.target.backend": "scripted",
-        "models.target.model": model,
-        "models.optimizer.backend": "scripted",
+        "models.target.backend": backend,
+        "models.optimizer.backend": backend,
         "models.optimizer.model": model,
         "budget.max_calls": max_calls,
     }
+    if backend == "scripted":
+        sets["models.target.model"] = sets["models.optimizer.model"] = model
     args = ["train", "--config", f"configs/{benchmark}/default.yaml"]
     for key, value in sets.items():
         args += ["--set", f"{key}={value}"]
     seen = importlib.import_module(RECORDER).SEEN  # pytest imports this file apart
     seen.clear()
-    env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb"}
-    done = run_main(args, env=env, cwd=ROOT, argv0="skillopt")
-    assert seen, done.stdout + done.stderr
+    environ = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", **(env or {})}
+    done = run_main(args, env=environ, cwd=ROOT, argv0="skillopt")
+    assert seen or backend != "scripted", done.stdout + done.stderr
     return list(seen)
 
 
@@ -97,6 +109,72 @@ def test_searchqa_default_config_sends_the_published_harness(tmp_path):
     seed = (ROOT / "envs" / "searchqa" / "seed.md").read_text(encoding="utf-8")
     broken = [fact for fact, holds in SEARCHQA_FACTS.items() if not holds(system, user, seed)]
     assert broken == []
+
+
+class EmbeddedLookalike(LoopbackOpenAI):
+    """A real loopback server that answers `/props` as the embedded llama.cpp server would
+    for `local` (weights, template, slots, context), so a run attaches to it through
+    SKILLOPT_EMBEDDED_URL and every request body the embedded backend sends is recorded."""
+
+    def __init__(self, local) -> None:
+        super().__init__(handler=lambda record: "<answer>x</answer>")
+        self.local = local
+
+    def serve_other(self, http, record) -> None:
+        if record.route != "/props":
+            return super().serve_other(http, record)
+        props = {
+            "model_path": f"/weights/{local_server.WEIGHTS_FILE}",
+            "chat_template": local_server.CHAT_TEMPLATE,
+            "total_slots": self.local.parallel,
+            "default_generation_settings": {"n_ctx": self.local.ctx_per_slot},
+        }
+        self._send_json(http, 200, props)
+
+
+# What published 0.2.0's chat backends send the target besides the messages (its
+# `qwen_chat` and OpenAI backends build the body from these and nothing else): the model,
+# `max_tokens` (the environment's completion budget, SearchQA's 16,384, under the
+# backend's cap) and a temperature only when one is configured. Never a stop sequence.
+PUBLISHED_TARGET_PARAMETERS = {"model", "messages", "max_tokens", "temperature"}
+
+
+def searchqa_on_the_embedded_model(tmp_path: Path, max_calls: int) -> list[dict]:
+    """The request bodies a `skillopt train` of the SearchQA default config sends the
+    embedded backend (both roles), stopped by its call budget."""
+    rows = {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
+    local = load_config(ROOT / "configs" / "searchqa" / "default.yaml").models.local
+    with EmbeddedLookalike(local) as server:
+        env = {local_server.ATTACH_ENV: server.root_url}
+        run_train(tmp_path, "searchqa", rows, max_calls=max_calls, backend="local", env=env)
+    return [r.body for r in server.requests if r.route == server.endpoint_path]
+
+
+def test_searchqa_on_the_embedded_model_sends_the_published_request_parameters(tmp_path):
+    """Fails on the old code: the embedded backend added `stop: ["\\n"]` to every call, so
+    the target's step-by-step reasoning the harness asks for ended at its first line (in
+    bench/published_side_by_side.py's run: every reply 1 token, published's up to 512)."""
+    sent = searchqa_on_the_embedded_model(tmp_path, max_calls=1)
+    assert len(sent) == 1
+    body = sent[0]
+    assert set(body) - PUBLISHED_TARGET_PARAMETERS == set(), body
+    assert "stop" not in body
+    assert body["max_tokens"] == 16384
+    # Greedy, as the side-by-side passes published: the embedded model's own default
+    # (llama.cpp would sample at 0.8 when none is sent); any config may set another.
+    assert body["temperature"] == 0.0
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+
+
+def test_searchqa_on_the_embedded_model_sends_the_optimizer_no_schema_as_published(tmp_path):
+    """Published's optimizer gets the same parameters as its target, no `response_format`:
+    its replies are free text it parses. Fails on the old code, which sent the embedded
+    model a bounded JSON schema (`structured: auto`), so our 135M analysts' replies parsed
+    where published's ran to the cap: side by side, ours then merged and published did not."""
+    sent = searchqa_on_the_embedded_model(tmp_path, max_calls=40)
+    analysts = [b for b in sent if "the model FAILED" in b["messages"][0]["content"]]
+    assert analysts, [b["messages"][0]["content"][:80] for b in sent]
+    assert set(analysts[0]) - PUBLISHED_TARGET_PARAMETERS == set(), analysts[0].keys()
 
 
 def broken_facts(facts: dict, **seen) -> list[str]:
