@@ -12,3 +12,13 @@ def test_the_default_is_the_fewest_held_out_items_a_clean_sweep_is_not_noise_on(
     4); 3 is the fewest a clean sweep of which happens by chance at most 1 time in 8."""
     assert sign_test_p_greater(DEFAULT_MIN_VAL_TASKS, 0) <= 1 / 8
     assert sign_test_p_greater(DEFAULT_MIN_VAL_TASKS - 1, 0) > 1 / 8
+
+
+def test_a_night_keeps_the_optimizer_reply_schema_that_benchmark_training_drops():
+    """Training sends the optimizer no schema, as published does; a night's analysts keep
+    it where the backend honours it (sleep/night.yaml, sleep-night.md's defaults table)."""
+    from core.config import load_config
+    from sleep.night.run import night_defaults
+
+    assert load_config(None).models.optimizer.structured == "off"
+    assert load_config(night_defaults()).models.optimizer.structured == "auto"
