@@ -36,7 +36,8 @@ async def test_real_completion_then_cache_hit_and_server_stopped(tmp_path):
         {
             "run": {"runs_dir": str(tmp_path)},
             "models": {
-                "target": {"backend": "local", "max_tokens": 16},
+                # the newline_stop overlay's stop: the reply ends with its line
+                "target": {"backend": "local", "max_tokens": 16, "stop": ["\n"]},
                 "local": {"parallel": 2, "threads": 1},
             },
         }
