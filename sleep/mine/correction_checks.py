@@ -44,6 +44,8 @@ _CODE_PATTERNS = {
     "floats": r"\bfloat\b",
     "pathlib": r"\bpathlib\b|\bPath\(",
     "os.path": r"\bos\.path\b",
+    # timestamps in UTC: an aware time in code ("all timestamps in UTC please")
+    "utc": r"\btimezone\.utc\b|\bUTC\b|\btz(?:info)?=",
     "assert": r"\bassert\b",
     "dataclass": r"@dataclass\b|\bdataclasses\b",
     "dataclasses": r"@dataclass\b|\bdataclasses\b",
@@ -130,6 +132,16 @@ _QUESTIONED = re.compile(
     rf"|^\s*(?P<again>(?:{_TERM}))\s+again\b",
     re.IGNORECASE,
 )
+# What refuses the term after it, or reports it where it should not be: "we dont use
+# click", "never call", "avoid", "theres a float() in budget", "there's still a print".
+REFUSING = (
+    r"(?:\b(?:don'?t|dont|do not|never|avoid|no longer)\s+(?:use\s+|using\s+|call\w*\s+|"
+    r"add\w*\s+)?|\bthere(?:'s|s| is| are)\s+(?:still\s+)?)(?:the\s+|any\s+|a\s+|an\s+|some\s+)?"
+)
+_PRESENT = re.compile(
+    rf"\bthere(?:'s|s| is| are)\s+(?:still\s+)?(?:a\s+|an\s+|some\s+)?(?P<present>{_TERM})", re.I
+)
+_NEGATED = re.compile(r"\b(?:don'?t|dont|do not|never|not|no longer|stop)\s*$", re.IGNORECASE)
 _BAN = re.compile(
     rf"\b(?:don'?t|do not|never|stop|avoid|no more|no|without)\s+(?:use\s+|using\s+|add\w*\s+|"
     rf"call\w*\s+)?(?:the\s+|any\s+|a\s+)?(?P<avoid>{_TERM})"
@@ -205,6 +217,7 @@ def code_term(phrase: str) -> str | None:
 
 def _diff_pattern(term: str) -> str:
     low = term.lower()
+    low = low.removesuffix("()") if low.removesuffix("()") in _CODE_PATTERNS else low
     if low in _CODE_PATTERNS:
         return _CODE_PATTERNS[low]
     if term.endswith("()"):
@@ -231,7 +244,9 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
         want.append(code_term(m.group("want")) or "")
         avoid.append(code_term(m.group("avoid")) or "")
     if not want:
-        want += [code_term(m.group("want")) or "" for m in _USE.finditer(text)]
+        # "use click" wants it; "we dont use click anywhere" refuses it (`_BAN`)
+        want += [code_term(m.group("want")) or "" for m in _USE.finditer(text)
+                 if not _NEGATED.search(text[: m.start()])]  # fmt: skip
     for m in _WANTED.finditer(text):
         term = code_term(m.group("want") or m.group("asked") or m.group("usual")) or ""
         want.append(term if term.lower() in _KNOWN_TERMS else "")
@@ -244,10 +259,13 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
             avoid.append(term)
     for m in _QUESTIONED.finditer(text):
         avoid.append(code_term(m.group("why") or m.group("again")) or "")
-    avoid = [a for a in dict.fromkeys(avoid) if a]
+    # reported where it should not be: "theres a float() in budget"
+    present = [code_term(m.group("present")) or "" for m in _PRESENT.finditer(text)]
+    avoid = [a for a in dict.fromkeys(avoid + present) if a]
     want = [w for w in dict.fromkeys(want) if w and w.lower() not in {a.lower() for a in avoid}]
-    if not want and not avoid and not _REFUSED.search(text):
-        want = practices_named(text)
+    if not want and not _REFUSED.search(text) and (not avoid or any(present)):
+        refused = {_concept_term(a) for a in avoid}
+        want = [p for p in practices_named(text) if _concept_term(p) not in refused]
     return want, avoid
 
 
