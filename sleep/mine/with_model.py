@@ -36,6 +36,7 @@ from sleep.mine.check_rules import SIZE
 from sleep.mine.correction_checks import is_plain_word
 from sleep.mine.corrections import head_and_next
 from sleep.mine.evidence import reference_of, verification_commands
+from sleep.mine.follow_up import Before, changes_of
 from sleep.mine.heuristic import (
     Placed,
     add_reads,
@@ -312,9 +313,21 @@ def _rehome(
     if moved_on and not task.reference and not prompt.get("aborted"):
         task.reference = reference_of(prompt.get("answer") or "", edits_of_turn(prompt, cwd))
     commands = [c for c in prompt.get("commands", []) if isinstance(c, str)]
-    attach_correction(task, text, commands, sid, session, prompt.get("timestamp"))
+    exchange = _exchange(task, [turns[i] for i in before])
+    attach_correction(task, text, commands, sid, session, prompt.get("timestamp"),
+                      before=exchange)  # fmt: skip
     if not also_asks:
         placed[(sid, index)] = task.id
+
+
+def _exchange(task: MinedTask, turns: list[dict[str, Any]]) -> Before:
+    """What a re-homed correction refers back to, as the heuristic's thread keeps it: the
+    request and what the person added to it in this session, the latest answer, the
+    edits and commands of its turns; the structural checks read the correction against it
+    (sleep/mine/structural_checks.py)."""
+    said = "\n".join(str(t.get("text") or "") for t in turns).strip() or task.intent
+    answer = str(turns[-1].get("answer") or "") if turns else ""
+    return Before(said, answer, "\n".join(changes_of(t) for t in turns).strip())
 
 
 def _asks_in(task: MinedTask, prompt: Numbered) -> bool:
