@@ -323,6 +323,8 @@ def checks_for(text: str, *, agentic: bool, commands_after: list[str] = ()) -> l
         checks.append(Check("ran", _ran_pattern(text, list(commands_after))))
     if agentic and _NO_COMMIT.search(text):
         checks.append(Check("no_commit", ""))
+    if agentic and _DOUBLE_ASKED.search(text):
+        checks.append(Check("diff_adds", TEST_DOUBLE))
     if agentic and _tests_left_alone(text):
         checks.append(Check("diff_leaves", TEST_FILES))
     if _YES_NO.search(text):
@@ -354,6 +356,8 @@ def concepts(text: str) -> frozenset[str]:
         found.add("tests-unchanged")
     if _NO_COMMIT.search(text):
         found.add("no-commit")
+    if _DOUBLE_ASKED.search(text):
+        found.add("test-double")
     if _UNASKED_CHANGE.search(text):
         found.add("only-what-was-asked")
     if _YES_NO.search(text) or _ONE_LINE.search(text):
@@ -386,6 +390,15 @@ _ALTERED = re.compile(
     r"\b(?:touch\w*|chang\w+|modif\w+|edit\w*|rewr\w+|weaken\w*|alone|back)\b", re.I
 )
 _REFUSED = re.compile(r"\b(?:don'?t|dont|do not|never|not|no|without|why|alone|back)\b", re.I)
+# A test double asked for, said as a verb: "mock urlopen", "patch it out", "monkeypatch
+# fetch_rate", "stub the network" (not "the patch is wrong", "a fake name").
+_DOUBLE_ASKED = re.compile(
+    r"(?:^|[,.;:!?-]\s*|\b(?:and|just|pls|please|then)\s+)(?:mock|stub|fake|monkeypatch)\s+"
+    r"(?:out\s+)?[`\w.()]+|\b(?:patch|stub|mock|fake) (?:it|them|that|this|\w+) out\b",
+    re.IGNORECASE,
+)
+# What a test double looks like in the test code it adds.
+TEST_DOUBLE = r"\b(?:[Mm]ock|MagicMock|patch|monkeypatch|stub|[Ff]ake)"
 _EMOJI = re.compile(r"\bemoji(?:s)?\b|\bemoticons?\b", re.IGNORECASE)
 # "log it at debug level": the logging module, said as a verb
 _LOG_IT = re.compile(r"\blog (?:it|them|that|this|those|these|at|as|instead)\b", re.I)
