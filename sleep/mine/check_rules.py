@@ -133,11 +133,19 @@ def starts_with(reply: str, value: str) -> bool:
     return any(re.match(re.escape(w.lower()) + r"\b", opening) for w in words)
 
 
+# A code fence's opening line ("```", "```bash", "~~~"): markup, not what the reply says.
+_FENCE = re.compile(r"^(?:`{3,}|~{3,})[\w+.-]*$")
+
+
 def first_line_within(reply: str, value: str) -> bool | None:
+    """Whether the reply's first line of content is within `value`. Why a leading fence
+    and blank lines are skipped: "just the command" is best answered as a code block, whose
+    first line is "```bash" (2 words), so counting it passed an essay that opens with a
+    block and measured nothing of a command that does (issue 37, ledger round 6)."""
     size = SIZE.match(value)
     if not size:
         return None
-    line = next((ln.strip() for ln in reply.splitlines() if ln.strip()), "")
+    line = next((s for ln in reply.splitlines() if (s := ln.strip()) and not _FENCE.match(s)), "")
     limit, unit = int(size.group(1)), size.group(2).lower()
     return len(line.split() if unit.startswith("word") else line) <= limit
 

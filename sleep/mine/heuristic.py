@@ -247,8 +247,7 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
                 # unrelated exchange before it, emojis included, issue 37)
                 context, agentic_before = turns.context_for(text, latest=is_follow_up(text))
                 kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
-                stopped = _Stopped(text, kind, context, earlier if context else [], when, index,
-                                   prompt)  # fmt: skip
+                stopped = _Stopped(text, kind, context, earlier, when, index, prompt)
             turns.add(Turn(text, answer), False, new_thread=True)
             thread = None
             continue
@@ -299,8 +298,10 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             thread.accept()  # the next request: the person moved on from that answer
         context, agentic_before = turns.context_for(text) if is_follow_up(text) else ([], False)
         kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
-        task = _task(by_id, project, text, kind, context, earlier if context else [],
-                     session, sid, when)  # fmt: skip
+        # the session's earlier edits are the project as it stood when this was asked,
+        # whether or not the earlier turns are shown ("add a test for archive_old" right
+        # after archive.py was written needs archive.py; issue 37)
+        task = _task(by_id, project, text, kind, context, earlier, session, sid, when)
         verified = verification_commands(commands)
         for constraint in _constraints(text):
             note = constraint_note(constraint)

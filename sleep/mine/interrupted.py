@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from sleep.mine.follow_up import redirected
+from sleep.mine.tasks import MinedTask
 
 INTERRUPTED_REASON = "interrupted by the user"
 _SHOWN_CHARS = 80
@@ -27,13 +28,13 @@ def interrupted_left_out(sessions: list[dict[str, Any]]) -> list[dict[str, str]]
         prompts = session.get("tasks", [])
         for index, prompt in enumerate(prompts):
             if prompt.get("interrupted") and not redirected(prompts, index):
-                text = " ".join(str(prompt.get("text") or "").split())
+                text = str(prompt.get("text") or "")
                 out.append(
                     {
                         "session": f"{source}:{session.get('session_id', '?')}",
                         "source": source,
                         "reason": INTERRUPTED_REASON,
-                        "prompt": text[:_SHOWN_CHARS],
+                        "prompt": _shown(text),
                     }
                 )
     return out
@@ -45,3 +46,15 @@ def describe_interrupted(left_out: list[dict[str, str]]) -> list[str]:
     if not n:
         return []
     return [f"{n} request(s) left out: {INTERRUPTED_REASON} (not trained on)"]
+
+
+def _shown(text: str) -> str:
+    return " ".join(text.split())[:_SHOWN_CHARS]
+
+
+def still_left_out(left_out: list[dict[str, str]], tasks: list[MinedTask]) -> list[dict[str, str]]:
+    """The entries whose request no mined task asks: the miner model makes a task of an
+    interrupted request it reads what followed as redirecting (the heuristic's shapes miss
+    "ugh too long. whats the command"), and a task is no request left out."""
+    asked = {(s, _shown(t.intent)) for t in tasks for s in t.source_sessions}
+    return [e for e in left_out if (e.get("session"), e.get("prompt")) not in asked]

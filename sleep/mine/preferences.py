@@ -211,14 +211,15 @@ def _named_need(said: list[_Said]) -> str:
 
 def assign_preferences(tasks: list[MinedTask]) -> list[Preference]:
     """Group the tasks' corrections and mark each task with the preference said in the
-    most sessions among those its corrections belong to."""
+    most sessions among those its corrections belong to (none when it has none left: a
+    correction the miner moved to a task of its own takes its preference with it)."""
     preferences = group_preferences(tasks)
     first: dict[str, str] = {}
     for preference in preferences:  # most said first
         for occurrence in preference.occurrences:
             first.setdefault(occurrence.task, preference.id)
     for task in tasks:
-        task.preference = first.get(task.id, task.preference)
+        task.preference = first.get(task.id)  # none when no correction is left to it
     return preferences
 
 

@@ -154,7 +154,7 @@ class MinedTask:
     # Mined with nothing to judge it by (no rubric, reference or check): it may teach but
     # never gates. Sticky from the first sighting, so a task never moves from train to val.
     train_only: bool = False
-    # A follow-up's earlier turns' file edits, in order, paths relative to the session's
+    # Its session's earlier turns' file edits, in order, paths relative to the session's
     # folder (sleep/harvest/file_edits.py): applied to the replay's copy before it starts.
     # Absent from archives written before they were kept.
     prior_edits: list[FileEdit] = field(default_factory=list)
@@ -388,7 +388,7 @@ def merged(old: MinedTask, new: MinedTask) -> MinedTask:
         last_seen=max(filter(None, [old.last_seen, new.last_seen]), default=None),
         branch=old.branch or new.branch,
         context=old.context or new.context,
-        prior_edits=old.prior_edits if old.context else new.prior_edits,
+        prior_edits=old.prior_edits if old.context or old.prior_edits else new.prior_edits,
         reference=old.reference or new.reference,
         train_only=old.train_only,
         corrections=merged_corrections(old.corrections, new.corrections),

@@ -32,6 +32,7 @@ from core.models.types import ModelError
 from core.optimizer import reply_schemas as schemas
 from core.optimizer.json_reply import OptimizerOutputError, Shape, ask_json
 from core.secrets import Secrets
+from sleep.harvest.file_edits import FileEdit, prior_edits
 from sleep.mine.check_rules import SIZE
 from sleep.mine.correction_checks import is_plain_word
 from sleep.mine.corrections import head_and_next
@@ -299,7 +300,7 @@ def _rehome(
     if also_asks:
         text = (head_and_next(text) or (text, ""))[0]
     elif home in by_id:
-        _detach(by_id, by_id[home], sid, text)
+        _detach(by_id, by_id[home], fix, text, placed)
     cwd = session.get("cwd")
     turns = session.get("tasks", [])
     before = [i for i in range(index) if placed.get((sid, i)) == task.id]
@@ -348,7 +349,7 @@ def _unattach(
     timeout?") that the heuristic attached to the request before it as a correction:
     out of that request's rubric and corrections, into `task`."""
     sid, session, source, index = prompt
-    _detach(by_id, home, sid, source["text"])
+    _detach(by_id, home, prompt, source["text"], placed)
     cwd, turns = session.get("cwd"), session.get("tasks", [])
     taken = reference_of(source.get("answer") or "", edits_of_turn(source, cwd))
     corrected = any(c.session == sid for c in home.corrections)
@@ -367,10 +368,16 @@ def _unattach(
         task.occurrences = max(task.occurrences, len(task.source_sessions))
 
 
-def _detach(by_id: dict[str, MinedTask], home: MinedTask, sid: str, text: str) -> None:
+def _detach(
+    by_id: dict[str, MinedTask], home: MinedTask, prompt: Numbered, text: str, placed: Placed
+) -> None:
     """The correction out of the task the heuristic put it in: the task it made of it
     loses this session (and goes when it has none left); a request it wrongly took it as
-    correcting loses its rubric line and its record of it."""
+    correcting loses every trace of it: its rubric line, its record, the checks it alone
+    implied and the preference it gave (assign_preferences sets it again from the
+    corrections left: a task whose only "correction" was a question of its own kept its
+    id, a ghost, issue 37 ledger round 6)."""
+    sid = prompt[0]
     if home.id == task_id(home.project, shape_of(text)):
         if sid in home.source_sessions:
             home.source_sessions.remove(sid)
@@ -383,6 +390,35 @@ def _detach(by_id: dict[str, MinedTask], home: MinedTask, sid: str, text: str) -
     notes = {correction_note(c.text) for c in gone} | {correction_note(text)}
     home.rubric = "\n".join(ln for ln in home.rubric.splitlines() if ln not in notes)
     home.corrections = [c for c in home.corrections if c not in gone]
+    before = _answer_before(prompt, home, placed)
+    implied = {c for t in {text, *(c.text for c in gone)} for c in _implied(home, t, before)}
+    kept = {c for left in home.corrections for b in (before, None)
+            for c in _implied(home, left.text, b)}  # fmt: skip
+    home.checks = [c for c in home.checks if c.kind == "command" or c not in implied - kept]
+    home.preference = None
+
+
+def _answer_before(prompt: Numbered, home: MinedTask, placed: Placed) -> Before | None:
+    """What the heuristic read `prompt` against when it attached it to `home`: the
+    request and what the person added to it in this session, its latest answer and what
+    its turns did (sleep/mine/heuristic.py `_Thread.before`)."""
+    sid, session, _prompt, index = prompt
+    turns = session.get("tasks", [])
+    mine = [turns[i] for i in range(index) if placed.get((sid, i)) == home.id]
+    if not mine:
+        return None
+    said = "\n".join(str(t.get("text") or "").strip() for t in mine)
+    answers = [str(t.get("answer") or "") for t in mine if t.get("answer")]
+    changes = "\n".join(filter(None, map(changes_of, mine)))
+    return Before(said, answers[-1] if answers else "", changes)
+
+
+def _implied(task: MinedTask, text: str, before: Before | None) -> list[Check]:
+    """The checks attaching `text` as a correction of the answer `before` gives a task of
+    `task`'s kind (its verification commands aside: those are what the session ran)."""
+    scratch = MinedTask(id="", intent="", project=task.project, kind=task.kind)
+    attach_correction(scratch, text, [], "", {}, None, before=before)
+    return scratch.checks
 
 
 def _refine(task: MinedTask, found: dict[str, Any]) -> None:
@@ -443,7 +479,7 @@ def _new_task(
         project=project,
         kind=found.get("kind") or heuristic_kind(found["intent"], sources),
     )
-    for sid, session, prompt, _index in sources:
+    for sid, session, prompt, index in sources:
         for check in verification_commands(prompt.get("commands", [])):
             if check not in task.checks:
                 task.checks.append(check)
@@ -458,8 +494,17 @@ def _new_task(
         if task.session_started is None:
             task.session_started = session_start(session)
             task.session_commit = session_commit(session)
+            task.prior_edits = edits_before(session, index)
     task.occurrences = max(1, len(task.source_sessions))
     return task
+
+
+def edits_before(session: dict[str, Any], index: int) -> list[FileEdit]:
+    """The session's file edits before its prompt `index`: the project as it stood when
+    that was asked (a question the heuristic took for a correction, "what happens if two
+    archive runs overlap?", is about the archive.py its session had just written)."""
+    cwd = session.get("cwd")
+    return prior_edits([edits_of_turn(p, cwd) for p in session.get("tasks", [])[:index]])
 
 
 def heuristic_kind(intent: str, sources: list[Numbered]) -> TaskKind:

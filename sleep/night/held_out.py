@@ -12,9 +12,10 @@ the most recent `max_val_tasks` of them (a cap on the gate's cost, kept apart fr
 Train-only tasks (nothing to judge them by) are train by their split: they never count.
 
 A preference the person corrected in two tasks or more (sleep/mine/preferences.py) always has
-one held out: when the hash put none of its tasks in val, its newest task is held out
-(new tonight, so no night trained on it; an older one goes back to train when a newer
-one arrives, which shows the optimizer nothing it should not see). So the first week
+one held out: when the hash put none of its tasks in val, its newest task the person
+corrected after an answer (else its newest) is held out, never one an earlier night
+trained on (those are pinned to train); an older one goes back to train when a newer
+one arrives, which shows the optimizer nothing it should not see. So the first week
 can gate on what the person actually corrected, not only on what the hash happened to
 hold out.
 """
@@ -79,10 +80,16 @@ def preference_splits(
     pinned: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Each task's split (task id → split): by its request's hash (sleep/mine/split.py), or
-    as `pinned` (an older scheme's, kept), except that every preference seen in two tasks
-    or more has one held out (its newest, when the hash held out none; never one pinned
-    to train, which an earlier night trained on), unless `val_fraction` is 0 (the person
-    asked for no held-out tasks)."""
+    as `pinned` (an older scheme's, kept; a task an earlier night trained on), except that
+    every preference seen in two tasks or more has one held out, unless `val_fraction` is
+    0 (the person asked for no held-out tasks). The one held out is an occurrence the
+    person corrected after an answer when there is one (the newest), else the newest
+    stated up front; never one pinned to train. Why corrected after: where the person
+    stated the need in the request itself ("dont delete anything without asking - add an
+    archive subcommand"), the current file already passes it (the request says it), so
+    no rule for it can ever show evidence there; where they had to correct the answer,
+    the model had failed it (issue 37, ledger round 6). So a preference the hash held out
+    only up front gets a corrected occurrence held out beside it (none is moved out)."""
     pinned = pinned or {}
     splits = {
         t.id: pinned.get(t.id)
@@ -99,12 +106,23 @@ def preference_splits(
             for i in ids
             if i in by_id and not by_id[i].train_only and pinned.get(i) != "train"
         ]
-        if len(ids) < 2 or any(splits[t.id] == "val" for t in candidates):
+        after = [t for t in candidates if corrected_after(t, pref)]
+        held = {t.id for t in candidates if splits[t.id] == "val"}
+        if len(ids) < 2 or any(t.id in held for t in after) or (held and not after):
             continue
-        newest = max(candidates, key=_newest, default=None)
+        newest = max(after or candidates, key=_newest, default=None)
         if newest is not None:
             splits[newest.id] = "val"
     return splits
+
+
+def corrected_after(task: MinedTask, pref: Preference) -> bool:
+    """Whether the person said `pref` of `task` after an answer, not only in the request
+    itself (a constraint stated up front is a correction whose words are the request's)."""
+    said = {(o.session, o.agent, o.date) for o in pref.occurrences if o.task == task.id}
+    return any(
+        (c.session, c.agent, c.date) in said and c.text not in task.intent for c in task.corrections
+    )
 
 
 def _newest(task: MinedTask) -> tuple:

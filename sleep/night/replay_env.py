@@ -258,7 +258,7 @@ def _start_tree(
             if repo is not None:
                 project, commit, history = repo, None, True
         edits = _prior_edits(item)
-        if not edits or not item.data.get("context"):
+        if not edits:
             yield StartTree(project, commit, None, history)
             return
         tree = stack.enter_context(edited_tree(project, commit, edits, base=base, keep_in=keep_in))

@@ -57,7 +57,7 @@ from core.training.trainer import run_training
 from sleep.harvest.cursors import HarvestState
 from sleep.harvest.run import STATE_FILE
 from sleep.mine.heuristic import mine_sessions
-from sleep.mine.interrupted import describe_interrupted, interrupted_left_out
+from sleep.mine.interrupted import describe_interrupted, interrupted_left_out, still_left_out
 from sleep.mine.preferences import (
     Preference,
     assign_preferences,
@@ -125,7 +125,7 @@ from sleep.night.replay_modes import (
 )
 from sleep.night.replay_tools import ToolReplay, skill_path_for
 from sleep.night.routing import BY_SIBLING, Route, plan_routes, readers, sibling_files
-from sleep.night.split_scheme import Resplit, pinned_splits, resplit_once
+from sleep.night.split_scheme import Resplit, pinned_splits, resplit_once, trained_pins
 from sleep.night.staged_branch import holding_branch
 from sleep.night.unlanded_edits import unlanded_edits, unlanded_line
 from sleep.state.settings import DEFAULT_MAX_VAL_TASKS, DEFAULT_MIN_VAL_TASKS
@@ -339,6 +339,10 @@ class Night:
     left_out: list[dict[str, str]] = field(default_factory=list, init=False, repr=False)
     # The stored tasks that keep an older split scheme's split (sleep/night/split_scheme.py).
     resplit: Resplit = field(default_factory=Resplit, init=False, repr=False)
+    # How the round that mined tonight's frozen tasks mined them (night.json `mined_by`).
+    _mined_before: str | None = field(default=None, init=False, repr=False)
+    # The stored tasks an earlier night trained on: never held out (split_scheme.py).
+    _trained: dict[str, str] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -393,8 +397,8 @@ class Night:
             considered, self.repo.list_skills(), project=self.project, forced=self.skill
         )
         stopped = interrupted_left_out(considered)
-        self.left_out = routing.left_out + stopped
-        for line in routing.describe_left_out() + describe_interrupted(stopped):
+        self.left_out = routing.left_out + stopped  # until mined (the miner may take one up)
+        for line in routing.describe_left_out():
             self.on_line(line)
         routes = routing.routes
         if saved.exists():
@@ -404,11 +408,14 @@ class Night:
             for name in frozen:  # a skill gated again on its stored tasks has no sessions
                 if name not in by_skill and name in entries:
                     by_skill[name] = Route(name, [BY_STORED], agents=readers(entries[name]))
-            return [
+            out = [
                 (by_skill[name], {k: [MinedTask.from_dict(t) for t in v] for k, v in f.items()})
                 for name, f in frozen.items()
                 if name in by_skill
             ]
+            tasks = [t for _route, splits in out for held in splits.values() for t in held]
+            self._left_out_interrupted(routing.left_out, stopped, tasks)
+            return out
         archive = TaskArchive(self.state_dir / "tasks.json")
         self.resplit = resplit_once(  # before tonight's tasks join the stored ones
             self.state_dir, archive.load(), val_fraction=self.val_fraction,
@@ -416,12 +423,14 @@ class Night:
         )  # fmt: skip
         if self.resplit.now:
             self.on_line(self.resplit.line())
+        self._trained = trained_pins(self.state_dir)
         mined_all: list[MinedTask] = []
         for route in routes:
             mined = await self._mine(route.sessions)
             for task in mined:
                 task.skill = route.skill
             mined_all += mined
+        self._left_out_interrupted(routing.left_out, stopped, mined_all)
         known = archive.merge(mined_all, write=not self.dry)
         assign_preferences(list(known.values()))  # grouped across nights
         entries = {e.name: e for e in self.repo.list_skills()}
@@ -438,6 +447,19 @@ class Night:
             frozen = {r.skill: {k: [t.to_dict() for t in v] for k, v in s.items()} for r, s in out}
             write_json(saved, {"skills": frozen})
         return out
+
+    def _left_out_interrupted(
+        self,
+        routed_out: list[dict[str, str]],
+        stopped: list[dict[str, str]],
+        tasks: list[MinedTask],
+    ) -> None:
+        """The interrupted requests left out once mined, said on the console: not one the
+        miner model made a task of (it read what followed as what the person wanted)."""
+        stopped = still_left_out(stopped, tasks)
+        self.left_out = routed_out + stopped
+        for line in describe_interrupted(stopped):
+            self.on_line(line)
 
     def _splits(self, route: Route, known: dict[str, MinedTask]) -> dict[str, list[MinedTask]]:
         """The route's tasks of the archive `known` (this project), split for tonight. It
@@ -458,7 +480,7 @@ class Night:
             max_val_tasks=self.max_val_tasks,
             val_fraction=self.val_fraction,
             test_fraction=self.test_fraction,
-            pinned=self.resplit.pinned,
+            pinned={**self._trained, **self.resplit.pinned},
         )
         return {
             split: [t for t in held if route.accepts(t.source_sessions) or split == "train"]
@@ -529,6 +551,11 @@ class Night:
             )
         finally:
             await client.aclose()
+
+    def _mined(self) -> str | None:
+        """How tonight's tasks were mined: by this round, else by the round that mined
+        them (a resumed night continues on its frozen tasks and mines nothing)."""
+        return self.mined_by or self._mined_before
 
     def _say_mined_by(self, how: str) -> None:
         if self.mined_by != how:
@@ -615,7 +642,10 @@ class Night:
         self._before = before if isinstance(before, dict) else {}
         if isinstance(saved.get("resplit"), dict):  # a resumed night keeps what it said
             self.resplit.said = saved["resplit"]
+        if isinstance(saved.get("mined_by"), str):  # its frozen tasks are mined no more
+            self._mined_before = saved["mined_by"]
         result = NightResult(self.night_id, "running", self.folder)
+        result.mined_by = self._mined_before
         self._save(result)
         try:
             return await self._run_phases(result)
@@ -645,7 +675,7 @@ class Night:
         try:
             routed = await self.routed_tasks(sessions)
         except ModelError as exc:  # the miner failed or waits for a handoff answer
-            result.left_out, result.mined_by = self.left_out, self.mined_by
+            result.left_out, result.mined_by = self.left_out, self._mined()
             result.status = "waiting" if isinstance(exc, HandoffWaiting) else "failed"
             result.pending = len(pending_prompts(self.folder / "handoff"))
             result.message = (
@@ -655,7 +685,7 @@ class Night:
             )
             self._save(result)
             return result
-        result.left_out, result.mined_by = self.left_out, self.mined_by
+        result.left_out, result.mined_by = self.left_out, self._mined()
         result.resplit = self.resplit.report()
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)

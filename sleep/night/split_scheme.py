@@ -77,6 +77,13 @@ def seen_splits(state_dir: Path) -> dict[str, str]:
     return seen
 
 
+def trained_pins(state_dir: Path) -> dict[str, str]:
+    """Each task an earlier night trained on, pinned to train: a night that picks which
+    occurrence of a preference to hold out (sleep/night/held_out.py) never picks one the
+    optimizer has seen."""
+    return {task: split for task, split in seen_splits(state_dir).items() if split == "train"}
+
+
 def upgraded(old: str, new: str) -> str:
     """The split a stored task takes: the new one when it moves it nowhere or to train
     (what was held out may teach; what taught may never be held out), else its old one."""

@@ -118,6 +118,13 @@ def test_under_handoff_a_dry_run_waits_for_the_miner_and_the_night_uses_its_answ
     waiting_for = night["message"]
     assert "(miner)" not in waiting_for  # its prompts were answered after the dry run
     assert "(replay-workspace)" in waiting_for  # the night went on to its replays
+    assert night["mined_by"] == "heuristic+handoff:handoff"
+    # a round resumed on the frozen tasks mines nothing and still says how they were mined
+    # (fails on the old code: night.json said null)
+    again = json.loads(world.sleep("run", "--backend", "handoff", "--json", ok=(3,)).stdout)
+    assert again["mined_by"] == "heuristic+handoff:handoff"
+    saved = json.loads((world.state / "nights" / night["night_id"] / "night.json").read_text())
+    assert saved["mined_by"] == "heuristic+handoff:handoff"
 
 
 def test_a_miner_that_fails_in_a_dry_run_is_one_line_naming_the_free_plan(world, tmp_path):
