@@ -314,21 +314,11 @@ def _rehome(
     if moved_on and not task.reference and not prompt.get("aborted"):
         task.reference = reference_of(prompt.get("answer") or "", edits_of_turn(prompt, cwd))
     commands = [c for c in prompt.get("commands", []) if isinstance(c, str)]
-    exchange = _exchange(task, [turns[i] for i in before])
+    # read against the exchange it corrects, as the heuristic reads one it recognises
     attach_correction(task, text, commands, sid, session, prompt.get("timestamp"),
-                      before=exchange)  # fmt: skip
+                      before=_answer_before(fix, task, placed))  # fmt: skip
     if not also_asks:
         placed[(sid, index)] = task.id
-
-
-def _exchange(task: MinedTask, turns: list[dict[str, Any]]) -> Before:
-    """What a re-homed correction refers back to, as the heuristic's thread keeps it: the
-    request and what the person added to it in this session, the latest answer, the
-    edits and commands of its turns; the structural checks read the correction against it
-    (sleep/mine/structural_checks.py)."""
-    said = "\n".join(str(t.get("text") or "") for t in turns).strip() or task.intent
-    answer = str(turns[-1].get("answer") or "") if turns else ""
-    return Before(said, answer, "\n".join(changes_of(t) for t in turns).strip())
 
 
 def _asks_in(task: MinedTask, prompt: Numbered) -> bool:
