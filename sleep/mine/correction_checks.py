@@ -129,7 +129,9 @@ _UNASKED_CHANGE = re.compile(
 # A term the answer should not have used: "why os.path?", "os.path again..".
 _QUESTIONED = re.compile(
     rf"\bwhy\s+(?:did you use\s+|use\s+|the\s+)?(?P<why>(?:{_TERM}))\s*\?"
-    rf"|^\s*(?P<again>(?:{_TERM}))\s+again\b",
+    rf"|^\s*(?P<again>(?:{_TERM}))\s+again\b"
+    # "is that click again?", "this os.path again.."
+    rf"|\b(?:that|this)(?:'s|\s+is)?\s+(?P<back>(?:{_TERM}))\s+again\b",
     re.IGNORECASE,
 )
 # What refuses the term after it, or reports it where it should not be: "we dont use
@@ -258,7 +260,7 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
         if term.lower() not in {w.lower() for w in want}:  # "no docstring again..": missing
             avoid.append(term)
     for m in _QUESTIONED.finditer(text):
-        avoid.append(code_term(m.group("why") or m.group("again")) or "")
+        avoid.append(code_term(m.group("why") or m.group("again") or m.group("back")) or "")
     # reported where it should not be: "theres a float() in budget"
     present = [code_term(m.group("present")) or "" for m in _PRESENT.finditer(text)]
     avoid = [a for a in dict.fromkeys(avoid + present) if a]

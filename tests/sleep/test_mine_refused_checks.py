@@ -98,3 +98,22 @@ def test_a_constraint_in_utc_stated_up_front_is_a_check(text):
     first = prompt(text, "Added it.", edits=[{"path": "/p/report.py", "old": "", "new": "x"}])
     [task] = mine_sessions([session(first, prompt("thanks"))])
     assert [c for c in task.checks if c.kind == "diff_adds" and "timezone" in c.value]
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [("is that click again? cli.py is argparse", r"\bclick\b"),
+     ("is that print again?", r"\bprint\("),
+     ("this os.path again..", r"\bos\.path\b")],
+)  # fmt: skip
+def test_that_term_again_refuses_it(text, refused):
+    """Fails on the old code: a repeated miss pointed at ("is that X again?") gave no
+    check."""
+    checks = checks_for(text, agentic=True)
+    assert [(c.kind, c.value) for c in checks] == [("diff_not_adds", refused)]
+
+
+@pytest.mark.parametrize("text", ["that test again?", "is that it again?"])
+def test_that_word_again_is_no_term(text):
+    """Guard: a plain word or a pronoun is no code term."""
+    assert checks_for(text, agentic=True) == []
