@@ -331,7 +331,7 @@ def checks_for(text: str, *, agentic: bool, commands_after: list[str] = ()) -> l
         checks.append(Check("diff_leaves", TEST_FILES))
     if _YES_NO.search(text):
         checks.append(Check("answer_starts_with", "yes|no"))
-    elif _ONE_LINE.search(text):
+    elif _ONE_LINE.search(text) or _COMMAND_ONLY.search(text):
         checks.append(Check("answer_first_line_max", ONE_LINE_WORDS))
     return list(dict.fromkeys(checks))
 
@@ -364,6 +364,10 @@ def concepts(text: str) -> frozenset[str]:
         found.add("only-what-was-asked")
     if _YES_NO.search(text) or _ONE_LINE.search(text):
         found.add("brief")
+    if _COMMAND_ONLY.search(text):
+        found.add("command-only")
+    if _ASK_BEFORE_DELETING.search(text):
+        found.add("ask-before-deleting")
     if _COMPATIBLE.search(text):
         found.add("keep-compatible")
     return frozenset(found)
@@ -401,6 +405,20 @@ _DOUBLE_ASKED = re.compile(
 )
 # What a test double looks like in the test code it adds.
 TEST_DOUBLE = r"\b(?:[Mm]ock|MagicMock|patch|monkeypatch|stub|[Ff]ake)"
+# The bare command for a how-do-I question: "just the command pls", "command only, no
+# essay", "cmd pls", "whats the command".
+_COMMAND_ONLY = re.compile(
+    r"\b(?:just|only)\s+(?:the\s+)?(?:command|cmd)\b|\b(?:command|cmd)\s+only\b|"
+    r"^\s*(?:the\s+)?(?:command|cmd)\s+(?:pls|plz|please)\b|\bwhat'?s the (?:command|cmd)\b",
+    re.IGNORECASE,
+)
+# Files go only with the person's say-so: "ask before removing files", "dont delete
+# anything without asking", "check with me before deleting".
+_ASK_BEFORE_DELETING = re.compile(
+    r"\b(?:ask|check with me)\b[^.?!\n]{0,20}\bbefore\s+(?:you\s+)?(?:delet|remov|rm\b|wip)\w*"
+    r"|\b(?:delet|remov|wip)\w*\b[^.?!\n]{0,30}\bwithout (?:asking|checking)\b",
+    re.IGNORECASE,
+)
 _EMOJI = re.compile(r"\bemoji(?:s)?\b|\bemoticons?\b", re.IGNORECASE)
 # "log it at debug level": the logging module, said as a verb
 _LOG_IT = re.compile(r"\blog (?:it|them|that|this|those|these|at|as|instead)\b", re.I)
