@@ -9,10 +9,12 @@ against the corpus's labels (tests/support/corrections_score.py). `billing` is t
 the mining heuristics were developed on; `photos`, `recipes` and `greenhouse` were each
 labelled before mining ran on them and met first as the generalisation figure. Mining
 now reads corrections by their structure (sleep/mine/follow_up.py), developed against
-those four, so their figures are development figures; `ledger`, a fifth, is held out from
-all mining work (its person was written without reading the miner, and labelled before
-mining ran on it): its figures are the generalisation figure. Prints the figures;
-asserts nothing.
+those four, so their figures are development figures. `ledger`, a fifth, was held out
+from all mining work (its person was written without reading the miner, and labelled
+before mining ran on it) and measured once on the structural reading: that first reading
+(attach 11-12/16, misfires 7-8 of 22 requests) stays on record as the generalisation
+figure. Since the precision round it is a development set too: its labels and misses
+were read and mining fixed against them. Prints the figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ ROLES = {
     "photos": "development set (first met as the generalisation figure)",
     "recipes": "development set (first met as the generalisation figure)",
     "greenhouse": "development set (held out until the structural reading)",
-    "ledger": "held out: the generalisation figure",
+    "ledger": "development set (its first reading, on the structural reading, stays the "
+    "generalisation figure)",
 }
 
 

@@ -44,6 +44,8 @@ _CODE_PATTERNS = {
     "floats": r"\bfloat\b",
     "pathlib": r"\bpathlib\b|\bPath\(",
     "os.path": r"\bos\.path\b",
+    # timestamps in UTC: an aware time in code ("all timestamps in UTC please")
+    "utc": r"\btimezone\.utc\b|\bUTC\b|\btz(?:info)?=",
     "assert": r"\bassert\b",
     "dataclass": r"@dataclass\b|\bdataclasses\b",
     "dataclasses": r"@dataclass\b|\bdataclasses\b",
@@ -127,9 +129,21 @@ _UNASKED_CHANGE = re.compile(
 # A term the answer should not have used: "why os.path?", "os.path again..".
 _QUESTIONED = re.compile(
     rf"\bwhy\s+(?:did you use\s+|use\s+|the\s+)?(?P<why>(?:{_TERM}))\s*\?"
-    rf"|^\s*(?P<again>(?:{_TERM}))\s+again\b",
+    rf"|^\s*(?P<again>(?:{_TERM}))\s+again\b"
+    # "is that click again?", "this os.path again.."
+    rf"|\b(?:that|this)(?:'s|\s+is)?\s+(?P<back>(?:{_TERM}))\s+again\b",
     re.IGNORECASE,
 )
+# What refuses the term after it, or reports it where it should not be: "we dont use
+# click", "never call", "avoid", "theres a float() in budget", "there's still a print".
+REFUSING = (
+    r"(?:\b(?:don'?t|dont|do not|never|avoid|no longer)\s+(?:use\s+|using\s+|call\w*\s+|"
+    r"add\w*\s+)?|\bthere(?:'s|s| is| are)\s+(?:still\s+)?)(?:the\s+|any\s+|a\s+|an\s+|some\s+)?"
+)
+_PRESENT = re.compile(
+    rf"\bthere(?:'s|s| is| are)\s+(?:still\s+)?(?:a\s+|an\s+|some\s+)?(?P<present>{_TERM})", re.I
+)
+_NEGATED = re.compile(r"\b(?:don'?t|dont|do not|never|not|no longer|stop)\s*$", re.IGNORECASE)
 _BAN = re.compile(
     rf"\b(?:don'?t|do not|never|stop|avoid|no more|no|without)\s+(?:use\s+|using\s+|add\w*\s+|"
     rf"call\w*\s+)?(?:the\s+|any\s+|a\s+)?(?P<avoid>{_TERM})"
@@ -205,6 +219,7 @@ def code_term(phrase: str) -> str | None:
 
 def _diff_pattern(term: str) -> str:
     low = term.lower()
+    low = low.removesuffix("()") if low.removesuffix("()") in _CODE_PATTERNS else low
     if low in _CODE_PATTERNS:
         return _CODE_PATTERNS[low]
     if term.endswith("()"):
@@ -231,7 +246,9 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
         want.append(code_term(m.group("want")) or "")
         avoid.append(code_term(m.group("avoid")) or "")
     if not want:
-        want += [code_term(m.group("want")) or "" for m in _USE.finditer(text)]
+        # "use click" wants it; "we dont use click anywhere" refuses it (`_BAN`)
+        want += [code_term(m.group("want")) or "" for m in _USE.finditer(text)
+                 if not _NEGATED.search(text[: m.start()])]  # fmt: skip
     for m in _WANTED.finditer(text):
         term = code_term(m.group("want") or m.group("asked") or m.group("usual")) or ""
         want.append(term if term.lower() in _KNOWN_TERMS else "")
@@ -243,11 +260,14 @@ def _terms(text: str) -> tuple[list[str], list[str]]:
         if term.lower() not in {w.lower() for w in want}:  # "no docstring again..": missing
             avoid.append(term)
     for m in _QUESTIONED.finditer(text):
-        avoid.append(code_term(m.group("why") or m.group("again")) or "")
-    avoid = [a for a in dict.fromkeys(avoid) if a]
+        avoid.append(code_term(m.group("why") or m.group("again") or m.group("back")) or "")
+    # reported where it should not be: "theres a float() in budget"
+    present = [code_term(m.group("present")) or "" for m in _PRESENT.finditer(text)]
+    avoid = [a for a in dict.fromkeys(avoid + present) if a]
     want = [w for w in dict.fromkeys(want) if w and w.lower() not in {a.lower() for a in avoid}]
-    if not want and not avoid and not _REFUSED.search(text):
-        want = practices_named(text)
+    if not want and not _REFUSED.search(text) and (not avoid or any(present)):
+        refused = {_concept_term(a) for a in avoid}
+        want = [p for p in practices_named(text) if _concept_term(p) not in refused]
     return want, avoid
 
 
@@ -305,11 +325,13 @@ def checks_for(text: str, *, agentic: bool, commands_after: list[str] = ()) -> l
         checks.append(Check("ran", _ran_pattern(text, list(commands_after))))
     if agentic and _NO_COMMIT.search(text):
         checks.append(Check("no_commit", ""))
+    if agentic and _DOUBLE_ASKED.search(text):
+        checks.append(Check("diff_adds", TEST_DOUBLE))
     if agentic and _tests_left_alone(text):
         checks.append(Check("diff_leaves", TEST_FILES))
     if _YES_NO.search(text):
         checks.append(Check("answer_starts_with", "yes|no"))
-    elif _ONE_LINE.search(text):
+    elif _ONE_LINE.search(text) or _COMMAND_ONLY.search(text):
         checks.append(Check("answer_first_line_max", ONE_LINE_WORDS))
     return list(dict.fromkeys(checks))
 
@@ -336,10 +358,16 @@ def concepts(text: str) -> frozenset[str]:
         found.add("tests-unchanged")
     if _NO_COMMIT.search(text):
         found.add("no-commit")
+    if _DOUBLE_ASKED.search(text):
+        found.add("test-double")
     if _UNASKED_CHANGE.search(text):
         found.add("only-what-was-asked")
     if _YES_NO.search(text) or _ONE_LINE.search(text):
         found.add("brief")
+    if _COMMAND_ONLY.search(text):
+        found.add("command-only")
+    if _ASK_BEFORE_DELETING.search(text):
+        found.add("ask-before-deleting")
     if _COMPATIBLE.search(text):
         found.add("keep-compatible")
     return frozenset(found)
@@ -368,6 +396,29 @@ _ALTERED = re.compile(
     r"\b(?:touch\w*|chang\w+|modif\w+|edit\w*|rewr\w+|weaken\w*|alone|back)\b", re.I
 )
 _REFUSED = re.compile(r"\b(?:don'?t|dont|do not|never|not|no|without|why|alone|back)\b", re.I)
+# A test double asked for, said as a verb: "mock urlopen", "patch it out", "monkeypatch
+# fetch_rate", "stub the network" (not "the patch is wrong", "a fake name").
+_DOUBLE_ASKED = re.compile(
+    r"(?:^|[,.;:!?-]\s*|\b(?:and|just|pls|please|then)\s+)(?:mock|stub|fake|monkeypatch)\s+"
+    r"(?:out\s+)?[`\w.()]+|\b(?:patch|stub|mock|fake) (?:it|them|that|this|\w+) out\b",
+    re.IGNORECASE,
+)
+# What a test double looks like in the test code it adds.
+TEST_DOUBLE = r"\b(?:[Mm]ock|MagicMock|patch|monkeypatch|stub|[Ff]ake)"
+# The bare command for a how-do-I question: "just the command pls", "command only, no
+# essay", "cmd pls", "whats the command".
+_COMMAND_ONLY = re.compile(
+    r"\b(?:just|only)\s+(?:the\s+)?(?:command|cmd)\b|\b(?:command|cmd)\s+only\b|"
+    r"^\s*(?:the\s+)?(?:command|cmd)\s+(?:pls|plz|please)\b|\bwhat'?s the (?:command|cmd)\b",
+    re.IGNORECASE,
+)
+# Files go only with the person's say-so: "ask before removing files", "dont delete
+# anything without asking", "check with me before deleting".
+_ASK_BEFORE_DELETING = re.compile(
+    r"\b(?:ask|check with me)\b[^.?!\n]{0,20}\bbefore\s+(?:you\s+)?(?:delet|remov|rm\b|wip)\w*"
+    r"|\b(?:delet|remov|wip)\w*\b[^.?!\n]{0,30}\bwithout (?:asking|checking)\b",
+    re.IGNORECASE,
+)
 _EMOJI = re.compile(r"\bemoji(?:s)?\b|\bemoticons?\b", re.IGNORECASE)
 # "log it at debug level": the logging module, said as a verb
 _LOG_IT = re.compile(r"\blog (?:it|them|that|this|those|these|at|as|instead)\b", re.I)

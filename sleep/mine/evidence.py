@@ -29,9 +29,11 @@ _CONSTRAINT = re.compile(
 )
 # "without" a thing described ("names without a date", "rows without an id") describes
 # the data; "without breaking the API", "without new dependencies" constrains the work.
+# The clause ends at a sentence end, a colon or a spaced dash: "dont delete anything
+# without asking - add an archive subcommand …" is constrained by "without asking" only.
 _INLINE_CONSTRAINT = re.compile(
     r"\b(?:without(?!\s+(?:a|an)\b)|but (?:don'?t|do not|keep|leave)|and (?:keep|don'?t|do not)|"
-    r"making sure|so that)\b[^.;!?\n]*",
+    r"making sure|so that)\b(?:(?!\s[-—–]\s)[^.;:!?\n])*",
     re.IGNORECASE,
 )
 # Constraints that may stand anywhere, even inside the request's own sentence: "refactor
@@ -84,9 +86,9 @@ def constraints_in(text: str) -> list[str]:
     """The constraint sentences and clauses of a request, beyond what it asks for."""
     sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
     found = [s for s in sentences[1:] if _CONSTRAINT.match(s)]
-    found += [
-        m.group(0).strip() for m in _INLINE_CONSTRAINT.finditer(sentences[0] if sentences else "")
-    ]
+    first = sentences[0] if sentences else ""
+    if not first.rstrip().endswith("?"):  # a question's own "without" is what it asks about
+        found += [m.group(0).strip() for m in _INLINE_CONSTRAINT.finditer(first)]
     found += [_clause_at(text, m.start()) for m in _CONSTRAINT_PHRASE.finditer(text)]
     kept: list[str] = []
     for c in (c[:300] for c in found if c):

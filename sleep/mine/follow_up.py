@@ -84,7 +84,8 @@ _AGENT_ACT = re.compile(
 )
 # Pushing back on what was done: negation, contrast, repetition, asking why.
 PUSHBACK = re.compile(
-    r"\b(?:no|not|never|nothing|without|instead|rather|but|again|still|too|why|stop|back|"
+    r"\b(?:no|not|never|nothing|without|instead|rather|but|again|still|too(?=\s+[a-z])|why|"
+    r"stop|back|"
     r"wrong|\w+n't|dont|didnt|doesnt|isnt|wasnt|wont|cant|shouldnt|arent|aint)\b",
     re.IGNORECASE,
 )
@@ -99,7 +100,7 @@ _BACK_PRONOUN = re.compile(
 # A short opening that neither corrects nor asks ("thx.", "hmm", "ok so", "yes ok.").
 _OPENING = re.compile(
     r"^\s*(?:(?:ok(?:ay)?|yes|yeah|thx|thanks|ty|cool|great|nice|hmm+|hm|oh|so|and|also|"
-    r"well|right|sure|k)\b[\s,.!…-]*)+",
+    r"well|right|sure|k|wait|erm|um)\b[\s,.!…-]*)+",
     re.IGNORECASE,
 )
 _POLITE = r"(?:(?:please|pls|plz|can (?:you|u)|could (?:you|u)|would (?:you|u)|will you)\s+)?"
@@ -109,7 +110,8 @@ _WORK = re.compile(
     r"(?:add|make|write|create|give|move|rename|export|implement|delete|remove|refactor|"
     r"build|generate|convert|port|split|extract|update|change|replace|introduce|summari[sz]e|"
     r"explain|list|show|find|walk|document|wire|delegate|survey|bump|upgrade|migrate|drop|fix|support|"
-    r"turn|put|plot|draw|compute|set up|hook up|translate|draft|send|post|deploy|open)\b",
+    r"turn|put|plot|draw|compute|set up|hook up|translate|draft|send|post|deploy|open|clean|"
+    r"tidy|parse|handle|validate|sort|rewrite|archive)\b",
     re.IGNORECASE,
 )
 # What says the next piece of work comes: "now add …", "… as well", "another …".
@@ -117,6 +119,33 @@ _MOVES_ON = re.compile(
     r"^\s*(?:now|next|then|and now|one more thing|another)\b|\bas well\b|\banother\b|\ba new\b",
     re.I,
 )
+# A verb of work whose object is the thing made: "make it an lru_cache", "turn that into a
+# dataclass" reshape the answer, they ask for nothing new.
+_RESHAPES = re.compile(
+    r"^\s*" + _POLITE + r"(?:make|turn|change|convert|rewrite|rename|move|put|split|"
+    r"refactor)\s+(?:it|that|this|them|those|these)\b",
+    re.IGNORECASE,
+)
+# The work reaches further: "use the same --since for export too", "parse the rates with
+# Decimal too, …", "… as well", "also for the csv". A "too" before a word is excess ("too
+# long"), which pushes back.
+_EXTENDS = re.compile(
+    r"\btoo\b(?!\s+[a-z])|\bas well\b|\balso (?:for|in|on|to)\b|\bthe same \w+ (?:for|in|on)\b",
+    re.IGNORECASE,
+)
+# "use …" opens a request only when it reaches further; alone it redirects ("use logging").
+_USE = re.compile(r"^\s*" + _POLITE + r"(?:use|apply|reuse|do)\b", re.IGNORECASE)
+# What the code would do in a case nobody tried: a new question, not a doubt about the reply
+# ("what happens if two runs overlap?", "is fetch_rate going to hang if the api is down?").
+_WHAT_IF = re.compile(
+    r"\bwhat (?:happens|would happen|will happen|if)\b|\bgoing to\b[^?]{0,60}\b(?:if|when)\b",
+    re.IGNORECASE,
+)
+_SURPRISE = re.compile(r"^\s*(?:wait|hang on|hold on)\b", re.IGNORECASE)
+# The person asks how to do something themselves: "how do i run only the ledger tests?"
+_HOW_DO_I = re.compile(r"^\s*how (?:do|can|could|would|should) (?:i|we)\b|^\s*how to\b", re.I)
+# A prompt's first sentence, when it is a question ("do these hit the real api? …").
+_FIRST_QUESTION = re.compile(r"^[^.?!\n]*\?")
 # "next: …", "then …": the next thing, whatever follows.
 _NEXT_UP = re.compile(r"^\s*(?:now|next|then)\b\s*[:,-]?", re.IGNORECASE)
 # A statement whose subject is the thing made: "that dict grows forever", "it still fails",
@@ -211,10 +240,10 @@ class Verdict:
 
 def judge(text: str, before: Before) -> Verdict:
     """Whether `text`, said after `before`, corrects that answer (see the module doc)."""
-    headed = _HEADED.match(text)
-    if headed and stated_up_front(text):
+    split = _up_front(text)
+    if split is not None:
         # "don't touch the tests: caption() should say …": the request after the head decides
-        text = headed.group("tail")
+        text = split[1]
     signals = _signals(text, before)
     score = round(sum(w for _s, w in signals), 2)
     correction = score > THRESHOLD
@@ -249,12 +278,17 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
     # "… could you have a look?" asks the agent to act, as a verb of work does
     work = bool(_WORK.match(body) or _ASKS_AGENT_TO.search(body))
     asks = _asks_afresh(body)
-    if is_correction(text):
+    # a surprised "wait," before a question of its own is no push back ("wait, does upload()
+    # give up after one timeout?"); before a report it is ("wait you deleted notes.txt??")
+    worded = is_correction(body if asks and _SURPRISE.match(text) else text)
+    if worded:
         signals.append(("worded as a correction", 1.5))
     if back_names:
         signals.append((f"names {', '.join(back_names[:2])} from the exchange",
                         min(2.0, 1.0 * len(back_names))))  # fmt: skip
-    elif new_names and not work and not asks:
+    elif new_names and not work and not asks and not _SAID_OF_IT.match(body):
+        # a name brought in to fix the thing made is no new matter ("that test needs wifi to
+        # pass. monkeypatch fetch_rate")
         signals.append((f"names {', '.join(new_names[:2])}, new to the exchange",
                         -min(1.5, 0.75 * len(new_names))))  # fmt: skip
     if back_words:
@@ -295,13 +329,32 @@ def _signals(text: str, before: Before) -> list[tuple[str, float]]:
         signals.append(("redirects the stopped answer", 1.0))
     new_object = bool(new_names) or len(new_matter) >= 2
     what = ", ".join(new_names[:2]) or ", ".join(new_matter[:3])
-    if work and (new_names or new_matter):  # the object of a verb of work is new
+    reshapes = work and bool(_RESHAPES.match(body))
+    if reshapes:
+        signals.append(("reshapes the thing made", 0.5))
+    if work and not reshapes and (new_names or new_matter):  # the object of a verb of work is new
         signals.append((f"new work on {what}", -2.0))
     if _MOVES_ON.search(body) and (work or _NEXT_UP.match(body)):
         signals.append(("moves on", -1.0))
+    extends = bool(_EXTENDS.search(body)) and (work or bool(_USE.match(body)))
+    if extends:
+        signals.append(("extends the work to more", -2.0))
+    elif work and not (pushback or worded or _AGENT_ACT.search(body) or _BACK_PRONOUN.search(body)):
+        # an imperative with nothing refused asks for more work, even on the thing just
+        # made ("add a test for archive_old"); pointing at it ("make it a subcommand")
+        # reshapes the answer
+        signals.append(("asks for more work", -2.5))
+    if _WHAT_IF.search(body):
+        signals.append(("asks what would happen", -2.0))
+    if _HOW_DO_I.match(body):
+        signals.append(("asks how to do it", -1.0))
     # a short question's pronoun is the thing made; a longer one names its own referent
     # ("the uploader says 401 with token … - is it expired?")
-    pointed = bool(_BACK_PRONOUN.search(body)) and not new_names and size <= _DEMAND_WORDS
+    first = _FIRST_QUESTION.match(body)
+    asked = first.group(0) if first else body
+    pointed = (
+        bool(_BACK_PRONOUN.search(asked)) and not new_names and len(asked.split()) <= _DEMAND_WORDS
+    )
     if asks and not (pointed or redirect):
         # a question of its own; the more so when it is about something new
         signals.append((f"asks afresh about {what}", -1.5) if new_object else ("asks afresh", -0.5))
@@ -362,21 +415,46 @@ def correction_then_request(text: str, before: Before) -> tuple[str, str] | None
 
 def stated_up_front(text: str) -> str | None:
     """The constraint heading a request ("always add a test with the change - give
-    report.py a daily_max(readings)", "all timestamps in UTC please: add since(…)"): the
-    head, when the rest opens on a verb of work and the head is no request itself."""
+    report.py a daily_max(readings)", "all timestamps in UTC please: add since(…)", "no
+    real http in tests, patch it out. add a retry to fetch_rate …"): the head, when the
+    rest opens on a verb of work and the head is no request itself."""
+    split = _up_front(text)
+    return split[0] if split else None
+
+
+def _up_front(text: str) -> tuple[str, str] | None:
+    """(the constraint heading a request, the request), or None (see `stated_up_front`)."""
+    if head_and_next(text) is not None:
+        return None
     match = _HEADED.match(text)
-    if match is None or head_and_next(text) is not None:
+    if match is not None:
+        head, tail = match.group("head").strip(), match.group("tail")
+        if heads_a_request(text):
+            return head, tail
+        if len(tail.split()) >= 3 and _WORK.match(tail) and not _WORK.match(head):
+            return head, tail
+    # a sentence of its own before a request whose object is named, not pointed back at
+    # ("… patch it out. add a retry to fetch_rate: …"; not "… the cli is argparse. make it
+    # a subcommand like balance", which reshapes the answer)
+    match = _SENTENCE_HEADED.match(text)
+    if match is None:
         return None
     head, tail = match.group("head").strip(), match.group("tail")
-    if heads_a_request(text):
-        return head
-    if len(tail.split()) < 3 or not _WORK.match(tail) or _WORK.match(head):
-        return None
-    return head
+    first_clause = re.split(r"[,:;]", tail, maxsplit=1)[0]
+    if (
+        len(tail.split()) >= _REQUEST_WORDS
+        and _WORK.match(tail)
+        and not _WORK.match(head)
+        and not _BACK_PRONOUN.search(first_clause)
+    ):
+        return head, tail
+    return None
 
 
 _MARK = re.compile(r"\[REDACTED:[\w.-]*\]")
 _HEADED = re.compile(r"^(?P<head>[^:\n]{3,80}?)(?::\s+|\s+[-—–]\s+)(?P<tail>.+)$", re.S)
+_SENTENCE_HEADED = re.compile(r"^(?P<head>[^.!?:\n]{3,80}?)[.!]\s+(?P<tail>.+)$", re.S)
+_REQUEST_WORDS = 5
 
 
 def _stems(text: str) -> list[str]:

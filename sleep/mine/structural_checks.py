@@ -8,7 +8,9 @@ carry to wordings nobody listed:
   tz??", "utcnow() is naive too"): the replay's diff must not add it (`diff_not_adds`); a
   name the answer defined is the thing made, never a term to avoid;
 - an API the correction names that the exchange has not used (`Path.is_symlink()`,
-  `datetime.now(timezone.utc)`, `ValueError`): the diff must add it (`diff_adds`);
+  `datetime.now(timezone.utc)`, `ValueError`): the diff must add it (`diff_adds`), unless
+  the correction refuses it or reports it there ("we dont use click.group()", "theres a
+  float() in budget"): then the diff must not add it (`diff_not_adds`), never the reverse;
 - tests asked after a code change ("test?", "and a test for it", "tests with every
   change"): whichever the answer lacked, a test added to the diff or a test run (`ran`);
 - a short demand for a bare answer after advice ("just the number"): a one-line reply.
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from sleep.mine.correction_checks import ANY_TEST_RUNNER, ONE_LINE_WORDS, TEST_FILES
+from sleep.mine.correction_checks import ANY_TEST_RUNNER, ONE_LINE_WORDS, REFUSING, TEST_FILES
 from sleep.mine.follow_up import FILE_NAME, PUSHBACK, TESTS, Before
 from sleep.mine.tasks import Check
 
@@ -85,6 +87,10 @@ def _api_checks(text: str, before: Before, besides: list[Check]) -> list[Check]:
             if _used(term, before.changes):
                 if _refused(term, clause, doubted):
                     out.append(Check("diff_not_adds", _pattern(term)))
+            elif _refused(term, clause, doubted=False):
+                # refused or reported present ("we dont use click.group()", "theres a
+                # float() in budget"): whatever the answer wrote, the replay adds none of it
+                out.append(Check("diff_not_adds", _any_call(term)))
             elif not _used(name, before.request):
                 out.append(Check("diff_adds", _pattern(term)))
     return out
@@ -117,10 +123,17 @@ def _refused(term: str, clause: str, doubted: bool) -> bool:
         re.search(
             rf"\b(?:why|not|no|instead of|rather than|stop using)\s+(?:the\s+)?{near}", clause, re.I
         )
+        or re.search(rf"{REFUSING}\s*{near}", clause, re.I)
         or re.search(
             rf"{near}\s*(?:again|is (?:naive|deprecated|unsafe|wrong|broken))\b", clause, re.I
         )
     )
+
+
+def _any_call(term: str) -> str:
+    """A refused call as a pattern for any call of it (`float()` refuses `float(x)` too)."""
+    term = term.strip("`")
+    return _pattern(term[:-1]) if term.endswith("()") else _pattern(term)
 
 
 def _matches(pattern: str, term: str) -> bool:

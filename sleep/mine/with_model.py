@@ -314,7 +314,9 @@ def _rehome(
     if moved_on and not task.reference and not prompt.get("aborted"):
         task.reference = reference_of(prompt.get("answer") or "", edits_of_turn(prompt, cwd))
     commands = [c for c in prompt.get("commands", []) if isinstance(c, str)]
-    attach_correction(task, text, commands, sid, session, prompt.get("timestamp"))
+    # read against the exchange it corrects, as the heuristic reads one it recognises
+    attach_correction(task, text, commands, sid, session, prompt.get("timestamp"),
+                      before=_answer_before(fix, task, placed))  # fmt: skip
     if not also_asks:
         placed[(sid, index)] = task.id
 

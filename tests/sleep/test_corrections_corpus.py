@@ -35,29 +35,23 @@ ATTACH_TARGET = 0.9  # issue 37: ">= 90 % of the corrections to the request they
 # (sleep/mine/follow_up.py); that round fixed against all four, so its marks, like the
 # others', record a development figure now.
 _HELD_OUT = "greenhouse"
-# The ledger corpus is held out from all mining work: its marks record its first figures
-# (bench/corrections_corpus.py --corpus ledger --misses lists each miss).
+# The ledger corpus was held out from all mining work until its first reading on the
+# structural reading of corrections (attach 4/16 -> 11-12/16, misfires 3 -> 7-8 of 22,
+# requests mined 18 -> 15/22, kinds 15 -> 10/22, replays before their commit 12 -> 8/13:
+# that first reading stays on record as the generalisation figure). Since the precision
+# round (mining-precision) it is a DEVELOPMENT corpus: its labels and misses were read
+# (bench/corrections_corpus.py --corpus ledger --misses) and mining fixed against them, so
+# its marks record development figures now.
 _LEDGER = "ledger"
 UNMET: dict[str, dict[str, str]] = {
-    # ledger's figures on the structural reading, measured once after it was written and
-    # never fixed against (what each miss is, bench/corrections_corpus.py --misses says)
-    "test_corrections_attach_to_the_request_they_correct": {
-        _LEDGER: "12/16 (4/16 before the structural reading); 7 of 22 requests are now read "
-        "as corrections of the request before them (3 before)",
-    },
-    "test_no_correction_is_mined_as_a_request_of_its_own": {_LEDGER: "1/16 is a task"},
-    "test_mechanical_corrections_become_checks": {_LEDGER: "7/13"},
     "test_every_request_is_mined_with_its_kind": {
-        _LEDGER: "15/22 mined (7 read as corrections); 10 of the 15 of the right kind",
+        _LEDGER: "22/22 mined; 16 of the 22 of the right kind: six questions labelled advice "
+        "('how do i …?', 'wait, what happens if …?', the 401) are mined agentic (they name "
+        "the project's files, with at most one file read: sleep/mine/kinds.py)",
     },
     "test_every_recurring_preference_is_found": {
         _HELD_OUT: "3/4: the UTC corrections ('datetime.now() with no tz??', 'all timestamps "
         "in UTC please', 'utcnow() is naive too') share no concept (sleep/mine/preferences.py)",
-        _LEDGER: "1/5",
-    },
-    "test_every_preference_seen_twice_has_a_held_out_occurrence": {_LEDGER: "2/5"},
-    "test_committed_requests_replay_from_the_commit_before_their_session": {
-        _LEDGER: "8/13: the requests read as corrections are no tasks",
     },
 }
 # Not strict: none at present. (The recipes corpus's held-out figure moved between runs
@@ -184,6 +178,15 @@ def test_corrections_attach_to_the_request_they_correct(measured):
 def test_no_correction_is_mined_as_a_request_of_its_own(measured):
     _world, _plan, figures = measured
     assert figures.own_tasks == [], figures.lines()
+
+
+def test_no_request_is_swallowed_as_a_correction(measured):
+    """Precision first: a request read as a correction of the one before it is lost as a
+    task (on ledger, before the precision round, 7 of 22: "add a test for archive_old",
+    "use the same --since for export too", "wait, what happens if two archive runs
+    overlap?", "no real http in tests, patch it out. add a retry to …")."""
+    _world, _plan, figures = measured
+    assert len(figures.swallowed) <= 1, figures.lines()
 
 
 def test_mechanical_corrections_become_checks(measured):

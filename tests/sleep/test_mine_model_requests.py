@@ -14,7 +14,9 @@ from sleep.mine.with_model import mine_with_model
 from tests.sleep.test_mine_model_keeps import scripted  # the miner model's TEST DOUBLE
 
 EXPORT = "add a csv export to report.py"
-RETRY = "no network in the tests please, stub it. add a retry to upload() in sync.py"
+# One sentence: the heuristic still reads it as a correction of the export (a sentence of
+# its own before the request, "… stub it. add a retry …", it reads as stated up front).
+RETRY = "no network in the tests please, stub it, and add a retry to upload() in sync.py"
 QUESTION = "wait, does upload() give up after one timeout?"
 SESSION = {
     "source": "codex", "session_id": "r1", "cwd": "/p", "branch": "main", "automation": False,
@@ -45,7 +47,7 @@ async def test_a_request_the_heuristic_took_for_a_correction_becomes_its_own_tas
     """Fails on the old code: the retry and the question refined the export task (its
     kind became advice) and neither was a task."""
     heuristic = mine_sessions([SESSION])
-    assert [t.intent for t in heuristic] == [EXPORT]  # the defect's premise
+    assert RETRY not in [t.intent for t in heuristic]  # the defect's premise
     by_intent = {t.intent: t for t in await mine_with_model([SESSION], scripted(REPLY))}
     assert set(by_intent) == {EXPORT, RETRY, QUESTION}
     export = by_intent[EXPORT]
