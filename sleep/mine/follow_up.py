@@ -427,7 +427,7 @@ def _up_front(text: str) -> tuple[str, str] | None:
     if head_and_next(text) is not None:
         return None
     match = _HEADED.match(text)
-    if match is not None:
+    if match is not None and not _MARKER_HEAD.match(match.group("head")):
         head, tail = match.group("head").strip(), match.group("tail")
         if heads_a_request(text):
             return head, tail
@@ -437,7 +437,7 @@ def _up_front(text: str) -> tuple[str, str] | None:
     # ("… patch it out. add a retry to fetch_rate: …"; not "… the cli is argparse. make it
     # a subcommand like balance", which reshapes the answer)
     match = _SENTENCE_HEADED.match(text)
-    if match is None:
+    if match is None or _MARKER_HEAD.match(match.group("head")):
         return None
     head, tail = match.group("head").strip(), match.group("tail")
     first_clause = re.split(r"[,:;]", tail, maxsplit=1)[0]
@@ -455,6 +455,14 @@ _MARK = re.compile(r"\[REDACTED:[\w.-]*\]")
 _HEADED = re.compile(r"^(?P<head>[^:\n]{3,80}?)(?::\s+|\s+[-—–]\s+)(?P<tail>.+)$", re.S)
 _SENTENCE_HEADED = re.compile(r"^(?P<head>[^.!?:\n]{3,80}?)[.!]\s+(?P<tail>.+)$", re.S)
 _REQUEST_WORDS = 5
+# A head that only announces what follows ("one more thing:", "quick question -", "also,
+# next:") demands nothing: the request after it is the whole prompt.
+_MARKER_HEAD = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|and|also|btw|now|next|then|finally|lastly|last|oh|right)(?:\W+|$))*"
+    r"(?:(?:one|another|a|the|last|final|quick|small|little|tiny|separate)\s+)*"
+    r"(?:more\s+)?(?:thing|question|q|request|ask|tweak|change|one|note|idea)?\W*$",
+    re.IGNORECASE,
+)
 
 
 def _stems(text: str) -> list[str]:

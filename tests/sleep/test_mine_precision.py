@@ -112,3 +112,40 @@ def test_the_reason_says_why_it_is_new_work():
     assert "asks what would happen" in judge("what happens if the folder is empty?", before).why
     before = Before(SINCE.request, SINCE.answer, SINCE.added)
     assert "extends the work to more" in judge("use the same --since for export too", before).why
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "One more thing: add a docstring to create_note.",
+        "Also: rename parse to parse_line everywhere",
+        "next: write the export command for the csv files",
+        "ok so, one more thing - add tests for the importer",
+        "quick question - can the report take a --since flag as well",
+    ],
+)
+def test_a_head_that_only_announces_the_request_is_no_constraint(text):
+    """ "One more thing:" demands nothing; read as a constraint it gave the real Claude
+    Code session's docstring request a rubric of "One more thing" (test_night_handoff)."""
+    from sleep.mine.follow_up import stated_up_front
+
+    assert stated_up_front(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "head"),
+    [
+        (
+            "all timestamps in UTC please: add since(readings, hours)",
+            "all timestamps in UTC please",
+        ),
+        (
+            "stick to argparse for this one - add a rates subcommand",
+            "stick to argparse for this one",
+        ),
+    ],
+)
+def test_a_head_that_demands_something_still_is(text, head):
+    from sleep.mine.follow_up import stated_up_front
+
+    assert stated_up_front(text) == head
