@@ -14,12 +14,14 @@ teardown together):
   anyone waits for) — only embedded tests talk to it.
 
 A daemon a test leaves running, or a grandchild its parent never waits for, is not
-counted. Not a test: nothing is asserted. It prints the top tests, the per-file totals
-and the whole run's total; `--json FILE` keeps every record to compare two checkouts
+counted. Not a test: nothing is asserted. It prints the top tests, the per-file totals,
+the tests' total and the whole pytest process's (collection and session teardown too); `--json FILE` keeps every record to compare two checkouts
 (run each with PYTHONPATH at its checkout, back to back, on a quiet machine).
 
 Run: PYTHONPATH=$PWD .venv/bin/python bench/suite_cpu.py [--top 30] [--json out.json]
-     [tests/docs/test_examples.py ...] [-- extra pytest args]
+     [--as-worker] [tests/docs/test_examples.py ...] [-- extra pytest args]
+`--as-worker` collects the whole suite and runs only the given paths: an xdist worker's
+heap and imports, which change what the garbage collector and start-up cost.
 With no paths it measures tests/docs/test_first_session.py (one quick sample).
 """
 
@@ -40,6 +42,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_ENV = "SUITE_CPU_OUT"  # where the plugin appends its records (one JSON line per test)
+ONLY_ENV = "SUITE_CPU_ONLY"  # --as-worker: the paths to run, os.pathsep-separated
 DEFAULT_PATHS = ("tests/docs/test_first_session.py",)
 URL_FILE = "embedded.url"  # tests/support/embedded_session.py's: "<url> <pid>"
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -59,6 +62,19 @@ def _server_cpu(folder: Path) -> float:
     except (OSError, IndexError):
         return 0.0
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime (fields 14, 15)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--as-worker: everything was collected (and imported), as on an xdist worker; only
+    the tests under the given paths run."""
+    only = os.environ.get(ONLY_ENV)
+    if not only:
+        return
+    wanted = tuple(p.rstrip("/") for p in only.split(os.pathsep))
+    keep = [i for i in items if i.nodeid.split("::", 1)[0].startswith(wanted)]
+    config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+    items[:] = keep
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -112,19 +128,32 @@ def main() -> int:
     parser.add_argument("paths", nargs="*", default=list(DEFAULT_PATHS))
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--json", type=Path, help="keep every test's record here")
+    parser.add_argument(
+        "--as-worker",
+        action="store_true",
+        help="collect all of tests/ (as each xdist worker does: its heap, its imports) and "
+        "run only the given paths",
+    )
     argv = sys.argv[1:]
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "records.jsonl"
         env = {**os.environ, OUT_ENV: str(out)}
+        paths = args.paths
+        if args.as_worker:
+            env[ONLY_ENV], paths = os.pathsep.join(args.paths), ["tests"]
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as `make test` runs it
         cmd = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "bench.suite_cpu"]
-        cmd += ["--hypothesis-profile=ci", "-p", "no:cacheprovider", *args.paths, *extra]
+        cmd += ["--hypothesis-profile=ci", "-p", "no:cacheprovider", *paths, *extra]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         code = subprocess.run(cmd, cwd=ROOT, env=env).returncode
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         records = [json.loads(ln) for ln in out.read_text().splitlines()] if out.exists() else []
     print(report(records, args.top))
+    session = sum(getattr(after, f) - getattr(before, f) for f in ("ru_utime", "ru_stime"))
+    print(f"session: {session:.2f} s CPU (pytest with collection and teardown, its children)")
     if args.json:
         args.json.write_text(json.dumps(records, indent=1) + "\n")
     return code
