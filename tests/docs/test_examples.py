@@ -1,14 +1,25 @@
 """Every shell and Python example of docs/ and README.md runs (tests/support/doc_examples.py
-says how): an example that stops working fails the suite. The add-a-benchmark guide is
-run by its own test, which also checks what it built."""
+says how): an example that stops working fails the suite. Two pages are run by tests of
+their own, which also check what they built: the add-a-benchmark guide
+(tests/docs/test_add_a_benchmark.py) and README.md, whose one runnable block is the first
+session (tests/docs/test_first_session.py types it in a fresh shell; running it here too
+trained the same quickstart twice)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.support.doc_examples import KNOWN_LANGS, ROOT, RUN_LANGS, blocks, pages, run_page
+from tests.support.doc_examples import (
+    KNOWN_LANGS,
+    ROOT,
+    RUN_LANGS,
+    blocks,
+    first_session_block,
+    pages,
+    run_page,
+)
 
-OWN_TEST = {"docs/guides/add-a-benchmark.md"}
+OWN_TEST = {"docs/guides/add-a-benchmark.md", "README.md"}
 # Pages whose examples train on the embedded model (marked as such, like its other tests).
 TRAINS = ("skillopt train --config", "skillopt eval --config")
 
@@ -29,6 +40,16 @@ def _page_params():
 def test_page_examples_run(page, tmp_path):
     outcome = run_page(page, tmp_path)
     assert outcome.ran > 0
+
+
+def test_the_readme_runs_whole_in_the_first_session_test():
+    """README.md is left to test_first_session, which runs only its first-session block: a
+    second runnable block there would run in no test."""
+    runnable = [b.where for b in blocks(ROOT / "README.md") if b.runs]
+    assert runnable == [f"README.md:{first_session_block().line}"], (
+        "README.md has runnable blocks besides the first session: run them in "
+        f"tests/docs/test_first_session.py or mark them not-run ({runnable})"
+    )
 
 
 def test_every_block_is_fenced_with_a_known_language():

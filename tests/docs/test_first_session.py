@@ -15,17 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.doc_examples import ROOT, blocks
+from tests.support.doc_examples import ROOT, first_session_block
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
-
-
-def _first_session() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.splitlines().index("## A first session") + 1
-    session = [b for b in blocks(ROOT / "README.md") if b.line > start and b.runs]
-    assert session, "README.md has no runnable block under 'A first session'"
-    return session[0].code
 
 
 def _copy_of_the_checkout(dest: Path) -> Path:
@@ -64,7 +56,7 @@ def test_the_first_session_runs_as_typed_in_a_fresh_shell(tmp_path):
         "PYTHONPATH": str(checkout),
     }
     before = _entries(checkout)
-    script = "set -e\nsource .venv/bin/activate\n" + _first_session()
+    script = "set -e\nsource .venv/bin/activate\n" + first_session_block().code
     proc = subprocess.run(
         ["bash", "-lc", script],
         cwd=checkout,

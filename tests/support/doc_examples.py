@@ -103,6 +103,15 @@ def blocks(path: Path) -> list[Block]:
     return out
 
 
+def first_session_block() -> Block:
+    """README's "A first session" block: tests/docs/test_first_session.py types it."""
+    readme = ROOT / "README.md"
+    start = readme.read_text(encoding="utf-8").splitlines().index("## A first session") + 1
+    session = [b for b in blocks(readme) if b.line > start and b.runs]
+    assert session, "README.md has no runnable block under 'A first session'"
+    return session[0]
+
+
 def make_sandbox(base: Path) -> tuple[Path, dict[str, str]]:
     """A checkout-shaped folder and the environment a page's commands run with."""
     root = base / "checkout"

@@ -2,12 +2,18 @@
 Review's "space Line". Keys that would not fit whole are left out, from the first that
 does not fit on (bindings are listed most important first); `?` and the command palette
 still list every key of the screen. A screen can `keep` a key whatever the width (Review's
-`A Adopt`, on a phone): its room is set aside first, and it stays in its place."""
+`A Adopt`, on a phone): its room is set aside first, and it stays in its place.
+
+It composes again only when the keys it would show change. Textual's footer rebuilds every
+key widget whenever the screen says its bindings changed, which it says on every focus
+move and binding refresh, even when nothing the footer shows is different: about 80
+rebuilds in a Review test, a tenth of the app's CPU (bench/suite_cpu.py)."""
 
 from __future__ import annotations
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
+from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -22,13 +28,33 @@ def _cells(key: FooterKey) -> int:
     return cell_len(key.key_display) + cell_len(key.description)
 
 
+def _shown_bindings(screen: Screen) -> tuple:
+    """What the footer's keys are made of: each active binding with its state."""
+    return tuple(
+        (binding, enabled, tooltip)
+        for _, binding, enabled, tooltip in screen.active_bindings.values()
+    )
+
+
 class FittingFooter(Footer):
     def __init__(self, *args, keep: frozenset[str] = frozenset(), **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.keep = keep  # keys (as bound, e.g. "A") shown at any width
+        self._composed_for: tuple | None = None  # the bindings the shown keys came from
 
     def compose(self) -> ComposeResult:
+        self._composed_for = _shown_bindings(self.screen) if self._bindings_ready else None
         yield from self._fitting(list(super().compose()))
+
+    def bindings_changed(self, screen: Screen) -> None:
+        unchanged = (
+            self._composed_for is not None
+            and self.is_attached
+            and screen is self.screen
+            and _shown_bindings(screen) == self._composed_for
+        )
+        if not unchanged:
+            super().bindings_changed(screen)
 
     def _fitting(self, items: list) -> list:
         """The keys that fit whole, in order, then the palette key. The footer spans the

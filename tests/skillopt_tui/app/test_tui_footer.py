@@ -4,12 +4,14 @@ columns): a key is shown whole or left out (`?` and the palette list every key).
 from __future__ import annotations
 
 import pytest
+from textual.app import App
 from textual.widgets._footer import FooterKey
 
 from skillopt_tui.app.app import SkillOptApp
 from skillopt_tui.app.screens.history import HistoryScreen
 from skillopt_tui.app.screens.review import ReviewScreen
 from skillopt_tui.app.screens.run import RunScreen
+from skillopt_tui.app.widgets.fitting_footer import FittingFooter
 from tests.support.tui_app import RUNS, SkillsRepoDouble, wait_until
 
 SIZES = [(60, 18), (80, 24), (120, 40)]
@@ -87,3 +89,37 @@ async def test_no_footer_key_is_cut(size):
         await _settled(pilot)
         shown["run"] = _cut_keys(app.screen)
     assert shown == {"home": [], "review": [], "history": [], "run": []}
+
+
+class _TwoKeys(App):
+    """A screen with two footer keys, the second shown only while `armed`."""
+
+    BINDINGS = [("a", "first", "First"), ("b", "second", "Second")]
+    armed = True
+
+    def compose(self):
+        yield FittingFooter(compact=True, show_command_palette=False)
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        return self.armed if action == "second" else True
+
+
+def _footer_keys(app: App) -> list[FooterKey]:
+    return list(app.screen.query(FooterKey))
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change():
+    """The screen signals a bindings change on every focus move and refresh; a footer
+    that rebuilt all its keys each time spent a tenth of the app's CPU."""
+    app = _TwoKeys()
+    async with app.run_test(size=(80, 10)) as pilot:
+        assert await wait_until(pilot, lambda: len(_footer_keys(app)) == 2)
+        before = _footer_keys(app)
+        for _ in range(3):
+            app.screen.refresh_bindings()  # nothing the footer shows has changed
+            await pilot.pause(0.05)
+        assert _footer_keys(app) == before  # the same key widgets, not rebuilt ones
+        assert all(k.is_attached for k in before)
+        app.armed = False
+        app.screen.refresh_bindings()
+        assert await wait_until(pilot, lambda: [k.key for k in _footer_keys(app)] == ["a"])

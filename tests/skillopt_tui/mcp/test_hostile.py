@@ -222,22 +222,25 @@ def stdio(tmp_path):
         server.process.wait()
 
 
-@pytest.mark.parametrize(
-    ("line", "code"),
-    [
-        ("{not json", -32700),
-        ('{"jsonrpc": "2.0", "id": 5, "method": ', -32700),
-        ("\x00\x01garbage", -32700),
-        ("[1, 2]", -32600),
-        ('{"hello": "world"}', -32600),
-    ],
-)
-def test_unreadable_lines_get_an_error_reply_and_the_server_goes_on(stdio, line, code):
-    stdio.send(line)
-    reply = stdio.receive()
-    assert reply["id"] is None and reply["error"]["code"] == code
-    stdio.send({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
-    assert stdio.receive()["id"] == 7  # still serving
+# Lines that are no JSON-RPC request, with the error code each must get.
+UNREADABLE = [
+    ("{not json", -32700),
+    ('{"jsonrpc": "2.0", "id": 5, "method": ', -32700),
+    ("\x00\x01garbage", -32700),
+    ("[1, 2]", -32600),
+    ('{"hello": "world"}', -32600),
+]
+
+
+def test_unreadable_lines_get_an_error_reply_and_the_server_goes_on(stdio):
+    """One server gets every unreadable line in turn and serves a request after each (a
+    server started per line cost a process start each, for the same transport path)."""
+    for request_id, (line, code) in enumerate(UNREADABLE, start=10):
+        stdio.send(line)
+        reply = stdio.receive()
+        assert reply["id"] is None and reply["error"]["code"] == code, line
+        stdio.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"})
+        assert stdio.receive()["id"] == request_id, line  # still serving
     assert "Traceback" not in stdio.close()
 
 
