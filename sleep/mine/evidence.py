@@ -135,6 +135,20 @@ def is_follow_up(text: str) -> bool:
     return bool(_FOLLOW_UP.search(text))
 
 
+# A prompt that points back at what the turn before it made or said: "and a test for it
+# pls", "does that function handle None?", "the test fails".
+_POINTS_BACK = re.compile(
+    r"\b(?:it|its|that|this|them|they|these|those)\b(?!\s+(?:is|was)\s+(?:a|an)\b)|"
+    r"\bthe (?:test|tests|function|method|class|file|script|change|fix|helper|flag|command)\b",
+    re.IGNORECASE,
+)
+
+
+def points_back(text: str) -> bool:
+    """Whether a prompt refers to an earlier turn (then it needs at least that turn)."""
+    return is_follow_up(text) or bool(_POINTS_BACK.search(text))
+
+
 # Builds verify too (a build that breaks is a failure); searches and listings do not.
 _BUILD = re.compile(
     r"^(?:make(?:\s+(?:all|build))?\s*$|(?:npm|pnpm|yarn|bun)\s+run\s+build\b"
