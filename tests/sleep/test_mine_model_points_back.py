@@ -1,10 +1,11 @@
-"""A follow-up the miner model makes a task of its own gets the turn it points back to
+"""A follow-up the miner model (or the heuristic) makes a task of its own gets the turn it points back to
 (issue 37, the greenhouse strong night: "and a test for it pls" had an empty context, so
 neither the replay nor the judge saw what "it" was). The miner model is a TEST DOUBLE (its
 replies scripted); the wordings are not the corpora's."""
 
 from __future__ import annotations
 
+from sleep.mine.heuristic import mine_sessions
 from sleep.mine.with_model import mine_with_model
 from tests.sleep.test_mine_model_keeps import scripted  # the miner model's TEST DOUBLE
 
@@ -49,3 +50,10 @@ async def test_a_new_request_that_points_nowhere_gets_no_context():
         [session("add a --dry-run option to deploy.sh")], scripted(reply(intent))
     )
     assert next(t for t in tasks if "dry-run" in t.intent).context == []
+
+
+def test_the_heuristic_shows_a_request_that_points_back_the_turn_it_follows():
+    asked = "does that function cope with unicode titles like Ærø?"
+    tasks = mine_sessions([session(asked)])
+    task = next(t for t in tasks if t.intent == asked)
+    assert [t.prompt for t in task.context] == [ASKED]
