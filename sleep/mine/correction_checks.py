@@ -182,6 +182,23 @@ _ONE_LINE = re.compile(
     re.IGNORECASE,
 )
 ONE_LINE_WORDS = "40 words"
+# "one line" that describes the code asked for, not the reply: "a function that formats
+# one line for the alert log", "prints a single line per reading".
+_DESCRIBED_LINE = re.compile(
+    r"\b(?:formats|prints|writes|returns|outputs|logs|emits|produces|renders|reads|parses)"
+    r"\s+(?:a |an |the |only |just |exactly )?(?:one|1|single)[- ](?:line|sentence)\b|"
+    r"\b(?:one|1|single)[- ](?:line|sentence)\s+(?:for|per|of|into|from|at)\s+(?!me\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_brief_reply(text: str) -> bool:
+    """A demand on the reply's length ("one line please", "too long"), not a line of
+    output the code should make ("a function that formats one line for the log")."""
+    return any(
+        not _DESCRIBED_LINE.search(text, max(0, m.start() - 40), m.end() + 12)
+        for m in _ONE_LINE.finditer(text)
+    )
 
 
 def is_plain_word(value: str) -> bool:
@@ -331,7 +348,7 @@ def checks_for(text: str, *, agentic: bool, commands_after: list[str] = ()) -> l
         checks.append(Check("diff_leaves", TEST_FILES))
     if _YES_NO.search(text):
         checks.append(Check("answer_starts_with", "yes|no"))
-    elif _ONE_LINE.search(text) or _COMMAND_ONLY.search(text):
+    elif asks_brief_reply(text) or _COMMAND_ONLY.search(text):
         checks.append(Check("answer_first_line_max", ONE_LINE_WORDS))
     return list(dict.fromkeys(checks))
 
@@ -362,7 +379,7 @@ def concepts(text: str) -> frozenset[str]:
         found.add("test-double")
     if _UNASKED_CHANGE.search(text):
         found.add("only-what-was-asked")
-    if _YES_NO.search(text) or _ONE_LINE.search(text):
+    if _YES_NO.search(text) or asks_brief_reply(text):
         found.add("brief")
     if _COMMAND_ONLY.search(text):
         found.add("command-only")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from sleep.harvest.file_edits import FileEdit
-from sleep.mine.correction_checks import checks_for
+from sleep.mine.correction_checks import asks_brief_reply, checks_for
 from sleep.mine.tasks import MAX_CONTEXT_CHARS, Check, Turn
 
 MAX_REFERENCE_CHARS = 1500
@@ -33,7 +33,7 @@ _CONSTRAINT = re.compile(
 # without asking - add an archive subcommand …" is constrained by "without asking" only.
 _INLINE_CONSTRAINT = re.compile(
     r"\b(?:without(?!\s+(?:a|an)\b)|but (?:don'?t|do not|keep|leave)|and (?:keep|don'?t|do not)|"
-    r"making sure|so that)\b(?:(?!\s[-—–]\s)[^.;:!?\n])*",
+    r"making sure|so that)\b(?:(?!\s[-—–]\s)(?:[^.;:!?\n]|\.(?=\w)))*",
     re.IGNORECASE,
 )
 # Constraints that may stand anywhere, even inside the request's own sentence: "refactor
@@ -58,8 +58,11 @@ _CONSTRAINT_PHRASE = re.compile(
     r"\b(?:on|to|for|in) (?:anything|everything|every|each|all(?: the)?) new\b)",
     re.IGNORECASE,
 )
-_CLAUSE = re.compile(r"[.;!?\n()]|\s[—–-]\s|[,:]\s")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# A dot inside a word ("alerts.py", "os.path", "v1.2") or after an abbreviation ("e.g.",
+# "i.e.") ends no sentence.
+_NO_END = r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)"
+_CLAUSE = re.compile(rf"\.(?!\w){_NO_END}|[;!?\n()]|\s[—–-]\s|[,:]\s")
+_SENTENCE = re.compile(rf"(?<=[.!?]){_NO_END}\s+|\n+")
 _VERIFY = re.compile(
     r"^(?:(?:uv run|poetry run|pipenv run|npx|pnpm exec|bundle exec)\s+)?(?:"
     r"make\s+(?:test|tests|check|lint|verify|ci)\b"
@@ -89,12 +92,22 @@ def constraints_in(text: str) -> list[str]:
     first = sentences[0] if sentences else ""
     if not first.rstrip().endswith("?"):  # a question's own "without" is what it asks about
         found += [m.group(0).strip() for m in _INLINE_CONSTRAINT.finditer(first)]
-    found += [_clause_at(text, m.start()) for m in _CONSTRAINT_PHRASE.finditer(text)]
+    phrases = [(m.group(0), _clause_at(text, m.start())) for m in _CONSTRAINT_PHRASE.finditer(text)]
+    found += [clause for phrase, clause in phrases if _constrains(phrase, clause)]
     kept: list[str] = []
     for c in (c[:300] for c in found if c):
         if not any(c in k for k in kept):
             kept = [k for k in kept if k not in c] + [c]
     return kept
+
+
+def _constrains(phrase: str, clause: str) -> bool:
+    """ "one line" in a clause asks for a short reply, unless it describes the code
+    ("… that formats one line for the alert log")."""
+    return not _ONE_LINE_PHRASE.match(phrase) or asks_brief_reply(clause)
+
+
+_ONE_LINE_PHRASE = re.compile(r"(?:one|1|single)[- ]", re.IGNORECASE)
 
 
 def _clause_at(text: str, at: int) -> str:
@@ -120,6 +133,20 @@ def constraint_note(constraint: str) -> str:
 
 def is_follow_up(text: str) -> bool:
     return bool(_FOLLOW_UP.search(text))
+
+
+# A prompt that points back at what the turn before it made or said: "and a test for it
+# pls", "does that function handle None?", "the test fails".
+_POINTS_BACK = re.compile(
+    r"\b(?:it|its|that|this|them|they|these|those)\b(?!\s+(?:is|was)\s+(?:a|an)\b)|"
+    r"\bthe (?:test|tests|function|method|class|file|script|change|fix|helper|flag|command)\b",
+    re.IGNORECASE,
+)
+
+
+def points_back(text: str) -> bool:
+    """Whether a prompt refers to an earlier turn (then it needs at least that turn)."""
+    return is_follow_up(text) or bool(_POINTS_BACK.search(text))
 
 
 # Builds verify too (a build that breaks is a failure); searches and listings do not.

@@ -36,6 +36,7 @@ from sleep.mine.evidence import (
     constraint_note,
     constraints_in,
     is_follow_up,
+    points_back,
     reference_of,
     verification_commands,
 )
@@ -296,8 +297,12 @@ def _mine_session(session: dict[str, Any], by_id: dict[str, MinedTask], placed: 
             if verdict is not None:
                 thread.heard(text, verdict)
             thread.accept()  # the next request: the person moved on from that answer
-        context, agentic_before = turns.context_for(text) if is_follow_up(text) else ([], False)
-        kind = kind_of(text, tools=tools, context_agentic=agentic_before, commands=commands)
+        # one that points back ("does that function cope with unicode?") is shown the turn
+        # it follows; only a follow-up's ("also …") takes its kind from it
+        follows = is_follow_up(text)
+        context, agentic_before = turns.context_for(text) if points_back(text) else ([], False)
+        kind = kind_of(text, tools=tools, context_agentic=follows and agentic_before,
+                       commands=commands)  # fmt: skip
         # the session's earlier edits are the project as it stood when this was asked,
         # whether or not the earlier turns are shown ("add a test for archive_old" right
         # after archive.py was written needs archive.py; issue 37)

@@ -35,7 +35,8 @@ _STOP = frozenset(
         "it", "its", "this", "that", "these", "those", "is", "are", "be", "was", "were", "do",
         "does", "did", "don't", "dont", "not", "no", "please", "just", "i", "you", "we", "me",
         "my", "your", "our", "so", "as", "at", "by", "from", "instead", "rather", "than", "use",
-        "using", "keep", "make", "sure", "again", "also", "always", "never",
+        "using", "keep", "make", "sure", "again", "also", "always", "never", "pls", "plz",
+        "thx", "thanks", "thank",
     ]
 )  # fmt: skip
 
@@ -53,7 +54,7 @@ class Occurrence:
 @dataclass
 class Preference:
     id: str
-    text: str  # the plainest wording the person used
+    text: str  # the need the miner model named, else the plainest wording the person used
     occurrences: list[Occurrence] = field(default_factory=list)
     need: str | None = None  # the need the miner model named, when it named one
 
@@ -71,7 +72,7 @@ class Preference:
 
 
 def _words(text: str) -> frozenset[str]:
-    words = re.findall(r"[a-z][a-z0-9_.()-]+", text.lower())
+    words = (w.rstrip(".") for w in re.findall(r"[a-z][a-z0-9_.()-]+", text.lower()))
     return frozenset(w.rstrip("s") for w in words if w not in _STOP and len(w) > 2)
 
 
@@ -115,6 +116,27 @@ def _meanings(correction: Correction) -> list[tuple[Meaning, str]]:
     if len(parts) > 1 and not restated:
         return parts
     return [(_meaning(correction.text), correction.text)]
+
+
+def _named_readings(tasks: Iterable[MinedTask]) -> list[tuple[Meaning, Meaning]]:
+    """How the heuristic reads each need the miner model named — the need's own words, and
+    the correction it named it for when that says one thing — beside the need itself."""
+    out: dict[tuple[Meaning, Meaning], None] = {}
+    for task in tasks:
+        for correction in task.corrections:
+            for need in correction.needs:
+                named: Meaning = ("need", frozenset([need_key(need)]))
+                out[(_meaning(need), named)] = None
+                if len(correction.needs) == 1:
+                    out[(_meaning(correction.text), named)] = None
+    return list(out)
+
+
+def _as_named(meaning: Meaning, named: list[tuple[Meaning, Meaning]]) -> Meaning:
+    """A correction the miner named no need for ("thx. tests with every change pls.")
+    joins the need its heuristic reading matches ("add a test with every change"), so one
+    need is one preference whichever reader saw which wording."""
+    return next((need for reading, need in named if _same(reading, meaning)), meaning)
 
 
 def _same(a: Meaning, b: Meaning) -> bool:
@@ -182,22 +204,24 @@ class _Groups:
 def group_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
     """The preferences in these tasks' corrections, most often said first (one said
     once is a preference too: it waits for a second occurrence to be tested)."""
+    tasks = list(tasks)
+    named = _named_readings(tasks)
     grouped = _Groups()
     for task in tasks:
         for correction in task.corrections:
             for meaning, words in _meanings(correction):
                 if meaning[1]:
-                    grouped.add((meaning, task, correction, words))
+                    grouped.add((_as_named(meaning, named), task, correction, words))
     out = []
     for said in grouped.groups():
         occurrences = list(
             dict.fromkeys(Occurrence(t.id, c.session, c.agent, c.date) for _m, t, c, _w in said)
         )
         occurrences.sort(key=lambda o: (o.date or "", o.session, o.task))
-        text = min((w for _m, _t, _c, w in said), key=lambda s: (len(s), s))
         kind = said[0][0][0]
         meanings = [m[1] for m, _t, _c, _w in said]
         need = _named_need(said) if kind == "need" else None
+        text = need or min((w for _m, _t, _c, w in said), key=lambda s: (len(s), s))
         out.append(Preference(_preference_id(kind, meanings), text, occurrences, need))
     return sorted(out, key=lambda p: (-len(p.sessions), p.id))
 

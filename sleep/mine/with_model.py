@@ -36,7 +36,7 @@ from sleep.harvest.file_edits import FileEdit, prior_edits
 from sleep.mine.check_rules import SIZE
 from sleep.mine.correction_checks import is_plain_word
 from sleep.mine.corrections import head_and_next
-from sleep.mine.evidence import reference_of, verification_commands
+from sleep.mine.evidence import bounded_context, points_back, reference_of, verification_commands
 from sleep.mine.follow_up import Before, changes_of
 from sleep.mine.heuristic import (
     Placed,
@@ -59,6 +59,7 @@ from sleep.mine.tasks import (
     Check,
     Correction,
     MinedTask,
+    Turn,
     task_id,
 )
 from sleep.prompts import render_sleep_prompt
@@ -485,6 +486,7 @@ def _new_task(
             task.session_started = session_start(session)
             task.session_commit = session_commit(session)
             task.prior_edits = edits_before(session, index)
+            task.context = task.context or context_before(session, index)
     task.occurrences = max(1, len(task.source_sessions))
     return task
 
@@ -495,6 +497,16 @@ def edits_before(session: dict[str, Any], index: int) -> list[FileEdit]:
     archive runs overlap?", is about the archive.py its session had just written)."""
     cwd = session.get("cwd")
     return prior_edits([edits_of_turn(p, cwd) for p in session.get("tasks", [])[:index]])
+
+
+def context_before(session: dict[str, Any], index: int) -> list[Turn]:
+    """The turn a prompt follows when it points back at it ("and a test for it pls"):
+    without it neither the replay nor the judge knows what "it" is."""
+    turns = session.get("tasks", [])
+    if not 0 < index < len(turns) or not points_back(str(turns[index].get("text") or "")):
+        return []
+    before = turns[index - 1]
+    return bounded_context([Turn(str(before.get("text") or ""), str(before.get("answer") or ""))])
 
 
 def heuristic_kind(intent: str, sources: list[Numbered]) -> TaskKind:

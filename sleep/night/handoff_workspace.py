@@ -120,7 +120,13 @@ def prompt_messages(
         skill_line = f"skill version {version}, placed at `{skill_path}` (also the system message)"
     else:
         skill_line = "no skill (this replay is the baseline without one)"
-    source = f"commit {task.commit}" if task.commit else "its current files"
+    source = (
+        f"the state it had when the person asked: commit {task.commit} (its last commit "
+        "before the session began), with the session's earlier edits, if any, applied"
+        if task.commit
+        else "the state it had when the person asked: its files, with the session's "
+        "earlier edits, if any, applied"
+    )
     body = "\n".join(
         [
             "Do this task as a coding agent, in the workspace prepared for it:",
