@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,14 +53,20 @@ def night_splits(
     val_fraction: float,
     test_fraction: float,
     pinned: Mapping[str, str] | None = None,
+    gated_by: Callable[[MinedTask], Hashable] | None = None,
 ) -> dict[str, list[MinedTask]]:
     """The splits a night replays from `tasks` (the archive's tasks of one project and
     skill, every night's): every val task up to the most recent `max_val_tasks`, and the
     train and test tasks by priority (sleep/mine.priority) up to `max_tasks`. `pinned`:
-    the stored tasks that keep an older scheme's split (sleep/night/split_scheme.py)."""
+    the stored tasks that keep an older scheme's split (sleep/night/split_scheme.py);
+    `gated_by`: which instruction files gate on a task (see `preference_splits`)."""
     tasks = list(tasks)
     splits = preference_splits(
-        tasks, val_fraction=val_fraction, test_fraction=test_fraction, pinned=pinned
+        tasks,
+        val_fraction=val_fraction,
+        test_fraction=test_fraction,
+        pinned=pinned,
+        gated_by=gated_by,
     )
     held = [t for t in tasks if splits[t.id] == "val"]
     rest = [t for t in tasks if splits[t.id] != "val"]
@@ -78,6 +84,7 @@ def preference_splits(
     val_fraction: float,
     test_fraction: float,
     pinned: Mapping[str, str] | None = None,
+    gated_by: Callable[[MinedTask], Hashable] | None = None,
 ) -> dict[str, str]:
     """Each task's split (task id → split): by its request's hash (sleep/mine/split.py), or
     as `pinned` (an older scheme's, kept; a task an earlier night trained on), except that
@@ -89,7 +96,15 @@ def preference_splits(
     archive subcommand"), the current file already passes it (the request says it), so
     no rule for it can ever show evidence there; where they had to correct the answer,
     the model had failed it (issue 37, ledger round 6). So a preference the hash held out
-    only up front gets a corrected occurrence held out beside it (none is moved out)."""
+    only up front gets a corrected occurrence held out beside it.
+
+    `gated_by` tells which instruction files gate on a task (CLAUDE.md on Claude Code's
+    tasks, AGENTS.md on Codex's): the occurrences are chosen within each such group, so
+    each file has its own held-out occurrence; on the greenhouse corpus the one held out
+    of "add a test" was a Codex task, so CLAUDE.md had none (issue 37, round 6). And where
+    a group has two occurrences or more but all are held out (by the hash), the one least
+    worth holding out goes to train, so some analyst sees the failure (all three "UTC"
+    occurrences were held out; nothing could learn it). Val may teach; train never gates."""
     pinned = pinned or {}
     splits = {
         t.id: pinned.get(t.id)
@@ -99,21 +114,37 @@ def preference_splits(
     if val_fraction <= 0:  # nothing held out, as asked
         return splits
     by_id = {t.id: t for t in tasks}
+    group = gated_by or (lambda _task: None)
     for pref in group_preferences(tasks):
-        ids = preference_tasks(pref)
-        candidates = [
-            by_id[i]
-            for i in ids
-            if i in by_id and not by_id[i].train_only and pinned.get(i) != "train"
-        ]
-        after = [t for t in candidates if corrected_after(t, pref)]
-        held = {t.id for t in candidates if splits[t.id] == "val"}
-        if len(ids) < 2 or any(t.id in held for t in after) or (held and not after):
-            continue
-        newest = max(after or candidates, key=_newest, default=None)
-        if newest is not None:
-            splits[newest.id] = "val"
+        groups: dict[Hashable, list[MinedTask]] = {}
+        for i in preference_tasks(pref):
+            if i in by_id:
+                groups.setdefault(group(by_id[i]), []).append(by_id[i])
+        for occurrences in groups.values():
+            _hold_one_out(occurrences, pref, splits, pinned)
     return splits
+
+
+def _hold_one_out(
+    occurrences: list[MinedTask],
+    pref: Preference,
+    splits: dict[str, str],
+    pinned: Mapping[str, str],
+) -> None:
+    """One group's occurrences of `pref` (two or more): one held out, one in train."""
+    if len(occurrences) < 2:
+        return
+    candidates = [t for t in occurrences if not t.train_only and pinned.get(t.id) != "train"]
+    after = [t for t in candidates if corrected_after(t, pref)]
+    held = [t for t in candidates if splits[t.id] == "val"]
+    if not (any(t in held for t in after) or (held and not after)):
+        best = max(after or candidates, key=_newest, default=None)
+        if best is not None:
+            splits[best.id] = "val"
+    held = [t for t in occurrences if splits[t.id] == "val"]
+    if len(held) == len(occurrences):
+        worst = min(held, key=lambda t: (corrected_after(t, pref), _newest(t)))
+        splits[worst.id] = "train"
 
 
 def corrected_after(task: MinedTask, pref: Preference) -> bool:

@@ -481,6 +481,7 @@ class Night:
             val_fraction=self.val_fraction,
             test_fraction=self.test_fraction,
             pinned={**self._trained, **self.resplit.pinned},
+            gated_by=self._gated_by(family) if len(family) > 1 else None,
         )
         return {
             split: [t for t in held if route.accepts(t.source_sessions) or split == "train"]
@@ -488,6 +489,14 @@ class Night:
             else [t for t in held if route.accepts(t.source_sessions)]
             for split, held in splits.items()
         }
+
+    def _gated_by(self, family: set[str]) -> Callable[[MinedTask], tuple[str, ...]]:
+        """Which of the sibling files gate on a task (the agents that read each): every
+        file of the family computes the same splits, each with its own held-out
+        occurrence of a preference (sleep/night/held_out.preference_splits)."""
+        entries = {e.name: e for e in self.repo.list_skills()}
+        routes = [Route(n, agents=readers(entries[n])) for n in sorted(family) if n in entries]
+        return lambda task: tuple(r.skill for r in routes if r.accepts(task.source_sessions))
 
     def _stored_routes(
         self, archive: TaskArchive, routed: set[str]
