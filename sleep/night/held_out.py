@@ -116,35 +116,50 @@ def preference_splits(
     by_id = {t.id: t for t in tasks}
     group = gated_by or (lambda _task: None)
     for pref in group_preferences(tasks):
+        every = [by_id[i] for i in preference_tasks(pref) if i in by_id]
         groups: dict[Hashable, list[MinedTask]] = {}
-        for i in preference_tasks(pref):
-            if i in by_id:
-                groups.setdefault(group(by_id[i]), []).append(by_id[i])
-        for occurrences in groups.values():
-            _hold_one_out(occurrences, pref, splits, pinned)
+        for task in every:
+            groups.setdefault(group(task), []).append(task)
+        ordered = [groups[k] for k in sorted(groups, key=repr)]
+        for occurrences in ordered:
+            _keep_one_in_train(occurrences, pref, splits)
+        for occurrences in ordered:
+            _hold_one_out(occurrences, every, pref, splits, pinned)
     return splits
+
+
+def _keep_one_in_train(occurrences: list[MinedTask], pref: Preference, splits: dict[str, str]):
+    """A group's occurrences (two or more) all held out: the one least worth holding out
+    (stated up front, else the oldest) trains, so an analyst sees the failure."""
+    if len(occurrences) > 1 and all(splits[t.id] == "val" for t in occurrences):
+        worst = min(occurrences, key=lambda t: (corrected_after(t, pref), _newest(t)))
+        splits[worst.id] = "train"
 
 
 def _hold_one_out(
     occurrences: list[MinedTask],
+    every: list[MinedTask],
     pref: Preference,
     splits: dict[str, str],
     pinned: Mapping[str, str],
 ) -> None:
-    """One group's occurrences of `pref` (two or more): one held out, one in train."""
-    if len(occurrences) < 2:
-        return
+    """One of a group's occurrences held out (the best: corrected after an answer, the
+    newest), where another occurrence of `pref` (`every`: all of them, in any group) stays
+    in train or can go there (one of this group's held out only as stated up front);
+    never one pinned to train."""
     candidates = [t for t in occurrences if not t.train_only and pinned.get(t.id) != "train"]
     after = [t for t in candidates if corrected_after(t, pref)]
     held = [t for t in candidates if splits[t.id] == "val"]
-    if not (any(t in held for t in after) or (held and not after)):
-        best = max(after or candidates, key=_newest, default=None)
-        if best is not None:
-            splits[best.id] = "val"
-    held = [t for t in occurrences if splits[t.id] == "val"]
-    if len(held) == len(occurrences):
-        worst = min(held, key=lambda t: (corrected_after(t, pref), _newest(t)))
-        splits[worst.id] = "train"
+    if any(t in held for t in after) or (held and not after):
+        return
+    best = max(after or candidates, key=_newest, default=None)
+    others = [t for t in every if t is not best]
+    if best is None or not any(
+        splits[t.id] == "train" or (t in held and t in occurrences) for t in others
+    ):
+        return  # holding it out would leave no occurrence to learn from
+    splits[best.id] = "val"
+    _keep_one_in_train(occurrences, pref, splits)  # a held one stated up front trains
 
 
 def corrected_after(task: MinedTask, pref: Preference) -> bool:
@@ -187,9 +202,16 @@ def preferences_by_task(preferences: Iterable[Preference]) -> dict[str, list[str
     return out
 
 
-def waiting_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
-    """The preferences seen in one task only: none can be held out yet."""
-    return [p for p in group_preferences(tasks) if len(preference_tasks(p)) < 2]
+def waiting_preferences(
+    tasks: Iterable[MinedTask], held: Iterable[str] | None = None
+) -> list[Preference]:
+    """The preferences in `tasks` with no occurrence among the `held` task ids (None: the
+    preferences seen in one task only, which none can be held out of yet)."""
+    prefs = group_preferences(tasks)
+    if held is None:
+        return [p for p in prefs if len(preference_tasks(p)) < 2]
+    out = set(held)
+    return [p for p in prefs if not out & set(preference_tasks(p))]
 
 
 def preference_tasks(pref: Preference) -> list[str]:
@@ -205,9 +227,9 @@ def waiting_for_val(
     preferences that wait for a second occurrence to be held out."""
     if val_tasks >= min_val_tasks:
         return None
-    texts = [f'"{_excerpt(p.text)}"' for p in waiting]
+    texts = [_waiting_line(p) for p in waiting]
     second = (
-        f"; waiting for a second occurrence of: {', '.join(texts[:5])}"
+        f"; no held-out occurrence yet of: {', '.join(texts[:5])}"
         + (f" and {len(texts) - 5} more" if len(texts) > 5 else "")
         if texts
         else ""
@@ -216,6 +238,18 @@ def waiting_for_val(
         f"waiting for more held-out tasks ({val_tasks} of {min_val_tasks}): the gate "
         f"decides on at least that many; later nights' sessions add to them{second}"
     )
+
+
+def _waiting_line(pref: Preference) -> str:
+    """A waiting preference by its name, with how often the person said it (issue 37:
+    "all timestamps in UTC please" was said to need a second occurrence; it had three)."""
+    said = len(preference_tasks(pref))
+    why = (
+        "said once, waiting for a second occurrence"
+        if said < 2
+        else f"said in {said} tasks, none of them held out for this file yet"
+    )
+    return f'"{_excerpt(pref.name)}" ({why})'
 
 
 NO_OCCURRENCE = (

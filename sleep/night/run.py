@@ -95,6 +95,7 @@ from sleep.night.held_out import (
     gate_signature,
     held_out_occurrences,
     night_splits,
+    preference_tasks,
     preferences_by_task,
     waiting_for_val,
     waiting_preferences,
@@ -252,7 +253,7 @@ class NightStager:
                 {**t.to_dict(), **self._kept_because(last, t.index - 1)} for t in self.traces
             ],
             "preferences": [
-                {"id": pref.id, "text": pref.text, "sessions": pref.sessions}
+                {"id": pref.id, "text": pref.text, "name": pref.name, "sessions": pref.sessions}
                 for pref in addressed.values()
             ],
         }
@@ -343,6 +344,8 @@ class Night:
     _mined_before: str | None = field(default=None, init=False, repr=False)
     # The stored tasks an earlier night trained on: never held out (split_scheme.py).
     _trained: dict[str, str] = field(default_factory=dict, init=False, repr=False)
+    # each skill's tasks before its split (its family's): what a waiting message counts
+    _learned_from: dict[str, list[MinedTask]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -474,6 +477,7 @@ class Night:
             and _in_project(t.project, self.project)
             and (t.skill == route.skill or len(family) > 1)
         ]
+        self._learned_from[route.skill] = tasks
         splits = night_splits(
             tasks,
             max_tasks=self.max_tasks,
@@ -489,6 +493,14 @@ class Night:
             else [t for t in held if route.accepts(t.source_sessions)]
             for split, held in splits.items()
         }
+
+    def _waiting(self, route: Route, splits: dict[str, list[MinedTask]]) -> list[Preference]:
+        """The preferences of this skill's tasks with none of their occurrences held out
+        for it, counted over every task it learns from (the other file's too)."""
+        mine = {t.id for tasks in splits.values() for t in tasks}
+        every = self._learned_from.get(route.skill) or [t for s in splits.values() for t in s]
+        held = [t.id for t in splits["val"]]
+        return [p for p in waiting_preferences(every, held) if mine & set(preference_tasks(p))]
 
     def _gated_by(self, family: set[str]) -> Callable[[MinedTask], tuple[str, ...]]:
         """Which of the sibling files gate on a task (the agents that read each): every
@@ -593,11 +605,8 @@ class Night:
             kept = replayable(splits, backend, lambda _task, _why: None)
             # why the night would gate nothing for this skill yet (None: it gates, or it
             # lacks train or val tasks altogether, which the night reports as before)
-            everything = [t for tasks in splits.values() for t in tasks]
             waiting = (
-                waiting_for_val(
-                    len(kept["val"]), self.min_val_tasks, waiting_preferences(everything)
-                )
+                waiting_for_val(len(kept["val"]), self.min_val_tasks, self._waiting(route, splits))
                 if kept["train"] and kept["val"]
                 else None
             )
@@ -736,9 +745,7 @@ class Night:
             self.on_line(f"{route.skill}: skipped, {outcome['reason']}")
             return outcome
         everything = [t for tasks in splits.values() for t in tasks]
-        waiting = waiting_for_val(
-            counts["val"], self.min_val_tasks, waiting_preferences(everything)
-        )
+        waiting = waiting_for_val(counts["val"], self.min_val_tasks, self._waiting(route, splits))
         if waiting is not None:
             self.on_line(f"{route.skill}: {waiting}")
             outcome.update(status="skipped", reason=waiting, waiting_for_val=True)

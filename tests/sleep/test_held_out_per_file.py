@@ -68,3 +68,41 @@ def test_a_task_an_earlier_night_trained_on_never_moves_to_val():
     newest = claude[1].id
     splits = preference_splits(claude, **FRACTIONS, gated_by=_agent, pinned={newest: "train"})
     assert splits == {claude[0].id: "val", newest: "train"}
+
+
+def test_a_waiting_preference_is_named_by_its_need_with_its_count():
+    """Fails on the old code: the shortest wording ("test?") stood for the need the miner
+    named, and a preference said three times was said to wait for a second occurrence."""
+    from sleep.mine.preferences import group_preferences
+    from sleep.night.held_out import waiting_for_val, waiting_preferences
+
+    days = [f"2026-11-0{i + 1}" for i in range(3)]
+    tasks = [_occurrence(t, "codex", d) for t, d in zip(_ids("train", 3), days, strict=True)]
+    for task, said in zip(tasks, ("test?", FIX, "no test again?"), strict=True):
+        need = ["a test with every change"]
+        task.corrections = [
+            Correction(said, task.source_sessions[0], "codex", task.first_seen, need)
+        ]
+    (pref,) = group_preferences(tasks)
+    assert pref.name == "a test with every change"
+    why = waiting_for_val(0, 3, waiting_preferences(tasks, held=[]))
+    assert '"a test with every change" (said in 3 tasks, none of them held out' in why
+    assert "test?" not in why
+
+
+def test_the_clearest_wording_stands_for_an_unnamed_preference():
+    from sleep.mine.preferences import clearest_wording
+
+    assert clearest_wording(["test?", FIX, "tests pls"]) == FIX
+
+
+def test_one_occurrence_in_each_file_holds_one_out_and_trains_on_the_other():
+    """Said once to each agent: one file holds its occurrence out and both learn from the
+    other (held out by both, no analyst would see it; by neither, nothing could gate)."""
+    claude_id, codex_id = _ids("train", 2)
+    tasks = [
+        _occurrence(claude_id, "claude", "2026-11-01"),
+        _occurrence(codex_id, "codex", "2026-11-02"),
+    ]
+    assert sorted(_splits(tasks).values()) == ["train", "val"]
+    assert _splits(tasks) == _splits(list(reversed(tasks)))
