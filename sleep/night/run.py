@@ -113,6 +113,7 @@ from sleep.night.held_tasks import (
     read_json,
     with_carried,
 )
+from sleep.night.known_preferences import in_project, known_preferences
 from sleep.night.lacked_inputs import left_out_line, left_out_of_analysis
 from sleep.night.preference_gate import PreferenceGate
 from sleep.night.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
@@ -151,7 +152,8 @@ class NightPlan:
     # The status of the open night tonight continues on its frozen tasks (None: a new one).
     continues: str | None = None
     # What the person keeps asking for across sessions (sleep/mine/preferences.py), most
-    # often said first: {id, text, occurrences: [{task, session, agent, date}]}.
+    # often said first, tonight's and earlier nights' (sleep/night/known_preferences.py):
+    # {id, text, name, need?, project, occurrences: [{task, session, agent, date}]}.
     preferences: list[dict[str, Any]] = field(default_factory=list)
     # "heuristic", or "heuristic+<backend>:<model>" when the miner model mined too (None:
     # the night continues on frozen tasks, mined by an earlier round).
@@ -173,6 +175,9 @@ class NightResult:
     # and what kept its old split (sleep/night/split_scheme.py); {} on every other night.
     resplit: dict[str, Any] = field(default_factory=dict)
     mined_by: str | None = None  # as NightPlan's (None: continued on frozen tasks)
+    # The project's preferences so far, from the task archive (as NightPlan's, with their
+    # project): what the person keeps correcting, readable after the night.
+    preferences: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -474,7 +479,7 @@ class Night:
             t
             for t in known.values()
             if t.skill in family
-            and _in_project(t.project, self.project)
+            and in_project(t.project, self.project)
             and (t.skill == route.skill or len(family) > 1)
         ]
         self._learned_from[route.skill] = tasks
@@ -599,7 +604,7 @@ class Night:
         plan.left_out = self.left_out
         plan.mined_by = self.mined_by
         planned = [t for _route, splits in routed for tasks in splits.values() for t in tasks]
-        plan.preferences = [p.to_dict() for p in group_preferences(planned)]
+        plan.preferences = known_preferences(self.state_dir, self.project, planned)
         backend = self.config.models.target.backend
         for route, splits in routed:
             kept = replayable(splits, backend, lambda _task, _why: None)
@@ -705,6 +710,7 @@ class Night:
             return result
         result.left_out, result.mined_by = self.left_out, self._mined()
         result.resplit = self.resplit.report()
+        result.preferences = known_preferences(self.state_dir, self.project)
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)
             result.skills[route.skill] = outcome
@@ -1070,16 +1076,6 @@ def git_head(project: Path) -> str | None:
         return None
     done = run_git("rev-parse", "--verify", "-q", "HEAD", cwd=project)
     return done.stdout.decode().strip() or None if done.returncode == 0 else None
-
-
-def _in_project(cwd: str | None, project: Path | None) -> bool:
-    if project is None:
-        return True
-    if cwd is None:
-        return False
-    root = Path(project).expanduser().absolute()
-    here = Path(cwd).expanduser().absolute()
-    return here == root or root in here.parents
 
 
 def _str(path: Path | None) -> str | None:
