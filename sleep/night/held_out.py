@@ -115,14 +115,19 @@ def preference_splits(
         return splits
     by_id = {t.id: t for t in tasks}
     group = gated_by or (lambda _task: None)
+    grouped = []  # (preference, all its tasks, its tasks by group) in a stable order
     for pref in group_preferences(tasks):
         every = [by_id[i] for i in preference_tasks(pref) if i in by_id]
         groups: dict[Hashable, list[MinedTask]] = {}
         for task in every:
             groups.setdefault(group(task), []).append(task)
-        ordered = [groups[k] for k in sorted(groups, key=repr)]
+        grouped.append((pref, every, [groups[k] for k in sorted(groups, key=repr)]))
+    # every preference trains first, then each is held out: a task two preferences share,
+    # held out for one, is not sent back to train for the other afterwards
+    for pref, _every, ordered in grouped:
         for occurrences in ordered:
             _keep_one_in_train(occurrences, pref, splits)
+    for pref, every, ordered in grouped:
         for occurrences in ordered:
             _hold_one_out(occurrences, every, pref, splits, pinned)
     return splits
