@@ -148,11 +148,18 @@ class SleepPreviewLoaded(Message):
 
 
 class NightsLoaded(Message):
-    def __init__(self, context: Any, nights: list[Any], since_adoption: list[str] = ()) -> None:
+    def __init__(
+        self,
+        context: Any,
+        nights: list[Any],
+        since_adoption: list[str] = (),
+        preferences: list[str] = (),
+    ) -> None:
         super().__init__()
         self.context = context  # sleep_data.SleepContext
         self.nights = nights  # sleep_data.NightView, newest first
         self.since_adoption = list(since_adoption)  # sleep_data.adoption_lines
+        self.preferences = list(preferences)  # sleep_data.preference_lines
 
 
 class MinedTasksLoaded(Message):

@@ -374,3 +374,15 @@ def adoption_lines(ctx: SleepContext) -> list[str]:
     return [
         f"{e.skill}: {e.line()}" for e in adoption_effects(ctx.state_dir, ctx.settings.skills_repo)
     ]
+
+
+def preference_lines(ctx: SleepContext) -> list[str]:
+    """What the person keeps correcting, from the task archive (one line each, most said
+    first): readable after the night, whatever tonight's sessions were."""
+    from sleep.night.known_preferences import preference_line, preferences_of_projects
+
+    try:
+        found = preferences_of_projects(ctx.state_dir, ctx.settings.projects or [])
+    except UserError as exc:
+        return [str(exc)]
+    return [preference_line(p) for p in found]

@@ -332,6 +332,7 @@ SHOWN_PREFERENCES = 5  # the console's; `--json` lists them all
 
 def _echo_plan(plan: dict, project: Path | None) -> None:
     from sleep.night.estimate import skipped_line
+    from sleep.night.known_preferences import preference_line
 
     if project is not None:
         typer.echo(f"{project}:")
@@ -354,13 +355,13 @@ def _echo_plan(plan: dict, project: Path | None) -> None:
         if route["skill"] in plan["estimate"]:
             typer.echo(f"    {plan['estimate'][route['skill']]}")
     for preference in plan["preferences"][:SHOWN_PREFERENCES]:
-        sessions = len({o["session"] for o in preference["occurrences"]})
-        typer.echo(f"  preference {preference['text']!r}: said in {sessions} session(s)")
+        typer.echo(f"  preference {preference_line(preference)}")
 
 
 def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     """Recorded settings, recent nights and handoff prompts waiting for answers."""
     from sleep.night.adoption_effect import adoption_effects
+    from sleep.night.known_preferences import preference_line, preferences_of_projects
     from sleep.night.unlanded_edits import unlanded_line
     from sleep.state.status import gate_line, night_status
 
@@ -368,6 +369,7 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
     status = night_status(state)
     effects = adoption_effects(state, status["settings"].get("skills_repo"))
     status["adoption_effects"] = [e.to_dict() for e in effects]
+    status["preferences"] = preferences_of_projects(state, status["settings"].get("projects") or [])
     if as_json:
         emit_json(status)
         return
@@ -394,6 +396,13 @@ def status_cmd(state_dir: StateDir = None, as_json: JsonOpt = False) -> None:
                 typer.echo(f"  {skill}: {outcome.get('reason')}")
             if outcome.get("edits_not_landed"):
                 typer.echo(f"  {unlanded_line(skill, outcome['edits_not_landed'])}")
+    if status["preferences"]:
+        typer.echo("preferences (what the person keeps correcting):")
+        for preference in status["preferences"][:SHOWN_PREFERENCES]:
+            typer.echo(f"  {preference_line(preference)}")
+        if len(status["preferences"]) > SHOWN_PREFERENCES:
+            more = len(status["preferences"]) - SHOWN_PREFERENCES
+            typer.echo(f"  and {more} more (`sleep status --json` lists them all)")
     if effects:
         typer.echo("since adoption:")
         for effect in effects:

@@ -54,9 +54,14 @@ class Occurrence:
 @dataclass
 class Preference:
     id: str
-    text: str  # the need the miner model named, else the plainest wording the person used
+    text: str  # the clearest wording the person used (`clearest_wording`)
     occurrences: list[Occurrence] = field(default_factory=list)
     need: str | None = None  # the need the miner model named, when it named one
+
+    @property
+    def name(self) -> str:
+        """What a person is shown: the need the miner model named, else their wording."""
+        return self.need or self.text
 
     @property
     def sessions(self) -> list[str]:
@@ -66,6 +71,7 @@ class Preference:
         data = {
             "id": self.id,
             "text": self.text,
+            "name": self.name,
             "occurrences": [o.__dict__.copy() for o in self.occurrences],
         }
         return {**data, "need": self.need} if self.need else data
@@ -218,12 +224,22 @@ def group_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
             dict.fromkeys(Occurrence(t.id, c.session, c.agent, c.date) for _m, t, c, _w in said)
         )
         occurrences.sort(key=lambda o: (o.date or "", o.session, o.task))
+        text = clearest_wording(w for _m, _t, _c, w in said)
         kind = said[0][0][0]
         meanings = [m[1] for m, _t, _c, _w in said]
         need = _named_need(said) if kind == "need" else None
-        text = need or min((w for _m, _t, _c, w in said), key=lambda s: (len(s), s))
         out.append(Preference(_preference_id(kind, meanings), text, occurrences, need))
     return sorted(out, key=lambda p: (-len(p.sessions), p.id))
+
+
+def clearest_wording(wordings: Iterable[str]) -> str:
+    """The wording that says the most: not a bare question ("test?" says little of what
+    the person wants), then the most content words, then the shorter (issue 37: the
+    shortest wording, "test?", stood for "add a test with every change")."""
+    return min(
+        wordings,
+        key=lambda w: (w.rstrip().endswith("?"), -min(len(_words(w)), 8), len(w), w),
+    )
 
 
 def _named_need(said: list[_Said]) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,14 +53,20 @@ def night_splits(
     val_fraction: float,
     test_fraction: float,
     pinned: Mapping[str, str] | None = None,
+    gated_by: Callable[[MinedTask], Hashable] | None = None,
 ) -> dict[str, list[MinedTask]]:
     """The splits a night replays from `tasks` (the archive's tasks of one project and
     skill, every night's): every val task up to the most recent `max_val_tasks`, and the
     train and test tasks by priority (sleep/mine.priority) up to `max_tasks`. `pinned`:
-    the stored tasks that keep an older scheme's split (sleep/night/split_scheme.py)."""
+    the stored tasks that keep an older scheme's split (sleep/night/split_scheme.py);
+    `gated_by`: which instruction files gate on a task (see `preference_splits`)."""
     tasks = list(tasks)
     splits = preference_splits(
-        tasks, val_fraction=val_fraction, test_fraction=test_fraction, pinned=pinned
+        tasks,
+        val_fraction=val_fraction,
+        test_fraction=test_fraction,
+        pinned=pinned,
+        gated_by=gated_by,
     )
     held = [t for t in tasks if splits[t.id] == "val"]
     rest = [t for t in tasks if splits[t.id] != "val"]
@@ -78,6 +84,7 @@ def preference_splits(
     val_fraction: float,
     test_fraction: float,
     pinned: Mapping[str, str] | None = None,
+    gated_by: Callable[[MinedTask], Hashable] | None = None,
 ) -> dict[str, str]:
     """Each task's split (task id → split): by its request's hash (sleep/mine/split.py), or
     as `pinned` (an older scheme's, kept; a task an earlier night trained on), except that
@@ -89,7 +96,15 @@ def preference_splits(
     archive subcommand"), the current file already passes it (the request says it), so
     no rule for it can ever show evidence there; where they had to correct the answer,
     the model had failed it (issue 37, ledger round 6). So a preference the hash held out
-    only up front gets a corrected occurrence held out beside it (none is moved out)."""
+    only up front gets a corrected occurrence held out beside it.
+
+    `gated_by` tells which instruction files gate on a task (CLAUDE.md on Claude Code's
+    tasks, AGENTS.md on Codex's): the occurrences are chosen within each such group, so
+    each file has its own held-out occurrence; on the greenhouse corpus the one held out
+    of "add a test" was a Codex task, so CLAUDE.md had none (issue 37, round 6). And where
+    a group has two occurrences or more but all are held out (by the hash), the one least
+    worth holding out goes to train, so some analyst sees the failure (all three "UTC"
+    occurrences were held out; nothing could learn it). Val may teach; train never gates."""
     pinned = pinned or {}
     splits = {
         t.id: pinned.get(t.id)
@@ -99,21 +114,57 @@ def preference_splits(
     if val_fraction <= 0:  # nothing held out, as asked
         return splits
     by_id = {t.id: t for t in tasks}
+    group = gated_by or (lambda _task: None)
+    grouped = []  # (preference, all its tasks, its tasks by group) in a stable order
     for pref in group_preferences(tasks):
-        ids = preference_tasks(pref)
-        candidates = [
-            by_id[i]
-            for i in ids
-            if i in by_id and not by_id[i].train_only and pinned.get(i) != "train"
-        ]
-        after = [t for t in candidates if corrected_after(t, pref)]
-        held = {t.id for t in candidates if splits[t.id] == "val"}
-        if len(ids) < 2 or any(t.id in held for t in after) or (held and not after):
-            continue
-        newest = max(after or candidates, key=_newest, default=None)
-        if newest is not None:
-            splits[newest.id] = "val"
+        every = [by_id[i] for i in preference_tasks(pref) if i in by_id]
+        groups: dict[Hashable, list[MinedTask]] = {}
+        for task in every:
+            groups.setdefault(group(task), []).append(task)
+        grouped.append((pref, every, [groups[k] for k in sorted(groups, key=repr)]))
+    # every preference trains first, then each is held out: a task two preferences share,
+    # held out for one, is not sent back to train for the other afterwards
+    for pref, _every, ordered in grouped:
+        for occurrences in ordered:
+            _keep_one_in_train(occurrences, pref, splits)
+    for pref, every, ordered in grouped:
+        for occurrences in ordered:
+            _hold_one_out(occurrences, every, pref, splits, pinned)
     return splits
+
+
+def _keep_one_in_train(occurrences: list[MinedTask], pref: Preference, splits: dict[str, str]):
+    """A group's occurrences (two or more) all held out: the one least worth holding out
+    (stated up front, else the oldest) trains, so an analyst sees the failure."""
+    if len(occurrences) > 1 and all(splits[t.id] == "val" for t in occurrences):
+        worst = min(occurrences, key=lambda t: (corrected_after(t, pref), _newest(t)))
+        splits[worst.id] = "train"
+
+
+def _hold_one_out(
+    occurrences: list[MinedTask],
+    every: list[MinedTask],
+    pref: Preference,
+    splits: dict[str, str],
+    pinned: Mapping[str, str],
+) -> None:
+    """One of a group's occurrences held out (the best: corrected after an answer, the
+    newest), where another occurrence of `pref` (`every`: all of them, in any group) stays
+    in train or can go there (one of this group's held out only as stated up front);
+    never one pinned to train."""
+    candidates = [t for t in occurrences if not t.train_only and pinned.get(t.id) != "train"]
+    after = [t for t in candidates if corrected_after(t, pref)]
+    held = [t for t in candidates if splits[t.id] == "val"]
+    if any(t in held for t in after) or (held and not after):
+        return
+    best = max(after or candidates, key=_newest, default=None)
+    others = [t for t in every if t is not best]
+    if best is None or not any(
+        splits[t.id] == "train" or (t in held and t in occurrences) for t in others
+    ):
+        return  # holding it out would leave no occurrence to learn from
+    splits[best.id] = "val"
+    _keep_one_in_train(occurrences, pref, splits)  # a held one stated up front trains
 
 
 def corrected_after(task: MinedTask, pref: Preference) -> bool:
@@ -156,9 +207,16 @@ def preferences_by_task(preferences: Iterable[Preference]) -> dict[str, list[str
     return out
 
 
-def waiting_preferences(tasks: Iterable[MinedTask]) -> list[Preference]:
-    """The preferences seen in one task only: none can be held out yet."""
-    return [p for p in group_preferences(tasks) if len(preference_tasks(p)) < 2]
+def waiting_preferences(
+    tasks: Iterable[MinedTask], held: Iterable[str] | None = None
+) -> list[Preference]:
+    """The preferences in `tasks` with no occurrence among the `held` task ids (None: the
+    preferences seen in one task only, which none can be held out of yet)."""
+    prefs = group_preferences(tasks)
+    if held is None:
+        return [p for p in prefs if len(preference_tasks(p)) < 2]
+    out = set(held)
+    return [p for p in prefs if not out & set(preference_tasks(p))]
 
 
 def preference_tasks(pref: Preference) -> list[str]:
@@ -174,9 +232,9 @@ def waiting_for_val(
     preferences that wait for a second occurrence to be held out."""
     if val_tasks >= min_val_tasks:
         return None
-    texts = [f'"{_excerpt(p.text)}"' for p in waiting]
+    texts = [_waiting_line(p) for p in waiting]
     second = (
-        f"; waiting for a second occurrence of: {', '.join(texts[:5])}"
+        f"; no held-out occurrence yet of: {', '.join(texts[:5])}"
         + (f" and {len(texts) - 5} more" if len(texts) > 5 else "")
         if texts
         else ""
@@ -185,6 +243,18 @@ def waiting_for_val(
         f"waiting for more held-out tasks ({val_tasks} of {min_val_tasks}): the gate "
         f"decides on at least that many; later nights' sessions add to them{second}"
     )
+
+
+def _waiting_line(pref: Preference) -> str:
+    """A waiting preference by its name, with how often the person said it (issue 37:
+    "all timestamps in UTC please" was said to need a second occurrence; it had three)."""
+    said = len(preference_tasks(pref))
+    why = (
+        "said once, waiting for a second occurrence"
+        if said < 2
+        else f"said in {said} tasks, none of them held out for this file yet"
+    )
+    return f'"{_excerpt(pref.name)}" ({why})'
 
 
 NO_OCCURRENCE = (

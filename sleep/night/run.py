@@ -95,6 +95,7 @@ from sleep.night.held_out import (
     gate_signature,
     held_out_occurrences,
     night_splits,
+    preference_tasks,
     preferences_by_task,
     waiting_for_val,
     waiting_preferences,
@@ -112,6 +113,7 @@ from sleep.night.held_tasks import (
     read_json,
     with_carried,
 )
+from sleep.night.known_preferences import in_project, known_preferences
 from sleep.night.lacked_inputs import left_out_line, left_out_of_analysis
 from sleep.night.preference_gate import PreferenceGate
 from sleep.night.replay_checks import DEFAULT_CHECK_TIMEOUT_S, planned_checks, tally
@@ -150,7 +152,8 @@ class NightPlan:
     # The status of the open night tonight continues on its frozen tasks (None: a new one).
     continues: str | None = None
     # What the person keeps asking for across sessions (sleep/mine/preferences.py), most
-    # often said first: {id, text, occurrences: [{task, session, agent, date}]}.
+    # often said first, tonight's and earlier nights' (sleep/night/known_preferences.py):
+    # {id, text, name, need?, project, occurrences: [{task, session, agent, date}]}.
     preferences: list[dict[str, Any]] = field(default_factory=list)
     # "heuristic", or "heuristic+<backend>:<model>" when the miner model mined too (None:
     # the night continues on frozen tasks, mined by an earlier round).
@@ -172,6 +175,9 @@ class NightResult:
     # and what kept its old split (sleep/night/split_scheme.py); {} on every other night.
     resplit: dict[str, Any] = field(default_factory=dict)
     mined_by: str | None = None  # as NightPlan's (None: continued on frozen tasks)
+    # The project's preferences so far, from the task archive (as NightPlan's, with their
+    # project): what the person keeps correcting, readable after the night.
+    preferences: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -252,7 +258,7 @@ class NightStager:
                 {**t.to_dict(), **self._kept_because(last, t.index - 1)} for t in self.traces
             ],
             "preferences": [
-                {"id": pref.id, "text": pref.text, "sessions": pref.sessions}
+                {"id": pref.id, "text": pref.text, "name": pref.name, "sessions": pref.sessions}
                 for pref in addressed.values()
             ],
         }
@@ -343,6 +349,8 @@ class Night:
     _mined_before: str | None = field(default=None, init=False, repr=False)
     # The stored tasks an earlier night trained on: never held out (split_scheme.py).
     _trained: dict[str, str] = field(default_factory=dict, init=False, repr=False)
+    # each skill's tasks before its split (its family's): what a waiting message counts
+    _learned_from: dict[str, list[MinedTask]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
@@ -471,9 +479,10 @@ class Night:
             t
             for t in known.values()
             if t.skill in family
-            and _in_project(t.project, self.project)
+            and in_project(t.project, self.project)
             and (t.skill == route.skill or len(family) > 1)
         ]
+        self._learned_from[route.skill] = tasks
         splits = night_splits(
             tasks,
             max_tasks=self.max_tasks,
@@ -481,6 +490,7 @@ class Night:
             val_fraction=self.val_fraction,
             test_fraction=self.test_fraction,
             pinned={**self._trained, **self.resplit.pinned},
+            gated_by=self._gated_by(family) if len(family) > 1 else None,
         )
         return {
             split: [t for t in held if route.accepts(t.source_sessions) or split == "train"]
@@ -488,6 +498,22 @@ class Night:
             else [t for t in held if route.accepts(t.source_sessions)]
             for split, held in splits.items()
         }
+
+    def _waiting(self, route: Route, splits: dict[str, list[MinedTask]]) -> list[Preference]:
+        """The preferences of this skill's tasks with none of their occurrences held out
+        for it, counted over every task it learns from (the other file's too)."""
+        mine = {t.id for tasks in splits.values() for t in tasks}
+        every = self._learned_from.get(route.skill) or [t for s in splits.values() for t in s]
+        held = [t.id for t in splits["val"]]
+        return [p for p in waiting_preferences(every, held) if mine & set(preference_tasks(p))]
+
+    def _gated_by(self, family: set[str]) -> Callable[[MinedTask], tuple[str, ...]]:
+        """Which of the sibling files gate on a task (the agents that read each): every
+        file of the family computes the same splits, each with its own held-out
+        occurrence of a preference (sleep/night/held_out.preference_splits)."""
+        entries = {e.name: e for e in self.repo.list_skills()}
+        routes = [Route(n, agents=readers(entries[n])) for n in sorted(family) if n in entries]
+        return lambda task: tuple(r.skill for r in routes if r.accepts(task.source_sessions))
 
     def _stored_routes(
         self, archive: TaskArchive, routed: set[str]
@@ -578,17 +604,14 @@ class Night:
         plan.left_out = self.left_out
         plan.mined_by = self.mined_by
         planned = [t for _route, splits in routed for tasks in splits.values() for t in tasks]
-        plan.preferences = [p.to_dict() for p in group_preferences(planned)]
+        plan.preferences = known_preferences(self.state_dir, self.project, planned)
         backend = self.config.models.target.backend
         for route, splits in routed:
             kept = replayable(splits, backend, lambda _task, _why: None)
             # why the night would gate nothing for this skill yet (None: it gates, or it
             # lacks train or val tasks altogether, which the night reports as before)
-            everything = [t for tasks in splits.values() for t in tasks]
             waiting = (
-                waiting_for_val(
-                    len(kept["val"]), self.min_val_tasks, waiting_preferences(everything)
-                )
+                waiting_for_val(len(kept["val"]), self.min_val_tasks, self._waiting(route, splits))
                 if kept["train"] and kept["val"]
                 else None
             )
@@ -687,6 +710,7 @@ class Night:
             return result
         result.left_out, result.mined_by = self.left_out, self._mined()
         result.resplit = self.resplit.report()
+        result.preferences = known_preferences(self.state_dir, self.project)
         for route, splits in routed:
             outcome = await self._run_skill(route, splits)
             result.skills[route.skill] = outcome
@@ -727,9 +751,7 @@ class Night:
             self.on_line(f"{route.skill}: skipped, {outcome['reason']}")
             return outcome
         everything = [t for tasks in splits.values() for t in tasks]
-        waiting = waiting_for_val(
-            counts["val"], self.min_val_tasks, waiting_preferences(everything)
-        )
+        waiting = waiting_for_val(counts["val"], self.min_val_tasks, self._waiting(route, splits))
         if waiting is not None:
             self.on_line(f"{route.skill}: {waiting}")
             outcome.update(status="skipped", reason=waiting, waiting_for_val=True)
@@ -1054,16 +1076,6 @@ def git_head(project: Path) -> str | None:
         return None
     done = run_git("rev-parse", "--verify", "-q", "HEAD", cwd=project)
     return done.stdout.decode().strip() or None if done.returncode == 0 else None
-
-
-def _in_project(cwd: str | None, project: Path | None) -> bool:
-    if project is None:
-        return True
-    if cwd is None:
-        return False
-    root = Path(project).expanduser().absolute()
-    here = Path(cwd).expanduser().absolute()
-    return here == root or root in here.parents
 
 
 def _str(path: Path | None) -> str | None:

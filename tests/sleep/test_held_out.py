@@ -197,7 +197,7 @@ def test_a_skill_waiting_for_val_names_the_preferences_seen_once():
     guard = _task(_ids("val", 1)[0], reference="Run pnpm install.")
     why = waiting_for_val(1, 3, waiting_preferences([once, guard]))
     assert why is not None and "(1 of 3)" in why
-    assert 'waiting for a second occurrence of: "no, use logging instead of print"' in why
+    assert '"no, use logging instead of print" (said once, waiting for a second' in why
     assert gate_roles([once, guard]) == {once.id: "occurrence", guard.id: "guard"}
 
 

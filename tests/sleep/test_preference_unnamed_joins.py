@@ -26,7 +26,7 @@ def plain(text: str, session: str) -> Correction:
 
 
 def by_task(tasks: list[MinedTask]) -> dict[str, set[str]]:
-    return {p.text: {o.task for o in p.occurrences} for p in group_preferences(tasks)}
+    return {p.name: {o.task for o in p.occurrences} for p in group_preferences(tasks)}
 
 
 def test_an_unnamed_correction_joins_the_need_its_words_match():
@@ -59,4 +59,4 @@ def test_an_unnamed_correction_matching_no_need_stays_its_own():
 def test_a_named_preference_shows_the_need_not_its_shortest_wording():
     tasks = [task("t-1", named("test?", "s1", TESTS)), task("t-2", named("tests pls", "s2", TESTS))]
     [preference] = group_preferences(tasks)
-    assert (preference.text, preference.need) == (TESTS, TESTS)
+    assert (preference.name, preference.need, preference.text) == (TESTS, TESTS, "tests pls")

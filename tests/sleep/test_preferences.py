@@ -38,7 +38,7 @@ SESSIONS = [
 def test_the_same_correction_in_different_sessions_is_one_preference():
     tasks = mine_sessions(SESSIONS)
     preferences = {p.text: p for p in group_preferences(tasks)}
-    logging = preferences["logging, not print"]
+    logging = preferences["use the logging module, not print()"]  # the clearest wording
     assert [(o.session, o.agent, o.date) for o in logging.occurrences] == [
         ("claude:a", "claude", "2026-12-01T10:00:00Z"),
         ("codex:b", "codex", "2026-12-02T10:00:00Z"),
@@ -92,7 +92,7 @@ async def test_dry_run_lists_the_preferences(tmp_path):
     night = make_night(tmp_path, repo, project, harvested, dry=True, heuristic_only=True)
     listed = _plan_json(await night.plan(), "double", {})
     texts = {p["text"]: p for p in listed["preferences"]}
-    logging = texts["logging, not print"]
+    logging = texts["use the logging module, not print()"]
     assert [set(o) for o in logging["occurrences"]] == [{"task", "session", "agent", "date"}] * 3
     assert [o["agent"] for o in logging["occurrences"]] == ["claude", "codex", "claude"]
 

@@ -35,6 +35,7 @@ from skillopt_tui.app.sleep_data import (
     load_context,
     load_nights,
     night_tasks,
+    preference_lines,
 )
 from skillopt_tui.app.sleep_projects import choice_line, shown_with
 from skillopt_tui.app.widgets import sleep_rows as rows
@@ -133,6 +134,9 @@ class SleepScreen(CompareMarks, NightLaunchActions, AppScreen):
                 since = Static("", id="since-adoption", classes="sleep-detail")
                 since.display = False
                 yield since
+                preferences = Static("", id="preferences", classes="sleep-detail")
+                preferences.display = False
+                yield preferences
             with TabPane("Mined tasks 5", id="mined"):
                 yield Label("", id="mined-title", classes="section-title")
                 yield DataTable(id="mined-list", cursor_type="row", zebra_stripes=True)
@@ -174,7 +178,9 @@ class SleepScreen(CompareMarks, NightLaunchActions, AppScreen):
     def _load_nights(self) -> None:
         state = self.app.state_dir
         ctx = load_context(state)
-        self.post_message(NightsLoaded(ctx, load_nights(state), adoption_lines(ctx)))
+        self.post_message(
+            NightsLoaded(ctx, load_nights(state), adoption_lines(ctx), preference_lines(ctx))
+        )
 
     @work(thread=True, exclusive=True, group="sleep-tasks", exit_on_error=False)
     def _load_tasks(self, night: NightView | None, archive: bool) -> None:
@@ -260,6 +266,9 @@ class SleepScreen(CompareMarks, NightLaunchActions, AppScreen):
         since = self.query_one("#since-adoption", Static)
         since.update(rows.since_adoption(message.since_adoption))
         since.display = bool(message.since_adoption)  # no adopted Sleep edit: no room taken
+        preferences = self.query_one("#preferences", Static)
+        preferences.update(rows.preferences_text(message.preferences))
+        preferences.display = bool(message.preferences)
         self._focus_table()
         self._load_tasks(self._selected_night(), self.archive)
         self.loaded["nights"] += 1

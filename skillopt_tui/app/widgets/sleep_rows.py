@@ -374,6 +374,13 @@ def since_adoption(lines: list[str]) -> Text:
     return Text("\n").join(out)
 
 
+def preferences_text(lines: list[str]) -> Text:
+    """What the person keeps correcting, with how often and by which agents."""
+    if not lines:
+        return Text("")
+    return Text("\n").join([Text("Preferences", style="bold"), *(Text(ln) for ln in lines)])
+
+
 # -- mined tasks -----------------------------------------------------------------------------
 
 

@@ -1,0 +1,55 @@
+"""The person's preferences can be seen after the night (sleep/night/known_preferences.py):
+in night.json, in a dry run with no new sessions, and in `sleep status`. On the
+greenhouse night (issue 37, round 6) night.json had no list, `sleep status` showed none
+and `dry-run --json` after the night said `preferences: []`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from sleep.night.held_tasks import Harvested
+from sleep.night.run import Night
+from tests.sleep.test_adoption_effect import status
+from tests.sleep.test_preference_night import (  # noqa: F401
+    CORRECTION,
+    DAY,
+    night_config,
+    night_with,
+    project,
+    repo,
+)
+
+
+def _logging(preferences: list[dict]) -> dict:
+    [found] = [p for p in preferences if p["text"] == CORRECTION]
+    return found
+
+
+async def test_preferences_are_shown_after_the_night(tmp_path, repo, project):  # noqa: F811
+    """Fails on the old code: night.json had no preferences, a dry run with no new
+    sessions listed none, and `sleep status` showed none."""
+    night, _result, _lines = await night_with(tmp_path, repo, project, "brain_rule")
+    saved = json.loads((night.folder / "night.json").read_text())
+    said = _logging(saved["preferences"])
+    assert said["name"] == CORRECTION and said["project"] == str(project)
+    assert [o["agent"] for o in said["occurrences"]] == ["claude", "codex", "claude", "codex"]
+    assert all({"task", "session", "agent", "date"} <= set(o) for o in said["occurrences"])
+
+    later = Night(
+        state_dir=tmp_path / "state", repo=repo, config=night_config("x:y"), project=project,
+        harvest=lambda _freeze: Harvested([]), today=DAY + dt.timedelta(days=1), dry=True,
+    )  # fmt: skip
+    plan = await later.plan()
+    assert plan.sessions == 0
+    assert _logging(plan.preferences) == said
+
+    text, as_json = status(tmp_path)
+    assert _logging(as_json["preferences"]) == said
+    assert f'"{CORRECTION}": said 4x in 4 session(s) (claude, codex, 2026-11-10 to' in text, text
+
+
+def test_no_archive_no_preferences(tmp_path):
+    from sleep.night.known_preferences import preferences_of_projects
+
+    assert preferences_of_projects(tmp_path, []) == []
