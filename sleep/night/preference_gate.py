@@ -216,13 +216,17 @@ class PreferenceGate:
         )
 
     def rivals(self, edits: list[Edit]) -> list[list[int]]:
-        """Edits naming the same preference (which of them moved it is ambiguous): the
-        engine ablates them one by one (core/training/edit_attribution.py)."""
+        """Edits naming the same preference, or preferences that share a held-out item
+        (which of them moved it is ambiguous where only the judge moved): the engine
+        ablates them one by one (core/training/edit_attribution.py)."""
         naming: dict[str, list[int]] = {}
         for index, edit in enumerate(edits):
             for pref in named_preferences(edit.rationale):
                 naming.setdefault(pref, []).append(index)
-        return [group for group in naming.values() if len(group) > 1]
+                for item in self.held_out.get(pref, ()):
+                    naming.setdefault(f"item:{item}", []).append(index)
+        groups = [sorted(set(g)) for g in naming.values()]
+        return [list(g) for g in dict.fromkeys(map(tuple, groups)) if len(g) > 1]
 
 
 def _change(item: str, before: Mapping[str, float], after: Mapping[str, float]) -> str:

@@ -128,3 +128,41 @@ def test_a_flipped_check_credits_only_the_edit_whose_preference_it_came_from():
     assert trimmed.decision.accepted, trimmed.decision.reason
     flips = {"alert": CheckFlips(up=(TEST_CHECK,))}
     assert "no held-out evidence" in gate.kept_because(edits[1], BEFORE, AFTER, flips)
+
+
+class JudgeOnlyScorer(Scorer):
+    """The val replays (a TEST DOUBLE) where no check flips: the judge scores the alert
+    replay higher when the text holds the test rule, whatever else it holds."""
+
+    async def score_with_gate(self, items, text, **_settings):
+        scores = AFTER if RULES["tests"] in text else BEFORE
+        results = {i.id: result(i.id, scores[i.id], {}) for i in ITEMS}
+        decision = GateDecision(True, 0.7, 0.95, 2, 2, 0, "rule")
+        return GatedScore(decision, results, {i: r.soft for i, r in results.items()}, 0, 2)
+
+
+def test_a_judge_only_rise_on_a_shared_item_is_ablated_not_credited_to_every_edit():
+    """Fails on the old code: the alert item carries both preferences and rose past the
+    pass mark by the judge alone, so both rules were credited and staged."""
+    task = alert_task()
+    task.checks = []  # nothing mechanical: only the judge tells
+    gate, ids = gate_for([task])
+    edits = [Edit("append", "", RULES["tests"], f"addresses {ids['tests']}"),
+             Edit("append", "", RULES["utc"], f"addresses {ids['utc']}")]  # fmt: skip
+    runner = JudgeOnlyScorer()
+    tr = SimpleNamespace(
+        state=SimpleNamespace(best_items=dict(BEFORE), best_score=0.7),
+        cfg=SimpleNamespace(optimizer=SimpleNamespace(edit_targets="first")),
+        val_items=ITEMS,
+        runner=runner,
+    )
+    text = CURRENT + "\n".join(RULES.values()) + "\n"
+    first = asyncio.run(runner.score_with_gate(ITEMS, text))
+    trimmed = asyncio.run(keep_supported(
+        tr, gate, CURRENT, text, edits, first, first.decision, step=1, gate_cfg=None, margin=0,
+    ))  # fmt: skip
+    assert trimmed is not None, "both rules were kept"
+    assert [d["content"] for d in trimmed.dropped] == [RULES["utc"]]
+    assert "ablation" in trimmed.dropped[0]["reason"]
+    assert [e.content for e in trimmed.edits] == [RULES["tests"]]
+    assert trimmed.decision.accepted, trimmed.decision.reason
