@@ -31,7 +31,9 @@ that flipped on it is evidence only for the preference it was mined from (`origi
 → check → preference ids, sleep/night/check_origins.py); a check of unknown origin counts
 only where the item carries one preference. And a judge-only rise on an item where another
 preference's check flipped up is that check's doing, not evidence for every edit whose
-preference the item carries (issue 37: the UTC rule was kept on the add-a-test check).
+preference the item carries (issue 37: the UTC rule was kept on the add-a-test check);
+where no check tells, edits whose preferences share the item are `rivals`, and the
+engine's bounded ablation drops the one whose absence changes nothing.
 """
 
 from __future__ import annotations

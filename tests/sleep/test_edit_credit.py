@@ -92,6 +92,21 @@ def gate_for(tasks: list[MinedTask]) -> tuple[PreferenceGate, dict[str, str]]:
     return gate, ids
 
 
+def trim(runner: Scorer, gate: PreferenceGate, edits: list[Edit]):
+    """The real per-edit acceptance of a candidate holding both rules."""
+    tr = SimpleNamespace(
+        state=SimpleNamespace(best_items=dict(BEFORE), best_score=0.7),
+        cfg=SimpleNamespace(optimizer=SimpleNamespace(edit_targets="first")),
+        val_items=ITEMS,
+        runner=runner,
+    )
+    text = CURRENT + "\n".join(RULES.values()) + "\n"
+    first = asyncio.run(runner.score_with_gate(ITEMS, text))
+    return asyncio.run(keep_supported(
+        tr, gate, CURRENT, text, edits, first, first.decision, step=1, gate_cfg=None, margin=0,
+    ))  # fmt: skip
+
+
 def test_each_check_is_tied_to_the_preference_it_was_mined_from():
     """Fails on the old code: no check had an origin (the module did not exist)."""
     task = alert_task()
@@ -110,18 +125,7 @@ def test_a_flipped_check_credits_only_the_edit_whose_preference_it_came_from():
     gate, ids = gate_for([alert_task()])
     edits = [Edit("append", "", RULES["tests"], f"addresses {ids['tests']}"),
              Edit("append", "", RULES["utc"], f"addresses {ids['utc']}")]  # fmt: skip
-    runner = Scorer()
-    tr = SimpleNamespace(
-        state=SimpleNamespace(best_items=dict(BEFORE), best_score=0.7),
-        cfg=SimpleNamespace(optimizer=SimpleNamespace(edit_targets="first")),
-        val_items=ITEMS,
-        runner=runner,
-    )
-    text = CURRENT + "\n".join(RULES.values()) + "\n"
-    first = asyncio.run(runner.score_with_gate(ITEMS, text))
-    trimmed = asyncio.run(keep_supported(
-        tr, gate, CURRENT, text, edits, first, first.decision, step=1, gate_cfg=None, margin=0,
-    ))  # fmt: skip
+    trimmed = trim(Scorer(), gate, edits)
     assert trimmed is not None, "both rules were kept"
     assert [d["content"] for d in trimmed.dropped] == [RULES["utc"]]
     assert [e.content for e in trimmed.edits] == [RULES["tests"]]
@@ -149,18 +153,7 @@ def test_a_judge_only_rise_on_a_shared_item_is_ablated_not_credited_to_every_edi
     gate, ids = gate_for([task])
     edits = [Edit("append", "", RULES["tests"], f"addresses {ids['tests']}"),
              Edit("append", "", RULES["utc"], f"addresses {ids['utc']}")]  # fmt: skip
-    runner = JudgeOnlyScorer()
-    tr = SimpleNamespace(
-        state=SimpleNamespace(best_items=dict(BEFORE), best_score=0.7),
-        cfg=SimpleNamespace(optimizer=SimpleNamespace(edit_targets="first")),
-        val_items=ITEMS,
-        runner=runner,
-    )
-    text = CURRENT + "\n".join(RULES.values()) + "\n"
-    first = asyncio.run(runner.score_with_gate(ITEMS, text))
-    trimmed = asyncio.run(keep_supported(
-        tr, gate, CURRENT, text, edits, first, first.decision, step=1, gate_cfg=None, margin=0,
-    ))  # fmt: skip
+    trimmed = trim(JudgeOnlyScorer(), gate, edits)
     assert trimmed is not None, "both rules were kept"
     assert [d["content"] for d in trimmed.dropped] == [RULES["utc"]]
     assert "ablation" in trimmed.dropped[0]["reason"]
