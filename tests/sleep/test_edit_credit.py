@@ -159,3 +159,15 @@ def test_a_judge_only_rise_on_a_shared_item_is_ablated_not_credited_to_every_edi
     assert "ablation" in trimmed.dropped[0]["reason"]
     assert [e.content for e in trimmed.edits] == [RULES["tests"]]
     assert trimmed.decision.accepted, trimmed.decision.reason
+
+
+def test_a_check_the_miner_model_worded_is_tied_by_its_words():
+    """Fails on the old code (no origins): the greenhouse alert_line task's `def test_`
+    check, written by the miner model, is no check mining would derive from the words."""
+    task = alert_task()
+    task.checks = [Check("diff_adds", "def test_"), Check("diff_not_adds", r"utcnow\(")]
+    preferences = group_preferences([task])
+    by_text = {p.id: p.text for p in preferences}
+    origins = check_origins([task], preferences)["alert"]
+    assert [by_text[p] for p in origins[Check("diff_adds", "def test_").describe()]] == [TESTS]
+    assert Check("diff_not_adds", r"utcnow\(").describe() not in origins  # unknown: no word shared
