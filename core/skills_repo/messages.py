@@ -28,6 +28,13 @@ def quoted_line(value: object, limit: int) -> str:
     return one_line(_CONTROL.sub(" ", clean_text(str(value))))[:limit]
 
 
+def marked_line(value: object, limit: int) -> str:
+    """`quoted_line` that ends with "…" where it was cut: a verdict cut silently reads
+    as a different verdict ("mined checks" for "mined checks 5/5 passed", issue 37)."""
+    whole = quoted_line(value, len(str(value)) + 1)
+    return whole if len(whole) <= limit else whole[: limit - 1] + "…"
+
+
 def build(subject: str, trailers: dict[str, str], body: str = "") -> str:
     subject = one_line(subject) or "(no summary)"
     parts = [subject]

@@ -192,6 +192,11 @@ def _flipped(flips: object) -> str:
     return f"; checks flipped: {', '.join(said)}" if said else ""
 
 
+# What decided an item's score (the judge's reason and the mined checks' tally) is kept
+# whole up to this many characters; longer is cut with a visible "…".
+DECIDED_CHARS = 600
+
+
 def moved_lines(moved: list[dict]) -> list[str]:
     """The commit body's list of the val items that moved: id, the request's start, how
     it was replayed, before -> after, and what decided the new score."""
@@ -201,7 +206,7 @@ def moved_lines(moved: list[dict]) -> list[str]:
     for item in moved[:MOVED_SHOWN]:
         request = messages.quoted_line(item.get("question", ""), 80)
         replay = f" [{item['replay']}]" if item.get("replay") else ""
-        decided = messages.quoted_line(item.get("decided_by", ""), 160)
+        decided = messages.marked_line(item.get("decided_by", ""), DECIDED_CHARS)
         lines.append(
             f"- {item.get('id')}{replay} {item.get('before', 0):.2f} -> "
             f"{item.get('after', 0):.2f}: {request!r}"

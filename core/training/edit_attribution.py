@@ -143,7 +143,8 @@ class _Scoring:
         """Where several edits claim the same evidence (the rule's `rivals`: groups of
         edit indices), each is scored away in turn, the last proposed first, while two or
         more of its group are left: one whose absence the rule still accepts, with no val
-        item scoring lower, added nothing and is dropped. At most MAX_ABLATIONS scorings."""
+        item scoring lower and no check failing that passed with it, added nothing and is
+        dropped. At most MAX_ABLATIONS scorings."""
         rivals = getattr(self.rule, "rivals", None)
         proposed = list(t.edits)  # the groups' indices are into this list
         tried = 0
@@ -159,8 +160,14 @@ class _Scoring:
                 after = dict(without.item_metrics)
                 accepted, why = self.rule(self.before, after)
                 lower = [i for i, m in t.gated.item_metrics.items() if after.get(i, 0.0) < m]
+                lost = any(f.down for f in item_flips(t.gated.results, without.results).values())
                 flipped = self.flips(without)
-                if not accepted or lower or self.attribute(rest, self.before, after, flipped):
+                if (
+                    not accepted
+                    or lower
+                    or lost
+                    or self.attribute(rest, self.before, after, flipped)
+                ):
                     continue
                 reason = (
                     "no evidence of its own: the candidate without it scores as well (ablation)"

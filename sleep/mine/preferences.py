@@ -51,6 +51,12 @@ class Occurrence:
     date: str | None = None
 
 
+def said_in(o: Occurrence) -> tuple[str, str]:
+    """The prompt an occurrence was said in: its session and time (no time recorded: the
+    task stands for it)."""
+    return (o.session, o.date or f"task:{o.task}")
+
+
 @dataclass
 class Preference:
     id: str
@@ -67,11 +73,19 @@ class Preference:
     def sessions(self) -> list[str]:
         return list(dict.fromkeys(o.session for o in self.occurrences))
 
+    @property
+    def times_said(self) -> int:
+        """How many prompts said it: one message that corrects one task and states the
+        need up front for the next ("thx. tests with every change pls. next: …") is an
+        occurrence of both tasks (each keeps its rubric) but was said once (issue 37)."""
+        return len(set(map(said_in, self.occurrences)))
+
     def to_dict(self) -> dict:
         data = {
             "id": self.id,
             "text": self.text,
             "name": self.name,
+            "said": self.times_said,
             "occurrences": [o.__dict__.copy() for o in self.occurrences],
         }
         return {**data, "need": self.need} if self.need else data

@@ -60,7 +60,7 @@ class EditTrace:
             "edit": self.index,
             "op": self.op,
             "content": self.content,
-            "preferences": [{"id": p.id, "text": p.text} for p in self.preferences],
+            "preferences": [{"id": p.id, "name": p.name, "text": p.text} for p in self.preferences],
             "sessions": self.sessions,
             "project_facts": self.project_facts,
         }
@@ -130,11 +130,11 @@ def corrected_words(
 
 
 def trace_notes(traces: Sequence[EditTrace]) -> str:
-    """The commit body's paragraph: each edit, the preference it addresses, its sessions,
-    and a flag where it names a project file the corrections did not."""
+    """The commit body's paragraph: each edit, the preference it addresses (by its name,
+    as night.json and status show it: a raw message reads as noise), its sessions, and a flag where it names a project file the corrections did not."""
     lines = ["Each edit and the preference it addresses:"]
     for t in traces:
-        said = "; ".join(f'"{quoted_line(p.text, 100)}"' for p in t.preferences) or "(none)"
+        said = "; ".join(f'"{quoted_line(p.name, 100)}"' for p in t.preferences) or "(none)"
         lines.append(f'{t.index}. {t.op} "{quoted_line(t.content, 80)}": addresses {said}')
         if t.sessions:
             lines.append("   corrected in " + quoted_line("; ".join(t.sessions), 600))
@@ -157,7 +157,7 @@ def trace_trailers(traces: Sequence[EditTrace]) -> dict[str, str]:
     for t in traces:
         if t.preferences:
             out[f"Edit-{t.index}-Preference"] = "; ".join(
-                quoted_line(p.text, 120) for p in t.preferences
+                quoted_line(p.name, 120) for p in t.preferences
             )
             out[f"Edit-{t.index}-Sessions"] = "; ".join(t.sessions)
         if t.project_facts:

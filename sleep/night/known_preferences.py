@@ -68,4 +68,5 @@ def preference_line(pref: dict[str, Any]) -> str:
     dates = sorted(str(o["date"])[:10] for o in occurrences if o.get("date"))
     when = f", {dates[0]} to {dates[-1]}" if len(dates) > 1 else (f", {dates[0]}" if dates else "")
     name = pref.get("name") or pref.get("text")
-    return f'"{name}": said {len(occurrences)}x in {sessions} session(s) ({agents}{when})'
+    said = pref.get("said", len(occurrences))  # one prompt on two tasks is said once
+    return f'"{name}": said {said}x in {sessions} session(s) ({agents}{when})'

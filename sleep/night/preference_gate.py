@@ -25,6 +25,15 @@ its own, passing → failing is evidence against the edit, whatever the judge's 
 edit naming none ("write commit messages in the imperative", a generic rule from a
 judge-only failure) or naming one whose occurrences did not move is dropped, and the
 engine gates the rest again without it.
+
+A held-out item may carry several preferences (one request corrected twice), so a check
+that flipped on it is evidence only for the preference it was mined from (`origins`: item
+→ check → preference ids, sleep/night/check_origins.py); a check of unknown origin counts
+only where the item carries one preference. And a judge-only rise on an item where another
+preference's check flipped up is that check's doing, not evidence for every edit whose
+preference the item carries (issue 37: the UTC rule was kept on the add-a-test check);
+where no check tells, edits whose preferences share the item are `rivals`, and the
+engine's bounded ablation drops the one whose absence changes nothing.
 """
 
 from __future__ import annotations
@@ -54,6 +63,27 @@ class PreferenceGate:
     pass_mark: float
     # preference id -> its held-out occurrences (val item ids; none yet: an empty tuple)
     held_out: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    # val item id -> check (its description) -> the preference ids it was mined from
+    origins: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+
+    def _carried(self, item: str) -> list[str]:
+        """The preferences whose held-out occurrences include `item`."""
+        return [p for p, items in self.held_out.items() if item in items]
+
+    def _mined_for(self, pref: str, item: str, checks: Sequence[str]) -> tuple[str, ...]:
+        """The checks among `checks` of `item` that were mined from `pref` (one of unknown
+        origin: only where the item carries `pref` alone)."""
+        known = self.origins.get(item, {})
+        alone = self._carried(item) == [pref]
+        return tuple(c for c in checks if (pref in known[c] if c in known else alone))
+
+    def _own_flips(
+        self, pref: str, item: str, flips: Mapping[str, CheckFlips] | None
+    ) -> CheckFlips:
+        flipped = (flips or {}).get(item, CheckFlips())
+        return CheckFlips(
+            self._mined_for(pref, item, flipped.up), self._mined_for(pref, item, flipped.down)
+        )
 
     def _passes(self, metrics: Mapping[str, float], item: str) -> bool:
         return metrics.get(item, 0.0) >= self.pass_mark
@@ -98,21 +128,25 @@ class PreferenceGate:
         (and none back), else the item itself from failing to passing past a judge step."""
         out = []
         for item in self.held_out.get(pref, ()):
-            flipped = (flips or {}).get(item, CheckFlips())
+            flipped = self._own_flips(pref, item, flips)
             if flipped.down:
                 continue
             if flipped.up:
                 out.append(f"{_change(item, before, after)} ({'; '.join(flipped.lines())})")
-            elif self.moved(item, before, after):
+            elif self.moved(item, before, after) and not self._others_flipped(pref, item, flips):
                 out.append(f"{_change(item, before, after)} (failing → passing)")
         return out
+
+    def _others_flipped(self, pref: str, item: str, flips: Mapping[str, CheckFlips] | None) -> bool:
+        """Another preference's check of `item` flipped up: that explains the item's rise."""
+        return any(self._own_flips(p, item, flips).up for p in self._carried(item) if p != pref)
 
     def counter_evidence(self, pref: str, flips: Mapping[str, CheckFlips] | None) -> list[str]:
         """The preference's held-out occurrences with a check that flipped from passing
         to failing: evidence against an edit for it, whatever else moved."""
         out = []
         for item in self.held_out.get(pref, ()):
-            down = (flips or {}).get(item, CheckFlips()).down
+            down = self._own_flips(pref, item, flips).down
             if down:
                 out.append(f"{item}: " + "; ".join(f"check {c} passing → failing" for c in down))
         return out
@@ -184,13 +218,17 @@ class PreferenceGate:
         )
 
     def rivals(self, edits: list[Edit]) -> list[list[int]]:
-        """Edits naming the same preference (which of them moved it is ambiguous): the
-        engine ablates them one by one (core/training/edit_attribution.py)."""
+        """Edits naming the same preference, or preferences that share a held-out item
+        (which of them moved it is ambiguous where only the judge moved): the engine
+        ablates them one by one (core/training/edit_attribution.py)."""
         naming: dict[str, list[int]] = {}
         for index, edit in enumerate(edits):
             for pref in named_preferences(edit.rationale):
                 naming.setdefault(pref, []).append(index)
-        return [group for group in naming.values() if len(group) > 1]
+                for item in self.held_out.get(pref, ()):
+                    naming.setdefault(f"item:{item}", []).append(index)
+        groups = [sorted(set(g)) for g in naming.values()]
+        return [list(g) for g in dict.fromkeys(map(tuple, groups)) if len(g) > 1]
 
 
 def _change(item: str, before: Mapping[str, float], after: Mapping[str, float]) -> str:

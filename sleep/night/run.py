@@ -78,6 +78,7 @@ from sleep.night import (
     handoff_answers,  # noqa: F401 - registers itself when imported
     handoff_workspace,  # noqa: F401 - registers itself when imported
 )
+from sleep.night.check_origins import check_origins
 from sleep.night.edit_trace import (
     EditTrace,
     corrected_words,
@@ -768,7 +769,12 @@ class Night:
         preferences = group_preferences(everything)
         # The preference gate decides, and keeps only edits whose own preference moved
         # (sleep/night/preference_gate.py): with no held-out occurrence nothing stages.
-        gate_rule = PreferenceGate(roles, self.pass_mark, held_out_occurrences(preferences, roles))
+        gate_rule = PreferenceGate(
+            roles,
+            self.pass_mark,
+            held_out_occurrences(preferences, roles),
+            check_origins(splits["val"], preferences),
+        )
         outcome["gate"] = "preferences"
         if "occurrence" not in roles.values():
             outcome["no_occurrence"] = True

@@ -8,7 +8,14 @@ import subprocess
 
 from sleep.mine.preferences import Occurrence, Preference
 from sleep.mine.tasks import Correction, MinedTask
-from sleep.night.edit_trace import corrected_words, names_files, project_files, trace_edits
+from sleep.night.edit_trace import (
+    corrected_words,
+    names_files,
+    project_files,
+    trace_edits,
+    trace_notes,
+    trace_trailers,
+)
 
 PREF = Preference(
     "p-0123456789",
@@ -63,3 +70,15 @@ def test_a_file_the_person_named_in_their_correction_is_no_project_fact(tmp_path
 def test_words_that_only_look_like_files_are_not_project_files():
     files = frozenset({"app.py"})
     assert names_files("e.g. use print() in main.py or lib/x; see app.py", files) == ["app.py"]
+
+
+def test_the_commit_names_the_preference_not_the_raw_message():
+    """Fails on the old code: the "addresses" line and the trailer gave the whole message
+    the preference was first said in (issue 37, greenhouse round 6)."""
+    raw = "thx. tests with every change pls. next: add heat_stress(temp, humidity)"
+    pref = Preference("p-0123456789", raw, PREF.occurrences, need="a test with every change")
+    edit = {"op": "append", "content": "Add a test with every change.", "rationale": pref.id}
+    [trace] = trace_edits([edit], [pref], {}, frozenset())
+    assert 'addresses "a test with every change"' in trace_notes([trace])
+    assert trace_trailers([trace])["Edit-1-Preference"] == "a test with every change"
+    assert "heat_stress" not in trace_notes([trace]) + str(trace_trailers([trace]))

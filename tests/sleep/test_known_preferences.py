@@ -8,7 +8,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+from sleep.mine.preferences import group_preferences
+from sleep.mine.tasks import Correction, MinedTask
 from sleep.night.held_tasks import Harvested
+from sleep.night.known_preferences import preference_line
 from sleep.night.run import Night
 from tests.sleep.test_adoption_effect import status
 from tests.sleep.test_preference_night import (  # noqa: F401
@@ -53,3 +56,23 @@ def test_no_archive_no_preferences(tmp_path):
     from sleep.night.known_preferences import preferences_of_projects
 
     assert preferences_of_projects(tmp_path, []) == []
+
+
+def test_one_message_on_two_tasks_is_said_once():
+    """Fails on the old code: a message that corrects one task and states the need up
+    front for the next counted as two times said ("said 5x in 4 session(s)", issue 37)."""
+    message = "thx. tests with every change pls. next: add heat_stress(temp, humidity)"
+    when, need = "2026-12-01T10:00:00Z", ("a test with every change",)  # as the miner named it
+    tasks = [
+        MinedTask("alert", "add alert_line()", "/p", rubric="add a test",
+                  corrections=[Correction(message, "s1", "claude", when, need)]),
+        MinedTask("heat", "add heat_stress(temp, humidity)", "/p", rubric="add a test",
+                  corrections=[Correction("tests with every change", "s1", "claude", when, need)]),
+        MinedTask("daily", "add daily_max()", "/p", rubric="add a test",
+                  corrections=[Correction("add tests with every change", "s2", "codex",
+                                          "2026-12-02T10:00:00Z", need)]),
+    ]  # fmt: skip
+    [pref] = [p for p in group_preferences(tasks) if len(p.occurrences) == 3]
+    assert [o.task for o in pref.occurrences] == ["alert", "heat", "daily"]  # both held out
+    assert pref.times_said == 2
+    assert ": said 2x in 2 session(s) (claude, codex" in preference_line(pref.to_dict())
