@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from core.skill.edits import Edit, EditStatus, apply_edits
-from core.training.check_flips import CheckFlips, cached_val_results, item_flips
+from core.training.check_flips import CheckFlips, flips_from_cached, item_flips
 from core.training.context import TrainingRun
 from core.training.gate import GateDecision
 from core.training.rollout_runner import GatedScore
@@ -99,8 +99,7 @@ class _Scoring:
 
     def flips(self, gated: GatedScore) -> dict[str, CheckFlips]:
         """The checks that flipped from the current skill's val rollouts to `gated`'s."""
-        current = cached_val_results(self.tr.runner, self.current, self.tr.val_items)
-        return item_flips(current, gated.results)
+        return flips_from_cached(self.tr.runner, self.current, self.tr.val_items, gated.results)
 
     async def score(self, edits: list[Edit]) -> tuple[str, list[Edit], GatedScore]:
         text, report = apply_edits(self.current, edits, self.tr.cfg.optimizer.edit_targets)
