@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from core.clean_text import clean_text
+from core.words import cut_marked
 
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 _LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*): ?(.*)$")
@@ -29,10 +30,8 @@ def quoted_line(value: object, limit: int) -> str:
 
 
 def marked_line(value: object, limit: int) -> str:
-    """`quoted_line` that ends with "…" where it was cut: a verdict cut silently reads
-    as a different verdict ("mined checks" for "mined checks 5/5 passed", issue 37)."""
-    whole = _clean_line(value)
-    return whole if len(whole) <= limit else whole[: limit - 1] + "…"
+    """`quoted_line` that ends with "…" where it was cut (a cut verdict reads as another)."""
+    return cut_marked(_clean_line(value), limit)
 
 
 def _clean_line(value: object) -> str:

@@ -27,6 +27,7 @@ from core.training.check_flips import CheckFlips, flips_from_cached, item_flips
 from core.training.context import TrainingRun
 from core.training.gate import GateDecision
 from core.training.rollout_runner import GatedScore
+from core.words import cut_marked
 
 # (edits, per-item metrics of the best, of the candidate, the items' flipped checks)
 #   -> [(index of an edit, why dropped)]
@@ -187,5 +188,4 @@ class _Scoring:
 
 
 def _excerpt(text: str, limit: int = 60) -> str:
-    one = " ".join(text.split())
-    return repr(one if len(one) <= limit else one[: limit - 1] + "…")
+    return repr(cut_marked(text, limit))
