@@ -6,6 +6,7 @@ system prompt). docs/how-it-works/fidelity.md lists what each benchmark's harnes
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 PUBLISHED = "published"
@@ -19,9 +20,16 @@ def skill_section(skill_text: str) -> str:
     return f"## Skill\n{skill_text.strip()}\n\n" if skill_text.strip() else ""
 
 
+@cache
+def prompt_file(path: Path) -> str:
+    """A benchmark's prompt file, read once per process: it is wanted for every rollout
+    (every step of an ALFWorld episode), and the package's files do not change under it."""
+    return path.read_text(encoding="utf-8")
+
+
 def framed_system(template: Path, skill_text: str) -> str:
     """The template with the skill's section where it says `{skill_section}`."""
-    return template.read_text(encoding="utf-8").replace(SKILL_SLOT, skill_section(skill_text))
+    return prompt_file(template).replace(SKILL_SLOT, skill_section(skill_text))
 
 
 def skill_only_system(skill_text: str) -> list[dict[str, str]]:

@@ -59,26 +59,16 @@ def edit_target(repo: RepoCore, staged: str, hunk: int | None = None) -> EditTar
     diff, entry, _ = adopt_mod._review(repo, staged, evidence=False)
     _, run_id, _ = staging.resolve(repo, staged)
     text = repo.git.blob(diff.head, entry.path) or b""
-    if hunk is None:
-        return EditTarget(
-            diff.branch, run_id, diff.skill, diff.head, text, 0, len(split_lines(text))
-        )
-    found = next((h for h in diff.hunks if h.index == hunk), None)
-    if found is None:
-        has = f"it has hunks 1-{len(diff.hunks)}" if diff.hunks else "it has no hunks"
-        raise SkillsRepoError(f"no hunk {hunk} in {diff.branch}; {has}")
-    # an empty new side (the hunk only removes) is the gap after line target_start
-    start = found.target_start - 1 if found.target_length else found.target_start
-    return EditTarget(
-        diff.branch,
-        run_id,
-        diff.skill,
-        diff.head,
-        text,
-        start,
-        start + found.target_length,
-        hunk,
-    )
+    start, end = 0, len(split_lines(text))
+    if hunk is not None:
+        found = next((h for h in diff.hunks if h.index == hunk), None)
+        if found is None:
+            has = f"it has hunks 1-{len(diff.hunks)}" if diff.hunks else "it has no hunks"
+            raise SkillsRepoError(f"no hunk {hunk} in {diff.branch}; {has}")
+        # an empty new side (the hunk only removes) is the gap after line target_start
+        start = found.target_start - 1 if found.target_length else found.target_start
+        end = start + found.target_length
+    return EditTarget(diff.branch, run_id, diff.skill, diff.head, text, start, end, hunk)
 
 
 def stage_edit(repo: RepoCore, target: EditTarget, edited: bytes) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from core.clean_text import clean_text
+from core.words import cut_marked
 
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 _LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*): ?(.*)$")
@@ -25,14 +26,16 @@ def quoted_line(value: object, limit: int) -> str:
     """Text from a transcript (a request, a correction) as one line of a commit body: at
     most `limit` characters, control characters (git refuses a NUL) and lone surrogates
     replaced, so hostile text can never stop a staging."""
-    return one_line(_CONTROL.sub(" ", clean_text(str(value))))[:limit]
+    return _clean_line(value)[:limit]
 
 
 def marked_line(value: object, limit: int) -> str:
-    """`quoted_line` that ends with "…" where it was cut: a verdict cut silently reads
-    as a different verdict ("mined checks" for "mined checks 5/5 passed", issue 37)."""
-    whole = quoted_line(value, len(str(value)) + 1)
-    return whole if len(whole) <= limit else whole[: limit - 1] + "…"
+    """`quoted_line` that ends with "…" where it was cut (a cut verdict reads as another)."""
+    return cut_marked(_clean_line(value), limit)
+
+
+def _clean_line(value: object) -> str:
+    return one_line(_CONTROL.sub(" ", clean_text(str(value))))
 
 
 def build(subject: str, trailers: dict[str, str], body: str = "") -> str:

@@ -18,7 +18,7 @@ from core.skill.document import skill_hash
 from core.skill.edits import Edit
 from core.skill.rule_density import leading_word_density, rule_density
 from core.skill.validation import validate_candidate
-from core.training.check_flips import CheckFlips, cached_val_results, item_flips
+from core.training.check_flips import CheckFlips, flips_from_cached
 from core.training.context import TrainingRun
 from core.training.edit_attribution import keep_supported
 from core.training.frontier import add_member, joins
@@ -228,8 +228,7 @@ async def judge_candidate(
     if becomes_current and not becomes_best:
         s.current_version = tr.add_version(candidate, step=step, source=source)
     elif becomes_best:
-        current = cached_val_results(tr.runner, tr.best, tr.val_items)
-        flipped = item_flips(current, gated.results)
+        flipped = flips_from_cached(tr.runner, tr.best, tr.val_items, gated.results)
         moved = moved_items(tr.val_items, s.best_items, gated, flipped)
         version = tr.add_version(candidate, step=step, source=source)
         s.current_version = s.best_version = version

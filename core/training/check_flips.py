@@ -67,7 +67,14 @@ def item_flips(
     return out
 
 
-def cached_val_results(
+def flips_from_cached(
+    runner: Any, text: str, items: Iterable[TaskItem], after: Mapping[str, RolloutResult]
+) -> dict[str, CheckFlips]:
+    """Each item whose checks flipped from `text`'s cached val rollouts to `after`'s."""
+    return item_flips(_cached_val_results(runner, text, items), after)
+
+
+def _cached_val_results(
     runner: Any, text: str, items: Iterable[TaskItem]
 ) -> dict[str, RolloutResult]:
     """`text`'s val rollouts as the rollout cache holds them (an item missing: not there)."""

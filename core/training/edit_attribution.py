@@ -23,10 +23,11 @@ from fractions import Fraction
 from typing import Any
 
 from core.skill.edits import Edit, EditStatus, apply_edits
-from core.training.check_flips import CheckFlips, cached_val_results, item_flips
+from core.training.check_flips import CheckFlips, flips_from_cached, item_flips
 from core.training.context import TrainingRun
 from core.training.gate import GateDecision
 from core.training.rollout_runner import GatedScore
+from core.words import cut_marked
 
 # (edits, per-item metrics of the best, of the candidate, the items' flipped checks)
 #   -> [(index of an edit, why dropped)]
@@ -99,8 +100,7 @@ class _Scoring:
 
     def flips(self, gated: GatedScore) -> dict[str, CheckFlips]:
         """The checks that flipped from the current skill's val rollouts to `gated`'s."""
-        current = cached_val_results(self.tr.runner, self.current, self.tr.val_items)
-        return item_flips(current, gated.results)
+        return flips_from_cached(self.tr.runner, self.current, self.tr.val_items, gated.results)
 
     async def score(self, edits: list[Edit]) -> tuple[str, list[Edit], GatedScore]:
         text, report = apply_edits(self.current, edits, self.tr.cfg.optimizer.edit_targets)
@@ -188,5 +188,4 @@ class _Scoring:
 
 
 def _excerpt(text: str, limit: int = 60) -> str:
-    one = " ".join(text.split())
-    return repr(one if len(one) <= limit else one[: limit - 1] + "…")
+    return repr(cut_marked(text, limit))

@@ -27,7 +27,7 @@ from core.environment.contract import (
 from core.environment.verdicts import VERDICT_CORRECT, VERDICT_WRONG
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
 from envs.alfworld.episodes import Observation, open_episode
-from envs.harness import HARNESSES, PUBLISHED, skill_only_system
+from envs.harness import HARNESSES, PUBLISHED, prompt_file, skill_only_system
 from envs.scoring import explain_model_error, shown_text
 from envs.split_env import SplitDirEnvironment, model_error_result, scored_result
 
@@ -94,7 +94,7 @@ def published_messages(
             f"[Observation {first + n}: '{seen}', Action {first + n}: '{action}']"
             for n, (seen, action) in enumerate(recent)
         )
-        step = (PROMPTS / "target_later_step.md").read_text(encoding="utf-8")
+        step = prompt_file(PROMPTS / "target_later_step.md")
         step = step.format(
             task=task,
             taken=len(history),
@@ -105,7 +105,7 @@ def published_messages(
             actions=actions,
         )
     else:
-        step = (PROMPTS / "target_first_step.md").read_text(encoding="utf-8")
+        step = prompt_file(PROMPTS / "target_first_step.md")
         step = step.format(observation=obs.text, actions=actions)
     if skill_text.strip():
         step = f"## Skill Knowledge\n{SKILL_INTRO}\n\n{skill_text.strip()}\n\n{step}"

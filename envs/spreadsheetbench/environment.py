@@ -34,7 +34,7 @@ from core.environment.contract import (
     TaskItem,
 )
 from core.models.types import Completion, Message, RetriesExhausted, TransientError
-from envs.harness import HARNESSES, PUBLISHED, SKILL_ONLY, skill_only_system
+from envs.harness import HARNESSES, PUBLISHED, SKILL_ONLY, prompt_file, skill_only_system
 from envs.jail import BUBBLEWRAP, MODES, require_jail
 from envs.scoring import explain_model_error
 from envs.split_data import load_split_rows
@@ -193,7 +193,7 @@ class SpreadsheetBenchEnvironment(SplitDirEnvironment):
         (configs/features/spreadsheetbench_skill_only.yaml): the skill alone, our task text."""
         if harness != PUBLISHED:
             return [*skill_only_system(skill_text), {"role": "user", "content": self._prompt(item)}]
-        system = SYSTEM_TEMPLATE.read_text(encoding="utf-8")
+        system = prompt_file(SYSTEM_TEMPLATE)
         if skill_text.strip():
             system += f"\n\n## Skill\n{skill_text.strip()}"
         first = Path(item.data["cases"][0]["input"])

@@ -4,10 +4,24 @@ loaded machine, never timed)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
+from pathlib import Path
+
+import pytest
 
 from tests.support.tui_app import PATIENCE
+
+REPO = Path(__file__).resolve().parents[2]
+SKILLOPT = REPO / ".venv" / "bin" / "skillopt"  # the installed console script, as users run it
+
+NEEDS_TMUX = [  # a real-terminal test module's `pytestmark`
+    pytest.mark.tmux,
+    pytest.mark.skipif(
+        shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)"
+    ),
+]
 
 
 class Tmux:

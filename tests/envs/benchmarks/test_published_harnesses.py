@@ -12,6 +12,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,15 +101,20 @@ def run_train(
     return list(seen)
 
 
+def first_target_turns(tmp_path: Path, benchmark: str, rows: dict) -> tuple[Any, Any]:
+    """The system and user content of the first request a one-call train sent: under the
+    published harness, exactly those two messages."""
+    messages = run_train(tmp_path, benchmark, rows, max_calls=1)[0].messages
+    assert [m["role"] for m in messages] == ["system", "user"]
+    return messages[0]["content"], messages[1]["content"]
+
+
 def test_searchqa_default_config_sends_the_published_harness(tmp_path):
     """Fails on the old code: the skill alone was the system prompt."""
     rows = {s: [item_row(i) for i in ids] for s, ids in SPLIT_IDS.items()}
-    messages = run_train(tmp_path, "searchqa", rows, max_calls=1)[0].messages
-    assert [m["role"] for m in messages] == ["system", "user"]
-    system, user = (m["content"] for m in messages)
+    system, user = first_target_turns(tmp_path, "searchqa", rows)
     seed = (ROOT / "envs" / "searchqa" / "seed.md").read_text(encoding="utf-8")
-    broken = [fact for fact, holds in SEARCHQA_FACTS.items() if not holds(system, user, seed)]
-    assert broken == []
+    assert broken_facts(SEARCHQA_FACTS, system=system, user=user, seed=seed) == []
 
 
 class EmbeddedLookalike(LoopbackOpenAI):
@@ -254,9 +260,7 @@ def test_docvqa_default_config_sends_the_published_harness(tmp_path):
         ]
         for s, ids in SPLIT_IDS.items()
     }
-    messages = run_train(tmp_path, "docvqa", rows, max_calls=1)[0].messages
-    assert [m["role"] for m in messages] == ["system", "user"]
-    system, parts = messages[0]["content"], messages[1]["content"]
+    system, parts = first_target_turns(tmp_path, "docvqa", rows)
     seen = {"system": system, "user": parts[0]["text"], "parts": parts, "seed": seed_of("docvqa")}
     assert broken_facts(DOCVQA_FACTS, **seen) == []
 
@@ -300,9 +304,7 @@ def test_livemath_default_config_sends_the_published_harness(tmp_path):
         ]
         for s, ids in SPLIT_IDS.items()
     }
-    messages = run_train(tmp_path, "livemath", rows, max_calls=1)[0].messages
-    assert [m["role"] for m in messages] == ["system", "user"]
-    system, user = (m["content"] for m in messages)
+    system, user = first_target_turns(tmp_path, "livemath", rows)
     assert broken_facts(LIVEMATH_FACTS, system=system, user=user, seed=seed_of("livemath")) == []
 
 
@@ -357,9 +359,7 @@ def test_officeqa_default_config_sends_the_published_harness(tmp_path):
         ]
         for s, ids in SPLIT_IDS.items()
     }
-    messages = run_train(tmp_path, "officeqa", rows, max_calls=1)[0].messages
-    assert [m["role"] for m in messages] == ["system", "user"]
-    system, user = (m["content"] for m in messages)
+    system, user = first_target_turns(tmp_path, "officeqa", rows)
     assert broken_facts(OFFICEQA_FACTS, system=system, user=user, seed=seed_of("officeqa")) == []
 
 
@@ -434,9 +434,7 @@ def test_spreadsheetbench_default_config_sends_the_published_harness(tmp_path):
         ]
         for s, ids in SPLIT_IDS.items()
     }
-    messages = run_train(tmp_path, "spreadsheetbench", rows, max_calls=1)[0].messages
-    assert [m["role"] for m in messages] == ["system", "user"]
-    system, user = (m["content"] for m in messages)
+    system, user = first_target_turns(tmp_path, "spreadsheetbench", rows)
     seed = seed_of("spreadsheetbench")
     assert broken_facts(SPREADSHEET_FACTS, system=system, user=user, seed=seed) == []
 

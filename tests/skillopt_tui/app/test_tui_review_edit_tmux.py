@@ -6,26 +6,15 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
-from pathlib import Path
-
-import pytest
 
 from core.skills_repo import SkillsRepo
 from tests.support.scripted_editor import scripted_editor
-from tests.support.tmux import Tmux
+from tests.support.tmux import NEEDS_TMUX, SKILLOPT, Tmux
 from tests.support.tui_app import RUNS, SKILL_V2, make_skills_repo
 
-REPO = Path(__file__).resolve().parents[3]
-SKILLOPT = REPO / ".venv" / "bin" / "skillopt"
 BRANCH = "refs/heads/staged/demo-finished"
 
-pytestmark = [
-    pytest.mark.tmux,
-    pytest.mark.skipif(
-        shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)"
-    ),
-]
+pytestmark = NEEDS_TMUX
 
 
 def test_e_hands_the_terminal_to_the_editor_and_stages_the_edit(tmp_path):

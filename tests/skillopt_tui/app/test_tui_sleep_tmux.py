@@ -6,26 +6,15 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
-from pathlib import Path
-
-import pytest
 
 from core.skills_repo import SkillsRepo
 from skillopt_tui.app.night_launcher import LOG_FILE
 from tests.support.sleep_world import make_world
-from tests.support.tmux import Tmux
+from tests.support.tmux import NEEDS_TMUX, REPO, SKILLOPT, Tmux
 
-REPO = Path(__file__).resolve().parents[3]
-SKILLOPT = REPO / ".venv" / "bin" / "skillopt"
 SECRET = "AKIAIOSFODNN7EXAMPLE"
 
-pytestmark = [
-    pytest.mark.tmux,
-    pytest.mark.skipif(
-        shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)"
-    ),
-]
+pytestmark = NEEDS_TMUX
 
 
 def test_run_a_night_and_review_it_in_a_real_terminal(tmp_path):

@@ -4,26 +4,15 @@ hunk, adopt, confirm, quit; then check the commit git has."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from core.skills_repo import SkillsRepo
 from tests.support.skills_git import plain_git
-from tests.support.tmux import Tmux
+from tests.support.tmux import NEEDS_TMUX, SKILLOPT, Tmux
 from tests.support.tui_app import IDENTITY, RUNS, SKILL_V1, make_skills_repo, stage_split_branch
 
-REPO = Path(__file__).resolve().parents[3]
-SKILLOPT = REPO / ".venv" / "bin" / "skillopt"
-
-pytestmark = [
-    pytest.mark.tmux,
-    pytest.mark.skipif(
-        shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)"
-    ),
-]
+pytestmark = NEEDS_TMUX
 
 
 def test_review_adopt_in_a_real_terminal(tmp_path):
