@@ -17,6 +17,7 @@ from core.models.agents.workspace import Placement, fresh_workspace, pristine_tr
 from core.models.types import AgentOutcome, AgentTask, Completion, Usage
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.tasks import MinedTask
+from sleep.night import history
 from sleep.night.handoff_workspace import prepared
 from sleep.night.history import history_invocations
 from sleep.night.replay_env import AgentReplay, ReplayEnvironment, _start_tree
@@ -185,3 +186,34 @@ def test_a_handoff_workspace_holds_the_history_and_its_diff_leaves_it_out(tmp_pa
     assert "CHANGES.md" in diff and ".git/" not in diff
     with _start_tree(item, project, head, keep) as again:  # the next round: the same folder
         assert again.files == start.files
+
+
+def test_a_chat_replay_builds_the_history_once_for_every_rollout_of_a_task(tmp_path, monkeypatch):
+    """Fails on the old code: each rollout (each candidate, each epoch) built the
+    temporary history repository again."""
+    project, head = project_with_later_history(tmp_path)
+    task = summary_task(project, "advice")
+    builds: list[str] = []
+    build = history.build_history
+
+    def counted(source, commit, place):
+        builds.append(commit)
+        return build(source, commit, place)
+
+    monkeypatch.setattr(history, "build_history", counted)
+    seen: list[str] = []
+
+    async def target(messages, **_kw):  # a TEST DOUBLE of the chat target
+        seen.append(messages[-1]["content"])
+        return Completion("Nothing changed.", Usage(), "stop", 0.0, "t")
+
+    where = {"workspace": AgentReplay(project, head, "photo-shelf")}
+    env = ReplayEnvironment({"val": [task]}, judge(0.2), target_backend="handoff", **where)
+    [item] = env.load_split("val")
+    for skill in ("# Notes\n", "# Notes\n\nName each change.\n"):
+        asyncio.run(env.rollout(item, skill, target))
+    assert len(builds) == 1
+    first, second = seen
+    assert f"$ {LOG}" in first and first.replace("Name each change.", "") == second.replace(
+        "Name each change.", ""
+    )
