@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -345,9 +346,16 @@ class TaskArchive:
             ) from None
         return {t.id: t for t in tasks}
 
-    def merge(self, found: list[MinedTask], *, write: bool = True) -> dict[str, MinedTask]:
-        """The archive with `found` merged in; written unless `write` is False (a dry run)."""
-        tasks = self.load()
+    def merge(
+        self,
+        found: list[MinedTask],
+        *,
+        write: bool = True,
+        stored: Mapping[str, MinedTask] | None = None,
+    ) -> dict[str, MinedTask]:
+        """The archive with `found` merged in; written unless `write` is False (a dry run).
+        `stored` is the archive as the caller already read it (a night reads it once)."""
+        tasks = dict(stored) if stored is not None else self.load()
         for task in found:
             old = tasks.get(task.id)
             tasks[task.id] = task if old is None else merged(old, task)

@@ -39,8 +39,23 @@ def known_preferences(
     project, projects in name order."""
     tasks = TaskArchive(Path(state_dir) / "tasks.json").load()
     tasks.update({t.id: t for t in tonight})
+    return _grouped(tasks.values(), project)
+
+
+def preferences_of_projects(state_dir: Path, projects: Iterable[str]) -> list[dict[str, Any]]:
+    """`known_preferences` of each recorded project (`sleep status`, the TUI), or of every
+    task's folder when none is recorded; the archive is read once for them all."""
+    tasks = list(TaskArchive(Path(state_dir) / "tasks.json").load().values())
+    listed = list(projects)
+    if not listed:
+        return _grouped(tasks, None)
+    return [p for project in listed for p in _grouped(tasks, Path(project))]
+
+
+def _grouped(tasks: Iterable[MinedTask], project: Path | None) -> list[dict[str, Any]]:
+    """The preferences of `tasks`, grouped project by project (see `known_preferences`)."""
     by_project: dict[str, list[MinedTask]] = {}
-    for task in tasks.values():
+    for task in tasks:
         if task.project is not None and in_project(task.project, project):
             name = str(project) if project is not None else task.project
             by_project.setdefault(name, []).append(task)
@@ -49,15 +64,6 @@ def known_preferences(
         for name in sorted(by_project)
         for pref in group_preferences(by_project[name])
     ]
-
-
-def preferences_of_projects(state_dir: Path, projects: Iterable[str]) -> list[dict[str, Any]]:
-    """`known_preferences` of each recorded project (`sleep status`, the TUI), or of every
-    task's folder when none is recorded."""
-    listed = list(projects)
-    if not listed:
-        return known_preferences(state_dir)
-    return [p for project in listed for p in known_preferences(state_dir, Path(project))]
 
 
 def preference_line(pref: dict[str, Any]) -> str:

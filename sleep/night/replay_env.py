@@ -323,6 +323,7 @@ class ReplayEnvironment:
         }
         # where `tools` / `handoff-workspace` replays work (a chat target's agentic tasks)
         self.workspace = workspace
+        self._read_by_item: dict[str, tuple[ReadFiles, HistoryOutput]] = {}
         self.judge = judge
         self.judge_backend = judge_backend
         self.pass_mark = pass_mark
@@ -366,7 +367,7 @@ class ReplayEnvironment:
             return await self._tools_rollout(item, skill_text, complete)
         if mode in WORKSPACE_MODES:
             return await self._workspace_rollout(item, skill_text, complete, mode)
-        files, history = self._files_read(item), self._history_read(item)
+        files, history = self._session_read(item)
         shown = "\n\n".join(filter(None, [files.section(), history.section()]))
         messages = replay_messages(item, skill_text, shown)
         try:
@@ -385,6 +386,14 @@ class ReplayEnvironment:
             cached=completion.cached,
             lacking=[files.lacking(), _history_lacking(item, history)],
         )
+
+    def _session_read(self, item: TaskItem) -> tuple[ReadFiles, HistoryOutput]:
+        """What a chat replay's session read (files, history output), made once per item:
+        it depends on the item and the night's tree, not on the skill, and its history
+        repository is costly to build again for each rollout."""
+        if item.id not in self._read_by_item:
+            self._read_by_item[item.id] = (self._files_read(item), self._history_read(item))
+        return self._read_by_item[item.id]
 
     def _files_read(self, item: TaskItem) -> ReadFiles:
         """The files a chat replay's session read, where the replay starts: in the tree a

@@ -32,7 +32,7 @@ import dataclasses
 import datetime as dt
 import json
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -426,8 +426,9 @@ class Night:
             self._left_out_interrupted(routing.left_out, stopped, tasks)
             return out
         archive = TaskArchive(self.state_dir / "tasks.json")
+        stored = archive.load()  # read once: the re-split, the miner's names and the merge
         self.resplit = resplit_once(  # before tonight's tasks join the stored ones
-            self.state_dir, archive.load(), val_fraction=self.val_fraction,
+            self.state_dir, stored, val_fraction=self.val_fraction,
             test_fraction=self.test_fraction, write=not self.dry,
         )  # fmt: skip
         if self.resplit.now:
@@ -435,12 +436,12 @@ class Night:
         self._trained = trained_pins(self.state_dir)
         mined_all: list[MinedTask] = []
         for route in routes:
-            mined = await self._mine(route.sessions)
+            mined = await self._mine(route.sessions, stored)
             for task in mined:
                 task.skill = route.skill
             mined_all += mined
         self._left_out_interrupted(routing.left_out, stopped, mined_all)
-        known = archive.merge(mined_all, write=not self.dry)
+        known = archive.merge(mined_all, write=not self.dry, stored=stored)
         assign_preferences(list(known.values()))  # grouped across nights
         entries = {e.name: e for e in self.repo.list_skills()}
         self._siblings = {} if self.skill else sibling_files(list(entries.values()), self.project)
@@ -554,7 +555,9 @@ class Night:
             },
         )
 
-    async def _mine(self, sessions: list[dict[str, Any]]) -> list[MinedTask]:
+    async def _mine(
+        self, sessions: list[dict[str, Any]], stored: Mapping[str, MinedTask]
+    ) -> list[MinedTask]:
         """The heuristic, then the miner model wherever one capable of it is configured
         (sleep/mine/with_model.uses_model_miner), in a dry run too, so the plan shows the
         tasks the night will replay; its replies are kept in the state dir's response
@@ -565,7 +568,7 @@ class Night:
             self._say_mined_by(HEURISTIC)
             return mine_sessions(sessions, include_automation=self.include_automation)
         if self._needs is None:  # the names the model gave before, so it reuses them
-            self._needs = named_needs(TaskArchive(self.state_dir / "tasks.json").load().values())
+            self._needs = named_needs(stored.values())
         client = build_model_client(self.run_config(1, False))
         runtime = client.runtime("miner")
         self._say_mined_by(mined_by_model(runtime.kind, runtime.model))

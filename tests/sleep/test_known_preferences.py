@@ -76,3 +76,29 @@ def test_one_message_on_two_tasks_is_said_once():
     assert [o.task for o in pref.occurrences] == ["alert", "heat", "daily"]  # both held out
     assert pref.times_said == 2
     assert ": said 2x in 2 session(s) (claude, codex" in preference_line(pref.to_dict())
+
+
+def test_the_preferences_of_several_projects_read_the_archive_once(tmp_path, monkeypatch):
+    """Fails on the old code: `sleep status` and the TUI read the whole archive again
+    for each recorded project."""
+    from sleep.mine.tasks import TaskArchive
+    from sleep.night.known_preferences import preferences_of_projects
+
+    when = "2026-12-01T10:00:00Z"
+    tasks = [
+        MinedTask(f"t{i}", f"add thing {i}", folder, rubric="add a test",
+                  corrections=[Correction("tests with every change pls", f"s{i}", "claude", when)])
+        for i, folder in enumerate(["/a", "/a/sub", "/b"])
+    ]  # fmt: skip
+    TaskArchive(tmp_path / "tasks.json").merge(tasks)
+    reads: list[int] = []
+    load = TaskArchive.load
+
+    def counted(self):
+        reads.append(1)
+        return load(self)
+
+    monkeypatch.setattr(TaskArchive, "load", counted)
+    found = preferences_of_projects(tmp_path, ["/a", "/b"])
+    assert [(p["project"], len(p["occurrences"])) for p in found] == [("/a", 2), ("/b", 1)]
+    assert len(reads) == 1

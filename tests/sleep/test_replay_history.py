@@ -17,6 +17,7 @@ from core.models.agents.workspace import Placement, fresh_workspace, pristine_tr
 from core.models.types import AgentOutcome, AgentTask, Completion, Usage
 from sleep.mine.heuristic import mine_sessions
 from sleep.mine.tasks import MinedTask
+from sleep.night import history
 from sleep.night.handoff_workspace import prepared
 from sleep.night.history import history_invocations
 from sleep.night.replay_env import AgentReplay, ReplayEnvironment, _start_tree
@@ -68,20 +69,27 @@ def judge(score: float):
     return grade
 
 
-def test_a_chat_replay_is_shown_the_history_commands_output_at_its_start(tmp_path):
-    """Fails on the old code: the prompt held no history, and a failure of it was marked
-    as lacking its inputs."""
+def chat_replay(tmp_path: Path, seen: list[str]):
+    """A chat replay of the history-reading task, its environment and item, and a TEST
+    DOUBLE of the chat target that keeps each prompt it is given in `seen`."""
     project, head = project_with_later_history(tmp_path)
     task = summary_task(project, "advice")
-    seen: list[str] = []
 
-    async def target(messages, **_kw):  # a TEST DOUBLE of the chat target
+    async def target(messages, **_kw):
         seen.append(messages[-1]["content"])
         return Completion("Nothing changed.", Usage(), "stop", 0.0, "t")
 
     where = {"workspace": AgentReplay(project, head, "photo-shelf")}
     env = ReplayEnvironment({"val": [task]}, judge(0.2), target_backend="handoff", **where)
     [item] = env.load_split("val")
+    return env, item, target
+
+
+def test_a_chat_replay_is_shown_the_history_commands_output_at_its_start(tmp_path):
+    """Fails on the old code: the prompt held no history, and a failure of it was marked
+    as lacking its inputs."""
+    seen: list[str] = []
+    env, item, target = chat_replay(tmp_path, seen)
     result = asyncio.run(env.rollout(item, "# Notes\n", target))
     [prompt] = seen
     assert f"$ {LOG}" in prompt and "add thumbnails" in prompt and "bigger thumbnails" in prompt
@@ -185,3 +193,25 @@ def test_a_handoff_workspace_holds_the_history_and_its_diff_leaves_it_out(tmp_pa
     assert "CHANGES.md" in diff and ".git/" not in diff
     with _start_tree(item, project, head, keep) as again:  # the next round: the same folder
         assert again.files == start.files
+
+
+def test_a_chat_replay_builds_the_history_once_for_every_rollout_of_a_task(tmp_path, monkeypatch):
+    """Fails on the old code: each rollout (each candidate, each epoch) built the
+    temporary history repository again."""
+    builds: list[str] = []
+    build = history.build_history
+
+    def counted(source, commit, place):
+        builds.append(commit)
+        return build(source, commit, place)
+
+    monkeypatch.setattr(history, "build_history", counted)
+    seen: list[str] = []
+    env, item, target = chat_replay(tmp_path, seen)
+    for skill in ("# Notes\n", "# Notes\n\nName each change.\n"):
+        asyncio.run(env.rollout(item, skill, target))
+    assert len(builds) == 1
+    first, second = seen
+    assert f"$ {LOG}" in first and first.replace("Name each change.", "") == second.replace(
+        "Name each change.", ""
+    )
