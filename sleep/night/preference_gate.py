@@ -201,20 +201,31 @@ class PreferenceGate:
         unmoved = [p for p in named if not self.evidence(p, before, after, flips)]
         if not unmoved:
             return ""
-        rose = [
-            _change(i, before, after)
+        risen = [
+            (p, i)
             for p in unmoved
             for i in self.held_out[p]
             if after.get(i, 0.0) > before.get(i, 0.0)
         ]
-        within = (
-            f" (rose only by a judge's rounding or stayed short of passing: {', '.join(rose)})"
-            if rose
-            else ""
-        )
+        # an item another preference's check lifted rose for that preference, not this one
+        by_other = [
+            _change(i, before, after) for p, i in risen if self._others_flipped(p, i, flips)
+        ]
+        rounding = [
+            _change(i, before, after) for p, i in risen if not self._others_flipped(p, i, flips)
+        ]
+        said = [
+            f"rose with another preference's flipped check: {', '.join(by_other)}"
+            if by_other
+            else "",
+            f"rose only by a judge's rounding or stayed short of passing: {', '.join(rounding)}"
+            if rounding
+            else "",
+        ]
+        within = "; ".join(s for s in said if s)
         return (
             f"no held-out evidence: {', '.join(unmoved)} did not move from failing to "
-            f"passing{within}"
+            f"passing" + (f" ({within})" if within else "")
         )
 
     def rivals(self, edits: list[Edit]) -> list[list[int]]:

@@ -171,3 +171,15 @@ def test_a_check_the_miner_model_worded_is_tied_by_its_words():
     origins = check_origins([task], preferences)["alert"]
     assert [by_text[p] for p in origins[Check("diff_adds", "def test_").describe()]] == [TESTS]
     assert Check("diff_not_adds", r"utcnow\(").describe() not in origins  # unknown: no word shared
+
+
+def test_the_drop_reason_names_the_other_preferences_check_not_the_judges_rounding():
+    """The greenhouse night after edit-credit: the UTC rule was dropped "rose only by a
+    judge's rounding or stayed short of passing: alert 0.57 → 1.00", though the item went
+    from failing to passing; what lifted it was the test preference's check."""
+    gate, ids = gate_for([alert_task()])
+    utc_rule = Edit("append", "", RULES["utc"], f"addresses {ids['utc']}")
+    flips = {"alert": CheckFlips(up=(TEST_CHECK,))}
+    why = gate.kept_because(utc_rule, BEFORE, AFTER, flips)
+    assert "rose with another preference's flipped check: alert" in why, why
+    assert "rounding" not in why, why
