@@ -47,7 +47,7 @@ def dry_run_with_miner(world: CorrectionsWorld, answers: Path) -> dict[str, Any]
     model = folder_model(answers)
     needs: list[str] = []  # shared by the night's routes, as Night._mine shares them
 
-    async def mine(night, sessions):
+    async def mine(night, sessions, _stored):
         night.mined_by = "heuristic+folder:answers"
         return await mine_with_model(
             sessions, model, include_automation=night.include_automation, needs=needs
